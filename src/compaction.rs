@@ -1,0 +1,245 @@
+//! The compaction: which records were kept and which were dropped (SPEC 3).
+//!
+//! The dropped set is always computed here as records minus kept; nobody can hand the
+//! gate a dropped list. The kept set is fingerprinted so that two reports can prove they
+//! judged the same compaction.
+
+use std::fmt;
+use std::str::FromStr;
+
+use sha2::{Digest, Sha256};
+
+use crate::error::InputError;
+use crate::record::Store;
+use crate::report::clean;
+
+/// How the kept set is obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Retention {
+    /// The ids the compactor reported keeping.
+    Given,
+    /// The first K and the last K records by `seq`.
+    HeadTail(usize),
+    /// The last K records by `seq`.
+    Recency(usize),
+}
+
+impl fmt::Display for Retention {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Retention::Given => f.write_str("given"),
+            Retention::HeadTail(k) => write!(f, "head_tail:{k}"),
+            Retention::Recency(k) => write!(f, "recency:{k}"),
+        }
+    }
+}
+
+impl FromStr for Retention {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Retention, String> {
+        let count = |k: &str| {
+            k.parse::<usize>()
+                .map_err(|_| format!("retention `{}`: K must be a non-negative integer", clean(s)))
+        };
+        match s.split_once(':') {
+            None if s == "given" => Ok(Retention::Given),
+            Some(("head_tail", k)) => Ok(Retention::HeadTail(count(k)?)),
+            Some(("recency", k)) => Ok(Retention::Recency(count(k)?)),
+            _ => Err(format!(
+                "unknown retention `{}` (given, head_tail:K or recency:K)",
+                clean(s)
+            )),
+        }
+    }
+}
+
+/// A kept/dropped split of a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compaction {
+    /// How the kept set was obtained.
+    pub retention: Retention,
+    /// `kept[i]` is true when the record at position `i` (seq order) was kept.
+    kept: Vec<bool>,
+    kept_count: usize,
+    /// First 12 hex digits of the kept set's fingerprint.
+    pub kept_sha256: String,
+}
+
+impl Compaction {
+    /// Computes the kept set. With `Given`, `given` holds the compactor's kept ids (each
+    /// must name a record; repeats are harmless); `origin` names where they came from.
+    pub fn new(
+        store: &Store,
+        retention: Retention,
+        given: Option<&[String]>,
+        origin: &str,
+    ) -> Result<Compaction, InputError> {
+        let n = store.len();
+        let kept: Vec<bool> = match retention {
+            Retention::Given => {
+                let Some(ids) = given else {
+                    return Err(InputError::at(
+                        origin,
+                        "kept",
+                        "retention=given needs the kept ids: a document `kept` key or --kept",
+                    ));
+                };
+                let mut kept = vec![false; n];
+                for id in ids {
+                    let Some(pos) = store.position(id) else {
+                        return Err(InputError::at(
+                            origin,
+                            "kept",
+                            format!("kept id `{}` names no record", clean(id)),
+                        ));
+                    };
+                    if let Some(slot) = kept.get_mut(pos) {
+                        *slot = true;
+                    }
+                }
+                kept
+            }
+            Retention::HeadTail(k) => (0..n).map(|i| i < k || i + k >= n).collect(),
+            Retention::Recency(k) => (0..n).map(|i| i + k >= n).collect(),
+        };
+        Ok(Compaction::from_mask(store, retention, kept))
+    }
+
+    /// A compaction from a mask aligned with the store's positions.
+    pub fn from_mask(store: &Store, retention: Retention, mut kept: Vec<bool>) -> Compaction {
+        kept.resize(store.len(), false);
+        let kept_sha256 = fingerprint(store, &kept);
+        let kept_count = kept.iter().filter(|&&k| k).count();
+        Compaction {
+            retention,
+            kept,
+            kept_count,
+            kept_sha256,
+        }
+    }
+
+    /// True when the record at `pos` was kept.
+    pub fn is_kept(&self, pos: usize) -> bool {
+        self.kept.get(pos).copied().unwrap_or(false)
+    }
+
+    /// The kept mask, aligned with store positions.
+    pub fn mask(&self) -> &[bool] {
+        &self.kept
+    }
+
+    /// Number of records.
+    pub fn records(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Number of kept records.
+    pub fn kept(&self) -> usize {
+        self.kept_count
+    }
+
+    /// Number of dropped records.
+    pub fn dropped(&self) -> usize {
+        self.kept.len() - self.kept_count
+    }
+}
+
+/// sha256 over each kept record, in `seq` order, of: the id's byte length (8 bytes, big
+/// endian), the id, and the sha256 of the record's canonical JSON. Dropped records and
+/// the file's layout do not enter it; any change to a kept record's content does.
+fn fingerprint(store: &Store, kept: &[bool]) -> String {
+    let mut hasher = Sha256::new();
+    for (record, _) in store.records().iter().zip(kept).filter(|(_, k)| **k) {
+        hasher.update((record.id.len() as u64).to_be_bytes());
+        hasher.update(record.id.as_bytes());
+        hasher.update(record.digest);
+    }
+    let hex = crate::report::hex(&hasher.finalize());
+    hex.get(..12).unwrap_or(&hex).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::load;
+    use crate::record::Limits;
+
+    fn store(n: u64) -> Store {
+        let lines: String = (1..=n)
+            .map(|i| format!("{{\"id\":\"r{i}\",\"seq\":{i},\"kind\":\"chatter\"}}\n"))
+            .collect();
+        load("t", lines.as_bytes(), Limits::default())
+            .unwrap()
+            .store
+    }
+
+    fn kept_ids(s: &Store, c: &Compaction) -> Vec<String> {
+        (0..s.len())
+            .filter(|&i| c.is_kept(i))
+            .map(|i| s.get(i).unwrap().id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn retentions_keep_the_right_records() {
+        let s = store(10);
+        let c = Compaction::new(&s, Retention::HeadTail(2), None, "t").unwrap();
+        assert_eq!(kept_ids(&s, &c), ["r1", "r2", "r9", "r10"]);
+        let c = Compaction::new(&s, Retention::Recency(3), None, "t").unwrap();
+        assert_eq!(kept_ids(&s, &c), ["r8", "r9", "r10"]);
+        assert_eq!((c.records(), c.kept(), c.dropped()), (10, 3, 7));
+        let c = Compaction::new(&s, Retention::HeadTail(8), None, "t").unwrap();
+        assert_eq!(c.kept(), 10);
+        let given = vec!["r3".to_string(), "r3".to_string()];
+        let c = Compaction::new(&s, Retention::Given, Some(&given), "t").unwrap();
+        assert_eq!(kept_ids(&s, &c), ["r3"]);
+    }
+
+    #[test]
+    fn given_needs_kept_ids_that_exist() {
+        let s = store(3);
+        assert!(Compaction::new(&s, Retention::Given, None, "t").is_err());
+        let bad = vec!["nope".to_string()];
+        let err = Compaction::new(&s, Retention::Given, Some(&bad), "t").unwrap_err();
+        assert!(err.to_string().contains("`nope` names no record"));
+    }
+
+    #[test]
+    fn retention_parses() {
+        assert_eq!("given".parse(), Ok(Retention::Given));
+        assert_eq!("head_tail:8".parse(), Ok(Retention::HeadTail(8)));
+        assert_eq!("recency:16".parse(), Ok(Retention::Recency(16)));
+        for bad in [
+            "",
+            "head_tail",
+            "head_tail:-1",
+            "recency:x",
+            "tail:3",
+            "given:1",
+        ] {
+            assert!(bad.parse::<Retention>().is_err(), "{bad}");
+        }
+        assert_eq!(Retention::HeadTail(8).to_string(), "head_tail:8");
+    }
+
+    #[test]
+    fn fingerprint_ignores_dropped_records_but_not_kept_content() {
+        let a = load("t", b"{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"x\"}\n{\"id\":\"b\",\"seq\":2,\"kind\":\"chatter\"}", Limits::default()).unwrap().store;
+        let b = load("t", b"{\"id\":\"b\",\"seq\":2,\"kind\":\"chatter\",\"text\":\"changed\"}\n{ \"text\":\"x\", \"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}", Limits::default()).unwrap().store;
+        let c = load("t", b"{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"y\"}\n{\"id\":\"b\",\"seq\":2,\"kind\":\"chatter\"}", Limits::default()).unwrap().store;
+        let kept = vec!["a".to_string()];
+        let fa = Compaction::new(&a, Retention::Given, Some(&kept), "t")
+            .unwrap()
+            .kept_sha256;
+        let fb = Compaction::new(&b, Retention::Given, Some(&kept), "t")
+            .unwrap()
+            .kept_sha256;
+        let fc = Compaction::new(&c, Retention::Given, Some(&kept), "t")
+            .unwrap()
+            .kept_sha256;
+        assert_eq!(fa, fb);
+        assert_ne!(fa, fc);
+        assert_eq!(fa.len(), 12);
+    }
+}

@@ -1,0 +1,247 @@
+//! Exact decimal numbers read from JSON literals.
+//!
+//! The gate never compares numbers through a float: `5000 == 5000.0`,
+//! `5000.0000000000000001 > 5000`, and `1e400` is a valid, very large number. A value is
+//! kept as a sign, a digit string without leading or trailing zeros, and a power of ten,
+//! so comparison is exact and needs no big-integer arithmetic.
+
+use std::cmp::Ordering;
+
+use thiserror::Error;
+
+/// Why a JSON number literal could not be read as a decimal.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DecimalError {
+    /// The text is not a JSON number literal.
+    #[error("`{0}` is not a JSON number")]
+    Syntax(String),
+    /// The exponent does not fit the range the gate compares in.
+    #[error("the exponent of `{0}` is out of range")]
+    ExponentRange(String),
+}
+
+/// An exact decimal: `(-1)^neg * digits * 10^exp`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Decimal {
+    neg: bool,
+    /// ASCII digits, no leading or trailing zeros; empty for zero.
+    digits: Vec<u8>,
+    exp: i64,
+}
+
+/// Exponents beyond this are refused, so every adjusted exponent fits an `i64`.
+const EXP_LIMIT: i64 = 1 << 60;
+
+impl Decimal {
+    /// Reads a JSON number literal (`-?int(.frac)?([eE][+-]?exp)?`).
+    pub fn parse(literal: &str) -> Result<Decimal, DecimalError> {
+        let bad = || DecimalError::Syntax(literal.to_string());
+        let (neg, rest) = match literal.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, literal),
+        };
+        let (mantissa, exponent) = match rest.find(['e', 'E']) {
+            Some(i) => (rest.get(..i).ok_or_else(bad)?, rest.get(i + 1..)),
+            None => (rest, None),
+        };
+        let (int, frac) = match mantissa.split_once('.') {
+            Some((i, f)) => (i, f),
+            None => (mantissa, ""),
+        };
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        let int_ok = int == "0" || (!int.is_empty() && !int.starts_with('0') && all_digits(int));
+        let frac_ok = !mantissa.contains('.') || (!frac.is_empty() && all_digits(frac));
+        if !int_ok || !frac_ok {
+            return Err(bad());
+        }
+        let mut exp: i64 = match exponent {
+            None => 0,
+            Some(e) => {
+                let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+                if digits.is_empty() || !all_digits(digits) {
+                    return Err(bad());
+                }
+                let magnitude = digits.trim_start_matches('0');
+                let range = || DecimalError::ExponentRange(literal.to_string());
+                let value: i64 = if magnitude.is_empty() {
+                    0
+                } else if magnitude.len() > 18 {
+                    return Err(range());
+                } else {
+                    magnitude.parse().map_err(|_| range())?
+                };
+                if value > EXP_LIMIT {
+                    return Err(range());
+                }
+                if e.starts_with('-') { -value } else { value }
+            }
+        };
+        let frac_len = i64::try_from(frac.len())
+            .ok()
+            .filter(|n| *n <= EXP_LIMIT)
+            .ok_or_else(|| DecimalError::ExponentRange(literal.to_string()))?;
+        exp -= frac_len;
+        let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).collect();
+        let lead = digits.iter().take_while(|&&d| d == b'0').count();
+        digits.drain(..lead);
+        while digits.last() == Some(&b'0') {
+            digits.pop();
+            exp += 1;
+        }
+        if digits.is_empty() {
+            return Ok(Decimal::zero());
+        }
+        Ok(Decimal { neg, digits, exp })
+    }
+
+    /// Zero, with no sign.
+    pub fn zero() -> Decimal {
+        Decimal {
+            neg: false,
+            digits: Vec::new(),
+            exp: 0,
+        }
+    }
+
+    /// True for zero.
+    pub fn is_zero(&self) -> bool {
+        self.digits.is_empty()
+    }
+
+    /// True when the value is a whole number.
+    pub fn is_integer(&self) -> bool {
+        self.exp >= 0
+    }
+
+    /// True when the value is below zero.
+    pub fn is_negative(&self) -> bool {
+        self.neg
+    }
+
+    /// Position of the leading digit: the value's magnitude is in [10^(a-1), 10^a).
+    fn adjusted(&self) -> i64 {
+        // INVARIANT: digits.len() and |exp| are both far below i64::MAX / 2.
+        self.digits.len() as i64 + self.exp
+    }
+
+    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
+        match (self.is_zero(), other.is_zero()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            (false, false) => {}
+        }
+        // Same adjusted exponent: the digit strings line up from the left, and trailing
+        // zeros were stripped, so plain lexicographic order is numeric order.
+        self.adjusted()
+            .cmp(&other.adjusted())
+            .then_with(|| self.digits.cmp(&other.digits))
+    }
+
+    /// The canonical text of the value: plain digits when short, scientific otherwise.
+    pub fn to_literal(&self) -> String {
+        if self.is_zero() {
+            return "0".to_string();
+        }
+        let sign = if self.neg { "-" } else { "" };
+        let digits = String::from_utf8_lossy(&self.digits);
+        let len = self.digits.len() as i64;
+        if self.exp >= 0 && self.exp + len <= 40 {
+            let zeros = "0".repeat(usize::try_from(self.exp).unwrap_or(0));
+            return format!("{sign}{digits}{zeros}");
+        }
+        if self.exp < 0 && -self.exp <= 40 {
+            let frac_len = usize::try_from(-self.exp).unwrap_or(0);
+            let digits = digits.as_ref();
+            return if frac_len >= digits.len() {
+                let pad = "0".repeat(frac_len - digits.len());
+                format!("{sign}0.{pad}{digits}")
+            } else {
+                let split = digits.len() - frac_len;
+                let (i, f) = digits.split_at(split);
+                format!("{sign}{i}.{f}")
+            };
+        }
+        format!("{sign}{digits}e{}", self.exp)
+    }
+}
+
+impl Ord for Decimal {
+    fn cmp(&self, other: &Decimal) -> Ordering {
+        match (self.neg, other.neg) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => self.cmp_magnitude(other),
+            (true, true) => other.cmp_magnitude(self),
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::parse(s).unwrap()
+    }
+
+    #[test]
+    fn equal_values_written_differently_are_equal() {
+        assert_eq!(d("5000"), d("5000.0"));
+        assert_eq!(d("5e3"), d("5000"));
+        assert_eq!(d("50E+2"), d("5000.000"));
+        assert_eq!(d("0.5"), d("5e-1"));
+        assert_eq!(d("-0"), d("0"));
+        assert_eq!(d("-0.0e7"), d("0"));
+    }
+
+    #[test]
+    fn order_is_exact_beyond_float_precision() {
+        assert!(d("5000.0000000000000001") > d("5000"));
+        assert!(d("9007199254740993") > d("9007199254740992"));
+        assert!(d("1e400") > d("9".repeat(399).as_str()));
+        assert!(d("-1e400") < d("-5"));
+        assert!(d("-0.001") < d("0"));
+        assert!(d("0.001") > d("-1e999"));
+        assert!(d("4999") < d("5000") && d("5001") > d("5000"));
+        assert!(d("12") > d("9.99"));
+        assert!(d("-12") < d("-9.99"));
+    }
+
+    #[test]
+    fn malformed_literals_are_refused() {
+        for bad in [
+            "", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1.2.3", "0x10", "1e5x",
+        ] {
+            assert!(Decimal::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn huge_exponents_are_refused_not_rounded() {
+        assert!(matches!(
+            Decimal::parse("1e99999999999999999999"),
+            Err(DecimalError::ExponentRange(_))
+        ));
+        assert!(Decimal::parse("1e999999999").is_ok());
+    }
+
+    #[test]
+    fn literal_round_trips() {
+        for (input, out) in [
+            ("5000.0", "5000"),
+            ("0.0500", "0.05"),
+            ("-12.5", "-12.5"),
+            ("1e400", "1e400"),
+        ] {
+            assert_eq!(d(input).to_literal(), out);
+            assert_eq!(d(&d(input).to_literal()), d(input));
+        }
+    }
+}

@@ -1,0 +1,686 @@
+//! The gate: does a dropped record bind this action? (SPEC 4)
+//!
+//! Each in-scope policy is evaluated in two views, the full record set and the agent's
+//! kept set, and the pair of truth values picks a row of the firing table (`fire`).
+//! Effects, unevaluable records and derivation inputs add their own findings. Everything
+//! here is a pure function of the store, the compaction and the action.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::action::Action;
+use crate::compaction::Compaction;
+use crate::predicate::{Resolve, Tri, json_eq};
+use crate::record::{Kind, Policy, PolicyEffect, Record, Store};
+use crate::report::{clean, json_text};
+
+/// How much a finding weighs in the verdict. Ordered: errors first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The gate cannot decide.
+    Error,
+    /// A dropped record binds the action.
+    Block,
+    /// Worth knowing; never changes the verdict.
+    Note,
+}
+
+/// Every kind of finding the tool reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    /// Bad input (SPEC 9).
+    InvalidInput,
+    /// A restrictive in-scope rule reads a field that resolves nowhere.
+    UnresolvedField,
+    /// A comparison of values that cannot be compared.
+    TypeMismatch,
+    /// A dropped restrictive rule is TRUE for this action.
+    DroppedBindingConstraint,
+    /// A kept restrictive rule is FALSE in the view only because a newer fact was dropped.
+    DroppedSupersederStaleKept,
+    /// A kept restrictive rule is UNKNOWN in the view because the fact it reads was dropped.
+    DroppedBindingFact,
+    /// A kept allow rule is TRUE in the view on a retracted value, or is revoked.
+    DroppedSupersederStalePermit,
+    /// A dropped effect entry says this call already ran.
+    DroppedEffectReplay,
+    /// A dropped record of a kind the gate cannot evaluate.
+    DroppedUnevaluableRecord,
+    /// Precheck: some reachable call would be blocked.
+    MayBindSomeAction,
+    /// Pin: the pinned records alone exceed the budget.
+    LedgerExceedsBudget,
+    /// Note: a restrictive rule fires in the view on a stale value (the safe direction).
+    StaleValueSafeDirection,
+    /// Note: a permission was lost, which cannot license anything.
+    Permissive,
+    /// Note: a kept effect entry says this call already ran; the agent can see it.
+    KeptEffectReplay,
+    /// Note: a kept derived record lost some of the inputs it was computed from.
+    DerivationInputDropped,
+}
+
+impl Code {
+    /// The code as printed in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidInput => "invalid-input",
+            Code::UnresolvedField => "unresolved-field",
+            Code::TypeMismatch => "type-mismatch",
+            Code::DroppedBindingConstraint => "dropped-binding-constraint",
+            Code::DroppedSupersederStaleKept => "dropped-superseder-stale-kept",
+            Code::DroppedBindingFact => "dropped-binding-fact",
+            Code::DroppedSupersederStalePermit => "dropped-superseder-stale-permit",
+            Code::DroppedEffectReplay => "dropped-effect-replay",
+            Code::DroppedUnevaluableRecord => "dropped-unevaluable-record",
+            Code::MayBindSomeAction => "may-bind-some-action",
+            Code::LedgerExceedsBudget => "ledger-exceeds-budget",
+            Code::StaleValueSafeDirection => "stale-value-safe-direction",
+            Code::Permissive => "permissive",
+            Code::KeptEffectReplay => "kept-effect-replay",
+            Code::DerivationInputDropped => "derivation-input-dropped",
+        }
+    }
+
+    /// The severity a finding of this code has by default.
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::InvalidInput
+            | Code::UnresolvedField
+            | Code::TypeMismatch
+            | Code::LedgerExceedsBudget => Severity::Error,
+            Code::DroppedBindingConstraint
+            | Code::DroppedSupersederStaleKept
+            | Code::DroppedBindingFact
+            | Code::DroppedSupersederStalePermit
+            | Code::DroppedEffectReplay
+            | Code::DroppedUnevaluableRecord
+            | Code::MayBindSomeAction => Severity::Block,
+            Code::StaleValueSafeDirection
+            | Code::Permissive
+            | Code::KeptEffectReplay
+            | Code::DerivationInputDropped => Severity::Note,
+        }
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One thing the gate found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// What kind of finding.
+    pub code: Code,
+    /// Its weight in the verdict.
+    pub severity: Severity,
+    /// The id of the record it is about, where one applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+    /// One line for a person.
+    pub message: String,
+    /// Dropped records whose restoration removes this finding (block findings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restore: Vec<String>,
+    /// A concrete call that `check` blocks (precheck findings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Action>,
+    /// Where the record sits, for ordering; not printed.
+    #[serde(skip)]
+    pub seq: Option<u64>,
+}
+
+impl Finding {
+    /// A finding with the code's default severity.
+    pub fn new(code: Code, record: Option<&Record>, message: String) -> Finding {
+        Finding {
+            code,
+            severity: code.severity(),
+            record: record.map(|r| r.id.clone()),
+            message,
+            restore: Vec::new(),
+            witness: None,
+            seq: record.map(|r| r.seq),
+        }
+    }
+
+    fn sort_key(&self) -> (Severity, Option<u64>, Code, &str) {
+        (self.severity, self.seq, self.code, &self.message)
+    }
+}
+
+/// PASS, BLOCK or ERROR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    /// Nothing dropped binds the action.
+    Pass,
+    /// A dropped (or stale-kept) record binds the action.
+    Block,
+    /// The gate cannot decide.
+    Error,
+}
+
+impl Verdict {
+    /// The one place verdicts become exit codes: 0, 1, 2.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Block => 1,
+            Verdict::Error => 2,
+        }
+    }
+
+    /// The verdict as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Block => "BLOCK",
+            Verdict::Error => "ERROR",
+        }
+    }
+
+    /// ERROR if any finding is an error, else BLOCK if any blocks, else PASS.
+    pub fn of(findings: &[Finding]) -> Verdict {
+        findings.iter().fold(Verdict::Pass, |v, f| {
+            v.max(match f.severity {
+                Severity::Error => Verdict::Error,
+                Severity::Block => Verdict::Block,
+                Severity::Note => Verdict::Pass,
+            })
+        })
+    }
+}
+
+/// Sorts findings into the stable report order: errors, blocks, notes; then by the
+/// record's seq, the code and the message.
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// Options for `check`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Turn dropped unevaluable records into a signed note instead of a block.
+    pub allow_unevaluable: bool,
+}
+
+/// The marker a note carries when the user chose `--allow-unevaluable`.
+pub const FLY_BLIND: &str = "[--allow-unevaluable: you chose to fly blind]";
+
+/// The gate's answer for one action under one compaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The verdict the findings add up to.
+    pub verdict: Verdict,
+    /// Every finding, in report order.
+    pub findings: Vec<Finding>,
+}
+
+impl Outcome {
+    /// Sorts the findings and computes the verdict.
+    pub fn from_findings(mut findings: Vec<Finding>) -> Outcome {
+        sort_findings(&mut findings);
+        Outcome {
+            verdict: Verdict::of(&findings),
+            findings,
+        }
+    }
+}
+
+/// A view of the store: every record (`kept: None`) or the kept ones.
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    store: &'a Store,
+    kept: Option<&'a Compaction>,
+}
+
+impl<'a> View<'a> {
+    /// The full view: every record.
+    pub fn full(store: &'a Store) -> View<'a> {
+        View { store, kept: None }
+    }
+
+    /// The agent's view: the kept records.
+    pub fn agent(store: &'a Store, compaction: &'a Compaction) -> View<'a> {
+        View {
+            store,
+            kept: Some(compaction),
+        }
+    }
+
+    /// True when the record at `pos` is in this view.
+    pub fn has(&self, pos: usize) -> bool {
+        self.kept.is_none_or(|c| c.is_kept(pos))
+    }
+
+    /// The position of the newest fact for `field` in this view.
+    pub fn newest_fact(&self, field: &str) -> Option<usize> {
+        self.store
+            .facts_of(field)
+            .iter()
+            .rev()
+            .copied()
+            .find(|&p| self.has(p))
+    }
+
+    /// True when the policy at `pos` is in this view and no policy in this view revokes it.
+    pub fn active(&self, pos: usize) -> bool {
+        self.has(pos) && !self.store.revokers_of(pos).iter().any(|&r| self.has(r))
+    }
+
+    /// The view's value of a fact field.
+    fn fact_value(&self, field: &str) -> Option<&'a Value> {
+        let store = self.store;
+        let pos = self.newest_fact(field)?;
+        match &store.get(pos)?.kind {
+            Kind::Fact(f) => Some(&f.value),
+            _ => None,
+        }
+    }
+}
+
+/// Resolution of fields for one action in one view (SPEC 4): params, then facts.
+pub struct Env<'a> {
+    /// The proposed call.
+    pub action: &'a Action,
+    /// The view facts come from.
+    pub view: View<'a>,
+}
+
+impl Resolve for Env<'_> {
+    fn resolve(&self, field: &str) -> Option<&Value> {
+        self.action
+            .param(field)
+            .or_else(|| self.view.fact_value(field))
+    }
+}
+
+/// The firing table of SPEC 4, row for row: what a policy's pair of truth values means.
+/// `full` and `view` are already FALSE where the policy is not active in that view.
+pub fn fire(effect: PolicyEffect, kept: bool, full: Tri, view: Tri) -> Option<Code> {
+    use Tri::{False, True, Unknown};
+    if effect.is_restrictive() {
+        match (kept, full, view) {
+            (_, Unknown, _) => Some(Code::UnresolvedField),
+            (false, True, _) => Some(Code::DroppedBindingConstraint),
+            (true, True, False) => Some(Code::DroppedSupersederStaleKept),
+            (true, True, Unknown) => Some(Code::DroppedBindingFact),
+            (_, False, True) => Some(Code::StaleValueSafeDirection),
+            _ => None,
+        }
+    } else {
+        match (full, view) {
+            (False | Unknown, True) => Some(Code::DroppedSupersederStalePermit),
+            (True, False | Unknown) => Some(Code::Permissive),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the gate: every finding for `action` under `compaction`.
+pub fn check(
+    store: &Store,
+    compaction: &Compaction,
+    action: &Action,
+    options: CheckOptions,
+) -> Outcome {
+    let mut findings = Vec::new();
+    let full = View::full(store);
+    let agent = View::agent(store, compaction);
+    for (pos, record) in store.records().iter().enumerate() {
+        let kept = compaction.is_kept(pos);
+        match &record.kind {
+            Kind::Policy(policy) if policy.scopes(&action.tool) => {
+                let ctx = PolicyCtx {
+                    store,
+                    compaction,
+                    action,
+                    pos,
+                    record,
+                    policy,
+                    full,
+                    agent,
+                };
+                findings.extend(ctx.judge());
+            }
+            Kind::Effect(effect) if effect.tool == action.tool => {
+                let replays = effect
+                    .matches
+                    .iter()
+                    .all(|(k, v)| action.params.get(k).is_some_and(|p| json_eq(p, v)));
+                if replays {
+                    findings.push(effect_finding(record, kept, action));
+                }
+            }
+            Kind::Unevaluable(kind) if !kept => {
+                findings.push(unevaluable_finding(record, kind, options));
+            }
+            _ => {}
+        }
+        if kept {
+            findings.extend(derivation_note(store, compaction, record));
+        }
+    }
+    Outcome::from_findings(findings)
+}
+
+/// Everything needed to judge one in-scope policy.
+struct PolicyCtx<'a> {
+    store: &'a Store,
+    compaction: &'a Compaction,
+    action: &'a Action,
+    pos: usize,
+    record: &'a Record,
+    policy: &'a Policy,
+    full: View<'a>,
+    agent: View<'a>,
+}
+
+impl PolicyCtx<'_> {
+    fn eval(&self, view: View<'_>) -> Result<Tri, String> {
+        if !view.active(self.pos) {
+            return Ok(Tri::False);
+        }
+        let env = Env {
+            action: self.action,
+            view,
+        };
+        self.policy.predicate.eval(&env).map_err(|m| m.detail)
+    }
+
+    fn explain(&self, view: View<'_>) -> String {
+        let env = Env {
+            action: self.action,
+            view,
+        };
+        self.policy.predicate.explain(&env)
+    }
+
+    fn judge(&self) -> Option<Finding> {
+        let (full, view) = match (self.eval(self.full), self.eval(self.agent)) {
+            (Ok(f), Ok(v)) => (f, v),
+            (Err(detail), _) | (_, Err(detail)) => {
+                return Some(Finding::new(
+                    Code::TypeMismatch,
+                    Some(self.record),
+                    format!("{} cannot be evaluated: {detail}", self.name("policy")),
+                ));
+            }
+        };
+        let kept = self.compaction.is_kept(self.pos);
+        let code = fire(self.policy.effect, kept, full, view)?;
+        let mut finding = Finding::new(code, Some(self.record), self.message(code, full, view));
+        if code.severity() == Severity::Block {
+            finding.restore = self.restore();
+        }
+        Some(finding)
+    }
+
+    /// `kept policy 'f_003' (allow)`
+    fn name(&self, noun: &str) -> String {
+        let state = if self.compaction.is_kept(self.pos) {
+            "kept"
+        } else {
+            "dropped"
+        };
+        format!(
+            "{state} {noun} '{}' ({})",
+            clean(&self.record.id),
+            self.policy.effect.as_str()
+        )
+    }
+
+    fn text_suffix(&self) -> String {
+        self.record
+            .text
+            .as_deref()
+            .map(|t| format!("; its text: {}", json_text(&Value::String(shorten(t)))))
+            .unwrap_or_default()
+    }
+
+    fn message(&self, code: Code, full: Tri, view: Tri) -> String {
+        let tool = clean(&self.action.tool);
+        let rule = self.name("policy");
+        let on_full = format!(
+            "{} on the full records ({})",
+            full.as_str(),
+            self.explain(self.full)
+        );
+        let on_view = if self.agent.active(self.pos) {
+            format!(
+                "{} in the agent's view ({})",
+                view.as_str(),
+                self.explain(self.agent)
+            )
+        } else {
+            format!("{} in the agent's view", view.as_str())
+        };
+        let why = self.why_views_differ();
+        let text = self.text_suffix();
+        match code {
+            Code::UnresolvedField => format!(
+                "{rule} scopes to {tool} but reads {} that no param and no fact resolves ({}); the gate cannot decide, so it fails closed{text}",
+                self.unresolved_fields(),
+                self.explain(self.full)
+            ),
+            Code::DroppedBindingConstraint => format!(
+                "{rule} scopes to {tool} and resolves TRUE here ({}){text}",
+                self.explain(self.full)
+            ),
+            Code::DroppedSupersederStaleKept => format!(
+                "{rule} resolves {on_full} but {on_view}: {why}; the agent cannot see that this rule binds{text}"
+            ),
+            Code::DroppedBindingFact => format!(
+                "{rule} resolves {on_full} but {on_view}: {why}; the agent cannot tell that this rule binds{text}"
+            ),
+            Code::StaleValueSafeDirection => format!(
+                "{rule} resolves {on_view} but {on_full}: {why}; the agent will be more cautious than the records warrant: a cost, not a block reason"
+            ),
+            Code::DroppedSupersederStalePermit => format!(
+                "{rule} resolves {on_view} but {on_full}: {why}; the agent would license this call on a value or rule that was already taken back{text}"
+            ),
+            Code::Permissive if !self.compaction.is_kept(self.pos) => format!(
+                "{rule} resolves TRUE here ({}) but losing a permission cannot license an action; not a block reason",
+                self.explain(self.full)
+            ),
+            Code::Permissive => format!(
+                "{rule} resolves {on_full} but {on_view}: {why}; losing a permission cannot license an action; not a block reason"
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// Why the two views see this rule differently: revocation and fact drift.
+    fn why_views_differ(&self) -> String {
+        let mut parts = Vec::new();
+        let pos = self.pos;
+        if self.agent.has(pos) && !self.full.active(pos) {
+            let revokers: Vec<String> = self
+                .store
+                .revokers_of(pos)
+                .iter()
+                .filter(|&&r| !self.agent.has(r))
+                .filter_map(|&r| self.store.get(r))
+                .map(|r| format!("'{}' (seq {})", clean(&r.id), r.seq))
+                .collect();
+            parts.push(format!(
+                "it was revoked by dropped policy {}",
+                revokers.join(", ")
+            ));
+        }
+        for field in self.policy.predicate.fields() {
+            if self.action.param(field).is_some() {
+                continue;
+            }
+            let newest = self.full.newest_fact(field);
+            let seen = self.agent.newest_fact(field);
+            if newest == seen {
+                continue;
+            }
+            let describe = |pos: Option<usize>| match pos.and_then(|p| self.store.get(p)) {
+                Some(r) => {
+                    let value = match &r.kind {
+                        Kind::Fact(f) => json_text(&f.value),
+                        _ => String::new(),
+                    };
+                    format!("fact '{}' (= {value}, seq {})", clean(&r.id), r.seq)
+                }
+                None => "no fact".to_string(),
+            };
+            let state = if newest.is_some_and(|p| self.compaction.is_kept(p)) {
+                "kept"
+            } else {
+                "dropped"
+            };
+            parts.push(format!(
+                "`{}`: the newest is {state} {}, the agent sees {}",
+                clean(field),
+                describe(newest),
+                describe(seen)
+            ));
+        }
+        if parts.is_empty() {
+            "the views differ".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+
+    fn unresolved_fields(&self) -> String {
+        let missing: Vec<String> = self
+            .policy
+            .predicate
+            .fields()
+            .into_iter()
+            .filter(|f| self.action.param(f).is_none() && self.full.newest_fact(f).is_none())
+            .map(|f| format!("`{}`", clean(f)))
+            .collect();
+        let noun = if missing.len() == 1 {
+            "field"
+        } else {
+            "fields"
+        };
+        format!("{noun} {}", missing.join(", "))
+    }
+
+    /// Dropped records whose restoration makes the agent's view agree with the full one
+    /// for this rule: the rule, its dropped revokers, the dropped newest facts it reads.
+    fn restore(&self) -> Vec<String> {
+        let mut positions = Vec::new();
+        if !self.compaction.is_kept(self.pos) {
+            positions.push(self.pos);
+        }
+        positions.extend(
+            self.store
+                .revokers_of(self.pos)
+                .iter()
+                .copied()
+                .filter(|&r| !self.compaction.is_kept(r)),
+        );
+        for field in self.policy.predicate.fields() {
+            if self.action.param(field).is_some() {
+                continue;
+            }
+            if let Some(p) = self.full.newest_fact(field)
+                && !self.compaction.is_kept(p)
+            {
+                positions.push(p);
+            }
+        }
+        ids_in_seq_order(self.store, positions)
+    }
+}
+
+fn ids_in_seq_order(store: &Store, mut positions: Vec<usize>) -> Vec<String> {
+    positions.sort_unstable();
+    positions.dedup();
+    positions
+        .into_iter()
+        .filter_map(|p| store.get(p).map(|r| r.id.clone()))
+        .collect()
+}
+
+fn effect_finding(record: &Record, kept: bool, action: &Action) -> Finding {
+    let Kind::Effect(effect) = &record.kind else {
+        return Finding::new(Code::KeptEffectReplay, Some(record), String::new());
+    };
+    let matched = json_text(&Value::Object(effect.matches.clone()));
+    if kept {
+        Finding::new(
+            Code::KeptEffectReplay,
+            Some(record),
+            format!(
+                "kept effect '{}' records that {} already ran with {matched}; the agent can see it, and this call repeats it",
+                clean(&record.id),
+                clean(&action.tool)
+            ),
+        )
+    } else {
+        let mut f = Finding::new(
+            Code::DroppedEffectReplay,
+            Some(record),
+            format!(
+                "dropped effect '{}' records that {} already ran with {matched} (seq {}); this call replays a non-idempotent side effect the agent can no longer see",
+                clean(&record.id),
+                clean(&action.tool),
+                record.seq
+            ),
+        );
+        f.restore = vec![record.id.clone()];
+        f
+    }
+}
+
+fn unevaluable_finding(record: &Record, kind: &str, options: CheckOptions) -> Finding {
+    let base = format!(
+        "dropped record '{}' (seq {}) is of kind `{}`, which the gate cannot evaluate: it can prove nothing about what it said",
+        clean(&record.id),
+        record.seq,
+        clean(kind)
+    );
+    let mut f = Finding::new(Code::DroppedUnevaluableRecord, Some(record), String::new());
+    if options.allow_unevaluable {
+        f.severity = Severity::Note;
+        f.message = format!("{base} {FLY_BLIND}");
+    } else {
+        f.message = base;
+        f.restore = vec![record.id.clone()];
+    }
+    f
+}
+
+fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> Option<Finding> {
+    let lost: Vec<String> = record
+        .depends_on()
+        .iter()
+        .filter(|id| store.position(id).is_some_and(|p| !compaction.is_kept(p)))
+        .map(|id| format!("'{}'", clean(id)))
+        .collect();
+    if lost.is_empty() {
+        return None;
+    }
+    Some(Finding::new(
+        Code::DerivationInputDropped,
+        Some(record),
+        format!(
+            "kept {} '{}' was derived from dropped {}: its conclusion can no longer be checked",
+            record.kind.name(),
+            clean(&record.id),
+            lost.join(", ")
+        ),
+    ))
+}
+
+/// The first 160 characters of a record's prose, marked when cut.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 160;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}...", text.get(..i).unwrap_or(text)),
+        None => text.to_string(),
+    }
+}

@@ -1,0 +1,249 @@
+//! Turning input bytes into a validated store plus the document's `kept`, `action` and
+//! `tools` (SPEC 2). Two forms, told apart by the first JSON value: a document object
+//! with `records`, or a JSON Lines record stream. Flag values (`--kept`, `--action`,
+//! `--tools`) are parsed here too, from text the CLI has already read.
+
+use serde_json::Value;
+
+use crate::action::{Action, Tool};
+use crate::error::InputError;
+use crate::json;
+use crate::record::{Limits, Place, Record, Store, parse_record};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What a document or stream supplied.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The validated records.
+    pub store: Store,
+    /// The document's `kept` ids, if any.
+    pub kept: Option<Vec<String>>,
+    /// The document's `action`, if any.
+    pub action: Option<Action>,
+    /// The document's `tools`, if any.
+    pub tools: Option<Vec<Tool>>,
+}
+
+/// Which of the two input forms a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// One JSON object with `records`.
+    Document,
+    /// One record object per line.
+    Stream,
+}
+
+const DOCUMENT_KEYS: [&str; 5] = ["records", "kept", "action", "tools", "meta"];
+
+/// Reads an input in either form. `origin` names it in messages (a path or `<stdin>`).
+/// A leading UTF-8 byte-order mark is skipped.
+pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(InputError::at(
+            origin,
+            "input",
+            "empty input: expected a document or JSON Lines records",
+        ));
+    }
+    let (first, end) = json::parse_first(bytes).map_err(|e| InputError::syntax(origin, e, 0))?;
+    match first {
+        Value::Object(obj) if obj.contains_key("records") => {
+            let rest = bytes.get(end..).unwrap_or(&[]);
+            if !rest.iter().all(u8::is_ascii_whitespace) {
+                // Parse the whole input again for the exact position of the trailing data.
+                let err = json::parse(bytes).err().unwrap_or(json::SyntaxError {
+                    line: 1,
+                    column: 1,
+                    message: "trailing data after the document".into(),
+                });
+                return Err(InputError::syntax(origin, err, 0));
+            }
+            load_document(origin, &Value::Object(obj), limits)
+        }
+        _ => load_stream(origin, bytes, limits),
+    }
+}
+
+fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, InputError> {
+    let Value::Object(obj) = doc else {
+        return Err(InputError::at(origin, "document", "expected an object"));
+    };
+    if let Some(k) = obj.keys().find(|k| !DOCUMENT_KEYS.contains(&k.as_str())) {
+        return Err(InputError::at(
+            origin,
+            format!("key `{}`", crate::report::clean(k)),
+            "unknown document key (a document takes records, kept, action, tools, meta)",
+        ));
+    }
+    let Some(Value::Array(items)) = obj.get("records") else {
+        return Err(InputError::at(
+            origin,
+            "key `records`",
+            "must be an array of record objects",
+        ));
+    };
+    let records = items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_record(origin, &Place::Index(i), v, limits))
+        .collect::<Result<Vec<Record>, _>>()?;
+    let store = Store::new(origin, records)?;
+    let kept = obj
+        .get("kept")
+        .map(|v| kept_from_json(v).map_err(|m| InputError::at(origin, "key `kept`", m)))
+        .transpose()?;
+    let action = obj
+        .get("action")
+        .map(|v| Action::from_json(v).map_err(|m| InputError::at(origin, "key `action`", m)))
+        .transpose()?;
+    let tools = obj
+        .get("tools")
+        .map(|v| Tool::list_from_json(v).map_err(|m| InputError::at(origin, "key `tools`", m)))
+        .transpose()?;
+    Ok(Input {
+        store,
+        kept,
+        action,
+        tools,
+    })
+}
+
+fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
+    let mut records = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value = json::parse(line).map_err(|e| InputError::syntax(origin, e, i))?;
+        records.push(parse_record(origin, &Place::Line(i + 1), &value, limits)?);
+    }
+    Ok(Input {
+        store: Store::new(origin, records)?,
+        kept: None,
+        action: None,
+        tools: None,
+    })
+}
+
+/// Reads kept ids from a JSON array of strings.
+pub fn kept_from_json(value: &Value) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err("must be an array of record ids".into());
+    };
+    items
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(format!(
+                "expected a record id string, found {}",
+                crate::report::json_text(other)
+            )),
+        })
+        .collect()
+}
+
+/// Reads `--kept`: inline `a,b,c`, or the contents of an `@FILE` (a JSON array, or one
+/// id per line). An empty inline value keeps nothing.
+pub fn kept_from_flag(
+    origin: &str,
+    text: &str,
+    from_file: bool,
+) -> Result<Vec<String>, InputError> {
+    let trimmed = text.trim_start_matches('\u{feff}');
+    if trimmed.trim_start().starts_with('[') {
+        let v = json::parse(trimmed.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?;
+        return kept_from_json(&v).map_err(|m| InputError::at(origin, "--kept", m));
+    }
+    let sep = if from_file { '\n' } else { ',' };
+    Ok(trimmed
+        .split(sep)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Reads `--action`: a JSON object, inline or from a file.
+pub fn action_from_flag(origin: &str, text: &str) -> Result<Action, InputError> {
+    let v = json::parse(text.trim_start_matches('\u{feff}').as_bytes())
+        .map_err(|e| InputError::syntax(origin, e, 0))?;
+    Action::from_json(&v).map_err(|m| InputError::at(origin, "--action", m))
+}
+
+/// Reads `--tools`: inline names `a,b`, or a JSON array (inline or from a file).
+pub fn tools_from_flag(origin: &str, text: &str) -> Result<Vec<Tool>, InputError> {
+    let trimmed = text.trim_start_matches('\u{feff}');
+    let value = if trimmed.trim_start().starts_with('[') {
+        json::parse(trimmed.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?
+    } else {
+        Value::Array(
+            trimmed
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.to_string()))
+                .collect(),
+        )
+    };
+    Tool::list_from_json(&value).map_err(|m| InputError::at(origin, "--tools", m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_str(text: &str) -> Result<Input, InputError> {
+        load("in.json", text.as_bytes(), Limits::default())
+    }
+
+    #[test]
+    fn forms_are_told_apart_by_the_first_value() {
+        let doc =
+            load_str(r#"{"records":[{"id":"a","seq":1,"kind":"chatter"}],"kept":["a"]}"#).unwrap();
+        assert_eq!(doc.store.len(), 1);
+        assert_eq!(doc.kept, Some(vec!["a".to_string()]));
+        let stream = load_str("{\"id\":\"a\",\"seq\":2,\"kind\":\"chatter\"}\n\n{\"id\":\"b\",\"seq\":1,\"kind\":\"chatter\"}\n").unwrap();
+        assert_eq!(stream.store.len(), 2);
+        assert_eq!(stream.store.get(0).unwrap().id, "b");
+    }
+
+    #[test]
+    fn stream_errors_name_the_line() {
+        let err = load_str("{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}\n{\"id\":\"b\",\n")
+            .unwrap_err();
+        assert!(err.to_string().starts_with("in.json:2:"), "{err}");
+        let err = load_str("{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}\n\n[1]\n").unwrap_err();
+        assert!(err.to_string().contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn empty_and_bom_inputs() {
+        assert!(load_str("").is_err());
+        assert!(load_str(" \n ").is_err());
+        assert!(load("x", b"\xEF\xBB\xBF{\"records\":[]}", Limits::default()).is_ok());
+    }
+
+    #[test]
+    fn unknown_document_keys_and_trailing_data_are_refused() {
+        assert!(load_str(r#"{"records":[],"kpet":[]}"#).is_err());
+        let err = load_str("{\"records\":[]}\n{}").unwrap_err();
+        assert!(err.to_string().starts_with("in.json:2:"), "{err}");
+    }
+
+    #[test]
+    fn kept_flag_forms() {
+        assert_eq!(
+            kept_from_flag("--kept", "a, b,,c", false).unwrap(),
+            ["a", "b", "c"]
+        );
+        assert_eq!(
+            kept_from_flag("k.txt", "a\nb\r\n\n", true).unwrap(),
+            ["a", "b"]
+        );
+        assert_eq!(kept_from_flag("k.json", "[\"a\"]", true).unwrap(), ["a"]);
+        assert!(kept_from_flag("k.json", "[1]", true).is_err());
+        assert!(kept_from_flag("--kept", "", false).unwrap().is_empty());
+    }
+}

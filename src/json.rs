@@ -1,0 +1,207 @@
+//! Strict JSON reading: serde_json's parser plus the guarantees the gate needs.
+//!
+//! A key that appears twice in one object is an error (never a silent pick of one), and
+//! numbers keep their literal text (serde_json's `arbitrary_precision`), so they can be
+//! compared as exact decimals. This module reads bytes; it never touches files.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// The key serde_json uses to hand an arbitrary-precision number to a visitor.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A position and message for malformed JSON, 1-based like an editor's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// 1-based line of the error.
+    pub line: usize,
+    /// 1-based column of the error.
+    pub column: usize,
+    /// What is wrong, without the position.
+    pub message: String,
+}
+
+impl SyntaxError {
+    fn from_serde(err: &serde_json::Error) -> SyntaxError {
+        let full = err.to_string();
+        let suffix = format!(" at line {} column {}", err.line(), err.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+        SyntaxError {
+            line: err.line().max(1),
+            column: err.column().max(1),
+            message,
+        }
+    }
+}
+
+/// Parses one complete JSON value from `bytes`, refusing duplicate keys and trailing data.
+pub fn parse(bytes: &[u8]) -> Result<Value, SyntaxError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = StrictValue::deserialize(&mut de).map_err(|e| SyntaxError::from_serde(&e))?;
+    de.end().map_err(|e| SyntaxError::from_serde(&e))?;
+    Ok(value.0)
+}
+
+/// Parses the first JSON value in `bytes` and reports where it ended, for telling a
+/// document from a record stream without reading the stream twice.
+pub fn parse_first(bytes: &[u8]) -> Result<(Value, usize), SyntaxError> {
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<StrictValue>();
+    match stream.next() {
+        Some(Ok(v)) => Ok((v.0, stream.byte_offset())),
+        Some(Err(e)) => Err(SyntaxError::from_serde(&e)),
+        None => Err(SyntaxError {
+            line: 1,
+            column: 1,
+            message: "empty input".to_string(),
+        }),
+    }
+}
+
+/// A `serde_json::Value` that refuses duplicate object keys while it is built.
+struct StrictValue(Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number is not finite"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(Value::Object(out));
+        };
+        if first == NUMBER_TOKEN {
+            let literal: String = map.next_value()?;
+            return Number::from_str(&literal)
+                .map(Value::Number)
+                .map_err(|_| de::Error::custom(format!("bad number `{literal}`")));
+        }
+        let mut key = first;
+        loop {
+            let StrictValue(value) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!(
+                    "duplicate key `{}` in one object",
+                    crate::report::clean(&key)
+                )));
+            }
+            out.insert(key, value);
+            match map.next_key::<String>()? {
+                Some(k) => key = k,
+                None => break,
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// Writes `value` as canonical JSON: keys in byte order, no whitespace, number literals
+/// as written. Used for fingerprints and token estimates.
+pub fn canonical(value: &Value) -> String {
+    // INVARIANT: serde_json's Map is a BTreeMap (no `preserve_order`), so keys serialize
+    // sorted, and writing a Value into a String cannot fail.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_key_is_refused_with_position() {
+        let err = parse(br#"{"effect":"allow","effect":"deny"}"#).unwrap_err();
+        assert!(err.message.contains("duplicate key `effect`"), "{err:?}");
+        assert_eq!(err.line, 1);
+    }
+
+    #[test]
+    fn nested_duplicate_key_is_refused() {
+        assert!(parse(br#"{"a":{"b":1,"b":1}}"#).is_err());
+    }
+
+    #[test]
+    fn numbers_keep_their_literal() {
+        let v = parse(b"[5000.0000000000000001, 1e400, -0.0]").unwrap();
+        let lits: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_number().unwrap().as_str().to_string())
+            .collect();
+        // serde_json spells the exponent's sign out; the digits are kept as written.
+        assert_eq!(lits, ["5000.0000000000000001", "1e+400", "-0.0"]);
+    }
+
+    #[test]
+    fn canonical_sorts_keys_and_strips_space() {
+        let v = parse(br#"{ "b" : 1, "a" : [ 2.50 ] }"#).unwrap();
+        assert_eq!(canonical(&v), r#"{"a":[2.50],"b":1}"#);
+    }
+
+    #[test]
+    fn trailing_data_is_refused() {
+        assert!(parse(b"{} {}").is_err());
+    }
+
+    #[test]
+    fn parse_first_reports_the_end() {
+        let (v, end) = parse_first(b"{\"a\":1}\n{\"b\":2}").unwrap();
+        assert_eq!(canonical(&v), r#"{"a":1}"#);
+        assert_eq!(end, 7);
+    }
+}

@@ -1,0 +1,553 @@
+//! Typed predicates over named fields, evaluated in three-valued (Kleene) logic.
+//!
+//! A predicate is parsed once from a policy record, then evaluated against a resolver
+//! that maps a field name to a JSON value (or to nothing: UNKNOWN). Numbers compare as
+//! exact decimals, strings by code point; any other ordering is a type mismatch. This
+//! module knows nothing about records or views: resolution is the caller's business.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::decimal::Decimal;
+use crate::report::json_text;
+
+/// Nesting deeper than this is refused at parse time.
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Op {
+    /// Deep JSON equality.
+    Eq,
+    /// Deep JSON inequality.
+    Ne,
+    /// Less than.
+    Lt,
+    /// Less than or equal.
+    Lte,
+    /// Greater than.
+    Gt,
+    /// Greater than or equal.
+    Gte,
+    /// Member of an array.
+    In,
+    /// Not a member of an array.
+    NotIn,
+}
+
+impl Op {
+    fn parse(s: &str) -> Option<Op> {
+        Some(match s {
+            "eq" => Op::Eq,
+            "ne" => Op::Ne,
+            "lt" => Op::Lt,
+            "lte" => Op::Lte,
+            "gt" => Op::Gt,
+            "gte" => Op::Gte,
+            "in" => Op::In,
+            "not_in" => Op::NotIn,
+            _ => return None,
+        })
+    }
+
+    /// The operator as spelt in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Eq => "eq",
+            Op::Ne => "ne",
+            Op::Lt => "lt",
+            Op::Lte => "lte",
+            Op::Gt => "gt",
+            Op::Gte => "gte",
+            Op::In => "in",
+            Op::NotIn => "not_in",
+        }
+    }
+}
+
+/// One comparison: the resolved value of `field` on the left, `value` on the right.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The field resolved against params and facts.
+    pub field: String,
+    /// The operator.
+    pub op: Op,
+    /// The literal on the right-hand side.
+    pub value: Value,
+}
+
+/// A predicate tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Predicate {
+    /// A leaf comparison.
+    Cmp(Comparison),
+    /// TRUE when every part is TRUE; `all: []` is TRUE.
+    All(Vec<Predicate>),
+    /// TRUE when some part is TRUE; `any: []` is FALSE.
+    Any(Vec<Predicate>),
+    /// Negation; `not UNKNOWN` is UNKNOWN.
+    Not(Box<Predicate>),
+}
+
+/// A three-valued truth value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tri {
+    /// Definitely false.
+    False,
+    /// Not decidable from what resolves.
+    Unknown,
+    /// Definitely true.
+    True,
+}
+
+impl Tri {
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tri::True => "TRUE",
+            Tri::False => "FALSE",
+            Tri::Unknown => "UNKNOWN",
+        }
+    }
+
+    fn not(self) -> Tri {
+        match self {
+            Tri::True => Tri::False,
+            Tri::False => Tri::True,
+            Tri::Unknown => Tri::Unknown,
+        }
+    }
+}
+
+/// Why a predicate object is malformed; `path` is a JSON-pointer-like location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PredicateError {
+    /// Where in the predicate, e.g. `/all/1/op`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A comparison whose operands cannot be compared, found while evaluating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeMismatch {
+    /// The field whose resolved value was compared.
+    pub field: String,
+    /// A readable account of the comparison.
+    pub detail: String,
+}
+
+/// Gives the value a field resolves to, or `None` for UNKNOWN.
+pub trait Resolve {
+    /// The value of `field`, if it resolves.
+    fn resolve(&self, field: &str) -> Option<&Value>;
+}
+
+impl Predicate {
+    /// Parses a predicate object, refusing extra or mixed keys, unknown ops, non-array
+    /// operands of `in`/`not_in`, and nesting deeper than `max_depth`.
+    pub fn parse(value: &Value, max_depth: usize) -> Result<Predicate, PredicateError> {
+        parse_at(value, "", 1, max_depth)
+    }
+
+    /// Every field name this predicate reads, in sorted order.
+    pub fn fields(&self) -> BTreeSet<&str> {
+        let mut out = BTreeSet::new();
+        self.collect_fields(&mut out);
+        out
+    }
+
+    fn collect_fields<'a>(&'a self, out: &mut BTreeSet<&'a str>) {
+        match self {
+            Predicate::Cmp(c) => {
+                out.insert(c.field.as_str());
+            }
+            Predicate::All(ps) | Predicate::Any(ps) => {
+                ps.iter().for_each(|p| p.collect_fields(out))
+            }
+            Predicate::Not(p) => p.collect_fields(out),
+        }
+    }
+
+    /// Evaluates in Kleene logic. Every part is evaluated (no short-circuit), so a type
+    /// mismatch anywhere is always reported, whatever the other parts say.
+    pub fn eval(&self, env: &dyn Resolve) -> Result<Tri, TypeMismatch> {
+        match self {
+            Predicate::Cmp(c) => match env.resolve(&c.field) {
+                None => Ok(Tri::Unknown),
+                Some(left) => compare(c, left).map(|b| if b { Tri::True } else { Tri::False }),
+            },
+            Predicate::All(ps) => {
+                let mut acc = Tri::True;
+                for p in ps {
+                    acc = acc.min(p.eval(env)?);
+                }
+                Ok(acc)
+            }
+            Predicate::Any(ps) => {
+                let mut acc = Tri::False;
+                for p in ps {
+                    acc = acc.max(p.eval(env)?);
+                }
+                Ok(acc)
+            }
+            Predicate::Not(p) => Ok(p.eval(env)?.not()),
+        }
+    }
+
+    /// The predicate with resolved values filled in, for reports:
+    /// `amount = 8400 gt 5000`, `all(a = 1 eq 1; b = ? gt 2)`.
+    pub fn explain(&self, env: &dyn Resolve) -> String {
+        let mut out = String::new();
+        self.explain_into(env, &mut out);
+        out
+    }
+
+    fn explain_into(&self, env: &dyn Resolve, out: &mut String) {
+        match self {
+            Predicate::Cmp(c) => {
+                let left = env
+                    .resolve(&c.field)
+                    .map_or_else(|| "?".to_string(), json_text);
+                let _ = write!(
+                    out,
+                    "{} = {} {} {}",
+                    crate::report::clean(&c.field),
+                    left,
+                    c.op.as_str(),
+                    json_text(&c.value)
+                );
+            }
+            Predicate::All(ps) | Predicate::Any(ps) => {
+                out.push_str(if matches!(self, Predicate::All(_)) {
+                    "all("
+                } else {
+                    "any("
+                });
+                for (i, p) in ps.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str("; ");
+                    }
+                    p.explain_into(env, out);
+                }
+                out.push(')');
+            }
+            Predicate::Not(p) => {
+                out.push_str("not(");
+                p.explain_into(env, out);
+                out.push(')');
+            }
+        }
+    }
+}
+
+fn parse_at(
+    value: &Value,
+    path: &str,
+    depth: usize,
+    max: usize,
+) -> Result<Predicate, PredicateError> {
+    let err = |p: &str, m: String| PredicateError {
+        path: if p.is_empty() {
+            "/".to_string()
+        } else {
+            p.to_string()
+        },
+        message: m,
+    };
+    if depth > max {
+        return Err(err(
+            path,
+            format!("predicate nested deeper than {max} levels"),
+        ));
+    }
+    let Value::Object(obj) = value else {
+        return Err(err(path, "a predicate must be an object".to_string()));
+    };
+    let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    let parts = |name: &str, v: &Value| -> Result<Vec<Predicate>, PredicateError> {
+        let p = format!("{path}/{name}");
+        let Value::Array(items) = v else {
+            return Err(err(&p, format!("`{name}` takes an array of predicates")));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| parse_at(item, &format!("{p}/{i}"), depth + 1, max))
+            .collect()
+    };
+    match (
+        keys.as_slice(),
+        obj.get("all"),
+        obj.get("any"),
+        obj.get("not"),
+    ) {
+        (["all"], Some(v), _, _) => Ok(Predicate::All(parts("all", v)?)),
+        (["any"], _, Some(v), _) => Ok(Predicate::Any(parts("any", v)?)),
+        (["not"], _, _, Some(v)) => Ok(Predicate::Not(Box::new(parse_at(
+            v,
+            &format!("{path}/not"),
+            depth + 1,
+            max,
+        )?))),
+        (["field", "op", "value"], _, _, _) => {
+            let field = match obj.get("field") {
+                Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                _ => {
+                    return Err(err(
+                        &format!("{path}/field"),
+                        "`field` must be a non-empty string".to_string(),
+                    ));
+                }
+            };
+            let op_text = obj.get("op").and_then(Value::as_str).unwrap_or("");
+            let Some(op) = Op::parse(op_text) else {
+                let shown = obj.get("op").map_or_else(String::new, json_text);
+                return Err(err(
+                    &format!("{path}/op"),
+                    format!("unknown op {shown} (eq ne lt lte gt gte in not_in)"),
+                ));
+            };
+            let value = obj.get("value").cloned().unwrap_or(Value::Null);
+            if matches!(op, Op::In | Op::NotIn) && !value.is_array() {
+                return Err(err(
+                    &format!("{path}/value"),
+                    format!("`{}` takes an array value", op.as_str()),
+                ));
+            }
+            check_numbers(&value).map_err(|m| err(&format!("{path}/value"), m))?;
+            Ok(Predicate::Cmp(Comparison { field, op, value }))
+        }
+        _ => Err(err(
+            path,
+            format!(
+                "a predicate has exactly the keys of one form ({{field, op, value}}, {{all}}, {{any}} or {{not}}); found {{{}}}",
+                keys.iter()
+                    .map(|k| crate::report::clean(k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// Refuses any number in `value` that cannot be read as an exact decimal.
+pub fn check_numbers(value: &Value) -> Result<(), String> {
+    match value {
+        Value::Number(n) => Decimal::parse(n.as_str())
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        Value::Array(items) => items.iter().try_for_each(check_numbers),
+        Value::Object(map) => map.values().try_for_each(check_numbers),
+        _ => Ok(()),
+    }
+}
+
+fn decimal(n: &serde_json::Number) -> Option<Decimal> {
+    Decimal::parse(n.as_str()).ok()
+}
+
+/// Deep JSON equality with numbers compared by exact decimal value; `true` is not `1`.
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (decimal(x), decimal(y)) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_str() == y.as_str(),
+        },
+        (Value::Array(xs), Value::Array(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| json_eq(x, y))
+        }
+        (Value::Object(xs), Value::Object(ys)) => {
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .all(|(k, x)| ys.get(k).is_some_and(|y| json_eq(x, y)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Orders two values that `lt lte gt gte` may compare: two numbers or two strings.
+pub fn order(left: &Value, right: &Value) -> Option<Ordering> {
+    match (left, right) {
+        (Value::Number(x), Value::Number(y)) => Some(decimal(x)?.cmp(&decimal(y)?)),
+        (Value::String(x), Value::String(y)) => Some(x.as_str().cmp(y.as_str())),
+        _ => None,
+    }
+}
+
+fn compare(c: &Comparison, left: &Value) -> Result<bool, TypeMismatch> {
+    let member = || match &c.value {
+        Value::Array(items) => items.iter().any(|v| json_eq(left, v)),
+        _ => false,
+    };
+    let ordered = |want: fn(Ordering) -> bool| {
+        order(left, &c.value).map(want).ok_or_else(|| TypeMismatch {
+            field: c.field.clone(),
+            detail: format!(
+                "{} = {} {} {}: `{}` orders two numbers or two strings",
+                crate::report::clean(&c.field),
+                json_text(left),
+                c.op.as_str(),
+                json_text(&c.value),
+                c.op.as_str()
+            ),
+        })
+    };
+    match c.op {
+        Op::Eq => Ok(json_eq(left, &c.value)),
+        Op::Ne => Ok(!json_eq(left, &c.value)),
+        Op::In => Ok(member()),
+        Op::NotIn => Ok(!member()),
+        Op::Lt => ordered(Ordering::is_lt),
+        Op::Lte => ordered(Ordering::is_le),
+        Op::Gt => ordered(Ordering::is_gt),
+        Op::Gte => ordered(Ordering::is_ge),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+    use std::collections::BTreeMap;
+
+    struct Env(BTreeMap<String, Value>);
+
+    impl Resolve for Env {
+        fn resolve(&self, field: &str) -> Option<&Value> {
+            self.0.get(field)
+        }
+    }
+
+    fn env(pairs: &str) -> Env {
+        let v = parse(pairs.as_bytes()).unwrap();
+        Env(v.as_object().unwrap().clone().into_iter().collect())
+    }
+
+    fn pred(text: &str) -> Predicate {
+        Predicate::parse(&parse(text.as_bytes()).unwrap(), DEFAULT_MAX_DEPTH).unwrap()
+    }
+
+    fn eval(p: &str, e: &str) -> Tri {
+        pred(p).eval(&env(e)).unwrap()
+    }
+
+    #[test]
+    fn boundary_is_arithmetic() {
+        let p = r#"{"field":"amount","op":"gt","value":5000}"#;
+        assert_eq!(eval(p, r#"{"amount":4999}"#), Tri::False);
+        assert_eq!(eval(p, r#"{"amount":5000}"#), Tri::False);
+        assert_eq!(eval(p, r#"{"amount":5000.0}"#), Tri::False);
+        assert_eq!(eval(p, r#"{"amount":5000.0000000000000001}"#), Tri::True);
+        assert_eq!(eval(p, r#"{"amount":5001}"#), Tri::True);
+        assert_eq!(eval(p, r#"{"amount":1e400}"#), Tri::True);
+        assert_eq!(eval(p, r#"{}"#), Tri::Unknown);
+    }
+
+    #[test]
+    fn kleene_connectives() {
+        let t = r#"{"field":"t","op":"eq","value":true}"#;
+        let f = r#"{"field":"t","op":"eq","value":false}"#;
+        let u = r#"{"field":"u","op":"eq","value":1}"#;
+        let e = r#"{"t":true}"#;
+        assert_eq!(eval(&format!(r#"{{"all":[{t},{u}]}}"#), e), Tri::Unknown);
+        assert_eq!(eval(&format!(r#"{{"all":[{f},{u}]}}"#), e), Tri::False);
+        assert_eq!(eval(&format!(r#"{{"any":[{t},{u}]}}"#), e), Tri::True);
+        assert_eq!(eval(&format!(r#"{{"any":[{f},{u}]}}"#), e), Tri::Unknown);
+        assert_eq!(eval(&format!(r#"{{"not":{u}}}"#), e), Tri::Unknown);
+        assert_eq!(eval(&format!(r#"{{"not":{f}}}"#), e), Tri::True);
+        assert_eq!(eval(r#"{"all":[]}"#, e), Tri::True);
+        assert_eq!(eval(r#"{"any":[]}"#, e), Tri::False);
+    }
+
+    #[test]
+    fn equality_is_deep_and_typed() {
+        let p = r#"{"field":"x","op":"eq","value":{"a":[1,2.0]}}"#;
+        assert_eq!(eval(p, r#"{"x":{"a":[1.0,2]}}"#), Tri::True);
+        assert_eq!(
+            eval(r#"{"field":"x","op":"eq","value":1}"#, r#"{"x":true}"#),
+            Tri::False
+        );
+        assert_eq!(
+            eval(
+                r#"{"field":"x","op":"in","value":[1,"a"]}"#,
+                r#"{"x":1.00}"#
+            ),
+            Tri::True
+        );
+        assert_eq!(
+            eval(
+                r#"{"field":"x","op":"not_in","value":[1,"a"]}"#,
+                r#"{"x":"b"}"#
+            ),
+            Tri::True
+        );
+    }
+
+    #[test]
+    fn strings_order_by_code_point() {
+        let p = r#"{"field":"d","op":"lt","value":"2026-03-01"}"#;
+        assert_eq!(eval(p, r#"{"d":"2026-02-28"}"#), Tri::True);
+        assert_eq!(eval(p, r#"{"d":"2026-03-01"}"#), Tri::False);
+    }
+
+    #[test]
+    fn ordering_a_string_against_a_number_is_a_mismatch() {
+        let p = pred(r#"{"field":"amount","op":"gt","value":5000}"#);
+        let err = p.eval(&env(r#"{"amount":"8400"}"#)).unwrap_err();
+        assert_eq!(err.field, "amount");
+        let p = pred(
+            r#"{"any":[{"field":"t","op":"eq","value":1},{"field":"b","op":"lt","value":1}]}"#,
+        );
+        assert!(
+            p.eval(&env(r#"{"t":1,"b":null}"#)).is_err(),
+            "mismatch is reported even when any is TRUE"
+        );
+    }
+
+    #[test]
+    fn malformed_predicates_are_refused() {
+        for bad in [
+            r#"{"field":"a","op":"gt"}"#,
+            r#"{"field":"a","op":"gt","value":1,"extra":1}"#,
+            r#"{"field":"a","op":"greater","value":1}"#,
+            r#"{"field":"a","op":"in","value":1}"#,
+            r#"{"all":[],"any":[]}"#,
+            r#"{"all":{}}"#,
+            r#"{"not":[]}"#,
+            r#"{"field":"","op":"eq","value":1}"#,
+            r#"{"field":1,"op":"eq","value":1}"#,
+            r#"[]"#,
+        ] {
+            let v = parse(bad.as_bytes()).unwrap();
+            assert!(Predicate::parse(&v, DEFAULT_MAX_DEPTH).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn depth_limit_is_enforced() {
+        let mut text = r#"{"field":"a","op":"eq","value":1}"#.to_string();
+        for _ in 0..10 {
+            text = format!(r#"{{"not":{text}}}"#);
+        }
+        let v = parse(text.as_bytes()).unwrap();
+        assert!(Predicate::parse(&v, 11).is_ok());
+        let err = Predicate::parse(&v, 10).unwrap_err();
+        assert!(err.message.contains("deeper than 10"));
+    }
+
+    #[test]
+    fn explain_shows_resolved_values() {
+        let p = pred(
+            r#"{"all":[{"field":"amount","op":"gt","value":5000},{"field":"c","op":"eq","value":"x"}]}"#,
+        );
+        assert_eq!(
+            p.explain(&env(r#"{"amount":8400}"#)),
+            r#"all(amount = 8400 gt 5000; c = ? eq "x")"#
+        );
+    }
+}

@@ -1,0 +1,647 @@
+//! Typed records and the validated store they form.
+//!
+//! This module turns JSON record objects into typed records (SPEC 2.1), refusing anything
+//! the gate could misread: unknown keys on evaluable kinds, duplicate ids or seqs,
+//! dangling `supersedes` and `depends_on`. The store keeps records ordered by `seq` and
+//! the indexes the gate's views need. It does no I/O.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::InputError;
+use crate::json::canonical;
+use crate::predicate::{self, Predicate};
+use crate::report::clean;
+
+/// What a policy does when its predicate is TRUE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PolicyEffect {
+    /// Permissive: licenses the call.
+    Allow,
+    /// Restrictive: forbids the call.
+    Deny,
+    /// Restrictive: the call needs a human approver.
+    RequireApproval,
+}
+
+impl PolicyEffect {
+    /// The effect as spelt in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyEffect::Allow => "allow",
+            PolicyEffect::Deny => "deny",
+            PolicyEffect::RequireApproval => "require_approval",
+        }
+    }
+
+    /// True for `deny` and `require_approval`.
+    pub fn is_restrictive(self) -> bool {
+        !matches!(self, PolicyEffect::Allow)
+    }
+}
+
+/// A rule over calls of the tools in its scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// Tool names or `*` globs.
+    pub scope: Vec<String>,
+    /// When the rule applies.
+    pub predicate: Predicate,
+    /// What it does then.
+    pub effect: PolicyEffect,
+    /// The id of an earlier policy this one revokes.
+    pub supersedes: Option<String>,
+    /// Ids of the records this rule was derived from.
+    pub depends_on: Vec<String>,
+}
+
+impl Policy {
+    /// True when some scope entry matches `tool`.
+    pub fn scopes(&self, tool: &str) -> bool {
+        self.scope.iter().any(|s| glob_match(s, tool))
+    }
+}
+
+/// The value of a named field as of the record's `seq`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    /// The field name.
+    pub field: String,
+    /// Its value.
+    pub value: Value,
+    /// The id of an earlier fact of the same field this one corrects.
+    pub supersedes: Option<String>,
+    /// Ids of the records this value was derived from.
+    pub depends_on: Vec<String>,
+}
+
+/// A non-idempotent call that already ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effect {
+    /// The tool that was called.
+    pub tool: String,
+    /// Top-level params the call had.
+    pub matches: Map<String, Value>,
+}
+
+/// What a record is, by its `kind`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `policy`
+    Policy(Policy),
+    /// `fact`
+    Fact(Fact),
+    /// `effect`
+    Effect(Effect),
+    /// `chatter`: declared inconsequential.
+    Chatter,
+    /// Any other kind, e.g. `summary`: the gate can prove nothing about it.
+    Unevaluable(String),
+}
+
+impl Kind {
+    /// The kind as spelt in records.
+    pub fn name(&self) -> &str {
+        match self {
+            Kind::Policy(_) => "policy",
+            Kind::Fact(_) => "fact",
+            Kind::Effect(_) => "effect",
+            Kind::Chatter => "chatter",
+            Kind::Unevaluable(k) => k,
+        }
+    }
+}
+
+/// One validated record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Unique, non-empty id.
+    pub id: String,
+    /// Unique order key.
+    pub seq: u64,
+    /// The typed body.
+    pub kind: Kind,
+    /// Prose shown in reports.
+    pub text: Option<String>,
+    /// Declared or estimated token cost.
+    pub tokens: u64,
+    /// sha256 of the record's canonical JSON.
+    pub digest: [u8; 32],
+}
+
+impl Record {
+    /// The ids this record was derived from (policies and facts only).
+    pub fn depends_on(&self) -> &[String] {
+        match &self.kind {
+            Kind::Policy(p) => &p.depends_on,
+            Kind::Fact(f) => &f.depends_on,
+            _ => &[],
+        }
+    }
+
+    /// The id of the earlier record this one supersedes.
+    pub fn supersedes(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Policy(p) => p.supersedes.as_deref(),
+            Kind::Fact(f) => f.supersedes.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// Options for reading records.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Deepest predicate nesting accepted.
+    pub max_predicate_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_predicate_depth: predicate::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// Where a record came from, for error messages before its id is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// The N-th element (0-based) of a document's `records`.
+    Index(usize),
+    /// A 1-based line of a JSON Lines stream.
+    Line(usize),
+}
+
+impl Place {
+    fn describe(&self) -> String {
+        match self {
+            Place::Index(i) => format!("records[{i}]"),
+            Place::Line(l) => format!("line {l}"),
+        }
+    }
+}
+
+/// Validates one record object. `origin` names the file for messages.
+pub fn parse_record(
+    origin: &str,
+    place: &Place,
+    value: &Value,
+    limits: Limits,
+) -> Result<Record, InputError> {
+    let Value::Object(obj) = value else {
+        return Err(InputError::at(
+            origin,
+            place.describe(),
+            "a record must be a JSON object",
+        ));
+    };
+    let id = match obj.get("id") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(_) => {
+            return Err(InputError::at(
+                origin,
+                place.describe(),
+                "`id` must be a non-empty string",
+            ));
+        }
+        None => return Err(InputError::at(origin, place.describe(), "missing key `id`")),
+    };
+    let here = format!("record `{}`", clean(&id));
+    let fail = |message: String| InputError::at(origin, here.clone(), message);
+    let seq = match obj.get("seq") {
+        Some(v) => whole_number(v)
+            .ok_or_else(|| fail("`seq` must be a non-negative integer below 2^64".into()))?,
+        None => return Err(fail("missing key `seq`".into())),
+    };
+    let kind_name = match obj.get("kind") {
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(fail("`kind` must be a string".into())),
+        None => return Err(fail("missing key `kind`".into())),
+    };
+    let text = match obj.get("text") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(fail("`text` must be a string".into())),
+    };
+    let canonical_json = canonical(value);
+    let tokens = match obj.get("tokens") {
+        None => (canonical_json.len() as u64).div_ceil(4),
+        Some(v) => {
+            whole_number(v).ok_or_else(|| fail("`tokens` must be a non-negative integer".into()))?
+        }
+    };
+    let digest: [u8; 32] = Sha256::digest(canonical_json.as_bytes()).into();
+    let kind = match kind_name.as_str() {
+        "policy" => Kind::Policy(parse_policy(obj, limits).map_err(&fail)?),
+        "fact" => Kind::Fact(parse_fact(obj).map_err(&fail)?),
+        "effect" => Kind::Effect(parse_effect(obj).map_err(&fail)?),
+        "chatter" => Kind::Chatter,
+        other => Kind::Unevaluable(other.to_string()),
+    };
+    Ok(Record {
+        id,
+        seq,
+        kind,
+        text,
+        tokens,
+        digest,
+    })
+}
+
+/// Reads a JSON integer in `0..2^64` (no fraction, no exponent).
+pub fn whole_number(v: &Value) -> Option<u64> {
+    v.as_number().and_then(|n| n.as_str().parse::<u64>().ok())
+}
+
+const COMMON_KEYS: [&str; 6] = ["id", "seq", "kind", "text", "tokens", "meta"];
+
+fn only_keys(obj: &Map<String, Value>, own: &[&str]) -> Result<(), String> {
+    let extra: Vec<String> = obj
+        .keys()
+        .filter(|k| !COMMON_KEYS.contains(&k.as_str()) && !own.contains(&k.as_str()))
+        .map(|k| format!("`{}`", clean(k)))
+        .collect();
+    if extra.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown key {} (a {} record takes {})",
+            extra.join(", "),
+            obj.get("kind").and_then(Value::as_str).unwrap_or(""),
+            own.join(", ")
+        ))
+    }
+}
+
+fn required<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
+    obj.get(key).ok_or_else(|| format!("missing key `{key}`"))
+}
+
+fn nonempty_string(v: &Value, key: &str) -> Result<String, String> {
+    match v {
+        Value::String(s) if !s.is_empty() => Ok(s.clone()),
+        _ => Err(format!("`{key}` must be a non-empty string")),
+    }
+}
+
+fn optional_id(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    obj.get(key).map(|v| nonempty_string(v, key)).transpose()
+}
+
+fn id_list(obj: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match obj.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items.iter().map(|v| nonempty_string(v, key)).collect(),
+        Some(_) => Err(format!("`{key}` must be an array of record ids")),
+    }
+}
+
+fn numbers_ok(v: &Value, key: &str) -> Result<(), String> {
+    predicate::check_numbers(v).map_err(|e| format!("`{key}`: {e}"))
+}
+
+fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, String> {
+    only_keys(
+        obj,
+        &["scope", "predicate", "effect", "supersedes", "depends_on"],
+    )?;
+    let scope = match required(obj, "scope")? {
+        Value::String(s) if !s.is_empty() => vec![s.clone()],
+        Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|v| nonempty_string(v, "scope"))
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err("`scope` must be a tool name, a glob, or a non-empty array of those".into());
+        }
+    };
+    let predicate = Predicate::parse(required(obj, "predicate")?, limits.max_predicate_depth)
+        .map_err(|e| format!("`predicate` at {}: {}", e.path, e.message))?;
+    let effect = match required(obj, "effect")? {
+        Value::String(s) if s == "allow" => PolicyEffect::Allow,
+        Value::String(s) if s == "deny" => PolicyEffect::Deny,
+        Value::String(s) if s == "require_approval" => PolicyEffect::RequireApproval,
+        other => {
+            return Err(format!(
+                "unknown effect {} (allow, deny or require_approval)",
+                crate::report::json_text(other)
+            ));
+        }
+    };
+    Ok(Policy {
+        scope,
+        predicate,
+        effect,
+        supersedes: optional_id(obj, "supersedes")?,
+        depends_on: id_list(obj, "depends_on")?,
+    })
+}
+
+fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, String> {
+    only_keys(obj, &["field", "value", "supersedes", "depends_on"])?;
+    let field = nonempty_string(required(obj, "field")?, "field")?;
+    let value = required(obj, "value")?.clone();
+    numbers_ok(&value, "value")?;
+    Ok(Fact {
+        field,
+        value,
+        supersedes: optional_id(obj, "supersedes")?,
+        depends_on: id_list(obj, "depends_on")?,
+    })
+}
+
+fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, String> {
+    only_keys(obj, &["tool", "match"])?;
+    let tool = nonempty_string(required(obj, "tool")?, "tool")?;
+    let Value::Object(matches) = required(obj, "match")? else {
+        return Err("`match` must be an object of param names to values".into());
+    };
+    numbers_ok(required(obj, "match")?, "match")?;
+    Ok(Effect {
+        tool,
+        matches: matches.clone(),
+    })
+}
+
+/// `*` matches any run of characters (dots included); everything else is literal.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == name;
+    };
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(i) => rest = rest.get(i + part.len()..).unwrap_or(""),
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The validated record set, ordered by `seq`, with the indexes views need.
+#[derive(Debug, Clone)]
+pub struct Store {
+    records: Vec<Record>,
+    index: BTreeMap<String, usize>,
+    facts_by_field: BTreeMap<String, Vec<usize>>,
+    revokers: BTreeMap<usize, Vec<usize>>,
+}
+
+impl Store {
+    /// Builds a store from records in any order, checking the cross-record rules:
+    /// unique ids and seqs, `supersedes` naming an earlier record of the same kind (and
+    /// field), `depends_on` naming records that exist.
+    pub fn new(origin: &str, mut records: Vec<Record>) -> Result<Store, InputError> {
+        records.sort_by_key(|r| r.seq);
+        let at = |id: &str, message: String| {
+            InputError::at(origin, format!("record `{}`", clean(id)), message)
+        };
+        for pair in records.windows(2) {
+            if let [a, b] = pair
+                && a.seq == b.seq
+            {
+                return Err(at(
+                    &b.id,
+                    format!(
+                        "duplicate seq {} (also on record `{}`)",
+                        b.seq,
+                        clean(&a.id)
+                    ),
+                ));
+            }
+        }
+        let mut index = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
+            if index.insert(r.id.clone(), i).is_some() {
+                return Err(at(&r.id, "duplicate id".to_string()));
+            }
+        }
+        let mut facts_by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut revokers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
+            if let Some(target) = r.supersedes() {
+                let earlier = index
+                    .get(target)
+                    .filter(|&&t| t < i)
+                    .and_then(|&t| records.get(t).map(|rec| (t, rec)));
+                let same = earlier.filter(|(_, old)| match (&r.kind, &old.kind) {
+                    (Kind::Policy(_), Kind::Policy(_)) => true,
+                    (Kind::Fact(new), Kind::Fact(old)) => new.field == old.field,
+                    _ => false,
+                });
+                let Some((t, _)) = same else {
+                    let what = match &r.kind {
+                        Kind::Fact(f) => format!("an earlier fact of field `{}`", clean(&f.field)),
+                        _ => "an earlier policy".to_string(),
+                    };
+                    return Err(at(
+                        &r.id,
+                        format!(
+                            "`supersedes` names `{}`, which is not {what}",
+                            clean(target)
+                        ),
+                    ));
+                };
+                if matches!(r.kind, Kind::Policy(_)) {
+                    revokers.entry(t).or_default().push(i);
+                }
+            }
+            for dep in r.depends_on() {
+                if !index.contains_key(dep) || dep == &r.id {
+                    return Err(at(
+                        &r.id,
+                        format!(
+                            "`depends_on` names `{}`, which is no other record",
+                            clean(dep)
+                        ),
+                    ));
+                }
+            }
+            if let Kind::Fact(f) = &r.kind {
+                facts_by_field.entry(f.field.clone()).or_default().push(i);
+            }
+        }
+        Ok(Store {
+            records,
+            index,
+            facts_by_field,
+            revokers,
+        })
+    }
+
+    /// Records in `seq` order.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// True when there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The record at a position (positions follow `seq` order).
+    pub fn get(&self, pos: usize) -> Option<&Record> {
+        self.records.get(pos)
+    }
+
+    /// The position of the record with this id.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    /// Positions of the facts of `field`, in `seq` order.
+    pub fn facts_of(&self, field: &str) -> &[usize] {
+        self.facts_by_field.get(field).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every field that some fact sets.
+    pub fn fact_fields(&self) -> impl Iterator<Item = &str> {
+        self.facts_by_field.keys().map(String::as_str)
+    }
+
+    /// Positions of the policies whose `supersedes` names the policy at `pos`.
+    pub fn revokers_of(&self, pos: usize) -> &[usize] {
+        self.revokers.get(&pos).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every tool name that a policy scope or an effect spells out exactly (no glob).
+    pub fn named_tools(&self) -> BTreeSet<&str> {
+        let mut out = BTreeSet::new();
+        for r in &self.records {
+            match &r.kind {
+                Kind::Policy(p) => out.extend(
+                    p.scope
+                        .iter()
+                        .filter(|s| !s.contains('*'))
+                        .map(String::as_str),
+                ),
+                Kind::Effect(e) => {
+                    out.insert(e.tool.as_str());
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn rec(text: &str) -> Result<Record, InputError> {
+        parse_record(
+            "t.json",
+            &Place::Index(0),
+            &parse(text.as_bytes()).unwrap(),
+            Limits::default(),
+        )
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("refunds.*", "refunds.create"));
+        assert!(glob_match("*", "anything"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "abc"));
+        assert!(glob_match("a*b*c", "a-b-b-c"));
+        assert!(!glob_match("a*b*c", "a-c"));
+        assert!(!glob_match("refunds.*", "refund.create"));
+        assert!(glob_match("refunds.create", "refunds.create"));
+        assert!(!glob_match("refunds.create", "refunds.created"));
+        assert!(!glob_match("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn evaluable_kinds_refuse_unknown_keys() {
+        let err = rec(r#"{"id":"p","seq":1,"kind":"policy","scope":"x","predicate":{"all":[]},"effect":"deny","supercedes":"q"}"#)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("unknown key `supercedes`"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("record `p`"), "{err}");
+        assert!(rec(r#"{"id":"c","seq":1,"kind":"chatter","whatever":1}"#).is_ok());
+        assert!(rec(r#"{"id":"s","seq":1,"kind":"summary","whatever":1}"#).is_ok());
+    }
+
+    #[test]
+    fn tokens_default_to_a_quarter_of_canonical_bytes() {
+        let r = rec(r#"{"id":"c", "seq":1, "kind":"chatter"}"#).unwrap();
+        // {"id":"c","kind":"chatter","seq":1} is 35 bytes
+        assert_eq!(r.tokens, 9);
+        assert_eq!(
+            rec(r#"{"id":"c","seq":1,"kind":"chatter","tokens":3}"#)
+                .unwrap()
+                .tokens,
+            3
+        );
+    }
+
+    #[test]
+    fn bad_fields_are_refused() {
+        for bad in [
+            r#"{"id":"","seq":1,"kind":"chatter"}"#,
+            r#"{"id":"a","seq":-1,"kind":"chatter"}"#,
+            r#"{"id":"a","seq":1.5,"kind":"chatter"}"#,
+            r#"{"id":"a","seq":18446744073709551616,"kind":"chatter"}"#,
+            r#"{"id":"a","seq":1}"#,
+            r#"{"id":"a","seq":1,"kind":"policy","scope":"x","predicate":{"all":[]},"effect":"maybe"}"#,
+            r#"{"id":"a","seq":1,"kind":"policy","scope":[],"predicate":{"all":[]},"effect":"deny"}"#,
+            r#"{"id":"a","seq":1,"kind":"fact","field":"x"}"#,
+            r#"{"id":"a","seq":1,"kind":"effect","tool":"x","match":[]}"#,
+        ] {
+            assert!(rec(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            rec(r#"{"id":"a","seq":18446744073709551615,"kind":"chatter"}"#)
+                .unwrap()
+                .seq,
+            u64::MAX
+        );
+    }
+
+    fn store(records: &[&str]) -> Result<Store, InputError> {
+        let rs = records
+            .iter()
+            .map(|t| rec(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        Store::new("t.json", rs)
+    }
+
+    #[test]
+    fn cross_record_rules() {
+        let f1 = r#"{"id":"f1","seq":1,"kind":"fact","field":"x","value":1}"#;
+        assert!(
+            store(&[
+                f1,
+                r#"{"id":"f2","seq":2,"kind":"fact","field":"x","value":2,"supersedes":"f1"}"#
+            ])
+            .is_ok()
+        );
+        let wrong_field =
+            r#"{"id":"f2","seq":2,"kind":"fact","field":"y","value":2,"supersedes":"f1"}"#;
+        assert!(store(&[f1, wrong_field]).is_err());
+        let later = r#"{"id":"f0","seq":0,"kind":"fact","field":"x","value":2,"supersedes":"f1"}"#;
+        assert!(store(&[f1, later]).is_err());
+        assert!(store(&[f1, r#"{"id":"f1","seq":2,"kind":"chatter"}"#]).is_err());
+        assert!(store(&[f1, r#"{"id":"f9","seq":1,"kind":"chatter"}"#]).is_err());
+        let dep = r#"{"id":"d","seq":3,"kind":"fact","field":"z","value":1,"depends_on":["nope"]}"#;
+        assert!(store(&[f1, dep]).is_err());
+    }
+}
