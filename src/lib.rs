@@ -17,3 +17,4 @@ pub mod json;
 pub mod predicate;
 pub mod record;
 pub mod report;
+pub mod schema;
