@@ -6,11 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::action::Action;
+use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::input::{self, Input};
+use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report, clean};
 
@@ -54,6 +55,16 @@ struct CheckArgs {
     /// The proposed call, `{"tool":...,"params":{...}}`, inline or `@FILE`.
     #[arg(long)]
     action: Option<String>,
+    /// Judge every reachable call of the tools instead of one action (never reads one).
+    #[arg(long, conflicts_with = "action")]
+    precheck: bool,
+    /// Tools for --precheck: names `a,b`, or a JSON array of `{"name","input_schema"}`,
+    /// inline or `@FILE`. Default: the document's `tools`, else every tool a record names.
+    #[arg(long, requires = "precheck")]
+    tools: Option<String>,
+    /// The most calls --precheck tries per rule and tool before answering "may bind".
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    max_calls: usize,
     /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line).
     #[arg(long)]
     kept: Option<String>,
@@ -221,6 +232,29 @@ fn resolve_action(loaded: &Loaded, flag: Option<&str>, origin: &str) -> Result<A
     }
 }
 
+/// The tools for precheck and pin: `--tools`, else the document's `tools`, else every
+/// tool a policy scope or an effect names exactly (SPEC 2.3).
+fn resolve_tools(input: &Input, flag: Option<&str>) -> Result<Vec<Tool>, InputError> {
+    match flag {
+        Some(v) => {
+            let (o, text, _) = flag_text("--tools", v)?;
+            input::tools_from_flag(&o, &text)
+        }
+        None => Ok(match &input.tools {
+            Some(tools) => tools.clone(),
+            None => input
+                .store
+                .named_tools()
+                .into_iter()
+                .map(|name| Tool {
+                    name: name.to_string(),
+                    input_schema: None,
+                })
+                .collect(),
+        }),
+    }
+}
+
 fn format_of(f: FormatArg) -> Format {
     match f {
         FormatArg::Text => Format::Text,
@@ -229,6 +263,9 @@ fn format_of(f: FormatArg) -> Format {
 }
 
 fn run_check(args: &CheckArgs) -> u8 {
+    if args.precheck {
+        return run_precheck(args);
+    }
     let format = format_of(args.format);
     let options = CheckOptions {
         allow_unevaluable: args.allow_unevaluable,
@@ -242,6 +279,24 @@ fn run_check(args: &CheckArgs) -> u8 {
     match report {
         Ok(r) => finish(&r, format),
         Err(e) => fail(Mode::Check, &e, format),
+    }
+}
+
+fn run_precheck(args: &CheckArgs) -> u8 {
+    let format = format_of(args.format);
+    let options = PrecheckOptions {
+        allow_unevaluable: args.allow_unevaluable,
+        max_calls: args.max_calls,
+    };
+    let report = (|| {
+        let loaded = load_with(&args.input, args.retention, args.kept.as_deref())?;
+        let tools = resolve_tools(&loaded.input, args.tools.as_deref())?;
+        let outcome = precheck::precheck(&loaded.input.store, &loaded.compaction, &tools, options);
+        Ok::<_, InputError>(Report::precheck(&tools, &loaded.compaction, outcome))
+    })();
+    match report {
+        Ok(r) => finish(&r, format),
+        Err(e) => fail(Mode::Precheck, &e, format),
     }
 }
 

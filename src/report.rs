@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::action::Action;
+use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
 use crate::gate::{Finding, Outcome, Severity, Verdict};
 
@@ -111,6 +111,14 @@ impl Report {
     pub fn check(action: &Action, compaction: &Compaction, outcome: Outcome) -> Report {
         let mut r = Report::from_outcome(Mode::Check, outcome);
         r.action = Some(action.clone());
+        r.compaction = Some(compaction.into());
+        r
+    }
+
+    /// A `check --precheck` report: no action, the tools, the compaction.
+    pub fn precheck(tools: &[Tool], compaction: &Compaction, outcome: Outcome) -> Report {
+        let mut r = Report::from_outcome(Mode::Precheck, outcome);
+        r.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
         r.compaction = Some(compaction.into());
         r
     }

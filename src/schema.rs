@@ -211,6 +211,12 @@ impl Schema {
             && self.upper.as_ref().is_none_or(|b| below(d, b))
     }
 
+    /// The same domain restricted to objects (a tool's params are always one).
+    pub fn objects_only(mut self) -> Schema {
+        self.types &= OBJECT;
+        self
+    }
+
     /// True when some admitted value is an object.
     pub fn admits_objects(&self) -> bool {
         self.types & OBJECT != 0
