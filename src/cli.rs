@@ -9,11 +9,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Severity, Verdict};
+use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, Verdict};
 use crate::input::{self, Input};
+use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::record::Limits;
-use crate::report::{self, Format, Mode, Report, clean};
+use crate::report::{self, Format, Mode, Report, TokenSummary, clean};
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
@@ -27,6 +28,8 @@ pub struct Cli {
 enum Command {
     /// Judge one action under one compaction: PASS (0), BLOCK (1) or ERROR (2).
     Check(CheckArgs),
+    /// Print the records a compactor must keep; with --budget, the ids to keep.
+    Pin(PinArgs),
     /// Judge each input's own action under each retention; exit with the worst verdict.
     Sweep(SweepArgs),
     /// Recompute a report's seal: 0 when it matches, 1 when it does not, 2 if unreadable.
@@ -79,6 +82,33 @@ struct CheckArgs {
     format: FormatArg,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PinFormat {
+    Text,
+    Json,
+    /// The ids to keep (with --budget) or the pinned ids, one per line, for `--kept @FILE`.
+    Ids,
+}
+
+#[derive(Debug, Args)]
+struct PinArgs {
+    /// The full records: a document or JSON Lines; `-` for stdin.
+    input: String,
+    /// Tools: names `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`.
+    /// Default: the document's `tools`, else every tool a record names.
+    #[arg(long)]
+    tools: Option<String>,
+    /// Token budget: keep the pinned records, then the most recent others that fit.
+    #[arg(long)]
+    budget: Option<u64>,
+    /// Report format, or `ids` for a file `check --kept @FILE` reads.
+    #[arg(long, value_enum, default_value = "text")]
+    format: PinFormat,
+    /// The most calls tried per rule and tool before a rule is pinned as undecided.
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    max_calls: usize,
+}
+
 #[derive(Debug, Args)]
 struct SweepArgs {
     /// Documents that carry their own action (and `kept` for retention=given).
@@ -111,6 +141,7 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Check(args) => run_check(&args),
+        Command::Pin(args) => run_pin(&args),
         Command::Sweep(args) => run_sweep(&args),
         Command::Verify { report } => run_verify(&report),
     };
@@ -297,6 +328,125 @@ fn run_precheck(args: &CheckArgs) -> u8 {
     match report {
         Ok(r) => finish(&r, format),
         Err(e) => fail(Mode::Precheck, &e, format),
+    }
+}
+
+fn run_pin(args: &PinArgs) -> u8 {
+    let format = match args.format {
+        PinFormat::Json => Format::Json,
+        PinFormat::Text | PinFormat::Ids => Format::Text,
+    };
+    let loaded = (|| {
+        let bytes = read_source(&args.input)?;
+        let input = input::load(origin_name(&args.input), &bytes, Limits::default())?;
+        let tools = resolve_tools(&input, args.tools.as_deref())?;
+        Ok::<_, InputError>((input, tools))
+    })();
+    let (input, tools) = match loaded {
+        Ok(x) => x,
+        Err(e) if args.format == PinFormat::Ids => {
+            eprintln!("omission-gate: invalid-input: {e}");
+            return 2;
+        }
+        Err(e) => return fail(Mode::Pin, &e, format),
+    };
+    let store = &input.store;
+    let pins = pin::pin(store, &tools, args.max_calls);
+    let mut findings: Vec<Finding> = precheck::domains(&tools)
+        .iter()
+        .flat_map(precheck::schema_notes)
+        .collect();
+    let mut tokens = TokenSummary {
+        budget: args.budget,
+        pinned_records: pins.positions.len(),
+        pinned_tokens: pins
+            .positions
+            .iter()
+            .filter_map(|&p| store.get(p))
+            .map(|r| r.tokens)
+            .fold(0, u64::saturating_add),
+        kept_records: None,
+        kept_tokens: None,
+    };
+    let mut kept: Option<(Vec<String>, Compaction)> = None;
+    if let Some(budget) = args.budget {
+        match pin::fill(store, &pins.positions, budget) {
+            Ok(fill) => {
+                let mut mask = vec![false; store.len()];
+                for &p in &fill.kept {
+                    if let Some(slot) = mask.get_mut(p) {
+                        *slot = true;
+                    }
+                }
+                tokens.kept_records = Some(fill.kept.len());
+                tokens.kept_tokens = Some(fill.kept_tokens);
+                let ids = fill
+                    .kept
+                    .iter()
+                    .filter_map(|&p| store.get(p).map(|r| r.id.clone()))
+                    .collect();
+                kept = Some((ids, Compaction::from_mask(store, Retention::Given, mask)));
+            }
+            Err(over) => findings.push(Finding::new(
+                Code::LedgerExceedsBudget,
+                None,
+                format!(
+                    "the pinned records alone need {} tokens, over the budget of {budget}: defer the compaction (a full window is a recoverable failure; a silently corrupted ledger is not)",
+                    over.pinned_tokens
+                ),
+            )),
+        }
+    }
+    let mut report = Report::from_outcome(Mode::Pin, Outcome::from_findings(findings));
+    report.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
+    report.pinned = Some(pins.pinned.clone());
+    report.tokens = Some(tokens);
+    if let Some((ids, compaction)) = kept {
+        report.compaction = Some((&compaction).into());
+        report.kept = Some(ids);
+    }
+    if args.format == PinFormat::Ids {
+        if report.verdict != Verdict::Pass {
+            for f in &report.findings {
+                if f.severity == Severity::Error {
+                    eprintln!("omission-gate: {}: {}", f.code.as_str(), f.message);
+                }
+            }
+            return report.exit_code;
+        }
+        let ids: Vec<String> = match &report.kept {
+            Some(ids) => ids.clone(),
+            None => pins.pinned.iter().map(|p| p.id.clone()).collect(),
+        };
+        return match emit(ids_file(&ids).as_bytes()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("omission-gate: cannot write the ids: {}", io_reason(&e));
+                2
+            }
+        };
+    }
+    finish(&report, format)
+}
+
+/// The ids as a file `--kept @FILE` reads: one per line, or a JSON array when some id
+/// would not survive that (a line break, surrounding space, a leading `[`).
+fn ids_file(ids: &[String]) -> String {
+    let line_safe = |id: &String| {
+        !id.is_empty()
+            && id.trim() == id
+            && !id.starts_with('[')
+            && !id.chars().any(|c| c.is_control() || c == '\u{feff}')
+    };
+    if ids.iter().all(line_safe) {
+        ids.iter().map(|id| format!("{id}\n")).collect()
+    } else {
+        let array = serde_json::Value::Array(
+            ids.iter()
+                .map(|id| serde_json::Value::String(id.clone()))
+                .collect(),
+        );
+        format!("{}\n", report::json_text(&array))
     }
 }
 

@@ -14,6 +14,7 @@ pub mod error;
 pub mod gate;
 pub mod input;
 pub mod json;
+pub mod pin;
 pub mod precheck;
 pub mod predicate;
 pub mod record;

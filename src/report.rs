@@ -66,6 +66,24 @@ pub struct Pinned {
     pub why: String,
 }
 
+/// `pin`: tokens of the pinned and the kept records, against the budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenSummary {
+    /// `--budget`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    /// How many records are pinned.
+    pub pinned_records: usize,
+    /// Their tokens.
+    pub pinned_tokens: u64,
+    /// How many records the budget keeps, pinned ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_records: Option<usize>,
+    /// Their tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_tokens: Option<u64>,
+}
+
 /// Which question a report answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -104,6 +122,9 @@ pub struct Report {
     /// `pin --budget`: the ids to keep.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept: Option<Vec<String>>,
+    /// `pin`: tokens pinned and kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenSummary>,
 }
 
 impl Report {
@@ -135,6 +156,7 @@ impl Report {
             findings: outcome.findings,
             pinned: None,
             kept: None,
+            tokens: None,
         }
     }
 
@@ -200,6 +222,25 @@ impl Report {
         }
         for p in self.pinned.iter().flatten() {
             line("pinned", &format!("{} ({})", clean(&p.id), p.why));
+        }
+        if let Some(t) = &self.tokens {
+            let mut text = format!(
+                "pinned {} record{} = {} tokens",
+                t.pinned_records,
+                if t.pinned_records == 1 { "" } else { "s" },
+                t.pinned_tokens
+            );
+            if let Some(b) = t.budget {
+                let _ = write!(text, "; budget {b}");
+            }
+            if let (Some(n), Some(k)) = (t.kept_records, t.kept_tokens) {
+                let _ = write!(
+                    text,
+                    "; kept {n} record{} = {k} tokens",
+                    if n == 1 { "" } else { "s" }
+                );
+            }
+            line("tokens", &text);
         }
         if let Some(kept) = &self.kept {
             let ids: Vec<Cow<str>> = kept.iter().map(|id| clean(id)).collect();

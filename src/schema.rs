@@ -367,24 +367,39 @@ impl Schema {
         if let Some(values) = self.finite() {
             return Ok(values);
         }
-        let mut out = Vec::new();
+        // One group per admitted type; the types the constants have come first, so a
+        // witness looks like what the rule talks about.
+        let mut groups: Vec<(usize, Vec<Value>)> = Vec::new();
+        let rank = |bits: u8, default: usize| {
+            probe
+                .constants
+                .iter()
+                .position(|c| type_bit(c) & bits != 0)
+                .unwrap_or(probe.constants.len() + default)
+        };
         if self.types & (INTEGER | NUMBER) != 0 {
+            let mut out = Vec::new();
             self.number_reps(probe, &mut out)?;
+            groups.push((rank(INTEGER | NUMBER, 0), out));
         }
         if self.types & STRING != 0 {
+            let mut out = Vec::new();
             string_reps(probe, &mut out);
+            groups.push((rank(STRING, 1), out));
         }
         if self.types & BOOLEAN != 0 {
-            if probe.constants.iter().any(Value::is_boolean) {
-                out.extend([Value::Bool(true), Value::Bool(false)]);
+            let out = if probe.constants.iter().any(Value::is_boolean) {
+                vec![Value::Bool(true), Value::Bool(false)]
             } else {
-                out.push(Value::Bool(true));
-            }
+                vec![Value::Bool(true)]
+            };
+            groups.push((rank(BOOLEAN, 2), out));
         }
         if self.types & NULL != 0 {
-            out.push(Value::Null);
+            groups.push((rank(NULL, 3), vec![Value::Null]));
         }
         if self.types & ARRAY != 0 {
+            let mut out = Vec::new();
             let arrays: Vec<&Value> = probe.constants.iter().filter(|c| c.is_array()).collect();
             push_distinct(&mut out, arrays.iter().copied().filter(|c| self.admits(c)));
             // n + 1 arrays of nulls of different lengths: one differs from all n constants.
@@ -392,15 +407,19 @@ impl Schema {
                 .map(|n| Value::Array(vec![Value::Null; n]))
                 .find(|a| !arrays.iter().any(|c| json_eq(c, a)));
             out.extend(other);
+            groups.push((rank(ARRAY, 4), out));
         }
         if self.types & OBJECT != 0 {
+            let mut out = Vec::new();
             let objects: Vec<&Value> = probe.constants.iter().filter(|c| c.is_object()).collect();
             push_distinct(&mut out, objects.iter().copied().filter(|c| self.admits(c)));
             if let Some(other) = self.other_object(field, &objects)? {
                 out.push(other);
             }
+            groups.push((rank(OBJECT, 5), out));
         }
-        Ok(out)
+        groups.sort_by_key(|(r, _)| *r);
+        Ok(groups.into_iter().flat_map(|(_, g)| g).collect())
     }
 
     fn number_reps(&self, probe: &Probe, out: &mut Vec<Value>) -> Result<(), Undecided> {
@@ -532,6 +551,18 @@ impl Schema {
             }
         }
         Err(Undecided::NoOther(field.to_string()))
+    }
+}
+
+/// The type bit of a value (any number counts as both integer and number).
+fn type_bit(v: &Value) -> u8 {
+    match v {
+        Value::Null => NULL,
+        Value::Bool(_) => BOOLEAN,
+        Value::Number(_) => INTEGER | NUMBER,
+        Value::String(_) => STRING,
+        Value::Array(_) => ARRAY,
+        Value::Object(_) => OBJECT,
     }
 }
 
@@ -871,7 +902,7 @@ mod tests {
         let p = probe(r#"["suspended", 7]"#, false, false);
         assert_eq!(
             reps(r#"{"type":["string","integer"]}"#, &p),
-            ["6", "7", "\"suspended\"", "\"\""]
+            ["\"suspended\"", "\"\"", "6", "7"]
         );
         let p = probe(r#"["", "x0"]"#, false, false);
         assert_eq!(
