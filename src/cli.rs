@@ -120,6 +120,16 @@ struct SweepArgs {
     /// Report dropped unevaluable records as a signed note instead of blocking.
     #[arg(long)]
     allow_unevaluable: bool,
+    /// Precheck each input (every reachable call of its tools) instead of its action.
+    #[arg(long)]
+    precheck: bool,
+    /// Tools for --precheck, for every input (default: each document's own `tools`, else
+    /// every tool its records name).
+    #[arg(long, requires = "precheck")]
+    tools: Option<String>,
+    /// The most calls --precheck tries per rule and tool before answering "may bind".
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    max_calls: usize,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]
     format: SweepFormat,
@@ -466,15 +476,35 @@ impl Cell {
     }
 }
 
-fn sweep_cell(path: &str, retention: Retention, options: CheckOptions) -> Cell {
-    let judged = load_with(path, retention, None).and_then(|loaded| {
-        let action = resolve_action(&loaded, None, origin_name(path))?;
-        Ok(gate::check(
-            &loaded.input.store,
-            &loaded.compaction,
-            &action,
-            options,
-        ))
+/// What a sweep judges in each cell.
+#[derive(Clone, Copy)]
+enum SweepMode<'a> {
+    /// Each document's own action.
+    Check(CheckOptions),
+    /// Every reachable call of the tools (`--tools`, else each document's).
+    Precheck(PrecheckOptions, Option<&'a str>),
+}
+
+fn sweep_cell(path: &str, retention: Retention, mode: SweepMode<'_>) -> Cell {
+    let judged = load_with(path, retention, None).and_then(|loaded| match mode {
+        SweepMode::Check(options) => {
+            let action = resolve_action(&loaded, None, origin_name(path))?;
+            Ok(gate::check(
+                &loaded.input.store,
+                &loaded.compaction,
+                &action,
+                options,
+            ))
+        }
+        SweepMode::Precheck(options, tools) => {
+            let tools = resolve_tools(&loaded.input, tools)?;
+            Ok(precheck::precheck(
+                &loaded.input.store,
+                &loaded.compaction,
+                &tools,
+                options,
+            ))
+        }
     });
     match judged {
         Ok(outcome) => {
@@ -505,8 +535,18 @@ fn run_sweep(args: &SweepArgs) -> u8 {
     } else {
         args.retention.clone()
     };
-    let options = CheckOptions {
-        allow_unevaluable: args.allow_unevaluable,
+    let mode = if args.precheck {
+        SweepMode::Precheck(
+            PrecheckOptions {
+                allow_unevaluable: args.allow_unevaluable,
+                max_calls: args.max_calls,
+            },
+            args.tools.as_deref(),
+        )
+    } else {
+        SweepMode::Check(CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        })
     };
     let rows: Vec<(String, Vec<Cell>)> = args
         .inputs
@@ -514,7 +554,7 @@ fn run_sweep(args: &SweepArgs) -> u8 {
         .map(|path| {
             let cells = retentions
                 .iter()
-                .map(|&r| sweep_cell(path, r, options))
+                .map(|&r| sweep_cell(path, r, mode))
                 .collect();
             (clean(path).into_owned(), cells)
         })
