@@ -677,7 +677,7 @@ fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> O
 }
 
 /// The first 160 characters of a record's prose, marked when cut.
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX: usize = 160;
     match text.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}...", text.get(..i).unwrap_or(text)),

@@ -315,7 +315,9 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
             .map(|v| nonempty_string(v, "scope"))
             .collect::<Result<_, _>>()?,
         _ => {
-            return Err("`scope` must be a tool name, a glob, or a non-empty array of those".into());
+            return Err(
+                "`scope` must be a tool name, a glob, or a non-empty array of those".into(),
+            );
         }
     };
     let predicate = Predicate::parse(required(obj, "predicate")?, limits.max_predicate_depth)
