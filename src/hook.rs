@@ -386,7 +386,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
         codes.join(", ")
     )];
     lines.push(match report.verdict {
-        Verdict::Block => "Records the compactor dropped bind this call: re-read the records listed under restore (by id, from the record store) and re-plan; do not retry the same call unchanged".to_string(),
+        Verdict::Block => "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set".to_string(),
         _ if codes == ["invalid-input"] => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help".to_string(),
         _ => "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user".to_string(),
     });
