@@ -187,8 +187,7 @@ fn a_replayed_effect_is_denied() {
             r#"{"command":"./scripts/send-invoice.sh 7741","description":"Send the invoice"}"#,
         ),
     );
-    // The effect matches on `command` alone; the extra `description` does not hide it,
-    // but the report's action carries it, so the sha is of that action.
+    // The effect matches on `command` alone: other params do not hide the replay.
     assert_eq!(out.code, 0);
     assert!(
         out.stdout.contains("dropped-effect-replay"),
