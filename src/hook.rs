@@ -637,3 +637,125 @@ pub fn protected(store: &Store, tools: Option<&[String]>) -> Vec<Pinned> {
 fn overlap(a: &str, b: &str) -> bool {
     (a.contains('*') && b.contains('*')) || glob_match(a, b) || glob_match(b, a)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Limits;
+
+    fn store(lines: &[&str]) -> Store {
+        crate::input::load("t", lines.join("\n").as_bytes(), Limits::default())
+            .unwrap()
+            .store
+    }
+
+    fn pinned(s: &Store, tools: Option<&[String]>) -> Vec<(String, String)> {
+        protected(s, tools)
+            .into_iter()
+            .map(|p| (p.id, p.why))
+            .collect()
+    }
+
+    const RECORDS: [&str; 9] = [
+        r#"{"id":"f1","seq":1,"kind":"fact","field":"tier","value":"gold"}"#,
+        r#"{"id":"p2","seq":2,"kind":"policy","scope":"refunds.*","predicate":{"field":"amount","op":"gt","value":5000},"effect":"require_approval"}"#,
+        r#"{"id":"p3","seq":3,"kind":"policy","scope":"refunds.create","predicate":{"field":"tier","op":"eq","value":"gold"},"effect":"allow"}"#,
+        r#"{"id":"f4","seq":4,"kind":"fact","field":"tier","value":"standard","supersedes":"f1","depends_on":["c5"]}"#,
+        r#"{"id":"c5","seq":5,"kind":"chatter"}"#,
+        r#"{"id":"p6","seq":6,"kind":"policy","scope":"refunds.create","predicate":{"all":[]},"effect":"deny"}"#,
+        r#"{"id":"p7","seq":7,"kind":"policy","scope":"refunds.create","predicate":{"all":[]},"effect":"allow","supersedes":"p6"}"#,
+        r#"{"id":"e8","seq":8,"kind":"effect","tool":"email.send","match":{"to":"x"}}"#,
+        r#"{"id":"s9","seq":9,"kind":"summary","text":"..."}"#,
+    ];
+
+    #[test]
+    fn protected_pins_what_can_bind_a_call_and_the_inputs_of_what_it_pins() {
+        let s = store(&RECORDS);
+        let all = pinned(&s, None);
+        let ids: Vec<&str> = all.iter().map(|(id, _)| id.as_str()).collect();
+        // Not f1 (stale), not p3 (a permission), not p6 (revoked by p7).
+        assert_eq!(ids, ["p2", "f4", "c5", "p7", "e8", "s9"]);
+        assert_eq!(
+            all[1].1, "the newest `tier`, read by policy 'p3'",
+            "an allow rule's fact is kept so that the rule cannot license on a stale value"
+        );
+        assert_eq!(all[2].1, "an input of 'f4'");
+        assert_eq!(all[3].1, "revokes policy 'p6', in scope of refunds.create");
+        let only_mail = pinned(&s, Some(&["email.send".to_string()]));
+        let ids: Vec<&str> = only_mail.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["e8", "s9"]);
+        let by_glob = pinned(&s, Some(&["refunds.*".to_string()]));
+        assert_eq!(
+            by_glob[0],
+            (
+                "p2".into(),
+                "a require_approval policy in scope of refunds.*".into()
+            )
+        );
+    }
+
+    #[test]
+    fn globs_overlap_conservatively() {
+        assert!(overlap("refunds.create", "refunds.*"));
+        assert!(overlap("refunds.*", "refunds.create"));
+        assert!(overlap("*create", "refunds.*"));
+        assert!(!overlap("email.send", "refunds.*"));
+    }
+
+    #[test]
+    fn describe_spells_each_kind() {
+        let s = store(&RECORDS);
+        let d = |i: usize| describe(s.get(i).unwrap());
+        assert_eq!(
+            d(1),
+            "p2 (policy, seq 2): require_approval on refunds.* when amount gt 5000"
+        );
+        assert_eq!(d(3), "f4 (fact, seq 4): tier = \"standard\"");
+        assert_eq!(
+            d(7),
+            "e8 (effect, seq 8): email.send already ran with {\"to\":\"x\"}"
+        );
+        assert_eq!(
+            d(8),
+            "s9 (summary, seq 9): the gate cannot evaluate this kind; text: \"...\""
+        );
+        let nested = Predicate::parse(
+            &crate::json::parse(
+                br#"{"any":[{"not":{"field":"a","op":"in","value":[1,2]}},{"all":[]}]}"#,
+            )
+            .unwrap(),
+            8,
+        )
+        .unwrap();
+        assert_eq!(spell(&nested), "any(not(a in [1,2]); all())");
+    }
+
+    #[test]
+    fn pass_is_silent_and_deny_never_allows() {
+        for h in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
+            assert_eq!(reply(h, &Answer::Pass), Reply::silent());
+            let r = reply(h, &Answer::Deny("why\nnot".into()));
+            let text = String::from_utf8(r.stdout).unwrap();
+            assert!(
+                text.contains("\"deny\"") && !text.contains("allow"),
+                "{text}"
+            );
+            assert!(text.ends_with("}\n") && text.matches('\n').count() == 1);
+            assert_eq!(r.exit, 0);
+            assert_eq!(r.fallback, (b"why\nnot\n".to_vec(), 2));
+        }
+    }
+
+    #[test]
+    fn a_control_character_in_a_reason_cannot_reach_the_terminal() {
+        let r = reply(
+            Harness::GeminiCli,
+            &Answer::Deny("a\u{1b}[2J\u{202e}b".into()),
+        );
+        let text = String::from_utf8(r.stdout).unwrap();
+        assert_eq!(
+            text,
+            "{\"decision\":\"deny\",\"reason\":\"a\\u001b[2J\\u202eb\"}\n"
+        );
+    }
+}
