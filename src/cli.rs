@@ -40,11 +40,11 @@ enum Command {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum HookArg {
-    /// Claude Code PreToolUse: deny JSON on stdout, exit 0; silent on PASS.
+    /// Claude Code PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
     ClaudeCode,
-    /// Codex PreToolUse: deny JSON on stdout, exit 0; silent on PASS.
+    /// Codex PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
     Codex,
-    /// Gemini CLI BeforeTool: deny JSON on stdout, exit 0; silent on PASS.
+    /// Gemini CLI BeforeTool: deny with exit 2 and the reason on stderr; silent on PASS.
     GeminiCli,
     /// Claude Code PreCompact: the records to keep, as text; never blocks.
     ClaudeCodePrecompact,
@@ -538,15 +538,24 @@ fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
     })
 }
 
-/// Writes a hook's reply. When stdout cannot be written, the reply's fallback goes to
-/// stderr with its own exit code (for a deny: 2, which every supported harness reads as a
-/// block when stderr is not empty).
+/// Writes a hook's reply, or its fallback when it cannot be written. When neither can
+/// be written the exit code is the larger of the two: a deny still exits 2.
 fn write_reply(reply: &hook::Reply) -> u8 {
-    if !reply.stdout.is_empty() && emit(&reply.stdout).is_err() {
-        let (stderr, exit) = &reply.fallback;
-        let _ = io::stderr().lock().write_all(stderr);
-        return *exit;
+    if write_out(reply) {
+        return reply.exit;
     }
-    let _ = io::stderr().lock().write_all(&reply.stderr);
-    reply.exit
+    match reply.fallback.as_deref() {
+        Some(f) if write_out(f) => f.exit,
+        Some(f) => reply.exit.max(f.exit),
+        None => reply.exit,
+    }
+}
+
+fn write_out(reply: &hook::Reply) -> bool {
+    let out = reply.stdout.is_empty() || emit(&reply.stdout).is_ok();
+    let err = reply.stderr.is_empty() || {
+        let mut e = io::stderr().lock();
+        e.write_all(&reply.stderr).and_then(|()| e.flush()).is_ok()
+    };
+    out && err
 }

@@ -12,7 +12,10 @@
 //! The pre-tool adapters fail closed. Most harnesses run the tool when a hook crashes,
 //! times out or exits with a code they do not treat as a block, so a malformed payload,
 //! a payload for another event, an unreadable or invalid store, our own deadline and an
-//! internal error are all denials in the harness's protocol, never a silent pass. A PASS
+//! internal error are all denials, never a silent pass. A deny is exit 2 with the reason
+//! on stderr, which all three harnesses read as a block when stderr is not empty and
+//! which nothing printed on stdout (a shell profile's echo) can spoil; when stderr cannot
+//! be written it falls back to the harness's JSON deny on stdout with exit 0. A PASS
 //! prints nothing and exits 0: never "allow", which would skip the user's own permission
 //! prompts. The PreCompact adapter is the opposite: it never blocks a compaction (an
 //! automatic one at the context limit would deadlock the session), and its failures are
@@ -141,10 +144,11 @@ pub struct Reply {
     pub stderr: Vec<u8>,
     /// The process exit code.
     pub exit: u8,
-    /// What to print on stderr instead, and the exit code, when stdout cannot be written:
-    /// a pre-tool deny falls back to exit 2 with the reason on stderr, which every
-    /// supported harness treats as a block.
-    pub fallback: (Vec<u8>, u8),
+    /// What to print instead when this reply cannot be written: a pre-tool deny goes out
+    /// as exit 2 with the reason on stderr, and falls back to the harness's JSON deny on
+    /// stdout with exit 0. When neither can be written, the exit code is the larger of
+    /// the two (2 for a deny, which Claude Code blocks on even with nothing written).
+    pub fallback: Option<Box<Reply>>,
 }
 
 impl Reply {
@@ -153,7 +157,7 @@ impl Reply {
             stdout: Vec::new(),
             stderr: Vec::new(),
             exit: 0,
-            fallback: (Vec::new(), 0),
+            fallback: None,
         }
     }
 }
@@ -210,11 +214,30 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     ))
 }
 
-/// The harness's rendering of an answer.
+/// The harness's rendering of an answer: PASS is silent, exit 0; a deny is exit 2 with
+/// the reason on stderr, which all three harnesses read as a block when stderr is not
+/// empty and which no stdout noise (a shell profile's echo) can spoil. Its fallback is
+/// the JSON deny on stdout with exit 0.
 pub fn reply(harness: Harness, answer: &Answer) -> Reply {
     let Answer::Deny(reason) = answer else {
         return Reply::silent();
     };
+    let reason = report::escape_unsafe(reason);
+    Reply {
+        stdout: Vec::new(),
+        stderr: format!("{reason}\n").into_bytes(),
+        exit: 2,
+        fallback: Some(Box::new(Reply {
+            stdout: json_deny(harness, &reason).into_bytes(),
+            stderr: Vec::new(),
+            exit: 0,
+            fallback: None,
+        })),
+    }
+}
+
+/// The harness's JSON deny, one line: what a hook prints on stdout with exit 0.
+pub fn json_deny(harness: Harness, reason: &str) -> String {
     let json = match harness {
         Harness::ClaudeCode | Harness::Codex => serde_json::to_string(&HookOutput {
             hook_specific_output: DenyDecision {
@@ -229,14 +252,9 @@ pub fn reply(harness: Harness, answer: &Answer) -> Reply {
         }),
     };
     // INVARIANT: the output structs hold only strings, so serialization cannot fail.
-    let mut stdout = report::escape_unsafe(&json.unwrap_or_default()).into_owned();
-    stdout.push('\n');
-    Reply {
-        stdout: stdout.into_bytes(),
-        stderr: Vec::new(),
-        exit: 0,
-        fallback: (format!("{reason}\n").into_bytes(), 2),
-    }
+    let mut line = report::escape_unsafe(&json.unwrap_or_default()).into_owned();
+    line.push('\n');
+    line
 }
 
 /// Claude Code and Codex: `hookSpecificOutput` with exactly these three keys (Codex
@@ -516,13 +534,12 @@ fn pre_compact(payload: &[u8], setup: Result<&Setup, &InputError>) -> Reply {
         }
     }
     Reply {
-        fallback: (
-            b"omission-gate: precompact: cannot write the preservation instructions\n".to_vec(),
-            1,
-        ),
         stdout: out.into_bytes(),
         stderr: Vec::new(),
         exit: 0,
+        fallback: Some(Box::new(compact_error(
+            "cannot write the preservation instructions",
+        ))),
     }
 }
 
@@ -533,9 +550,9 @@ fn compact_error(message: &str) -> Reply {
     );
     Reply {
         stdout: Vec::new(),
-        stderr: line.clone().into_bytes(),
+        stderr: line.into_bytes(),
         exit: 1,
-        fallback: (line.into_bytes(), 1),
+        fallback: None,
     }
 }
 
@@ -735,14 +752,18 @@ mod tests {
         for h in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
             assert_eq!(reply(h, &Answer::Pass), Reply::silent());
             let r = reply(h, &Answer::Deny("why\nnot".into()));
-            let text = String::from_utf8(r.stdout).unwrap();
+            assert_eq!(
+                (r.stdout.as_slice(), r.stderr.as_slice(), r.exit),
+                (&b""[..], &b"why\nnot\n"[..], 2)
+            );
+            let json = r.fallback.unwrap();
+            let text = String::from_utf8(json.stdout).unwrap();
             assert!(
                 text.contains("\"deny\"") && !text.contains("allow"),
                 "{text}"
             );
             assert!(text.ends_with("}\n") && text.matches('\n').count() == 1);
-            assert_eq!(r.exit, 0);
-            assert_eq!(r.fallback, (b"why\nnot\n".to_vec(), 2));
+            assert_eq!(json.exit, 0);
         }
     }
 
@@ -752,9 +773,9 @@ mod tests {
             Harness::GeminiCli,
             &Answer::Deny("a\u{1b}[2J\u{202e}b".into()),
         );
-        let text = String::from_utf8(r.stdout).unwrap();
+        assert_eq!(r.stderr, b"a\\u001b[2J\\u202eb\n");
         assert_eq!(
-            text,
+            json_deny(Harness::GeminiCli, "a\u{1b}[2J\u{202e}b"),
             "{\"decision\":\"deny\",\"reason\":\"a\\u001b[2J\\u202eb\"}\n"
         );
     }

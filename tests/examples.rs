@@ -173,15 +173,30 @@ fn project(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs a snippet's command the way a harness does (`sh -c`), with the built binary
-/// first on PATH and the payload on stdin.
+/// Runs a snippet's command the way a harness does (through a shell, in the project
+/// directory), with the built binary first on PATH (or, with `bin: false`, not on it)
+/// and the payload on stdin.
 fn run_snippet(command: &str, dir: &Path, env: &[(&str, &Path)], payload: &str) -> Out {
+    run_snippet_with(command, dir, env, payload, true)
+}
+
+fn run_snippet_with(
+    command: &str,
+    dir: &Path,
+    env: &[(&str, &Path)],
+    payload: &str,
+    bin: bool,
+) -> Out {
     let bin_dir = Path::new(BIN).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = if bin {
+        format!(
+            "{}:{}",
+            bin_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    } else {
+        "/usr/bin:/bin".to_string()
+    };
     let mut c = Command::new("sh");
     c.arg("-c")
         .arg(command)
@@ -194,12 +209,8 @@ fn run_snippet(command: &str, dir: &Path, env: &[(&str, &Path)], payload: &str) 
         c.env(k, v);
     }
     let mut child = c.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
+    // A command that fails before reading stdin closes the pipe early.
+    let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
     let out = child.wait_with_output().unwrap();
     Out {
         stdout: String::from_utf8(out.stdout).unwrap(),
@@ -216,6 +227,28 @@ fn own_deadline_ms(command: &str) -> u64 {
 }
 
 const REFUND: &str = r#""tool_name":"mcp__billing__refunds_create","tool_input":{"amount":8400}"#;
+
+/// A pre-tool deny: nothing on stdout, the reason on stderr, exit 2.
+#[track_caller]
+fn assert_blocked(out: &Out) {
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 2);
+}
+
+/// Without the binary on PATH the snippet still blocks: exit 2 with the shell's
+/// complaint on stderr (Codex and Gemini CLI need stderr not to be empty).
+#[track_caller]
+fn assert_blocks_without_the_binary(command: &str, dir: &Path, env: &[(&str, &Path)]) {
+    let out = run_snippet_with(command, dir, env, "{}", false);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(!out.stderr.trim().is_empty());
+}
 
 #[test]
 fn claude_code_settings_run_the_claude_code_adapters() {
@@ -236,9 +269,8 @@ fn claude_code_settings_run_the_claude_code_adapters() {
     let env = [("CLAUDE_PROJECT_DIR", dir.as_path())];
     let payload = format!(r#"{{"session_id":"s","hook_event_name":"PreToolUse",{REFUND}}}"#);
     let out = run_snippet(&pre_tool, &dir, &env, &payload);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let v: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_blocked(&out);
+    assert_blocks_without_the_binary(&pre_tool, &dir, &env);
 
     let (pre_compact, timeout) = command_of(&settings, "PreCompact");
     assert!(
@@ -258,6 +290,10 @@ fn claude_code_settings_run_the_claude_code_adapters() {
         "{}",
         out.stdout
     );
+    // Never exit 2 here, not even without the binary: it would block the compaction.
+    assert!(!pre_compact.contains("exit 2"));
+    let out = run_snippet_with(&pre_compact, &dir, &env, "{}", false);
+    assert_ne!(out.code, 2);
 }
 
 #[test]
@@ -291,9 +327,8 @@ fn codex_hooks_json_and_config_toml_run_the_codex_adapter() {
         r#"{{"session_id":"s","turn_id":"t","transcript_path":null,"cwd":"/repo","hook_event_name":"PreToolUse","model":"m",{REFUND},"tool_use_id":"call_abc"}}"#
     );
     let out = run_snippet(&command, &dir, &[], &payload);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let v: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_blocked(&out);
+    assert_blocks_without_the_binary(&command, &dir, &[]);
 }
 
 #[test]
@@ -309,13 +344,17 @@ fn gemini_cli_settings_run_the_gemini_adapter() {
 
     let dir = project("gemini-cli");
     let env = [("GEMINI_PROJECT_DIR", dir.as_path())];
+    // Gemini CLI replaces `$GEMINI_PROJECT_DIR` in the command text with the shell-quoted
+    // directory before `bash -c` runs it (hookRunner.ts `expandCommand`), so the snippet
+    // must not quote it again.
+    let quoted = format!("'{}'", dir.display().to_string().replace('\'', "'\\''"));
+    let command = command.replace("$GEMINI_PROJECT_DIR", &quoted);
     let payload = format!(
         r#"{{"session_id":"s","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z",{REFUND}}}"#
     );
     let out = run_snippet(&command, &dir, &env, &payload);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let v: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v["decision"], "deny");
+    assert_blocked(&out);
+    assert_blocks_without_the_binary(&command, &dir, &env);
     // A harmless call passes silently.
     let payload = r#"{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}"#;
     let out = run_snippet(&command, &dir, &env, payload);

@@ -67,22 +67,34 @@ fn invalid_sha(message: &str) -> String {
     report::verify(&bytes).unwrap()
 }
 
+fn json_escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// The JSON deny Claude Code and Codex read on stdout with exit 0 (the fallback).
 fn claude_deny(reason: &str) -> String {
     format!(
-        "{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"{reason}\"}}}}\n"
+        "{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"{}\"}}}}\n",
+        json_escape(reason)
     )
 }
 
+/// The JSON deny Gemini CLI reads on stdout with exit 0 (the fallback).
 fn gemini_deny(reason: &str) -> String {
-    format!("{{\"decision\":\"deny\",\"reason\":\"{reason}\"}}\n")
+    format!(
+        "{{\"decision\":\"deny\",\"reason\":\"{}\"}}\n",
+        json_escape(reason)
+    )
 }
 
-/// Each harness's deny, for a reason already escaped as a JSON string body.
-fn deny(harness: &str, reason: &str) -> String {
-    match harness {
-        "gemini-cli" => gemini_deny(reason),
-        _ => claude_deny(reason),
-    }
+/// A deny, the same for every harness: nothing on stdout, the reason on stderr, exit 2.
+#[track_caller]
+fn assert_denied(out: &Out, reason: &str, what: &str) {
+    assert_eq!(out.stdout, "", "{what}: stdout");
+    assert_eq!(out.stderr, format!("{reason}\n"), "{what}: stderr");
+    assert_eq!(out.code, 2, "{what}: exit");
 }
 
 const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini-cli"];
@@ -115,23 +127,23 @@ fn refund_block_reason() -> String {
     [
         format!("omission-gate denied this call: BLOCK (dropped-binding-constraint); report sha256 {sha}"),
         BLOCK_ADVICE.to_string(),
-        r#"reason    : dropped-binding-constraint: dropped policy 'r2' (require_approval) scopes to mcp__billing__refunds_create and resolves TRUE here (amount = 8400 gt 5000); its text: \"Refunds over 5,000 need a human approver.\""#.to_string(),
+        r#"reason    : dropped-binding-constraint: dropped policy 'r2' (require_approval) scopes to mcp__billing__refunds_create and resolves TRUE here (amount = 8400 gt 5000); its text: "Refunds over 5,000 need a human approver.""#.to_string(),
         "restore   : r2".to_string(),
-        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: \"Refunds over 5,000 need a human approver.\""#.to_string(),
+        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: "Refunds over 5,000 need a human approver.""#.to_string(),
     ]
-    .join("\\n")
+    .join("\n")
 }
 
-fn invalid_reason(message_json: &str, message: &str) -> String {
+fn invalid_reason(message: &str) -> String {
     [
         format!(
             "omission-gate denied this call: ERROR (invalid-input); report sha256 {}",
             invalid_sha(message)
         ),
         INVALID_ADVICE.to_string(),
-        format!("reason    : invalid-input: {message_json}"),
+        format!("reason    : invalid-input: {message}"),
     ]
-    .join("\\n")
+    .join("\n")
 }
 
 #[test]
@@ -163,8 +175,7 @@ fn block_denies_with_the_binding_record_its_restore_ids_and_the_report_sha() {
             h,
             &payload(h, REFUND_TOOL, r#"{"amount":8400,"currency":"USD"}"#),
         );
-        assert_eq!(out.stdout, deny(h, &reason), "{h}");
-        assert_eq!((out.stderr.as_str(), out.code), ("", 0), "{h}");
+        assert_denied(&out, &reason, h);
     }
 }
 
@@ -174,11 +185,11 @@ fn a_replayed_effect_is_denied() {
     let reason = [
         format!("omission-gate denied this call: BLOCK (dropped-effect-replay); report sha256 {sha}"),
         BLOCK_ADVICE.to_string(),
-        r#"reason    : dropped-effect-replay: dropped effect 'r3' records that Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"} (seq 3); this call replays a non-idempotent side effect the agent can no longer see"#.to_string(),
+        r#"reason    : dropped-effect-replay: dropped effect 'r3' records that Bash already ran with {"command":"./scripts/send-invoice.sh 7741"} (seq 3); this call replays a non-idempotent side effect the agent can no longer see"#.to_string(),
         "restore   : r3".to_string(),
-        r#"record    : r3 (effect, seq 3): Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: \"The corrected invoice for 7741 was already emailed.\""#.to_string(),
+        r#"record    : r3 (effect, seq 3): Bash already ran with {"command":"./scripts/send-invoice.sh 7741"}; text: "The corrected invoice for 7741 was already emailed.""#.to_string(),
     ]
-    .join("\\n");
+    .join("\n");
     let out = hook(
         "claude-code",
         &payload(
@@ -188,11 +199,11 @@ fn a_replayed_effect_is_denied() {
         ),
     );
     // The effect matches on `command` alone: other params do not hide the replay.
-    assert_eq!(out.code, 0);
+    assert_eq!(out.code, 2);
     assert!(
-        out.stdout.contains("dropped-effect-replay"),
+        out.stderr.contains("dropped-effect-replay"),
         "{}",
-        out.stdout
+        out.stderr
     );
     let out = hook(
         "codex",
@@ -202,8 +213,7 @@ fn a_replayed_effect_is_denied() {
             r#"{"command":"./scripts/send-invoice.sh 7741"}"#,
         ),
     );
-    assert_eq!(out.stdout, claude_deny(&reason));
-    assert_eq!((out.stderr.as_str(), out.code), ("", 0));
+    assert_denied(&out, &reason, "codex");
 }
 
 #[test]
@@ -212,16 +222,15 @@ fn error_denies_and_says_what_is_missing() {
     let reason = [
         format!("omission-gate denied this call: ERROR (unresolved-field); report sha256 {sha}"),
         UNDECIDED_ADVICE.to_string(),
-        r#"reason    : unresolved-field: kept policy 'r4' (deny) scopes to mcp__billing__payouts_send but reads field `payee.verified` that no param and no fact resolves (payee.verified = ? ne true); the gate cannot decide, so it fails closed; its text: \"Never pay out to an unverified payee.\""#.to_string(),
+        r#"reason    : unresolved-field: kept policy 'r4' (deny) scopes to mcp__billing__payouts_send but reads field `payee.verified` that no param and no fact resolves (payee.verified = ? ne true); the gate cannot decide, so it fails closed; its text: "Never pay out to an unverified payee.""#.to_string(),
     ]
-    .join("\\n");
+    .join("\n");
     for h in HARNESSES {
         let out = hook(
             h,
             &payload(h, "mcp__billing__payouts_send", r#"{"amount":10}"#),
         );
-        assert_eq!(out.stdout, deny(h, &reason), "{h}");
-        assert_eq!((out.stderr.as_str(), out.code), ("", 0), "{h}");
+        assert_denied(&out, &reason, h);
         // With the field supplied the same tool passes.
         let out = hook(
             h,
@@ -265,13 +274,7 @@ fn malformed_stdin_is_a_denial_never_a_silent_pass() {
     ];
     for (stdin, message) in cases {
         let out = hook("claude-code", stdin);
-        // No message here has a character JSON would escape.
-        assert_eq!(
-            out.stdout,
-            claude_deny(&invalid_reason(message, message)),
-            "{stdin}"
-        );
-        assert_eq!((out.stderr.as_str(), out.code), ("", 0), "{stdin}");
+        assert_denied(&out, &invalid_reason(message), stdin);
     }
 }
 
@@ -289,16 +292,11 @@ fn a_payload_for_another_event_is_denied() {
             "payload: key `hook_event_name`: `{event}` is not `{wanted}`, the event the {h} adapter answers"
         );
         let out = hook(h, &stdin);
-        assert_eq!(
-            out.stdout,
-            deny(h, &invalid_reason(&message, &message)),
-            "{h}"
-        );
-        assert_eq!(out.code, 0);
+        assert_denied(&out, &invalid_reason(&message), h);
     }
     let out = hook("codex", r#"{"tool_name":"Bash","tool_input":{}}"#);
     let message = "payload: key `hook_event_name`: missing: expected `PreToolUse`";
-    assert_eq!(out.stdout, claude_deny(&invalid_reason(message, message)));
+    assert_denied(&out, &invalid_reason(message), "codex");
 }
 
 #[test]
@@ -344,12 +342,7 @@ fn an_unreadable_or_invalid_store_is_a_denial() {
             let mut args = vec!["hook", h];
             args.extend(flags);
             let out = run(&args, &payload(h, "Bash", r#"{"command":"ls"}"#));
-            assert_eq!(
-                out.stdout,
-                deny(h, &invalid_reason(message, message)),
-                "{h} {flags:?}"
-            );
-            assert_eq!((out.stderr.as_str(), out.code), ("", 0), "{h} {flags:?}");
+            assert_denied(&out, &invalid_reason(message), &format!("{h} {flags:?}"));
         }
     }
 }
@@ -397,9 +390,9 @@ fn kept_and_retention_flags_change_the_compaction() {
         &p,
     );
     assert!(
-        out.stdout.contains("dropped-binding-constraint"),
+        out.stderr.contains("dropped-binding-constraint"),
         "{}",
-        out.stdout
+        out.stderr
     );
 }
 
@@ -422,10 +415,12 @@ fn tools_limits_which_calls_are_judged() {
     );
     let out = run(&args, &p("mcp__billing__payouts_send"));
     assert!(
-        out.stdout.starts_with("{\"decision\":\"deny\""),
+        out.stderr
+            .starts_with("omission-gate denied this call: ERROR (unresolved-field)"),
         "{}",
-        out.stdout
+        out.stderr
     );
+    assert_eq!(out.code, 2);
 }
 
 #[test]
@@ -445,15 +440,16 @@ fn dropped_unevaluable_records_block_unless_allowed() {
         &p,
     );
     assert!(
-        out.stdout.contains("dropped-unevaluable-record"),
+        out.stderr.contains("dropped-unevaluable-record"),
         "{}",
-        out.stdout
+        out.stderr
     );
     assert!(
-        out.stdout.contains(r#"record    : s1 (summary, seq 1): the gate cannot evaluate this kind; text: \"We agreed on a refund rule.\""#),
+        out.stderr.contains(r#"record    : s1 (summary, seq 1): the gate cannot evaluate this kind; text: "We agreed on a refund rule.""#),
         "{}",
-        out.stdout
+        out.stderr
     );
+    assert_eq!(out.code, 2);
     let out = run(
         &[
             "hook",
@@ -467,36 +463,6 @@ fn dropped_unevaluable_records_block_unless_allowed() {
         &p,
     );
     assert_eq!((out.stdout.as_str(), out.code), ("", 0));
-}
-
-#[test]
-fn codex_deny_carries_exactly_the_keys_codex_accepts() {
-    let out = hook(
-        "codex",
-        &payload("codex", REFUND_TOOL, r#"{"amount":8400}"#),
-    );
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let top: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(top, ["hookSpecificOutput"]);
-    let inner: Vec<&String> = v["hookSpecificOutput"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
-    assert_eq!(
-        inner,
-        [
-            "hookEventName",
-            "permissionDecision",
-            "permissionDecisionReason"
-        ]
-    );
-    assert!(
-        !v["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .is_empty()
-    );
 }
 
 #[test]
@@ -526,43 +492,113 @@ fn our_own_deadline_denies_before_the_harness_times_out() {
             .unwrap();
         let code = child.wait().unwrap().code().unwrap();
         drop(stdin);
-        let reason = "omission-gate denied this call: ERROR (no answer within 300 ms)\\nomission-gate fails closed rather than let the harness's own timeout run the tool: tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin); retrying will not help";
-        assert_eq!(stdout, deny(h, reason), "{h}");
-        assert_eq!((stderr.as_str(), code), ("", 0), "{h}");
+        let reason = "omission-gate denied this call: ERROR (no answer within 300 ms)\nomission-gate fails closed rather than let the harness's own timeout run the tool: tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin); retrying will not help";
+        assert_denied(
+            &Out {
+                stdout,
+                stderr,
+                code,
+            },
+            reason,
+            h,
+        );
+    }
+}
+
+/// Runs a hook whose stderr (`err`) or stdout (`out`) is `/dev/full`, where every write
+/// fails; returns what reached the other stream and the exit code.
+#[cfg(target_os = "linux")]
+fn run_with_full(args: &[&str], payload: &str, full_stream: &str) -> (String, i32) {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let mut c = command(args);
+    c.stdin(Stdio::piped());
+    match full_stream {
+        "err" => c.stdout(Stdio::piped()).stderr(Stdio::from(full())),
+        "out" => c.stdout(Stdio::from(full())).stderr(Stdio::piped()),
+        _ => c.stdout(Stdio::from(full())).stderr(Stdio::from(full())),
+    };
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let seen = if full_stream == "err" {
+        out.stdout
+    } else {
+        out.stderr
+    };
+    (String::from_utf8(seen).unwrap(), out.status.code().unwrap())
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_deny_that_cannot_be_written_to_stderr_falls_back_to_the_json_deny() {
+    let reason = refund_block_reason();
+    for h in HARNESSES {
+        let args = ["hook", h, "--store", STORE];
+        let p = payload(h, REFUND_TOOL, r#"{"amount":8400,"currency":"USD"}"#);
+        let (stdout, code) = run_with_full(&args, &p, "err");
+        let json = if h == "gemini-cli" {
+            gemini_deny(&reason)
+        } else {
+            claude_deny(&reason)
+        };
+        assert_eq!((stdout.as_str(), code), (json.as_str(), 0), "{h}");
+        // With nothing writable at all the exit code is still 2, never 0.
+        let (_, code) = run_with_full(&args, &p, "both");
+        assert_eq!(code, 2, "{h}");
     }
 }
 
 #[cfg(target_os = "linux")]
 #[test]
-fn a_deny_that_cannot_be_written_to_stdout_falls_back_to_exit_2_with_stderr() {
-    let reason = refund_block_reason()
-        .replace("\\n", "\n")
-        .replace("\\\"", "\"");
-    for h in HARNESSES {
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let mut child = command(&["hook", h, "--store", STORE])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::from(full))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload(h, REFUND_TOOL, r#"{"amount":8400,"currency":"USD"}"#).as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{h}");
-        assert_eq!(
-            String::from_utf8(out.stderr).unwrap(),
-            format!("{reason}\n"),
-            "{h}"
-        );
-    }
+fn the_json_deny_carries_exactly_the_keys_codex_accepts() {
+    let args = ["hook", "codex", "--store", STORE];
+    let (stdout, _) = run_with_full(
+        &args,
+        &payload("codex", REFUND_TOOL, r#"{"amount":8400}"#),
+        "err",
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let top: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(top, ["hookSpecificOutput"]);
+    let inner: Vec<&String> = v["hookSpecificOutput"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        inner,
+        [
+            "hookEventName",
+            "permissionDecision",
+            "permissionDecisionReason"
+        ]
+    );
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn precompact_instructions_that_cannot_be_written_are_a_non_blocking_error() {
+    let (stderr, code) = run_with_full(
+        &["hook", "claude-code-precompact", "--store", STORE],
+        &precompact_payload("auto", ""),
+        "out",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "omission-gate: precompact: cannot write the preservation instructions; the compaction goes ahead without preservation instructions\n"
+    );
 }
 
 #[test]
@@ -735,8 +771,12 @@ fn replies_are_byte_for_byte_deterministic() {
         r#"{"currency":"USD","amount":8400}"#,
     );
     let first = hook("gemini-cli", &p);
+    assert!(first.stderr.contains("dropped-binding-constraint"));
     for _ in 0..3 {
         let again = hook("gemini-cli", &p);
-        assert_eq!(again.stdout, first.stdout);
+        assert_eq!(
+            (again.stdout, again.stderr, again.code),
+            (first.stdout.clone(), first.stderr.clone(), first.code)
+        );
     }
 }
