@@ -148,7 +148,7 @@ pub fn main() -> ExitCode {
             // Help and version are successes; every usage error is exit 2, except for the
             // PreCompact hook, where exit 2 would block the compaction.
             let _ = e.print();
-            let usage = if is_precompact_hook(std::env::args()) {
+            let usage = if is_precompact_hook(std::env::args_os()) {
                 1
             } else {
                 2
@@ -165,9 +165,10 @@ pub fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// True for a command line that asks for the PreCompact hook, however malformed.
-fn is_precompact_hook(args: impl Iterator<Item = String>) -> bool {
-    let args: Vec<String> = args.skip(1).collect();
+/// True for a command line that asks for the PreCompact hook, however malformed (even
+/// with arguments that are not UTF-8).
+fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<std::ffi::OsString> = args.skip(1).collect();
     args.first().is_some_and(|a| a == "hook") && args.iter().any(|a| a == "claude-code-precompact")
 }
 
