@@ -315,7 +315,9 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
             .map(|v| nonempty_string(v, "scope"))
             .collect::<Result<_, _>>()?,
         _ => {
-            return Err("`scope` must be a tool name, a glob, or a non-empty array of those".into());
+            return Err(
+                "`scope` must be a tool name, a glob, or a non-empty array of those".into(),
+            );
         }
     };
     let predicate = Predicate::parse(required(obj, "predicate")?, limits.max_predicate_depth)
@@ -325,9 +327,12 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
         Value::String(s) if s == "deny" => PolicyEffect::Deny,
         Value::String(s) if s == "require_approval" => PolicyEffect::RequireApproval,
         other => {
+            let shown = match other {
+                Value::String(s) => clean(s).into_owned(),
+                v => crate::report::json_text(v),
+            };
             return Err(format!(
-                "unknown effect {} (allow, deny or require_approval)",
-                crate::report::json_text(other)
+                "unknown effect `{shown}` (allow, deny or require_approval)"
             ));
         }
     };
