@@ -17,7 +17,14 @@ use crate::report::{self, Format, Mode, Report, clean};
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
-#[command(name = "omission-gate", version, about, long_about = None)]
+#[command(
+    name = "omission-gate",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 PASS, 1 BLOCK, 2 ERROR (invalid input, a predicate the gate cannot \
+                  resolve, or a report that could not be written). Never 0 on error."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
