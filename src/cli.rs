@@ -10,6 +10,7 @@ use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, Verdict};
+use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, Input};
 use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
@@ -18,7 +19,14 @@ use crate::report::{self, Format, Mode, Report, TokenSummary, clean};
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
-#[command(name = "omission-gate", version, about, long_about = None)]
+#[command(
+    name = "omission-gate",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 PASS, 1 BLOCK, 2 ERROR (invalid input, a predicate the gate cannot \
+                  resolve, or a report that could not be written). Never 0 on error."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,6 +45,57 @@ enum Command {
         /// The report file, or `-` for stdin.
         report: String,
     },
+    /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.
+    Hook(HookArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HookArg {
+    /// Claude Code PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
+    ClaudeCode,
+    /// Codex PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
+    Codex,
+    /// Gemini CLI BeforeTool: deny with exit 2 and the reason on stderr; silent on PASS.
+    GeminiCli,
+    /// Claude Code PreCompact: the records to keep, as text; never blocks.
+    ClaudeCodePrecompact,
+}
+
+impl HookArg {
+    fn adapter(self) -> Adapter {
+        match self {
+            HookArg::ClaudeCode => Adapter::PreTool(Harness::ClaudeCode),
+            HookArg::Codex => Adapter::PreTool(Harness::Codex),
+            HookArg::GeminiCli => Adapter::PreTool(Harness::GeminiCli),
+            HookArg::ClaudeCodePrecompact => Adapter::PreCompact,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct HookArgs {
+    /// The harness and event to answer.
+    #[arg(value_enum)]
+    harness: HookArg,
+    /// The record store: a document or JSON Lines file (stdin carries the payload).
+    #[arg(long)]
+    store: String,
+    /// Kept ids: `a,b,c` inline, or `@FILE`; default: the store document's `kept`.
+    #[arg(long)]
+    kept: Option<String>,
+    /// How the kept set is obtained: given, head_tail:K or recency:K.
+    #[arg(long, default_value = "given", value_parser = parse_retention)]
+    retention: Retention,
+    /// The guarded tools (names or `*` globs, or `@FILE`); calls of other tools pass.
+    #[arg(long)]
+    tools: Option<String>,
+    /// Report dropped unevaluable records as a signed note instead of blocking.
+    #[arg(long)]
+    allow_unevaluable: bool,
+    /// Our own deadline: with no answer by then, deny (keep it below the harness's
+    /// hook timeout, which would run the tool).
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -144,9 +203,15 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version are successes; every usage error is exit 2.
+            // Help and version are successes; every usage error is exit 2, except for the
+            // PreCompact hook, where exit 2 would block the compaction.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            let usage = if is_precompact_hook(std::env::args_os()) {
+                1
+            } else {
+                2
+            };
+            return ExitCode::from(if e.use_stderr() { usage } else { 0 });
         }
     };
     let code = match cli.command {
@@ -154,8 +219,16 @@ pub fn main() -> ExitCode {
         Command::Pin(args) => run_pin(&args),
         Command::Sweep(args) => run_sweep(&args),
         Command::Verify { report } => run_verify(&report),
+        Command::Hook(args) => run_hook(args),
     };
     ExitCode::from(code)
+}
+
+/// True for a command line that asks for the PreCompact hook, however malformed (even
+/// with arguments that are not UTF-8).
+fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<std::ffi::OsString> = args.skip(1).collect();
+    args.first().is_some_and(|a| a == "hook") && args.iter().any(|a| a == "claude-code-precompact")
 }
 
 /// Reads a path, or stdin for `-`.
@@ -629,4 +702,113 @@ fn run_verify(path: &str) -> u8 {
             1
         }
     }
+}
+
+/// Runs a hook adapter. The payload and the store are read and judged on a worker
+/// thread so that our own deadline holds even when stdin never closes or the store is
+/// slow to read; a deadline missed or a panic is a reply too (a deny, for the pre-tool
+/// adapters), never the harness's fail-open crash or timeout.
+fn run_hook(args: HookArgs) -> u8 {
+    let adapter = args.harness.adapter();
+    let timeout_ms = args.timeout_ms;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name("hook".into())
+        .spawn(move || {
+            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args));
+            let _ = tx.send(reply.ok());
+        });
+    let reply = match worker {
+        Err(_) => hook::failed(adapter, &Failure::Internal),
+        Ok(_) => match rx.recv_timeout(std::time::Duration::from_millis(timeout_ms)) {
+            Ok(Some(reply)) => reply,
+            Ok(None) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                hook::failed(adapter, &Failure::Internal)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                hook::failed(adapter, &Failure::Timeout(timeout_ms))
+            }
+        },
+    };
+    write_reply(&reply)
+}
+
+/// Reads the payload and the store, then answers.
+fn hook_reply(adapter: Adapter, args: &HookArgs) -> hook::Reply {
+    let mut payload = Vec::new();
+    if let Err(e) = io::stdin().lock().read_to_end(&mut payload) {
+        let err = InputError::at(
+            "payload",
+            "stdin",
+            format!("cannot read: {}", io_reason(&e)),
+        );
+        return hook::failed(adapter, &Failure::Input(err));
+    }
+    let setup = hook_setup(args);
+    hook::answer(adapter, &payload, setup.as_ref())
+}
+
+fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
+    if args.store == "-" {
+        return Err(InputError::at(
+            "--store",
+            "`-`",
+            "the store must be a file: stdin carries the hook payload",
+        ));
+    }
+    let bytes = read_source(&args.store)?;
+    let input = input::load(&args.store, &bytes, Limits::default())?;
+    let kept = args
+        .kept
+        .as_deref()
+        .map(|v| {
+            let (origin, text, from_file) = flag_text("--kept", v)?;
+            input::kept_from_flag(&origin, &text, from_file)
+        })
+        .transpose()?;
+    let tools = args
+        .tools
+        .as_deref()
+        .map(|v| {
+            let (origin, text, _) = flag_text("--tools", v)?;
+            input::tools_from_flag(&origin, &text)
+        })
+        .transpose()?
+        .map(|ts| ts.into_iter().map(|t| t.name).collect());
+    Ok(Setup {
+        input,
+        kept_origin: if args.kept.is_some() {
+            "--kept".to_string()
+        } else {
+            clean(&args.store).into_owned()
+        },
+        kept,
+        retention: args.retention,
+        tools,
+        options: CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        },
+    })
+}
+
+/// Writes a hook's reply, or its fallback when it cannot be written. When neither can
+/// be written the exit code is the larger of the two: a deny still exits 2.
+fn write_reply(reply: &hook::Reply) -> u8 {
+    if write_out(reply) {
+        return reply.exit;
+    }
+    match reply.fallback.as_deref() {
+        Some(f) if write_out(f) => f.exit,
+        Some(f) => reply.exit.max(f.exit),
+        None => reply.exit,
+    }
+}
+
+fn write_out(reply: &hook::Reply) -> bool {
+    let out = reply.stdout.is_empty() || emit(&reply.stdout).is_ok();
+    let err = reply.stderr.is_empty() || {
+        let mut e = io::stderr().lock();
+        e.write_all(&reply.stderr).and_then(|()| e.flush()).is_ok()
+    };
+    out && err
 }

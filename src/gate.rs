@@ -554,10 +554,13 @@ impl<'a> PolicyCtx<'a> {
                 self.unresolved_fields(),
                 self.explain(self.full)
             ),
-            Code::DroppedBindingConstraint => format!(
-                "{rule} scopes to {tool} and resolves TRUE here ({}){text}",
-                self.explain(self.full)
-            ),
+            Code::DroppedBindingConstraint => {
+                let reads = self.dropped_facts_read();
+                format!(
+                    "{rule} scopes to {tool} and resolves TRUE here ({}){reads}{text}",
+                    self.explain(self.full)
+                )
+            }
             Code::DroppedSupersederStaleKept => format!(
                 "{rule} resolves {on_full} but {on_view}: {why}; the agent cannot see that this rule binds{text}"
             ),
@@ -634,6 +637,36 @@ impl<'a> PolicyCtx<'a> {
             "the views differ".to_string()
         } else {
             parts.join("; ")
+        }
+    }
+
+    /// `; it reads dropped fact 'f_020' (`customer.tier` = "standard", seq 20)`, for the
+    /// facts a dropped rule needs restored beside it.
+    fn dropped_facts_read(&self) -> String {
+        let facts: Vec<String> = self
+            .policy
+            .predicate
+            .fields()
+            .into_iter()
+            .filter(|f| self.action.param(f).is_none())
+            .filter_map(|f| self.full.newest_fact(f))
+            .filter(|&p| !self.compaction.is_kept(p))
+            .filter_map(|p| self.store.get(p))
+            .filter_map(|r| match &r.kind {
+                Kind::Fact(f) => Some(format!(
+                    "'{}' (`{}` = {}, seq {})",
+                    clean(&r.id),
+                    clean(&f.field),
+                    json_text(&f.value),
+                    r.seq
+                )),
+                _ => None,
+            })
+            .collect();
+        if facts.is_empty() {
+            String::new()
+        } else {
+            format!("; it reads dropped fact {}", facts.join(", "))
         }
     }
 
@@ -766,7 +799,7 @@ pub fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) 
 }
 
 /// The first 160 characters of a record's prose, marked when cut.
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX: usize = 160;
     match text.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}...", text.get(..i).unwrap_or(text)),

@@ -327,9 +327,12 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
         Value::String(s) if s == "deny" => PolicyEffect::Deny,
         Value::String(s) if s == "require_approval" => PolicyEffect::RequireApproval,
         other => {
+            let shown = match other {
+                Value::String(s) => clean(s).into_owned(),
+                v => crate::report::json_text(v),
+            };
             return Err(format!(
-                "unknown effect {} (allow, deny or require_approval)",
-                crate::report::json_text(other)
+                "unknown effect `{shown}` (allow, deny or require_approval)"
             ));
         }
     };

@@ -450,7 +450,7 @@ pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
 }
 
 /// Like `escape_unsafe`, but a line break is escaped too: the result is one line.
-fn one_line(s: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(s: &str) -> Cow<'_, str> {
     escape_chars(s, is_unsafe)
 }
 
