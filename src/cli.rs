@@ -9,13 +9,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, Verdict};
+use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, Input};
 use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::record::Limits;
-use crate::report::{self, Format, Mode, Report, TokenSummary, clean};
+use crate::report::{self, Format, Mode, Report, clean};
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
@@ -354,18 +354,7 @@ fn resolve_tools(input: &Input, flag: Option<&str>) -> Result<Vec<Tool>, InputEr
             let (o, text, _) = flag_text("--tools", v)?;
             input::tools_from_flag(&o, &text)
         }
-        None => Ok(match &input.tools {
-            Some(tools) => tools.clone(),
-            None => input
-                .store
-                .named_tools()
-                .into_iter()
-                .map(|name| Tool {
-                    name: name.to_string(),
-                    input_schema: None,
-                })
-                .collect(),
-        }),
+        None => Ok(input.tools_or_named()),
     }
 }
 
@@ -433,83 +422,32 @@ fn run_pin(args: &PinArgs) -> u8 {
         }
         Err(e) => return fail(Mode::Pin, &e, format),
     };
-    let store = &input.store;
-    let pins = pin::pin(store, &tools, args.max_calls);
-    let mut findings: Vec<Finding> = precheck::domains(&tools)
-        .iter()
-        .flat_map(precheck::schema_notes)
-        .collect();
-    let mut tokens = TokenSummary {
-        budget: args.budget,
-        pinned_records: pins.positions.len(),
-        pinned_tokens: pins
-            .positions
+    let report = pin::report(&input.store, &tools, args.budget, args.max_calls);
+    if args.format != PinFormat::Ids {
+        return finish(&report, format);
+    }
+    if report.verdict != Verdict::Pass {
+        for f in report
+            .findings
             .iter()
-            .filter_map(|&p| store.get(p))
-            .map(|r| r.tokens)
-            .fold(0, u64::saturating_add),
-        kept_records: None,
-        kept_tokens: None,
+            .filter(|f| f.severity == Severity::Error)
+        {
+            eprintln!("omission-gate: {}: {}", f.code.as_str(), f.message);
+        }
+        return report.exit_code;
+    }
+    let ids: Vec<String> = match (&report.kept, &report.pinned) {
+        (Some(kept), _) => kept.clone(),
+        (None, Some(pinned)) => pinned.iter().map(|p| p.id.clone()).collect(),
+        (None, None) => Vec::new(),
     };
-    let mut kept: Option<(Vec<String>, Compaction)> = None;
-    if let Some(budget) = args.budget {
-        match pin::fill(store, &pins.positions, budget) {
-            Ok(fill) => {
-                let mut mask = vec![false; store.len()];
-                for &p in &fill.kept {
-                    if let Some(slot) = mask.get_mut(p) {
-                        *slot = true;
-                    }
-                }
-                tokens.kept_records = Some(fill.kept.len());
-                tokens.kept_tokens = Some(fill.kept_tokens);
-                let ids = fill
-                    .kept
-                    .iter()
-                    .filter_map(|&p| store.get(p).map(|r| r.id.clone()))
-                    .collect();
-                kept = Some((ids, Compaction::from_mask(store, Retention::Given, mask)));
-            }
-            Err(over) => findings.push(Finding::new(
-                Code::LedgerExceedsBudget,
-                None,
-                format!(
-                    "the pinned records alone need {} tokens, over the budget of {budget}: defer the compaction (a full window is a recoverable failure; a silently corrupted ledger is not)",
-                    over.pinned_tokens
-                ),
-            )),
+    match emit(ids_file(&ids).as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("omission-gate: cannot write the ids: {}", io_reason(&e));
+            2
         }
     }
-    let mut report = Report::from_outcome(Mode::Pin, Outcome::from_findings(findings));
-    report.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
-    report.pinned = Some(pins.pinned.clone());
-    report.tokens = Some(tokens);
-    if let Some((ids, compaction)) = kept {
-        report.compaction = Some((&compaction).into());
-        report.kept = Some(ids);
-    }
-    if args.format == PinFormat::Ids {
-        if report.verdict != Verdict::Pass {
-            for f in &report.findings {
-                if f.severity == Severity::Error {
-                    eprintln!("omission-gate: {}: {}", f.code.as_str(), f.message);
-                }
-            }
-            return report.exit_code;
-        }
-        let ids: Vec<String> = match &report.kept {
-            Some(ids) => ids.clone(),
-            None => pins.pinned.iter().map(|p| p.id.clone()).collect(),
-        };
-        return match emit(ids_file(&ids).as_bytes()) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("omission-gate: cannot write the ids: {}", io_reason(&e));
-                2
-            }
-        };
-    }
-    finish(&report, format)
 }
 
 /// The ids as a file `--kept @FILE` reads: one per line, or a JSON array when some id

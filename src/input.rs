@@ -25,6 +25,26 @@ pub struct Input {
     pub tools: Option<Vec<Tool>>,
 }
 
+impl Input {
+    /// The tools precheck and pin consider when no `--tools` is given: the document's
+    /// `tools`, else every tool name a policy scope or an effect spells out exactly, with
+    /// no schema (SPEC 2.3).
+    pub fn tools_or_named(&self) -> Vec<Tool> {
+        match &self.tools {
+            Some(tools) => tools.clone(),
+            None => self
+                .store
+                .named_tools()
+                .into_iter()
+                .map(|name| Tool {
+                    name: name.to_string(),
+                    input_schema: None,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Which of the two input forms a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {

@@ -44,8 +44,40 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The action-blind `precheck` and the compactor-side `pin` (SPEC 5 and 6) join
-//! [`check`] here as they land.
+//! [`precheck()`] asks the action-blind question (could a dropped record bind *some*
+//! reachable call of the tools, given their JSON Schemas?) and [`pin()`] gives a
+//! compactor the records it must keep, and with a token budget the ids to keep
+//! (SPEC 5 and 6).
+//!
+//! ```
+//! use omission_gate::{PrecheckOptions, Retention, Tool, Verdict};
+//!
+//! let store = br#"{"records": [
+//!   {"id": "r1", "seq": 1, "kind": "policy", "scope": "refunds.create",
+//!    "predicate": {"field": "amount", "op": "gt", "value": 5000},
+//!    "effect": "require_approval"},
+//!   {"id": "r2", "seq": 2, "kind": "chatter", "text": "Preparing the refund."}
+//! ], "kept": ["r2"]}"#;
+//! let input = omission_gate::load("store.json", store)?;
+//! let tools = Tool::list_from_json(&serde_json::json!([{"name": "refunds.create",
+//!     "input_schema": {"type": "object", "required": ["amount"],
+//!                      "properties": {"amount": {"type": "integer", "minimum": 1}}}}]))?;
+//!
+//! // Some reachable call (the witness: amount 5001) is blocked: precheck says BLOCK.
+//! let options = PrecheckOptions::default();
+//! let report = omission_gate::precheck(&input, Retention::Given, None, Some(&tools), options)?;
+//! assert_eq!(report.verdict, Verdict::Block);
+//! let witness = report.findings[0].witness.as_ref().expect("a witness");
+//! assert_eq!(witness.params["amount"], 5001);
+//!
+//! // Pin says what to keep; keeping it, precheck passes.
+//! let pinned = omission_gate::pin(&input, Some(&tools), None, options.max_calls);
+//! let keep: Vec<String> = pinned.pinned.iter().flatten().map(|p| p.id.clone()).collect();
+//! assert_eq!(keep, ["r1"]);
+//! let report = omission_gate::precheck(&input, Retention::Given, Some(&keep), Some(&tools), options)?;
+//! assert_eq!(report.verdict, Verdict::Pass);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod action;
 pub mod cli;
@@ -68,6 +100,7 @@ pub use crate::compaction::{Compaction, Retention};
 pub use crate::error::InputError;
 pub use crate::gate::{CheckOptions, Code, Finding, Severity, Verdict};
 pub use crate::input::Input;
+pub use crate::precheck::PrecheckOptions;
 pub use crate::report::{Format, Report};
 
 /// Reads a record store: a document (`{"records": [...], "kept": [...], ...}`) or JSON
@@ -107,4 +140,30 @@ pub fn check(
     let compaction = compaction(input, retention, kept)?;
     let outcome = gate::check(&input.store, &compaction, action, options);
     Ok(Report::check(action, &compaction, outcome))
+}
+
+/// Action-blind precheck (SPEC 5): could a dropped record bind some reachable call of the
+/// tools? `tools` overrides the document's `tools`; with neither, the tools are every name
+/// a policy scope or an effect spells out, with no schema. Each finding that blocks on a
+/// concrete call carries it as `witness`. `kept` is as for [`compaction()`].
+pub fn precheck(
+    input: &Input,
+    retention: Retention,
+    kept: Option<&[String]>,
+    tools: Option<&[Tool]>,
+    options: PrecheckOptions,
+) -> Result<Report, InputError> {
+    let compaction = compaction(input, retention, kept)?;
+    let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
+    let outcome = precheck::precheck(&input.store, &compaction, &tools, options);
+    Ok(Report::precheck(&tools, &compaction, outcome))
+}
+
+/// Pin (SPEC 6): the records a compactor must keep so that no reachable call of the tools
+/// can be blocked (`report.pinned`, with why); with `budget` (tokens), the ids to keep
+/// (`report.kept`), or ERROR `ledger-exceeds-budget` when the pinned records alone do not
+/// fit. `tools` as for [`precheck()`]; `max_calls` bounds the calls tried per rule and tool.
+pub fn pin(input: &Input, tools: Option<&[Tool]>, budget: Option<u64>, max_calls: usize) -> Report {
+    let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
+    pin::report(&input.store, &tools, budget, max_calls)
 }

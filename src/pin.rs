@@ -15,11 +15,11 @@ use std::collections::BTreeMap;
 
 use crate::action::Tool;
 use crate::compaction::{Compaction, Retention};
-use crate::gate::{self, View};
+use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::precheck::{self, Domain, PolicyScan};
 use crate::predicate::Tri;
 use crate::record::{Kind, Store};
-use crate::report::{Pinned, action_text, clean};
+use crate::report::{Mode, Pinned, Report, TokenSummary, action_text, clean};
 
 /// Why one record is pinned; several reasons can hold at once.
 #[derive(Debug, Default)]
@@ -221,6 +221,70 @@ fn close_over_inputs(store: &Store, why: &mut BTreeMap<usize, Why>) {
     }
 }
 
+/// The `pin` report: the pinned records with why, their tokens, and with `budget` the
+/// ids to keep (and the kept set's fingerprint, as `check --kept` will print it), or
+/// ERROR `ledger-exceeds-budget` when the pinned records alone do not fit.
+pub fn report(store: &Store, tools: &[Tool], budget: Option<u64>, max_calls: usize) -> Report {
+    let pins = pin(store, tools, max_calls);
+    let mut findings: Vec<Finding> = precheck::domains(tools)
+        .iter()
+        .flat_map(precheck::schema_notes)
+        .collect();
+    let mut tokens = TokenSummary {
+        budget,
+        pinned_records: pins.positions.len(),
+        pinned_tokens: tokens_of(store, &pins.positions),
+        kept_records: None,
+        kept_tokens: None,
+    };
+    let mut kept = None;
+    if let Some(budget) = budget {
+        match fill(store, &pins.positions, budget) {
+            Ok(f) => {
+                let mut mask = vec![false; store.len()];
+                for &p in &f.kept {
+                    if let Some(slot) = mask.get_mut(p) {
+                        *slot = true;
+                    }
+                }
+                tokens.kept_records = Some(f.kept.len());
+                tokens.kept_tokens = Some(f.kept_tokens);
+                let ids: Vec<String> = f
+                    .kept
+                    .iter()
+                    .filter_map(|&p| store.get(p).map(|r| r.id.clone()))
+                    .collect();
+                kept = Some((ids, Compaction::from_mask(store, Retention::Given, mask)));
+            }
+            Err(over) => findings.push(Finding::new(
+                Code::LedgerExceedsBudget,
+                None,
+                format!(
+                    "the pinned records alone need {} tokens, over the budget of {budget}: defer the compaction (a full window is a recoverable failure; a silently corrupted ledger is not)",
+                    over.pinned_tokens
+                ),
+            )),
+        }
+    }
+    let mut report = Report::from_outcome(Mode::Pin, Outcome::from_findings(findings));
+    report.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
+    report.pinned = Some(pins.pinned);
+    report.tokens = Some(tokens);
+    if let Some((ids, compaction)) = kept {
+        report.compaction = Some((&compaction).into());
+        report.kept = Some(ids);
+    }
+    report
+}
+
+fn tokens_of(store: &Store, positions: &[usize]) -> u64 {
+    positions
+        .iter()
+        .filter_map(|&p| store.get(p))
+        .map(|r| r.tokens)
+        .fold(0, u64::saturating_add)
+}
+
 /// A kept set that fits a token budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fill {
@@ -243,8 +307,7 @@ pub struct OverBudget {
 /// left of `budget`, newest first (a record too large for what is left is skipped and
 /// older, smaller ones may still fit).
 pub fn fill(store: &Store, pinned: &[usize], budget: u64) -> Result<Fill, OverBudget> {
-    let tokens = |p: &usize| store.get(*p).map_or(0, |r| r.tokens);
-    let pinned_tokens = pinned.iter().map(tokens).fold(0u64, u64::saturating_add);
+    let pinned_tokens = tokens_of(store, pinned);
     if pinned_tokens > budget {
         return Err(OverBudget { pinned_tokens });
     }
