@@ -452,7 +452,7 @@ fn sample_calls(l: &Loaded, records: &[Value], seed: u64, n: usize) -> Vec<Actio
             }
             let mut params = Map::new();
             for key in ["a", "b", "c.d", "e", "s", "zz"] {
-                if rng.next() % 3 != 0 {
+                if !rng.next().is_multiple_of(3) {
                     params.insert(key.into(), rng.pick(&values).clone());
                 }
             }
