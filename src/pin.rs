@@ -47,7 +47,7 @@ impl Why {
             ));
         }
         if !self.inputs_of.is_empty() {
-            parts.push(format!("input of {} (depends_on)", some(&self.inputs_of)));
+            parts.push(format!("depends_on input of {}", some(&self.inputs_of)));
         }
         parts.join("; ")
     }
