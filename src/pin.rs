@@ -336,3 +336,73 @@ pub fn fill(store: &Store, pinned: &[usize], budget: u64) -> Result<Fill, OverBu
         kept_tokens: budget - left,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Limits;
+
+    fn store(lines: &[&str]) -> Store {
+        crate::input::load("t", lines.join("\n").as_bytes(), Limits::default())
+            .unwrap()
+            .store
+    }
+
+    fn tool(name: &str) -> Tool {
+        Tool {
+            name: name.into(),
+            input_schema: None,
+        }
+    }
+
+    #[test]
+    fn fill_keeps_the_pinned_then_the_newest_that_fit() {
+        let s = store(&[
+            r#"{"id":"a","seq":1,"kind":"chatter","tokens":4}"#,
+            r#"{"id":"b","seq":2,"kind":"chatter","tokens":6}"#,
+            r#"{"id":"c","seq":3,"kind":"chatter","tokens":50}"#,
+            r#"{"id":"d","seq":4,"kind":"chatter","tokens":3}"#,
+        ]);
+        let f = fill(&s, &[0], 14).unwrap();
+        assert_eq!(f.kept, [0, 1, 3]);
+        assert_eq!((f.pinned_tokens, f.kept_tokens), (4, 13));
+        assert_eq!(fill(&s, &[0, 2], 53), Err(OverBudget { pinned_tokens: 54 }));
+        assert_eq!(fill(&s, &[], 0).unwrap().kept, Vec::<usize>::new());
+    }
+
+    #[test]
+    fn why_merges_readers_and_dependents() {
+        let w = Why {
+            reasons: vec!["revokes in-scope policy 'p'".into()],
+            readers: BTreeMap::from([("tier".into(), vec!["p1".into(), "p2".into()])]),
+            inputs_of: vec!["x".into()],
+        };
+        assert_eq!(
+            w.render(),
+            "revokes in-scope policy 'p'; newest fact for `tier`, read by policy 'p1' and 1 more; depends_on input of 'x'"
+        );
+    }
+
+    #[test]
+    fn facts_only_pinned_for_rules_that_can_matter() {
+        let s = store(&[
+            r#"{"id":"f1","seq":1,"kind":"fact","field":"tier","value":"gold"}"#,
+            r#"{"id":"f2","seq":2,"kind":"fact","field":"tier","value":"standard","supersedes":"f1"}"#,
+            r#"{"id":"p3","seq":3,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"tier","op":"eq","value":"suspended"}}"#,
+            r#"{"id":"f4","seq":4,"kind":"fact","field":"region","value":"eu"}"#,
+            r#"{"id":"p5","seq":5,"kind":"policy","scope":"t","effect":"allow","predicate":{"field":"region","op":"eq","value":"eu"}}"#,
+            r#"{"id":"p6","seq":6,"kind":"policy","scope":"other","effect":"deny","predicate":{"all":[]}}"#,
+            r#"{"id":"f7","seq":7,"kind":"fact","field":"zone","value":"a"}"#,
+            r#"{"id":"p8","seq":8,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[{"field":"zone","op":"eq","value":"a"},{"field":"zone","op":"eq","value":"b"}]}}"#,
+        ]);
+        let ids: Vec<String> = pin(&s, &[tool("t")], 1000)
+            .pinned
+            .into_iter()
+            .map(|p| p.id)
+            .collect();
+        // p3 can fire (a call may set tier to "suspended"), so it and its newest fact
+        // are pinned; the allow rule's fact is pinned; out-of-scope p6 is not; p8 is
+        // never TRUE, so neither it nor the fact it reads is pinned.
+        assert_eq!(ids, ["f2", "p3", "f4"]);
+    }
+}
