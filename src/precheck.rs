@@ -450,9 +450,11 @@ impl<'a> PolicyScan<'a> {
         self.compaction.is_kept(self.pos)
     }
 
-    /// Can this compaction make `check` block some call of `domain` on this policy? It
-    /// cannot when the two views agree on everything the policy reads for every
-    /// reachable call: then `check` can only fail closed on it, never block.
+    /// Can this compaction make `check` block some call of `domain` on this policy? A
+    /// restrictive rule blocks only where it is active on the full records and dropped,
+    /// or kept but seen differently; an allow rule only where the agent sees it active
+    /// and the full records differ. When the two views agree on everything the rule reads
+    /// for every reachable call, `check` can only fail closed on it, never block.
     fn can_block(&self, domain: &Domain) -> bool {
         let full_active = self.full.active(self.pos);
         let agent_active = self.agent.active(self.pos);
@@ -536,9 +538,10 @@ impl<'a> PolicyScan<'a> {
         let rule = rule_name(self.record, self.policy, self.kept());
         let mut out: Vec<Finding> = found
             .iter()
-            .filter_map(|(code, action)| self.finding(*code, action, domains))
+            .map(|(code, action)| self.finding(*code, action, domains))
             .collect();
         let blocked = found.keys().any(|c| c.severity() == Severity::Block);
+        let decided = undecided.is_none();
         if let Some((domain, why, can_block)) = undecided {
             let tool = clean(&domain.name);
             if can_block && !blocked {
@@ -563,7 +566,8 @@ impl<'a> PolicyScan<'a> {
                 ));
             }
         }
-        if !blocked
+        if decided
+            && !blocked
             && effect.is_restrictive()
             && !self.kept()
             && self.full.active(self.pos)
@@ -575,8 +579,11 @@ impl<'a> PolicyScan<'a> {
     }
 
     /// A precheck finding for the witness `action` of `check`'s `code`.
-    fn finding(&self, code: Code, action: &Action, domains: &[&Domain]) -> Option<Finding> {
-        let check = gate::judge_policy(self.store, self.compaction, action, self.pos)?;
+    fn finding(&self, code: Code, action: &Action, domains: &[&Domain]) -> Finding {
+        // INVARIANT: `policy_code` gave `code` for this call, so `check` reports it; the
+        // fallback only keeps a hazard from vanishing if that ever broke.
+        let check = gate::judge_policy(self.store, self.compaction, action, self.pos)
+            .unwrap_or_else(|| Finding::new(code, Some(self.record), String::new()));
         let tool = clean(&action.tool);
         let mut f = match code.severity() {
             Severity::Block => Finding::new(
@@ -603,7 +610,7 @@ impl<'a> PolicyScan<'a> {
         };
         f.restore = check.restore;
         f.witness = Some(action.clone());
-        Some(f)
+        f
     }
 
     /// Why no compaction fixes an unresolved field, and what would.
