@@ -69,3 +69,17 @@ fn readme_examples_print_what_the_readme_says() {
     }
     assert!(examples >= 4, "found only {examples} README examples");
 }
+
+#[test]
+fn readme_json_snippets_parse() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let mut blocks = readme.split("```json\n").skip(1).peekable();
+    assert!(blocks.peek().is_some(), "the README has settings snippets");
+    for block in blocks {
+        let body = block.split("```").next().unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        assert!(body.contains("omission-gate hook"), "{v}");
+    }
+}
