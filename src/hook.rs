@@ -21,15 +21,13 @@
 //! automatic one at the context limit would deadlock the session), and its failures are
 //! non-blocking errors.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::action::Action;
+use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Severity, Verdict, View, shorten};
+use crate::gate::{self, CheckOptions, Severity, Verdict, shorten};
 use crate::input::Input;
 use crate::json;
 use crate::predicate::{Predicate, check_numbers};
@@ -517,7 +515,7 @@ fn pre_compact(payload: &[u8], setup: Result<&Setup, &InputError>) -> Reply {
         Err(e) => return compact_error(&e.to_string()),
     };
     let store = &setup.input.store;
-    let pinned = protected(store, setup.tools().as_deref());
+    let pinned = protected(setup);
     if pinned.is_empty() {
         return Reply::silent();
     }
@@ -556,103 +554,26 @@ fn compact_error(message: &str) -> Reply {
     }
 }
 
-/// The records a compactor must keep so that no call of `tools` can be blocked (SPEC 6),
-/// in `seq` order with why. `tools` are names or `*` globs; `None` means every tool, as
-/// the pre-tool adapters guard every tool when none are listed.
-///
-/// A minimal stand-in for `pin`, over-approximating it: it pins every active restrictive
-/// policy in scope of a tool without asking whether some reachable call can fire it, and
-/// takes two globs to overlap. Pinning more than `pin` is safe; swap in `pin` once it is
-/// merged.
-pub fn protected(store: &Store, tools: Option<&[String]>) -> Vec<Pinned> {
-    let guards = |name: &str| match tools {
-        None => true,
-        Some(ts) => ts.iter().any(|t| overlap(t, name)),
+/// The records a compactor must keep so that no call of the guarded tools can be blocked:
+/// `pin` (SPEC 6) over the guarded tools, in `seq` order with why. `--tools` names or
+/// globs are taken as schema-less tools; the document's `tools` keep their schemas; with
+/// neither, every tool is guarded (`*`), as the pre-tool adapters guard every tool.
+pub fn protected(setup: &Setup) -> Vec<Pinned> {
+    let schemaless = |name: &str| Tool {
+        name: name.to_string(),
+        input_schema: None,
     };
-    let in_scope = |scope: &[String]| {
-        scope
-            .iter()
-            .find(|s| guards(s))
-            .map(|s| clean(s).into_owned())
+    let tools: Vec<Tool> = match (&setup.tools, &setup.input.tools) {
+        (Some(names), _) => names.iter().map(|n| schemaless(n)).collect(),
+        (None, Some(tools)) => tools.clone(),
+        (None, None) => vec![schemaless("*")],
     };
-    let full = View::full(store);
-    let mut why: BTreeMap<usize, String> = BTreeMap::new();
-    let mut pin = |pos: usize, reason: String| {
-        why.entry(pos).or_insert(reason);
-    };
-    for (pos, record) in store.records().iter().enumerate() {
-        match &record.kind {
-            Kind::Unevaluable(kind) => pin(
-                pos,
-                format!("a `{}` record the gate cannot evaluate", clean(kind)),
-            ),
-            Kind::Policy(policy) => {
-                let Some(tool) = in_scope(&policy.scope) else {
-                    continue;
-                };
-                for &r in store.revokers_of(pos) {
-                    pin(
-                        r,
-                        format!("revokes policy '{}', in scope of {tool}", clean(&record.id)),
-                    );
-                }
-                if !full.active(pos) {
-                    continue;
-                }
-                if policy.effect.is_restrictive() {
-                    pin(
-                        pos,
-                        format!("a {} policy in scope of {tool}", policy.effect.as_str()),
-                    );
-                }
-                for field in policy.predicate.fields() {
-                    if let Some(f) = full.newest_fact(field) {
-                        pin(
-                            f,
-                            format!(
-                                "the newest `{}`, read by policy '{}'",
-                                clean(field),
-                                clean(&record.id)
-                            ),
-                        );
-                    }
-                }
-            }
-            Kind::Effect(effect) if guards(&effect.tool) => {
-                pin(pos, format!("{} already ran", clean(&effect.tool)));
-            }
-            _ => {}
-        }
-    }
-    // Pin keeps the inputs of what it pins, and theirs in turn.
-    let mut todo: Vec<usize> = why.keys().copied().collect();
-    while let Some(pos) = todo.pop() {
-        let Some(record) = store.get(pos) else {
-            continue;
-        };
-        for dep in record.depends_on() {
-            if let Some(d) = store.position(dep)
-                && !why.contains_key(&d)
-            {
-                why.insert(d, format!("an input of '{}'", clean(&record.id)));
-                todo.push(d);
-            }
-        }
-    }
-    why.into_iter()
-        .filter_map(|(pos, why)| {
-            store.get(pos).map(|r| Pinned {
-                id: r.id.clone(),
-                why,
-            })
-        })
-        .collect()
-}
-
-/// True when a tool name or glob `a` and a scope name or glob `b` can name the same tool.
-/// Two globs are taken to overlap: pinning too much is safe, too little is not.
-fn overlap(a: &str, b: &str) -> bool {
-    (a.contains('*') && b.contains('*')) || glob_match(a, b) || glob_match(b, a)
+    crate::pin::pin(
+        &setup.input.store,
+        &tools,
+        crate::precheck::DEFAULT_MAX_CALLS,
+    )
+    .pinned
 }
 
 #[cfg(test)]
@@ -660,14 +581,18 @@ mod tests {
     use super::*;
     use crate::record::Limits;
 
-    fn store(lines: &[&str]) -> Store {
-        crate::input::load("t", lines.join("\n").as_bytes(), Limits::default())
-            .unwrap()
-            .store
-    }
-
-    fn pinned(s: &Store, tools: Option<&[String]>) -> Vec<(String, String)> {
-        protected(s, tools)
+    fn pinned(lines: &[&str], tools: Option<&[&str]>) -> Vec<(String, String)> {
+        let input =
+            crate::input::load("t", lines.join("\n").as_bytes(), Limits::default()).unwrap();
+        let setup = Setup {
+            input,
+            kept: None,
+            kept_origin: String::new(),
+            retention: Retention::Given,
+            tools: tools.map(|ts| ts.iter().map(|t| t.to_string()).collect()),
+            options: CheckOptions::default(),
+        };
+        protected(&setup)
             .into_iter()
             .map(|p| (p.id, p.why))
             .collect()
@@ -686,42 +611,27 @@ mod tests {
     ];
 
     #[test]
-    fn protected_pins_what_can_bind_a_call_and_the_inputs_of_what_it_pins() {
-        let s = store(&RECORDS);
-        let all = pinned(&s, None);
+    fn protected_is_pin_over_the_guarded_tools() {
+        let all = pinned(&RECORDS, None);
         let ids: Vec<&str> = all.iter().map(|(id, _)| id.as_str()).collect();
-        // Not f1 (stale), not p3 (a permission), not p6 (revoked by p7).
+        // Every tool is guarded: not f1 (stale), not p3 (a permission), not p6 (revoked by p7).
         assert_eq!(ids, ["p2", "f4", "c5", "p7", "e8", "s9"]);
-        assert_eq!(
-            all[1].1, "the newest `tier`, read by policy 'p3'",
-            "an allow rule's fact is kept so that the rule cannot license on a stale value"
-        );
-        assert_eq!(all[2].1, "an input of 'f4'");
-        assert_eq!(all[3].1, "revokes policy 'p6', in scope of refunds.create");
-        let only_mail = pinned(&s, Some(&["email.send".to_string()]));
+        assert_eq!(all[1].1, "newest fact for `tier`, read by policy 'p3'");
+        assert_eq!(all[2].1, "depends_on input of 'f4'");
+        assert_eq!(all[3].1, "revokes in-scope policy 'p6'");
+        let only_mail = pinned(&RECORDS, Some(&["email.send"]));
         let ids: Vec<&str> = only_mail.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(ids, ["e8", "s9"]);
-        let by_glob = pinned(&s, Some(&["refunds.*".to_string()]));
-        assert_eq!(
-            by_glob[0],
-            (
-                "p2".into(),
-                "a require_approval policy in scope of refunds.*".into()
-            )
-        );
-    }
-
-    #[test]
-    fn globs_overlap_conservatively() {
-        assert!(overlap("refunds.create", "refunds.*"));
-        assert!(overlap("refunds.*", "refunds.create"));
-        assert!(overlap("*create", "refunds.*"));
-        assert!(!overlap("email.send", "refunds.*"));
+        let by_glob = pinned(&RECORDS, Some(&["refunds.*"]));
+        let ids: Vec<&str> = by_glob.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["p2", "f4", "c5", "p7", "s9"]);
     }
 
     #[test]
     fn describe_spells_each_kind() {
-        let s = store(&RECORDS);
+        let s = crate::input::load("t", RECORDS.join("\n").as_bytes(), Limits::default())
+            .unwrap()
+            .store;
         let d = |i: usize| describe(s.get(i).unwrap());
         assert_eq!(
             d(1),

@@ -18,8 +18,8 @@ use crate::compaction::{Compaction, Retention};
 use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::precheck::{self, Domain, PolicyScan};
 use crate::predicate::Tri;
-use crate::record::{Kind, Store};
-use crate::report::{Mode, Pinned, Report, TokenSummary, action_text, clean};
+use crate::record::{Kind, Store, glob_match};
+use crate::report::{Mode, Pinned, Report, TokenSummary, action_text, clean, json_text};
 
 /// Why one record is pinned; several reasons can hold at once.
 #[derive(Debug, Default)]
@@ -62,8 +62,10 @@ pub struct Pins {
     pub pinned: Vec<Pinned>,
 }
 
-/// Computes the records a compactor must keep for `tools`. `max_calls` bounds the calls
-/// tried per rule and tool, as in precheck.
+/// Computes the records a compactor must keep for `tools`. A tool name may be a `*` glob
+/// standing for every tool it covers (the hook adapters guard `*`, every tool a harness
+/// has, named in the store or not). `max_calls` bounds the calls tried per rule and
+/// tool, as in precheck.
 pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
     let domains = precheck::domains(tools);
     let live: Vec<&Domain> = domains.iter().filter(|d| d.has_calls()).collect();
@@ -83,7 +85,7 @@ pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
                 let in_scope: Vec<&Domain> = live
                     .iter()
                     .copied()
-                    .filter(|d| policy.scopes(&d.name))
+                    .filter(|d| policy.may_scope(&d.name))
                     .collect();
                 if in_scope.is_empty() {
                     continue;
@@ -125,7 +127,7 @@ pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
                 }
             }
             Kind::Effect(effect) => {
-                let Some(domain) = live.iter().find(|d| d.name == effect.tool) else {
+                let Some(domain) = live.iter().find(|d| glob_match(&d.name, &effect.tool)) else {
                     continue;
                 };
                 // An effect whose replay cannot be ruled out is pinned.
@@ -176,10 +178,17 @@ fn fires(
                     fired
                 });
                 if let Some(action) = witness {
-                    return Some(format!(
-                        "in scope of {}: TRUE for {}",
-                        clean(&domain.name),
+                    let call = if domain.name.contains('*') {
+                        format!(
+                            "a call with {}",
+                            json_text(&serde_json::Value::Object(action.params))
+                        )
+                    } else {
                         action_text(&action)
+                    };
+                    return Some(format!(
+                        "in scope of {}: TRUE for {call}",
+                        clean(&domain.name)
                     ));
                 }
             }

@@ -62,6 +62,12 @@ impl Policy {
     pub fn scopes(&self, tool: &str) -> bool {
         self.scope.iter().any(|s| glob_match(s, tool))
     }
+
+    /// True when some tool that `pattern` (a name or a `*` glob) covers may be in scope.
+    /// For a plain name this is `scopes`.
+    pub fn may_scope(&self, pattern: &str) -> bool {
+        self.scope.iter().any(|s| globs_overlap(s, pattern))
+    }
 }
 
 /// The value of a named field as of the record's `seq`.
@@ -392,6 +398,12 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// True when some name could match both patterns. Two globs are taken to overlap
+/// (conservative: pinning too much is safe, too little is not).
+pub fn globs_overlap(a: &str, b: &str) -> bool {
+    (a.contains('*') && b.contains('*')) || glob_match(a, b) || glob_match(b, a)
+}
+
 /// The validated record set, ordered by `seq`, with the indexes views need.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -570,6 +582,15 @@ mod tests {
         assert!(glob_match("refunds.create", "refunds.create"));
         assert!(!glob_match("refunds.create", "refunds.created"));
         assert!(!glob_match("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn globs_overlap_conservatively() {
+        assert!(globs_overlap("refunds.create", "refunds.*"));
+        assert!(globs_overlap("refunds.*", "refunds.create"));
+        assert!(globs_overlap("*create", "refunds.*"));
+        assert!(!globs_overlap("email.send", "refunds.*"));
+        assert!(globs_overlap("*", "email.send"));
     }
 
     #[test]
