@@ -13,6 +13,7 @@ use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::input::{self, Input};
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report, clean};
+use crate::stream::Fallback;
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
@@ -186,9 +187,26 @@ fn load_with(
     retention: Retention,
     kept_flag: Option<&str>,
 ) -> Result<Loaded, InputError> {
-    let bytes = read_source(path)?;
+    load_from(path, None, retention, kept_flag)
+}
+
+/// [`load_with`], for an input already read when `bytes` is given (stdin).
+fn load_from(
+    path: &str,
+    bytes: Option<&[u8]>,
+    retention: Retention,
+    kept_flag: Option<&str>,
+) -> Result<Loaded, InputError> {
+    let read;
+    let bytes = match bytes {
+        Some(b) => b,
+        None => {
+            read = read_source(path)?;
+            &read
+        }
+    };
     let origin = origin_name(path);
-    let input = input::load(origin, &bytes, Limits::default())?;
+    let input = input::load(origin, bytes, Limits::default())?;
     let kept = match kept_flag {
         Some(v) => {
             let (o, text, from_file) = flag_text("--kept", v)?;
@@ -233,8 +251,25 @@ fn run_check(args: &CheckArgs) -> u8 {
     let options = CheckOptions {
         allow_unevaluable: args.allow_unevaluable,
     };
+    // stdin can be read once: hold it for both paths.
+    let stdin = if args.input == "-" {
+        match read_source("-") {
+            Ok(bytes) => Some(bytes),
+            Err(e) => return fail(Mode::Check, &e, format),
+        }
+    } else {
+        None
+    };
+    if let Some(report) = lean_check(args, stdin.as_deref(), options) {
+        return finish(&report, format);
+    }
     let report = (|| {
-        let loaded = load_with(&args.input, args.retention, args.kept.as_deref())?;
+        let loaded = load_from(
+            &args.input,
+            stdin.as_deref(),
+            args.retention,
+            args.kept.as_deref(),
+        )?;
         let action = resolve_action(&loaded, args.action.as_deref(), origin_name(&args.input))?;
         let outcome = gate::check(&loaded.input.store, &loaded.compaction, &action, options);
         Ok::<_, InputError>(Report::check(&action, &loaded.compaction, outcome))
@@ -243,6 +278,93 @@ fn run_check(args: &CheckArgs) -> u8 {
         Ok(r) => finish(&r, format),
         Err(e) => fail(Mode::Check, &e, format),
     }
+}
+
+/// Bytes read per chunk by the lean path.
+const CHUNK: usize = 1 << 20;
+
+/// The input in chunks that end at a line end (the last may not), for the lean loader.
+struct Chunks<'a> {
+    source: ChunkSource<'a>,
+    carry: Vec<u8>,
+}
+
+enum ChunkSource<'a> {
+    File(std::fs::File),
+    Bytes(&'a [u8]),
+}
+
+impl Iterator for Chunks<'_> {
+    type Item = Result<Vec<u8>, Fallback>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut buf = std::mem::take(&mut self.carry);
+        let eof = match &mut self.source {
+            ChunkSource::Bytes(rest) => {
+                let n = CHUNK.min(rest.len());
+                let (now, later) = rest.split_at(n);
+                buf.extend_from_slice(now);
+                *rest = later;
+                later.is_empty()
+            }
+            ChunkSource::File(file) => {
+                // read_to_end fills spare capacity without zeroing it first.
+                buf.reserve(CHUNK);
+                match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
+                    Ok(n) => n < CHUNK,
+                    Err(_) => return Some(Err(Fallback)),
+                }
+            }
+        };
+        if buf.is_empty() {
+            return None;
+        }
+        if !eof && let Some(end) = buf.iter().rposition(|&b| b == b'\n') {
+            self.carry = buf.split_off(end + 1);
+        }
+        Some(Ok(buf))
+    }
+}
+
+/// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
+/// the input valid. `None` sends the caller to the exact path, which then reports exactly
+/// what it always did (errors included).
+fn lean_check(args: &CheckArgs, stdin: Option<&[u8]>, options: CheckOptions) -> Option<Report> {
+    if args.retention != Retention::Given {
+        return None;
+    }
+    let kept = match &args.kept {
+        Some(v) => Some(flag_text("--kept", v).ok()?),
+        None => None,
+    };
+    let action = match &args.action {
+        Some(v) => {
+            let (o, text, _) = flag_text("--action", v).ok()?;
+            Some(input::action_from_flag(&o, &text).ok()?)
+        }
+        None => None,
+    };
+    let source = match stdin {
+        Some(bytes) => ChunkSource::Bytes(bytes),
+        None => ChunkSource::File(std::fs::File::open(&args.input).ok()?),
+    };
+    let mut chunks = Chunks {
+        source,
+        carry: Vec::new(),
+    };
+    let first = chunks.next()?.ok()?;
+    let lean = input::load_lean(
+        origin_name(&args.input),
+        first,
+        chunks,
+        kept.as_ref()
+            .map(|(_, text, from_file)| (text.as_str(), *from_file)),
+        action,
+        Limits::default(),
+    )
+    .ok()?;
+    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
+    Some(Report::check(&lean.action, &lean.compaction, outcome))
 }
 
 /// One cell of a sweep: the verdict and its codes.

@@ -17,3 +17,5 @@ pub mod json;
 pub mod predicate;
 pub mod record;
 pub mod report;
+pub mod scan;
+pub mod stream;
