@@ -283,6 +283,10 @@ fn run_check(args: &CheckArgs) -> u8 {
 /// Bytes read per chunk by the lean path.
 const CHUNK: usize = 1 << 20;
 
+/// Inputs smaller than this take the exact path: start-up dominates there, and threads
+/// would only add to it.
+const LEAN_FROM: usize = 1 << 20;
+
 /// The input in chunks that end at a line end (the last may not), for the lean loader.
 struct Chunks<'a> {
     source: ChunkSource<'a>,
@@ -345,8 +349,15 @@ fn lean_check(args: &CheckArgs, stdin: Option<&[u8]>, options: CheckOptions) -> 
         None => None,
     };
     let source = match stdin {
-        Some(bytes) => ChunkSource::Bytes(bytes),
-        None => ChunkSource::File(std::fs::File::open(&args.input).ok()?),
+        Some(bytes) if bytes.len() >= LEAN_FROM => ChunkSource::Bytes(bytes),
+        Some(_) => return None,
+        None => {
+            let file = std::fs::File::open(&args.input).ok()?;
+            if file.metadata().ok()?.len() < LEAN_FROM as u64 {
+                return None;
+            }
+            ChunkSource::File(file)
+        }
     };
     let mut chunks = Chunks {
         source,

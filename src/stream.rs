@@ -165,16 +165,18 @@ impl<'a> Plan<'a> {
 }
 
 /// A record the loader validated, kept for the cross-record checks: ids, `seq`, kind,
-/// and what it names.
+/// and what it names. Lean on purpose: there is one per non-chatter record.
 struct Entry {
-    id: String,
+    id: Box<str>,
     seq: u64,
-    /// `Some(field)` for a fact, `None` for anything else.
-    field: Option<String>,
+    /// For a fact, its field's index in the worker's `facts` keys; `NOT_A_FACT` otherwise.
+    field: u32,
     policy: bool,
-    supersedes: Option<String>,
-    depends_on: Vec<String>,
+    supersedes: Option<Box<str>>,
+    depends_on: Box<[Box<str>]>,
 }
+
+const NOT_A_FACT: u32 = u32::MAX;
 
 /// Per field: the newest fact, and the newest kept fact, this worker saw.
 #[derive(Default)]
@@ -200,6 +202,9 @@ struct Worker {
     entries: Vec<Entry>,
     held: Vec<Record>,
     facts: IdMap<String, FactSlots>,
+    /// The fields of `facts`, by the index entries use.
+    fields: Vec<String>,
+    field_index: IdMap<String, u32>,
     /// (seq, index into the plan's kept ids, sha256 of canonical JSON) per kept record.
     digests: Vec<(u64, u32, [u8; 32])>,
     named: BTreeSet<String>,
@@ -276,12 +281,16 @@ impl Worker {
         }
         let is_kept = kept.is_some();
         let mut entry = Entry {
-            id: record.id.clone(),
+            id: record.id.as_str().into(),
             seq: record.seq,
-            field: None,
+            field: NOT_A_FACT,
             policy: false,
-            supersedes: record.supersedes().map(str::to_string),
-            depends_on: record.depends_on().to_vec(),
+            supersedes: record.supersedes().map(Into::into),
+            depends_on: record
+                .depends_on()
+                .iter()
+                .map(|d| d.as_str().into())
+                .collect(),
         };
         let derived_and_kept = is_kept && !record.depends_on().is_empty();
         let hold = match &record.kind {
@@ -298,7 +307,15 @@ impl Worker {
             }
             Kind::Unevaluable(_) => !is_kept,
             Kind::Fact(f) => {
-                entry.field = Some(f.field.clone());
+                entry.field = match self.field_index.get(f.field.as_str()) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.fields.len() as u32;
+                        self.fields.push(f.field.clone());
+                        self.field_index.insert(f.field.clone(), i);
+                        i
+                    }
+                };
                 if !self.facts.contains_key(f.field.as_str()) {
                     self.facts.insert(f.field.clone(), FactSlots::default());
                 }
@@ -403,17 +420,22 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
     drop((a.seqs, a.hashes, b.seqs, b.hashes));
 
     // supersedes and depends_on, checked against every non-chatter record.
-    let entries: IdMap<&str, &Entry> = a
+    let field_of = |worker: usize, e: &Entry| -> Option<&str> {
+        let fields = if worker == 0 { &a.fields } else { &b.fields };
+        fields.get(e.field as usize).map(String::as_str)
+    };
+    let entries: IdMap<&str, (usize, &Entry)> = a
         .entries
         .iter()
-        .chain(&b.entries)
-        .map(|e| (e.id.as_str(), e))
+        .map(|e| (0, e))
+        .chain(b.entries.iter().map(|e| (1, e)))
+        .map(|(w, e)| (&*e.id, (w, e)))
         .collect();
-    for e in entries.values() {
+    for &(w, e) in entries.values() {
         if let Some(target) = &e.supersedes {
-            let ok = entries.get(target.as_str()).is_some_and(|t| {
+            let ok = entries.get(&**target).is_some_and(|&(tw, t)| {
                 t.seq < e.seq
-                    && match (&e.field, &t.field) {
+                    && match (field_of(w, e), field_of(tw, t)) {
                         (Some(f), Some(g)) => f == g,
                         (None, None) => e.policy && t.policy,
                         _ => false,
@@ -426,7 +448,7 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
         // A depends_on naming chatter (which this loader does not index) falls back too.
         if e.depends_on
             .iter()
-            .any(|d| *d == e.id || !entries.contains_key(d.as_str()))
+            .any(|d| *d == e.id || !entries.contains_key(&**d))
         {
             return Err(Fallback);
         }
