@@ -392,9 +392,14 @@ where
         }
     };
     let (a, b) = std::thread::scope(|s| {
-        let other = s.spawn(work);
-        let mine = work();
-        (other.join().unwrap_or(Err(Fallback)), mine)
+        // No second thread (a resource limit): this one does all the batches.
+        match std::thread::Builder::new().spawn_scoped(s, work) {
+            Ok(other) => {
+                let mine = work();
+                (other.join().unwrap_or(Err(Fallback)), mine)
+            }
+            Err(_) => (Ok(Worker::default()), work()),
+        }
     });
     finish(plan, a?, b?)
 }
@@ -506,13 +511,14 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
 
 /// True when some value occurs twice across `a` and `b` (both are sorted in place).
 fn has_duplicate(a: &mut [u64], b: &mut [u64]) -> bool {
-    let sorted = std::thread::scope(|s| {
-        let other = s.spawn(|| b.sort_unstable());
+    let both = std::thread::scope(|s| {
+        let other = std::thread::Builder::new().spawn_scoped(s, || b.sort_unstable());
         a.sort_unstable();
-        other.join()
+        other.is_ok_and(|h| h.join().is_ok())
     });
-    if sorted.is_err() {
-        return true;
+    if !both {
+        // No second thread could be had: sort the other half here.
+        b.sort_unstable();
     }
     let twice = |s: &[u64]| s.windows(2).any(|w| matches!(w, [x, y] if x == y));
     if twice(a) || twice(b) {
