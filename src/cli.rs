@@ -16,6 +16,7 @@ use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report, clean};
+use crate::stream::Fallback;
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
@@ -306,19 +307,39 @@ struct Loaded {
     compaction: Compaction,
 }
 
+/// A flag value as read: (origin, text, from a file). An `@FILE` may be a pipe, which can
+/// be read only once, so each flag is read once and the text passed on.
+type FlagText = (String, String, bool);
+
 fn load_with(
     path: &str,
     retention: Retention,
     kept_flag: Option<&str>,
 ) -> Result<Loaded, InputError> {
-    let bytes = read_source(path)?;
-    let origin = origin_name(path);
-    let input = input::load(origin, &bytes, Limits::default())?;
-    let kept = match kept_flag {
-        Some(v) => {
-            let (o, text, from_file) = flag_text("--kept", v)?;
-            Some(input::kept_from_flag(&o, &text, from_file)?)
+    let kept = kept_flag.map(|v| flag_text("--kept", v)).transpose()?;
+    load_from(path, None, retention, kept.as_ref())
+}
+
+/// [`load_with`], for an input already read when `bytes` is given (stdin), with the
+/// `--kept` value already read.
+fn load_from(
+    path: &str,
+    bytes: Option<&[u8]>,
+    retention: Retention,
+    kept_flag: Option<&FlagText>,
+) -> Result<Loaded, InputError> {
+    let read;
+    let bytes = match bytes {
+        Some(b) => b,
+        None => {
+            read = read_source(path)?;
+            &read
         }
+    };
+    let origin = origin_name(path);
+    let input = input::load(origin, bytes, Limits::default())?;
+    let kept = match kept_flag {
+        Some((o, text, from_file)) => Some(input::kept_from_flag(o, text, *from_file)?),
         None => input.kept.clone(),
     };
     let kept_origin = if kept_flag.is_some() {
@@ -330,12 +351,13 @@ fn load_with(
     Ok(Loaded { input, compaction })
 }
 
-fn resolve_action(loaded: &Loaded, flag: Option<&str>, origin: &str) -> Result<Action, InputError> {
+fn resolve_action(
+    loaded: &Loaded,
+    flag: Option<&FlagText>,
+    origin: &str,
+) -> Result<Action, InputError> {
     match flag {
-        Some(v) => {
-            let (o, text, _) = flag_text("--action", v)?;
-            input::action_from_flag(&o, &text)
-        }
+        Some((o, text, _)) => input::action_from_flag(o, text),
         None => loaded.input.action.clone().ok_or_else(|| {
             InputError::at(
                 origin,
@@ -373,9 +395,44 @@ fn run_check(args: &CheckArgs) -> u8 {
     let options = CheckOptions {
         allow_unevaluable: args.allow_unevaluable,
     };
+    // stdin can be read once: hold it for both paths.
+    let stdin = if args.input == "-" {
+        match read_source("-") {
+            Ok(bytes) => Some(bytes),
+            Err(e) => return fail(Mode::Check, &e, format),
+        }
+    } else {
+        None
+    };
+    let flags = (|| {
+        let kept = args
+            .kept
+            .as_deref()
+            .map(|v| flag_text("--kept", v))
+            .transpose()?;
+        let action = args
+            .action
+            .as_deref()
+            .map(|v| flag_text("--action", v))
+            .transpose()?;
+        Ok::<_, InputError>((kept, action))
+    })();
+    let (kept, action) = match flags {
+        Ok(f) => f,
+        Err(e) => return fail(Mode::Check, &e, format),
+    };
+    if let Some(report) = lean_check(
+        args,
+        stdin.as_deref(),
+        kept.as_ref(),
+        action.as_ref(),
+        options,
+    ) {
+        return finish(&report, format);
+    }
     let report = (|| {
-        let loaded = load_with(&args.input, args.retention, args.kept.as_deref())?;
-        let action = resolve_action(&loaded, args.action.as_deref(), origin_name(&args.input))?;
+        let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
+        let action = resolve_action(&loaded, action.as_ref(), origin_name(&args.input))?;
         let outcome = gate::check(&loaded.input.store, &loaded.compaction, &action, options);
         Ok::<_, InputError>(Report::check(&action, &loaded.compaction, outcome))
     })();
@@ -469,6 +526,102 @@ fn ids_file(ids: &[String]) -> String {
         );
         format!("{}\n", report::json_text(&array))
     }
+}
+
+/// Bytes read per chunk by the lean path.
+const CHUNK: usize = 1 << 20;
+
+/// Inputs smaller than this take the exact path: start-up dominates there, and threads
+/// would only add to it.
+const LEAN_FROM: usize = 1 << 20;
+
+/// The input in chunks that end at a line end (the last may not), for the lean loader.
+struct Chunks<'a> {
+    source: ChunkSource<'a>,
+    carry: Vec<u8>,
+}
+
+enum ChunkSource<'a> {
+    File(std::fs::File),
+    Bytes(&'a [u8]),
+}
+
+impl Iterator for Chunks<'_> {
+    type Item = Result<Vec<u8>, Fallback>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut buf = std::mem::take(&mut self.carry);
+        let eof = match &mut self.source {
+            ChunkSource::Bytes(rest) => {
+                let n = CHUNK.min(rest.len());
+                let (now, later) = rest.split_at(n);
+                buf.extend_from_slice(now);
+                *rest = later;
+                later.is_empty()
+            }
+            ChunkSource::File(file) => {
+                // read_to_end fills spare capacity without zeroing it first.
+                buf.reserve(CHUNK);
+                match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
+                    Ok(n) => n < CHUNK,
+                    Err(_) => return Some(Err(Fallback)),
+                }
+            }
+        };
+        if buf.is_empty() {
+            return None;
+        }
+        if !eof && let Some(end) = buf.iter().rposition(|&b| b == b'\n') {
+            self.carry = buf.split_off(end + 1);
+        }
+        Some(Ok(buf))
+    }
+}
+
+/// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
+/// the input valid. `None` sends the caller to the exact path, which then reports exactly
+/// what it always did (errors included).
+fn lean_check(
+    args: &CheckArgs,
+    stdin: Option<&[u8]>,
+    kept: Option<&FlagText>,
+    action: Option<&FlagText>,
+    options: CheckOptions,
+) -> Option<Report> {
+    if args.retention != Retention::Given {
+        return None;
+    }
+    let action = match action {
+        Some((o, text, _)) => Some(input::action_from_flag(o, text).ok()?),
+        None => None,
+    };
+    let source = match stdin {
+        Some(bytes) if bytes.len() >= LEAN_FROM => ChunkSource::Bytes(bytes),
+        Some(_) => return None,
+        None => {
+            let file = std::fs::File::open(&args.input).ok()?;
+            if file.metadata().ok()?.len() < LEAN_FROM as u64 {
+                return None;
+            }
+            ChunkSource::File(file)
+        }
+    };
+    let mut chunks = Chunks {
+        source,
+        carry: Vec::new(),
+    };
+    let first = chunks.next()?.ok()?;
+    let lean = input::load_lean(
+        origin_name(&args.input),
+        first,
+        chunks,
+        kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
+        action,
+        Limits::default(),
+    )
+    .ok()?;
+    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
+    Some(Report::check(&lean.action, &lean.compaction, outcome))
 }
 
 /// One cell of a sweep: the verdict and its codes.

@@ -780,7 +780,7 @@ pub fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) 
     let lost: Vec<String> = record
         .depends_on()
         .iter()
-        .filter(|id| store.position(id).is_some_and(|p| !compaction.is_kept(p)))
+        .filter(|id| !compaction.is_kept_id(store, id))
         .map(|id| format!("'{}'", clean(id)))
         .collect();
     if lost.is_empty() {

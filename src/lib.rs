@@ -93,7 +93,9 @@ pub mod precheck;
 pub mod predicate;
 pub mod record;
 pub mod report;
+pub mod scan;
 pub mod schema;
+pub mod stream;
 
 pub use crate::action::{Action, Tool};
 pub use crate::compaction::{Compaction, Retention};

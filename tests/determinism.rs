@@ -206,3 +206,25 @@ fn sweep_exit_is_the_worst_verdict() {
         error.stdout
     );
 }
+
+#[test]
+fn a_kept_file_that_is_a_pipe_is_read_once() {
+    // `--kept @<(...)` is a pipe: reading it twice (once per loading path) would see it
+    // empty the second time and silently keep nothing.
+    let bin = env!("CARGO_BIN_EXE_omission-gate");
+    let script = format!(
+        "{bin} check fixtures/fx1_refund_thread.json --kept @<(printf 'f_011\\nf_020\\n') --action @<(printf '%s' '{{\"tool\":\"refunds.create\",\"params\":{{\"amount\":8400}}}}')"
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("52 records, 2 kept, 50 dropped"),
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+}
