@@ -428,7 +428,7 @@ pub fn globs_overlap(a: &str, b: &str) -> bool {
 ///
 /// A store built by [`Store::new`] holds every record. One built by the lean loader
 /// (`crate::stream`) for one compaction and a set of tools holds only the records a gate
-/// over those can consult (see [`Store::lean`]); [`Store::total`] still counts them all.
+/// over those can consult (see `Store::lean`); [`Store::total`] still counts them all.
 #[derive(Debug, Clone)]
 pub struct Store {
     records: Vec<Record>,

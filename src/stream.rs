@@ -10,7 +10,7 @@
 //! - digest (sha256 of canonical JSON) only the kept records;
 //! - hold per record only a 64-bit id hash and the `seq` (to refuse duplicates), and hold
 //!   as a [`Record`] only what the gate can read for these tools under this compaction
-//!   (see [`Store::lean`]): out-of-scope policies and effects, superseded facts and chatter
+//!   (see `Store::lean`): out-of-scope policies and effects, superseded facts and chatter
 //!   are validated, counted and let go.
 //!
 //! It never reports an error itself. Anything it cannot prove fine (a line the strict path
