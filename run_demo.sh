@@ -51,7 +51,17 @@ demo() {
   "$bin" check fixtures/variants/fx4_rolling_summary_as_chatter.json --retention given | grep -E '^verdict'
   "$bin" check fixtures/fx4_rolling_summary.json --retention given --allow-unevaluable | grep -E '^(verdict|note)' | head -2
   echo
-  echo "== 5. A full report, sealed, and verified"
+  echo "== 5. Before the call: precheck on the refund thread, without and with the tool's schema"
+  "$bin" check --precheck "$fx1" --tools refunds.create | grep -E '^(tools|verdict)'
+  "$bin" check --precheck "$fx1" --tools @fixtures/tools/refunds_typed.json | grep -E '^(verdict|witness)'
+  "$bin" check --precheck "$fx1" --tools @fixtures/tools/refunds_capped.json | grep -E '^(verdict|note)'
+  echo
+  echo "== 6. The compactor's side: pin with an 800-token budget, then check under that kept set"
+  "$bin" pin "$fx1" --tools @fixtures/tools/refunds_typed.json --budget 800 | grep -E '^(verdict|pinned|tokens)'
+  "$bin" pin "$fx1" --tools @fixtures/tools/refunds_typed.json --budget 800 --format ids > "$work/pinned.txt"
+  "$bin" check "$fx1" --kept @"$work/pinned.txt" | grep -E '^(compaction|verdict)'
+  echo
+  echo "== 7. A full report, sealed, and verified"
   "$bin" check fixtures/fx6_stale_permit.json --retention given > "$work/fx6.txt"
   cat "$work/fx6.txt"
   "$bin" verify "$work/fx6.txt"
@@ -105,6 +115,24 @@ if [ "$chatter" = "verdict   : PASS exit 0" ] && grep -q '^verdict   : PASS exit
   echo "ok   rolling summary retyped as chatter passes; --allow-unevaluable passes with the signed marker"
 else
   fail "rolling-summary variants: '$chatter'"
+fi
+
+precheck_line() { "$bin" check --precheck "$fx1" --tools "$1" | grep '^verdict'; }
+if [ "$(precheck_line refunds.create)" = "verdict   : ERROR (type-mismatch, unresolved-field) exit 2" ] \
+  && [ "$(precheck_line @fixtures/tools/refunds_typed.json)" = "verdict   : BLOCK (may-bind-some-action) exit 1" ] \
+  && [ "$(precheck_line @fixtures/tools/refunds_capped.json)" = "verdict   : PASS exit 0" ]; then
+  echo "ok   precheck on fx1: ERROR without a schema, BLOCK with the typed schema, PASS with the capped one"
+else
+  fail "precheck verdicts on fx1 changed"
+fi
+
+"$bin" pin "$fx1" --tools @fixtures/tools/refunds_typed.json --budget 800 --format ids > "$work/pinned.txt"
+if grep -qx f_011 "$work/pinned.txt" \
+  && [ "$("$bin" check "$fx1" --kept @"$work/pinned.txt" | grep '^verdict')" = "verdict   : PASS exit 0" ] \
+  && "$bin" check --precheck "$fx1" --tools @fixtures/tools/refunds_typed.json --kept @"$work/pinned.txt" >/dev/null; then
+  echo "ok   pin keeps f_011 within 800 tokens; under pin's kept set precheck and the 8,400 check pass"
+else
+  fail "pin's kept set does not protect the refund thread"
 fi
 
 if [ "$failures" -eq 0 ]; then
