@@ -486,50 +486,6 @@ fn sweep_precheck_tables_inputs_by_retention() {
 /// fenced block, run with bash from the repository root, prints the lines under it.
 #[test]
 fn docs_precheck_examples_print_what_they_say() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let doc = std::fs::read_to_string(format!("{root}/docs/precheck.md")).unwrap();
-    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_omission-gate"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut examples: Vec<(String, String)> = Vec::new();
-    let mut in_block = false;
-    let mut open = false;
-    for line in doc.lines() {
-        if line.starts_with("```") {
-            in_block = !in_block;
-            open = false;
-        } else if in_block && let Some(cmd) = line.strip_prefix("$ ") {
-            examples.push((cmd.to_string(), String::new()));
-            open = true;
-        } else if open && let Some((_, out)) = examples.last_mut() {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    assert!(
-        examples.len() >= 12,
-        "found only {} examples",
-        examples.len()
-    );
-    for (cmd, want) in examples {
-        assert!(cmd.starts_with("omission-gate "), "{cmd}");
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(&cmd)
-            .env("PATH", &path)
-            .current_dir(root)
-            .output()
-            .unwrap();
-        let got = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(
-            got, want,
-            "docs/precheck.md example `{cmd}` prints something else"
-        );
-    }
+    let ran = common::doc_examples_hold("docs/precheck.md");
+    assert!(ran >= 12, "found only {ran} examples");
 }

@@ -9,65 +9,13 @@
 )]
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 #[test]
 fn readme_examples_print_what_the_readme_says() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(Path::new(root).join("README.md")).unwrap();
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_omission-gate"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut examples = 0;
-    let mut in_block = false;
-    let mut current: Option<(String, Vec<String>)> = None;
-    let mut all = Vec::new();
-    for line in readme.lines() {
-        if line.starts_with("```") {
-            if let Some(done) = current.take() {
-                all.push(done);
-            }
-            in_block = !in_block;
-            continue;
-        }
-        if !in_block {
-            continue;
-        }
-        if let Some(cmd) = line.strip_prefix("$ ") {
-            if let Some(done) = current.take() {
-                all.push(done);
-            }
-            current = Some((cmd.to_string(), Vec::new()));
-        } else if let Some((_, out)) = current.as_mut() {
-            out.push(line.to_string());
-        }
-    }
-    for (cmd, expected) in all {
-        if !cmd.starts_with("omission-gate ") {
-            continue;
-        }
-        examples += 1;
-        let out = Command::new("bash")
-            .arg("-c")
-            .arg(&cmd)
-            .env("PATH", &path)
-            .current_dir(root)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        let want = expected
-            .iter()
-            .map(|l| format!("{l}\n"))
-            .collect::<String>();
-        assert_eq!(stdout, want, "README example `{cmd}` prints something else");
-    }
-    assert!(examples >= 4, "found only {examples} README examples");
+    let ran = common::doc_examples_hold("README.md");
+    assert!(ran >= 10, "found only {ran} README examples");
 }
 
 #[test]

@@ -106,3 +106,52 @@ pub fn doc(records: &[&str], kept: &[&str], action: &str) -> String {
         action
     )
 }
+
+/// Every `$ omission-gate ...` line in a fenced block of the markdown file at `doc`
+/// (relative to the repository root), run with bash from the root with the binary on
+/// PATH, prints exactly the lines under it. Returns how many examples ran.
+pub fn doc_examples_hold(doc: &str) -> usize {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text = std::fs::read_to_string(Path::new(root).join(doc)).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_omission-gate"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut examples: Vec<(String, String)> = Vec::new();
+    let mut in_block = false;
+    let mut open = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            open = false;
+        } else if in_block && let Some(cmd) = line.strip_prefix("$ ") {
+            examples.push((cmd.to_string(), String::new()));
+            open = true;
+        } else if open && let Some((_, out)) = examples.last_mut() {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let mut ran = 0;
+    for (cmd, want) in examples {
+        if !cmd.starts_with("omission-gate ") {
+            continue;
+        }
+        ran += 1;
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&cmd)
+            .env("PATH", &path)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(got, want, "{doc} example `{cmd}` prints something else");
+    }
+    ran
+}
