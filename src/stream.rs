@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, fingerprint_of};
 use crate::json::{self, StrictValue};
-use crate::record::{Kind, Limits, Place, Record, Store, parse_record_with};
+use crate::record::{Kind, Limits, Place, Record, Store, glob_match, parse_record_with};
 use crate::scan;
 
 /// The lean loader cannot decide on its own: run the exact loader.
@@ -98,8 +98,12 @@ pub struct Plan<'a> {
     kept: Vec<&'a str>,
     /// Two distinct kept ids share a hash: the load falls back.
     clash: bool,
-    /// Tools whose in-scope policies and effects must be held.
-    tools: Vec<String>,
+    /// Tools whose in-scope policies and effects must be held; `None`: every policy and
+    /// every effect (the tools are known only once the whole store is read).
+    tools: Option<Vec<String>>,
+    /// For `pin`: scope by [`crate::record::Policy::may_scope`] and effect globs, and hold
+    /// every record a held one depends on, transitively.
+    pin: bool,
     /// Limits for the strict path.
     limits: Limits,
     /// The file name, for the strict path's messages (never shown: errors fall back).
@@ -111,7 +115,7 @@ impl<'a> Plan<'a> {
     pub fn new(
         origin: &str,
         kept: impl IntoIterator<Item = &'a str>,
-        tools: Vec<String>,
+        tools: Option<Vec<String>>,
         limits: Limits,
     ) -> Plan<'a> {
         let mut plan = Plan {
@@ -120,6 +124,7 @@ impl<'a> Plan<'a> {
             kept: Vec::new(),
             clash: false,
             tools,
+            pin: false,
             limits,
             origin: origin.to_string(),
         };
@@ -141,6 +146,14 @@ impl<'a> Plan<'a> {
         plan
     }
 
+    /// The plan for `pin`: tool names may be globs, a policy is held when it may scope one
+    /// of them, an effect when one covers its tool, and every record a held record
+    /// depends on (transitively) is held too.
+    pub fn for_pin(mut self) -> Plan<'a> {
+        self.pin = true;
+        self
+    }
+
     /// The index of `id` (whose hash is `h`) among the kept ids.
     fn kept_index(&self, id: &str, h: u64) -> Option<u32> {
         let bit = (h as usize) % FILTER_BITS;
@@ -156,9 +169,14 @@ impl<'a> Plan<'a> {
     }
 
     fn in_scope(&self, record: &Record) -> bool {
-        match &record.kind {
-            Kind::Policy(p) => self.tools.iter().any(|t| p.scopes(t)),
-            Kind::Effect(e) => self.tools.contains(&e.tool),
+        let Some(tools) = &self.tools else {
+            return matches!(record.kind, Kind::Policy(_) | Kind::Effect(_));
+        };
+        match (&record.kind, self.pin) {
+            (Kind::Policy(p), false) => tools.iter().any(|t| p.scopes(t)),
+            (Kind::Policy(p), true) => tools.iter().any(|t| p.may_scope(t)),
+            (Kind::Effect(e), false) => tools.contains(&e.tool),
+            (Kind::Effect(e), true) => tools.iter().any(|t| glob_match(t, &e.tool)),
             _ => false,
         }
     }
@@ -174,6 +192,8 @@ struct Entry {
     policy: bool,
     supersedes: Option<Box<str>>,
     depends_on: Box<[Box<str>]>,
+    /// For `pin`, the line of a record not held: parsed again if a held one depends on it.
+    raw: Option<Box<str>>,
 }
 
 const NOT_A_FACT: u32 = u32::MAX;
@@ -291,6 +311,7 @@ impl Worker {
                 .iter()
                 .map(|d| d.as_str().into())
                 .collect(),
+            raw: None,
         };
         let derived_and_kept = is_kept && !record.depends_on().is_empty();
         let hold = match &record.kind {
@@ -336,10 +357,12 @@ impl Worker {
                 derived_and_kept
             }
         };
-        self.entries.push(entry);
         if hold {
             self.held.push(record);
+        } else if plan.pin {
+            entry.raw = Some(text.into());
         }
+        self.entries.push(entry);
         Ok(())
     }
 }
@@ -458,7 +481,6 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
             return Err(Fallback);
         }
     }
-    drop(entries);
 
     // Every kept id names a record: each was digested exactly once.
     let mut digests: Vec<(u64, u32, [u8; 32])> = a.digests;
@@ -491,6 +513,10 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
     }
     held.sort_by_key(|r| r.seq);
     held.dedup_by_key(|r| r.seq);
+    if plan.pin {
+        hold_inputs(plan, &entries, &mut held)?;
+    }
+    drop(entries);
 
     let mut named = a.named;
     named.append(&mut b.named);
@@ -507,6 +533,44 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
     let hashes = plan.kept.iter().map(|id| id_hash(id.as_bytes())).collect();
     let compaction = Compaction::lean(&store, mask, hashes, sha);
     Ok((store, compaction))
+}
+
+/// Adds to `held` (sorted by seq, no repeats) every record a held record depends on,
+/// transitively, parsing again the lines `pin` kept for that. Every `depends_on` target
+/// is among `entries` (checked before).
+fn hold_inputs(
+    plan: &Plan<'_>,
+    entries: &IdMap<&str, (usize, &Entry)>,
+    held: &mut Vec<Record>,
+) -> Result<(), Fallback> {
+    let mut have: std::collections::HashSet<u64, BuildHasherDefault<IdHasher>> =
+        held.iter().map(|r| r.seq).collect();
+    let mut queue: Vec<Box<str>> = held
+        .iter()
+        .flat_map(|r| r.depends_on().iter().map(|d| d.as_str().into()))
+        .collect();
+    let mut added = false;
+    while let Some(id) = queue.pop() {
+        let &(_, entry) = entries.get(&*id).ok_or(Fallback)?;
+        if have.contains(&entry.seq) {
+            continue;
+        }
+        let raw = entry.raw.as_deref().ok_or(Fallback)?;
+        let value = json::parse(raw.as_bytes()).map_err(|_| Fallback)?;
+        let record = parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, false)
+            .map_err(|_| Fallback)?;
+        if record.seq != entry.seq {
+            return Err(Fallback);
+        }
+        queue.extend(record.depends_on().iter().map(|d| d.as_str().into()));
+        have.insert(record.seq);
+        held.push(record);
+        added = true;
+    }
+    if added {
+        held.sort_by_key(|r| r.seq);
+    }
+    Ok(())
 }
 
 /// True when some value occurs twice across `a` and `b` (both are sorted in place).
