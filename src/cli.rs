@@ -509,6 +509,102 @@ fn tools_from_read(
     }
 }
 
+/// The `pin` report by the lean loader, when it can decide; `None` sends the caller to
+/// the exact path. With `--budget`, a first pass gathers every record's tokens, the fill
+/// runs on those, and a second pass over the input reads the id and digest of the records
+/// kept (only in the chunks that hold one).
+fn lean_pin(
+    args: &PinArgs,
+    stdin: Option<&[u8]>,
+    tools_flag: Option<&Result<FlagText, InputError>>,
+) -> Option<Report> {
+    let Some(budget) = args.budget else {
+        let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::Pin)?;
+        return Some(pin::report(
+            &lean.input.store,
+            &lean.tools,
+            None,
+            args.max_calls,
+        ));
+    };
+    // The file must not change between the two passes.
+    let stamp = |path: &str| {
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.len(), m.modified().ok()?))
+    };
+    let before = if stdin.is_none() {
+        Some(stamp(&args.input)?)
+    } else {
+        None
+    };
+    let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::PinBudget)?;
+    let store = &lean.input.store;
+    let info = lean.budget.as_ref()?;
+    let pins = pin::pin(store, &lean.tools, args.max_calls);
+    let pinned: Vec<u64> = pins
+        .positions
+        .iter()
+        .filter_map(|&p| store.get(p).map(|r| r.seq))
+        .collect();
+    let kept = match pin::fill_seqs(&info.tokens, &pinned, budget) {
+        Err(over) => Err(over),
+        Ok((seqs, kept_tokens)) => {
+            // Held records carry their digest: the second pass reads only the others.
+            let held: std::collections::BTreeMap<u64, &crate::record::Record> =
+                store.records().iter().map(|r| (r.seq, r)).collect();
+            let wanted: std::collections::BTreeSet<u64> = seqs
+                .iter()
+                .copied()
+                .filter(|s| !held.contains_key(s))
+                .collect();
+            let (first, chunks) = lean_chunks(&args.input, stdin)?;
+            let mut found = input::lean_digests(
+                origin_name(&args.input),
+                first,
+                chunks,
+                info,
+                &wanted,
+                Limits::default(),
+            )
+            .ok()?;
+            if stdin.is_none() && stamp(&args.input) != before {
+                return None;
+            }
+            for s in &seqs {
+                if let Some(r) = held.get(s) {
+                    found.insert(*s, (r.id.clone(), r.digest));
+                }
+            }
+            let kept: Vec<(&String, &[u8; 32])> = seqs
+                .iter()
+                .filter_map(|s| found.get(s).map(|(id, d)| (id, d)))
+                .collect();
+            let total = store.total();
+            let summary = report::CompactionSummary {
+                records: total,
+                kept: kept.len(),
+                dropped: total.checked_sub(kept.len())?,
+                retention: Retention::Given.to_string(),
+                kept_sha256: crate::compaction::fingerprint_of(
+                    kept.iter().map(|(id, d)| (id.as_str(), *d)),
+                ),
+            };
+            Ok(pin::Kept {
+                ids: kept.iter().map(|(id, _)| (*id).clone()).collect(),
+                compaction: summary,
+                kept_tokens,
+            })
+        }
+    };
+    Some(pin::assemble(
+        store,
+        &lean.tools,
+        Some(budget),
+        pins,
+        Some(kept),
+    ))
+}
+
 /// A load by the lean loader for precheck or pin (`purpose` given the `--tools` flag's
 /// tools, if any), when it can decide. `None` sends the caller to the exact path.
 fn lean_load(
@@ -548,37 +644,35 @@ fn run_pin(args: &PinArgs) -> u8 {
     let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
     let lean = match &stdin {
         Some(Err(_)) => None,
-        // --budget needs every record's id and digest: the exact path.
-        _ if args.budget.is_some() => None,
-        _ => lean_load(
-            &args.input,
+        _ => lean_pin(
+            args,
             stdin.as_ref().and_then(|s| s.as_deref().ok()),
-            None,
             tools_flag.as_ref(),
-            Purpose::Pin,
         ),
     };
-    let loaded = match lean {
-        Some(lean) => Ok((lean.input, lean.tools)),
-        None => (|| {
-            let bytes = match stdin {
-                Some(read) => read?,
-                None => read_source(&args.input)?,
+    let report = match lean {
+        Some(report) => report,
+        None => {
+            let loaded = (|| {
+                let bytes = match stdin {
+                    Some(read) => read?,
+                    None => read_source(&args.input)?,
+                };
+                let input = input::load(origin_name(&args.input), &bytes, Limits::default())?;
+                let tools = tools_from_read(&input, tools_flag)?;
+                Ok::<_, InputError>((input, tools))
+            })();
+            let (input, tools) = match loaded {
+                Ok(x) => x,
+                Err(e) if args.format == PinFormat::Ids => {
+                    eprintln!("omission-gate: invalid-input: {e}");
+                    return 2;
+                }
+                Err(e) => return fail(Mode::Pin, &e, format),
             };
-            let input = input::load(origin_name(&args.input), &bytes, Limits::default())?;
-            let tools = tools_from_read(&input, tools_flag)?;
-            Ok::<_, InputError>((input, tools))
-        })(),
-    };
-    let (input, tools) = match loaded {
-        Ok(x) => x,
-        Err(e) if args.format == PinFormat::Ids => {
-            eprintln!("omission-gate: invalid-input: {e}");
-            return 2;
+            pin::report(&input.store, &tools, args.budget, args.max_calls)
         }
-        Err(e) => return fail(Mode::Pin, &e, format),
     };
-    let report = pin::report(&input.store, &tools, args.budget, args.max_calls);
     if args.format != PinFormat::Ids {
         return finish(&report, format);
     }

@@ -190,6 +190,8 @@ pub enum Purpose {
     Precheck(Option<Vec<Tool>>),
     /// `pin` of the `--tools` given, else as for precheck. Reads no kept ids.
     Pin(Option<Vec<Tool>>),
+    /// `pin --budget`, as `Pin`, gathering every record's tokens too (JSON Lines only).
+    PinBudget(Option<Vec<Tool>>),
 }
 
 /// A lean load for some [`Purpose`].
@@ -203,6 +205,30 @@ pub struct LeanFor {
     /// For precheck and pin, the tools to judge (as [`Input::tools_or_named`] resolves
     /// them when no `--tools` was given).
     pub tools: Vec<Tool>,
+    /// For `pin --budget`, every record's tokens (see [`lean_digests`]).
+    pub budget: Option<crate::stream::Budget>,
+}
+
+/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (JSON
+/// Lines, its chunks given again the same way): the id and digest of each record whose
+/// `seq` is in `wanted`.
+pub fn lean_digests(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    let mut first = first;
+    if first.starts_with(BOM) {
+        first.drain(..BOM.len());
+    }
+    let plan = Plan::new(origin, std::iter::empty(), None, limits);
+    let batches = std::iter::once(Ok(first))
+        .chain(rest)
+        .map(|chunk| chunk.map(Batch::Lines));
+    crate::stream::digests(&plan, budget, wanted, batches)
 }
 
 /// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
@@ -218,7 +244,8 @@ pub fn load_lean_for(
     if first.starts_with(BOM) {
         first.drain(..BOM.len());
     }
-    let pin = matches!(purpose, Purpose::Pin(_));
+    let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
+    let count_tokens = matches!(purpose, Purpose::PinBudget(_));
     let owned_kept = match kept {
         _ if pin => KeptIds::Owned(Vec::new()),
         Some((text, from_file)) if !kept_is_json(text) => {
@@ -236,31 +263,37 @@ pub fn load_lean_for(
             .or(doc_action)
             .map(|a| Some(vec![a.tool.clone()]))
             .ok_or(Fallback),
-        Purpose::Precheck(t) | Purpose::Pin(t) => Ok(t
+        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
             .as_ref()
             .or(doc_tools)
             .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
     };
     let plan_for = |ids, tools| {
         let plan = Plan::new(origin, ids, tools, limits);
-        if pin { plan.for_pin() } else { plan }
+        match (pin, count_tokens) {
+            (true, true) => plan.for_pin().counting_tokens(),
+            (true, false) => plan.for_pin(),
+            _ => plan,
+        }
     };
-    let (input, compaction) = match crate::stream::is_document(&first) {
+    let (input, compaction, budget) = match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;
             let plan = plan_for(ids, scope(None, None)?);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
-            let (store, compaction) = crate::stream::load(&plan, batches)?;
+            let (store, compaction, budget) = crate::stream::load(&plan, batches)?;
             let input = Input {
                 store,
                 kept: None,
                 action: None,
                 tools: None,
             };
-            (input, compaction)
+            (input, compaction, budget)
         }
+        // The second pass of --budget re-reads lines only.
+        Some(true) if count_tokens => return Err(Fallback),
         Some(true) => {
             let mut bytes = first;
             for chunk in rest {
@@ -296,7 +329,7 @@ pub fn load_lean_for(
                 return Err(Fallback);
             }
             let plan = plan_for(Box::new(ids.into_iter()), tools);
-            let (store, compaction) =
+            let (store, compaction, budget) =
                 crate::stream::load(&plan, crate::stream::items(&doc.records))?;
             let input = Input {
                 store,
@@ -304,13 +337,13 @@ pub fn load_lean_for(
                 action: doc_action,
                 tools: doc_tools,
             };
-            (input, compaction)
+            (input, compaction, budget)
         }
         None => return Err(Fallback),
     };
     let (action, tools) = match purpose {
         Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
-        Purpose::Precheck(t) | Purpose::Pin(t) => {
+        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
             (None, t.unwrap_or_else(|| input.tools_or_named()))
         }
     };
@@ -319,6 +352,7 @@ pub fn load_lean_for(
         compaction,
         action,
         tools,
+        budget,
     })
 }
 

@@ -38,6 +38,11 @@ pub struct Chatter<'a> {
 }
 
 impl Chatter<'_> {
+    /// `tokens`, if the record declares it.
+    pub fn tokens(&self) -> Option<u64> {
+        self.tokens
+    }
+
     /// Writes the record's canonical JSON (keys sorted, no whitespace, strings escaped as
     /// serde_json escapes them) into `out`, exactly as [`crate::json::canonical`] would.
     /// `false` (and `out` unspecified) when the record has other keys: use the strict path.

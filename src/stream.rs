@@ -19,7 +19,7 @@
 //! exact loader, which gives the same report, or the same error, as it always did. This
 //! module reads bytes handed to it; it never touches files.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,6 +104,9 @@ pub struct Plan<'a> {
     /// For `pin`: scope by [`crate::record::Policy::may_scope`] and effect globs, and hold
     /// every record a held one depends on, transitively.
     pin: bool,
+    /// For `pin --budget`: gather every record's tokens (see [`Budget`]), and digest
+    /// every record parsed by the strict path (so each held record has its digest).
+    count_tokens: bool,
     /// Limits for the strict path.
     limits: Limits,
     /// The file name, for the strict path's messages (never shown: errors fall back).
@@ -125,6 +128,7 @@ impl<'a> Plan<'a> {
             clash: false,
             tools,
             pin: false,
+            count_tokens: false,
             limits,
             origin: origin.to_string(),
         };
@@ -151,6 +155,13 @@ impl<'a> Plan<'a> {
     /// depends on (transitively) is held too.
     pub fn for_pin(mut self) -> Plan<'a> {
         self.pin = true;
+        self
+    }
+
+    /// Also gather every record's tokens, for `pin --budget` (see [`Budget`]), and give
+    /// every held record its digest.
+    pub fn counting_tokens(mut self) -> Plan<'a> {
+        self.count_tokens = true;
         self
     }
 
@@ -230,6 +241,10 @@ struct Worker {
     named: BTreeSet<String>,
     /// A buffer for canonical JSON.
     scratch: Vec<u8>,
+    /// With [`Plan::counting_tokens`]: each record's tokens, aligned with `seqs`.
+    tokens: Vec<u64>,
+    /// With [`Plan::counting_tokens`]: (batch, lowest seq, highest seq) of each batch.
+    ranges: Vec<(usize, u64, u64)>,
 }
 
 impl Worker {
@@ -256,6 +271,14 @@ impl Worker {
                 last,
                 rising,
             });
+            if plan.count_tokens
+                && let Some(s) = self.seqs.get(start..)
+            {
+                let (lo, hi) = s
+                    .iter()
+                    .fold((u64::MAX, 0), |(lo, hi), &q| (lo.min(q), hi.max(q)));
+                self.ranges.push((index, lo, hi));
+            }
         }
         Ok(())
     }
@@ -267,6 +290,17 @@ impl Worker {
         let h = id_hash(c.id.as_bytes());
         self.seqs.push(c.seq);
         self.hashes.push(h);
+        if plan.count_tokens {
+            let tokens = match c.tokens() {
+                Some(t) => t,
+                None if c.canonical(&mut self.scratch) => (self.scratch.len() as u64).div_ceil(4),
+                None => {
+                    let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                    (json::canonical_len(&value) as u64).div_ceil(4)
+                }
+            };
+            self.tokens.push(tokens);
+        }
         if let Some(k) = plan.kept_index(&c.id, h) {
             let digest: [u8; 32] = if c.canonical(&mut self.scratch) {
                 Sha256::digest(&self.scratch).into()
@@ -291,11 +325,14 @@ impl Worker {
             &Place::Line(0),
             &value,
             plan.limits,
-            kept.is_some(),
+            kept.is_some() || plan.count_tokens,
         )
         .map_err(|_| Fallback)?;
         self.seqs.push(record.seq);
         self.hashes.push(id_hash(record.id.as_bytes()));
+        if plan.count_tokens {
+            self.tokens.push(record.tokens);
+        }
         if let Some(k) = kept {
             self.digests.push((record.seq, k, record.digest));
         }
@@ -375,9 +412,22 @@ pub enum Batch<'a> {
     Items(&'a [&'a str]),
 }
 
+/// For `pin --budget` ([`Plan::counting_tokens`]): every record's `(seq, tokens)`, and
+/// each batch's `seq` range, so that [`digests`] reads again only the batches it needs.
+pub struct Budget {
+    /// `(seq, tokens)` of every record of the input, in `seq` order.
+    pub tokens: Vec<(u64, u64)>,
+    /// (batch, lowest seq, highest seq) per batch.
+    ranges: Vec<(usize, u64, u64)>,
+}
+
 /// Loads records from batches handed out by `source` (pulled from two threads), for
-/// `plan`. Returns the lean store and its compaction, or [`Fallback`].
-pub fn load<'a, I>(plan: &Plan<'_>, source: I) -> Result<(Store, Compaction), Fallback>
+/// `plan`. Returns the lean store and its compaction (and with
+/// [`Plan::counting_tokens`], the [`Budget`]), or [`Fallback`].
+pub fn load<'a, I>(
+    plan: &Plan<'_>,
+    source: I,
+) -> Result<(Store, Compaction, Option<Budget>), Fallback>
 where
     I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
 {
@@ -429,7 +479,30 @@ where
 
 /// Checks what needs the whole input (duplicates, `supersedes`, `depends_on`, kept ids)
 /// and builds the store and compaction.
-fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compaction), Fallback> {
+fn finish(
+    plan: &Plan<'_>,
+    mut a: Worker,
+    mut b: Worker,
+) -> Result<(Store, Compaction, Option<Budget>), Fallback> {
+    let budget = plan.count_tokens.then(|| {
+        let mut tokens: Vec<(u64, u64)> = a
+            .seqs
+            .iter()
+            .copied()
+            .zip(a.tokens.iter().copied())
+            .chain(b.seqs.iter().copied().zip(b.tokens.iter().copied()))
+            .collect();
+        tokens.sort_unstable_by_key(|t| t.0);
+        let mut ranges = std::mem::take(&mut a.ranges);
+        ranges.append(&mut b.ranges);
+        Budget { tokens, ranges }
+    });
+    if budget
+        .as_ref()
+        .is_some_and(|t| t.tokens.len() != a.seqs.len() + b.seqs.len())
+    {
+        return Err(Fallback);
+    }
     // Duplicate seqs: none when seq rises strictly through the batches in input order.
     let mut batches: Vec<&BatchSeqs> = a.batches.iter().chain(&b.batches).collect();
     batches.sort_by_key(|s| s.batch);
@@ -532,7 +605,112 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
     }));
     let hashes = plan.kept.iter().map(|id| id_hash(id.as_bytes())).collect();
     let compaction = Compaction::lean(&store, mask, hashes, sha);
-    Ok((store, compaction))
+    Ok((store, compaction, budget))
+}
+
+/// A second pass over the same batches as the [`load`] that gave `budget`: the id and the
+/// sha256 of canonical JSON of each record whose `seq` is in `wanted`, by `seq`. Batches
+/// whose `seq` range holds none of them are not parsed. [`Fallback`] unless each wanted
+/// `seq` is met exactly once.
+pub fn digests<'a, I>(
+    plan: &Plan<'_>,
+    budget: &Budget,
+    wanted: &BTreeSet<u64>,
+    source: I,
+) -> Result<BTreeMap<u64, (String, [u8; 32])>, Fallback>
+where
+    I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
+{
+    let ranges: IdMap<u64, (u64, u64)> = budget
+        .ranges
+        .iter()
+        .map(|&(i, lo, hi)| (i as u64, (lo, hi)))
+        .collect();
+    let source = Mutex::new(source.enumerate());
+    let failed = AtomicBool::new(false);
+    let one = |text: &str,
+               out: &mut Vec<(u64, String, [u8; 32])>,
+               scratch: &mut Vec<u8>|
+     -> Result<(), Fallback> {
+        if let Some(c) = scan::chatter(text) {
+            if wanted.contains(&c.seq) {
+                let digest: [u8; 32] = if c.canonical(scratch) {
+                    Sha256::digest(&*scratch).into()
+                } else {
+                    let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                    Sha256::digest(json::canonical(&value).as_bytes()).into()
+                };
+                out.push((c.seq, c.id.into_owned(), digest));
+            }
+            return Ok(());
+        }
+        let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+        let seq = value
+            .get("seq")
+            .and_then(crate::record::whole_number)
+            .ok_or(Fallback)?;
+        if wanted.contains(&seq) {
+            let r = parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, true)
+                .map_err(|_| Fallback)?;
+            out.push((r.seq, r.id, r.digest));
+        }
+        Ok(())
+    };
+    let work = || -> Result<Vec<(u64, String, [u8; 32])>, Fallback> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        loop {
+            if failed.load(Ordering::Relaxed) {
+                return Err(Fallback);
+            }
+            let next = source.lock().map_err(|_| Fallback)?.next();
+            let Some((index, batch)) = next else {
+                return Ok(out);
+            };
+            let needed = ranges
+                .get(&(index as u64))
+                .is_some_and(|&(lo, hi)| wanted.range(lo..=hi).next().is_some());
+            let result = batch.and_then(|b| {
+                if !needed {
+                    return Ok(());
+                }
+                match b {
+                    Batch::Lines(bytes) => {
+                        let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                        text.split('\n')
+                            .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace()))
+                            .try_for_each(|l| one(l, &mut out, &mut scratch))
+                    }
+                    Batch::Items(items) => items
+                        .iter()
+                        .try_for_each(|l| one(l, &mut out, &mut scratch)),
+                }
+            });
+            if result.is_err() {
+                failed.store(true, Ordering::Relaxed);
+                return Err(Fallback);
+            }
+        }
+    };
+    let (a, b) = std::thread::scope(
+        |s| match std::thread::Builder::new().spawn_scoped(s, work) {
+            Ok(other) => {
+                let mine = work();
+                (other.join().unwrap_or(Err(Fallback)), mine)
+            }
+            Err(_) => (Ok(Vec::new()), work()),
+        },
+    );
+    let mut found = BTreeMap::new();
+    for (seq, id, digest) in a?.into_iter().chain(b?) {
+        if found.insert(seq, (id, digest)).is_some() {
+            return Err(Fallback);
+        }
+    }
+    if found.len() != wanted.len() {
+        return Err(Fallback);
+    }
+    Ok(found)
 }
 
 /// Adds to `held` (sorted by seq, no repeats) every record a held record depends on,
@@ -557,8 +735,14 @@ fn hold_inputs(
         }
         let raw = entry.raw.as_deref().ok_or(Fallback)?;
         let value = json::parse(raw.as_bytes()).map_err(|_| Fallback)?;
-        let record = parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, false)
-            .map_err(|_| Fallback)?;
+        let record = parse_record_with(
+            &plan.origin,
+            &Place::Line(0),
+            &value,
+            plan.limits,
+            plan.count_tokens,
+        )
+        .map_err(|_| Fallback)?;
         if record.seq != entry.seq {
             return Err(Fallback);
         }

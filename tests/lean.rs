@@ -117,6 +117,37 @@ fn lean_cli_reports_are_the_exact_reports() {
         );
     }
 
+    // pin --budget: over the pinned tokens, a little room, much room, and everything.
+    for budget in [10u64, 2_000, 20_000, 200_000, 10_000_000] {
+        let t = tools_from_flag("--tools", "pay").unwrap();
+        let want = omission_gate::pin::report(&exact.store, &t, Some(budget), 64);
+        let b = budget.to_string();
+        for format in ["json", "ids"] {
+            let got = run(&[
+                "pin",
+                p,
+                "--tools",
+                "pay",
+                "--budget",
+                &b,
+                "--max-calls",
+                "64",
+                "--format",
+                format,
+            ]);
+            let want = if format == "json" {
+                String::from_utf8(want.render(Format::Json)).unwrap()
+            } else {
+                want.kept
+                    .iter()
+                    .flatten()
+                    .map(|id| format!("{id}\n"))
+                    .collect()
+            };
+            assert_eq!(String::from_utf8(got).unwrap(), want, "budget {budget}");
+        }
+    }
+
     // check
     let action = r#"{"tool":"pay","params":{"amount":500}}"#;
     let a = input::action_from_flag("--action", action).unwrap();
