@@ -743,7 +743,8 @@ impl Iterator for Chunks<'_> {
     type Item = Result<Vec<u8>, Fallback>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut buf = std::mem::take(&mut self.carry);
+        let mut buf = crate::stream::spare_buffer();
+        buf.append(&mut self.carry);
         let eof = match &mut self.source {
             ChunkSource::Bytes(rest) => {
                 let n = CHUNK.min(rest.len());
@@ -765,7 +766,9 @@ impl Iterator for Chunks<'_> {
             return None;
         }
         if !eof && let Some(end) = buf.iter().rposition(|&b| b == b'\n') {
-            self.carry = buf.split_off(end + 1);
+            self.carry
+                .extend_from_slice(buf.get(end + 1..).unwrap_or_default());
+            buf.truncate(end + 1);
         }
         Some(Ok(buf))
     }

@@ -380,15 +380,30 @@ impl Worker {
                 let Some(slots) = self.facts.get_mut(f.field.as_str()) else {
                     return Err(Fallback);
                 };
-                if is_kept
+                let to_kept = is_kept
                     && slots
                         .newest_kept
                         .as_ref()
-                        .is_none_or(|r| r.seq < record.seq)
-                {
+                        .is_none_or(|r| r.seq < record.seq);
+                let to_newest = slots.newest.as_ref().is_none_or(|r| r.seq < record.seq);
+                if !derived_and_kept && !plan.pin {
+                    // Held nowhere else: move the record into its slots, cloning at most once.
+                    match (to_kept, to_newest) {
+                        (true, true) => {
+                            slots.newest_kept = Some(record.clone());
+                            slots.newest = Some(record);
+                        }
+                        (true, false) => slots.newest_kept = Some(record),
+                        (false, true) => slots.newest = Some(record),
+                        (false, false) => {}
+                    }
+                    self.entries.push(entry);
+                    return Ok(());
+                }
+                if to_kept {
                     slots.newest_kept = Some(record.clone());
                 }
-                if slots.newest.as_ref().is_none_or(|r| r.seq < record.seq) {
+                if to_newest {
                     slots.newest = Some(record.clone());
                 }
                 derived_and_kept
@@ -401,6 +416,29 @@ impl Worker {
         }
         self.entries.push(entry);
         Ok(())
+    }
+}
+
+/// Chunk buffers the workers are done with, for the reader to fill again: a fresh
+/// megabyte per chunk costs page faults to map it and a system call to unmap it.
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// An empty buffer to read a chunk into: a spare one when there is one.
+pub fn spare_buffer() -> Vec<u8> {
+    SPARE
+        .lock()
+        .ok()
+        .and_then(|mut spare| spare.pop())
+        .unwrap_or_default()
+}
+
+/// Gives a chunk buffer back (a few are kept; the rest are freed).
+fn give_back(mut buf: Vec<u8>) {
+    buf.clear();
+    if let Ok(mut spare) = SPARE.lock()
+        && spare.len() < 4
+    {
+        spare.push(buf);
     }
 }
 
@@ -449,12 +487,14 @@ where
             let result = batch.and_then(|b| match b {
                 Batch::Lines(bytes) => {
                     let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-                    worker.batch(
+                    let done = worker.batch(
                         plan,
                         index,
                         text.split('\n')
                             .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace())),
-                    )
+                    );
+                    give_back(bytes);
+                    done
                 }
                 Batch::Items(items) => worker.batch(plan, index, items.iter().copied()),
             });
