@@ -748,6 +748,24 @@ mod tests {
                 "c1",
             ),
             ("syntax error", with(r#"{"id":"c9","#), "c1"),
+            (
+                "an older fact with an unknown key",
+                with(concat!(
+                    r#"{"id":"f8","seq":98,"kind":"fact","field":"z","value":1,"valeu":2}"#,
+                    "\n",
+                    r#"{"id":"f9","seq":99,"kind":"fact","field":"z","value":1}"#
+                )),
+                "c1",
+            ),
+            (
+                "an older fact with a duplicate key in its value",
+                with(concat!(
+                    r#"{"id":"f8","seq":98,"kind":"fact","field":"z","value":{"a":1,"a":2}}"#,
+                    "\n",
+                    r#"{"id":"f9","seq":99,"kind":"fact","field":"z","value":1}"#
+                )),
+                "c1",
+            ),
             ("kept id naming nothing", STORE.to_string(), "c1,ghost"),
         ] {
             assert!(lean(&text, Some(kept), action).is_err(), "{what}");

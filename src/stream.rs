@@ -212,8 +212,41 @@ const NOT_A_FACT: u32 = u32::MAX;
 /// Per field: the newest fact, and the newest kept fact, this worker saw.
 #[derive(Default)]
 struct FactSlots {
-    newest: Option<Record>,
+    newest: Option<Slot>,
     newest_kept: Option<Record>,
+}
+
+/// The newest fact of a field: parsed, or the line of a fact the light scan read (parsed
+/// at the end, only if it stays the newest).
+enum Slot {
+    Parsed(Box<Record>),
+    Line(u64, Box<str>),
+}
+
+impl Slot {
+    fn seq(&self) -> u64 {
+        match self {
+            Slot::Parsed(r) => r.seq,
+            Slot::Line(seq, _) => *seq,
+        }
+    }
+
+    fn record(self, plan: &Plan<'_>) -> Result<Record, Fallback> {
+        match self {
+            Slot::Parsed(r) => Ok(*r),
+            Slot::Line(seq, text) => {
+                let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                let r =
+                    parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, false)
+                        .map_err(|_| Fallback)?;
+                if r.seq == seq && matches!(r.kind, Kind::Fact(_)) {
+                    Ok(r)
+                } else {
+                    Err(Fallback)
+                }
+            }
+        }
+    }
 }
 
 /// First and last `seq` of a batch, and whether `seq` rose strictly within it.
@@ -232,9 +265,9 @@ struct Worker {
     batches: Vec<BatchSeqs>,
     entries: Vec<Entry>,
     held: Vec<Record>,
-    facts: IdMap<String, FactSlots>,
-    /// The fields of `facts`, by the index entries use.
+    /// The fact fields met, by the index entries use, and their slots.
     fields: Vec<String>,
+    slots: Vec<FactSlots>,
     field_index: IdMap<String, u32>,
     /// (seq, index into the plan's kept ids, sha256 of canonical JSON) per kept record.
     digests: Vec<(u64, u32, [u8; 32])>,
@@ -283,8 +316,26 @@ impl Worker {
         Ok(())
     }
 
+    /// The index of a fact field, added if new.
+    fn field(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.field_index.get(name) {
+            return i;
+        }
+        let i = self.fields.len() as u32;
+        self.fields.push(name.to_string());
+        self.slots.push(FactSlots::default());
+        self.field_index.insert(name.to_string(), i);
+        i
+    }
+
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
         let Some(c) = scan::chatter(text) else {
+            if !plan.pin
+                && !plan.count_tokens
+                && let Some(f) = scan::fact(text)
+            {
+                return self.light_fact(plan, text, f);
+            }
             return self.strict(plan, text);
         };
         let h = id_hash(c.id.as_bytes());
@@ -310,6 +361,37 @@ impl Worker {
             };
             self.digests.push((c.seq, k, digest));
         }
+        Ok(())
+    }
+
+    /// A fact the light scan read: unless it is kept (then the strict path digests it),
+    /// only its line is held, while it is the newest of its field.
+    fn light_fact(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        f: scan::FactLine<'_>,
+    ) -> Result<(), Fallback> {
+        let h = id_hash(f.id.as_bytes());
+        if plan.kept_index(&f.id, h).is_some() {
+            return self.strict(plan, text);
+        }
+        self.seqs.push(f.seq);
+        self.hashes.push(h);
+        let field = self.field(&f.field);
+        let slots = self.slots.get_mut(field as usize).ok_or(Fallback)?;
+        if slots.newest.as_ref().is_none_or(|r| r.seq() < f.seq) {
+            slots.newest = Some(Slot::Line(f.seq, text.into()));
+        }
+        self.entries.push(Entry {
+            id: f.id.into(),
+            seq: f.seq,
+            field,
+            policy: false,
+            supersedes: f.supersedes.map(Into::into),
+            depends_on: f.depends_on.into_iter().map(Into::into).collect(),
+            raw: None,
+        });
         Ok(())
     }
 
@@ -365,19 +447,8 @@ impl Worker {
             }
             Kind::Unevaluable(_) => !is_kept,
             Kind::Fact(f) => {
-                entry.field = match self.field_index.get(f.field.as_str()) {
-                    Some(&i) => i,
-                    None => {
-                        let i = self.fields.len() as u32;
-                        self.fields.push(f.field.clone());
-                        self.field_index.insert(f.field.clone(), i);
-                        i
-                    }
-                };
-                if !self.facts.contains_key(f.field.as_str()) {
-                    self.facts.insert(f.field.clone(), FactSlots::default());
-                }
-                let Some(slots) = self.facts.get_mut(f.field.as_str()) else {
+                entry.field = self.field(&f.field);
+                let Some(slots) = self.slots.get_mut(entry.field as usize) else {
                     return Err(Fallback);
                 };
                 let to_kept = is_kept
@@ -385,16 +456,16 @@ impl Worker {
                         .newest_kept
                         .as_ref()
                         .is_none_or(|r| r.seq < record.seq);
-                let to_newest = slots.newest.as_ref().is_none_or(|r| r.seq < record.seq);
+                let to_newest = slots.newest.as_ref().is_none_or(|r| r.seq() < record.seq);
                 if !derived_and_kept && !plan.pin {
                     // Held nowhere else: move the record into its slots, cloning at most once.
                     match (to_kept, to_newest) {
                         (true, true) => {
                             slots.newest_kept = Some(record.clone());
-                            slots.newest = Some(record);
+                            slots.newest = Some(Slot::Parsed(Box::new(record)));
                         }
                         (true, false) => slots.newest_kept = Some(record),
-                        (false, true) => slots.newest = Some(record),
+                        (false, true) => slots.newest = Some(Slot::Parsed(Box::new(record))),
                         (false, false) => {}
                     }
                     self.entries.push(entry);
@@ -404,7 +475,7 @@ impl Worker {
                     slots.newest_kept = Some(record.clone());
                 }
                 if to_newest {
-                    slots.newest = Some(record.clone());
+                    slots.newest = Some(Slot::Parsed(Box::new(record.clone())));
                 }
                 derived_and_kept
             }
@@ -606,22 +677,30 @@ fn finish(
     // The facts a view can read: per field the newest, and the newest kept.
     let mut held = a.held;
     held.append(&mut b.held);
-    let mut fields: IdMap<String, FactSlots> = a.facts;
-    for (field, slots) in b.facts {
+    let mut fields: IdMap<String, FactSlots> = std::mem::take(&mut a.fields)
+        .into_iter()
+        .zip(std::mem::take(&mut a.slots))
+        .collect();
+    for (field, slots) in std::mem::take(&mut b.fields)
+        .into_iter()
+        .zip(std::mem::take(&mut b.slots))
+    {
         let mine = fields.entry(field).or_default();
-        for (dst, src) in [
-            (&mut mine.newest, slots.newest),
-            (&mut mine.newest_kept, slots.newest_kept),
-        ] {
-            if let Some(r) = src
-                && dst.as_ref().is_none_or(|d| d.seq < r.seq)
-            {
-                *dst = Some(r);
-            }
+        if let Some(r) = slots.newest
+            && mine.newest.as_ref().is_none_or(|d| d.seq() < r.seq())
+        {
+            mine.newest = Some(r);
+        }
+        if let Some(r) = slots.newest_kept
+            && mine.newest_kept.as_ref().is_none_or(|d| d.seq < r.seq)
+        {
+            mine.newest_kept = Some(r);
         }
     }
     for slots in fields.into_values() {
-        held.extend(slots.newest);
+        if let Some(newest) = slots.newest {
+            held.push(newest.record(plan)?);
+        }
         held.extend(slots.newest_kept);
     }
     held.sort_by_key(|r| r.seq);
