@@ -220,7 +220,7 @@ struct FactSlots {
 /// at the end, only if it stays the newest).
 enum Slot {
     Parsed(Box<Record>),
-    Line(u64, Box<str>),
+    Line(u64, String),
 }
 
 impl Slot {
@@ -380,8 +380,15 @@ impl Worker {
         self.hashes.push(h);
         let field = self.field(&f.field);
         let slots = self.slots.get_mut(field as usize).ok_or(Fallback)?;
-        if slots.newest.as_ref().is_none_or(|r| r.seq() < f.seq) {
-            slots.newest = Some(Slot::Line(f.seq, text.into()));
+        match &mut slots.newest {
+            // The buffer of the line it replaces is reused.
+            Some(Slot::Line(seq, line)) if *seq < f.seq => {
+                *seq = f.seq;
+                line.clear();
+                line.push_str(text);
+            }
+            Some(r) if r.seq() >= f.seq => {}
+            _ => slots.newest = Some(Slot::Line(f.seq, text.to_string())),
         }
         self.entries.push(Entry {
             id: f.id.into(),
