@@ -62,7 +62,7 @@ impl Chatter<'_> {
             Cow::Owned(id) => write_str(out, id),
         }
         out.extend_from_slice(b",\"kind\":\"chatter\",\"seq\":");
-        out.extend_from_slice(self.seq.to_string().as_bytes());
+        write_u64(out, self.seq);
         if let Some(text) = self.text {
             out.extend_from_slice(b",\"text\":");
             let raw = text.get();
@@ -77,11 +77,28 @@ impl Chatter<'_> {
         }
         if let Some(tokens) = self.tokens {
             out.extend_from_slice(b",\"tokens\":");
-            out.extend_from_slice(tokens.to_string().as_bytes());
+            write_u64(out, tokens);
         }
         out.push(b'}');
         true
     }
+}
+
+/// Appends a number in decimal, without allocating.
+fn write_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(i..).unwrap_or_default());
 }
 
 /// Appends a string as serde_json writes it.
@@ -236,6 +253,32 @@ impl<'de> Visitor<'de> for IdsSeed {
         }
         Ok(out)
     }
+}
+
+/// The `seq` of a record line, read quickly: other values are skipped, not checked. Only
+/// for lines already validated (the second pass of `pin --budget`).
+pub fn seq_of(line: &str) -> Option<u64> {
+    struct SeqVisitor;
+    impl<'de> Visitor<'de> for SeqVisitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a record object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
+            let mut seq = None;
+            while let Some(key) = map.next_key_seed(StrSeed)? {
+                if key == "seq" && seq.is_none() {
+                    seq = Some(map.next_value_seed(U64Seed)?);
+                } else {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+            seq.ok_or_else(not_light)
+        }
+    }
+    serde_json::Deserializer::from_str(line)
+        .deserialize_map(SeqVisitor)
+        .ok()
 }
 
 /// A quiet abort: the strict path will say what, if anything, is wrong.
@@ -596,6 +639,26 @@ mod tests {
             r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1} x"#,
         ] {
             assert!(fact(line).is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn seq_of_reads_the_seq_wherever_it_is() {
+        assert_eq!(
+            seq_of(r#"{"id":"f","kind":"fact","value":{"a":[1]},"seq":33,"text":"x"}"#),
+            Some(33)
+        );
+        assert_eq!(seq_of(r#"{"id":"c","seq":7,"kind":"chatter"}"#), Some(7));
+        assert_eq!(seq_of(r#"{"id":"c","kind":"chatter"}"#), None);
+        assert_eq!(seq_of(r#"{"id":"c","seq":"7"}"#), None);
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut out = Vec::new();
+            write_u64(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
         }
     }
 }
