@@ -38,6 +38,11 @@ pub struct Chatter<'a> {
 }
 
 impl Chatter<'_> {
+    /// `tokens`, if the record declares it.
+    pub fn tokens(&self) -> Option<u64> {
+        self.tokens
+    }
+
     /// Writes the record's canonical JSON (keys sorted, no whitespace, strings escaped as
     /// serde_json escapes them) into `out`, exactly as [`crate::json::canonical`] would.
     /// `false` (and `out` unspecified) when the record has other keys: use the strict path.
@@ -57,7 +62,7 @@ impl Chatter<'_> {
             Cow::Owned(id) => write_str(out, id),
         }
         out.extend_from_slice(b",\"kind\":\"chatter\",\"seq\":");
-        out.extend_from_slice(self.seq.to_string().as_bytes());
+        write_u64(out, self.seq);
         if let Some(text) = self.text {
             out.extend_from_slice(b",\"text\":");
             let raw = text.get();
@@ -72,11 +77,28 @@ impl Chatter<'_> {
         }
         if let Some(tokens) = self.tokens {
             out.extend_from_slice(b",\"tokens\":");
-            out.extend_from_slice(tokens.to_string().as_bytes());
+            write_u64(out, tokens);
         }
         out.push(b'}');
         true
     }
+}
+
+/// Appends a number in decimal, without allocating.
+fn write_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(i..).unwrap_or_default());
 }
 
 /// Appends a string as serde_json writes it.
@@ -93,6 +115,170 @@ pub fn chatter(line: &str) -> Option<Chatter<'_>> {
     let head = de.deserialize_map(RecordVisitor).ok()?;
     de.end().ok()?;
     Some(head)
+}
+
+/// A `fact` record as the light scan read it: what the loader's cross-record checks need.
+/// The line itself is parsed by the strict path only if its fact is the newest of its
+/// field.
+#[derive(Debug, Clone)]
+pub struct FactLine<'a> {
+    /// The record's id.
+    pub id: Cow<'a, str>,
+    /// The record's `seq`.
+    pub seq: u64,
+    /// `field`.
+    pub field: Cow<'a, str>,
+    /// `supersedes`, if present.
+    pub supersedes: Option<Cow<'a, str>>,
+    /// `depends_on` (empty when absent).
+    pub depends_on: Vec<Cow<'a, str>>,
+}
+
+/// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a fact record
+/// the strict path accepts (same id, seq, field, supersedes and depends_on); `None` means
+/// "take the strict path".
+pub fn fact(line: &str) -> Option<FactLine<'_>> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let f = de.deserialize_map(FactVisitor).ok()?;
+    de.end().ok()?;
+    Some(f)
+}
+
+struct FactVisitor;
+
+impl<'de> Visitor<'de> for FactVisitor {
+    type Value = FactLine<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a fact record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FactLine<'de>, A::Error> {
+        let (mut id, mut seq, mut field, mut supersedes) = (None, None, None, None);
+        let mut depends_on = Vec::new();
+        let (mut fact, mut value) = (false, false);
+        let mut seen = 0u16;
+        while let Some(key) = map.next_key_seed(StrSeed)? {
+            let bit: u16 = match &*key {
+                "id" => 1,
+                "seq" => 2,
+                "kind" => 4,
+                "text" => 8,
+                "tokens" => 16,
+                "meta" => 32,
+                "field" => 64,
+                "value" => 128,
+                "supersedes" => 256,
+                "depends_on" => 512,
+                // An unknown key: the strict path refuses the record, and says why.
+                _ => return Err(not_light()),
+            };
+            if seen & bit != 0 {
+                return Err(not_light());
+            }
+            seen |= bit;
+            match bit {
+                1 => id = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                2 => seq = Some(map.next_value_seed(U64Seed)?),
+                4 => {
+                    if map.next_value_seed(StrSeed)? != "fact" {
+                        return Err(not_light());
+                    }
+                    fact = true;
+                }
+                8 => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    if !raw.get().starts_with('"') {
+                        return Err(not_light());
+                    }
+                }
+                16 => drop(map.next_value_seed(U64Seed)?),
+                32 => map.next_value_seed(Skip)?,
+                64 => field = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                128 => {
+                    // Exactly the strict path's value, and its number check.
+                    let v = map.next_value::<crate::json::StrictValue>()?;
+                    if crate::predicate::check_numbers(&v.0).is_err() {
+                        return Err(not_light());
+                    }
+                    value = true;
+                }
+                256 => supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                _ => depends_on = map.next_value_seed(IdsSeed)?,
+            }
+        }
+        match (id, seq, field, fact && value) {
+            (Some(id), Some(seq), Some(field), true) => Ok(FactLine {
+                id,
+                seq,
+                field,
+                supersedes,
+                depends_on,
+            }),
+            _ => Err(not_light()),
+        }
+    }
+}
+
+fn nonempty<E: de::Error>(s: Cow<'_, str>) -> Result<Cow<'_, str>, E> {
+    if s.is_empty() {
+        Err(not_light())
+    } else {
+        Ok(s)
+    }
+}
+
+/// An array of non-empty strings (record ids).
+struct IdsSeed;
+
+impl<'de> DeserializeSeed<'de> for IdsSeed {
+    type Value = Vec<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdsSeed {
+    type Value = Vec<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of ids")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(id) = seq.next_element_seed(StrSeed)? {
+            out.push(nonempty(id)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The `seq` of a record line, read quickly: other values are skipped, not checked. Only
+/// for lines already validated (the second pass of `pin --budget`).
+pub fn seq_of(line: &str) -> Option<u64> {
+    struct SeqVisitor;
+    impl<'de> Visitor<'de> for SeqVisitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a record object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
+            let mut seq = None;
+            while let Some(key) = map.next_key_seed(StrSeed)? {
+                if key == "seq" && seq.is_none() {
+                    seq = Some(map.next_value_seed(U64Seed)?);
+                } else {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+            seq.ok_or_else(not_light)
+        }
+    }
+    serde_json::Deserializer::from_str(line)
+        .deserialize_map(SeqVisitor)
+        .ok()
 }
 
 /// A quiet abort: the strict path will say what, if anything, is wrong.
@@ -394,5 +580,85 @@ mod tests {
         let line = r#"{"id":"a\u0062","seq":1,"kind":"chatter"}"#;
         assert_eq!(light(line), strict(line));
         assert_eq!(light(line).unwrap().0, "ab");
+    }
+
+    /// The strict path's fact for a line: id, seq, field, supersedes, depends_on.
+    type FactParts = (String, u64, String, Option<String>, Vec<String>);
+
+    fn strict_fact(line: &str) -> Option<FactParts> {
+        let v = json::parse(line.as_bytes()).ok()?;
+        let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+        match r.kind {
+            Kind::Fact(f) => Some((r.id, r.seq, f.field, f.supersedes, f.depends_on)),
+            _ => None,
+        }
+    }
+
+    fn light_fact(line: &str) -> Option<FactParts> {
+        let f = fact(line)?;
+        Some((
+            f.id.into_owned(),
+            f.seq,
+            f.field.into_owned(),
+            f.supersedes.map(Cow::into_owned),
+            f.depends_on.into_iter().map(Cow::into_owned).collect(),
+        ))
+    }
+
+    #[test]
+    fn facts_the_scan_reads_are_the_strict_facts() {
+        for line in [
+            r#"{"id":"f","seq":3,"kind":"fact","field":"limit","value":100}"#,
+            r#"{"seq":3,"value":{"a":[1,2.5,"x"]},"kind":"fact","field":"l\u0069mit","id":"f"}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":null,"text":"t\n","tokens":4,"meta":{"k":[true]}}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":false,"supersedes":"e","depends_on":["a","b"]}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1e400}"#,
+        ] {
+            assert!(light_fact(line).is_some(), "{line}");
+            assert_eq!(light_fact(line), strict_fact(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_fact_scan_leaves_anything_doubtful_to_the_strict_path() {
+        for line in [
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x"}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"extra":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"value":2}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":{"a":1,"a":1}}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"supersedes":""}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"supersedes":7}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"depends_on":"a"}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"depends_on":[""]}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"text":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"meta":{"k":1,"k":2}}"#,
+            r#"{"id":"f","seq":3.0,"kind":"fact","field":"x","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"chatter","field":"x","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1} x"#,
+        ] {
+            assert!(fact(line).is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn seq_of_reads_the_seq_wherever_it_is() {
+        assert_eq!(
+            seq_of(r#"{"id":"f","kind":"fact","value":{"a":[1]},"seq":33,"text":"x"}"#),
+            Some(33)
+        );
+        assert_eq!(seq_of(r#"{"id":"c","seq":7,"kind":"chatter"}"#), Some(7));
+        assert_eq!(seq_of(r#"{"id":"c","kind":"chatter"}"#), None);
+        assert_eq!(seq_of(r#"{"id":"c","seq":"7"}"#), None);
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut out = Vec::new();
+            write_u64(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
+        }
     }
 }
