@@ -767,11 +767,84 @@ mod tests {
                 "c1",
             ),
             ("kept id naming nothing", STORE.to_string(), "c1,ghost"),
+            (
+                "duplicate key in a summary",
+                with(r#"{"id":"s9","seq":99,"kind":"summary","text":"a","text":"a"}"#),
+                "c1",
+            ),
+            (
+                "raw control character in a summary",
+                with("{\"id\":\"s9\",\"seq\":99,\"kind\":\"summary\",\"text\":\"a\u{1}\"}"),
+                "c1",
+            ),
+            (
+                "leading zero in a summary's seq",
+                with(r#"{"id":"s9","seq":099,"kind":"summary"}"#),
+                "c1",
+            ),
+            (
+                "trailing comma in a summary",
+                with(r#"{"id":"s9","seq":99,"kind":"summary",}"#),
+                "c1",
+            ),
+            (
+                "summary with a duplicate id",
+                with(r#"{"id":"c1","seq":99,"kind":"summary"}"#),
+                "c1",
+            ),
         ] {
             assert!(lean(&text, Some(kept), action).is_err(), "{what}");
         }
         assert!(lean(STORE, None, action).is_err(), "no kept ids");
         assert!(lean(STORE, Some("c1"), None).is_err(), "no action");
+    }
+
+    #[test]
+    fn summaries_read_by_the_simple_scan_give_the_exact_report() {
+        // Kept and dropped, with and without tokens, escapes that are canonical as written
+        // and ones that are not (`\/`, `\u`), other unevaluable kinds, odd spacing.
+        let store = concat!(
+            "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"x\"}\n",
+            "{\"id\":\"s1\",\"seq\":2,\"kind\":\"summary\",\"text\":\"tab\\there \\\\ \\\"q\\\" d\u{e9}j\u{e0}\"}\n",
+            "{\"id\":\"s2\",\"seq\":3,\"kind\":\"summary\",\"text\":\"a\\/b\",\"tokens\":9}\n",
+            "{\"id\":\"s3\",\"seq\":4,\"kind\":\"summary\",\"text\":\"\\u00e9\\n\"}\n",
+            " { \"tokens\" : 0 , \"kind\" : \"note\" , \"seq\" : 5 , \"id\" : \"n1\" }\r\n",
+            "{\"id\":\"s4\",\"seq\":6,\"kind\":\"summary\"}\n",
+            "{\"id\":\"s5\",\"seq\":7,\"kind\":\"summary\",\"text\":\"\",\"meta\":{\"k\":1}}\n",
+            "{\"id\":\"p1\",\"seq\":8,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":1},\"effect\":\"deny\",\"depends_on\":[\"s2\"]}\n",
+        );
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        for kept in ["c1", "s1,s2,s3,n1,s4,s5", "s2,n1", "c1,s1,s3,s5,p1"] {
+            let l = lean(store, Some(kept), Some(action)).unwrap();
+            assert_eq!(
+                String::from_utf8(lean_report(&l)).unwrap(),
+                String::from_utf8(exact_report(store, Some(kept), action)).unwrap(),
+                "kept {kept}"
+            );
+            // The records it holds are the exact loader's (digests aside: zeros when not
+            // kept), text and tokens included.
+            let exact = load_str(store).unwrap();
+            let mut held = 0;
+            for r in l.input.store.records() {
+                let mut e = exact
+                    .store
+                    .records()
+                    .iter()
+                    .find(|e| e.id == r.id)
+                    .unwrap()
+                    .clone();
+                if r.digest == [0; 32] {
+                    e.digest = [0; 32];
+                }
+                assert_eq!(*r, e, "kept {kept}");
+                held += usize::from(matches!(r.kind, crate::record::Kind::Unevaluable(_)));
+            }
+            let dropped = ["s1", "s2", "s3", "n1", "s4", "s5"];
+            let dropped = dropped
+                .iter()
+                .filter(|id| !kept.split(',').any(|k| k == **id));
+            assert_eq!(held, dropped.count(), "kept {kept}");
+        }
     }
 
     #[test]

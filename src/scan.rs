@@ -29,8 +29,10 @@ pub struct Chatter<'a> {
     pub id: Cow<'a, str>,
     /// The record's `seq`.
     pub seq: u64,
-    /// `text`, as written in the line (a JSON string).
-    text: Option<&'a RawValue>,
+    /// `text`, as written in the line (a JSON string, quotes included).
+    text: Option<&'a str>,
+    /// Whether `text` as written is already canonical (see [`Simple::text_plain`]).
+    text_plain: bool,
     /// `tokens`, if declared.
     tokens: Option<u64>,
     /// Whether the record has keys besides id, seq, kind, text and tokens.
@@ -50,38 +52,62 @@ impl Chatter<'_> {
         if self.other_keys {
             return false;
         }
-        out.clear();
-        out.extend_from_slice(b"{\"id\":");
-        match &self.id {
-            // No escapes in the line, and a JSON string cannot hold raw control characters.
-            Cow::Borrowed(id) => {
-                out.push(b'"');
-                out.extend_from_slice(id.as_bytes());
-                out.push(b'"');
-            }
-            Cow::Owned(id) => write_str(out, id),
-        }
-        out.extend_from_slice(b",\"kind\":\"chatter\",\"seq\":");
-        write_u64(out, self.seq);
-        if let Some(text) = self.text {
-            out.extend_from_slice(b",\"text\":");
-            let raw = text.get();
-            if raw.contains('\\') {
-                match serde_json::from_str::<String>(raw) {
-                    Ok(s) => write_str(out, &s),
-                    Err(_) => return false,
-                }
-            } else {
-                out.extend_from_slice(raw.as_bytes());
-            }
-        }
-        if let Some(tokens) = self.tokens {
-            out.extend_from_slice(b",\"tokens\":");
-            write_u64(out, tokens);
-        }
-        out.push(b'}');
-        true
+        write_canonical(
+            out,
+            (&self.id, matches!(self.id, Cow::Borrowed(_))),
+            "chatter",
+            self.seq,
+            self.text.map(|t| (t, self.text_plain)),
+            self.tokens,
+        )
     }
+}
+
+/// Writes the canonical JSON of a record with only id, kind, seq, text and tokens into
+/// `out` (cleared first), exactly as [`crate::json::canonical`] would. `id` is decoded,
+/// with whether it was written without escapes; `text` is as written in the line, with
+/// whether that is already canonical. `false` (and `out`
+/// unspecified) when the text cannot be decoded.
+fn write_canonical(
+    out: &mut Vec<u8>,
+    id: (&str, bool),
+    kind: &str,
+    seq: u64,
+    text: Option<(&str, bool)>,
+    tokens: Option<u64>,
+) -> bool {
+    out.clear();
+    out.extend_from_slice(b"{\"id\":");
+    match id {
+        // No escapes in the line, and a JSON string cannot hold raw control characters.
+        (id, true) => {
+            out.push(b'"');
+            out.extend_from_slice(id.as_bytes());
+            out.push(b'"');
+        }
+        (id, false) => write_str(out, id),
+    }
+    out.extend_from_slice(b",\"kind\":");
+    write_str(out, kind);
+    out.extend_from_slice(b",\"seq\":");
+    write_u64(out, seq);
+    if let Some((raw, plain)) = text {
+        out.extend_from_slice(b",\"text\":");
+        if plain {
+            out.extend_from_slice(raw.as_bytes());
+        } else {
+            match serde_json::from_str::<String>(raw) {
+                Ok(s) => write_str(out, &s),
+                Err(_) => return false,
+            }
+        }
+    }
+    if let Some(tokens) = tokens {
+        out.extend_from_slice(b",\"tokens\":");
+        write_u64(out, tokens);
+    }
+    out.push(b'}');
+    true
 }
 
 /// Appends a number in decimal, without allocating.
@@ -111,10 +137,269 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 /// chatter record that the strict path would accept with the same id and seq; `None` means
 /// "take the strict path".
 pub fn chatter(line: &str) -> Option<Chatter<'_>> {
+    match simple(line) {
+        Fast::Done(s) => s.chatter(),
+        Fast::NotChatter => None,
+        Fast::Unknown => chatter_by_serde(line),
+    }
+}
+
+/// [`chatter`] by the typed serde visitor, for lines [`simple`] does not decide.
+pub fn chatter_by_serde(line: &str) -> Option<Chatter<'_>> {
     let mut de = serde_json::Deserializer::from_str(line);
     let head = de.deserialize_map(RecordVisitor).ok()?;
     de.end().ok()?;
     Some(head)
+}
+
+/// A record line made of nothing but `id`, `seq`, `kind`, `text` and `tokens`, each a
+/// plain value, as [`simple`] read it: most of a store's lines (chatter, summaries).
+#[derive(Debug, Clone)]
+pub struct Simple<'a> {
+    /// `id` (non-empty, written without escapes).
+    pub id: &'a str,
+    /// `seq`.
+    pub seq: u64,
+    /// `kind` (written without escapes).
+    pub kind: &'a str,
+    /// `text`, as written in the line (quotes included).
+    pub text: Option<&'a str>,
+    /// Whether `text` as written is its canonical JSON already: its only escapes are
+    /// among `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, which serde_json writes the same.
+    pub text_plain: bool,
+    /// `tokens`, if declared.
+    pub tokens: Option<u64>,
+}
+
+impl<'a> Simple<'a> {
+    /// The chatter record, if it is one.
+    pub fn chatter(self) -> Option<Chatter<'a>> {
+        (self.kind == "chatter").then_some(Chatter {
+            id: Cow::Borrowed(self.id),
+            seq: self.seq,
+            text: self.text,
+            text_plain: self.text_plain,
+            tokens: self.tokens,
+            other_keys: false,
+        })
+    }
+
+    /// Writes the record's canonical JSON into `out`, exactly as
+    /// [`crate::json::canonical`] would; `false` when the text cannot be decoded.
+    pub fn canonical(&self, out: &mut Vec<u8>) -> bool {
+        write_canonical(
+            out,
+            (self.id, true),
+            self.kind,
+            self.seq,
+            self.text.map(|t| (t, self.text_plain)),
+            self.tokens,
+        )
+    }
+
+    /// `text`, decoded.
+    pub fn text(&self) -> Option<Result<String, ()>> {
+        self.text.map(|raw| {
+            if !raw.contains('\\') {
+                Ok(raw.get(1..raw.len() - 1).unwrap_or_default().to_string())
+            } else {
+                serde_json::from_str::<String>(raw).map_err(|_| ())
+            }
+        })
+    }
+}
+
+/// What [`simple`] made of a line.
+#[derive(Debug, Clone)]
+pub enum Fast<'a> {
+    /// A well-formed record of plain keys and values, which the strict JSON parser
+    /// accepts with exactly these values.
+    Done(Simple<'a>),
+    /// Not decided, but its `kind` is a string other than `chatter`: not chatter.
+    NotChatter,
+    /// Not decided: anything else (another key, an escaped key or id, a `\u` escape, an
+    /// odd number, a nested value, a malformed line, ...).
+    Unknown,
+}
+
+/// A hand-written scan of the commonest record shape: one object whose keys are among
+/// `id`, `seq`, `kind`, `text` and `tokens` (each once, no escapes in the keys), with
+/// string values for `id`, `kind` and `text` (no `\u` escapes; none at all in `id` and
+/// `kind`) and integers below 2^64 for `seq` and `tokens`. It decides only lines that are
+/// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
+/// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
+pub fn simple(line: &str) -> Fast<'_> {
+    let mut kind_seen: Option<&str> = None;
+    match simple_scan(line, &mut kind_seen) {
+        Some(s) => Fast::Done(s),
+        None if kind_seen.is_some_and(|k| k != "chatter") => Fast::NotChatter,
+        None => Fast::Unknown,
+    }
+}
+
+fn simple_scan<'a>(line: &'a str, kind_seen: &mut Option<&'a str>) -> Option<Simple<'a>> {
+    let b = line.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let (mut id, mut seq, mut kind, mut text, mut tokens) = (None, None, None, None, None);
+    let mut text_plain = true;
+    i = skip_ws(b, i + 1);
+    loop {
+        // A key: a string without escapes.
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (end, escapes) = string_end(b, i + 1)?;
+        if escapes != Escapes::None {
+            return None;
+        }
+        let key = b.get(i + 1..end - 1)?;
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        match key {
+            b"id" | b"kind" | b"text" => {
+                if b.get(i) != Some(&b'"') {
+                    return None;
+                }
+                let (end, escapes) = string_end(b, i + 1)?;
+                let raw = line.get(i..end)?;
+                let inner = line.get(i + 1..end - 1)?;
+                let slot = match key {
+                    b"id" if !inner.is_empty() => &mut id,
+                    b"kind" => &mut kind,
+                    b"text" => &mut text,
+                    _ => return None,
+                };
+                if slot.is_some() {
+                    return None;
+                }
+                if key == b"text" {
+                    text_plain = escapes != Escapes::Slash;
+                    *slot = Some(raw);
+                } else if escapes == Escapes::None {
+                    *slot = Some(inner);
+                } else {
+                    return None;
+                }
+                if key == b"kind" {
+                    *kind_seen = kind;
+                }
+                i = end;
+            }
+            b"seq" | b"tokens" => {
+                let (n, end) = integer(b, i)?;
+                let slot = if key == b"seq" { &mut seq } else { &mut tokens };
+                if slot.replace(n).is_some() {
+                    return None;
+                }
+                i = end;
+            }
+            _ => return None,
+        }
+        i = skip_ws(b, i);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    if skip_ws(b, i + 1) != b.len() {
+        return None;
+    }
+    Some(Simple {
+        id: id?,
+        seq: seq?,
+        kind: kind?,
+        text,
+        text_plain,
+        tokens,
+    })
+}
+
+/// The escapes met in a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    None,
+    /// Only `\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t`: as serde_json writes them.
+    Plain,
+    /// `\/` too (serde_json writes a bare `/`).
+    Slash,
+}
+
+/// The index just past the closing quote of the string whose contents start at `i`, and
+/// its escapes; `None` for a `\u` escape, an invalid escape, a raw control character or a
+/// string that does not end.
+fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut escapes = Escapes::None;
+    loop {
+        // Eight bytes at a time up to the first `"`, `\` or byte below 0x20. A borrow can
+        // only mark bytes after a true one, so the lowest mark is the first such byte.
+        while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let w = u64::from_le_bytes(word);
+            let special = zero_byte(w ^ (ONES * 0x22))
+                | zero_byte(w ^ (ONES * 0x5c))
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+            if special != 0 {
+                i += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match *b.get(i)? {
+            b'"' => return Some((i + 1, escapes)),
+            b'\\' => {
+                match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                        if escapes == Escapes::None {
+                            escapes = Escapes::Plain;
+                        }
+                    }
+                    b'/' => escapes = Escapes::Slash,
+                    _ => return None,
+                }
+                i += 2;
+            }
+            c if c < 0x20 => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// A JSON integer in `0..2^64` at `i` (no sign, fraction or exponent), and the index just
+/// past it; `None` otherwise, or when what follows is not whitespace, `,` or `}`.
+fn integer(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let first = *b.get(i)?;
+    if !first.is_ascii_digit() {
+        return None;
+    }
+    let mut n = u64::from(first - b'0');
+    i += 1;
+    if n != 0 {
+        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            i += 1;
+        }
+    }
+    match b.get(i) {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}') => Some((n, i)),
+        _ => None,
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
 }
 
 /// A `fact` record as the light scan read it: what the loader's cross-record checks need.
@@ -352,7 +637,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
                     if !raw.get().starts_with('"') {
                         return Err(not_light());
                     }
-                    text = Some(raw);
+                    text = Some(raw.get());
                 }
                 Some(Known::Tokens) => tokens = Some(map.next_value_seed(U64Seed)?),
                 None => {
@@ -366,6 +651,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 id,
                 seq,
                 text,
+                text_plain: text.is_some_and(|t| !t.contains('\\')),
                 tokens,
                 other_keys: !others.is_empty(),
             }),
@@ -651,6 +937,154 @@ mod tests {
         assert_eq!(seq_of(r#"{"id":"c","seq":7,"kind":"chatter"}"#), Some(7));
         assert_eq!(seq_of(r#"{"id":"c","kind":"chatter"}"#), None);
         assert_eq!(seq_of(r#"{"id":"c","seq":"7"}"#), None);
+    }
+
+    /// The strict path's record for a line: id, seq, kind, text, tokens, canonical JSON.
+    type Parts = (String, u64, String, Option<String>, u64, String);
+
+    fn strict_parts(line: &str) -> Option<Parts> {
+        let v = json::parse(line.as_bytes()).ok()?;
+        let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+        let kind = r.kind.name().to_string();
+        Some((r.id, r.seq, kind, r.text, r.tokens, json::canonical(&v)))
+    }
+
+    fn simple_parts(line: &str) -> Option<Parts> {
+        let Fast::Done(s) = simple(line) else {
+            return None;
+        };
+        let mut out = Vec::new();
+        assert!(s.canonical(&mut out), "{line}");
+        let canonical = String::from_utf8(out).unwrap();
+        let tokens = s.tokens.unwrap_or((canonical.len() as u64).div_ceil(4));
+        let text = s.text().map(|t| t.unwrap());
+        Some((s.id.into(), s.seq, s.kind.into(), text, tokens, canonical))
+    }
+
+    #[test]
+    fn the_simple_scan_reads_what_the_strict_path_reads() {
+        for line in [
+            r#"{"id":"r1","seq":7,"kind":"chatter","text":"hi \"there\"\t\\ \b\f\n\r déjà 🙂"}"#,
+            r#"{"id":"r1","seq":0,"kind":"summary","text":"a\/b","tokens":18446744073709551615}"#,
+            " {\t\"kind\" :\"note\",\r\"seq\": 12 ,\"id\":\"x y\" } \r",
+            r#"{"id":"r1","seq":7,"kind":"summary","text":""}"#,
+            r#"{"id":"r1","seq":7,"kind":"chatter","tokens":0}"#,
+            "{\"text\":\"0123456789abcdef0123456789abcdef\\\"x\",\"id\":\"\u{7f}\",\"seq\":7,\"kind\":\"chatter\"}",
+        ] {
+            assert!(simple_parts(line).is_some(), "{line}");
+            assert_eq!(simple_parts(line), strict_parts(line), "{line}");
+            assert_eq!(
+                chatter(line).map(|c| (c.id.into_owned(), c.seq)),
+                chatter_by_serde(line).map(|c| (c.id.into_owned(), c.seq)),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_simple_scan_decides_nothing_doubtful() {
+        for line in [
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"\u00e9"}"#,
+            r#"{"id":"c\n","seq":1,"kind":"chatter"}"#,
+            r#"{"i\u0064":"c","seq":1,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":"chat\u0074er"}"#,
+            r#"{"id":"","seq":1,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":01,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":-1,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":1.0,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":1e2,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":18446744073709551616,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":"1","kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","tokens":true}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":null}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","id":"c"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","seq":1}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter",}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter"} x"#,
+            r#"{"id":"c","seq":1,"kind":"chatter"}}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter""#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a\x"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a\"#,
+            "{\"id\":\"c\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"a\u{1f}\"}",
+            "{\"id\":\"c\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"0123456789\u{0}\"}",
+            r#"{"id":"c","seq":1 "kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter"#,
+            r#"{"id":"c","seq":1}"#,
+            r#"{"seq":1,"kind":"chatter"}"#,
+            r#"{"id":"c","kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":7}"#,
+            r#"{}"#,
+            r#"[1]"#,
+            "",
+        ] {
+            assert!(!matches!(simple(line), Fast::Done(_)), "{line}");
+        }
+        // Only a kind that is a string other than chatter says "not chatter".
+        assert!(matches!(
+            simple(r#"{"id":"p","seq":1,"kind":"policy","scope":"x"}"#),
+            Fast::NotChatter
+        ));
+        assert!(matches!(
+            simple(r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#),
+            Fast::Unknown
+        ));
+    }
+
+    proptest::proptest! {
+        /// Lines put together from pieces, good and bad: whatever the simple scan decides
+        /// is what the strict path reads, and `chatter` answers as the serde scan does.
+        #[test]
+        fn the_simple_scan_agrees_with_the_strict_path(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "{", "}", ",", ":", " ", "\"", "\"id\"", "\"seq\"", "\"kind\"", "\"text\"",
+                "\"tokens\"", "\"meta\"", "\"chatter\"", "\"summary\"", "\"fact\"", "\"r1\"",
+                "\"\"", "0", "7", "01", "-1", "1.5", "1e3", "18446744073709551616", "null",
+                r#""a\tb""#, r#""a\/b""#, r#""\u00e9""#, "\"é🙂\"", r#""\x""#,
+                "\"\u{1}\"", "[", "]", "\\", "\r", "\n",
+            ]), 0..24),
+            shape in proptest::sample::select(vec![0usize, 1, 2]),
+        ) {
+            // Mostly near-valid records: a valid prefix, then the random pieces.
+            let prefix = ["", r#"{"id":"r1","seq":3,"#, r#"{"kind":"chatter","id":"r2","#][shape];
+            let line = format!("{prefix}{}", pieces.concat());
+            if let Fast::Done(_) = simple(&line) {
+                let light = simple_parts(&line);
+                proptest::prop_assert!(light.is_some());
+                proptest::prop_assert_eq!(light, strict_parts(&line), "{}", line);
+            }
+            proptest::prop_assert_eq!(
+                chatter(&line).map(|c| (c.id.into_owned(), c.seq)),
+                chatter_by_serde(&line).map(|c| (c.id.into_owned(), c.seq))
+            );
+        }
+
+        /// Whole records, shuffled keys and random texts: decided, and read as the strict
+        /// path reads them.
+        #[test]
+        fn well_formed_simple_records_are_decided(
+            text in "[a-z é🙂\\\\\"\t\n/]{0,40}",
+            seq in proptest::num::u64::ANY,
+            tokens in proptest::option::of(proptest::num::u64::ANY),
+            kind in proptest::sample::select(vec!["chatter", "summary", "note"]),
+            order in proptest::sample::select(vec![0usize, 1, 2]),
+        ) {
+            let text = serde_json::to_string(&text).unwrap();
+            let mut keys = vec![
+                format!("\"id\":\"r{seq}\""),
+                format!("\"seq\":{seq}"),
+                format!("\"kind\":\"{kind}\""),
+                format!("\"text\":{text}"),
+            ];
+            if let Some(t) = tokens {
+                keys.push(format!("\"tokens\":{t}"));
+            }
+            keys.rotate_left(order);
+            let line = format!("{{{}}}", keys.join(","));
+            proptest::prop_assert!(matches!(simple(&line), Fast::Done(_)), "{}", line);
+            proptest::prop_assert_eq!(simple_parts(&line), strict_parts(&line), "{}", line);
+        }
     }
 
     #[test]

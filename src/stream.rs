@@ -96,6 +96,8 @@ pub struct Plan<'a> {
     filter: Vec<u64>,
     /// The distinct kept ids, in first-seen order.
     kept: Vec<&'a str>,
+    /// The hash of each of `kept`.
+    kept_hashes: Vec<u64>,
     /// Two distinct kept ids share a hash: the load falls back.
     clash: bool,
     /// Tools whose in-scope policies and effects must be held; `None`: every policy and
@@ -125,6 +127,7 @@ impl<'a> Plan<'a> {
             index: IdMap::default(),
             filter: vec![0; FILTER_BITS / 64],
             kept: Vec::new(),
+            kept_hashes: Vec::new(),
             clash: false,
             tools,
             pin: false,
@@ -140,6 +143,7 @@ impl<'a> Plan<'a> {
                 None => {
                     plan.index.insert(h, plan.kept.len() as u32);
                     plan.kept.push(id);
+                    plan.kept_hashes.push(h);
                     let bit = (h as usize) % FILTER_BITS;
                     if let Some(w) = plan.filter.get_mut(bit / 64) {
                         *w |= 1 << (bit % 64);
@@ -278,6 +282,9 @@ struct Worker {
     tokens: Vec<u64>,
     /// With [`Plan::counting_tokens`]: (batch, lowest seq, highest seq) of each batch.
     ranges: Vec<(usize, u64, u64)>,
+    /// The kept id after the last one met: records and kept ids tend to come in the same
+    /// order, so it is tried before the filter and the map.
+    next_kept: usize,
 }
 
 impl Worker {
@@ -316,6 +323,19 @@ impl Worker {
         Ok(())
     }
 
+    /// [`Plan::kept_index`], trying the kept id after the last one met first.
+    fn kept_index(&mut self, plan: &Plan<'_>, id: &str, h: u64) -> Option<u32> {
+        let k = if plan.kept_hashes.get(self.next_kept) == Some(&h)
+            && plan.kept.get(self.next_kept) == Some(&id)
+        {
+            self.next_kept as u32
+        } else {
+            plan.kept_index(id, h)?
+        };
+        self.next_kept = k as usize + 1;
+        Some(k)
+    }
+
     /// The index of a fact field, added if new.
     fn field(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.field_index.get(name) {
@@ -329,11 +349,18 @@ impl Worker {
     }
 
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
-        let Some(c) = scan::chatter(text) else {
-            if !plan.pin
-                && !plan.count_tokens
-                && let Some(f) = scan::fact(text)
-            {
+        // The light paths for records other than chatter hold less than `pin` reads.
+        let light = !plan.pin && !plan.count_tokens;
+        let chatter = match scan::simple(text) {
+            scan::Fast::Done(s) if s.kind == "chatter" => s.chatter(),
+            scan::Fast::Done(s) if light && !matches!(s.kind, "policy" | "fact" | "effect") => {
+                return self.light_unevaluable(plan, text, s);
+            }
+            scan::Fast::Done(_) | scan::Fast::NotChatter => None,
+            scan::Fast::Unknown => scan::chatter_by_serde(text),
+        };
+        let Some(c) = chatter else {
+            if light && let Some(f) = scan::fact(text) {
                 return self.light_fact(plan, text, f);
             }
             return self.strict(plan, text);
@@ -352,7 +379,7 @@ impl Worker {
             };
             self.tokens.push(tokens);
         }
-        if let Some(k) = plan.kept_index(&c.id, h) {
+        if let Some(k) = self.kept_index(plan, &c.id, h) {
             let digest: [u8; 32] = if c.canonical(&mut self.scratch) {
                 Sha256::digest(&self.scratch).into()
             } else {
@@ -361,6 +388,54 @@ impl Worker {
             };
             self.digests.push((c.seq, k, digest));
         }
+        Ok(())
+    }
+
+    /// A record of a kind the gate cannot evaluate (a `summary`, ...) that the simple scan
+    /// read: what the strict path makes of it, without building a `Value`.
+    fn light_unevaluable(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        s: scan::Simple<'_>,
+    ) -> Result<(), Fallback> {
+        let h = id_hash(s.id.as_bytes());
+        let kept = self.kept_index(plan, s.id, h);
+        let tokens = match s.tokens {
+            Some(t) if kept.is_none() => t,
+            _ if !s.canonical(&mut self.scratch) => return self.strict(plan, text),
+            Some(t) => t,
+            None => (self.scratch.len() as u64).div_ceil(4),
+        };
+        self.seqs.push(s.seq);
+        self.hashes.push(h);
+        if let Some(k) = kept {
+            self.digests
+                .push((s.seq, k, Sha256::digest(&self.scratch).into()));
+        } else {
+            let text = match s.text() {
+                Some(Ok(t)) => Some(t),
+                Some(Err(())) => return Err(Fallback),
+                None => None,
+            };
+            self.held.push(Record {
+                id: s.id.to_string(),
+                seq: s.seq,
+                kind: Kind::Unevaluable(s.kind.to_string()),
+                text,
+                tokens,
+                digest: [0; 32],
+            });
+        }
+        self.entries.push(Entry {
+            id: s.id.into(),
+            seq: s.seq,
+            field: NOT_A_FACT,
+            policy: false,
+            supersedes: None,
+            depends_on: Box::default(),
+            raw: None,
+        });
         Ok(())
     }
 
@@ -373,7 +448,7 @@ impl Worker {
         f: scan::FactLine<'_>,
     ) -> Result<(), Fallback> {
         let h = id_hash(f.id.as_bytes());
-        if plan.kept_index(&f.id, h).is_some() {
+        if self.kept_index(plan, &f.id, h).is_some() {
             return self.strict(plan, text);
         }
         self.seqs.push(f.seq);
@@ -408,7 +483,7 @@ impl Worker {
         let kept = value
             .get("id")
             .and_then(Value::as_str)
-            .and_then(|id| plan.kept_index(id, id_hash(id.as_bytes())));
+            .and_then(|id| self.kept_index(plan, id, id_hash(id.as_bytes())));
         let record = parse_record_with(
             &plan.origin,
             &Place::Line(0),
@@ -729,7 +804,7 @@ fn finish(
         let id = plan.kept.get(*k as usize).copied()?;
         Some((id, d))
     }));
-    let hashes = plan.kept.iter().map(|id| id_hash(id.as_bytes())).collect();
+    let hashes = plan.kept_hashes.clone();
     let compaction = Compaction::lean(&store, mask, hashes, sha);
     Ok((store, compaction, budget))
 }
