@@ -201,6 +201,8 @@ impl<'a> Plan<'a> {
 /// and what it names. Lean on purpose: there is one per non-chatter record.
 struct Entry {
     id: Box<str>,
+    /// `id_hash(id)`: distinct for distinct records once the duplicate check has passed.
+    hash: u64,
     seq: u64,
     /// For a fact, its field's index in the worker's `facts` keys; `NOT_A_FACT` otherwise.
     field: u32,
@@ -429,6 +431,7 @@ impl Worker {
         }
         self.entries.push(Entry {
             id: s.id.into(),
+            hash: h,
             seq: s.seq,
             field: NOT_A_FACT,
             policy: false,
@@ -467,6 +470,7 @@ impl Worker {
         }
         self.entries.push(Entry {
             id: f.id.into(),
+            hash: h,
             seq: f.seq,
             field,
             policy: false,
@@ -492,8 +496,9 @@ impl Worker {
             kept.is_some() || plan.count_tokens,
         )
         .map_err(|_| Fallback)?;
+        let hash = id_hash(record.id.as_bytes());
         self.seqs.push(record.seq);
-        self.hashes.push(id_hash(record.id.as_bytes()));
+        self.hashes.push(hash);
         if plan.count_tokens {
             self.tokens.push(record.tokens);
         }
@@ -503,6 +508,7 @@ impl Worker {
         let is_kept = kept.is_some();
         let mut entry = Entry {
             id: record.id.as_str().into(),
+            hash,
             seq: record.seq,
             field: NOT_A_FACT,
             policy: false,
@@ -718,16 +724,17 @@ fn finish(
         let fields = if worker == 0 { &a.fields } else { &b.fields };
         fields.get(e.field as usize).map(String::as_str)
     };
-    let entries: IdMap<&str, (usize, &Entry)> = a
-        .entries
-        .iter()
-        .map(|e| (0, e))
-        .chain(b.entries.iter().map(|e| (1, e)))
-        .map(|(w, e)| (&*e.id, (w, e)))
-        .collect();
-    for &(w, e) in entries.values() {
+    let all = || {
+        a.entries
+            .iter()
+            .map(|e| (0, e))
+            .chain(b.entries.iter().map(|e| (1, e)))
+    };
+    // Keyed by the id hashes, which are distinct (checked above): no id is hashed again.
+    let entries = Entries(all().map(|(w, e)| (e.hash, (w, e))).collect());
+    for (w, e) in all() {
         if let Some(target) = &e.supersedes {
-            let ok = entries.get(&**target).is_some_and(|&(tw, t)| {
+            let ok = entries.get(target).is_some_and(|(tw, t)| {
                 t.seq < e.seq
                     && match (field_of(w, e), field_of(tw, t)) {
                         (Some(f), Some(g)) => f == g,
@@ -742,7 +749,7 @@ fn finish(
         // A depends_on naming chatter (which this loader does not index) falls back too.
         if e.depends_on
             .iter()
-            .any(|d| *d == e.id || !entries.contains_key(&**d))
+            .any(|d| *d == e.id || entries.get(d).is_none())
         {
             return Err(Fallback);
         }
@@ -918,12 +925,25 @@ where
     Ok(found)
 }
 
+/// The non-chatter records' entries by id hash, with the worker (0 or 1) each came from.
+struct Entries<'e>(IdMap<u64, (usize, &'e Entry)>);
+
+impl<'e> Entries<'e> {
+    /// The entry whose id is `id`.
+    fn get(&self, id: &str) -> Option<(usize, &'e Entry)> {
+        self.0
+            .get(&id_hash(id.as_bytes()))
+            .filter(|(_, e)| &*e.id == id)
+            .copied()
+    }
+}
+
 /// Adds to `held` (sorted by seq, no repeats) every record a held record depends on,
 /// transitively, parsing again the lines `pin` kept for that. Every `depends_on` target
 /// is among `entries` (checked before).
 fn hold_inputs(
     plan: &Plan<'_>,
-    entries: &IdMap<&str, (usize, &Entry)>,
+    entries: &Entries<'_>,
     held: &mut Vec<Record>,
 ) -> Result<(), Fallback> {
     let mut have: std::collections::HashSet<u64, BuildHasherDefault<IdHasher>> =
@@ -934,7 +954,7 @@ fn hold_inputs(
         .collect();
     let mut added = false;
     while let Some(id) = queue.pop() {
-        let &(_, entry) = entries.get(&*id).ok_or(Fallback)?;
+        let (_, entry) = entries.get(&id).ok_or(Fallback)?;
         if have.contains(&entry.seq) {
             continue;
         }
