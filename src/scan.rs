@@ -230,16 +230,40 @@ pub enum Fast<'a> {
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
 pub fn simple(line: &str) -> Fast<'_> {
     let mut kind_seen: Option<&str> = None;
-    match simple_scan(line, &mut kind_seen) {
-        Some(s) => Fast::Done(s),
+    match simple_scan::<false>(line, 0, &mut kind_seen) {
+        Some((s, _)) => Fast::Done(s),
         None if kind_seen.is_some_and(|k| k != "chatter") => Fast::NotChatter,
         None => Fast::Unknown,
     }
 }
 
-fn simple_scan<'a>(line: &'a str, kind_seen: &mut Option<&'a str>) -> Option<Simple<'a>> {
+/// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
+/// its end first: `Some((record, end, next))` when [`simple`] decides the line
+/// `chunk[start..end]` with exactly this record (`end` is the index of its `\n`, or the
+/// chunk's length; `next` is where the next line starts). `None`: not decided here; find
+/// the line's end and ask [`simple`].
+pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
+    let (s, end) = simple_scan::<true>(chunk, start, &mut None)?;
+    Some((s, end, (end + 1).min(chunk.len())))
+}
+
+/// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
+/// of [`simple_in`] (`LINE` true: the object must fill the line that starts at `start`;
+/// whitespace never takes a `\n`). The record, and where its line ends.
+fn simple_scan<'a, const LINE: bool>(
+    line: &'a str,
+    start: usize,
+    kind_seen: &mut Option<&'a str>,
+) -> Option<(Simple<'a>, usize)> {
     let b = line.as_bytes();
-    let mut i = skip_ws(b, 0);
+    let skip_ws = |b: &[u8], i: usize| {
+        if LINE {
+            skip_ws_in_line(b, i)
+        } else {
+            skip_ws(b, i)
+        }
+    };
+    let mut i = skip_ws(b, start);
     if b.get(i) != Some(&b'{') {
         return None;
     }
@@ -308,17 +332,19 @@ fn simple_scan<'a>(line: &'a str, kind_seen: &mut Option<&'a str>) -> Option<Sim
             _ => return None,
         }
     }
-    if skip_ws(b, i + 1) != b.len() {
+    let end = skip_ws(b, i + 1);
+    if !(end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
         return None;
     }
-    Some(Simple {
+    let simple = Simple {
         id: id?,
         seq: seq?,
         kind: kind?,
         text,
         text_plain,
         tokens,
-    })
+    };
+    Some((simple, end))
 }
 
 /// The escapes met in a string.
@@ -397,6 +423,14 @@ fn integer(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
 /// The index of the first byte at or after `i` that is not JSON whitespace.
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// [`skip_ws`] within one line: a `\n` is where the line ends, not whitespace.
+fn skip_ws_in_line(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\r')) {
         i += 1;
     }
     i
@@ -1032,7 +1066,98 @@ mod tests {
         ));
     }
 
+    /// Every field of a [`Simple`], to compare two.
+    type Fields<'a> = (&'a str, u64, &'a str, Option<&'a str>, bool, Option<u64>);
+
+    fn fields<'a>(s: &Simple<'a>) -> Fields<'a> {
+        (s.id, s.seq, s.kind, s.text, s.text_plain, s.tokens)
+    }
+
+    /// Walks `chunk` line by line as the loader does with [`simple_in`], checking at
+    /// each line that it decides exactly what [`simple`] decides on the line cut out by
+    /// a split on `\n`, with the same values, and that it visits the same lines. Returns
+    /// how many lines it decided.
+    fn walk_chunk(chunk: &str) -> usize {
+        let split: Vec<&str> = chunk.split('\n').collect();
+        let mut visited = Vec::new();
+        let mut decided = 0;
+        let mut at = 0;
+        while at < chunk.len() {
+            let end = chunk[at..].find('\n').map_or(chunk.len(), |n| at + n);
+            let line = &chunk[at..end];
+            visited.push(line);
+            match (simple_in(chunk, at), simple(line)) {
+                (Some((s, e, next)), Fast::Done(t)) => {
+                    assert_eq!(e, end, "{chunk:?} at {at}");
+                    assert_eq!(next, (end + 1).min(chunk.len()));
+                    assert_eq!(fields(&s), fields(&t), "{chunk:?} at {at}");
+                    decided += 1;
+                }
+                (None, Fast::Done(_)) => panic!("not decided in the chunk: {line:?}"),
+                (Some(_), _) => panic!("decided in the chunk only: {line:?} in {chunk:?}"),
+                (None, _) => {}
+            }
+            at = end + 1;
+        }
+        // The split also yields the empty text after a final `\n` (a blank line).
+        let tail = usize::from(chunk.is_empty() || chunk.ends_with('\n'));
+        assert_eq!(visited[..], split[..split.len() - tail], "{chunk:?}");
+        decided
+    }
+
+    #[test]
+    fn lines_are_decided_straight_out_of_the_chunk() {
+        let good = r#"{"id":"r1","seq":1,"kind":"chatter","text":"a\tb"}"#;
+        let chunks = [
+            format!("{good}\n{good}\n"),
+            format!("{good}\n{good}"),
+            format!("\n\n {good} \r\n\t{good}\r"),
+            format!("{good}\n{{\"id\":\"p\",\"seq\":2,\"kind\":\"policy\"}}\n{good}"),
+            // Whitespace with a newline inside an object: two lines, neither decided.
+            "{\"id\":\"r1\",\n\"seq\":1,\"kind\":\"chatter\"}".to_string(),
+            "{\"id\":\"r1\",\"seq\":1\n,\"kind\":\"chatter\"}".to_string(),
+            format!("{good}{good}\n{good} x\n{good}\u{c}\n"),
+        ];
+        let decided: Vec<usize> = chunks.iter().map(|c| walk_chunk(c)).collect();
+        assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0]);
+    }
+
     proptest::proptest! {
+        /// Chunks of lines put together from the same pieces (newlines included): the scan
+        /// in the chunk decides exactly the lines the scan of each cut-out line decides,
+        /// with the same values, and finds the same line ends.
+        #[test]
+        fn the_scan_in_a_chunk_agrees_with_the_scan_of_its_lines(
+            lines in proptest::collection::vec((
+                proptest::sample::select(vec![0usize, 1, 2, 3]),
+                proptest::collection::vec(proptest::sample::select(vec![
+                    "{", "}", ",", ":", " ", "\"", "\"id\"", "\"seq\"", "\"kind\"",
+                    "\"text\"", "\"tokens\"", "\"chatter\"", "\"r1\"", "0", "7", "01",
+                    r#""a\tb""#, "\"é🙂\"", "\"\u{1}\"", "\r", "\n", "\t", "\u{c}",
+                ]), 0..6),
+            ), 0..8),
+            final_newline in proptest::bool::ANY,
+        ) {
+            let whole = r#"{"id":"r1","seq":3,"kind":"chatter","text":"x"}"#;
+            let chunk: Vec<String> = lines
+                .iter()
+                .map(|(shape, pieces)| {
+                    let rest = pieces.concat();
+                    match shape {
+                        0 => format!("{whole}{rest}"),
+                        1 => format!("{rest}{whole}"),
+                        2 => format!(r#"{{"id":"r2","seq":4,{rest}"kind":"summary"}}"#),
+                        _ => rest,
+                    }
+                })
+                .collect();
+            let mut chunk = chunk.join("\n");
+            if final_newline {
+                chunk.push('\n');
+            }
+            walk_chunk(&chunk);
+        }
+
         /// Lines put together from pieces, good and bad: whatever the simple scan decides
         /// is what the strict path reads, and `chatter` answers as the serde scan does.
         #[test]

@@ -300,6 +300,37 @@ impl Worker {
         for text in texts {
             self.record(plan, text)?;
         }
+        self.batch_done(plan, index, start);
+        Ok(())
+    }
+
+    /// [`Worker::batch`] for a chunk of JSON Lines: the simple scan reads each line
+    /// straight out of the chunk, and only the lines it does not decide are cut out
+    /// first (blank lines are passed over, as a split on `\n` and a filter would).
+    fn lines(&mut self, plan: &Plan<'_>, index: usize, chunk: &str) -> Result<(), Fallback> {
+        let start = self.seqs.len();
+        let mut at = 0;
+        while at < chunk.len() {
+            if let Some((s, end, next)) = scan::simple_in(chunk, at) {
+                let text = chunk.get(at..end).ok_or(Fallback)?;
+                self.dispatch(plan, text, scan::Fast::Done(s))?;
+                at = next;
+                continue;
+            }
+            let rest = chunk.get(at..).ok_or(Fallback)?;
+            let end = rest.find('\n').map_or(chunk.len(), |n| at + n);
+            let text = chunk.get(at..end).ok_or(Fallback)?;
+            if !text.bytes().all(|b| b.is_ascii_whitespace()) {
+                self.record(plan, text)?;
+            }
+            at = end + 1;
+        }
+        self.batch_done(plan, index, start);
+        Ok(())
+    }
+
+    /// Notes the `seq`s of the batch `index`, whose records start at `start` in `seqs`.
+    fn batch_done(&mut self, plan: &Plan<'_>, index: usize, start: usize) {
         if let (Some(&first), Some(&last)) = (self.seqs.get(start), self.seqs.last())
             && self.seqs.len() > start
         {
@@ -322,7 +353,6 @@ impl Worker {
                 self.ranges.push((index, lo, hi));
             }
         }
-        Ok(())
     }
 
     /// [`Plan::kept_index`], trying the kept id after the last one met first.
@@ -351,9 +381,19 @@ impl Worker {
     }
 
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
+        self.dispatch(plan, text, scan::simple(text))
+    }
+
+    /// [`Worker::record`], given what [`scan::simple`] made of `text`.
+    fn dispatch(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        fast: scan::Fast<'_>,
+    ) -> Result<(), Fallback> {
         // The light paths for records other than chatter hold less than `pin` reads.
         let light = !plan.pin && !plan.count_tokens;
-        let chatter = match scan::simple(text) {
+        let chatter = match fast {
             scan::Fast::Done(s) if s.kind == "chatter" => s.chatter(),
             scan::Fast::Done(s) if light && !matches!(s.kind, "policy" | "fact" | "effect") => {
                 return self.light_unevaluable(plan, text, s);
@@ -646,12 +686,7 @@ where
             let result = batch.and_then(|b| match b {
                 Batch::Lines(bytes) => {
                     let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-                    let done = worker.batch(
-                        plan,
-                        index,
-                        text.split('\n')
-                            .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace())),
-                    );
+                    let done = worker.lines(plan, index, text);
                     give_back(bytes);
                     done
                 }
