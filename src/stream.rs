@@ -200,20 +200,29 @@ impl<'a> Plan<'a> {
 /// A record the loader validated, kept for the cross-record checks: ids, `seq`, kind,
 /// and what it names. Lean on purpose: there is one per non-chatter record.
 struct Entry {
-    id: Box<str>,
+    id: Name,
     /// `id_hash(id)`: distinct for distinct records once the duplicate check has passed.
     hash: u64,
     seq: u64,
     /// For a fact, its field's index in the worker's `facts` keys; `NOT_A_FACT` otherwise.
     field: u32,
     policy: bool,
-    supersedes: Option<Box<str>>,
-    depends_on: Box<[Box<str>]>,
+    supersedes: Option<Name>,
+    /// The range of this record's `depends_on` in the worker's `deps`.
+    depends_on: (u32, u32),
     /// For `pin`, the line of a record not held: parsed again if a held one depends on it.
     raw: Option<Box<str>>,
 }
 
 const NOT_A_FACT: u32 = u32::MAX;
+
+/// A record id in a worker's `names` (one string for all, instead of one allocation per
+/// id): its offset and length.
+#[derive(Clone, Copy)]
+struct Name {
+    at: u32,
+    len: u32,
+}
 
 /// Per field: the newest fact, and the newest kept fact, this worker saw.
 #[derive(Default)]
@@ -270,6 +279,10 @@ struct Worker {
     hashes: Vec<u64>,
     batches: Vec<BatchSeqs>,
     entries: Vec<Entry>,
+    /// The ids the entries name, one after the other.
+    names: String,
+    /// The `depends_on` ids of the entries, each entry's in one run.
+    deps: Vec<Name>,
     held: Vec<Record>,
     /// The fact fields met, by the index entries use, and their slots.
     fields: Vec<String>,
@@ -366,6 +379,26 @@ impl Worker {
         };
         self.next_kept = k as usize + 1;
         Some(k)
+    }
+
+    /// `id`, added to `names`.
+    fn name(&mut self, id: &str) -> Result<Name, Fallback> {
+        let at = u32::try_from(self.names.len()).map_err(|_| Fallback)?;
+        let len = u32::try_from(id.len()).map_err(|_| Fallback)?;
+        at.checked_add(len).ok_or(Fallback)?;
+        self.names.push_str(id);
+        Ok(Name { at, len })
+    }
+
+    /// `ids`, added to `names` and, as one run, to `deps`: the run's range.
+    fn deps<'s>(&mut self, ids: impl IntoIterator<Item = &'s str>) -> Result<(u32, u32), Fallback> {
+        let start = u32::try_from(self.deps.len()).map_err(|_| Fallback)?;
+        for id in ids {
+            let name = self.name(id)?;
+            self.deps.push(name);
+        }
+        let end = u32::try_from(self.deps.len()).map_err(|_| Fallback)?;
+        Ok((start, end))
     }
 
     /// The index of a fact field, added if new.
@@ -469,14 +502,15 @@ impl Worker {
                 digest: [0; 32],
             });
         }
+        let id = self.name(s.id)?;
         self.entries.push(Entry {
-            id: s.id.into(),
+            id,
             hash: h,
             seq: s.seq,
             field: NOT_A_FACT,
             policy: false,
             supersedes: None,
-            depends_on: Box::default(),
+            depends_on: (0, 0),
             raw: None,
         });
         Ok(())
@@ -508,14 +542,17 @@ impl Worker {
             Some(r) if r.seq() >= f.seq => {}
             _ => slots.newest = Some(Slot::Line(f.seq, text.to_string())),
         }
+        let id = self.name(&f.id)?;
+        let supersedes = f.supersedes.as_deref().map(|t| self.name(t)).transpose()?;
+        let depends_on = self.deps(f.depends_on.iter().map(|d| &**d))?;
         self.entries.push(Entry {
-            id: f.id.into(),
+            id,
             hash: h,
             seq: f.seq,
             field,
             policy: false,
-            supersedes: f.supersedes.map(Into::into),
-            depends_on: f.depends_on.into_iter().map(Into::into).collect(),
+            supersedes,
+            depends_on,
             raw: None,
         });
         Ok(())
@@ -547,17 +584,13 @@ impl Worker {
         }
         let is_kept = kept.is_some();
         let mut entry = Entry {
-            id: record.id.as_str().into(),
+            id: self.name(&record.id)?,
             hash,
             seq: record.seq,
             field: NOT_A_FACT,
             policy: false,
-            supersedes: record.supersedes().map(Into::into),
-            depends_on: record
-                .depends_on()
-                .iter()
-                .map(|d| d.as_str().into())
-                .collect(),
+            supersedes: record.supersedes().map(|t| self.name(t)).transpose()?,
+            depends_on: self.deps(record.depends_on().iter().map(String::as_str))?,
             raw: None,
         };
         let derived_and_kept = is_kept && !record.depends_on().is_empty();
@@ -766,9 +799,14 @@ fn finish(
             .chain(b.entries.iter().map(|e| (1, e)))
     };
     // Keyed by the id hashes, which are distinct (checked above): no id is hashed again.
-    let entries = Entries(all().map(|(w, e)| (e.hash, (w, e))).collect());
+    let entries = Entries {
+        map: all().map(|(w, e)| (e.hash, (w, e))).collect(),
+        names: [&a.names, &b.names],
+        deps: [&a.deps, &b.deps],
+    };
     for (w, e) in all() {
-        if let Some(target) = &e.supersedes {
+        if let Some(target) = e.supersedes {
+            let target = entries.name(w, target).ok_or(Fallback)?;
             let ok = entries.get(target).is_some_and(|(tw, t)| {
                 t.seq < e.seq
                     && match (field_of(w, e), field_of(tw, t)) {
@@ -782,11 +820,16 @@ fn finish(
             }
         }
         // A depends_on naming chatter (which this loader does not index) falls back too.
-        if e.depends_on
-            .iter()
-            .any(|d| *d == e.id || entries.get(d).is_none())
-        {
-            return Err(Fallback);
+        let id = entries.name(w, e.id).ok_or(Fallback)?;
+        let deps = entries
+            .deps
+            .get(w)
+            .and_then(|d| d.get(e.depends_on.0 as usize..e.depends_on.1 as usize));
+        for &d in deps.ok_or(Fallback)? {
+            let d = entries.name(w, d).ok_or(Fallback)?;
+            if d == id || entries.get(d).is_none() {
+                return Err(Fallback);
+            }
         }
     }
 
@@ -961,15 +1004,26 @@ where
 }
 
 /// The non-chatter records' entries by id hash, with the worker (0 or 1) each came from.
-struct Entries<'e>(IdMap<u64, (usize, &'e Entry)>);
+struct Entries<'e> {
+    map: IdMap<u64, (usize, &'e Entry)>,
+    /// Each worker's `names` and `deps`.
+    names: [&'e str; 2],
+    deps: [&'e [Name]; 2],
+}
 
 impl<'e> Entries<'e> {
     /// The entry whose id is `id`.
     fn get(&self, id: &str) -> Option<(usize, &'e Entry)> {
-        self.0
+        self.map
             .get(&id_hash(id.as_bytes()))
-            .filter(|(_, e)| &*e.id == id)
+            .filter(|(w, e)| self.name(*w, e.id) == Some(id))
             .copied()
+    }
+
+    /// The id `name` of worker `w`.
+    fn name(&self, w: usize, name: Name) -> Option<&'e str> {
+        let names = *self.names.get(w)?;
+        names.get(name.at as usize..name.at as usize + name.len as usize)
     }
 }
 
