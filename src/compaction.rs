@@ -100,8 +100,10 @@ impl Compaction {
                 }
                 kept
             }
-            Retention::HeadTail(k) => (0..n).map(|i| i < k || i + k >= n).collect(),
-            Retention::Recency(k) => (0..n).map(|i| i + k >= n).collect(),
+            // `n - k` saturates: a K beyond the record count keeps everything (`i + k`
+            // would overflow for a K near usize::MAX and wrap to a wrong kept set).
+            Retention::HeadTail(k) => (0..n).map(|i| i < k || i >= n.saturating_sub(k)).collect(),
+            Retention::Recency(k) => (0..n).map(|i| i >= n.saturating_sub(k)).collect(),
         };
         Ok(Compaction::from_mask(store, retention, kept))
     }
@@ -203,6 +205,21 @@ mod tests {
         let bad = vec!["nope".to_string()];
         let err = Compaction::new(&s, Retention::Given, Some(&bad), "t").unwrap_err();
         assert!(err.to_string().contains("`nope` names no record"));
+    }
+
+    #[test]
+    fn huge_k_keeps_everything_instead_of_overflowing() {
+        let s = store(3);
+        for r in [
+            Retention::HeadTail(usize::MAX),
+            Retention::Recency(usize::MAX),
+            Retention::Recency(usize::MAX - 1),
+        ] {
+            let c = Compaction::new(&s, r, None, "t").unwrap();
+            assert_eq!(c.kept(), 3, "{r}");
+        }
+        let k = "recency:18446744073709551615".parse::<Retention>().unwrap();
+        assert_eq!(Compaction::new(&s, k, None, "t").unwrap().dropped(), 0);
     }
 
     #[test]
