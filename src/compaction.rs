@@ -4,6 +4,7 @@
 //! gate a dropped list. The kept set is fingerprinted so that two reports can prove they
 //! judged the same compaction.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -64,6 +65,10 @@ pub struct Compaction {
     kept_count: usize,
     /// First 12 hex digits of the kept set's fingerprint.
     pub kept_sha256: String,
+    /// Per fact field, the position of its newest kept fact: computed once, so that a
+    /// lookup in the agent's view never walks past every dropped newer fact (which made
+    /// many rules over one much-corrected field quadratic).
+    newest_kept_fact: BTreeMap<String, usize>,
 }
 
 impl Compaction {
@@ -113,12 +118,29 @@ impl Compaction {
         kept.resize(store.len(), false);
         let kept_sha256 = fingerprint(store, &kept);
         let kept_count = kept.iter().filter(|&&k| k).count();
+        let newest_kept_fact = store
+            .fact_fields()
+            .filter_map(|field| {
+                let newest = store
+                    .facts_of(field)
+                    .iter()
+                    .rev()
+                    .find(|&&p| kept.get(p).copied().unwrap_or(false))?;
+                Some((field.to_string(), *newest))
+            })
+            .collect();
         Compaction {
             retention,
             kept,
             kept_count,
             kept_sha256,
+            newest_kept_fact,
         }
+    }
+
+    /// The position of the newest kept fact of `field`.
+    pub fn newest_kept_fact(&self, field: &str) -> Option<usize> {
+        self.newest_kept_fact.get(field).copied()
     }
 
     /// True when the record at `pos` was kept.

@@ -260,12 +260,10 @@ impl<'a> View<'a> {
 
     /// The position of the newest fact for `field` in this view.
     pub fn newest_fact(&self, field: &str) -> Option<usize> {
-        self.store
-            .facts_of(field)
-            .iter()
-            .rev()
-            .copied()
-            .find(|&p| self.has(p))
+        match self.kept {
+            None => self.store.facts_of(field).last().copied(),
+            Some(c) => c.newest_kept_fact(field),
+        }
     }
 
     /// True when the policy at `pos` is in this view and no policy in this view revokes it.
