@@ -12,7 +12,7 @@ use crate::action::Action;
 use crate::compaction::Compaction;
 use crate::predicate::{Resolve, Tri, json_eq};
 use crate::record::{Kind, Policy, PolicyEffect, Record, Store};
-use crate::report::{clean, json_text};
+use crate::report::{clean, clean_brief, json_brief, json_text};
 
 /// How much a finding weighs in the verdict. Ordered: errors first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -442,7 +442,8 @@ impl PolicyCtx<'_> {
     }
 
     fn message(&self, code: Code, full: Tri, view: Tri) -> String {
-        let tool = clean(&self.action.tool);
+        // Brief: every in-scope rule's message names the tool.
+        let tool = clean_brief(&self.action.tool);
         let rule = self.name("policy");
         let on_full = format!(
             "{} on the full records ({})",
@@ -523,10 +524,11 @@ impl PolicyCtx<'_> {
             let describe = |pos: Option<usize>| match pos.and_then(|p| self.store.get(p)) {
                 Some(r) => {
                     let value = match &r.kind {
-                        Kind::Fact(f) => json_text(&f.value),
+                        Kind::Fact(f) => json_brief(&f.value),
                         _ => String::new(),
                     };
-                    format!("fact '{}' (= {value}, seq {})", clean(&r.id), r.seq)
+                    // Brief: one fact may be described in the message of every rule.
+                    format!("fact '{}' (= {value}, seq {})", clean_brief(&r.id), r.seq)
                 }
                 None => "no fact".to_string(),
             };

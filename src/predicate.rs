@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::decimal::Decimal;
-use crate::report::json_text;
+use crate::report::{json_brief, json_text};
 
 /// Nesting deeper than this is refused at parse time.
 pub const DEFAULT_MAX_DEPTH: usize = 64;
@@ -209,16 +209,17 @@ impl Predicate {
     fn explain_into(&self, env: &dyn Resolve, out: &mut String) {
         match self {
             Predicate::Cmp(c) => {
+                // Values are shown brief: a predicate may read one huge value many times.
                 let left = env
                     .resolve(&c.field)
-                    .map_or_else(|| "?".to_string(), json_text);
+                    .map_or_else(|| "?".to_string(), json_brief);
                 let _ = write!(
                     out,
                     "{} = {} {} {}",
                     crate::report::clean(&c.field),
                     left,
                     c.op.as_str(),
-                    json_text(&c.value)
+                    json_brief(&c.value)
                 );
             }
             Predicate::All(ps) | Predicate::Any(ps) => {
@@ -390,9 +391,9 @@ fn compare(c: &Comparison, left: &Value) -> Result<bool, TypeMismatch> {
             detail: format!(
                 "{} = {} {} {}: `{}` orders two numbers or two strings",
                 crate::report::clean(&c.field),
-                json_text(left),
+                json_brief(left),
                 c.op.as_str(),
-                json_text(&c.value),
+                json_brief(&c.value),
                 c.op.as_str()
             ),
         })
