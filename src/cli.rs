@@ -11,6 +11,7 @@ use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::input::{self, Input};
+use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report, clean};
 
@@ -18,8 +19,54 @@ use crate::report::{self, Format, Mode, Report, clean};
 #[derive(Debug, Parser)]
 #[command(name = "omission-gate", version, about, long_about = None)]
 pub struct Cli {
+    #[command(flatten)]
+    limits: LimitArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The limits a user can see and raise. Exceeding one is ERROR `invalid-input`.
+#[derive(Debug, Args)]
+struct LimitArgs {
+    /// Refuse any input, flag file or report larger than this (suffix K, M or G for
+    /// powers of 1024).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
+    max_input_bytes: u64,
+    /// Refuse any predicate nested deeper than this many levels (JSON nesting is capped
+    /// at 127 levels of arrays and objects in any case).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "LEVELS", default_value_t = DEFAULT_MAX_DEPTH as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_predicate_depth: u32,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_predicate_depth: usize::try_from(self.max_predicate_depth).unwrap_or(usize::MAX),
+            max_input_bytes: self.max_input_bytes,
+        }
+    }
+}
+
+/// `1048576`, `512K`, `64M`, `1G` (powers of 1024).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (s.get(..i).unwrap_or(""), Some(c)),
+        _ => (s, None),
+    };
+    let shift = match unit.map(|c| c.to_ascii_uppercase()) {
+        None => 0,
+        Some('K') => 10,
+        Some('M') => 20,
+        Some('G') => 30,
+        Some(_) => return Err("expected a byte count such as 1048576, 512K, 64M or 1G".into()),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "expected a positive byte count such as 1048576, 512K, 64M or 1G".into())
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,8 +135,28 @@ fn parse_retention(s: &str) -> Result<Retention, String> {
     s.parse()
 }
 
-/// Runs the command line and returns the process exit code.
+/// Runs the command line and returns the process exit code. A panic is a bug, never a
+/// verdict: it is reported on one line and exits 2 (ERROR), not 101.
 pub fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        warn(&format!(
+            "omission-gate: internal error (a bug; please report it): {}",
+            clean(&info.to_string())
+        ));
+    }));
+    std::panic::catch_unwind(run).unwrap_or(ExitCode::from(2))
+}
+
+/// Writes one line to stderr. Unlike `eprintln!`, a stderr that cannot be written (a
+/// full disk, a closed pipe) is ignored instead of panicking: the exit code still says
+/// what happened.
+fn warn(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+    let _ = err.flush();
+}
+
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -98,31 +165,39 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    let limits = cli.limits.limits();
     let code = match cli.command {
-        Command::Check(args) => run_check(&args),
-        Command::Sweep(args) => run_sweep(&args),
-        Command::Verify { report } => run_verify(&report),
+        Command::Check(args) => run_check(&args, limits),
+        Command::Sweep(args) => run_sweep(&args, limits),
+        Command::Verify { report } => run_verify(&report, limits),
     };
     ExitCode::from(code)
 }
 
-/// Reads a path, or stdin for `-`.
-fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
+/// Reads a path, or stdin for `-`, refusing more than `limits.max_input_bytes`: a
+/// regular file by its size before reading, anything else (a pipe, a device) after
+/// reading one byte past the limit, so that memory stays bounded either way.
+fn read_source(path: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
+    let origin = origin_name(path);
+    let cannot =
+        |e: io::Error| InputError::at(origin, "input", format!("cannot read: {}", io_reason(&e)));
+    let cap = limits.max_input_bytes.saturating_add(1);
     let mut bytes = Vec::new();
-    let result = if path == "-" {
-        io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
+    if path == "-" {
+        let mut stdin = io::stdin().lock();
+        (&mut stdin)
+            .take(cap)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
     } else {
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map(|_| ())
-    };
-    result.map_err(|e| {
-        InputError::at(
-            origin_name(path),
-            "input",
-            format!("cannot read: {}", io_reason(&e)),
-        )
-    })?;
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if meta.is_file() {
+            input::check_size(origin, meta.len(), limits)?;
+        }
+        file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
+    }
+    input::check_size(origin, bytes.len() as u64, limits)?;
     Ok(bytes)
 }
 
@@ -139,10 +214,14 @@ fn io_reason(e: &io::Error) -> String {
 }
 
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).
-fn flag_text(flag: &str, value: &str) -> Result<(String, String, bool), InputError> {
+fn flag_text(
+    flag: &str,
+    value: &str,
+    limits: Limits,
+) -> Result<(String, String, bool), InputError> {
     match value.strip_prefix('@') {
         Some(path) => {
-            let bytes = read_source(path)?;
+            let bytes = read_source(path, limits)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| InputError::at(path, flag, "the file is not valid UTF-8"))?;
             Ok((path.to_string(), text, true))
@@ -162,7 +241,10 @@ fn finish(report: &Report, format: Format) -> u8 {
     match emit(&report.render(format)) {
         Ok(()) => report.exit_code,
         Err(e) => {
-            eprintln!("omission-gate: cannot write the report: {}", io_reason(&e));
+            warn(&format!(
+                "omission-gate: cannot write the report: {}",
+                io_reason(&e)
+            ));
             2
         }
     }
@@ -170,7 +252,7 @@ fn finish(report: &Report, format: Format) -> u8 {
 
 fn fail(mode: Mode, err: &InputError, format: Format) -> u8 {
     let message = err.to_string();
-    eprintln!("omission-gate: invalid-input: {message}");
+    warn(&format!("omission-gate: invalid-input: {message}"));
     let _ = finish(&Report::invalid_input(mode, &message), format);
     2
 }
@@ -185,13 +267,14 @@ fn load_with(
     path: &str,
     retention: Retention,
     kept_flag: Option<&str>,
+    limits: Limits,
 ) -> Result<Loaded, InputError> {
-    let bytes = read_source(path)?;
+    let bytes = read_source(path, limits)?;
     let origin = origin_name(path);
-    let input = input::load(origin, &bytes, Limits::default())?;
+    let input = input::load(origin, &bytes, limits)?;
     let kept = match kept_flag {
         Some(v) => {
-            let (o, text, from_file) = flag_text("--kept", v)?;
+            let (o, text, from_file) = flag_text("--kept", v, limits)?;
             Some(input::kept_from_flag(&o, &text, from_file)?)
         }
         None => input.kept.clone(),
@@ -205,10 +288,15 @@ fn load_with(
     Ok(Loaded { input, compaction })
 }
 
-fn resolve_action(loaded: &Loaded, flag: Option<&str>, origin: &str) -> Result<Action, InputError> {
+fn resolve_action(
+    loaded: &Loaded,
+    flag: Option<&str>,
+    origin: &str,
+    limits: Limits,
+) -> Result<Action, InputError> {
     match flag {
         Some(v) => {
-            let (o, text, _) = flag_text("--action", v)?;
+            let (o, text, _) = flag_text("--action", v, limits)?;
             input::action_from_flag(&o, &text)
         }
         None => loaded.input.action.clone().ok_or_else(|| {
@@ -228,14 +316,19 @@ fn format_of(f: FormatArg) -> Format {
     }
 }
 
-fn run_check(args: &CheckArgs) -> u8 {
+fn run_check(args: &CheckArgs, limits: Limits) -> u8 {
     let format = format_of(args.format);
     let options = CheckOptions {
         allow_unevaluable: args.allow_unevaluable,
     };
     let report = (|| {
-        let loaded = load_with(&args.input, args.retention, args.kept.as_deref())?;
-        let action = resolve_action(&loaded, args.action.as_deref(), origin_name(&args.input))?;
+        let loaded = load_with(&args.input, args.retention, args.kept.as_deref(), limits)?;
+        let action = resolve_action(
+            &loaded,
+            args.action.as_deref(),
+            origin_name(&args.input),
+            limits,
+        )?;
         let outcome = gate::check(&loaded.input.store, &loaded.compaction, &action, options);
         Ok::<_, InputError>(Report::check(&action, &loaded.compaction, outcome))
     })();
@@ -261,9 +354,9 @@ impl Cell {
     }
 }
 
-fn sweep_cell(path: &str, retention: Retention, options: CheckOptions) -> Cell {
-    let judged = load_with(path, retention, None).and_then(|loaded| {
-        let action = resolve_action(&loaded, None, origin_name(path))?;
+fn sweep_cell(path: &str, retention: Retention, options: CheckOptions, limits: Limits) -> Cell {
+    let judged = load_with(path, retention, None, limits).and_then(|loaded| {
+        let action = resolve_action(&loaded, None, origin_name(path), limits)?;
         Ok(gate::check(
             &loaded.input.store,
             &loaded.compaction,
@@ -285,7 +378,7 @@ fn sweep_cell(path: &str, retention: Retention, options: CheckOptions) -> Cell {
             }
         }
         Err(e) => {
-            eprintln!("omission-gate: invalid-input: {e}");
+            warn(&format!("omission-gate: invalid-input: {e}"));
             Cell {
                 verdict: Verdict::Error,
                 codes: vec!["invalid-input"],
@@ -294,7 +387,7 @@ fn sweep_cell(path: &str, retention: Retention, options: CheckOptions) -> Cell {
     }
 }
 
-fn run_sweep(args: &SweepArgs) -> u8 {
+fn run_sweep(args: &SweepArgs, limits: Limits) -> u8 {
     let retentions = if args.retention.is_empty() {
         vec![Retention::Given]
     } else {
@@ -309,7 +402,7 @@ fn run_sweep(args: &SweepArgs) -> u8 {
         .map(|path| {
             let cells = retentions
                 .iter()
-                .map(|&r| sweep_cell(path, r, options))
+                .map(|&r| sweep_cell(path, r, options, limits))
                 .collect();
             (clean(path).into_owned(), cells)
         })
@@ -360,17 +453,20 @@ fn run_sweep(args: &SweepArgs) -> u8 {
     match emit(out.as_bytes()) {
         Ok(()) => worst.exit_code(),
         Err(e) => {
-            eprintln!("omission-gate: cannot write the table: {}", io_reason(&e));
+            warn(&format!(
+                "omission-gate: cannot write the table: {}",
+                io_reason(&e)
+            ));
             2
         }
     }
 }
 
-fn run_verify(path: &str) -> u8 {
-    let bytes = match read_source(path) {
+fn run_verify(path: &str, limits: Limits) -> u8 {
+    let bytes = match read_source(path, limits) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("omission-gate: verify: {e}");
+            warn(&format!("omission-gate: verify: {e}"));
             return 2;
         }
     };
@@ -380,8 +476,43 @@ fn run_verify(path: &str) -> u8 {
             Err(_) => 2,
         },
         Err(e) => {
-            eprintln!("omission-gate: verify: {}: {e}", clean(origin_name(path)));
+            warn(&format!(
+                "omission-gate: verify: {}: {e}",
+                clean(origin_name(path))
+            ));
             1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::DEFAULT_MAX_INPUT_BYTES;
+
+    #[test]
+    fn byte_counts_parse_with_binary_suffixes() {
+        assert_eq!(parse_bytes("1G"), Ok(DEFAULT_MAX_INPUT_BYTES));
+        assert_eq!(parse_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(parse_bytes("512k"), Ok(512 << 10));
+        assert_eq!(parse_bytes("64M"), Ok(64 << 20));
+        for bad in ["", "0", "G", "1T", "-1", "1.5G", "99999999999G", "1 G"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_help_shows_each_limit_and_its_default() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        cli.build();
+        let help = cli
+            .find_subcommand_mut("check")
+            .map(|c| c.render_help().to_string())
+            .unwrap_or_default();
+        assert!(help.contains("--max-input-bytes <BYTES>"), "{help}");
+        assert!(help.contains("[default: 1G]"), "{help}");
+        assert!(help.contains("--max-predicate-depth <LEVELS>"), "{help}");
+        assert!(help.contains("[default: 64]"), "{help}");
     }
 }

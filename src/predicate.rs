@@ -262,7 +262,9 @@ fn parse_at(
     if depth > max {
         return Err(err(
             path,
-            format!("predicate nested deeper than {max} levels"),
+            format!(
+                "predicate nested deeper than {max} levels (raise it with --max-predicate-depth)"
+            ),
         ));
     }
     let Value::Object(obj) = value else {
