@@ -245,6 +245,33 @@ mod tests {
     }
 
     #[test]
+    fn newest_kept_fact_is_the_highest_seq_kept_fact_of_its_field() {
+        let lines: String = (1..=5)
+            .map(|i| format!("{{\"id\":\"x{i}\",\"seq\":{i},\"kind\":\"fact\",\"field\":\"x\",\"value\":{i}}}\n"))
+            .chain(std::iter::once(
+                "{\"id\":\"y\",\"seq\":9,\"kind\":\"fact\",\"field\":\"y\",\"value\":0}\n".to_string(),
+            ))
+            .collect();
+        let s = load("t", lines.as_bytes(), Limits::default())
+            .unwrap()
+            .store;
+        let kept = |ids: &[&str]| {
+            let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+            Compaction::new(&s, Retention::Given, Some(&ids), "t").unwrap()
+        };
+        let id =
+            |c: &Compaction, f: &str| c.newest_kept_fact(f).map(|p| s.get(p).unwrap().id.clone());
+        let c = kept(&["x2", "x4", "y"]);
+        assert_eq!(id(&c, "x").as_deref(), Some("x4"));
+        assert_eq!(id(&c, "y").as_deref(), Some("y"));
+        let c = kept(&["x1"]);
+        assert_eq!(id(&c, "x").as_deref(), Some("x1"));
+        assert_eq!(id(&c, "y"), None);
+        assert_eq!(id(&kept(&[]), "x"), None);
+        assert_eq!(id(&kept(&["x5"]), "nope"), None);
+    }
+
+    #[test]
     fn retention_parses() {
         assert_eq!("given".parse(), Ok(Retention::Given));
         assert_eq!("head_tail:8".parse(), Ok(Retention::HeadTail(8)));
