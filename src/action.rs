@@ -112,6 +112,10 @@ impl Tool {
                     check_numbers(s).map_err(|e| {
                         format!("the schema of tool `{}`: {e}", crate::report::clean(&name))
                     })?;
+                    crate::schema::Schema::compile(s, &mut std::collections::BTreeSet::new())
+                        .map_err(|e| {
+                            format!("the schema of tool `{}`: {e}", crate::report::clean(&name))
+                        })?;
                 }
                 Ok(Tool { name, input_schema })
             }
@@ -191,5 +195,16 @@ mod tests {
         assert_eq!(names, ["a", "b", "c", "d"]);
         assert!(tools[0].input_schema.is_none() && tools[1].input_schema.is_some());
         assert!(Tool::list_from_json(&parse(br#"["a","a"]"#).unwrap()).is_err());
+    }
+
+    #[test]
+    fn a_malformed_schema_names_the_tool_and_the_keyword() {
+        let v =
+            parse(br#"[{"name":"t","input_schema":{"properties":{"n":{"type":"int"}}}}]"#).unwrap();
+        let err = Tool::list_from_json(&v).unwrap_err();
+        assert!(
+            err.contains("tool `t`") && err.contains("/properties/n/type"),
+            "{err}"
+        );
     }
 }

@@ -3,21 +3,33 @@
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::action::Action;
+use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Severity, Verdict};
+use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, Input};
+use crate::pin;
+use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report, clean};
+use crate::stream::Fallback;
 
 /// Is there, among the records a compactor dropped, one that binds this action?
 #[derive(Debug, Parser)]
-#[command(name = "omission-gate", version, about, long_about = None)]
+#[command(
+    name = "omission-gate",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 PASS, 1 BLOCK, 2 ERROR (invalid input, a predicate the gate cannot \
+                  resolve, or a report that could not be written). Never 0 on error."
+)]
 pub struct Cli {
     #[command(flatten)]
     limits: LimitArgs,
@@ -28,13 +40,15 @@ pub struct Cli {
 /// The limits a user can see and raise. Exceeding one is ERROR `invalid-input`.
 #[derive(Debug, Args)]
 struct LimitArgs {
-    /// Refuse any input, flag file or report larger than this (suffix K, M or G for
-    /// powers of 1024).
-    #[arg(long, global = true, help_heading = "Limits", value_name = "BYTES", default_value = "1G", value_parser = parse_bytes)]
+    /// Refuse any input, flag file, hook payload or report larger than this (suffix K,
+    /// M or G for powers of 1024).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "BYTES",
+          default_value = "1G", value_parser = parse_bytes)]
     max_input_bytes: u64,
     /// Refuse any predicate nested deeper than this many levels (JSON nesting is capped
     /// at 127 levels of arrays and objects in any case).
-    #[arg(long, global = true, help_heading = "Limits", value_name = "LEVELS", default_value_t = DEFAULT_MAX_DEPTH as u32,
+    #[arg(long, global = true, help_heading = "Limits", value_name = "LEVELS",
+          default_value_t = DEFAULT_MAX_DEPTH as u32,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_predicate_depth: u32,
 }
@@ -69,10 +83,19 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| "expected a positive byte count such as 1048576, 512K, 64M or 1G".into())
 }
 
+/// The limits of this run, set once from the command line before anything is read.
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+fn limits() -> Limits {
+    LIMITS.get().copied().unwrap_or_default()
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Judge one action under one compaction: PASS (0), BLOCK (1) or ERROR (2).
     Check(CheckArgs),
+    /// Print the records a compactor must keep; with --budget, the ids to keep.
+    Pin(PinArgs),
     /// Judge each input's own action under each retention; exit with the worst verdict.
     Sweep(SweepArgs),
     /// Recompute a report's seal: 0 when it matches, 1 when it does not, 2 if unreadable.
@@ -80,6 +103,57 @@ enum Command {
         /// The report file, or `-` for stdin.
         report: String,
     },
+    /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.
+    Hook(HookArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HookArg {
+    /// Claude Code PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
+    ClaudeCode,
+    /// Codex PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
+    Codex,
+    /// Gemini CLI BeforeTool: deny with exit 2 and the reason on stderr; silent on PASS.
+    GeminiCli,
+    /// Claude Code PreCompact: the records to keep, as text; never blocks.
+    ClaudeCodePrecompact,
+}
+
+impl HookArg {
+    fn adapter(self) -> Adapter {
+        match self {
+            HookArg::ClaudeCode => Adapter::PreTool(Harness::ClaudeCode),
+            HookArg::Codex => Adapter::PreTool(Harness::Codex),
+            HookArg::GeminiCli => Adapter::PreTool(Harness::GeminiCli),
+            HookArg::ClaudeCodePrecompact => Adapter::PreCompact,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct HookArgs {
+    /// The harness and event to answer.
+    #[arg(value_enum)]
+    harness: HookArg,
+    /// The record store: a document or JSON Lines file (stdin carries the payload).
+    #[arg(long)]
+    store: String,
+    /// Kept ids: `a,b,c` inline, or `@FILE`; default: the store document's `kept`.
+    #[arg(long)]
+    kept: Option<String>,
+    /// How the kept set is obtained: given, head_tail:K or recency:K.
+    #[arg(long, default_value = "given", value_parser = parse_retention)]
+    retention: Retention,
+    /// The guarded tools (names or `*` globs, or `@FILE`); calls of other tools pass.
+    #[arg(long)]
+    tools: Option<String>,
+    /// Report dropped unevaluable records as a signed note instead of blocking.
+    #[arg(long)]
+    allow_unevaluable: bool,
+    /// Our own deadline: with no answer by then, deny (keep it below the harness's
+    /// hook timeout, which would run the tool).
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -101,6 +175,16 @@ struct CheckArgs {
     /// The proposed call, `{"tool":...,"params":{...}}`, inline or `@FILE`.
     #[arg(long)]
     action: Option<String>,
+    /// Judge every reachable call of the tools instead of one action (never reads one).
+    #[arg(long, conflicts_with = "action")]
+    precheck: bool,
+    /// Tools for --precheck: names `a,b`, or a JSON array of `{"name","input_schema"}`,
+    /// inline or `@FILE`. Default: the document's `tools`, else every tool a record names.
+    #[arg(long, requires = "precheck")]
+    tools: Option<String>,
+    /// The most calls --precheck tries per rule and tool before answering "may bind".
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    max_calls: usize,
     /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line).
     #[arg(long)]
     kept: Option<String>,
@@ -115,6 +199,33 @@ struct CheckArgs {
     format: FormatArg,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PinFormat {
+    Text,
+    Json,
+    /// The ids to keep (with --budget) or the pinned ids, one per line, for `--kept @FILE`.
+    Ids,
+}
+
+#[derive(Debug, Args)]
+struct PinArgs {
+    /// The full records: a document or JSON Lines; `-` for stdin.
+    input: String,
+    /// Tools: names `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`.
+    /// Default: the document's `tools`, else every tool a record names.
+    #[arg(long)]
+    tools: Option<String>,
+    /// Token budget: keep the pinned records, then the most recent others that fit.
+    #[arg(long)]
+    budget: Option<u64>,
+    /// Report format, or `ids` for a file `check --kept @FILE` reads.
+    #[arg(long, value_enum, default_value = "text")]
+    format: PinFormat,
+    /// The most calls tried per rule and tool before a rule is pinned as undecided.
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    max_calls: usize,
+}
+
 #[derive(Debug, Args)]
 struct SweepArgs {
     /// Documents that carry their own action (and `kept` for retention=given).
@@ -126,6 +237,16 @@ struct SweepArgs {
     /// Report dropped unevaluable records as a signed note instead of blocking.
     #[arg(long)]
     allow_unevaluable: bool,
+    /// Precheck each input (every reachable call of its tools) instead of its action.
+    #[arg(long)]
+    precheck: bool,
+    /// Tools for --precheck, for every input (default: each document's own `tools`, else
+    /// every tool its records name).
+    #[arg(long, requires = "precheck")]
+    tools: Option<String>,
+    /// The most calls --precheck tries per rule and tool before answering "may bind".
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    max_calls: usize,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]
     format: SweepFormat,
@@ -136,7 +257,8 @@ fn parse_retention(s: &str) -> Result<Retention, String> {
 }
 
 /// Runs the command line and returns the process exit code. A panic is a bug, never a
-/// verdict: it is reported on one line and exits 2 (ERROR), not 101.
+/// verdict: it is reported on one line and exits 2 (ERROR; 1 for the PreCompact hook,
+/// where 2 would block the compaction), never 101.
 pub fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         warn(&format!(
@@ -144,7 +266,13 @@ pub fn main() -> ExitCode {
             clean(&info.to_string())
         ));
     }));
-    std::panic::catch_unwind(run).unwrap_or(ExitCode::from(2))
+    std::panic::catch_unwind(run).unwrap_or_else(|_| {
+        ExitCode::from(if is_precompact_hook(std::env::args_os()) {
+            1
+        } else {
+            2
+        })
+    })
 }
 
 /// Writes one line to stderr. Unlike `eprintln!`, a stderr that cannot be written (a
@@ -160,24 +288,40 @@ fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version are successes; every usage error is exit 2.
+            // Help and version are successes; every usage error is exit 2, except for the
+            // PreCompact hook, where exit 2 would block the compaction.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            let usage = if is_precompact_hook(std::env::args_os()) {
+                1
+            } else {
+                2
+            };
+            return ExitCode::from(if e.use_stderr() { usage } else { 0 });
         }
     };
-    let limits = cli.limits.limits();
+    let _ = LIMITS.set(cli.limits.limits());
     let code = match cli.command {
-        Command::Check(args) => run_check(&args, limits),
-        Command::Sweep(args) => run_sweep(&args, limits),
-        Command::Verify { report } => run_verify(&report, limits),
+        Command::Check(args) => run_check(&args),
+        Command::Pin(args) => run_pin(&args),
+        Command::Sweep(args) => run_sweep(&args),
+        Command::Verify { report } => run_verify(&report),
+        Command::Hook(args) => run_hook(args),
     };
     ExitCode::from(code)
 }
 
-/// Reads a path, or stdin for `-`, refusing more than `limits.max_input_bytes`: a
+/// True for a command line that asks for the PreCompact hook, however malformed (even
+/// with arguments that are not UTF-8).
+fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<std::ffi::OsString> = args.skip(1).collect();
+    args.first().is_some_and(|a| a == "hook") && args.iter().any(|a| a == "claude-code-precompact")
+}
+
+/// Reads a path, or stdin for `-`, refusing more than the `--max-input-bytes` limit: a
 /// regular file by its size before reading, anything else (a pipe, a device) after
 /// reading one byte past the limit, so that memory stays bounded either way.
-fn read_source(path: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
+fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
+    let limits = limits();
     let origin = origin_name(path);
     let cannot =
         |e: io::Error| InputError::at(origin, "input", format!("cannot read: {}", io_reason(&e)));
@@ -214,14 +358,10 @@ fn io_reason(e: &io::Error) -> String {
 }
 
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).
-fn flag_text(
-    flag: &str,
-    value: &str,
-    limits: Limits,
-) -> Result<(String, String, bool), InputError> {
+fn flag_text(flag: &str, value: &str) -> Result<(String, String, bool), InputError> {
     match value.strip_prefix('@') {
         Some(path) => {
-            let bytes = read_source(path, limits)?;
+            let bytes = read_source(path)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| InputError::at(path, flag, "the file is not valid UTF-8"))?;
             Ok((path.to_string(), text, true))
@@ -263,20 +403,39 @@ struct Loaded {
     compaction: Compaction,
 }
 
+/// A flag value as read: (origin, text, from a file). An `@FILE` may be a pipe, which can
+/// be read only once, so each flag is read once and the text passed on.
+type FlagText = (String, String, bool);
+
 fn load_with(
     path: &str,
     retention: Retention,
     kept_flag: Option<&str>,
-    limits: Limits,
 ) -> Result<Loaded, InputError> {
-    let bytes = read_source(path, limits)?;
-    let origin = origin_name(path);
-    let input = input::load(origin, &bytes, limits)?;
-    let kept = match kept_flag {
-        Some(v) => {
-            let (o, text, from_file) = flag_text("--kept", v, limits)?;
-            Some(input::kept_from_flag(&o, &text, from_file)?)
+    let kept = kept_flag.map(|v| flag_text("--kept", v)).transpose()?;
+    load_from(path, None, retention, kept.as_ref())
+}
+
+/// [`load_with`], for an input already read when `bytes` is given (stdin), with the
+/// `--kept` value already read.
+fn load_from(
+    path: &str,
+    bytes: Option<&[u8]>,
+    retention: Retention,
+    kept_flag: Option<&FlagText>,
+) -> Result<Loaded, InputError> {
+    let read;
+    let bytes = match bytes {
+        Some(b) => b,
+        None => {
+            read = read_source(path)?;
+            &read
         }
+    };
+    let origin = origin_name(path);
+    let input = input::load(origin, bytes, limits())?;
+    let kept = match kept_flag {
+        Some((o, text, from_file)) => Some(input::kept_from_flag(o, text, *from_file)?),
         None => input.kept.clone(),
     };
     let kept_origin = if kept_flag.is_some() {
@@ -290,15 +449,11 @@ fn load_with(
 
 fn resolve_action(
     loaded: &Loaded,
-    flag: Option<&str>,
+    flag: Option<&FlagText>,
     origin: &str,
-    limits: Limits,
 ) -> Result<Action, InputError> {
     match flag {
-        Some(v) => {
-            let (o, text, _) = flag_text("--action", v, limits)?;
-            input::action_from_flag(&o, &text)
-        }
+        Some((o, text, _)) => input::action_from_flag(o, text),
         None => loaded.input.action.clone().ok_or_else(|| {
             InputError::at(
                 origin,
@@ -309,6 +464,18 @@ fn resolve_action(
     }
 }
 
+/// The tools for precheck and pin: `--tools`, else the document's `tools`, else every
+/// tool a policy scope or an effect names exactly (SPEC 2.3).
+fn resolve_tools(input: &Input, flag: Option<&str>) -> Result<Vec<Tool>, InputError> {
+    match flag {
+        Some(v) => {
+            let (o, text, _) = flag_text("--tools", v)?;
+            input::tools_from_flag(&o, &text)
+        }
+        None => Ok(input.tools_or_named()),
+    }
+}
+
 fn format_of(f: FormatArg) -> Format {
     match f {
         FormatArg::Text => Format::Text,
@@ -316,19 +483,52 @@ fn format_of(f: FormatArg) -> Format {
     }
 }
 
-fn run_check(args: &CheckArgs, limits: Limits) -> u8 {
+fn run_check(args: &CheckArgs) -> u8 {
+    if args.precheck {
+        return run_precheck(args);
+    }
     let format = format_of(args.format);
     let options = CheckOptions {
         allow_unevaluable: args.allow_unevaluable,
     };
+    // stdin can be read once: hold it for both paths.
+    let stdin = if args.input == "-" {
+        match read_source("-") {
+            Ok(bytes) => Some(bytes),
+            Err(e) => return fail(Mode::Check, &e, format),
+        }
+    } else {
+        None
+    };
+    let flags = (|| {
+        let kept = args
+            .kept
+            .as_deref()
+            .map(|v| flag_text("--kept", v))
+            .transpose()?;
+        let action = args
+            .action
+            .as_deref()
+            .map(|v| flag_text("--action", v))
+            .transpose()?;
+        Ok::<_, InputError>((kept, action))
+    })();
+    let (kept, action) = match flags {
+        Ok(f) => f,
+        Err(e) => return fail(Mode::Check, &e, format),
+    };
+    if let Some(report) = lean_check(
+        args,
+        stdin.as_deref(),
+        kept.as_ref(),
+        action.as_ref(),
+        options,
+    ) {
+        return finish(&report, format);
+    }
     let report = (|| {
-        let loaded = load_with(&args.input, args.retention, args.kept.as_deref(), limits)?;
-        let action = resolve_action(
-            &loaded,
-            args.action.as_deref(),
-            origin_name(&args.input),
-            limits,
-        )?;
+        let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
+        let action = resolve_action(&loaded, action.as_ref(), origin_name(&args.input))?;
         let outcome = gate::check(&loaded.input.store, &loaded.compaction, &action, options);
         Ok::<_, InputError>(Report::check(&action, &loaded.compaction, outcome))
     })();
@@ -336,6 +536,207 @@ fn run_check(args: &CheckArgs, limits: Limits) -> u8 {
         Ok(r) => finish(&r, format),
         Err(e) => fail(Mode::Check, &e, format),
     }
+}
+
+fn run_precheck(args: &CheckArgs) -> u8 {
+    let format = format_of(args.format);
+    let options = PrecheckOptions {
+        allow_unevaluable: args.allow_unevaluable,
+        max_calls: args.max_calls,
+    };
+    let report = (|| {
+        let loaded = load_with(&args.input, args.retention, args.kept.as_deref())?;
+        let tools = resolve_tools(&loaded.input, args.tools.as_deref())?;
+        let outcome = precheck::precheck(&loaded.input.store, &loaded.compaction, &tools, options);
+        Ok::<_, InputError>(Report::precheck(&tools, &loaded.compaction, outcome))
+    })();
+    match report {
+        Ok(r) => finish(&r, format),
+        Err(e) => fail(Mode::Precheck, &e, format),
+    }
+}
+
+fn run_pin(args: &PinArgs) -> u8 {
+    let format = match args.format {
+        PinFormat::Json => Format::Json,
+        PinFormat::Text | PinFormat::Ids => Format::Text,
+    };
+    let loaded = (|| {
+        let bytes = read_source(&args.input)?;
+        let input = input::load(origin_name(&args.input), &bytes, limits())?;
+        let tools = resolve_tools(&input, args.tools.as_deref())?;
+        Ok::<_, InputError>((input, tools))
+    })();
+    let (input, tools) = match loaded {
+        Ok(x) => x,
+        Err(e) if args.format == PinFormat::Ids => {
+            warn(&format!("omission-gate: invalid-input: {e}"));
+            return 2;
+        }
+        Err(e) => return fail(Mode::Pin, &e, format),
+    };
+    let report = pin::report(&input.store, &tools, args.budget, args.max_calls);
+    if args.format != PinFormat::Ids {
+        return finish(&report, format);
+    }
+    if report.verdict != Verdict::Pass {
+        for f in report
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+        {
+            warn(&format!(
+                "omission-gate: {}: {}",
+                f.code.as_str(),
+                f.message
+            ));
+        }
+        return report.exit_code;
+    }
+    let ids: Vec<String> = match (&report.kept, &report.pinned) {
+        (Some(kept), _) => kept.clone(),
+        (None, Some(pinned)) => pinned.iter().map(|p| p.id.clone()).collect(),
+        (None, None) => Vec::new(),
+    };
+    match emit(ids_file(&ids).as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            warn(&format!(
+                "omission-gate: cannot write the ids: {}",
+                io_reason(&e)
+            ));
+            2
+        }
+    }
+}
+
+/// The ids as a file `--kept @FILE` reads: one per line, or a JSON array when some id
+/// would not survive that (a line break, surrounding space, a leading `[`).
+fn ids_file(ids: &[String]) -> String {
+    let line_safe = |id: &String| {
+        !id.is_empty()
+            && id.trim() == id
+            && !id.starts_with('[')
+            && !id.chars().any(|c| c.is_control() || c == '\u{feff}')
+    };
+    if ids.iter().all(line_safe) {
+        ids.iter().map(|id| format!("{id}\n")).collect()
+    } else {
+        let array = serde_json::Value::Array(
+            ids.iter()
+                .map(|id| serde_json::Value::String(id.clone()))
+                .collect(),
+        );
+        format!("{}\n", report::json_text(&array))
+    }
+}
+
+/// Bytes read per chunk by the lean path.
+const CHUNK: usize = 1 << 20;
+
+/// Inputs smaller than this take the exact path: start-up dominates there, and threads
+/// would only add to it.
+const LEAN_FROM: usize = 1 << 20;
+
+/// The input in chunks that end at a line end (the last may not), for the lean loader.
+struct Chunks<'a> {
+    source: ChunkSource<'a>,
+    carry: Vec<u8>,
+    /// Bytes a file may still yield under `--max-input-bytes`; past it (a file that grew
+    /// after its size was checked) the lean path falls back, and the exact path refuses.
+    left: u64,
+}
+
+enum ChunkSource<'a> {
+    File(std::fs::File),
+    Bytes(&'a [u8]),
+}
+
+impl Iterator for Chunks<'_> {
+    type Item = Result<Vec<u8>, Fallback>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut buf = std::mem::take(&mut self.carry);
+        let eof = match &mut self.source {
+            ChunkSource::Bytes(rest) => {
+                let n = CHUNK.min(rest.len());
+                let (now, later) = rest.split_at(n);
+                buf.extend_from_slice(now);
+                *rest = later;
+                later.is_empty()
+            }
+            ChunkSource::File(file) => {
+                // read_to_end fills spare capacity without zeroing it first.
+                buf.reserve(CHUNK);
+                match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
+                    Ok(n) => match self.left.checked_sub(n as u64) {
+                        Some(left) => {
+                            self.left = left;
+                            n < CHUNK
+                        }
+                        None => return Some(Err(Fallback)),
+                    },
+                    Err(_) => return Some(Err(Fallback)),
+                }
+            }
+        };
+        if buf.is_empty() {
+            return None;
+        }
+        if !eof && let Some(end) = buf.iter().rposition(|&b| b == b'\n') {
+            self.carry = buf.split_off(end + 1);
+        }
+        Some(Ok(buf))
+    }
+}
+
+/// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
+/// the input valid. `None` sends the caller to the exact path, which then reports exactly
+/// what it always did (errors included).
+fn lean_check(
+    args: &CheckArgs,
+    stdin: Option<&[u8]>,
+    kept: Option<&FlagText>,
+    action: Option<&FlagText>,
+    options: CheckOptions,
+) -> Option<Report> {
+    if args.retention != Retention::Given {
+        return None;
+    }
+    let action = match action {
+        Some((o, text, _)) => Some(input::action_from_flag(o, text).ok()?),
+        None => None,
+    };
+    let source = match stdin {
+        Some(bytes) if bytes.len() >= LEAN_FROM => ChunkSource::Bytes(bytes),
+        Some(_) => return None,
+        None => {
+            let file = std::fs::File::open(&args.input).ok()?;
+            let len = file.metadata().ok()?.len();
+            // Over the size limit: the exact path refuses it.
+            if len < LEAN_FROM as u64 || len > limits().max_input_bytes {
+                return None;
+            }
+            ChunkSource::File(file)
+        }
+    };
+    let mut chunks = Chunks {
+        source,
+        carry: Vec::new(),
+        left: limits().max_input_bytes,
+    };
+    let first = chunks.next()?.ok()?;
+    let lean = input::load_lean(
+        origin_name(&args.input),
+        first,
+        chunks,
+        kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
+        action,
+        limits(),
+    )
+    .ok()?;
+    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
+    Some(Report::check(&lean.action, &lean.compaction, outcome))
 }
 
 /// One cell of a sweep: the verdict and its codes.
@@ -354,15 +755,35 @@ impl Cell {
     }
 }
 
-fn sweep_cell(path: &str, retention: Retention, options: CheckOptions, limits: Limits) -> Cell {
-    let judged = load_with(path, retention, None, limits).and_then(|loaded| {
-        let action = resolve_action(&loaded, None, origin_name(path), limits)?;
-        Ok(gate::check(
-            &loaded.input.store,
-            &loaded.compaction,
-            &action,
-            options,
-        ))
+/// What a sweep judges in each cell.
+#[derive(Clone, Copy)]
+enum SweepMode<'a> {
+    /// Each document's own action.
+    Check(CheckOptions),
+    /// Every reachable call of the tools (`--tools`, else each document's).
+    Precheck(PrecheckOptions, Option<&'a str>),
+}
+
+fn sweep_cell(path: &str, retention: Retention, mode: SweepMode<'_>) -> Cell {
+    let judged = load_with(path, retention, None).and_then(|loaded| match mode {
+        SweepMode::Check(options) => {
+            let action = resolve_action(&loaded, None, origin_name(path))?;
+            Ok(gate::check(
+                &loaded.input.store,
+                &loaded.compaction,
+                &action,
+                options,
+            ))
+        }
+        SweepMode::Precheck(options, tools) => {
+            let tools = resolve_tools(&loaded.input, tools)?;
+            Ok(precheck::precheck(
+                &loaded.input.store,
+                &loaded.compaction,
+                &tools,
+                options,
+            ))
+        }
     });
     match judged {
         Ok(outcome) => {
@@ -387,14 +808,24 @@ fn sweep_cell(path: &str, retention: Retention, options: CheckOptions, limits: L
     }
 }
 
-fn run_sweep(args: &SweepArgs, limits: Limits) -> u8 {
+fn run_sweep(args: &SweepArgs) -> u8 {
     let retentions = if args.retention.is_empty() {
         vec![Retention::Given]
     } else {
         args.retention.clone()
     };
-    let options = CheckOptions {
-        allow_unevaluable: args.allow_unevaluable,
+    let mode = if args.precheck {
+        SweepMode::Precheck(
+            PrecheckOptions {
+                allow_unevaluable: args.allow_unevaluable,
+                max_calls: args.max_calls,
+            },
+            args.tools.as_deref(),
+        )
+    } else {
+        SweepMode::Check(CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        })
     };
     let rows: Vec<(String, Vec<Cell>)> = args
         .inputs
@@ -402,7 +833,7 @@ fn run_sweep(args: &SweepArgs, limits: Limits) -> u8 {
         .map(|path| {
             let cells = retentions
                 .iter()
-                .map(|&r| sweep_cell(path, r, options, limits))
+                .map(|&r| sweep_cell(path, r, mode))
                 .collect();
             (clean(path).into_owned(), cells)
         })
@@ -462,8 +893,8 @@ fn run_sweep(args: &SweepArgs, limits: Limits) -> u8 {
     }
 }
 
-fn run_verify(path: &str, limits: Limits) -> u8 {
-    let bytes = match read_source(path, limits) {
+fn run_verify(path: &str) -> u8 {
+    let bytes = match read_source(path) {
         Ok(b) => b,
         Err(e) => {
             warn(&format!("omission-gate: verify: {e}"));
@@ -485,6 +916,122 @@ fn run_verify(path: &str, limits: Limits) -> u8 {
     }
 }
 
+/// Runs a hook adapter. The payload and the store are read and judged on a worker
+/// thread so that our own deadline holds even when stdin never closes or the store is
+/// slow to read; a deadline missed or a panic is a reply too (a deny, for the pre-tool
+/// adapters), never the harness's fail-open crash or timeout.
+fn run_hook(args: HookArgs) -> u8 {
+    let adapter = args.harness.adapter();
+    let timeout_ms = args.timeout_ms;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name("hook".into())
+        .spawn(move || {
+            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args));
+            let _ = tx.send(reply.ok());
+        });
+    let reply = match worker {
+        Err(_) => hook::failed(adapter, &Failure::Internal),
+        Ok(_) => match rx.recv_timeout(std::time::Duration::from_millis(timeout_ms)) {
+            Ok(Some(reply)) => reply,
+            Ok(None) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                hook::failed(adapter, &Failure::Internal)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                hook::failed(adapter, &Failure::Timeout(timeout_ms))
+            }
+        },
+    };
+    write_reply(&reply)
+}
+
+/// Reads the payload and the store, then answers.
+fn hook_reply(adapter: Adapter, args: &HookArgs) -> hook::Reply {
+    let mut payload = Vec::new();
+    let max = limits().max_input_bytes;
+    let mut stdin = io::stdin().lock();
+    if let Err(e) = (&mut stdin)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut payload)
+    {
+        let err = InputError::at(
+            "payload",
+            "stdin",
+            format!("cannot read: {}", io_reason(&e)),
+        );
+        return hook::failed(adapter, &Failure::Input(err));
+    }
+    if let Err(err) = input::check_size("payload", payload.len() as u64, limits()) {
+        return hook::failed(adapter, &Failure::Input(err));
+    }
+    let setup = hook_setup(args);
+    hook::answer(adapter, &payload, setup.as_ref())
+}
+
+fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
+    if args.store == "-" {
+        return Err(InputError::at(
+            "--store",
+            "`-`",
+            "the store must be a file: stdin carries the hook payload",
+        ));
+    }
+    let bytes = read_source(&args.store)?;
+    let input = input::load(&args.store, &bytes, limits())?;
+    let kept = args
+        .kept
+        .as_deref()
+        .map(|v| {
+            let (origin, text, from_file) = flag_text("--kept", v)?;
+            input::kept_from_flag(&origin, &text, from_file)
+        })
+        .transpose()?;
+    let tools = args
+        .tools
+        .as_deref()
+        .map(|v| {
+            let (origin, text, _) = flag_text("--tools", v)?;
+            input::tools_from_flag(&origin, &text)
+        })
+        .transpose()?
+        .map(|ts| ts.into_iter().map(|t| t.name).collect());
+    Ok(Setup {
+        input,
+        kept_origin: if args.kept.is_some() {
+            "--kept".to_string()
+        } else {
+            clean(&args.store).into_owned()
+        },
+        kept,
+        retention: args.retention,
+        tools,
+        options: CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        },
+    })
+}
+
+/// Writes a hook's reply, or its fallback when it cannot be written. When neither can
+/// be written the exit code is the larger of the two: a deny still exits 2.
+fn write_reply(reply: &hook::Reply) -> u8 {
+    if write_out(reply) {
+        return reply.exit;
+    }
+    match reply.fallback.as_deref() {
+        Some(f) if write_out(f) => f.exit,
+        Some(f) => reply.exit.max(f.exit),
+        None => reply.exit,
+    }
+}
+
+fn write_out(reply: &hook::Reply) -> bool {
+    let out = reply.stdout.is_empty() || emit(&reply.stdout).is_ok();
+    let err = reply.stderr.is_empty() || {
+        let mut e = io::stderr().lock();
+        e.write_all(&reply.stderr).and_then(|()| e.flush()).is_ok()
+    };
+    out && err
+}
 #[cfg(test)]
 mod tests {
     use super::*;

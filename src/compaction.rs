@@ -63,6 +63,11 @@ pub struct Compaction {
     /// `kept[i]` is true when the record at position `i` (seq order) was kept.
     kept: Vec<bool>,
     kept_count: usize,
+    /// Records in the input (more than `kept.len()` when the store is lean).
+    total: usize,
+    /// Lean compactions: the sorted id hashes of every kept record, for records the store
+    /// does not hold. Exact, because the lean loader proved all record id hashes distinct.
+    kept_hashes: Option<Vec<u64>>,
     /// First 12 hex digits of the kept set's fingerprint.
     pub kept_sha256: String,
     /// Per fact field, the position of its newest kept fact: computed once, so that a
@@ -118,23 +123,48 @@ impl Compaction {
         kept.resize(store.len(), false);
         let kept_sha256 = fingerprint(store, &kept);
         let kept_count = kept.iter().filter(|&&k| k).count();
-        let newest_kept_fact = store
-            .fact_fields()
-            .filter_map(|field| {
-                let newest = store
-                    .facts_of(field)
-                    .iter()
-                    .rev()
-                    .find(|&&p| kept.get(p).copied().unwrap_or(false))?;
-                Some((field.to_string(), *newest))
-            })
-            .collect();
+        let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
             retention,
             kept,
             kept_count,
+            total: store.total(),
             kept_sha256,
+            kept_hashes: None,
             newest_kept_fact,
+        }
+    }
+
+    /// The compaction a lean load computed: `kept` is aligned with the lean store's
+    /// positions, `kept_hashes` holds [`crate::stream::id_hash`] of every kept record's id
+    /// (`kept_count` of them, distinct), `kept_sha256` is the fingerprint over all of them.
+    pub(crate) fn lean(
+        store: &Store,
+        kept: Vec<bool>,
+        mut kept_hashes: Vec<u64>,
+        kept_sha256: String,
+    ) -> Compaction {
+        kept_hashes.sort_unstable();
+        let newest_kept_fact = newest_kept_facts(store, &kept);
+        Compaction {
+            retention: Retention::Given,
+            kept,
+            kept_count: kept_hashes.len(),
+            total: store.total(),
+            kept_sha256,
+            kept_hashes: Some(kept_hashes),
+            newest_kept_fact,
+        }
+    }
+
+    /// True when the record with this id was kept (false when no record has it).
+    pub fn is_kept_id(&self, store: &Store, id: &str) -> bool {
+        match (store.position(id), &self.kept_hashes) {
+            (Some(pos), _) => self.is_kept(pos),
+            (None, Some(hashes)) => hashes
+                .binary_search(&crate::stream::id_hash(id.as_bytes()))
+                .is_ok(),
+            (None, None) => false,
         }
     }
 
@@ -155,7 +185,7 @@ impl Compaction {
 
     /// Number of records.
     pub fn records(&self) -> usize {
-        self.kept.len()
+        self.total
     }
 
     /// Number of kept records.
@@ -165,19 +195,47 @@ impl Compaction {
 
     /// Number of dropped records.
     pub fn dropped(&self) -> usize {
-        self.kept.len() - self.kept_count
+        self.total - self.kept_count
     }
+}
+
+/// Per fact field of `store`, the position of its newest fact that `kept` marks.
+fn newest_kept_facts(store: &Store, kept: &[bool]) -> BTreeMap<String, usize> {
+    store
+        .fact_fields()
+        .filter_map(|field| {
+            let newest = store
+                .facts_of(field)
+                .iter()
+                .rev()
+                .find(|&&p| kept.get(p).copied().unwrap_or(false))?;
+            Some((field.to_string(), *newest))
+        })
+        .collect()
 }
 
 /// sha256 over each kept record, in `seq` order, of: the id's byte length (8 bytes, big
 /// endian), the id, and the sha256 of the record's canonical JSON. Dropped records and
 /// the file's layout do not enter it; any change to a kept record's content does.
 fn fingerprint(store: &Store, kept: &[bool]) -> String {
+    fingerprint_of(
+        store
+            .records()
+            .iter()
+            .zip(kept)
+            .filter(|(_, k)| **k)
+            .map(|(r, _)| (r.id.as_str(), &r.digest)),
+    )
+}
+
+/// The fingerprint over (id, sha256 of canonical JSON) of each kept record, given in `seq`
+/// order: see [`fingerprint`].
+pub(crate) fn fingerprint_of<'a>(kept: impl Iterator<Item = (&'a str, &'a [u8; 32])>) -> String {
     let mut hasher = Sha256::new();
-    for (record, _) in store.records().iter().zip(kept).filter(|(_, k)| **k) {
-        hasher.update((record.id.len() as u64).to_be_bytes());
-        hasher.update(record.id.as_bytes());
-        hasher.update(record.digest);
+    for (id, digest) in kept {
+        hasher.update((id.len() as u64).to_be_bytes());
+        hasher.update(id.as_bytes());
+        hasher.update(digest);
     }
     let hex = crate::report::hex(&hasher.finalize());
     hex.get(..12).unwrap_or(&hex).to_string()

@@ -22,7 +22,7 @@ pub enum DecimalError {
     ExponentRange(String),
     /// More digits than the gate compares.
     #[error(
-        "`{0}` has more than {MAX_DIGITS} digits (a fixed limit: the gate compares numbers exactly and never rounds)"
+        "`{0}` has more than {MAX_LITERAL_DIGITS} digits (a fixed limit: the gate compares numbers exactly and never rounds)"
     )]
     TooLong(String),
 }
@@ -30,7 +30,7 @@ pub enum DecimalError {
 /// Most digits (integer and fraction part together, as written) a number literal may
 /// have. Far beyond any amount, date or count, and it bounds the work of each exact
 /// comparison, which reads every digit.
-pub const MAX_DIGITS: usize = 100_000;
+pub const MAX_LITERAL_DIGITS: usize = 100_000;
 
 /// An exact decimal: `(-1)^neg * digits * 10^exp`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -66,7 +66,7 @@ impl Decimal {
         if !int_ok || !frac_ok {
             return Err(bad());
         }
-        if int.len() + frac.len() > MAX_DIGITS {
+        if int.len() + frac.len() > MAX_LITERAL_DIGITS {
             return Err(DecimalError::TooLong(literal.to_string()));
         }
         let mut exp: i64 = match exponent {
@@ -198,6 +198,184 @@ impl PartialOrd for Decimal {
     }
 }
 
+/// The most digits an arithmetic result may have. Beyond it an operation gives up
+/// (`None`) instead of allocating: `1e999999999 + 1` is a valid question with a
+/// billion-digit answer.
+pub const MAX_DIGITS: usize = 4096;
+
+/// Exact arithmetic, enough to step around a boundary: one above, one below, the
+/// midpoint of two values, floor and ceiling. Each returns `None` when the exact result
+/// would need more than [`MAX_DIGITS`] digits.
+impl Decimal {
+    /// Builds a normalized value from ASCII digits (leading and trailing zeros allowed).
+    fn from_parts(neg: bool, mut digits: Vec<u8>, mut exp: i64) -> Decimal {
+        let lead = digits.iter().take_while(|&&d| d == b'0').count();
+        digits.drain(..lead);
+        while digits.last() == Some(&b'0') {
+            digits.pop();
+            exp += 1;
+        }
+        if digits.is_empty() {
+            return Decimal::zero();
+        }
+        Decimal { neg, digits, exp }
+    }
+
+    /// One.
+    pub fn one() -> Decimal {
+        Decimal::from_parts(false, vec![b'1'], 0)
+    }
+
+    /// The value with the opposite sign.
+    pub fn negated(&self) -> Decimal {
+        Decimal {
+            neg: !self.neg && !self.is_zero(),
+            digits: self.digits.clone(),
+            exp: self.exp,
+        }
+    }
+
+    /// Digit values (0-9, most significant first) of the magnitude, scaled to `10^low`
+    /// and left-padded to `width`. The caller guarantees `exp >= low` and that it fits.
+    fn aligned(&self, low: i64, width: usize) -> Vec<u8> {
+        let mut out = vec![0u8; width];
+        let shift = usize::try_from(self.exp - low).unwrap_or(0);
+        let end = width.saturating_sub(shift);
+        let start = end.saturating_sub(self.digits.len());
+        for (slot, d) in out.iter_mut().skip(start).zip(&self.digits) {
+            *slot = d - b'0';
+        }
+        out
+    }
+
+    /// `self + other`, exactly.
+    pub fn checked_add(&self, other: &Decimal) -> Option<Decimal> {
+        if self.is_zero() {
+            return Some(other.clone());
+        }
+        if other.is_zero() {
+            return Some(self.clone());
+        }
+        let low = self.exp.min(other.exp);
+        let top = self.adjusted().max(other.adjusted());
+        let span = usize::try_from(top.checked_sub(low)?).ok()?;
+        if span > MAX_DIGITS {
+            return None;
+        }
+        let width = span + 1;
+        let a = self.aligned(low, width);
+        let b = other.aligned(low, width);
+        let (neg, values) = if self.neg == other.neg {
+            (self.neg, add_digits(&a, &b))
+        } else if a >= b {
+            // Same width, most significant first: lexicographic order is numeric order.
+            (self.neg, sub_digits(&a, &b))
+        } else {
+            (other.neg, sub_digits(&b, &a))
+        };
+        let ascii = values.into_iter().map(|d| d + b'0').collect();
+        Some(Decimal::from_parts(neg, ascii, low))
+    }
+
+    /// `self - other`, exactly.
+    pub fn checked_sub(&self, other: &Decimal) -> Option<Decimal> {
+        self.checked_add(&other.negated())
+    }
+
+    /// `self / 2`, exactly (a decimal halves into a decimal: times 5, over 10).
+    pub fn half(&self) -> Option<Decimal> {
+        if self.digits.len() >= MAX_DIGITS {
+            return None;
+        }
+        let mut out = vec![0u8; self.digits.len() + 1];
+        let mut carry = 0u8;
+        for (slot, d) in out.iter_mut().rev().zip(self.digits.iter().rev()) {
+            let v = (d - b'0') * 5 + carry;
+            *slot = v % 10 + b'0';
+            carry = v / 10;
+        }
+        if let Some(first) = out.first_mut() {
+            *first = carry + b'0';
+        }
+        Some(Decimal::from_parts(self.neg, out, self.exp.checked_sub(1)?))
+    }
+
+    /// The midpoint of two values, exactly.
+    pub fn midpoint(&self, other: &Decimal) -> Option<Decimal> {
+        self.checked_add(other)?.half()
+    }
+
+    /// The whole part toward zero.
+    fn truncated(&self) -> Decimal {
+        if self.exp >= 0 {
+            return self.clone();
+        }
+        let int_len = self.digits.len() as i64 + self.exp;
+        match usize::try_from(int_len).ok().filter(|&n| n > 0) {
+            Some(n) => {
+                Decimal::from_parts(self.neg, self.digits.get(..n).unwrap_or(&[]).to_vec(), 0)
+            }
+            None => Decimal::zero(),
+        }
+    }
+
+    /// The greatest integer not above the value.
+    pub fn floor(&self) -> Option<Decimal> {
+        if self.is_integer() {
+            return Some(self.clone());
+        }
+        let t = self.truncated();
+        if self.neg {
+            t.checked_sub(&Decimal::one())
+        } else {
+            Some(t)
+        }
+    }
+
+    /// The least integer not below the value.
+    pub fn ceil(&self) -> Option<Decimal> {
+        if self.is_integer() {
+            return Some(self.clone());
+        }
+        let t = self.truncated();
+        if self.neg {
+            Some(t)
+        } else {
+            t.checked_add(&Decimal::one())
+        }
+    }
+}
+
+/// Adds two digit-value vectors of equal length whose sum fits (the first digit of each
+/// leaves room for a carry).
+fn add_digits(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; a.len()];
+    let mut carry = 0u8;
+    for ((slot, x), y) in out.iter_mut().rev().zip(a.iter().rev()).zip(b.iter().rev()) {
+        let v = x + y + carry;
+        *slot = v % 10;
+        carry = v / 10;
+    }
+    out
+}
+
+/// `a - b` for digit-value vectors of equal length with `a >= b`.
+fn sub_digits(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; a.len()];
+    let mut borrow = 0u8;
+    for ((slot, x), y) in out.iter_mut().rev().zip(a.iter().rev()).zip(b.iter().rev()) {
+        let take = y + borrow;
+        if *x >= take {
+            *slot = x - take;
+            borrow = 0;
+        } else {
+            *slot = x + 10 - take;
+            borrow = 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,9 +433,9 @@ mod tests {
         assert!(d(&almost) > d(&nines));
         assert!(d(&almost) < d("1e10000"));
         assert_eq!(d(&format!("{nines}.0")), d(&nines));
-        let limit = "1".repeat(MAX_DIGITS);
+        let limit = "1".repeat(MAX_LITERAL_DIGITS);
         assert!(Decimal::parse(&limit).is_ok());
-        let over = format!("0.{}", "0".repeat(MAX_DIGITS));
+        let over = format!("0.{}", "0".repeat(MAX_LITERAL_DIGITS));
         assert!(matches!(
             Decimal::parse(&over),
             Err(DecimalError::TooLong(_))
@@ -275,5 +453,44 @@ mod tests {
             assert_eq!(d(input).to_literal(), out);
             assert_eq!(d(&d(input).to_literal()), d(input));
         }
+    }
+
+    #[test]
+    fn arithmetic_is_exact() {
+        let sum = |a: &str, b: &str| d(a).checked_add(&d(b)).unwrap().to_literal();
+        assert_eq!(sum("5000", "1"), "5001");
+        assert_eq!(sum("4999.5", "0.5"), "5000");
+        assert_eq!(sum("-1", "1"), "0");
+        assert_eq!(sum("-0.001", "1"), "0.999");
+        assert_eq!(sum("1", "-5000.25"), "-4999.25");
+        assert_eq!(sum("999", "1"), "1000");
+        assert_eq!(d(&sum("1e400", "1")), d(&format!("1{}1", "0".repeat(399))));
+        assert_eq!(d("5000").checked_sub(&d("1")).unwrap().to_literal(), "4999");
+        assert_eq!(
+            d("4999").midpoint(&d("5000")).unwrap().to_literal(),
+            "4999.5"
+        );
+        assert_eq!(d("-3").midpoint(&d("2")).unwrap().to_literal(), "-0.5");
+        assert_eq!(d("0.1").midpoint(&d("0.2")).unwrap().to_literal(), "0.15");
+        assert!(
+            d("1e999999999").checked_add(&d("1")).is_none(),
+            "gives up, never allocates"
+        );
+        assert!(
+            d("1e999999999").checked_add(&d("2e999999999")).is_some(),
+            "same scale is cheap"
+        );
+    }
+
+    #[test]
+    fn floor_and_ceil() {
+        let f = |s: &str| d(s).floor().unwrap().to_literal();
+        let c = |s: &str| d(s).ceil().unwrap().to_literal();
+        assert_eq!((f("2.5"), c("2.5")), ("2".into(), "3".into()));
+        assert_eq!((f("-2.5"), c("-2.5")), ("-3".into(), "-2".into()));
+        assert_eq!((f("0.001"), c("0.001")), ("0".into(), "1".into()));
+        assert_eq!((f("-0.001"), c("-0.001")), ("-1".into(), "0".into()));
+        assert_eq!((f("7"), c("7")), ("7".into(), "7".into()));
+        assert_eq!((f("1e-999999"), c("1e-999999")), ("0".into(), "1".into()));
     }
 }

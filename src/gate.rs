@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::action::Action;
 use crate::compaction::Compaction;
 use crate::predicate::{Resolve, Tri, json_eq};
-use crate::record::{Kind, Policy, PolicyEffect, Record, Store};
+use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
 use crate::report::{clean, clean_brief, json_brief, json_text};
 
 /// How much a finding weighs in the verdict. Ordered: errors first.
@@ -51,6 +51,9 @@ pub enum Code {
     MayBindSomeAction,
     /// Pin: the pinned records alone exceed the budget.
     LedgerExceedsBudget,
+    /// Precheck: whether some reachable call makes `check` fail closed could not be
+    /// decided within the bound.
+    Undecided,
     /// Note: a restrictive rule fires in the view on a stale value (the safe direction).
     StaleValueSafeDirection,
     /// Note: a permission was lost, which cannot license anything.
@@ -59,6 +62,10 @@ pub enum Code {
     KeptEffectReplay,
     /// Note: a kept derived record lost some of the inputs it was computed from.
     DerivationInputDropped,
+    /// Note: how precheck read a tool's schema (keywords it ignores, no reachable call).
+    ToolSchema,
+    /// Note: a dropped record binds calls the tool's schema rules out, and no other.
+    RuledOutBySchema,
 }
 
 impl Code {
@@ -76,10 +83,13 @@ impl Code {
             Code::DroppedUnevaluableRecord => "dropped-unevaluable-record",
             Code::MayBindSomeAction => "may-bind-some-action",
             Code::LedgerExceedsBudget => "ledger-exceeds-budget",
+            Code::Undecided => "undecided",
             Code::StaleValueSafeDirection => "stale-value-safe-direction",
             Code::Permissive => "permissive",
             Code::KeptEffectReplay => "kept-effect-replay",
             Code::DerivationInputDropped => "derivation-input-dropped",
+            Code::ToolSchema => "tool-schema",
+            Code::RuledOutBySchema => "ruled-out-by-schema",
         }
     }
 
@@ -89,7 +99,8 @@ impl Code {
             Code::InvalidInput
             | Code::UnresolvedField
             | Code::TypeMismatch
-            | Code::LedgerExceedsBudget => Severity::Error,
+            | Code::LedgerExceedsBudget
+            | Code::Undecided => Severity::Error,
             Code::DroppedBindingConstraint
             | Code::DroppedSupersederStaleKept
             | Code::DroppedBindingFact
@@ -100,7 +111,9 @@ impl Code {
             Code::StaleValueSafeDirection
             | Code::Permissive
             | Code::KeptEffectReplay
-            | Code::DerivationInputDropped => Severity::Note,
+            | Code::DerivationInputDropped
+            | Code::ToolSchema
+            | Code::RuledOutBySchema => Severity::Note,
         }
     }
 }
@@ -346,14 +359,8 @@ pub fn check(
                 };
                 findings.extend(ctx.judge());
             }
-            Kind::Effect(effect) if effect.tool == action.tool => {
-                let replays = effect
-                    .matches
-                    .iter()
-                    .all(|(k, v)| action.params.get(k).is_some_and(|p| json_eq(p, v)));
-                if replays {
-                    findings.push(effect_finding(record, kept, action));
-                }
+            Kind::Effect(effect) if replays(effect, action) => {
+                findings.push(effect_finding(record, kept, action));
             }
             Kind::Unevaluable(kind) if !kept => {
                 findings.push(unevaluable_finding(record, kind, options));
@@ -365,6 +372,51 @@ pub fn check(
         }
     }
     Outcome::from_findings(findings)
+}
+
+/// True when `action` repeats the effect: same tool, and every `match` entry equals the
+/// top-level param of that name (a missing param never equals).
+pub fn replays(effect: &Effect, action: &Action) -> bool {
+    effect.tool == action.tool
+        && effect
+            .matches
+            .iter()
+            .all(|(k, v)| action.params.get(k).is_some_and(|p| json_eq(p, v)))
+}
+
+/// The code `check` gives the policy at `pos` for `action` (a firing-table row or
+/// `type-mismatch`), or `None` when it says nothing; like [`judge_policy`] without
+/// building the message. The caller has checked that the policy scopes to the tool.
+pub fn policy_code(
+    store: &Store,
+    compaction: &Compaction,
+    action: &Action,
+    pos: usize,
+) -> Option<Code> {
+    PolicyCtx::at(store, compaction, action, pos)?.code()
+}
+
+/// The finding `check` reports for the policy at `pos` and `action`, worded as `check`
+/// words it. The caller has checked that the policy scopes to the tool.
+pub fn judge_policy(
+    store: &Store,
+    compaction: &Compaction,
+    action: &Action,
+    pos: usize,
+) -> Option<Finding> {
+    PolicyCtx::at(store, compaction, action, pos)?.judge()
+}
+
+/// The policy's truth for `action` in one view (FALSE where it is not active), or the
+/// type mismatch that stops its evaluation.
+pub fn policy_truth(store: &Store, view: View<'_>, action: &Action, pos: usize) -> Option<Tri> {
+    let Kind::Policy(policy) = &store.get(pos)?.kind else {
+        return None;
+    };
+    if !view.active(pos) {
+        return Some(Tri::False);
+    }
+    policy.predicate.eval(&Env { action, view }).ok()
 }
 
 /// Everything needed to judge one in-scope policy.
@@ -379,7 +431,41 @@ struct PolicyCtx<'a> {
     agent: View<'a>,
 }
 
-impl PolicyCtx<'_> {
+impl<'a> PolicyCtx<'a> {
+    fn at(
+        store: &'a Store,
+        compaction: &'a Compaction,
+        action: &'a Action,
+        pos: usize,
+    ) -> Option<PolicyCtx<'a>> {
+        let record = store.get(pos)?;
+        let Kind::Policy(policy) = &record.kind else {
+            return None;
+        };
+        Some(PolicyCtx {
+            store,
+            compaction,
+            action,
+            pos,
+            record,
+            policy,
+            full: View::full(store),
+            agent: View::agent(store, compaction),
+        })
+    }
+
+    fn code(&self) -> Option<Code> {
+        match (self.eval(self.full), self.eval(self.agent)) {
+            (Ok(full), Ok(view)) => fire(
+                self.policy.effect,
+                self.compaction.is_kept(self.pos),
+                full,
+                view,
+            ),
+            _ => Some(Code::TypeMismatch),
+        }
+    }
+
     fn eval(&self, view: View<'_>) -> Result<Tri, String> {
         if !view.active(self.pos) {
             return Ok(Tri::False);
@@ -467,10 +553,13 @@ impl PolicyCtx<'_> {
                 self.unresolved_fields(),
                 self.explain(self.full)
             ),
-            Code::DroppedBindingConstraint => format!(
-                "{rule} scopes to {tool} and resolves TRUE here ({}){text}",
-                self.explain(self.full)
-            ),
+            Code::DroppedBindingConstraint => {
+                let reads = self.dropped_facts_read();
+                format!(
+                    "{rule} scopes to {tool} and resolves TRUE here ({}){reads}{text}",
+                    self.explain(self.full)
+                )
+            }
             Code::DroppedSupersederStaleKept => format!(
                 "{rule} resolves {on_full} but {on_view}: {why}; the agent cannot see that this rule binds{text}"
             ),
@@ -551,6 +640,37 @@ impl PolicyCtx<'_> {
         }
     }
 
+    /// `; it reads dropped fact 'f_020' (`customer.tier` = "standard", seq 20)`, for the
+    /// facts a dropped rule needs restored beside it.
+    fn dropped_facts_read(&self) -> String {
+        let facts: Vec<String> = self
+            .policy
+            .predicate
+            .fields()
+            .into_iter()
+            .filter(|f| self.action.param(f).is_none())
+            .filter_map(|f| self.full.newest_fact(f))
+            .filter(|&p| !self.compaction.is_kept(p))
+            .filter_map(|p| self.store.get(p))
+            .filter_map(|r| match &r.kind {
+                // Brief: one fact may be named by every dropped rule that reads it.
+                Kind::Fact(f) => Some(format!(
+                    "'{}' (`{}` = {}, seq {})",
+                    clean_brief(&r.id),
+                    clean(&f.field),
+                    json_brief(&f.value),
+                    r.seq
+                )),
+                _ => None,
+            })
+            .collect();
+        if facts.is_empty() {
+            String::new()
+        } else {
+            format!("; it reads dropped fact {}", facts.join(", "))
+        }
+    }
+
     fn unresolved_fields(&self) -> String {
         let missing: Vec<String> = self
             .policy
@@ -605,7 +725,8 @@ fn ids_in_seq_order(store: &Store, mut positions: Vec<usize>) -> Vec<String> {
         .collect()
 }
 
-fn effect_finding(record: &Record, kept: bool, action: &Action) -> Finding {
+/// The finding `check` reports for an effect record that `action` replays.
+pub fn effect_finding(record: &Record, kept: bool, action: &Action) -> Finding {
     let Kind::Effect(effect) = &record.kind else {
         return Finding::new(Code::KeptEffectReplay, Some(record), String::new());
     };
@@ -636,7 +757,8 @@ fn effect_finding(record: &Record, kept: bool, action: &Action) -> Finding {
     }
 }
 
-fn unevaluable_finding(record: &Record, kind: &str, options: CheckOptions) -> Finding {
+/// The finding `check` reports for a dropped record of an unevaluable kind.
+pub fn unevaluable_finding(record: &Record, kind: &str, options: CheckOptions) -> Finding {
     let base = format!(
         "dropped record '{}' (seq {}) is of kind `{}`, which the gate cannot evaluate: it can prove nothing about what it said",
         clean(&record.id),
@@ -654,11 +776,12 @@ fn unevaluable_finding(record: &Record, kind: &str, options: CheckOptions) -> Fi
     f
 }
 
-fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> Option<Finding> {
+/// The note for a kept derived record whose inputs were dropped.
+pub fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> Option<Finding> {
     let lost: Vec<String> = record
         .depends_on()
         .iter()
-        .filter(|id| store.position(id).is_some_and(|p| !compaction.is_kept(p)))
+        .filter(|id| !compaction.is_kept_id(store, id))
         .map(|id| format!("'{}'", clean(id)))
         .collect();
     if lost.is_empty() {
@@ -677,7 +800,7 @@ fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> O
 }
 
 /// The first 160 characters of a record's prose, marked when cut.
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX: usize = 160;
     match text.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}...", text.get(..i).unwrap_or(text)),

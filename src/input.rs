@@ -6,9 +6,11 @@
 use serde_json::Value;
 
 use crate::action::{Action, Tool};
+use crate::compaction::Compaction;
 use crate::error::InputError;
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
+use crate::stream::{Batch, Fallback, Plan};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -23,6 +25,26 @@ pub struct Input {
     pub action: Option<Action>,
     /// The document's `tools`, if any.
     pub tools: Option<Vec<Tool>>,
+}
+
+impl Input {
+    /// The tools precheck and pin consider when no `--tools` is given: the document's
+    /// `tools`, else every tool name a policy scope or an effect spells out exactly, with
+    /// no schema (SPEC 2.3).
+    pub fn tools_or_named(&self) -> Vec<Tool> {
+        match &self.tools {
+            Some(tools) => tools.clone(),
+            None => self
+                .store
+                .named_tools()
+                .into_iter()
+                .map(|name| Tool {
+                    name: name.to_string(),
+                    input_schema: None,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Which of the two input forms a file is.
@@ -144,6 +166,148 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
     })
 }
 
+/// A `check` read by the lean loader ([`crate::stream`]): the input, and the compaction
+/// it was loaded for.
+pub struct Lean {
+    /// The lean store, the document's `kept`, `action` and `tools`.
+    pub input: Input,
+    /// The `given` compaction.
+    pub compaction: Compaction,
+    /// The action to judge: the flag's, else the document's.
+    pub action: Action,
+}
+
+/// Loads an input for one `check` with retention `given`, leanly (see [`crate::stream`]).
+/// `first` is the start of the input and `rest` the remaining chunks, each ending at a line
+/// end; `kept` is the `--kept` flag's text (and whether it came from a file) and `action`
+/// the `--action` flag's, both already read. Any problem at all, including every error
+/// the exact path would report, is [`Fallback`]: run [`load`] instead.
+pub fn load_lean(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    action: Option<Action>,
+    limits: Limits,
+) -> Result<Lean, Fallback> {
+    let mut first = first;
+    if first.starts_with(BOM) {
+        first.drain(..BOM.len());
+    }
+    let owned_kept = match kept {
+        Some((text, from_file)) if !kept_is_json(text) => {
+            KeptIds::Borrowed(kept_lines(text, from_file))
+        }
+        Some((text, from_file)) => {
+            KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
+        }
+        None => KeptIds::None,
+    };
+    match crate::stream::is_document(&first) {
+        Some(false) => {
+            let ids = owned_kept.ids().ok_or(Fallback)?;
+            let action = action.ok_or(Fallback)?;
+            let plan = Plan::new(origin, ids, vec![action.tool.clone()], limits);
+            let batches = std::iter::once(Ok(first))
+                .chain(rest)
+                .map(|chunk| chunk.map(Batch::Lines));
+            let (store, compaction) = crate::stream::load(&plan, batches)?;
+            Ok(Lean {
+                input: Input {
+                    store,
+                    kept: None,
+                    action: None,
+                    tools: None,
+                },
+                compaction,
+                action,
+            })
+        }
+        Some(true) => {
+            let mut bytes = first;
+            for chunk in rest {
+                bytes.extend_from_slice(&chunk?);
+            }
+            let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+            let doc = crate::stream::split_document(text)?;
+            // The exact path reads these whatever the flags say, so they must be valid.
+            let doc_kept = doc
+                .kept
+                .as_ref()
+                .map(kept_from_json)
+                .transpose()
+                .map_err(|_| Fallback)?;
+            let doc_action = doc
+                .action
+                .as_ref()
+                .map(Action::from_json)
+                .transpose()
+                .map_err(|_| Fallback)?;
+            let doc_tools = doc
+                .tools
+                .as_ref()
+                .map(Tool::list_from_json)
+                .transpose()
+                .map_err(|_| Fallback)?;
+            let action = action.or_else(|| doc_action.clone()).ok_or(Fallback)?;
+            let ids: Vec<&str> = match owned_kept.ids() {
+                Some(ids) => ids.collect(),
+                None => doc_kept.iter().flatten().map(String::as_str).collect(),
+            };
+            if owned_kept.ids().is_none() && doc_kept.is_none() {
+                return Err(Fallback);
+            }
+            let plan = Plan::new(origin, ids, vec![action.tool.clone()], limits);
+            let (store, compaction) =
+                crate::stream::load(&plan, crate::stream::items(&doc.records))?;
+            Ok(Lean {
+                input: Input {
+                    store,
+                    kept: doc_kept,
+                    action: doc_action,
+                    tools: doc_tools,
+                },
+                compaction,
+                action,
+            })
+        }
+        None => Err(Fallback),
+    }
+}
+
+/// Kept ids from a flag, borrowed from its text where that is plain.
+enum KeptIds<'a> {
+    None,
+    Borrowed(Vec<&'a str>),
+    Owned(Vec<String>),
+}
+
+impl KeptIds<'_> {
+    fn ids(&self) -> Option<Box<dyn Iterator<Item = &str> + '_>> {
+        match self {
+            KeptIds::None => None,
+            KeptIds::Borrowed(v) => Some(Box::new(v.iter().copied())),
+            KeptIds::Owned(v) => Some(Box::new(v.iter().map(String::as_str))),
+        }
+    }
+}
+
+fn kept_is_json(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('[')
+}
+
+/// [`kept_from_flag`]'s plain form (ids per line, or comma separated), borrowed.
+fn kept_lines(text: &str, from_file: bool) -> Vec<&str> {
+    let sep = if from_file { '\n' } else { ',' };
+    text.trim_start_matches('\u{feff}')
+        .split(sep)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// Reads kept ids from a JSON array of strings.
 pub fn kept_from_json(value: &Value) -> Result<Vec<String>, String> {
     let Value::Array(items) = value else {
@@ -210,6 +374,7 @@ pub fn tools_from_flag(origin: &str, text: &str) -> Result<Vec<Tool>, InputError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::Compaction;
 
     fn load_str(text: &str) -> Result<Input, InputError> {
         load("in.json", text.as_bytes(), Limits::default())
@@ -262,5 +427,175 @@ mod tests {
         assert_eq!(kept_from_flag("k.json", "[\"a\"]", true).unwrap(), ["a"]);
         assert!(kept_from_flag("k.json", "[1]", true).is_err());
         assert!(kept_from_flag("--kept", "", false).unwrap().is_empty());
+    }
+
+    fn lean(text: &str, kept: Option<&str>, action: Option<&str>) -> Result<Lean, Fallback> {
+        // Three-byte chunks cut lines anywhere but at line ends only, as the CLI's do.
+        let bytes = text.as_bytes();
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut start = 0;
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'\n' && i + 1 - start >= 3 {
+                chunks.push(bytes[start..=i].to_vec());
+                start = i + 1;
+            }
+        }
+        chunks.push(bytes[start..].to_vec());
+        let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
+        let first = chunks.next().unwrap_or_default();
+        let action = action.map(|a| action_from_flag("--action", a).unwrap());
+        load_lean(
+            "in.jsonl",
+            first,
+            chunks.map(Ok),
+            kept.map(|k| (k, false)),
+            action,
+            Limits::default(),
+        )
+    }
+
+    fn exact_report(text: &str, kept: Option<&str>, action: &str) -> Vec<u8> {
+        let input = load_str(text).unwrap();
+        let kept = match kept {
+            Some(k) => kept_from_flag("--kept", k, false).unwrap(),
+            None => input.kept.clone().unwrap(),
+        };
+        let c = Compaction::new(
+            &input.store,
+            crate::compaction::Retention::Given,
+            Some(&kept),
+            "in.json",
+        )
+        .unwrap();
+        let a = action_from_flag("--action", action).unwrap();
+        let outcome = crate::gate::check(&input.store, &c, &a, Default::default());
+        crate::report::Report::check(&a, &c, outcome).render(crate::report::Format::Json)
+    }
+
+    fn lean_report(l: &Lean) -> Vec<u8> {
+        let outcome =
+            crate::gate::check(&l.input.store, &l.compaction, &l.action, Default::default());
+        crate::report::Report::check(&l.action, &l.compaction, outcome)
+            .render(crate::report::Format::Json)
+    }
+
+    const STORE: &str = concat!(
+        "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"hello \\t there\"}\n",
+        "{\"id\":\"f1\",\"seq\":2,\"kind\":\"fact\",\"field\":\"limit\",\"value\":100}\n",
+        "{\"id\":\"p1\",\"seq\":3,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":{\"x\":1}},\"effect\":\"deny\"}\n",
+        "{\"id\":\"p2\",\"seq\":4,\"kind\":\"policy\",\"scope\":\"other\",\"predicate\":{\"all\":[]},\"effect\":\"deny\"}\n",
+        "\n",
+        "{\"id\":\"f2\",\"seq\":5,\"kind\":\"fact\",\"field\":\"limit\",\"value\":50,\"supersedes\":\"f1\",\"depends_on\":[\"p1\"]}\n",
+        "{\"id\":\"p3\",\"seq\":6,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":\"limit\"},\"effect\":\"require_approval\",\"depends_on\":[\"f2\"]}\n",
+        "{\"id\":\"s1\",\"seq\":7,\"kind\":\"summary\",\"text\":\"earlier\"}\n",
+        "{\"id\":\"e1\",\"seq\":8,\"kind\":\"effect\",\"tool\":\"pay\",\"match\":{\"amount\":5}}\n",
+        "{\"id\":\"c2\",\"seq\":9,\"kind\":\"chatter\",\"meta\":{\"a\":[1,2]}}\n",
+        "{\"id\":\"c\\u0033\",\"seq\":10,\"kind\":\"chatter\",\"tokens\":4}\n",
+    );
+
+    #[test]
+    fn lean_load_gives_the_exact_report() {
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        for kept in ["c1,p3,c2,c3", "f1,p1,s1", "", "c3,e1,f2,p3,c1"] {
+            let l = lean(STORE, Some(kept), Some(action)).unwrap();
+            assert_eq!(
+                lean_report(&l),
+                exact_report(STORE, Some(kept), action),
+                "kept {kept}"
+            );
+            assert_eq!(l.compaction.records(), 10);
+        }
+    }
+
+    #[test]
+    fn lean_store_holds_only_what_a_check_reads() {
+        let l = lean(STORE, Some("c1"), Some(r#"{"tool":"pay"}"#)).unwrap();
+        let held: Vec<&str> = l
+            .input
+            .store
+            .records()
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect();
+        // p2 is out of scope; f1 is neither the newest fact nor a kept one; chatter is counted.
+        assert_eq!(held, ["p1", "f2", "p3", "s1", "e1"]);
+        assert_eq!(l.input.store.total(), 10);
+        assert_eq!(
+            l.input.store.named_tools().into_iter().collect::<Vec<_>>(),
+            ["other", "pay"]
+        );
+    }
+
+    #[test]
+    fn lean_load_of_a_document_gives_the_exact_report() {
+        let records: Vec<&str> = STORE.lines().filter(|l| !l.is_empty()).collect();
+        let doc = format!(
+            "{{\"records\":[\n{}\n],\"action\":{{\"tool\":\"pay\",\"params\":{{\"amount\":7}}}},\"kept\":[\"p1\",\"c3\"]}}",
+            records.join(",\n")
+        );
+        let l = lean(&doc, None, None).unwrap();
+        let exact = exact_report(&doc, None, r#"{"tool":"pay","params":{"amount":7}}"#);
+        assert_eq!(lean_report(&l), exact);
+    }
+
+    #[test]
+    fn lean_load_falls_back_where_the_exact_path_must_speak() {
+        let action = Some(r#"{"tool":"pay"}"#);
+        let with = |line: &str| format!("{STORE}{line}\n");
+        for (what, text, kept) in [
+            (
+                "duplicate key in chatter",
+                with(r#"{"id":"c9","seq":99,"kind":"chatter","text":"a","text":"b"}"#),
+                "c1",
+            ),
+            (
+                "nested duplicate key in chatter",
+                with(r#"{"id":"c9","seq":99,"kind":"chatter","meta":{"k":1,"k":1}}"#),
+                "c1",
+            ),
+            (
+                "duplicate id",
+                with(r#"{"id":"c1","seq":99,"kind":"chatter"}"#),
+                "c1",
+            ),
+            (
+                "duplicate seq",
+                with(r#"{"id":"c9","seq":9,"kind":"chatter"}"#),
+                "c1",
+            ),
+            (
+                "dangling supersedes",
+                with(
+                    r#"{"id":"f9","seq":99,"kind":"fact","field":"limit","value":1,"supersedes":"c1"}"#,
+                ),
+                "c1",
+            ),
+            (
+                "depends_on a chatter record",
+                with(
+                    r#"{"id":"f9","seq":99,"kind":"fact","field":"x","value":1,"depends_on":["c1"]}"#,
+                ),
+                "c1",
+            ),
+            ("syntax error", with(r#"{"id":"c9","#), "c1"),
+            ("kept id naming nothing", STORE.to_string(), "c1,ghost"),
+        ] {
+            assert!(lean(&text, Some(kept), action).is_err(), "{what}");
+        }
+        assert!(lean(STORE, None, action).is_err(), "no kept ids");
+        assert!(lean(STORE, Some("c1"), None).is_err(), "no action");
+    }
+
+    #[test]
+    fn duplicate_keys_inside_chatter_keep_their_exact_position() {
+        let text = format!(
+            "{STORE}{}\n",
+            r#"{"id":"c9","seq":99,"kind":"chatter","text":"a","text":"b"}"#
+        );
+        let err = load_str(&text).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "in.json:12:59: duplicate key `text` in one object"
+        );
     }
 }

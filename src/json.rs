@@ -77,7 +77,7 @@ pub fn parse_first(bytes: &[u8]) -> Result<(Value, usize), SyntaxError> {
 }
 
 /// A `serde_json::Value` that refuses duplicate object keys while it is built.
-struct StrictValue(Value);
+pub(crate) struct StrictValue(pub(crate) Value);
 
 impl<'de> Deserialize<'de> for StrictValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -174,6 +174,45 @@ pub fn canonical(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// The byte length of [`canonical`]`(value)`, without writing it.
+pub fn canonical_len(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => n.as_str().len(),
+        Value::String(s) => string_len(s),
+        Value::Array(items) => {
+            1 + items
+                .iter()
+                .map(|v| canonical_len(v) + 1)
+                .sum::<usize>()
+                .max(1)
+        }
+        Value::Object(map) => {
+            1 + map
+                .iter()
+                .map(|(k, v)| string_len(k) + canonical_len(v) + 2)
+                .sum::<usize>()
+                .max(1)
+        }
+    }
+}
+
+/// The byte length of a string as serde_json writes it: quotes, `\"` `\\` and the short
+/// control escapes take two bytes, other control characters six.
+fn string_len(s: &str) -> usize {
+    let extra: usize = s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 1,
+            0x00..=0x1F => 5,
+            _ => 0,
+        })
+        .sum();
+    s.len() + extra + 2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +265,20 @@ mod tests {
     fn invalid_utf8_is_named() {
         let err = parse(b"[\"a\xff\"]").unwrap_err();
         assert_eq!(err.message, "invalid UTF-8 (the input must be UTF-8)");
+    }
+
+    #[test]
+    fn canonical_len_is_the_canonical_length() {
+        for text in [
+            r#"{"b":1,"a":[2.50,-0.0,1e400,true,false,null,[],{}],"c":"\u0001\b\t\n\f\r\"\\/é🙂"}"#,
+            "[]",
+            "{}",
+            "\"\"",
+            "[[[1]],{\"x\":{\"y\":[null]}}]",
+        ] {
+            let v = parse(text.as_bytes()).unwrap();
+            assert_eq!(canonical_len(&v), canonical(&v).len(), "{text}");
+        }
     }
 
     #[test]

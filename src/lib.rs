@@ -5,6 +5,79 @@
 //! call, computes the dropped set itself, resolves typed predicates against typed records
 //! (exact decimal arithmetic, three-valued logic, no scoring) and returns PASS, BLOCK or
 //! ERROR with every finding. Only [`cli`] does I/O.
+//!
+//! # Use it from a harness written in Rust
+//!
+//! [`load`] reads a store (a document or JSON Lines), [`check`] judges one proposed call
+//! under the compaction and returns the [`Report`]; [`Report::render`] gives its sealed
+//! bytes. The verdict is data: a BLOCK is a result, not an error. [`hook`] holds the
+//! adapters that speak Claude Code's, Codex's and Gemini CLI's hook protocols.
+//!
+//! ```
+//! use omission_gate::{Action, CheckOptions, Format, Retention, Verdict};
+//!
+//! let store = br#"{"records": [
+//!   {"id": "r1", "seq": 1, "kind": "policy", "scope": "refunds.create",
+//!    "predicate": {"field": "amount", "op": "gt", "value": 5000},
+//!    "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."},
+//!   {"id": "r2", "seq": 2, "kind": "chatter", "text": "Preparing the refund."}
+//! ], "kept": ["r2"]}"#;
+//! let input = omission_gate::load("store.json", store)?;
+//! let call = Action::from_json(&serde_json::json!({
+//!     "tool": "refunds.create", "params": {"amount": 8400}
+//! }))?;
+//!
+//! // The compactor kept only r2, so the approval rule r1 was dropped: BLOCK.
+//! let report = omission_gate::check(&input, Retention::Given, None, &call, CheckOptions::default())?;
+//! assert_eq!(report.verdict, Verdict::Block);
+//! assert_eq!(report.exit_code, 1);
+//! assert_eq!(report.findings[0].restore, ["r1"]);
+//!
+//! // Keeping r1 as well makes the same call PASS.
+//! let kept = ["r1".to_string(), "r2".to_string()];
+//! let report = omission_gate::check(&input, Retention::Given, Some(&kept), &call, CheckOptions::default())?;
+//! assert_eq!(report.verdict, Verdict::Pass);
+//!
+//! // The sealed text report, as `omission-gate check` prints it.
+//! let bytes = report.render(Format::Text);
+//! assert!(omission_gate::report::verify(&bytes).is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`precheck()`] asks the action-blind question (could a dropped record bind *some*
+//! reachable call of the tools, given their JSON Schemas?) and [`pin()`] gives a
+//! compactor the records it must keep, and with a token budget the ids to keep
+//! (SPEC 5 and 6).
+//!
+//! ```
+//! use omission_gate::{PrecheckOptions, Retention, Tool, Verdict};
+//!
+//! let store = br#"{"records": [
+//!   {"id": "r1", "seq": 1, "kind": "policy", "scope": "refunds.create",
+//!    "predicate": {"field": "amount", "op": "gt", "value": 5000},
+//!    "effect": "require_approval"},
+//!   {"id": "r2", "seq": 2, "kind": "chatter", "text": "Preparing the refund."}
+//! ], "kept": ["r2"]}"#;
+//! let input = omission_gate::load("store.json", store)?;
+//! let tools = Tool::list_from_json(&serde_json::json!([{"name": "refunds.create",
+//!     "input_schema": {"type": "object", "required": ["amount"],
+//!                      "properties": {"amount": {"type": "integer", "minimum": 1}}}}]))?;
+//!
+//! // Some reachable call (the witness: amount 5001) is blocked: precheck says BLOCK.
+//! let options = PrecheckOptions::default();
+//! let report = omission_gate::precheck(&input, Retention::Given, None, Some(&tools), options)?;
+//! assert_eq!(report.verdict, Verdict::Block);
+//! let witness = report.findings[0].witness.as_ref().expect("a witness");
+//! assert_eq!(witness.params["amount"], 5001);
+//!
+//! // Pin says what to keep; keeping it, precheck passes.
+//! let pinned = omission_gate::pin(&input, Some(&tools), None, options.max_calls);
+//! let keep: Vec<String> = pinned.pinned.iter().flatten().map(|p| p.id.clone()).collect();
+//! assert_eq!(keep, ["r1"]);
+//! let report = omission_gate::precheck(&input, Retention::Given, Some(&keep), Some(&tools), options)?;
+//! assert_eq!(report.verdict, Verdict::Pass);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod action;
 pub mod cli;
@@ -12,8 +85,87 @@ pub mod compaction;
 pub mod decimal;
 pub mod error;
 pub mod gate;
+pub mod hook;
 pub mod input;
 pub mod json;
+pub mod pin;
+pub mod precheck;
 pub mod predicate;
 pub mod record;
 pub mod report;
+pub mod scan;
+pub mod schema;
+pub mod stream;
+
+pub use crate::action::{Action, Tool};
+pub use crate::compaction::{Compaction, Retention};
+pub use crate::error::InputError;
+pub use crate::gate::{CheckOptions, Code, Finding, Severity, Verdict};
+pub use crate::input::Input;
+pub use crate::precheck::PrecheckOptions;
+pub use crate::report::{Format, Report};
+
+/// Reads a record store: a document (`{"records": [...], "kept": [...], ...}`) or JSON
+/// Lines (one record per line), told apart by the first JSON value (SPEC 2). `origin`
+/// names the input in error messages (a path, `<stdin>`).
+///
+/// Bad input is an [`InputError`]: one line naming the file, the line and column or the
+/// record id, and what to fix.
+pub fn load(origin: &str, bytes: &[u8]) -> Result<Input, InputError> {
+    input::load(origin, bytes, record::Limits::default())
+}
+
+/// The kept/dropped split of a loaded store (SPEC 3). With [`Retention::Given`], `kept`
+/// overrides the document's `kept` ids; either must be present, and every id must name a
+/// record.
+pub fn compaction(
+    input: &Input,
+    retention: Retention,
+    kept: Option<&[String]>,
+) -> Result<Compaction, InputError> {
+    let kept_origin = if kept.is_some() { "kept" } else { "input" };
+    let kept = kept.or(input.kept.as_deref());
+    Compaction::new(&input.store, retention, kept, kept_origin)
+}
+
+/// Judges one proposed call under one compaction (SPEC 4): the [`Report`] that
+/// `omission-gate check` would print, with its verdict, exit code and every finding.
+/// Each block finding names in `restore` the dropped records whose restoration removes
+/// it. `kept` is as for [`compaction()`].
+pub fn check(
+    input: &Input,
+    retention: Retention,
+    kept: Option<&[String]>,
+    action: &Action,
+    options: CheckOptions,
+) -> Result<Report, InputError> {
+    let compaction = compaction(input, retention, kept)?;
+    let outcome = gate::check(&input.store, &compaction, action, options);
+    Ok(Report::check(action, &compaction, outcome))
+}
+
+/// Action-blind precheck (SPEC 5): could a dropped record bind some reachable call of the
+/// tools? `tools` overrides the document's `tools`; with neither, the tools are every name
+/// a policy scope or an effect spells out, with no schema. Each finding that blocks on a
+/// concrete call carries it as `witness`. `kept` is as for [`compaction()`].
+pub fn precheck(
+    input: &Input,
+    retention: Retention,
+    kept: Option<&[String]>,
+    tools: Option<&[Tool]>,
+    options: PrecheckOptions,
+) -> Result<Report, InputError> {
+    let compaction = compaction(input, retention, kept)?;
+    let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
+    let outcome = precheck::precheck(&input.store, &compaction, &tools, options);
+    Ok(Report::precheck(&tools, &compaction, outcome))
+}
+
+/// Pin (SPEC 6): the records a compactor must keep so that no reachable call of the tools
+/// can be blocked (`report.pinned`, with why); with `budget` (tokens), the ids to keep
+/// (`report.kept`), or ERROR `ledger-exceeds-budget` when the pinned records alone do not
+/// fit. `tools` as for [`precheck()`]; `max_calls` bounds the calls tried per rule and tool.
+pub fn pin(input: &Input, tools: Option<&[Tool]>, budget: Option<u64>, max_calls: usize) -> Report {
+    let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
+    pin::report(&input.store, &tools, budget, max_calls)
+}

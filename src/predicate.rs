@@ -308,10 +308,14 @@ fn parse_at(
             };
             let op_text = obj.get("op").and_then(Value::as_str).unwrap_or("");
             let Some(op) = Op::parse(op_text) else {
-                let shown = obj.get("op").map_or_else(String::new, json_text);
+                let shown = match obj.get("op") {
+                    Some(Value::String(s)) => crate::report::clean(s).into_owned(),
+                    Some(other) => json_text(other),
+                    None => String::new(),
+                };
                 return Err(err(
                     &format!("{path}/op"),
-                    format!("unknown op {shown} (eq ne lt lte gt gte in not_in)"),
+                    format!("unknown op `{shown}` (eq ne lt lte gt gte in not_in)"),
                 ));
             };
             let value = obj.get("value").cloned().unwrap_or(Value::Null);

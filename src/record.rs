@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::error::InputError;
-use crate::json::canonical;
+use crate::json::{canonical, canonical_len};
 use crate::predicate::{self, Predicate};
 use crate::report::clean;
 
@@ -61,6 +61,12 @@ impl Policy {
     /// True when some scope entry matches `tool`.
     pub fn scopes(&self, tool: &str) -> bool {
         self.scope.iter().any(|s| glob_match(s, tool))
+    }
+
+    /// True when some tool that `pattern` (a name or a `*` glob) covers may be in scope.
+    /// For a plain name this is `scopes`.
+    pub fn may_scope(&self, pattern: &str) -> bool {
+        self.scope.iter().any(|s| globs_overlap(s, pattern))
     }
 }
 
@@ -127,7 +133,8 @@ pub struct Record {
     pub text: Option<String>,
     /// Declared or estimated token cost.
     pub tokens: u64,
-    /// sha256 of the record's canonical JSON.
+    /// sha256 of the record's canonical JSON (all zeros where the lean loader did not
+    /// need it: a record it did not keep).
     pub digest: [u8; 32],
 }
 
@@ -198,6 +205,18 @@ pub fn parse_record(
     value: &Value,
     limits: Limits,
 ) -> Result<Record, InputError> {
+    parse_record_with(origin, place, value, limits, true)
+}
+
+/// [`parse_record`], computing the sha256 of the canonical JSON only when `digest` is
+/// true (otherwise `digest` is all zeros): the lean loader needs it for kept records only.
+pub(crate) fn parse_record_with(
+    origin: &str,
+    place: &Place,
+    value: &Value,
+    limits: Limits,
+    digest: bool,
+) -> Result<Record, InputError> {
     let Value::Object(obj) = value else {
         return Err(InputError::at(
             origin,
@@ -233,14 +252,21 @@ pub fn parse_record(
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => return Err(fail("`text` must be a string".into())),
     };
-    let canonical_json = canonical(value);
+    let canonical_json = digest.then(|| canonical(value));
     let tokens = match obj.get("tokens") {
-        None => (canonical_json.len() as u64).div_ceil(4),
+        None => {
+            let len = canonical_json
+                .as_ref()
+                .map_or_else(|| canonical_len(value), String::len);
+            (len as u64).div_ceil(4)
+        }
         Some(v) => {
             whole_number(v).ok_or_else(|| fail("`tokens` must be a non-negative integer".into()))?
         }
     };
-    let digest: [u8; 32] = Sha256::digest(canonical_json.as_bytes()).into();
+    let digest: [u8; 32] = canonical_json
+        .map(|c| Sha256::digest(c.as_bytes()).into())
+        .unwrap_or_default();
     let kind = match kind_name.as_str() {
         "policy" => Kind::Policy(parse_policy(obj, limits).map_err(&fail)?),
         "fact" => Kind::Fact(parse_fact(obj).map_err(&fail)?),
@@ -334,9 +360,12 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
         Value::String(s) if s == "deny" => PolicyEffect::Deny,
         Value::String(s) if s == "require_approval" => PolicyEffect::RequireApproval,
         other => {
+            let shown = match other {
+                Value::String(s) => clean(s).into_owned(),
+                v => crate::report::json_text(v),
+            };
             return Err(format!(
-                "unknown effect {} (allow, deny or require_approval)",
-                crate::report::json_text(other)
+                "unknown effect `{shown}` (allow, deny or require_approval)"
             ));
         }
     };
@@ -396,13 +425,27 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// True when some name could match both patterns. Two globs are taken to overlap
+/// (conservative: pinning too much is safe, too little is not).
+pub fn globs_overlap(a: &str, b: &str) -> bool {
+    (a.contains('*') && b.contains('*')) || glob_match(a, b) || glob_match(b, a)
+}
+
 /// The validated record set, ordered by `seq`, with the indexes views need.
+///
+/// A store built by [`Store::new`] holds every record. One built by the lean loader
+/// (`crate::stream`) for one compaction and a set of tools holds only the records a gate
+/// over those can consult (see `Store::lean`); [`Store::total`] still counts them all.
 #[derive(Debug, Clone)]
 pub struct Store {
     records: Vec<Record>,
     index: BTreeMap<String, usize>,
     facts_by_field: BTreeMap<String, Vec<usize>>,
     revokers: BTreeMap<usize, Vec<usize>>,
+    /// Records in the input, held or not.
+    total: usize,
+    /// Tool names spelt out by every policy and effect, held or not (lean stores only).
+    named: Option<BTreeSet<String>>,
 }
 
 impl Store {
@@ -480,11 +523,57 @@ impl Store {
             }
         }
         Ok(Store {
+            total: records.len(),
             records,
             index,
             facts_by_field,
             revokers,
+            named: None,
         })
+    }
+
+    /// A store of the records a lean load held, already validated against the whole input
+    /// by the loader (which is why supersedes targets may be absent here). `total` counts
+    /// every record of the input; `named` is every tool name that any policy scope or
+    /// effect of the input spells out exactly.
+    ///
+    /// The held records must include, for the compaction and tools the load was for: each
+    /// policy in scope of a tool, each policy that supersedes another, each effect of a
+    /// tool, each dropped record of an unevaluable kind, per fact field the newest fact and
+    /// the newest kept fact, and each kept record with `depends_on`.
+    pub(crate) fn lean(mut records: Vec<Record>, total: usize, named: BTreeSet<String>) -> Store {
+        records.sort_by_key(|r| r.seq);
+        let index: BTreeMap<String, usize> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.clone(), i))
+            .collect();
+        let mut facts_by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut revokers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
+            match &r.kind {
+                Kind::Fact(f) => facts_by_field.entry(f.field.clone()).or_default().push(i),
+                Kind::Policy(p) => {
+                    if let Some(&t) = p.supersedes.as_ref().and_then(|t| index.get(t)) {
+                        revokers.entry(t).or_default().push(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Store {
+            records,
+            index,
+            facts_by_field,
+            revokers,
+            total,
+            named: Some(named),
+        }
+    }
+
+    /// Number of records in the input, including any a lean load did not hold.
+    pub fn total(&self) -> usize {
+        self.total
     }
 
     /// Records in `seq` order.
@@ -492,7 +581,7 @@ impl Store {
         &self.records
     }
 
-    /// Number of records.
+    /// Number of records held (every record, unless the store is lean; see [`Store::total`]).
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -529,6 +618,9 @@ impl Store {
 
     /// Every tool name that a policy scope or an effect spells out exactly (no glob).
     pub fn named_tools(&self) -> BTreeSet<&str> {
+        if let Some(named) = &self.named {
+            return named.iter().map(String::as_str).collect();
+        }
         let mut out = BTreeSet::new();
         for r in &self.records {
             match &r.kind {
@@ -574,6 +666,15 @@ mod tests {
         assert!(glob_match("refunds.create", "refunds.create"));
         assert!(!glob_match("refunds.create", "refunds.created"));
         assert!(!glob_match("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn globs_overlap_conservatively() {
+        assert!(globs_overlap("refunds.create", "refunds.*"));
+        assert!(globs_overlap("refunds.*", "refunds.create"));
+        assert!(globs_overlap("*create", "refunds.*"));
+        assert!(!globs_overlap("email.send", "refunds.*"));
+        assert!(globs_overlap("*", "email.send"));
     }
 
     #[test]

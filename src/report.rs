@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::action::Action;
+use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
 use crate::gate::{Finding, Outcome, Severity, Verdict};
 
@@ -66,6 +66,24 @@ pub struct Pinned {
     pub why: String,
 }
 
+/// `pin`: tokens of the pinned and the kept records, against the budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TokenSummary {
+    /// `--budget`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    /// How many records are pinned.
+    pub pinned_records: usize,
+    /// Their tokens.
+    pub pinned_tokens: u64,
+    /// How many records the budget keeps, pinned ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_records: Option<usize>,
+    /// Their tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_tokens: Option<u64>,
+}
+
 /// Which question a report answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -104,6 +122,9 @@ pub struct Report {
     /// `pin --budget`: the ids to keep.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept: Option<Vec<String>>,
+    /// `pin`: tokens pinned and kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<TokenSummary>,
 }
 
 impl Report {
@@ -111,6 +132,14 @@ impl Report {
     pub fn check(action: &Action, compaction: &Compaction, outcome: Outcome) -> Report {
         let mut r = Report::from_outcome(Mode::Check, outcome);
         r.action = Some(action.clone());
+        r.compaction = Some(compaction.into());
+        r
+    }
+
+    /// A `check --precheck` report: no action, the tools, the compaction.
+    pub fn precheck(tools: &[Tool], compaction: &Compaction, outcome: Outcome) -> Report {
+        let mut r = Report::from_outcome(Mode::Precheck, outcome);
+        r.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
         r.compaction = Some(compaction.into());
         r
     }
@@ -127,6 +156,7 @@ impl Report {
             findings: outcome.findings,
             pinned: None,
             kept: None,
+            tokens: None,
         }
     }
 
@@ -192,6 +222,25 @@ impl Report {
         }
         for p in self.pinned.iter().flatten() {
             line("pinned", &format!("{} ({})", clean(&p.id), p.why));
+        }
+        if let Some(t) = &self.tokens {
+            let mut text = format!(
+                "pinned {} record{} = {} tokens",
+                t.pinned_records,
+                if t.pinned_records == 1 { "" } else { "s" },
+                t.pinned_tokens
+            );
+            if let Some(b) = t.budget {
+                let _ = write!(text, "; budget {b}");
+            }
+            if let (Some(n), Some(k)) = (t.kept_records, t.kept_tokens) {
+                let _ = write!(
+                    text,
+                    "; kept {n} record{} = {k} tokens",
+                    if n == 1 { "" } else { "s" }
+                );
+            }
+            line("tokens", &text);
         }
         if let Some(kept) = &self.kept {
             let ids: Vec<Cow<str>> = kept.iter().map(|id| clean(id)).collect();
@@ -401,7 +450,7 @@ pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
 }
 
 /// Like `escape_unsafe`, but a line break is escaped too: the result is one line.
-fn one_line(s: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(s: &str) -> Cow<'_, str> {
     escape_chars(s, is_unsafe)
 }
 

@@ -1,0 +1,696 @@
+//! Hook adapters: the gate spoken in the protocols of agent harnesses.
+//!
+//! Three pre-tool adapters (Claude Code and Codex `PreToolUse`, Gemini CLI `BeforeTool`)
+//! turn the harness's payload into an action, run `check` against the record store and
+//! answer in the harness's own terms; one adapter answers Claude Code's `PreCompact`
+//! event with preservation instructions for the summarizer.
+//!
+//! Everything here is pure: payload bytes and an already-loaded store go in, the bytes
+//! to print and the exit code come out. The CLI reads stdin and the store, enforces the
+//! deadline and writes the reply.
+//!
+//! The pre-tool adapters fail closed. Most harnesses run the tool when a hook crashes,
+//! times out or exits with a code they do not treat as a block, so a malformed payload,
+//! a payload for another event, an unreadable or invalid store, our own deadline and an
+//! internal error are all denials, never a silent pass. A deny is exit 2 with the reason
+//! on stderr, which all three harnesses read as a block when stderr is not empty and
+//! which nothing printed on stdout (a shell profile's echo) can spoil; when stderr cannot
+//! be written it falls back to the harness's JSON deny on stdout with exit 0. A PASS
+//! prints nothing and exits 0: never "allow", which would skip the user's own permission
+//! prompts. The PreCompact adapter is the opposite: it never blocks a compaction (an
+//! automatic one at the context limit would deadlock the session), and its failures are
+//! non-blocking errors.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::action::{Action, Tool};
+use crate::compaction::{Compaction, Retention};
+use crate::error::InputError;
+use crate::gate::{self, CheckOptions, Severity, Verdict, shorten};
+use crate::input::Input;
+use crate::json;
+use crate::predicate::{Predicate, check_numbers};
+use crate::record::{Kind, Record, Store, glob_match};
+use crate::report::{self, Format, Mode, Pinned, Report, clean, json_text, one_line};
+
+/// Where the payload came from, in messages.
+const PAYLOAD: &str = "payload";
+
+/// Width of the labels in a deny reason, as in the text report.
+const LABEL_WIDTH: usize = 10;
+
+/// At most this many findings, and this many records, are spelt out in a deny reason;
+/// the report's sha256 stands for the rest.
+const MAX_SHOWN: usize = 8;
+
+/// A harness whose pre-tool hook the gate can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Harness {
+    /// Claude Code, `PreToolUse`.
+    ClaudeCode,
+    /// OpenAI Codex CLI, `PreToolUse`.
+    Codex,
+    /// Gemini CLI, `BeforeTool`.
+    GeminiCli,
+}
+
+impl Harness {
+    /// The harness as named on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::GeminiCli => "gemini-cli",
+        }
+    }
+
+    /// The `hook_event_name` of the harness's pre-tool event.
+    pub fn event(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode | Harness::Codex => "PreToolUse",
+            Harness::GeminiCli => "BeforeTool",
+        }
+    }
+}
+
+/// Which hook is being answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Adapter {
+    /// A harness's pre-tool event: deny or stay silent.
+    PreTool(Harness),
+    /// Claude Code's `PreCompact` event: preservation instructions, never a block.
+    PreCompact,
+}
+
+/// The gate's side of a hook: the record store and what the flags said.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The loaded store (a document or JSON Lines).
+    pub input: Input,
+    /// Kept ids from `--kept`, overriding the document's `kept`.
+    pub kept: Option<Vec<String>>,
+    /// Where the kept ids came from, for messages.
+    pub kept_origin: String,
+    /// How the kept set is obtained.
+    pub retention: Retention,
+    /// Tool names or `*` globs from `--tools`, overriding the document's `tools`.
+    pub tools: Option<Vec<String>>,
+    /// `--allow-unevaluable` and the like.
+    pub options: CheckOptions,
+}
+
+impl Setup {
+    /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
+    /// tool is guarded).
+    fn tools(&self) -> Option<Vec<String>> {
+        self.tools.clone().or_else(|| {
+            self.input
+                .tools
+                .as_ref()
+                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())
+        })
+    }
+}
+
+/// Why a hook could not be answered from its payload and store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The payload or the store could not be read.
+    Input(InputError),
+    /// No answer within the deadline, in milliseconds.
+    Timeout(u64),
+    /// A bug: the gate did not return.
+    Internal,
+}
+
+/// What a pre-tool adapter decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Nothing dropped binds the call, or the tool is not guarded: stay silent.
+    Pass,
+    /// Deny, with the reason the model reads.
+    Deny(String),
+}
+
+/// The bytes to print and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// For stdout.
+    pub stdout: Vec<u8>,
+    /// For stderr.
+    pub stderr: Vec<u8>,
+    /// The process exit code.
+    pub exit: u8,
+    /// What to print instead when this reply cannot be written: a pre-tool deny goes out
+    /// as exit 2 with the reason on stderr, and falls back to the harness's JSON deny on
+    /// stdout with exit 0. When neither can be written, the exit code is the larger of
+    /// the two (2 for a deny, which Claude Code blocks on even with nothing written).
+    pub fallback: Option<Box<Reply>>,
+}
+
+impl Reply {
+    fn silent() -> Reply {
+        Reply {
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            exit: 0,
+            fallback: None,
+        }
+    }
+}
+
+/// Answers a hook from its payload and the loaded store (or the error loading it).
+pub fn answer(adapter: Adapter, payload: &[u8], setup: Result<&Setup, &InputError>) -> Reply {
+    match adapter {
+        Adapter::PreTool(h) => reply(h, &decide(h, payload, setup)),
+        Adapter::PreCompact => pre_compact(payload, setup),
+    }
+}
+
+/// The reply when the hook could not be answered at all.
+pub fn failed(adapter: Adapter, failure: &Failure) -> Reply {
+    match adapter {
+        Adapter::PreTool(h) => reply(h, &Answer::Deny(failure_reason(failure))),
+        Adapter::PreCompact => compact_error(&match failure {
+            Failure::Input(e) => e.to_string(),
+            Failure::Timeout(ms) => format!("no answer within {ms} ms"),
+            Failure::Internal => "internal error".to_string(),
+        }),
+    }
+}
+
+/// The pre-tool decision: PASS or a deny with its reason.
+pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputError>) -> Answer {
+    let action = match pre_tool_action(harness, payload) {
+        Ok(a) => a,
+        Err(e) => return refuse(&e),
+    };
+    let setup = match setup {
+        Ok(s) => s,
+        Err(e) => return refuse(e),
+    };
+    if let Some(tools) = setup.tools()
+        && !tools.iter().any(|t| glob_match(t, &action.tool))
+    {
+        // Outside the gate's charge, as if the harness's matcher had not matched.
+        return Answer::Pass;
+    }
+    let store = &setup.input.store;
+    let kept = setup.kept.as_deref().or(setup.input.kept.as_deref());
+    let compaction = match Compaction::new(store, setup.retention, kept, &setup.kept_origin) {
+        Ok(c) => c,
+        Err(e) => return refuse(&e),
+    };
+    let outcome = gate::check(store, &compaction, &action, setup.options);
+    if outcome.verdict == Verdict::Pass {
+        return Answer::Pass;
+    }
+    Answer::Deny(deny_reason(
+        &Report::check(&action, &compaction, outcome),
+        Some(store),
+    ))
+}
+
+/// The harness's rendering of an answer: PASS is silent, exit 0; a deny is exit 2 with
+/// the reason on stderr, which all three harnesses read as a block when stderr is not
+/// empty and which no stdout noise (a shell profile's echo) can spoil. Its fallback is
+/// the JSON deny on stdout with exit 0.
+pub fn reply(harness: Harness, answer: &Answer) -> Reply {
+    let Answer::Deny(reason) = answer else {
+        return Reply::silent();
+    };
+    let reason = report::escape_unsafe(reason);
+    Reply {
+        stdout: Vec::new(),
+        stderr: format!("{reason}\n").into_bytes(),
+        exit: 2,
+        fallback: Some(Box::new(Reply {
+            stdout: json_deny(harness, &reason).into_bytes(),
+            stderr: Vec::new(),
+            exit: 0,
+            fallback: None,
+        })),
+    }
+}
+
+/// The harness's JSON deny, one line: what a hook prints on stdout with exit 0.
+pub fn json_deny(harness: Harness, reason: &str) -> String {
+    let json = match harness {
+        Harness::ClaudeCode | Harness::Codex => serde_json::to_string(&HookOutput {
+            hook_specific_output: DenyDecision {
+                hook_event_name: harness.event(),
+                permission_decision: "deny",
+                permission_decision_reason: reason,
+            },
+        }),
+        Harness::GeminiCli => serde_json::to_string(&GeminiDeny {
+            decision: "deny",
+            reason,
+        }),
+    };
+    // INVARIANT: the output structs hold only strings, so serialization cannot fail.
+    let mut line = report::escape_unsafe(&json.unwrap_or_default()).into_owned();
+    line.push('\n');
+    line
+}
+
+/// Claude Code and Codex: `hookSpecificOutput` with exactly these three keys (Codex
+/// rejects any key it does not know, and then runs the tool).
+#[derive(Serialize)]
+struct HookOutput<'a> {
+    #[serde(rename = "hookSpecificOutput")]
+    hook_specific_output: DenyDecision<'a>,
+}
+
+#[derive(Serialize)]
+struct DenyDecision<'a> {
+    #[serde(rename = "hookEventName")]
+    hook_event_name: &'a str,
+    #[serde(rename = "permissionDecision")]
+    permission_decision: &'a str,
+    #[serde(rename = "permissionDecisionReason")]
+    permission_decision_reason: &'a str,
+}
+
+/// Gemini CLI: `{"decision":"deny","reason":...}`.
+#[derive(Serialize)]
+struct GeminiDeny<'a> {
+    decision: &'a str,
+    reason: &'a str,
+}
+
+/// Reads the payload's object and checks its `hook_event_name`.
+fn payload_object(
+    payload: &[u8],
+    event: &str,
+    adapter: &str,
+) -> Result<Map<String, Value>, InputError> {
+    let payload = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
+    if payload.iter().all(u8::is_ascii_whitespace) {
+        return Err(InputError::at(
+            PAYLOAD,
+            "stdin",
+            "empty: the harness sent no hook payload",
+        ));
+    }
+    let value = json::parse(payload).map_err(|e| InputError::syntax(PAYLOAD, e, 0))?;
+    let Value::Object(obj) = value else {
+        return Err(InputError::at(
+            PAYLOAD,
+            "stdin",
+            "the hook payload must be a JSON object",
+        ));
+    };
+    match obj.get("hook_event_name") {
+        Some(Value::String(e)) if e == event => Ok(obj),
+        Some(Value::String(e)) => Err(InputError::at(
+            PAYLOAD,
+            "key `hook_event_name`",
+            format!(
+                "`{}` is not `{event}`, the event the {adapter} adapter answers",
+                clean(e)
+            ),
+        )),
+        Some(_) => Err(InputError::at(
+            PAYLOAD,
+            "key `hook_event_name`",
+            "must be a string",
+        )),
+        None => Err(InputError::at(
+            PAYLOAD,
+            "key `hook_event_name`",
+            format!("missing: expected `{event}`"),
+        )),
+    }
+}
+
+/// The action a pre-tool payload proposes: `tool_name` → `tool`, `tool_input` → `params`.
+/// Other keys (session ids, paths, `turn_id`, `mcp_context`, ...) are not read.
+pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, InputError> {
+    let obj = payload_object(payload, harness.event(), harness.name())?;
+    let tool = match obj.get("tool_name") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(_) => {
+            return Err(InputError::at(
+                PAYLOAD,
+                "key `tool_name`",
+                "must be a non-empty string",
+            ));
+        }
+        None => return Err(InputError::at(PAYLOAD, "key `tool_name`", "missing")),
+    };
+    let params = match obj.get("tool_input") {
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => {
+            return Err(InputError::at(
+                PAYLOAD,
+                "key `tool_input`",
+                "must be an object",
+            ));
+        }
+        None => return Err(InputError::at(PAYLOAD, "key `tool_input`", "missing")),
+    };
+    check_numbers(&Value::Object(params.clone()))
+        .map_err(|e| InputError::at(PAYLOAD, "key `tool_input`", e))?;
+    Ok(Action { tool, params })
+}
+
+fn refuse(err: &InputError) -> Answer {
+    Answer::Deny(deny_reason(
+        &Report::invalid_input(Mode::Check, &err.to_string()),
+        None,
+    ))
+}
+
+fn failure_reason(failure: &Failure) -> String {
+    match failure {
+        Failure::Input(e) => match refuse(e) {
+            Answer::Deny(r) => r,
+            Answer::Pass => String::new(),
+        },
+        Failure::Timeout(ms) => [
+            format!("omission-gate denied this call: ERROR (no answer within {ms} ms)"),
+            "omission-gate fails closed rather than let the harness's own timeout run the tool: tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin); retrying will not help".to_string(),
+        ]
+        .join("\n"),
+        Failure::Internal => [
+            "omission-gate denied this call: ERROR (internal error)".to_string(),
+            "omission-gate failed to answer, which is a bug in it; it fails closed: tell the user; retrying will not help".to_string(),
+        ]
+        .join("\n"),
+    }
+}
+
+fn labelled(label: &str, value: &str) -> String {
+    format!("{label:<LABEL_WIDTH$}: {}", one_line(value))
+}
+
+/// The reason the model reads: the verdict with the report's sha256, what to do, each
+/// block or error finding with its `restore` ids, and what each restore record says.
+pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
+    let severity = match report.verdict {
+        Verdict::Pass => None,
+        Verdict::Block => Some(Severity::Block),
+        Verdict::Error => Some(Severity::Error),
+    };
+    let codes = report.verdict_codes(severity);
+    let sha = report::verify(&report.render(Format::Text)).unwrap_or_default();
+    let mut lines = vec![format!(
+        "omission-gate denied this call: {} ({}); report sha256 {sha}",
+        report.verdict.as_str(),
+        codes.join(", ")
+    )];
+    lines.push(match report.verdict {
+        Verdict::Block => "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set".to_string(),
+        _ if codes == ["invalid-input"] => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help".to_string(),
+        _ => "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user".to_string(),
+    });
+    let binding: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Note)
+        .collect();
+    let mut restore: Vec<&str> = Vec::new();
+    for f in binding.iter().take(MAX_SHOWN) {
+        lines.push(labelled(
+            "reason",
+            &format!("{}: {}", f.code.as_str(), f.message),
+        ));
+        if !f.restore.is_empty() {
+            let ids: Vec<_> = f.restore.iter().map(|id| clean(id)).collect();
+            lines.push(labelled("restore", &ids.join(", ")));
+        }
+        for id in &f.restore {
+            if !restore.contains(&id.as_str()) {
+                restore.push(id);
+            }
+        }
+    }
+    if binding.len() > MAX_SHOWN {
+        lines.push(labelled(
+            "more",
+            &format!(
+                "{} more findings: `omission-gate check` on the store prints the full report",
+                binding.len() - MAX_SHOWN
+            ),
+        ));
+    }
+    if let Some(store) = store {
+        for id in restore.iter().take(MAX_SHOWN) {
+            if let Some(record) = store.position(id).and_then(|p| store.get(p)) {
+                lines.push(labelled("record", &describe(record)));
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+/// `f_011 (policy, seq 11): require_approval on refunds.create when amount gt 5000; text: "..."`
+pub fn describe(record: &Record) -> String {
+    let body = match &record.kind {
+        Kind::Policy(p) => {
+            let scope: Vec<_> = p.scope.iter().map(|s| clean(s)).collect();
+            format!(
+                "{} on {} when {}",
+                p.effect.as_str(),
+                scope.join(", "),
+                spell(&p.predicate)
+            )
+        }
+        Kind::Fact(f) => format!(
+            "{} = {}",
+            clean(&f.field),
+            crate::report::json_brief(&f.value)
+        ),
+        Kind::Effect(e) => format!(
+            "{} already ran with {}",
+            clean(&e.tool),
+            json_text(&Value::Object(e.matches.clone()))
+        ),
+        Kind::Chatter => "declared inconsequential".to_string(),
+        Kind::Unevaluable(_) => "the gate cannot evaluate this kind".to_string(),
+    };
+    let text = record
+        .text
+        .as_deref()
+        .map(|t| format!("; text: {}", json_text(&Value::String(shorten(t)))))
+        .unwrap_or_default();
+    format!(
+        "{} ({}, seq {}): {body}{text}",
+        clean(&record.id),
+        clean(record.kind.name()),
+        record.seq
+    )
+}
+
+/// A predicate as a reader would write it: `all(amount gt 5000; currency in ["USD"])`.
+fn spell(p: &Predicate) -> String {
+    match p {
+        Predicate::Cmp(c) => format!(
+            "{} {} {}",
+            clean(&c.field),
+            c.op.as_str(),
+            json_text(&c.value)
+        ),
+        Predicate::All(ps) | Predicate::Any(ps) => {
+            let name = if matches!(p, Predicate::All(_)) {
+                "all"
+            } else {
+                "any"
+            };
+            let parts: Vec<String> = ps.iter().map(spell).collect();
+            format!("{name}({})", parts.join("; "))
+        }
+        Predicate::Not(inner) => format!("not({})", spell(inner)),
+    }
+}
+
+/// Claude Code `PreCompact`: the records to keep, as plain text on stdout with exit 0
+/// (Claude Code adds a successful PreCompact hook's stdout to the compaction
+/// instructions). Nothing to keep prints nothing. Failures exit 1, a non-blocking error:
+/// never 2, which would block the compaction.
+fn pre_compact(payload: &[u8], setup: Result<&Setup, &InputError>) -> Reply {
+    if let Err(e) = payload_object(payload, "PreCompact", "claude-code-precompact") {
+        return compact_error(&e.to_string());
+    }
+    let setup = match setup {
+        Ok(s) => s,
+        Err(e) => return compact_error(&e.to_string()),
+    };
+    let store = &setup.input.store;
+    let pinned = protected(setup);
+    if pinned.is_empty() {
+        return Reply::silent();
+    }
+    let mut out = String::from(
+        "omission-gate: keep each record below in the summary, verbatim and with its id. They can bind later tool calls (rules in force, the newest values those rules read, calls that already ran, records the gate cannot evaluate): an agent that loses them may break a rule or repeat a call.\n",
+    );
+    for p in &pinned {
+        if let Some(record) = store.position(&p.id).and_then(|pos| store.get(pos)) {
+            out.push_str(&format!(
+                "- {} [kept because: {}]\n",
+                one_line(&describe(record)),
+                one_line(&p.why)
+            ));
+        }
+    }
+    Reply {
+        stdout: out.into_bytes(),
+        stderr: Vec::new(),
+        exit: 0,
+        fallback: Some(Box::new(compact_error(
+            "cannot write the preservation instructions",
+        ))),
+    }
+}
+
+fn compact_error(message: &str) -> Reply {
+    let line = format!(
+        "omission-gate: precompact: {}; the compaction goes ahead without preservation instructions\n",
+        one_line(message)
+    );
+    Reply {
+        stdout: Vec::new(),
+        stderr: line.into_bytes(),
+        exit: 1,
+        fallback: None,
+    }
+}
+
+/// The records a compactor must keep so that no call of the guarded tools can be blocked:
+/// `pin` (SPEC 6) over the guarded tools, in `seq` order with why. `--tools` names or
+/// globs are taken as schema-less tools; the document's `tools` keep their schemas; with
+/// neither, every tool is guarded (`*`), as the pre-tool adapters guard every tool.
+pub fn protected(setup: &Setup) -> Vec<Pinned> {
+    let schemaless = |name: &str| Tool {
+        name: name.to_string(),
+        input_schema: None,
+    };
+    let tools: Vec<Tool> = match (&setup.tools, &setup.input.tools) {
+        (Some(names), _) => names.iter().map(|n| schemaless(n)).collect(),
+        (None, Some(tools)) => tools.clone(),
+        (None, None) => vec![schemaless("*")],
+    };
+    crate::pin::pin(
+        &setup.input.store,
+        &tools,
+        crate::precheck::DEFAULT_MAX_CALLS,
+    )
+    .pinned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Limits;
+
+    fn pinned(lines: &[&str], tools: Option<&[&str]>) -> Vec<(String, String)> {
+        let input =
+            crate::input::load("t", lines.join("\n").as_bytes(), Limits::default()).unwrap();
+        let setup = Setup {
+            input,
+            kept: None,
+            kept_origin: String::new(),
+            retention: Retention::Given,
+            tools: tools.map(|ts| ts.iter().map(|t| t.to_string()).collect()),
+            options: CheckOptions::default(),
+        };
+        protected(&setup)
+            .into_iter()
+            .map(|p| (p.id, p.why))
+            .collect()
+    }
+
+    const RECORDS: [&str; 9] = [
+        r#"{"id":"f1","seq":1,"kind":"fact","field":"tier","value":"gold"}"#,
+        r#"{"id":"p2","seq":2,"kind":"policy","scope":"refunds.*","predicate":{"field":"amount","op":"gt","value":5000},"effect":"require_approval"}"#,
+        r#"{"id":"p3","seq":3,"kind":"policy","scope":"refunds.create","predicate":{"field":"tier","op":"eq","value":"gold"},"effect":"allow"}"#,
+        r#"{"id":"f4","seq":4,"kind":"fact","field":"tier","value":"standard","supersedes":"f1","depends_on":["c5"]}"#,
+        r#"{"id":"c5","seq":5,"kind":"chatter"}"#,
+        r#"{"id":"p6","seq":6,"kind":"policy","scope":"refunds.create","predicate":{"all":[]},"effect":"deny"}"#,
+        r#"{"id":"p7","seq":7,"kind":"policy","scope":"refunds.create","predicate":{"all":[]},"effect":"allow","supersedes":"p6"}"#,
+        r#"{"id":"e8","seq":8,"kind":"effect","tool":"email.send","match":{"to":"x"}}"#,
+        r#"{"id":"s9","seq":9,"kind":"summary","text":"..."}"#,
+    ];
+
+    #[test]
+    fn protected_is_pin_over_the_guarded_tools() {
+        let all = pinned(&RECORDS, None);
+        let ids: Vec<&str> = all.iter().map(|(id, _)| id.as_str()).collect();
+        // Every tool is guarded: not f1 (stale), not p3 (a permission), not p6 (revoked by p7).
+        assert_eq!(ids, ["p2", "f4", "c5", "p7", "e8", "s9"]);
+        assert_eq!(all[1].1, "newest fact for `tier`, read by policy 'p3'");
+        assert_eq!(all[2].1, "depends_on input of 'f4'");
+        assert_eq!(all[3].1, "revokes in-scope policy 'p6'");
+        let only_mail = pinned(&RECORDS, Some(&["email.send"]));
+        let ids: Vec<&str> = only_mail.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["e8", "s9"]);
+        let by_glob = pinned(&RECORDS, Some(&["refunds.*"]));
+        let ids: Vec<&str> = by_glob.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["p2", "f4", "c5", "p7", "s9"]);
+    }
+
+    #[test]
+    fn describe_spells_each_kind() {
+        let s = crate::input::load("t", RECORDS.join("\n").as_bytes(), Limits::default())
+            .unwrap()
+            .store;
+        let d = |i: usize| describe(s.get(i).unwrap());
+        assert_eq!(
+            d(1),
+            "p2 (policy, seq 2): require_approval on refunds.* when amount gt 5000"
+        );
+        assert_eq!(d(3), "f4 (fact, seq 4): tier = \"standard\"");
+        assert_eq!(
+            d(7),
+            "e8 (effect, seq 8): email.send already ran with {\"to\":\"x\"}"
+        );
+        assert_eq!(
+            d(8),
+            "s9 (summary, seq 9): the gate cannot evaluate this kind; text: \"...\""
+        );
+        let nested = Predicate::parse(
+            &crate::json::parse(
+                br#"{"any":[{"not":{"field":"a","op":"in","value":[1,2]}},{"all":[]}]}"#,
+            )
+            .unwrap(),
+            8,
+        )
+        .unwrap();
+        assert_eq!(spell(&nested), "any(not(a in [1,2]); all())");
+    }
+
+    #[test]
+    fn pass_is_silent_and_deny_never_allows() {
+        for h in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
+            assert_eq!(reply(h, &Answer::Pass), Reply::silent());
+            let r = reply(h, &Answer::Deny("why\nnot".into()));
+            assert_eq!(
+                (r.stdout.as_slice(), r.stderr.as_slice(), r.exit),
+                (&b""[..], &b"why\nnot\n"[..], 2)
+            );
+            let json = r.fallback.unwrap();
+            let text = String::from_utf8(json.stdout).unwrap();
+            assert!(
+                text.contains("\"deny\"") && !text.contains("allow"),
+                "{text}"
+            );
+            assert!(text.ends_with("}\n") && text.matches('\n').count() == 1);
+            assert_eq!(json.exit, 0);
+        }
+    }
+
+    #[test]
+    fn a_control_character_in_a_reason_cannot_reach_the_terminal() {
+        let r = reply(
+            Harness::GeminiCli,
+            &Answer::Deny("a\u{1b}[2J\u{202e}b".into()),
+        );
+        assert_eq!(r.stderr, b"a\\u001b[2J\\u202eb\n");
+        assert_eq!(
+            json_deny(Harness::GeminiCli, "a\u{1b}[2J\u{202e}b"),
+            "{\"decision\":\"deny\",\"reason\":\"a\\u001b[2J\\u202eb\"}\n"
+        );
+    }
+}

@@ -1,0 +1,1047 @@
+//! The domain of values a tool's JSON Schema admits (SPEC 5).
+//!
+//! A schema is compiled once into a [`Schema`] that models `type` (integer apart from
+//! number), `properties`, `required`, `enum`, `const`, `minimum`, `maximum`,
+//! `exclusiveMinimum`, `exclusiveMaximum` (the draft-4 booleans too),
+//! `additionalProperties` and OpenAPI's `nullable: true`. Every other keyword is listed
+//! as ignored and read as admitting every value, so the modelled domain always contains
+//! the real one: precheck stays sound and is only less precise where a schema says more
+//! than this module reads. The module answers the questions precheck asks of a domain:
+//! does it admit this value, give any value it admits, and give one value per class of
+//! values a predicate can tell apart. It knows nothing about records or views.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::str::FromStr;
+
+use serde_json::{Map, Number, Value};
+
+use crate::decimal::Decimal;
+use crate::predicate::json_eq;
+use crate::report::clean;
+
+const NULL: u8 = 1;
+const BOOLEAN: u8 = 2;
+/// Whole numbers only (`5000.0` is one).
+const INTEGER: u8 = 4;
+/// Every number.
+const NUMBER: u8 = 8;
+const STRING: u8 = 16;
+const ARRAY: u8 = 32;
+const OBJECT: u8 = 64;
+const ALL: u8 = 127;
+
+/// The keywords this module models; the README lists them beside the ignored ones.
+pub const MODELLED: [&str; 11] = [
+    "type",
+    "properties",
+    "required",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "additionalProperties",
+    "nullable",
+];
+
+/// Keywords that annotate and never constrain: skipped without a note.
+const ANNOTATIONS: [&str; 12] = [
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$schema",
+    "$id",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$defs",
+    "definitions",
+];
+
+/// One end of a numeric range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    /// The limit.
+    pub value: Decimal,
+    /// True for `minimum`/`maximum`, false for the exclusive forms.
+    pub inclusive: bool,
+}
+
+/// Why a question about a domain was not decided exactly. Every caller treats it as
+/// "may bind": sound, never a silent PASS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undecided {
+    /// More calls than the bound (`--max-calls`) would have to be tried.
+    Bound(usize),
+    /// Two fields of one predicate read overlapping params (`a` and `a.b`).
+    Overlap(String),
+    /// A constant too large to step around exactly.
+    Arithmetic(String),
+    /// No admitted value distinct from the predicate's constants could be built.
+    NoOther(String),
+}
+
+impl Undecided {
+    /// One line for a report.
+    pub fn describe(&self) -> String {
+        match self {
+            Undecided::Bound(n) => {
+                format!("telling its reachable calls apart takes more than {n} calls (--max-calls)")
+            }
+            Undecided::Overlap(f) => format!(
+                "it reads `{}` both as a whole and through a dotted path, which precheck does not split",
+                clean(f)
+            ),
+            Undecided::Arithmetic(c) => {
+                format!("the constant `{c}` is too large to step around exactly")
+            }
+            Undecided::NoOther(f) => format!(
+                "no value of `{}` other than the predicate's constants could be built from the schema",
+                clean(f)
+            ),
+        }
+    }
+}
+
+/// What a predicate compares one field against: every constant it mentions, and whether
+/// it orders numbers or strings (then the gaps between constants are classes too).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Probe {
+    /// Every right-hand value (members of `in`/`not_in` arrays one by one).
+    pub constants: Vec<Value>,
+    /// Some `lt lte gt gte` compares this field with a number.
+    pub orders_numbers: bool,
+    /// Some `lt lte gt gte` compares this field with a string.
+    pub orders_strings: bool,
+}
+
+/// A compiled schema: the set of JSON values it admits, as far as the modelled keywords
+/// say. `Schema::any()` admits everything.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    types: u8,
+    members: Option<Vec<Value>>,
+    lower: Option<Bound>,
+    upper: Option<Bound>,
+    properties: BTreeMap<String, Schema>,
+    required: BTreeSet<String>,
+    /// The schema of keys not in `properties`; `None` admits any value.
+    additional: Option<Box<Schema>>,
+}
+
+static ANY: Schema = Schema {
+    types: ALL,
+    members: None,
+    lower: None,
+    upper: None,
+    properties: BTreeMap::new(),
+    required: BTreeSet::new(),
+    additional: None,
+};
+
+/// The schema a key of an object gets, and whether the key must be there.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot<'a> {
+    /// The schema of the key's value.
+    pub schema: &'a Schema,
+    /// True when `required` lists the key.
+    pub required: bool,
+}
+
+impl Schema {
+    /// Admits every value (no schema, or `true`).
+    pub fn any() -> Schema {
+        ANY.clone()
+    }
+
+    /// Admits nothing (`false`).
+    pub fn never() -> Schema {
+        Schema {
+            types: 0,
+            ..Schema::any()
+        }
+    }
+
+    /// True when this is the schema that admits everything.
+    pub fn is_any(&self) -> bool {
+        *self == ANY
+    }
+
+    /// Compiles a schema. Keywords it does not model are added to `ignored` and widen the
+    /// domain; a modelled keyword with a malformed value is an error naming its path.
+    pub fn compile(value: &Value, ignored: &mut BTreeSet<String>) -> Result<Schema, String> {
+        compile_at(value, "", ignored)
+    }
+
+    /// True when the domain holds `value`.
+    pub fn admits(&self, value: &Value) -> bool {
+        if self.types == 0 {
+            return false;
+        }
+        if let Some(members) = &self.members
+            && !members.iter().any(|m| json_eq(m, value))
+        {
+            return false;
+        }
+        match value {
+            Value::Null => self.types & NULL != 0,
+            Value::Bool(_) => self.types & BOOLEAN != 0,
+            Value::Number(n) => match Decimal::parse(n.as_str()) {
+                Ok(d) => self.admits_number(&d),
+                // INVARIANT: input numbers are checked at load; an unreadable one widens.
+                Err(_) => true,
+            },
+            Value::String(_) => self.types & STRING != 0,
+            Value::Array(_) => self.types & ARRAY != 0,
+            Value::Object(map) => {
+                self.types & OBJECT != 0
+                    && self.required.iter().all(|k| map.contains_key(k))
+                    && map.iter().all(|(k, v)| self.slot(k).schema.admits(v))
+            }
+        }
+    }
+
+    fn admits_number(&self, d: &Decimal) -> bool {
+        let typed = self.types & NUMBER != 0 || (self.types & INTEGER != 0 && d.is_integer());
+        typed
+            && self.lower.as_ref().is_none_or(|b| above(d, b))
+            && self.upper.as_ref().is_none_or(|b| below(d, b))
+    }
+
+    /// The same domain restricted to objects (a tool's params are always one).
+    pub fn objects_only(mut self) -> Schema {
+        self.types &= OBJECT;
+        self
+    }
+
+    /// True when some admitted value is an object.
+    pub fn admits_objects(&self) -> bool {
+        self.types & OBJECT != 0
+    }
+
+    /// The schema of `key` inside an admitted object.
+    pub fn slot(&self, key: &str) -> Slot<'_> {
+        let schema = self
+            .properties
+            .get(key)
+            .or(self.additional.as_deref())
+            .unwrap_or(&ANY);
+        Slot {
+            schema,
+            required: self.required.contains(key),
+        }
+    }
+
+    /// Keys every admitted object must have.
+    pub fn required(&self) -> impl Iterator<Item = &str> {
+        self.required.iter().map(String::as_str)
+    }
+
+    /// The admitted values, when `enum`/`const` make the domain a finite list.
+    pub fn finite(&self) -> Option<Vec<Value>> {
+        let members = self.members.as_ref()?;
+        let mut out: Vec<Value> = Vec::new();
+        for m in members {
+            if self.admits(m) && !out.iter().any(|o| json_eq(o, m)) {
+                out.push(m.clone());
+            }
+        }
+        Some(out)
+    }
+
+    /// Some value the domain admits, or `None` when it admits nothing.
+    pub fn sample(&self) -> Result<Option<Value>, Undecided> {
+        if let Some(values) = self.finite() {
+            return Ok(values.into_iter().next());
+        }
+        let objecty = !self.properties.is_empty() || !self.required.is_empty();
+        if objecty
+            && self.types & OBJECT != 0
+            && let Some(obj) = self.sample_object()?
+        {
+            return Ok(Some(Value::Object(obj)));
+        }
+        if let Some(v) = self.sample_scalar()? {
+            return Ok(Some(v));
+        }
+        if self.types & OBJECT != 0 {
+            return Ok(self.sample_object()?.map(Value::Object));
+        }
+        Ok(None)
+    }
+
+    /// Some admitted value that is not an object (it lacks every nested path).
+    pub fn sample_non_object(&self) -> Result<Option<Value>, Undecided> {
+        if let Some(values) = self.finite() {
+            return Ok(values.into_iter().find(|v| !v.is_object()));
+        }
+        self.sample_scalar()
+    }
+
+    fn sample_scalar(&self) -> Result<Option<Value>, Undecided> {
+        if self.types & STRING != 0 {
+            return Ok(Some(Value::String(String::new())));
+        }
+        if self.types & (INTEGER | NUMBER) != 0 {
+            let zero = Decimal::zero();
+            if self.admits_number(&zero) {
+                return Ok(Some(number_value(&zero)?));
+            }
+            if let Some(d) = self.number_in(None, None)? {
+                return Ok(Some(number_value(&d)?));
+            }
+        }
+        if self.types & BOOLEAN != 0 {
+            return Ok(Some(Value::Bool(false)));
+        }
+        if self.types & NULL != 0 {
+            return Ok(Some(Value::Null));
+        }
+        if self.types & ARRAY != 0 {
+            return Ok(Some(Value::Array(Vec::new())));
+        }
+        Ok(None)
+    }
+
+    /// The smallest admitted object: each required key filled with some admitted value.
+    pub fn sample_object(&self) -> Result<Option<Map<String, Value>>, Undecided> {
+        if self.types & OBJECT == 0 {
+            return Ok(None);
+        }
+        if let Some(values) = self.finite() {
+            return Ok(values.into_iter().find_map(|v| match v {
+                Value::Object(m) => Some(m),
+                _ => None,
+            }));
+        }
+        let mut out = Map::new();
+        for key in &self.required {
+            match self.slot(key).schema.sample()? {
+                Some(v) => {
+                    out.insert(key.clone(), v);
+                }
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Can an admitted value lack the nested path? (`true` when unsure.)
+    pub fn may_lack(&self, path: &[&str]) -> bool {
+        let [first, rest @ ..] = path else {
+            return false;
+        };
+        if self.types == 0 {
+            return false;
+        }
+        if let Some(values) = self.finite() {
+            return values.iter().any(|v| lookup(v, path).is_none());
+        }
+        if self.types & !OBJECT != 0 {
+            return true;
+        }
+        let slot = self.slot(first);
+        !slot.required || (!rest.is_empty() && slot.schema.may_lack(rest))
+    }
+
+    /// Can an admitted value have the nested path? (`true` when unsure.)
+    pub fn may_have(&self, path: &[&str]) -> bool {
+        let [first, rest @ ..] = path else {
+            return self.types != 0;
+        };
+        if let Some(values) = self.finite() {
+            return values.iter().any(|v| lookup(v, path).is_some());
+        }
+        self.types & OBJECT != 0 && self.slot(first).schema.may_have(rest)
+    }
+
+    /// One admitted value per class of values that `probe`'s comparisons can tell apart
+    /// (SPEC 2.2): each constant, a value in each gap between ordered constants and
+    /// beyond them, and one value of every other admitted type. Two values of one class
+    /// give every comparison on the field the same result, type mismatches included, so
+    /// trying these is trying every value the schema admits.
+    pub fn reps(&self, field: &str, probe: &Probe) -> Result<Vec<Value>, Undecided> {
+        if let Some(values) = self.finite() {
+            return Ok(values);
+        }
+        // One group per admitted type; the types the constants have come first, so a
+        // witness looks like what the rule talks about.
+        let mut groups: Vec<(usize, Vec<Value>)> = Vec::new();
+        let rank = |bits: u8, default: usize| {
+            probe
+                .constants
+                .iter()
+                .position(|c| type_bit(c) & bits != 0)
+                .unwrap_or(probe.constants.len() + default)
+        };
+        if self.types & (INTEGER | NUMBER) != 0 {
+            let mut out = Vec::new();
+            self.number_reps(probe, &mut out)?;
+            groups.push((rank(INTEGER | NUMBER, 0), out));
+        }
+        if self.types & STRING != 0 {
+            let mut out = Vec::new();
+            string_reps(probe, &mut out);
+            groups.push((rank(STRING, 1), out));
+        }
+        if self.types & BOOLEAN != 0 {
+            let out = if probe.constants.iter().any(Value::is_boolean) {
+                vec![Value::Bool(true), Value::Bool(false)]
+            } else {
+                vec![Value::Bool(true)]
+            };
+            groups.push((rank(BOOLEAN, 2), out));
+        }
+        if self.types & NULL != 0 {
+            groups.push((rank(NULL, 3), vec![Value::Null]));
+        }
+        if self.types & ARRAY != 0 {
+            let mut out = Vec::new();
+            let arrays: Vec<&Value> = probe.constants.iter().filter(|c| c.is_array()).collect();
+            push_distinct(&mut out, arrays.iter().copied().filter(|c| self.admits(c)));
+            // n + 1 arrays of nulls of different lengths: one differs from all n constants.
+            let other = (0..=arrays.len())
+                .map(|n| Value::Array(vec![Value::Null; n]))
+                .find(|a| !arrays.iter().any(|c| json_eq(c, a)));
+            out.extend(other);
+            groups.push((rank(ARRAY, 4), out));
+        }
+        if self.types & OBJECT != 0 {
+            let mut out = Vec::new();
+            let objects: Vec<&Value> = probe.constants.iter().filter(|c| c.is_object()).collect();
+            push_distinct(&mut out, objects.iter().copied().filter(|c| self.admits(c)));
+            if let Some(other) = self.other_object(field, &objects)? {
+                out.push(other);
+            }
+            groups.push((rank(OBJECT, 5), out));
+        }
+        groups.sort_by_key(|(r, _)| *r);
+        Ok(groups.into_iter().flat_map(|(_, g)| g).collect())
+    }
+
+    fn number_reps(&self, probe: &Probe, out: &mut Vec<Value>) -> Result<(), Undecided> {
+        let mut consts: Vec<(Decimal, &Value)> = probe
+            .constants
+            .iter()
+            .filter_map(|v| match v {
+                Value::Number(n) => Decimal::parse(n.as_str()).ok().map(|d| (d, v)),
+                _ => None,
+            })
+            .collect();
+        consts.sort_by(|a, b| a.0.cmp(&b.0));
+        consts.dedup_by(|a, b| a.0 == b.0);
+        let mut gap_found = false;
+        for i in 0..=consts.len() {
+            let prev = i.checked_sub(1).and_then(|j| consts.get(j));
+            let next = consts.get(i);
+            if probe.orders_numbers || !gap_found {
+                let lower = prev.map(|(d, _)| Bound {
+                    value: d.clone(),
+                    inclusive: false,
+                });
+                let upper = next.map(|(d, _)| Bound {
+                    value: d.clone(),
+                    inclusive: false,
+                });
+                if let Some(d) = self.number_in(lower.as_ref(), upper.as_ref())? {
+                    out.push(number_value(&d)?);
+                    gap_found = true;
+                }
+            }
+            if let Some((d, v)) = next
+                && self.admits_number(d)
+            {
+                out.push((*v).clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// An admitted number strictly inside `(lower, upper)` intersected with this domain:
+    /// for whole numbers the first one above the lower end (5001 above 5000), else one
+    /// above the lower end, the exact midpoint, or the bound itself where it is included.
+    fn number_in(
+        &self,
+        lower: Option<&Bound>,
+        upper: Option<&Bound>,
+    ) -> Result<Option<Decimal>, Undecided> {
+        let lower = tighter(lower, self.lower.as_ref(), true);
+        let upper = tighter(upper, self.upper.as_ref(), false);
+        let integer = self.types & NUMBER == 0;
+        let too_big = |b: &Bound| Undecided::Arithmetic(b.value.to_literal());
+        let one = Decimal::one();
+        if integer {
+            let lo = match &lower {
+                None => None,
+                Some(b) if b.inclusive => Some(b.value.ceil().ok_or_else(|| too_big(b))?),
+                Some(b) => Some(
+                    b.value
+                        .floor()
+                        .and_then(|f| f.checked_add(&one))
+                        .ok_or_else(|| too_big(b))?,
+                ),
+            };
+            let hi = match &upper {
+                None => None,
+                Some(b) if b.inclusive => Some(b.value.floor().ok_or_else(|| too_big(b))?),
+                Some(b) => Some(
+                    b.value
+                        .ceil()
+                        .and_then(|c| c.checked_sub(&one))
+                        .ok_or_else(|| too_big(b))?,
+                ),
+            };
+            return Ok(match (lo, hi) {
+                (Some(l), Some(h)) => (l <= h).then_some(l),
+                (Some(l), None) => Some(l),
+                (None, Some(h)) => Some(h),
+                (None, None) => Some(Decimal::zero()),
+            });
+        }
+        let inside = |d: &Decimal| {
+            lower.as_ref().is_none_or(|b| above(d, b)) && upper.as_ref().is_none_or(|b| below(d, b))
+        };
+        Ok(match (&lower, &upper) {
+            (None, None) => Some(Decimal::zero()),
+            (Some(l), _) if l.inclusive => inside(&l.value).then(|| l.value.clone()),
+            (Some(l), None) => Some(l.value.checked_add(&one).ok_or_else(|| too_big(l))?),
+            (None, Some(u)) if u.inclusive => Some(u.value.clone()),
+            (None, Some(u)) => Some(u.value.checked_sub(&one).ok_or_else(|| too_big(u))?),
+            (Some(l), Some(u)) => {
+                if l.value >= u.value {
+                    (u.inclusive && inside(&u.value)).then(|| u.value.clone())
+                } else {
+                    match l.value.checked_add(&one).filter(|d| inside(d)) {
+                        Some(d) => Some(d),
+                        None if u.inclusive => Some(u.value.clone()),
+                        None => Some(l.value.midpoint(&u.value).ok_or_else(|| too_big(l))?),
+                    }
+                }
+            }
+        })
+    }
+
+    /// An admitted object equal to none of `constants`.
+    fn other_object(&self, field: &str, constants: &[&Value]) -> Result<Option<Value>, Undecided> {
+        let Some(base) = self.sample_object()? else {
+            return Ok(None);
+        };
+        let differs = |v: &Value| !constants.iter().any(|c| json_eq(c, v));
+        let candidate = Value::Object(base.clone());
+        if differs(&candidate) {
+            return Ok(Some(candidate));
+        }
+        // n + 1 objects that differ in one extra key: one differs from all n constants.
+        for i in 0..=constants.len() {
+            let key = format!("_{i}");
+            if base.contains_key(&key) {
+                continue;
+            }
+            let Some(v) = self.slot(&key).schema.sample()? else {
+                break;
+            };
+            let mut obj = base.clone();
+            obj.insert(key, v);
+            let candidate = Value::Object(obj);
+            if differs(&candidate) && self.admits(&candidate) {
+                return Ok(Some(candidate));
+            }
+        }
+        Err(Undecided::NoOther(field.to_string()))
+    }
+}
+
+/// The type bit of a value (any number counts as both integer and number).
+fn type_bit(v: &Value) -> u8 {
+    match v {
+        Value::Null => NULL,
+        Value::Bool(_) => BOOLEAN,
+        Value::Number(_) => INTEGER | NUMBER,
+        Value::String(_) => STRING,
+        Value::Array(_) => ARRAY,
+        Value::Object(_) => OBJECT,
+    }
+}
+
+fn push_distinct<'a>(out: &mut Vec<Value>, values: impl Iterator<Item = &'a Value>) {
+    for v in values {
+        if !out.iter().any(|o| json_eq(o, v)) {
+            out.push(v.clone());
+        }
+    }
+}
+
+fn above(d: &Decimal, b: &Bound) -> bool {
+    if b.inclusive {
+        *d >= b.value
+    } else {
+        *d > b.value
+    }
+}
+
+fn below(d: &Decimal, b: &Bound) -> bool {
+    if b.inclusive {
+        *d <= b.value
+    } else {
+        *d < b.value
+    }
+}
+
+/// The tighter of two lower (`lower = true`) or upper bounds; at a tie the exclusive one.
+fn tighter(a: Option<&Bound>, b: Option<&Bound>, lower: bool) -> Option<Bound> {
+    match (a, b) {
+        (None, None) => None,
+        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+        (Some(x), Some(y)) => {
+            let order = x.value.cmp(&y.value);
+            let pick_x = if lower { order.is_gt() } else { order.is_lt() };
+            Some(if order.is_eq() {
+                Bound {
+                    value: x.value.clone(),
+                    inclusive: x.inclusive && y.inclusive,
+                }
+            } else if pick_x {
+                x.clone()
+            } else {
+                y.clone()
+            })
+        }
+    }
+}
+
+/// A decimal as a JSON number value.
+fn number_value(d: &Decimal) -> Result<Value, Undecided> {
+    let literal = d.to_literal();
+    Number::from_str(&literal)
+        .map(Value::Number)
+        .map_err(|_| Undecided::Arithmetic(literal))
+}
+
+/// Follows a nested path through objects.
+fn lookup<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter()
+        .try_fold(value, |here, key| here.as_object()?.get(*key))
+}
+
+fn string_reps(probe: &Probe, out: &mut Vec<Value>) {
+    let consts: BTreeSet<&str> = probe.constants.iter().filter_map(Value::as_str).collect();
+    if probe.orders_strings {
+        let sorted: Vec<&str> = consts.iter().copied().collect();
+        for i in 0..=sorted.len() {
+            let prev = i.checked_sub(1).and_then(|j| sorted.get(j)).copied();
+            let next = sorted.get(i).copied();
+            if let Some(s) = between(prev, next) {
+                out.push(Value::String(s));
+            }
+            if let Some(s) = next {
+                out.push(Value::String(s.to_string()));
+            }
+        }
+    } else {
+        out.extend(consts.iter().map(|s| Value::String((*s).to_string())));
+        // n + 1 distinct candidates: one differs from all n constants.
+        let other = std::iter::once(String::new())
+            .chain((0..consts.len()).map(|i| format!("x{i}")))
+            .find(|c| !consts.contains(c.as_str()));
+        out.extend(other.map(Value::String));
+    }
+}
+
+/// A string strictly between `lo` and `hi` in code point order (either end open), or
+/// `None` when there is none. `lo + "\0"` (or `""` with no lower end) is in the gap
+/// whenever the gap is not empty, so the search is exact; the other candidates are
+/// tried first because they read better in a witness.
+fn between(lo: Option<&str>, hi: Option<&str>) -> Option<String> {
+    let step = |s: &str, up: bool| -> Option<String> {
+        let mut chars: Vec<char> = s.chars().collect();
+        let last = chars.pop()?;
+        let code = u32::from(last);
+        let next = if up {
+            code.checked_add(1).and_then(char::from_u32)
+        } else {
+            code.checked_sub(1).and_then(char::from_u32)
+        }?;
+        chars.push(next);
+        Some(chars.into_iter().collect())
+    };
+    let candidates = [
+        lo.and_then(|l| step(l, true)),
+        hi.and_then(|h| step(h, false)),
+        lo.map(|l| format!("{l}0")),
+        lo.map(|l| format!("{l}\u{0}")),
+        Some(String::new()),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|c| lo.is_none_or(|l| l < c.as_str()) && hi.is_none_or(|h| c.as_str() < h))
+}
+
+fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Result<Schema, String> {
+    let here = |key: &str| format!("{path}/{}", clean(key));
+    let obj = match value {
+        Value::Bool(true) => return Ok(Schema::any()),
+        Value::Bool(false) => return Ok(Schema::never()),
+        Value::Object(obj) => obj,
+        _ => {
+            return Err(format!(
+                "{}: a schema must be an object or a boolean",
+                if path.is_empty() { "/" } else { path }
+            ));
+        }
+    };
+    if obj.contains_key("$ref") {
+        // Beside `$ref`, drafts 4 to 7 ignore every other keyword: read the node as
+        // admitting anything rather than guess what the reference says.
+        ignored.insert("$ref".to_string());
+        return Ok(Schema::any());
+    }
+    let mut s = Schema::any();
+    let mut draft4_exclusive = (false, false);
+    let mut nullable = false;
+    for (key, v) in obj {
+        let at = here(key);
+        match key.as_str() {
+            "type" => s.types = parse_types(v, &at)?,
+            "enum" => {
+                let Value::Array(items) = v else {
+                    return Err(format!("{at}: `enum` must be an array"));
+                };
+                s.members = Some(intersect(s.members.take(), items));
+            }
+            "const" => s.members = Some(intersect(s.members.take(), std::slice::from_ref(v))),
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                let lower = matches!(key.as_str(), "minimum" | "exclusiveMinimum");
+                let inclusive = matches!(key.as_str(), "minimum" | "maximum");
+                match v {
+                    Value::Bool(flag) if !inclusive => {
+                        if lower {
+                            draft4_exclusive.0 = *flag;
+                        } else {
+                            draft4_exclusive.1 = *flag;
+                        }
+                    }
+                    Value::Number(n) => {
+                        let value = Decimal::parse(n.as_str()).map_err(|e| format!("{at}: {e}"))?;
+                        let b = Bound { value, inclusive };
+                        if lower {
+                            s.lower = tighter(s.lower.as_ref(), Some(&b), true);
+                        } else {
+                            s.upper = tighter(s.upper.as_ref(), Some(&b), false);
+                        }
+                    }
+                    _ => return Err(format!("{at}: `{key}` must be a number")),
+                }
+            }
+            "properties" => {
+                let Value::Object(props) = v else {
+                    return Err(format!("{at}: `properties` must be an object of schemas"));
+                };
+                for (name, sub) in props {
+                    let sub_path = format!("{at}/{}", clean(name));
+                    s.properties
+                        .insert(name.clone(), compile_at(sub, &sub_path, ignored)?);
+                }
+            }
+            "required" => {
+                let Value::Array(items) = v else {
+                    return Err(format!("{at}: `required` must be an array of names"));
+                };
+                for item in items {
+                    let Value::String(name) = item else {
+                        return Err(format!("{at}: `required` must be an array of names"));
+                    };
+                    s.required.insert(name.clone());
+                }
+            }
+            "additionalProperties" => {
+                s.additional = match v {
+                    Value::Bool(true) => None,
+                    other => Some(Box::new(compile_at(other, &at, ignored)?)),
+                };
+            }
+            "nullable" => match v {
+                Value::Bool(b) => nullable = *b,
+                _ => return Err(format!("{at}: `nullable` must be a boolean")),
+            },
+            k if ANNOTATIONS.contains(&k) => {}
+            other => {
+                ignored.insert(other.to_string());
+            }
+        }
+    }
+    if draft4_exclusive.0
+        && let Some(b) = &mut s.lower
+    {
+        b.inclusive = false;
+    }
+    if draft4_exclusive.1
+        && let Some(b) = &mut s.upper
+    {
+        b.inclusive = false;
+    }
+    if nullable {
+        // OpenAPI's `nullable: true` admits null; JSON Schema ignores the keyword.
+        // Admitting null is right under either reading's superset.
+        s.types |= NULL;
+        if let Some(m) = &mut s.members {
+            m.push(Value::Null);
+        }
+    }
+    if obj.contains_key("patternProperties") {
+        // Keys matching a pattern are allowed even with `additionalProperties: false`;
+        // patterns are not modelled, so every key is.
+        s.additional = None;
+    }
+    Ok(s)
+}
+
+fn parse_types(v: &Value, at: &str) -> Result<u8, String> {
+    let one = |name: &Value| -> Result<u8, String> {
+        match name.as_str() {
+            Some("null") => Ok(NULL),
+            Some("boolean") => Ok(BOOLEAN),
+            Some("integer") => Ok(INTEGER),
+            Some("number") => Ok(NUMBER | INTEGER),
+            Some("string") => Ok(STRING),
+            Some("array") => Ok(ARRAY),
+            Some("object") => Ok(OBJECT),
+            _ => Err(format!(
+                "{at}: unknown type {} (null, boolean, integer, number, string, array, object)",
+                crate::report::json_text(name)
+            )),
+        }
+    };
+    match v {
+        Value::Array(names) => names.iter().try_fold(0, |acc, n| Ok(acc | one(n)?)),
+        name => one(name),
+    }
+}
+
+fn intersect(current: Option<Vec<Value>>, items: &[Value]) -> Vec<Value> {
+    match current {
+        None => items.to_vec(),
+        Some(cur) => cur
+            .into_iter()
+            .filter(|c| items.iter().any(|i| json_eq(c, i)))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn schema(text: &str) -> Schema {
+        Schema::compile(&parse(text.as_bytes()).unwrap(), &mut BTreeSet::new()).unwrap()
+    }
+
+    fn v(text: &str) -> Value {
+        parse(text.as_bytes()).unwrap()
+    }
+
+    fn probe(consts: &str, numbers: bool, strings: bool) -> Probe {
+        Probe {
+            constants: v(consts).as_array().unwrap().clone(),
+            orders_numbers: numbers,
+            orders_strings: strings,
+        }
+    }
+
+    fn reps(s: &str, p: &Probe) -> Vec<String> {
+        schema(s)
+            .reps("f", p)
+            .unwrap()
+            .iter()
+            .map(crate::json::canonical)
+            .collect()
+    }
+
+    #[test]
+    fn integer_boundary_steps_by_one() {
+        let p = probe("[5000]", true, false);
+        assert_eq!(reps(r#"{"type":"integer"}"#, &p), ["4999", "5000", "5001"]);
+        assert_eq!(
+            reps(r#"{"type":"integer","maximum":5000}"#, &p),
+            ["4999", "5000"]
+        );
+        assert_eq!(
+            reps(r#"{"type":"integer","exclusiveMaximum":5000}"#, &p),
+            ["4999"]
+        );
+        assert_eq!(
+            reps(r#"{"type":"integer","minimum":0,"maximum":0}"#, &p),
+            ["0"]
+        );
+    }
+
+    #[test]
+    fn number_gaps_get_exact_midpoints() {
+        let p = probe("[4999, 5000]", true, false);
+        assert_eq!(
+            reps(r#"{"type":"number"}"#, &p),
+            ["4998", "4999", "4999.5", "5000", "5001"]
+        );
+        assert_eq!(
+            reps(r#"{"type":"integer"}"#, &p),
+            ["4998", "4999", "5000", "5001"]
+        );
+        let p = probe("[0.1, 0.2]", true, false);
+        assert_eq!(
+            reps(r#"{"type":"number","minimum":0.1,"maximum":0.2}"#, &p),
+            ["0.1", "0.15", "0.2"]
+        );
+    }
+
+    #[test]
+    fn equality_only_fields_get_one_other_value_per_type() {
+        let p = probe(r#"["suspended", 7]"#, false, false);
+        assert_eq!(
+            reps(r#"{"type":["string","integer"]}"#, &p),
+            ["\"suspended\"", "\"\"", "6", "7"]
+        );
+        let p = probe(r#"["", "x0"]"#, false, false);
+        assert_eq!(
+            reps(r#"{"type":"string"}"#, &p),
+            ["\"\"", "\"x0\"", "\"x1\""]
+        );
+    }
+
+    #[test]
+    fn no_schema_tries_every_type() {
+        let p = probe("[5000]", true, false);
+        assert_eq!(
+            reps("{}", &p),
+            ["4999", "5000", "5001", "\"\"", "true", "null", "[]", "{}"]
+        );
+    }
+
+    #[test]
+    fn string_gaps_follow_code_point_order() {
+        assert_eq!(
+            between(Some("2026-02-28"), Some("2026-03-01")).as_deref(),
+            Some("2026-02-29")
+        );
+        assert_eq!(between(None, Some("b")).as_deref(), Some("a"));
+        assert_eq!(between(Some("a"), None).as_deref(), Some("b"));
+        assert_eq!(between(Some("a"), Some("a\u{0}")), None);
+        assert_eq!(
+            between(Some("a"), Some("a\u{1}")).as_deref(),
+            Some("a\u{0}")
+        );
+        assert_eq!(between(None, Some("")), None);
+        assert_eq!(between(Some("a"), Some("b")).as_deref(), Some("a0"));
+    }
+
+    #[test]
+    fn enums_are_finite_and_filtered() {
+        let s = schema(r#"{"type":"integer","enum":[1, 2.5, "x", 3],"maximum":2}"#);
+        assert_eq!(s.finite().unwrap(), [v("1")]);
+        let s = schema(r#"{"enum":["a","b"],"const":"b"}"#);
+        assert_eq!(s.finite().unwrap(), [v("\"b\"")]);
+    }
+
+    #[test]
+    fn objects_are_checked_key_by_key() {
+        let s = schema(
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000},
+                "customer":{"type":"object","properties":{"tier":{"enum":["gold","free"]}},"required":["tier"]}},
+                "required":["amount"],"additionalProperties":false}"#,
+        );
+        assert!(s.admits(&v(r#"{"amount":5000}"#)));
+        assert!(s.admits(&v(r#"{"amount":5000.0}"#)));
+        assert!(!s.admits(&v(r#"{"amount":5001}"#)));
+        assert!(!s.admits(&v(r#"{"amount":1.5}"#)));
+        assert!(!s.admits(&v(r#"{}"#)));
+        assert!(!s.admits(&v(r#"{"amount":1,"note":"x"}"#)));
+        assert!(!s.admits(&v(r#"{"amount":1,"customer":{}}"#)));
+        assert!(s.admits(&v(r#"{"amount":1,"customer":{"tier":"gold"}}"#)));
+        assert_eq!(
+            s.sample().unwrap().map(|x| crate::json::canonical(&x)),
+            Some(r#"{"amount":0}"#.to_string())
+        );
+        assert!(!s.may_lack(&["amount"]));
+        assert!(s.may_lack(&["customer", "tier"]));
+        assert!(!s.may_have(&["note"]));
+        assert!(s.may_have(&["customer", "tier"]));
+    }
+
+    #[test]
+    fn unsatisfiable_schemas_have_no_sample() {
+        for text in [
+            "false",
+            r#"{"type":"integer","minimum":1.2,"maximum":1.8}"#,
+            r#"{"type":"object","required":["x"],"additionalProperties":false}"#,
+            r#"{"enum":[]}"#,
+            r#"{"type":"number","exclusiveMinimum":1,"exclusiveMaximum":1}"#,
+        ] {
+            assert_eq!(schema(text).sample().unwrap(), None, "{text}");
+        }
+        assert_eq!(
+            schema(r#"{"type":"number","exclusiveMinimum":1,"maximum":1.5}"#)
+                .sample()
+                .unwrap(),
+            Some(v("1.5"))
+        );
+    }
+
+    #[test]
+    fn draft4_exclusive_flags() {
+        let s = schema(r#"{"type":"integer","minimum":0,"exclusiveMinimum":true}"#);
+        assert!(!s.admits(&v("0")) && s.admits(&v("1")));
+    }
+
+    #[test]
+    fn unmodelled_keywords_widen_and_are_listed() {
+        let mut ignored = BTreeSet::new();
+        let s = Schema::compile(
+            &v(r##"{"type":"object","title":"t","description":"d",
+                  "properties":{"s":{"type":"string","pattern":"^a","minLength":3},
+                                "r":{"$ref":"#/$defs/x","type":"string"}},
+                  "patternProperties":{"^x_":{}},"additionalProperties":false}"##),
+            &mut ignored,
+        )
+        .unwrap();
+        assert_eq!(
+            ignored.into_iter().collect::<Vec<_>>(),
+            ["$ref", "minLength", "pattern", "patternProperties"]
+        );
+        assert!(s.admits(&v(r#"{"s":"","r":5,"x_1":true}"#)));
+    }
+
+    #[test]
+    fn malformed_modelled_keywords_are_refused() {
+        for (text, needle) in [
+            (r#"{"type":"integr"}"#, "/type: unknown type \"integr\""),
+            (r#"{"required":"x"}"#, "/required"),
+            (
+                r#"{"properties":{"a":{"maximum":"5"}}}"#,
+                "/properties/a/maximum",
+            ),
+            (r#"{"enum":1}"#, "/enum"),
+            ("3", "/: a schema must be"),
+        ] {
+            let err = Schema::compile(&v(text), &mut BTreeSet::new()).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn nullable_admits_null() {
+        let s = schema(r#"{"type":"string","nullable":true}"#);
+        assert!(s.admits(&Value::Null));
+    }
+
+    #[test]
+    fn other_object_differs_from_constants() {
+        let p = probe(r#"[{}]"#, false, false);
+        let r = reps(r#"{"type":"object"}"#, &p);
+        assert_eq!(r, ["{}", r#"{"_0":""}"#]);
+        let closed = schema(r#"{"type":"object","additionalProperties":false}"#);
+        assert!(matches!(closed.reps("f", &p), Err(Undecided::NoOther(_))));
+    }
+}

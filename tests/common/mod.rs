@@ -1,0 +1,157 @@
+//! Shared helpers for the CLI tests: run the real binary, write temporary inputs.
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What one run of the binary produced.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The report's `verdict   :` line.
+    pub fn verdict_line(&self) -> &str {
+        self.stdout
+            .lines()
+            .find(|l| l.starts_with("verdict   :"))
+            .unwrap_or_else(|| panic!("no verdict line in:\n{}", self.stdout))
+    }
+
+    /// Lines with a given label, without the label.
+    pub fn labelled(&self, label: &str) -> Vec<&str> {
+        let prefix = format!("{label:<10}: ");
+        self.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix.as_str()))
+            .collect()
+    }
+}
+
+/// Runs omission-gate with arguments and optional stdin.
+pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_omission-gate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn omission-gate");
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().expect("exited by a signal"),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// A temporary directory that lives as long as the value.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Writes a file and returns its path as a string.
+    pub fn file(&self, name: &str, content: &[u8]) -> String {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// The repository's fixtures directory.
+pub fn fixture(name: &str) -> String {
+    let p: PathBuf = ["fixtures", name].iter().collect();
+    p.to_str().unwrap().to_string()
+}
+
+/// A document from record JSON snippets, kept ids and an action.
+pub fn doc(records: &[&str], kept: &[&str], action: &str) -> String {
+    let kept: Vec<String> = kept.iter().map(|k| format!("\"{k}\"")).collect();
+    format!(
+        "{{\"records\":[{}],\"kept\":[{}],\"action\":{}}}",
+        records.join(","),
+        kept.join(","),
+        action
+    )
+}
+
+/// Every `$ omission-gate ...` line in a fenced block of the markdown file at `doc`
+/// (relative to the repository root), run with bash from the root with the binary on
+/// PATH, prints exactly the lines under it. Returns how many examples ran.
+pub fn doc_examples_hold(doc: &str) -> usize {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let text = std::fs::read_to_string(Path::new(root).join(doc)).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_omission-gate"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut examples: Vec<(String, String)> = Vec::new();
+    let mut in_block = false;
+    let mut open = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            open = false;
+        } else if in_block && let Some(cmd) = line.strip_prefix("$ ") {
+            examples.push((cmd.to_string(), String::new()));
+            open = true;
+        } else if open && let Some((_, out)) = examples.last_mut() {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let mut ran = 0;
+    for (cmd, want) in examples {
+        if !cmd.starts_with("omission-gate ") {
+            continue;
+        }
+        ran += 1;
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&cmd)
+            .env("PATH", &path)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(got, want, "{doc} example `{cmd}` prints something else");
+    }
+    ran
+}

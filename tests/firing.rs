@@ -1,0 +1,375 @@
+//! One CLI test per row of SPEC 4's firing table, plus effects, unevaluable records,
+//! revocation and derivation notes. Each runs the real binary on a small document.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+use common::{Scratch, doc, run};
+
+const ACTION: &str = r#"{"tool":"refunds.create","params":{"amount":8400}}"#;
+const DENY_BIG: &str = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.*","effect":"require_approval","predicate":{"field":"amount","op":"gt","value":5000}}"#;
+const CHAT: &str = r#"{"id":"c","seq":9,"kind":"chatter","text":"hello"}"#;
+
+fn tier_policy(effect: &str, value: &str) -> String {
+    format!(
+        r#"{{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"{effect}","predicate":{{"field":"customer.tier","op":"eq","value":"{value}"}}}}"#
+    )
+}
+const TIER_OLD: &str =
+    r#"{"id":"t1","seq":2,"kind":"fact","field":"customer.tier","value":"gold"}"#;
+const TIER_NEW: &str = r#"{"id":"t2","seq":3,"kind":"fact","field":"customer.tier","value":"standard","supersedes":"t1"}"#;
+
+fn check(records: &[&str], kept: &[&str], action: &str, extra: &[&str]) -> common::Run {
+    let s = Scratch::new();
+    let path = s.file("in.json", doc(records, kept, action).as_bytes());
+    let mut args = vec!["check", path.as_str()];
+    args.extend_from_slice(extra);
+    run(&args, None)
+}
+
+#[test]
+fn restrictive_unknown_is_error_unresolved_field() {
+    let r = check(
+        &[DENY_BIG, CHAT],
+        &["p", "c"],
+        r#"{"tool":"refunds.create","params":{}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2"
+    );
+    assert!(r.stdout.contains("field `amount`"), "{}", r.stdout);
+}
+
+#[test]
+fn restrictive_dropped_true_is_block_dropped_binding_constraint() {
+    let r = check(&[DENY_BIG, CHAT], &["c"], ACTION, &[]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["p"]);
+    assert!(r.stdout.contains("(amount = 8400 gt 5000)"), "{}", r.stdout);
+}
+
+#[test]
+fn restrictive_dropped_false_is_nothing() {
+    let r = check(
+        &[DENY_BIG, CHAT],
+        &["c"],
+        r#"{"tool":"refunds.create","params":{"amount":5000}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 0);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert!(
+        r.labelled("note").is_empty() && r.labelled("reason").is_empty(),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn restrictive_kept_true_false_is_block_stale_kept() {
+    // The rule is kept, the newer fact that makes it fire is dropped.
+    let r = check(
+        &[&tier_policy("deny", "standard"), TIER_OLD, TIER_NEW],
+        &["p", "t1"],
+        ACTION,
+        &[],
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-kept) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["t2"]);
+}
+
+#[test]
+fn restrictive_kept_true_unknown_is_block_dropped_binding_fact() {
+    let r = check(
+        &[&tier_policy("deny", "standard"), TIER_OLD, TIER_NEW],
+        &["p"],
+        ACTION,
+        &[],
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-fact) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["t2"]);
+}
+
+#[test]
+fn restrictive_false_true_is_a_safe_direction_note() {
+    let r = check(
+        &[&tier_policy("deny", "gold"), TIER_OLD, TIER_NEW],
+        &["p", "t1"],
+        ACTION,
+        &[],
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    let notes = r.labelled("note");
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with("stale-value-safe-direction: kept policy 'p' (deny)"),
+        "{}",
+        notes[0]
+    );
+}
+
+#[test]
+fn allow_true_in_view_only_is_block_stale_permit() {
+    let r = check(
+        &[&tier_policy("allow", "gold"), TIER_OLD, TIER_NEW],
+        &["p", "t1"],
+        ACTION,
+        &[],
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["t2"]);
+}
+
+#[test]
+fn allow_unknown_in_full_true_in_view_is_block_stale_permit() {
+    // any(unresolvable, tier eq gold): UNKNOWN on the full records, TRUE in the view.
+    let p = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"nowhere","op":"eq","value":1},{"field":"customer.tier","op":"eq","value":"gold"}]}}"#;
+    let r = check(&[p, TIER_OLD, TIER_NEW], &["p", "t1"], ACTION, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1"
+    );
+}
+
+#[test]
+fn revoked_allow_kept_without_its_revoker_is_block_stale_permit() {
+    let allow = r#"{"id":"a","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"all":[]}}"#;
+    let revoker = r#"{"id":"r","seq":2,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"amount","op":"gt","value":100000},"supersedes":"a"}"#;
+    let r = check(&[allow, revoker], &["a"], ACTION, &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["r"]);
+    assert!(
+        r.stdout.contains("revoked by dropped policy 'r'"),
+        "{}",
+        r.stdout
+    );
+    // With the revoker kept too, both views agree: the allow rule is inactive.
+    let r = check(&[allow, revoker], &["a", "r"], ACTION, &[]);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
+#[test]
+fn allow_true_in_full_only_is_a_permissive_note() {
+    let allow = r#"{"id":"a","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"field":"amount","op":"lt","value":500}}"#;
+    let r = check(
+        &[allow, CHAT],
+        &["c"],
+        r#"{"tool":"refunds.create","params":{"amount":120}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 0);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert_eq!(
+        r.labelled("note"),
+        [
+            "permissive: dropped policy 'a' (allow) resolves TRUE here (amount = 120 lt 500) but losing a permission cannot license an action; not a block reason"
+        ]
+    );
+}
+
+#[test]
+fn equal_views_give_nothing() {
+    let r = check(&[DENY_BIG, CHAT], &["p", "c"], ACTION, &[]);
+    assert_eq!(
+        r.code, 0,
+        "a kept binding rule is the agent's business, not a compaction hazard"
+    );
+    assert_eq!(r.labelled("reason").len() + r.labelled("note").len(), 0);
+}
+
+#[test]
+fn out_of_scope_rules_do_not_fire() {
+    let r = check(
+        &[DENY_BIG, CHAT],
+        &["c"],
+        r#"{"tool":"notes.append","params":{"amount":8400}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
+#[test]
+fn revocation_is_literal_and_chains_do_not_revive() {
+    // a is revoked by b, b is revoked by c; all dropped but for a and b kept: a stays inactive.
+    let a = r#"{"id":"a","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"all":[]}}"#;
+    let b = r#"{"id":"b","seq":2,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"any":[]},"supersedes":"a"}"#;
+    let c = r#"{"id":"c","seq":3,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"any":[]},"supersedes":"b"}"#;
+    let r = check(&[a, b, c], &["a", "b", "c"], ACTION, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : PASS exit 0",
+        "a is revoked by b even though b is revoked"
+    );
+    // Dropping b alone: on the full records a is still revoked (b is there), in the view a is
+    // active and TRUE: restrictive FALSE/TRUE, the safe direction.
+    let r = check(&[a, b, c], &["a", "c"], ACTION, &[]);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert!(r.labelled("note")[0].starts_with("stale-value-safe-direction: kept policy 'a'"));
+}
+
+#[test]
+fn type_mismatch_is_error() {
+    let r = check(
+        &[DENY_BIG],
+        &["p"],
+        r#"{"tool":"refunds.create","params":{"amount":"8400"}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert_eq!(r.verdict_line(), "verdict   : ERROR (type-mismatch) exit 2");
+}
+
+#[test]
+fn dropped_effect_replay_blocks_and_kept_one_is_a_note() {
+    let e =
+        r#"{"id":"e","seq":1,"kind":"effect","tool":"refunds.create","match":{"amount":8400.0}}"#;
+    let r = check(&[e, CHAT], &["c"], ACTION, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-effect-replay) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["e"]);
+    let r = check(&[e, CHAT], &["e"], ACTION, &[]);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert!(r.labelled("note")[0].starts_with("kept-effect-replay:"));
+    // A missing param never equals.
+    let r = check(
+        &[e, CHAT],
+        &["c"],
+        r#"{"tool":"refunds.create","params":{}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
+#[test]
+fn dropped_unevaluable_records_block_unless_flying_blind() {
+    let s = r#"{"id":"s","seq":1,"kind":"summary","text":"the middle of the thread"}"#;
+    let r = check(&[s, CHAT], &["c"], ACTION, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-unevaluable-record) exit 1"
+    );
+    assert_eq!(r.labelled("restore"), ["s"]);
+    let r = check(&[s, CHAT], &["c"], ACTION, &["--allow-unevaluable"]);
+    assert_eq!(r.code, 0);
+    assert!(r.labelled("note")[0].ends_with("[--allow-unevaluable: you chose to fly blind]"));
+    let r = check(&[s, CHAT], &["s"], ACTION, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : PASS exit 0",
+        "kept ones are fine"
+    );
+}
+
+#[test]
+fn kept_derived_record_with_dropped_inputs_gets_a_note() {
+    let f = r#"{"id":"f","seq":1,"kind":"fact","field":"x","value":1}"#;
+    let d = r#"{"id":"d","seq":2,"kind":"fact","field":"risk","value":"low","depends_on":["f"]}"#;
+    let r = check(&[f, d], &["d"], ACTION, &[]);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert_eq!(
+        r.labelled("note"),
+        [
+            "derivation-input-dropped: kept fact 'd' was derived from dropped 'f': its conclusion can no longer be checked"
+        ]
+    );
+}
+
+#[test]
+fn every_finding_is_listed_in_a_stable_order() {
+    let s = r#"{"id":"s","seq":5,"kind":"summary"}"#;
+    let e = r#"{"id":"e","seq":3,"kind":"effect","tool":"refunds.create","match":{}}"#;
+    let r = check(
+        &[DENY_BIG, s, e, CHAT],
+        &["c"],
+        ACTION,
+        &["--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let codes: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "dropped-binding-constraint",
+            "dropped-effect-replay",
+            "dropped-unevaluable-record"
+        ]
+    );
+    assert_eq!(r.verdict_line_json(), "BLOCK");
+}
+
+trait JsonVerdict {
+    fn verdict_line_json(&self) -> String;
+}
+
+impl JsonVerdict for common::Run {
+    fn verdict_line_json(&self) -> String {
+        let v: serde_json::Value = serde_json::from_str(&self.stdout).unwrap();
+        v["verdict"].as_str().unwrap().to_string()
+    }
+}
+
+#[test]
+fn boundary_4999_5000_5001() {
+    for (amount, want) in [
+        ("4999", 0),
+        ("5000", 0),
+        ("5000.0", 0),
+        ("5e3", 0),
+        ("5000.0000000000000001", 1),
+        ("5001", 1),
+        ("1e400", 1),
+    ] {
+        let action = format!(r#"{{"tool":"refunds.create","params":{{"amount":{amount}}}}}"#);
+        let r = check(&[DENY_BIG, CHAT], &["c"], &action, &[]);
+        assert_eq!(r.code, want, "amount {amount}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn dotted_fields_resolve_through_nested_params() {
+    let r = check(
+        &[&tier_policy("deny", "standard"), CHAT],
+        &["c"],
+        r#"{"tool":"refunds.create","params":{"customer":{"tier":"standard"}}}"#,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+}

@@ -1,0 +1,782 @@
+//! `omission-gate hook`: real-shaped payloads from each harness's documentation (see
+//! docs/hooks.md) for PASS, BLOCK, ERROR, bad stores and malformed stdin, with the exact
+//! stdout, stderr and exit code each must produce.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use omission_gate::report::{self, Mode, Report};
+
+const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
+const STORE: &str = "examples/store.json";
+
+struct Out {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str], payload: &str) -> Out {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A process that exits before reading (a usage error) closes the pipe: not our
+    // concern here, the exit code and output say what happened.
+    let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    Out {
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+        code: out.status.code().unwrap(),
+    }
+}
+
+fn hook(harness: &str, payload: &str) -> Out {
+    run(&["hook", harness, "--store", STORE], payload)
+}
+
+/// The sha256 `omission-gate check` prints for this action on the example store: the
+/// deny reason must cite the same report.
+fn check_sha(action: &str) -> String {
+    let out = command(&["check", STORE, "--action", action])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last = text.lines().last().unwrap();
+    last.strip_prefix("sha256    : ").unwrap().to_string()
+}
+
+fn invalid_sha(message: &str) -> String {
+    let bytes = Report::invalid_input(Mode::Check, message).render(report::Format::Text);
+    report::verify(&bytes).unwrap()
+}
+
+fn json_escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// The JSON deny Claude Code and Codex read on stdout with exit 0 (the fallback).
+fn claude_deny(reason: &str) -> String {
+    format!(
+        "{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"{}\"}}}}\n",
+        json_escape(reason)
+    )
+}
+
+/// The JSON deny Gemini CLI reads on stdout with exit 0 (the fallback).
+fn gemini_deny(reason: &str) -> String {
+    format!(
+        "{{\"decision\":\"deny\",\"reason\":\"{}\"}}\n",
+        json_escape(reason)
+    )
+}
+
+/// A deny, the same for every harness: nothing on stdout, the reason on stderr, exit 2.
+#[track_caller]
+fn assert_denied(out: &Out, reason: &str, what: &str) {
+    assert_eq!(out.stdout, "", "{what}: stdout");
+    assert_eq!(out.stderr, format!("{reason}\n"), "{what}: stderr");
+    assert_eq!(out.code, 2, "{what}: exit");
+}
+
+const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini-cli"];
+
+/// A pre-tool payload as each harness documents it.
+fn payload(harness: &str, tool: &str, input: &str) -> String {
+    match harness {
+        "claude-code" => format!(
+            r#"{{"session_id":"abc123","transcript_path":"/home/u/.claude/projects/proj/abc123.jsonl","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"{tool}","tool_input":{input},"tool_use_id":"toolu_01ABC123"}}"#
+        ),
+        "codex" => format!(
+            r#"{{"session_id":"019d0001-aaaa","turn_id":"019d036d-bbbb","transcript_path":null,"cwd":"/repo","hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"{tool}","tool_input":{input},"tool_use_id":"call_abc"}}"#
+        ),
+        "gemini-cli" => format!(
+            r#"{{"session_id":"s-1","transcript_path":"/abs/path/transcript.json","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z","tool_name":"{tool}","tool_input":{input},"mcp_context":{{"server_name":"billing","tool_name":"refunds_create","command":"billing-mcp"}}}}"#
+        ),
+        other => panic!("{other}"),
+    }
+}
+
+const REFUND_TOOL: &str = "mcp__billing__refunds_create";
+const BLOCK_ADVICE: &str = "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set";
+const INVALID_ADVICE: &str = "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help";
+const UNDECIDED_ADVICE: &str = "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user";
+
+fn refund_block_reason() -> String {
+    let sha = check_sha(
+        r#"{"tool":"mcp__billing__refunds_create","params":{"amount":8400,"currency":"USD"}}"#,
+    );
+    [
+        format!("omission-gate denied this call: BLOCK (dropped-binding-constraint); report sha256 {sha}"),
+        BLOCK_ADVICE.to_string(),
+        r#"reason    : dropped-binding-constraint: dropped policy 'r2' (require_approval) scopes to mcp__billing__refunds_create and resolves TRUE here (amount = 8400 gt 5000); its text: "Refunds over 5,000 need a human approver.""#.to_string(),
+        "restore   : r2".to_string(),
+        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: "Refunds over 5,000 need a human approver.""#.to_string(),
+    ]
+    .join("\n")
+}
+
+fn invalid_reason(message: &str) -> String {
+    [
+        format!(
+            "omission-gate denied this call: ERROR (invalid-input); report sha256 {}",
+            invalid_sha(message)
+        ),
+        INVALID_ADVICE.to_string(),
+        format!("reason    : invalid-input: {message}"),
+    ]
+    .join("\n")
+}
+
+#[test]
+fn pass_prints_nothing_and_exits_0_for_every_harness() {
+    for h in HARNESSES {
+        for (tool, input) in [
+            (REFUND_TOOL, r#"{"amount":120,"currency":"USD"}"#),
+            (
+                "Bash",
+                r#"{"command":"npm test","description":"Run tests","timeout":120000}"#,
+            ),
+            ("run_shell_command", r#"{"command":"rm -rf build"}"#),
+        ] {
+            let out = hook(h, &payload(h, tool, input));
+            assert_eq!(
+                (out.stdout.as_str(), out.stderr.as_str(), out.code),
+                ("", "", 0),
+                "{h} {tool}"
+            );
+        }
+    }
+}
+
+#[test]
+fn block_denies_with_the_binding_record_its_restore_ids_and_the_report_sha() {
+    let reason = refund_block_reason();
+    for h in HARNESSES {
+        let out = hook(
+            h,
+            &payload(h, REFUND_TOOL, r#"{"amount":8400,"currency":"USD"}"#),
+        );
+        assert_denied(&out, &reason, h);
+    }
+}
+
+#[test]
+fn a_replayed_effect_is_denied() {
+    let sha = check_sha(r#"{"tool":"Bash","params":{"command":"./scripts/send-invoice.sh 7741"}}"#);
+    let reason = [
+        format!("omission-gate denied this call: BLOCK (dropped-effect-replay); report sha256 {sha}"),
+        BLOCK_ADVICE.to_string(),
+        r#"reason    : dropped-effect-replay: dropped effect 'r3' records that Bash already ran with {"command":"./scripts/send-invoice.sh 7741"} (seq 3); this call replays a non-idempotent side effect the agent can no longer see"#.to_string(),
+        "restore   : r3".to_string(),
+        r#"record    : r3 (effect, seq 3): Bash already ran with {"command":"./scripts/send-invoice.sh 7741"}; text: "The corrected invoice for 7741 was already emailed.""#.to_string(),
+    ]
+    .join("\n");
+    let out = hook(
+        "claude-code",
+        &payload(
+            "claude-code",
+            "Bash",
+            r#"{"command":"./scripts/send-invoice.sh 7741","description":"Send the invoice"}"#,
+        ),
+    );
+    // The effect matches on `command` alone: other params do not hide the replay.
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("dropped-effect-replay"),
+        "{}",
+        out.stderr
+    );
+    let out = hook(
+        "codex",
+        &payload(
+            "codex",
+            "Bash",
+            r#"{"command":"./scripts/send-invoice.sh 7741"}"#,
+        ),
+    );
+    assert_denied(&out, &reason, "codex");
+}
+
+#[test]
+fn error_denies_and_says_what_is_missing() {
+    let sha = check_sha(r#"{"tool":"mcp__billing__payouts_send","params":{"amount":10}}"#);
+    let reason = [
+        format!("omission-gate denied this call: ERROR (unresolved-field); report sha256 {sha}"),
+        UNDECIDED_ADVICE.to_string(),
+        r#"reason    : unresolved-field: kept policy 'r4' (deny) scopes to mcp__billing__payouts_send but reads field `payee.verified` that no param and no fact resolves (payee.verified = ? ne true); the gate cannot decide, so it fails closed; its text: "Never pay out to an unverified payee.""#.to_string(),
+    ]
+    .join("\n");
+    for h in HARNESSES {
+        let out = hook(
+            h,
+            &payload(h, "mcp__billing__payouts_send", r#"{"amount":10}"#),
+        );
+        assert_denied(&out, &reason, h);
+        // With the field supplied the same tool passes.
+        let out = hook(
+            h,
+            &payload(
+                h,
+                "mcp__billing__payouts_send",
+                r#"{"amount":10,"payee":{"verified":true}}"#,
+            ),
+        );
+        assert_eq!((out.stdout.as_str(), out.code), ("", 0), "{h}");
+    }
+}
+
+#[test]
+fn malformed_stdin_is_a_denial_never_a_silent_pass() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "{\"hook_event_name\":",
+            "payload:1:19: EOF while parsing a value",
+        ),
+        (
+            "",
+            "payload: stdin: empty: the harness sent no hook payload",
+        ),
+        (
+            "[1,2]",
+            "payload: stdin: the hook payload must be a JSON object",
+        ),
+        (
+            r#"{"hook_event_name":"PreToolUse","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}"#,
+            "payload:1:62: duplicate key `hook_event_name` in one object",
+        ),
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#,
+            "payload: key `tool_input`: missing",
+        ),
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"","tool_input":{}}"#,
+            "payload: key `tool_name`: must be a non-empty string",
+        ),
+    ];
+    for (stdin, message) in cases {
+        let out = hook("claude-code", stdin);
+        assert_denied(&out, &invalid_reason(message), stdin);
+    }
+}
+
+#[test]
+fn a_payload_for_another_event_is_denied() {
+    for (h, event, wanted) in [
+        ("claude-code", "PostToolUse", "PreToolUse"),
+        ("codex", "BeforeTool", "PreToolUse"),
+        ("gemini-cli", "PreToolUse", "BeforeTool"),
+    ] {
+        let stdin = format!(
+            r#"{{"hook_event_name":"{event}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#
+        );
+        let message = format!(
+            "payload: key `hook_event_name`: `{event}` is not `{wanted}`, the event the {h} adapter answers"
+        );
+        let out = hook(h, &stdin);
+        assert_denied(&out, &invalid_reason(&message), h);
+    }
+    let out = hook("codex", r#"{"tool_name":"Bash","tool_input":{}}"#);
+    let message = "payload: key `hook_event_name`: missing: expected `PreToolUse`";
+    assert_denied(&out, &invalid_reason(message), "codex");
+}
+
+#[test]
+fn an_unreadable_or_invalid_store_is_a_denial() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-stores");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("dup.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}\n{\"id\":\"a\",\"seq\":2,\"kind\":\"chatter\"}\n",
+    )
+    .unwrap();
+    let bad = bad.to_str().unwrap();
+    let no_kept = dir.join("no-kept.jsonl");
+    std::fs::write(&no_kept, "{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}\n").unwrap();
+    let no_kept = no_kept.to_str().unwrap();
+    let cases = [
+        (
+            vec!["--store", "examples/no-such-store.json"],
+            "examples/no-such-store.json: input: cannot read: no such file".to_string(),
+        ),
+        (
+            vec!["--store", bad],
+            format!("{bad}: record `a`: duplicate id"),
+        ),
+        (
+            vec!["--store", no_kept],
+            format!(
+                "{no_kept}: kept: retention=given needs the kept ids: a document `kept` key or --kept"
+            ),
+        ),
+        (
+            vec!["--store", STORE, "--kept", "r1,zz"],
+            "--kept: kept: kept id `zz` names no record".to_string(),
+        ),
+        (
+            vec!["--store", "-"],
+            "--store: `-`: the store must be a file: stdin carries the hook payload".to_string(),
+        ),
+    ];
+    for h in HARNESSES {
+        for (flags, message) in &cases {
+            let mut args = vec!["hook", h];
+            args.extend(flags);
+            let out = run(&args, &payload(h, "Bash", r#"{"command":"ls"}"#));
+            assert_denied(&out, &invalid_reason(message), &format!("{h} {flags:?}"));
+        }
+    }
+}
+
+#[test]
+fn kept_and_retention_flags_change_the_compaction() {
+    let p = payload(
+        "claude-code",
+        REFUND_TOOL,
+        r#"{"amount":8400,"currency":"USD"}"#,
+    );
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            STORE,
+            "--kept",
+            "r1,r2,r3,r4,r5,r6",
+        ],
+        &p,
+    );
+    assert_eq!((out.stdout.as_str(), out.code), ("", 0));
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            STORE,
+            "--retention",
+            "recency:5",
+        ],
+        &p,
+    );
+    assert_eq!((out.stdout.as_str(), out.code), ("", 0));
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            STORE,
+            "--retention",
+            "recency:4",
+        ],
+        &p,
+    );
+    assert!(
+        out.stderr.contains("dropped-binding-constraint"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn tools_limits_which_calls_are_judged() {
+    let p = |tool: &str| payload("gemini-cli", tool, r#"{"amount":8400}"#);
+    let args = [
+        "hook",
+        "gemini-cli",
+        "--store",
+        STORE,
+        "--tools",
+        "mcp__billing__payouts_*",
+    ];
+    // Not a guarded tool: outside the gate's charge, as if the matcher had not matched.
+    let out = run(&args, &p(REFUND_TOOL));
+    assert_eq!(
+        (out.stdout.as_str(), out.stderr.as_str(), out.code),
+        ("", "", 0)
+    );
+    let out = run(&args, &p("mcp__billing__payouts_send"));
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: ERROR (unresolved-field)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn dropped_unevaluable_records_block_unless_allowed() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-unevaluable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("store.jsonl");
+    std::fs::write(
+        &store,
+        "{\"id\":\"s1\",\"seq\":1,\"kind\":\"summary\",\"text\":\"We agreed on a refund rule.\"}\n{\"id\":\"c2\",\"seq\":2,\"kind\":\"chatter\"}\n",
+    )
+    .unwrap();
+    let store = store.to_str().unwrap();
+    let p = payload("claude-code", "Bash", r#"{"command":"ls"}"#);
+    let out = run(
+        &["hook", "claude-code", "--store", store, "--kept", "c2"],
+        &p,
+    );
+    assert!(
+        out.stderr.contains("dropped-unevaluable-record"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(r#"record    : s1 (summary, seq 1): the gate cannot evaluate this kind; text: "We agreed on a refund rule.""#),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 2);
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            store,
+            "--kept",
+            "c2",
+            "--allow-unevaluable",
+        ],
+        &p,
+    );
+    assert_eq!((out.stdout.as_str(), out.code), ("", 0));
+}
+
+#[test]
+fn our_own_deadline_denies_before_the_harness_times_out() {
+    // stdin is never closed, so the payload never arrives: only the deadline can answer.
+    for h in HARNESSES {
+        let mut child = command(&["hook", h, "--store", STORE, "--timeout-ms", "300"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let code = child.wait().unwrap().code().unwrap();
+        drop(stdin);
+        let reason = "omission-gate denied this call: ERROR (no answer within 300 ms)\nomission-gate fails closed rather than let the harness's own timeout run the tool: tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin); retrying will not help";
+        assert_denied(
+            &Out {
+                stdout,
+                stderr,
+                code,
+            },
+            reason,
+            h,
+        );
+    }
+}
+
+/// Runs a hook whose stderr (`err`) or stdout (`out`) is `/dev/full`, where every write
+/// fails; returns what reached the other stream and the exit code.
+#[cfg(target_os = "linux")]
+fn run_with_full(args: &[&str], payload: &str, full_stream: &str) -> (String, i32) {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let mut c = command(args);
+    c.stdin(Stdio::piped());
+    match full_stream {
+        "err" => c.stdout(Stdio::piped()).stderr(Stdio::from(full())),
+        "out" => c.stdout(Stdio::from(full())).stderr(Stdio::piped()),
+        _ => c.stdout(Stdio::from(full())).stderr(Stdio::from(full())),
+    };
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let seen = if full_stream == "err" {
+        out.stdout
+    } else {
+        out.stderr
+    };
+    (String::from_utf8(seen).unwrap(), out.status.code().unwrap())
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_deny_that_cannot_be_written_to_stderr_falls_back_to_the_json_deny() {
+    let reason = refund_block_reason();
+    for h in HARNESSES {
+        let args = ["hook", h, "--store", STORE];
+        let p = payload(h, REFUND_TOOL, r#"{"amount":8400,"currency":"USD"}"#);
+        let (stdout, code) = run_with_full(&args, &p, "err");
+        let json = if h == "gemini-cli" {
+            gemini_deny(&reason)
+        } else {
+            claude_deny(&reason)
+        };
+        assert_eq!((stdout.as_str(), code), (json.as_str(), 0), "{h}");
+        // With nothing writable at all the exit code is still 2, never 0.
+        let (_, code) = run_with_full(&args, &p, "both");
+        assert_eq!(code, 2, "{h}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_json_deny_carries_exactly_the_keys_codex_accepts() {
+    let args = ["hook", "codex", "--store", STORE];
+    let (stdout, _) = run_with_full(
+        &args,
+        &payload("codex", REFUND_TOOL, r#"{"amount":8400}"#),
+        "err",
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let top: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(top, ["hookSpecificOutput"]);
+    let inner: Vec<&String> = v["hookSpecificOutput"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        inner,
+        [
+            "hookEventName",
+            "permissionDecision",
+            "permissionDecisionReason"
+        ]
+    );
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn precompact_instructions_that_cannot_be_written_are_a_non_blocking_error() {
+    let (stderr, code) = run_with_full(
+        &["hook", "claude-code-precompact", "--store", STORE],
+        &precompact_payload("auto", ""),
+        "out",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "omission-gate: precompact: cannot write the preservation instructions; the compaction goes ahead without preservation instructions\n"
+    );
+}
+
+#[test]
+fn a_malformed_hook_command_line_still_blocks_the_tool() {
+    for h in HARNESSES {
+        let out = run(&["hook", h, "--stor", STORE], &payload(h, "Bash", "{}"));
+        assert_eq!(out.code, 2, "{h}");
+        assert!(
+            !out.stderr.trim().is_empty(),
+            "{h}: exit 2 needs a reason on stderr"
+        );
+        assert_eq!(out.stdout, "");
+    }
+    let out = run(&["hook", "gemini", "--store", STORE], "{}");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("invalid value 'gemini'"),
+        "{}",
+        out.stderr
+    );
+}
+
+// --- PreCompact -----------------------------------------------------------------------
+
+fn precompact_payload(trigger: &str, instructions: &str) -> String {
+    format!(
+        r#"{{"session_id":"abc123","transcript_path":"/home/u/.claude/projects/proj/abc123.jsonl","cwd":"/home/u/proj","hook_event_name":"PreCompact","trigger":"{trigger}","custom_instructions":"{instructions}"}}"#
+    )
+}
+
+const PRESERVE: &str = "omission-gate: keep each record below in the summary, verbatim and with its id. They can bind later tool calls (rules in force, the newest values those rules read, calls that already ran, records the gate cannot evaluate): an agent that loses them may break a rule or repeat a call.\n";
+
+#[test]
+fn precompact_prints_the_records_to_keep_for_manual_and_auto() {
+    let expected = format!(
+        "{PRESERVE}{}{}{}",
+        "- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: \"Refunds over 5,000 need a human approver.\" [kept because: active require_approval rule in scope of *: TRUE for a call with {\"amount\":5001}]\n",
+        "- r3 (effect, seq 3): Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: \"The corrected invoice for 7741 was already emailed.\" [kept because: effect ledger entry of Bash: a reachable call can replay it]\n",
+        "- r4 (policy, seq 4): deny on payouts.send, mcp__billing__payouts_send when payee.verified ne true; text: \"Never pay out to an unverified payee.\" [kept because: active deny rule in scope of *: TRUE for a call with {\"payee\":{\"verified\":false}}]\n",
+    );
+    for p in [
+        precompact_payload("manual", "focus on the API work"),
+        precompact_payload("auto", ""),
+    ] {
+        let out = hook("claude-code-precompact", &p);
+        assert_eq!(out.stdout, expected);
+        assert_eq!((out.stderr.as_str(), out.code), ("", 0));
+    }
+}
+
+#[test]
+fn precompact_tools_narrow_what_is_kept() {
+    let out = run(
+        &[
+            "hook",
+            "claude-code-precompact",
+            "--store",
+            STORE,
+            "--tools",
+            "mcp__billing__refunds_create",
+        ],
+        &precompact_payload("auto", ""),
+    );
+    assert_eq!(
+        out.stdout,
+        format!(
+            "{PRESERVE}- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: \"Refunds over 5,000 need a human approver.\" [kept because: active require_approval rule in scope of mcp__billing__refunds_create: TRUE for mcp__billing__refunds_create {{\"amount\":5001}}]\n"
+        )
+    );
+    // Nothing to keep for this tool: no output at all.
+    let out = run(
+        &[
+            "hook",
+            "claude-code-precompact",
+            "--store",
+            STORE,
+            "--tools",
+            "Read",
+        ],
+        &precompact_payload("auto", ""),
+    );
+    assert_eq!(
+        (out.stdout.as_str(), out.stderr.as_str(), out.code),
+        ("", "", 0)
+    );
+}
+
+#[test]
+fn precompact_never_blocks_even_when_it_cannot_answer() {
+    let tail = "; the compaction goes ahead without preservation instructions\n";
+    let cases = [
+        (
+            vec!["--store", "examples/no-such-store.json"],
+            precompact_payload("auto", ""),
+            "examples/no-such-store.json: input: cannot read: no such file",
+        ),
+        (
+            vec!["--store", "examples/no-such-store.json"],
+            precompact_payload("manual", ""),
+            "examples/no-such-store.json: input: cannot read: no such file",
+        ),
+        (
+            vec!["--store", STORE],
+            "{\"trigger\":".to_string(),
+            "payload:1:11: EOF while parsing a value",
+        ),
+        (
+            vec!["--store", STORE],
+            payload("claude-code", "Bash", "{}"),
+            "payload: key `hook_event_name`: `PreToolUse` is not `PreCompact`, the event the claude-code-precompact adapter answers",
+        ),
+    ];
+    for (flags, stdin, message) in cases {
+        let mut args = vec!["hook", "claude-code-precompact"];
+        args.extend(flags);
+        let out = run(&args, &stdin);
+        assert_eq!(out.stdout, "");
+        assert_eq!(
+            out.stderr,
+            format!("omission-gate: precompact: {message}{tail}")
+        );
+        assert_eq!(out.code, 1, "exit 2 would block the compaction");
+    }
+    // A malformed command line is exit 1 here too, not clap's usual 2.
+    let out = run(
+        &["hook", "claude-code-precompact", "--stor", STORE],
+        &precompact_payload("auto", ""),
+    );
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("--stor"), "{}", out.stderr);
+}
+
+#[test]
+fn precompact_deadline_is_a_non_blocking_error() {
+    let mut child = command(&[
+        "hook",
+        "claude-code-precompact",
+        "--store",
+        STORE,
+        "--timeout-ms",
+        "300",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let code = child.wait().unwrap().code().unwrap();
+    drop(stdin);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "omission-gate: precompact: no answer within 300 ms; the compaction goes ahead without preservation instructions\n"
+    );
+}
+
+#[test]
+fn replies_are_byte_for_byte_deterministic() {
+    let p = payload(
+        "gemini-cli",
+        REFUND_TOOL,
+        r#"{"currency":"USD","amount":8400}"#,
+    );
+    let first = hook("gemini-cli", &p);
+    assert!(first.stderr.contains("dropped-binding-constraint"));
+    for _ in 0..3 {
+        let again = hook("gemini-cli", &p);
+        assert_eq!(
+            (again.stdout, again.stderr, again.code),
+            (first.stdout.clone(), first.stderr.clone(), first.code)
+        );
+    }
+}

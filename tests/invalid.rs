@@ -1,0 +1,241 @@
+//! SPEC 9: every kind of invalid input is ERROR `invalid-input`, exit 2, one clear line on
+//! stderr naming what and where, and a sealed ERROR report on stdout. Never a panic.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+use common::{Scratch, run};
+
+const ACTION: &str = r#""action":{"tool":"refunds.create","params":{"amount":1}}"#;
+const P: &str = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"amount","op":"gt","value":5}}"#;
+
+/// Runs `check` on a document and asserts the invalid-input contract; returns stderr.
+fn refused(document: &str, extra: &[&str]) -> String {
+    let s = Scratch::new();
+    let path = s.file("in.json", document.as_bytes());
+    let mut args = vec!["check", path.as_str()];
+    args.extend_from_slice(extra);
+    let r = run(&args, None);
+    assert_eq!(r.code, 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "one line: {}", r.stderr);
+    assert!(
+        r.stderr.starts_with("omission-gate: invalid-input: "),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.verdict_line(), "verdict   : ERROR (invalid-input) exit 2");
+    let verified = run(&["verify", "-"], Some(r.stdout.as_bytes()));
+    assert_eq!(verified.code, 0, "the ERROR report is sealed too");
+    r.stderr.replace(path.as_str(), "IN")
+}
+
+#[test]
+fn bad_json_names_file_line_and_column() {
+    let err = refused("{\"records\": [\n  {\"id\": \"a\",, }\n]}", &[]);
+    assert!(err.contains("IN:2:"), "{err}");
+}
+
+#[test]
+fn a_key_twice_in_one_object_is_refused() {
+    let doc = format!(
+        r#"{{"records":[{{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","effect":"deny","predicate":{{"all":[]}}}}],"kept":[],{ACTION}}}"#
+    );
+    let err = refused(&doc, &[]);
+    assert!(err.contains("duplicate key `effect`"), "{err}");
+    assert!(err.contains("IN:1:"), "{err}");
+}
+
+#[test]
+fn missing_and_mistyped_keys_name_the_record() {
+    let cases = [
+        (
+            r#"{"id":"a","kind":"chatter"}"#,
+            "record `a`: missing key `seq`",
+        ),
+        (
+            r#"{"id":"a","seq":"1","kind":"chatter"}"#,
+            "record `a`: `seq` must be a non-negative integer",
+        ),
+        (
+            r#"{"seq":1,"kind":"chatter"}"#,
+            "records[0]: missing key `id`",
+        ),
+        (
+            r#"{"id":"a","seq":1,"kind":"fact","field":"x"}"#,
+            "record `a`: missing key `value`",
+        ),
+        (
+            r#"{"id":"a","seq":1,"kind":"policy","scope":"t","effect":"deny"}"#,
+            "record `a`: missing key `predicate`",
+        ),
+        (
+            r#"{"id":"a","seq":1,"kind":"effect","tool":"t","match":"x"}"#,
+            "record `a`: `match` must be an object",
+        ),
+        (
+            r#"{"id":"a","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[]},"supercedes":"b"}"#,
+            "unknown key `supercedes`",
+        ),
+    ];
+    for (record, want) in cases {
+        let err = refused(
+            &format!(r#"{{"records":[{record}],"kept":[],{ACTION}}}"#),
+            &[],
+        );
+        assert!(err.contains(want), "{record}: {err}");
+    }
+}
+
+#[test]
+fn duplicate_id_or_seq_is_refused() {
+    let err = refused(
+        &format!(r#"{{"records":[{P},{{"id":"p","seq":2,"kind":"chatter"}}],"kept":[],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("record `p`: duplicate id"), "{err}");
+    let err = refused(
+        &format!(r#"{{"records":[{P},{{"id":"q","seq":1,"kind":"chatter"}}],"kept":[],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("duplicate seq 1"), "{err}");
+}
+
+#[test]
+fn a_kept_id_that_names_no_record_is_refused() {
+    let err = refused(
+        &format!(r#"{{"records":[{P}],"kept":["nope"],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("kept id `nope` names no record"), "{err}");
+    let err = refused(
+        &format!(r#"{{"records":[{P}],"kept":[],{ACTION}}}"#),
+        &["--kept", "p,ghost"],
+    );
+    assert!(err.contains("`ghost`"), "{err}");
+}
+
+#[test]
+fn supersedes_must_name_an_earlier_record_of_the_same_kind_and_field() {
+    let cases = [
+        r#"{"id":"q","seq":2,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[]},"supersedes":"nope"}"#,
+        r#"{"id":"q","seq":0,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[]},"supersedes":"p"}"#,
+        r#"{"id":"q","seq":2,"kind":"fact","field":"amount","value":1,"supersedes":"p"}"#,
+    ];
+    for q in cases {
+        let err = refused(
+            &format!(r#"{{"records":[{P},{q}],"kept":[],{ACTION}}}"#),
+            &[],
+        );
+        assert!(err.contains("record `q`: `supersedes` names"), "{q}: {err}");
+    }
+    let f1 = r#"{"id":"f1","seq":1,"kind":"fact","field":"x","value":1}"#;
+    let f2 = r#"{"id":"f2","seq":2,"kind":"fact","field":"y","value":1,"supersedes":"f1"}"#;
+    let err = refused(
+        &format!(r#"{{"records":[{f1},{f2}],"kept":[],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("not an earlier fact of field `y`"), "{err}");
+}
+
+#[test]
+fn unknown_op_or_effect_is_refused() {
+    let op = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"a","op":"greater","value":1}}"#;
+    let err = refused(&format!(r#"{{"records":[{op}],"kept":[],{ACTION}}}"#), &[]);
+    assert!(err.contains("unknown op `greater`"), "{err}");
+    let effect =
+        r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"warn","predicate":{"all":[]}}"#;
+    let err = refused(
+        &format!(r#"{{"records":[{effect}],"kept":[],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("unknown effect `warn`"), "{err}");
+    let mixed = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[],"any":[]}}"#;
+    let err = refused(
+        &format!(r#"{{"records":[{mixed}],"kept":[],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("exactly the keys of one form"), "{err}");
+    let not_array = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"a","op":"in","value":1}}"#;
+    let err = refused(
+        &format!(r#"{{"records":[{not_array}],"kept":[],{ACTION}}}"#),
+        &[],
+    );
+    assert!(err.contains("`in` takes an array value"), "{err}");
+}
+
+#[test]
+fn check_without_an_action_is_refused() {
+    let err = refused(&format!(r#"{{"records":[{P}],"kept":[]}}"#), &[]);
+    assert!(err.contains("check needs an action"), "{err}");
+}
+
+#[test]
+fn given_retention_without_kept_is_refused() {
+    let err = refused(&format!(r#"{{"records":[{P}],{ACTION}}}"#), &[]);
+    assert!(err.contains("retention=given needs the kept ids"), "{err}");
+}
+
+#[test]
+fn a_bad_action_flag_is_refused() {
+    let err = refused(
+        &format!(r#"{{"records":[{P}],"kept":[]}}"#),
+        &["--action", r#"{"tool":"x","params":[]}"#],
+    );
+    assert!(err.contains("--action"), "{err}");
+    let err = refused(
+        &format!(r#"{{"records":[{P}],"kept":[]}}"#),
+        &["--action", "{nope"],
+    );
+    assert!(err.contains("--action:1:"), "{err}");
+}
+
+#[test]
+fn a_missing_file_is_refused() {
+    let r = run(&["check", "does/not/exist.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("does/not/exist.json: input: cannot read: no such file"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_bad_jsonl_line_is_named() {
+    let mut text = String::new();
+    for i in 1..=50 {
+        text.push_str(&format!(
+            "{{\"id\":\"r{i}\",\"seq\":{i},\"kind\":\"chatter\"}}\n"
+        ));
+    }
+    text.push_str("{\"id\":\"bad\",\"seq\":51,\"kind\":\"chatter\"\n");
+    let s = Scratch::new();
+    let path = s.file("in.jsonl", text.as_bytes());
+    let r = run(
+        &[
+            "check",
+            &path,
+            "--retention",
+            "recency:3",
+            "--action",
+            r#"{"tool":"t"}"#,
+        ],
+        None,
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("in.jsonl:51:"), "{}", r.stderr);
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(run(&["check"], None).code, 2);
+    assert_eq!(run(&["check", "x", "--retention", "tail:3"], None).code, 2);
+    assert_eq!(run(&["frobnicate"], None).code, 2);
+    assert_eq!(run(&["--help"], None).code, 0);
+    assert_eq!(run(&["--version"], None).code, 0);
+}

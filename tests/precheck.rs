@@ -1,0 +1,491 @@
+//! `check --precheck` (SPEC 5) through the real binary: witnesses, schemas, the
+//! precision suite (a schema that rules a dropped rule out gives PASS), sweep --precheck.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+use common::{Run, Scratch, fixture, run};
+
+const FX1: &str = "fx1_refund_thread.json";
+
+/// Runs `check --precheck` on `input` (a path) with a tools JSON written to a file.
+fn precheck(s: &Scratch, input: &str, tools: Option<&str>, extra: &[&str]) -> Run {
+    let mut args = vec!["check", "--precheck", input];
+    let tools_path;
+    if let Some(t) = tools {
+        tools_path = format!("@{}", s.file("tools.json", t.as_bytes()));
+        args.extend(["--tools", tools_path.as_str()]);
+    }
+    args.extend_from_slice(extra);
+    run(&args, None)
+}
+
+/// A document with records and kept ids (no action: precheck never reads one).
+fn store(records: &[&str], kept: &[&str]) -> String {
+    let kept: Vec<String> = kept.iter().map(|k| format!("\"{k}\"")).collect();
+    format!(
+        "{{\"records\":[{}],\"kept\":[{}]}}",
+        records.join(","),
+        kept.join(",")
+    )
+}
+
+fn tool(schema: &str) -> String {
+    format!(r#"[{{"name":"refunds.create","input_schema":{schema}}}]"#)
+}
+
+const INTEGER_AMOUNT: &str = r#"[{"name":"refunds.create","input_schema":{"type":"object","properties":{"amount":{"type":"integer","minimum":1},"currency":{"type":"string","enum":["USD","EUR"]}},"required":["amount","currency"],"additionalProperties":false}},
+ {"name":"notes.append","input_schema":{"type":"object","properties":{"ticket":{"type":"integer"},"text":{"type":"string","maxLength":2000}},"required":["ticket","text"]}}]"#;
+const AMOUNT_AT_MOST_5000: &str = r#"[{"name":"refunds.create","input_schema":{"type":"object","properties":{"amount":{"type":"integer","minimum":1,"maximum":5000}},"required":["amount"],"additionalProperties":false}}]"#;
+
+#[test]
+fn precheck_never_reads_an_action_and_lists_its_tools() {
+    let s = Scratch::new();
+    let r = precheck(&s, &fixture(FX1), Some(INTEGER_AMOUNT), &[]);
+    assert_eq!(
+        r.labelled("action"),
+        ["(the verdict below never consults it)"]
+    );
+    assert_eq!(r.labelled("tools"), ["refunds.create, notes.append"]);
+    let usage = run(
+        &[
+            "check",
+            "--precheck",
+            &fixture(FX1),
+            "--action",
+            r#"{"tool":"x"}"#,
+        ],
+        None,
+    );
+    assert_eq!(usage.code, 2, "--action and --precheck conflict");
+}
+
+#[test]
+fn fx1_without_schemas_fails_closed_with_a_witness_per_hazard() {
+    let s = Scratch::new();
+    let r = precheck(&s, &fixture(FX1), None, &[]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (type-mismatch, unresolved-field) exit 2"
+    );
+    let witnesses = r.labelled("witness");
+    assert!(witnesses.contains(&"refunds.create {}"), "{witnesses:?}");
+    assert!(
+        witnesses.contains(&r#"refunds.create {"amount":5001}"#),
+        "{witnesses:?}"
+    );
+    assert!(
+        r.stdout
+            .contains("a schema that requires `amount` rules it out"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn fx1_with_an_integer_schema_blocks_on_5001_and_check_agrees() {
+    let s = Scratch::new();
+    let r = precheck(&s, &fixture(FX1), Some(INTEGER_AMOUNT), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    let witness = r.labelled("witness");
+    assert_eq!(
+        witness,
+        [r#"refunds.create {"amount":5001,"currency":"USD"}"#]
+    );
+    assert_eq!(r.labelled("restore"), ["f_011"]);
+    assert!(r.stdout.contains("gets dropped-binding-constraint"));
+    assert!(
+        r.stdout
+            .contains("tool-schema: the schema of notes.append uses `maxLength`")
+    );
+    let c = run(
+        &[
+            "check",
+            &fixture(FX1),
+            "--action",
+            r#"{"tool":"refunds.create","params":{"amount":5001,"currency":"USD"}}"#,
+        ],
+        None,
+    );
+    assert_eq!(
+        c.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+}
+
+#[test]
+fn fx1_with_maximum_5000_passes_and_says_why() {
+    let s = Scratch::new();
+    let r = precheck(&s, &fixture(FX1), Some(AMOUNT_AT_MOST_5000), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert_eq!(
+        r.labelled("note"),
+        [
+            r#"ruled-out-by-schema: dropped policy 'f_011' (require_approval) binds calls that the schema of refunds.create rules out (e.g. {"amount":5001}), and no call it admits: not a block reason"#
+        ]
+    );
+}
+
+const BIG: &str = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"require_approval","predicate":{"field":"amount","op":"gt","value":5000}}"#;
+const CHAT: &str = r#"{"id":"c9","seq":9,"kind":"chatter","text":"hi"}"#;
+
+/// The precision suite: each schema rules the dropped rule (or effect) out, so precheck
+/// passes; the same store without the schema does not pass.
+#[test]
+fn a_schema_that_rules_the_dropped_rule_out_gives_pass() {
+    let currency = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.*","effect":"deny","predicate":{"field":"currency","op":"not_in","value":["USD","EUR"]}}"#;
+    let tier_rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"customer.tier","op":"eq","value":"suspended"}}"#;
+    let tier_fact = r#"{"id":"f2","seq":2,"kind":"fact","field":"customer.tier","value":"gold"}"#;
+    let both = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"all":[{"field":"amount","op":"gte","value":100},{"field":"region","op":"eq","value":"eu"}]}}"#;
+    let effect =
+        r#"{"id":"e1","seq":1,"kind":"effect","tool":"refunds.create","match":{"order":"o_1"}}"#;
+    let cases: [(&str, Vec<&str>, Vec<&str>, &str); 9] = [
+        (
+            "maximum 5000",
+            vec![BIG, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000}},"required":["amount"]}"#,
+        ),
+        (
+            "integer below an exclusive 5001",
+            vec![BIG, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"amount":{"type":"integer","exclusiveMaximum":5001}},"required":["amount"]}"#,
+        ),
+        (
+            "draft-4 exclusiveMaximum flag",
+            vec![BIG, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"amount":{"type":"number","maximum":5000,"exclusiveMaximum":true}},"required":["amount"]}"#,
+        ),
+        (
+            "const",
+            vec![BIG, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"amount":{"const":100}},"required":["amount"]}"#,
+        ),
+        (
+            "enum of the allowed currencies",
+            vec![currency, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"currency":{"type":"string","enum":["USD","EUR"]}},"required":["currency"]}"#,
+        ),
+        (
+            "a nested enum",
+            vec![tier_rule, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"customer":{"type":"object","properties":{"tier":{"enum":["gold","standard"]}},"required":["tier"]}},"required":["customer"],"additionalProperties":false}"#,
+        ),
+        (
+            "no call can set the field, and the kept fact makes the rule false",
+            vec![tier_rule, tier_fact, CHAT],
+            vec!["f2", "c9"],
+            r#"{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false}"#,
+        ),
+        (
+            "one conjunct can never hold",
+            vec![both, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"amount":{"type":"integer"},"region":{"enum":["us","apac"]}},"required":["amount","region"]}"#,
+        ),
+        (
+            "the effect's match is outside the schema",
+            vec![effect, CHAT],
+            vec!["c9"],
+            r#"{"type":"object","properties":{"order":{"type":"string","enum":["o_2","o_3"]}},"required":["order"]}"#,
+        ),
+    ];
+    for (name, records, kept, schema) in cases {
+        let s = Scratch::new();
+        let path = s.file("in.json", store(&records, &kept).as_bytes());
+        let with = precheck(&s, &path, Some(&tool(schema)), &[]);
+        assert_eq!(with.code, 0, "{name}: with the schema\n{}", with.stdout);
+        assert!(
+            with.labelled("note")
+                .iter()
+                .any(|n| n.starts_with("ruled-out-by-schema:")),
+            "{name}: the note says the schema rules it out\n{}",
+            with.stdout
+        );
+        let without = precheck(&s, &path, Some(r#"["refunds.create"]"#), &[]);
+        assert_ne!(
+            without.code, 0,
+            "{name}: without the schema\n{}",
+            without.stdout
+        );
+    }
+}
+
+#[test]
+fn a_number_schema_gets_a_witness_strictly_between_the_bounds() {
+    let s = Scratch::new();
+    let path = s.file("in.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
+    let schema = r#"{"type":"object","properties":{"amount":{"type":"number","exclusiveMaximum":5000.0000001}},"required":["amount"]}"#;
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.labelled("witness"),
+        [r#"refunds.create {"amount":5000.00000005}"#]
+    );
+}
+
+#[test]
+fn a_field_no_call_sets_and_no_fact_resolves_is_unresolved_field() {
+    let s = Scratch::new();
+    let kyc = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"require_approval","predicate":{"field":"customer.kyc_status","op":"ne","value":"verified"}}"#;
+    let path = s.file("in.json", store(&[kyc, CHAT], &["p1", "c9"]).as_bytes());
+    let schema = r#"{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2"
+    );
+    assert!(
+        r.stdout.contains(
+            "no reachable call of refunds.create sets `customer.kyc_status` and no fact resolves it"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_schema_can_also_make_every_call_a_type_mismatch() {
+    let s = Scratch::new();
+    let path = s.file("in.json", store(&[BIG, CHAT], &["p1", "c9"]).as_bytes());
+    let schema =
+        r#"{"type":"object","properties":{"amount":{"type":"string"}},"required":["amount"]}"#;
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(r.verdict_line(), "verdict   : ERROR (type-mismatch) exit 2");
+    assert_eq!(r.labelled("witness"), [r#"refunds.create {"amount":""}"#]);
+}
+
+#[test]
+fn a_dropped_effect_a_call_can_replay_blocks_and_check_agrees() {
+    let s = Scratch::new();
+    let effect = r#"{"id":"e1","seq":1,"kind":"effect","tool":"refunds.create","match":{"order":"o_1","amount":250}}"#;
+    let path = s.file("in.json", store(&[effect, CHAT], &["c9"]).as_bytes());
+    let schema = r#"{"type":"object","properties":{"order":{"type":"string"},"amount":{"type":"integer"},"reason":{"type":"string"}},"required":["order","amount","reason"]}"#;
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    assert_eq!(
+        witness,
+        [r#"refunds.create {"amount":250,"order":"o_1","reason":""}"#]
+    );
+    assert_eq!(r.labelled("restore"), ["e1"]);
+    let action = r#"{"tool":"refunds.create","params":{"amount":250,"order":"o_1","reason":""}}"#;
+    let c = run(&["check", &path, "--action", action], None);
+    assert_eq!(
+        c.verdict_line(),
+        "verdict   : BLOCK (dropped-effect-replay) exit 1"
+    );
+}
+
+#[test]
+fn a_stale_permit_is_found_without_an_action() {
+    let s = Scratch::new();
+    let schema = r#"[{"name":"refunds.create","input_schema":{"type":"object","properties":{"amount":{"type":"integer","maximum":5000}},"required":["amount"],"additionalProperties":false}}]"#;
+    let r = precheck(&s, &fixture("fx6_stale_permit.json"), Some(schema), &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    assert!(r.stdout.contains("gets dropped-superseder-stale-permit"));
+    assert_eq!(r.labelled("restore"), ["f_011"]);
+}
+
+#[test]
+fn the_bound_answers_may_bind_never_pass() {
+    let s = Scratch::new();
+    let wide = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"any":[{"field":"a","op":"gt","value":1},{"field":"b","op":"gt","value":1},{"field":"c","op":"gt","value":1}]}}"#;
+    let path = s.file("in.json", store(&[wide, CHAT], &["c9"]).as_bytes());
+    let r = precheck(
+        &s,
+        &path,
+        Some(r#"["refunds.create"]"#),
+        &["--max-calls", "10"],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    assert!(
+        r.stdout
+            .contains("takes more than 10 calls (--max-calls); this is sound, not a proof"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.labelled("witness").is_empty());
+    assert_eq!(r.labelled("restore"), ["p1"]);
+    let r = precheck(&s, &path, Some(r#"["refunds.create"]"#), &[]);
+    assert_eq!(r.labelled("witness").len(), 3, "{}", r.stdout);
+}
+
+#[test]
+fn unevaluable_records_block_unless_the_user_flies_blind() {
+    let s = Scratch::new();
+    let tools = r#"[{"name":"refunds.create","input_schema":{"type":"object","properties":{"amount":{"type":"integer","minimum":0}},"required":["amount"]}}]"#;
+    let r = precheck(&s, &fixture("fx4_rolling_summary.json"), Some(tools), &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-unevaluable-record) exit 1"
+    );
+    assert_eq!(r.labelled("reason").len(), 8);
+    let r = precheck(
+        &s,
+        &fixture("fx4_rolling_summary.json"),
+        Some(tools),
+        &["--allow-unevaluable"],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    assert!(r.stdout.contains("you chose to fly blind"));
+}
+
+#[test]
+fn tools_come_from_the_flag_then_the_document_then_the_records() {
+    let s = Scratch::new();
+    let with_tools =
+        format!("{{\"records\":[{BIG},{CHAT}],\"kept\":[\"c9\"],\"tools\":{AMOUNT_AT_MOST_5000}}}");
+    let path = s.file("in.json", with_tools.as_bytes());
+    let r = precheck(&s, &path, None, &[]);
+    assert_eq!(r.code, 0, "the document's schema: {}", r.stdout);
+    let r = run(
+        &["check", "--precheck", &path, "--tools", "refunds.create"],
+        None,
+    );
+    assert_eq!(r.code, 2, "--tools names override: {}", r.stdout);
+    let bare = s.file("bare.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
+    let r = precheck(&s, &bare, None, &[]);
+    assert_eq!(r.labelled("tools"), ["refunds.create"]);
+    let r = run(
+        &["check", "--precheck", &bare, "--tools", "notes.append"],
+        None,
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
+#[test]
+fn a_malformed_schema_is_invalid_input_naming_the_tool() {
+    let s = Scratch::new();
+    let r = precheck(
+        &s,
+        &fixture(FX1),
+        Some(&tool(
+            r#"{"type":"object","properties":{"amount":{"type":"integr"}}}"#,
+        )),
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("tool `refunds.create`")
+            && r.stderr
+                .contains("/properties/amount/type: unknown type \"integr\""),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn json_report_carries_witnesses_and_verifies() {
+    let s = Scratch::new();
+    let r = precheck(
+        &s,
+        &fixture(FX1),
+        Some(INTEGER_AMOUNT),
+        &["--format", "json"],
+    );
+    assert_eq!(r.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["mode"], "precheck");
+    assert_eq!(
+        v["tools"],
+        serde_json::json!(["refunds.create", "notes.append"])
+    );
+    assert!(v.get("action").is_none());
+    let f = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "may-bind-some-action")
+        .unwrap();
+    assert_eq!(
+        f["witness"],
+        serde_json::json!({"tool": "refunds.create", "params": {"amount": 5001, "currency": "USD"}})
+    );
+    assert_eq!(f["record"], "f_011");
+    let report = s.file("report.json", r.stdout.as_bytes());
+    assert_eq!(run(&["verify", &report], None).code, 0);
+}
+
+#[test]
+fn the_report_does_not_depend_on_record_order() {
+    let s = Scratch::new();
+    let text = std::fs::read_to_string(fixture(FX1)).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["records"].as_array_mut().unwrap().reverse();
+    let reversed = s.file("rev.json", doc.to_string().as_bytes());
+    let a = precheck(&s, &fixture(FX1), Some(INTEGER_AMOUNT), &[]);
+    let b = precheck(&s, &reversed, Some(INTEGER_AMOUNT), &[]);
+    let c = precheck(&s, &fixture(FX1), Some(INTEGER_AMOUNT), &[]);
+    assert_eq!(a.stdout, c.stdout);
+    // Only the origin differs: no line names the file.
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn sweep_precheck_tables_inputs_by_retention() {
+    let s = Scratch::new();
+    let tools = format!("@{}", s.file("tools.json", INTEGER_AMOUNT.as_bytes()));
+    let r = run(
+        &[
+            "sweep",
+            "--precheck",
+            "--tools",
+            &tools,
+            &fixture(FX1),
+            &fixture("fx3_genuinely_safe.json"),
+            "--retention",
+            "given",
+            "--retention",
+            "recency:16",
+            "--format",
+            "tsv",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let rows: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        rows,
+        [
+            "fixtures/fx1_refund_thread.json\tgiven\tBLOCK\tmay-bind-some-action",
+            "fixtures/fx1_refund_thread.json\trecency:16\tBLOCK\tmay-bind-some-action",
+            // The kept rules cannot bind, and the dropped currency rule is ruled out.
+            "fixtures/fx3_genuinely_safe.json\tgiven\tPASS\t-",
+            // recency:16 drops `amount gt 5000` itself.
+            "fixtures/fx3_genuinely_safe.json\trecency:16\tBLOCK\tmay-bind-some-action",
+            "1 PASS, 3 BLOCK, 0 ERROR -> overall exit 1",
+        ]
+    );
+    let plain = run(&["sweep", "--precheck", &fixture(FX1)], None);
+    assert_eq!(plain.code, 2, "no schemas: fails closed\n{}", plain.stdout);
+}
+
+/// docs/precheck.md (README material) is real: every `$ omission-gate ...` line in a
+/// fenced block, run with bash from the repository root, prints the lines under it.
+#[test]
+fn docs_precheck_examples_print_what_they_say() {
+    let ran = common::doc_examples_hold("docs/precheck.md");
+    assert!(ran >= 12, "found only {ran} examples");
+}
