@@ -2,11 +2,14 @@
 //! document, then loaded and judged. The pools of ids, fields, tools and numbers are
 //! small so that records refer to each other, predicates resolve and numbers that are
 //! equal in value but not in spelling meet. On top of the invariants every target
-//! checks, the same records in reverse file order must give the same report.
+//! checks, the same records in reverse file order must give the same report, and the
+//! lean loader must agree with the exact one on the document and on the same records as
+//! JSON Lines with flags.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use omission_gate::gate::CheckOptions;
 use serde_json::{Map, Number, Value, json};
 use std::str::FromStr;
 
@@ -285,6 +288,30 @@ fuzz_target!(|m: Model| {
     let records: Vec<Value> = m.records.iter().map(Rec::json).collect();
     let forward = document(records.clone(), &m);
     let k = usize::from(m.k % 16);
+    let options = CheckOptions {
+        allow_unevaluable: m.allow_unevaluable,
+    };
+    let chunk = 1 + usize::from(m.k) * 3;
+    // The lean loader against the exact one: the document, and the same records as
+    // JSON Lines with the kept ids and the action as flags.
+    omission_gate_fuzz::assert_lean_agrees(&forward, None, None, chunk, options);
+    let lines: String = records
+        .iter()
+        .map(|r| format!("{}\n", serde_json::to_string(r).unwrap_or_default()))
+        .collect();
+    let kept: String = m.kept.iter().map(|n| format!("{}\n", n.of(&IDS))).collect();
+    let action = json!({
+        "tool": m.tool.of(&TOOLS),
+        "params": Value::Object(m.params.iter().map(|(k, v)| (k.of(&FIELDS), v.json())).collect()),
+    })
+    .to_string();
+    omission_gate_fuzz::assert_lean_agrees(
+        lines.as_bytes(),
+        Some(&kept),
+        Some(&action),
+        chunk,
+        options,
+    );
     let Some(a) = omission_gate_fuzz::judge(&forward, k, m.allow_unevaluable) else {
         return;
     };

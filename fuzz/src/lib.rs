@@ -4,15 +4,19 @@
 //! the way the CLI does; these helpers judge them under several retentions and assert
 //! the invariants that must hold for any input: no panic, a sealed report that
 //! verifies, nothing a terminal would act on, one line per error, the same bytes on
-//! every run, and no BLOCK when nothing was dropped.
+//! every run, and no BLOCK when nothing was dropped. Precheck and pin run on the same
+//! input (with a small call bound), and the lean loader must agree with the exact one.
 
-use omission_gate::action::Action;
+use omission_gate::action::{Action, Tool};
 use omission_gate::compaction::{Compaction, Retention};
 use omission_gate::error::InputError;
 use omission_gate::gate::{self, CheckOptions, Verdict};
 use omission_gate::input::{self, Input};
+use omission_gate::pin;
+use omission_gate::precheck::{self, PrecheckOptions};
 use omission_gate::record::Limits;
 use omission_gate::report::{self, Format, Mode, Report};
+use omission_gate::stream::Fallback;
 
 /// True for characters a report must never contain: C0 controls other than `\n`, DEL,
 /// C1 controls, line/paragraph separators, bidi controls and the BOM. Written out here,
@@ -97,6 +101,11 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         params: serde_json::Map::new(),
     });
     let options = CheckOptions { allow_unevaluable };
+    let pre = PrecheckOptions {
+        allow_unevaluable,
+        max_calls: MAX_CALLS,
+    };
+    let tools: Vec<Tool> = input.tools_or_named();
     for retention in [
         Retention::Given,
         Retention::HeadTail(k),
@@ -125,8 +134,127 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         let report = Report::check(&action, &compaction, outcome);
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
+        let outcome = precheck::precheck(&input.store, &compaction, &tools, pre);
+        let report = Report::precheck(&tools, &compaction, outcome);
+        assert_sound_report(&report, Format::Text);
+        assert_sound_report(&report, Format::Json);
     }
+    // pin: a sound report, and keeping what it pins leaves precheck nothing to block.
+    let budget = (k as u64).saturating_mul(40);
+    for budget in [None, Some(budget)] {
+        let report = pin::report(&input.store, &tools, budget, MAX_CALLS);
+        assert_sound_report(&report, Format::Text);
+        assert_sound_report(&report, Format::Json);
+    }
+    let pins = pin::pin(&input.store, &tools, MAX_CALLS);
+    let mut mask = vec![false; input.store.len()];
+    for &p in &pins.positions {
+        if let Some(slot) = mask.get_mut(p) {
+            *slot = true;
+        }
+    }
+    let kept = Compaction::from_mask(&input.store, Retention::Given, mask);
+    let outcome = precheck::precheck(&input.store, &kept, &tools, pre);
+    assert_ne!(
+        outcome.verdict,
+        Verdict::Block,
+        "precheck blocks a kept set that holds pin's output {:?}: {outcome:#?}",
+        pins.pinned
+    );
     Some(input)
+}
+
+/// The call bound precheck and pin run with here: small, to keep executions fast.
+pub const MAX_CALLS: usize = 64;
+
+/// The input in chunks as the CLI's reader cuts them for the lean loader: `size` bytes
+/// plus what the previous chunk carried over, cut after the last line end unless the
+/// input ends there (so a line longer than a chunk spans chunks).
+fn chunks(bytes: &[u8], size: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut carry: Vec<u8> = Vec::new();
+    let mut rest = bytes;
+    loop {
+        let mut buf = std::mem::take(&mut carry);
+        let (now, later) = rest.split_at(size.max(1).min(rest.len()));
+        buf.extend_from_slice(now);
+        rest = later;
+        if buf.is_empty() {
+            return out;
+        }
+        if !rest.is_empty()
+            && let Some(end) = buf.iter().rposition(|&b| b == b'\n')
+        {
+            carry = buf.split_off(end + 1);
+        }
+        out.push(buf);
+    }
+}
+
+/// The lean loader must never accept what the exact path refuses, and where it accepts,
+/// its report must be byte-identical to the exact path's (`check`, retention `given`).
+/// `kept` and `action` are the flags' texts, as the CLI would pass them.
+pub fn assert_lean_agrees(
+    bytes: &[u8],
+    kept: Option<&str>,
+    action: Option<&str>,
+    chunk: usize,
+    options: CheckOptions,
+) {
+    let action_flag = match action.map(|a| input::action_from_flag("--action", a)) {
+        Some(Ok(a)) => Some(a),
+        Some(Err(_)) => return,
+        None => None,
+    };
+    let parts = chunks(bytes, chunk);
+    let mut it = parts.into_iter();
+    let first = it.next().unwrap_or_default();
+    let lean = input::load_lean(
+        "fuzz.json",
+        first,
+        it.map(Ok::<_, Fallback>),
+        kept.map(|k| (k, true)),
+        action_flag.clone(),
+        Limits::default(),
+    );
+    let Ok(lean) = lean else { return };
+    let exact = (|| {
+        let input = input::load("fuzz.json", bytes, Limits::default())?;
+        let kept_ids = match kept {
+            Some(k) => Some(input::kept_from_flag("--kept", k, true)?),
+            None => input.kept.clone(),
+        };
+        let c = Compaction::new(
+            &input.store,
+            Retention::Given,
+            kept_ids.as_deref(),
+            "fuzz.json",
+        )?;
+        let action = match action_flag {
+            Some(a) => a,
+            None => input
+                .action
+                .clone()
+                .ok_or_else(|| InputError::at("fuzz.json", "action", "check needs an action"))?,
+        };
+        let outcome = gate::check(&input.store, &c, &action, options);
+        Ok::<_, InputError>(Report::check(&action, &c, outcome))
+    })();
+    let exact = match exact {
+        Ok(r) => r,
+        Err(e) => panic!("the lean loader accepted what the exact path refuses: {e}"),
+    };
+    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
+    let lean = Report::check(&lean.action, &lean.compaction, outcome);
+    for format in [Format::Text, Format::Json] {
+        let (a, b) = (exact.render(format), lean.render(format));
+        assert!(
+            a == b,
+            "lean and exact reports differ:\n{}\n---\n{}",
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b)
+        );
+    }
 }
 
 /// Asserts two inputs give byte-identical reports under the retentions `judge` uses.
