@@ -183,7 +183,7 @@ struct CheckArgs {
     #[arg(long, requires = "precheck")]
     tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
     max_calls: usize,
     /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line).
     #[arg(long)]
@@ -222,7 +222,7 @@ struct PinArgs {
     #[arg(long, value_enum, default_value = "text")]
     format: PinFormat,
     /// The most calls tried per rule and tool before a rule is pinned as undecided.
-    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
     max_calls: usize,
 }
 
@@ -245,7 +245,7 @@ struct SweepArgs {
     #[arg(long, requires = "precheck")]
     tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
     max_calls: usize,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]

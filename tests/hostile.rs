@@ -612,7 +612,13 @@ fn input_size_limit_is_visible_and_raisable() {
 
 #[test]
 fn help_shows_every_limit_with_its_default() {
-    for args in [&["--help"][..], &["check", "--help"], &["sweep", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["check", "--help"],
+        &["sweep", "--help"],
+        &["pin", "--help"],
+        &["verify", "--help"],
+    ] {
         let out = run(args, None);
         assert_eq!(out.status.code(), Some(0));
         let help = stdout(&out);
@@ -621,6 +627,11 @@ fn help_shows_every_limit_with_its_default() {
         assert!(help.contains("[default: 1G]"), "{help}");
         assert!(help.contains("--max-predicate-depth <LEVELS>"), "{help}");
         assert!(help.contains("[default: 64]"), "{help}");
+        // The precheck decision bound, where there is a precheck to bound.
+        if matches!(args[0], "check" | "sweep" | "pin") {
+            assert!(help.contains("--max-calls <MAX_CALLS>"), "{help}");
+            assert!(help.contains("[default: 100000]"), "{help}");
+        }
     }
 }
 
