@@ -794,3 +794,40 @@ fn a_file_name_cannot_forge_a_line() {
     );
     assert!(!table.contains('\u{1b}') && !table.contains('\u{202e}'));
 }
+
+#[test]
+fn hostile_lines_behind_a_megabyte_of_records_are_refused_by_the_lean_path_too() {
+    // Inputs of a megabyte or more take the lean loader; it must refuse (by handing over
+    // to the exact path) everything the exact path refuses.
+    let padding: String = (1..=25_000).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, r#"{{"id":"r{i}","seq":{i},"kind":"chatter"}}"#);
+        s
+    });
+    assert!(padding.len() > 1 << 20);
+    let cases: [(&str, &[u8], &str); 7] = [
+        (
+            "dup",
+            br#"{"id":"p","seq":0,"kind":"policy","scope":"refunds.create","predicate":{"all":[]},"effect":"allow","effect":"deny"}"#,
+            "duplicate key `effect`",
+        ),
+        ("utf8", b"{\"id\":\"u\",\"seq\":0,\"kind\":\"chatter\",\"text\":\"\xff\"}", "invalid UTF-8"),
+        ("nul", b"{\"id\":\"n\0\",\"seq\":0,\"kind\":\"chatter\"}", "control character"),
+        ("seq", br#"{"id":"s","seq":18446744073709551616,"kind":"chatter"}"#, "`seq` must be"),
+        ("deep", &[b'['; 200], "nested deeper than 127 levels"),
+        ("number", br#"{"id":"f","seq":0,"kind":"fact","field":"x","value":1e99999999999999999999}"#, "out of range"),
+        ("dupid", br#"{"id":"r7","seq":0,"kind":"chatter"}"#, "duplicate id"),
+    ];
+    for (name, line, want) in cases {
+        let path = generated(&format!("lean_{name}.jsonl"), || {
+            let mut bytes = padding.clone().into_bytes();
+            bytes.extend_from_slice(line);
+            bytes.push(b'\n');
+            bytes
+        });
+        refused(
+            &["check", &path, "--kept", "r1", "--action", ACTION],
+            None,
+            &[want],
+        );
+    }
+}
