@@ -831,3 +831,54 @@ fn hostile_lines_behind_a_megabyte_of_records_are_refused_by_the_lean_path_too()
         );
     }
 }
+
+#[test]
+fn a_witness_from_the_deepest_value_keeps_the_json_report_parseable() {
+    // Regression (found by fuzzing check_structured): an effect's `match` value nested
+    // 125 deep became a precheck witness, and the JSON report around it nested 128 deep,
+    // past what serde_json (and the gate itself) will parse. Values now nest at most 64.
+    let effect = |depth: usize| {
+        format!(
+            r#"{{"records":[{{"id":"e","seq":1,"kind":"effect","tool":"refunds.create","match":{{"ticket":{}}}}}],"kept":[]}}"#,
+            nested("[", "]", depth, "7741")
+        )
+    };
+    // The match object is level 1; its value brings the whole to 64 levels.
+    let path = generated("deep_match_64.json", || effect(63).into_bytes());
+    let out = run(&["check", &path, "--precheck", "--format", "json"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("parseable");
+    assert_eq!(report["findings"][0]["code"], "may-bind-some-action");
+    assert!(report["findings"][0]["witness"]["params"]["ticket"].is_array());
+    let path = generated("deep_match_65.json", || effect(64).into_bytes());
+    refused(
+        &["check", &path, "--precheck"],
+        None,
+        &["record `e`", "`match`: nested deeper than 64 levels"],
+    );
+    // Action params, the same way.
+    let action = |depth: usize| {
+        format!(
+            r#"{{"tool":"refunds.create","params":{{"deep":{}}}}}"#,
+            nested("[", "]", depth, "1")
+        )
+    };
+    let out = run(
+        &[
+            "check",
+            &fixture("no_bom.json"),
+            "--action",
+            &action(63),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("parseable");
+    refused(
+        &["check", &fixture("no_bom.json"), "--action", &action(64)],
+        None,
+        &["--action", "nested deeper than 64 levels"],
+    );
+}
