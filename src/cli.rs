@@ -3,6 +3,7 @@
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -14,6 +15,7 @@ use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, Input, Purpose};
 use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
+use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report, clean};
 use crate::stream::Fallback;
@@ -29,8 +31,63 @@ use crate::stream::Fallback;
                   resolve, or a report that could not be written). Never 0 on error."
 )]
 pub struct Cli {
+    #[command(flatten)]
+    limits: LimitArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The limits a user can see and raise. Exceeding one is ERROR `invalid-input`.
+#[derive(Debug, Args)]
+struct LimitArgs {
+    /// Refuse any input, flag file, hook payload or report larger than this (suffix K,
+    /// M or G for powers of 1024).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "BYTES",
+          default_value = "1G", value_parser = parse_bytes)]
+    max_input_bytes: u64,
+    /// Refuse any predicate nested deeper than this many levels (JSON nesting is capped
+    /// at 127 levels of arrays and objects in any case).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "LEVELS",
+          default_value_t = DEFAULT_MAX_DEPTH as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_predicate_depth: u32,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_predicate_depth: usize::try_from(self.max_predicate_depth).unwrap_or(usize::MAX),
+            max_input_bytes: self.max_input_bytes,
+        }
+    }
+}
+
+/// `1048576`, `512K`, `64M`, `1G` (powers of 1024).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (s.get(..i).unwrap_or(""), Some(c)),
+        _ => (s, None),
+    };
+    let shift = match unit.map(|c| c.to_ascii_uppercase()) {
+        None => 0,
+        Some('K') => 10,
+        Some('M') => 20,
+        Some('G') => 30,
+        Some(_) => return Err("expected a byte count such as 1048576, 512K, 64M or 1G".into()),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "expected a positive byte count such as 1048576, 512K, 64M or 1G".into())
+}
+
+/// The limits of this run, set once from the command line before anything is read.
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+fn limits() -> Limits {
+    LIMITS.get().copied().unwrap_or_default()
 }
 
 #[derive(Debug, Subcommand)]
@@ -126,7 +183,7 @@ struct CheckArgs {
     #[arg(long, requires = "precheck")]
     tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
     max_calls: usize,
     /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line).
     #[arg(long)]
@@ -165,7 +222,7 @@ struct PinArgs {
     #[arg(long, value_enum, default_value = "text")]
     format: PinFormat,
     /// The most calls tried per rule and tool before a rule is pinned as undecided.
-    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
     max_calls: usize,
 }
 
@@ -188,7 +245,7 @@ struct SweepArgs {
     #[arg(long, requires = "precheck")]
     tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
     max_calls: usize,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]
@@ -199,8 +256,35 @@ fn parse_retention(s: &str) -> Result<Retention, String> {
     s.parse()
 }
 
-/// Runs the command line and returns the process exit code.
+/// Runs the command line and returns the process exit code. A panic is a bug, never a
+/// verdict: it is reported on one line and exits 2 (ERROR; 1 for the PreCompact hook,
+/// where 2 would block the compaction), never 101.
 pub fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        warn(&format!(
+            "omission-gate: internal error (a bug; please report it): {}",
+            clean(&info.to_string())
+        ));
+    }));
+    std::panic::catch_unwind(run).unwrap_or_else(|_| {
+        ExitCode::from(if is_precompact_hook(std::env::args_os()) {
+            1
+        } else {
+            2
+        })
+    })
+}
+
+/// Writes one line to stderr. Unlike `eprintln!`, a stderr that cannot be written (a
+/// full disk, a closed pipe) is ignored instead of panicking: the exit code still says
+/// what happened.
+fn warn(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+    let _ = err.flush();
+}
+
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -215,6 +299,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { usage } else { 0 });
         }
     };
+    let _ = LIMITS.set(cli.limits.limits());
     let code = match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Pin(args) => run_pin(&args),
@@ -232,23 +317,31 @@ fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
     args.first().is_some_and(|a| a == "hook") && args.iter().any(|a| a == "claude-code-precompact")
 }
 
-/// Reads a path, or stdin for `-`.
+/// Reads a path, or stdin for `-`, refusing more than the `--max-input-bytes` limit: a
+/// regular file by its size before reading, anything else (a pipe, a device) after
+/// reading one byte past the limit, so that memory stays bounded either way.
 fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
+    let limits = limits();
+    let origin = origin_name(path);
+    let cannot =
+        |e: io::Error| InputError::at(origin, "input", format!("cannot read: {}", io_reason(&e)));
+    let cap = limits.max_input_bytes.saturating_add(1);
     let mut bytes = Vec::new();
-    let result = if path == "-" {
-        io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
+    if path == "-" {
+        let mut stdin = io::stdin().lock();
+        (&mut stdin)
+            .take(cap)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
     } else {
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map(|_| ())
-    };
-    result.map_err(|e| {
-        InputError::at(
-            origin_name(path),
-            "input",
-            format!("cannot read: {}", io_reason(&e)),
-        )
-    })?;
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if meta.is_file() {
+            input::check_size(origin, meta.len(), limits)?;
+        }
+        file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
+    }
+    input::check_size(origin, bytes.len() as u64, limits)?;
     Ok(bytes)
 }
 
@@ -288,7 +381,10 @@ fn finish(report: &Report, format: Format) -> u8 {
     match emit(&report.render(format)) {
         Ok(()) => report.exit_code,
         Err(e) => {
-            eprintln!("omission-gate: cannot write the report: {}", io_reason(&e));
+            warn(&format!(
+                "omission-gate: cannot write the report: {}",
+                io_reason(&e)
+            ));
             2
         }
     }
@@ -296,7 +392,7 @@ fn finish(report: &Report, format: Format) -> u8 {
 
 fn fail(mode: Mode, err: &InputError, format: Format) -> u8 {
     let message = err.to_string();
-    eprintln!("omission-gate: invalid-input: {message}");
+    warn(&format!("omission-gate: invalid-input: {message}"));
     let _ = finish(&Report::invalid_input(mode, &message), format);
     2
 }
@@ -337,7 +433,7 @@ fn load_from(
         }
     };
     let origin = origin_name(path);
-    let input = input::load(origin, bytes, Limits::default())?;
+    let input = input::load(origin, bytes, limits())?;
     let kept = match kept_flag {
         Some((o, text, from_file)) => Some(input::kept_from_flag(o, text, *from_file)?),
         None => input.kept.clone(),
@@ -564,7 +660,7 @@ fn lean_pin(
                 chunks,
                 info,
                 &wanted,
-                Limits::default(),
+                limits(),
             )
             .ok()?;
             if stdin.is_none() && stamp(&args.input) != before {
@@ -626,7 +722,7 @@ fn lean_load(
         chunks,
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
         purpose(tools),
-        Limits::default(),
+        limits(),
     )
     .ok()
 }
@@ -658,14 +754,14 @@ fn run_pin(args: &PinArgs) -> u8 {
                     Some(read) => read?,
                     None => read_source(&args.input)?,
                 };
-                let input = input::load(origin_name(&args.input), &bytes, Limits::default())?;
+                let input = input::load(origin_name(&args.input), &bytes, limits())?;
                 let tools = tools_from_read(&input, tools_flag)?;
                 Ok::<_, InputError>((input, tools))
             })();
             let (input, tools) = match loaded {
                 Ok(x) => x,
                 Err(e) if args.format == PinFormat::Ids => {
-                    eprintln!("omission-gate: invalid-input: {e}");
+                    warn(&format!("omission-gate: invalid-input: {e}"));
                     return 2;
                 }
                 Err(e) => return fail(Mode::Pin, &e, format),
@@ -682,7 +778,11 @@ fn run_pin(args: &PinArgs) -> u8 {
             .iter()
             .filter(|f| f.severity == Severity::Error)
         {
-            eprintln!("omission-gate: {}: {}", f.code.as_str(), f.message);
+            warn(&format!(
+                "omission-gate: {}: {}",
+                f.code.as_str(),
+                f.message
+            ));
         }
         return report.exit_code;
     }
@@ -694,7 +794,10 @@ fn run_pin(args: &PinArgs) -> u8 {
     match emit(ids_file(&ids).as_bytes()) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("omission-gate: cannot write the ids: {}", io_reason(&e));
+            warn(&format!(
+                "omission-gate: cannot write the ids: {}",
+                io_reason(&e)
+            ));
             2
         }
     }
@@ -732,6 +835,9 @@ const LEAN_FROM: usize = 1 << 20;
 struct Chunks<'a> {
     source: ChunkSource<'a>,
     carry: Vec<u8>,
+    /// Bytes a file may still yield under `--max-input-bytes`; past it (a file that grew
+    /// after its size was checked) the lean path falls back, and the exact path refuses.
+    left: u64,
 }
 
 enum ChunkSource<'a> {
@@ -757,7 +863,13 @@ impl Iterator for Chunks<'_> {
                 // read_to_end fills spare capacity without zeroing it first.
                 buf.reserve(CHUNK);
                 match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
-                    Ok(n) => n < CHUNK,
+                    Ok(n) => match self.left.checked_sub(n as u64) {
+                        Some(left) => {
+                            self.left = left;
+                            n < CHUNK
+                        }
+                        None => return Some(Err(Fallback)),
+                    },
                     Err(_) => return Some(Err(Fallback)),
                 }
             }
@@ -782,7 +894,9 @@ fn lean_chunks<'a>(path: &str, stdin: Option<&'a [u8]>) -> Option<(Vec<u8>, Chun
         Some(_) => return None,
         None => {
             let file = std::fs::File::open(path).ok()?;
-            if file.metadata().ok()?.len() < LEAN_FROM as u64 {
+            let len = file.metadata().ok()?.len();
+            // Over the size limit: the exact path refuses it.
+            if len < LEAN_FROM as u64 || len > limits().max_input_bytes {
                 return None;
             }
             ChunkSource::File(file)
@@ -791,6 +905,7 @@ fn lean_chunks<'a>(path: &str, stdin: Option<&'a [u8]>) -> Option<(Vec<u8>, Chun
     let mut chunks = Chunks {
         source,
         carry: Vec::new(),
+        left: limits().max_input_bytes,
     };
     let first = chunks.next()?.ok()?;
     Some((first, chunks))
@@ -820,7 +935,7 @@ fn lean_check(
         chunks,
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
         action,
-        Limits::default(),
+        limits(),
     )
     .ok()?;
     let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
@@ -887,7 +1002,7 @@ fn sweep_cell(path: &str, retention: Retention, mode: SweepMode<'_>) -> Cell {
             }
         }
         Err(e) => {
-            eprintln!("omission-gate: invalid-input: {e}");
+            warn(&format!("omission-gate: invalid-input: {e}"));
             Cell {
                 verdict: Verdict::Error,
                 codes: vec!["invalid-input"],
@@ -972,7 +1087,10 @@ fn run_sweep(args: &SweepArgs) -> u8 {
     match emit(out.as_bytes()) {
         Ok(()) => worst.exit_code(),
         Err(e) => {
-            eprintln!("omission-gate: cannot write the table: {}", io_reason(&e));
+            warn(&format!(
+                "omission-gate: cannot write the table: {}",
+                io_reason(&e)
+            ));
             2
         }
     }
@@ -982,7 +1100,7 @@ fn run_verify(path: &str) -> u8 {
     let bytes = match read_source(path) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("omission-gate: verify: {e}");
+            warn(&format!("omission-gate: verify: {e}"));
             return 2;
         }
     };
@@ -992,7 +1110,10 @@ fn run_verify(path: &str) -> u8 {
             Err(_) => 2,
         },
         Err(e) => {
-            eprintln!("omission-gate: verify: {}: {e}", clean(origin_name(path)));
+            warn(&format!(
+                "omission-gate: verify: {}: {e}",
+                clean(origin_name(path))
+            ));
             1
         }
     }
@@ -1030,12 +1151,20 @@ fn run_hook(args: HookArgs) -> u8 {
 /// Reads the payload and the store, then answers.
 fn hook_reply(adapter: Adapter, args: &HookArgs) -> hook::Reply {
     let mut payload = Vec::new();
-    if let Err(e) = io::stdin().lock().read_to_end(&mut payload) {
+    let max = limits().max_input_bytes;
+    let mut stdin = io::stdin().lock();
+    if let Err(e) = (&mut stdin)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut payload)
+    {
         let err = InputError::at(
             "payload",
             "stdin",
             format!("cannot read: {}", io_reason(&e)),
         );
+        return hook::failed(adapter, &Failure::Input(err));
+    }
+    if let Err(err) = input::check_size("payload", payload.len() as u64, limits()) {
         return hook::failed(adapter, &Failure::Input(err));
     }
     let setup = hook_setup(args);
@@ -1051,7 +1180,7 @@ fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
         ));
     }
     let bytes = read_source(&args.store)?;
-    let input = input::load(&args.store, &bytes, Limits::default())?;
+    let input = input::load(&args.store, &bytes, limits())?;
     let kept = args
         .kept
         .as_deref()
@@ -1105,4 +1234,35 @@ fn write_out(reply: &hook::Reply) -> bool {
         e.write_all(&reply.stderr).and_then(|()| e.flush()).is_ok()
     };
     out && err
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::DEFAULT_MAX_INPUT_BYTES;
+
+    #[test]
+    fn byte_counts_parse_with_binary_suffixes() {
+        assert_eq!(parse_bytes("1G"), Ok(DEFAULT_MAX_INPUT_BYTES));
+        assert_eq!(parse_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(parse_bytes("512k"), Ok(512 << 10));
+        assert_eq!(parse_bytes("64M"), Ok(64 << 20));
+        for bad in ["", "0", "G", "1T", "-1", "1.5G", "99999999999G", "1 G"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_help_shows_each_limit_and_its_default() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        cli.build();
+        let help = cli
+            .find_subcommand_mut("check")
+            .map(|c| c.render_help().to_string())
+            .unwrap_or_default();
+        assert!(help.contains("--max-input-bytes <BYTES>"), "{help}");
+        assert!(help.contains("[default: 1G]"), "{help}");
+        assert!(help.contains("--max-predicate-depth <LEVELS>"), "{help}");
+        assert!(help.contains("[default: 64]"), "{help}");
+    }
 }

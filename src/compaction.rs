@@ -4,6 +4,7 @@
 //! gate a dropped list. The kept set is fingerprinted so that two reports can prove they
 //! judged the same compaction.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -69,6 +70,10 @@ pub struct Compaction {
     kept_hashes: Option<Vec<u64>>,
     /// First 12 hex digits of the kept set's fingerprint.
     pub kept_sha256: String,
+    /// Per fact field, the position of its newest kept fact: computed once, so that a
+    /// lookup in the agent's view never walks past every dropped newer fact (which made
+    /// many rules over one much-corrected field quadratic).
+    newest_kept_fact: BTreeMap<String, usize>,
 }
 
 impl Compaction {
@@ -105,8 +110,10 @@ impl Compaction {
                 }
                 kept
             }
-            Retention::HeadTail(k) => (0..n).map(|i| i < k || i + k >= n).collect(),
-            Retention::Recency(k) => (0..n).map(|i| i + k >= n).collect(),
+            // `n - k` saturates: a K beyond the record count keeps everything (`i + k`
+            // would overflow for a K near usize::MAX and wrap to a wrong kept set).
+            Retention::HeadTail(k) => (0..n).map(|i| i < k || i >= n.saturating_sub(k)).collect(),
+            Retention::Recency(k) => (0..n).map(|i| i >= n.saturating_sub(k)).collect(),
         };
         Ok(Compaction::from_mask(store, retention, kept))
     }
@@ -116,6 +123,7 @@ impl Compaction {
         kept.resize(store.len(), false);
         let kept_sha256 = fingerprint(store, &kept);
         let kept_count = kept.iter().filter(|&&k| k).count();
+        let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
             retention,
             kept,
@@ -123,6 +131,7 @@ impl Compaction {
             total: store.total(),
             kept_sha256,
             kept_hashes: None,
+            newest_kept_fact,
         }
     }
 
@@ -136,6 +145,7 @@ impl Compaction {
         kept_sha256: String,
     ) -> Compaction {
         kept_hashes.sort_unstable();
+        let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
             retention: Retention::Given,
             kept,
@@ -143,6 +153,7 @@ impl Compaction {
             total: store.total(),
             kept_sha256,
             kept_hashes: Some(kept_hashes),
+            newest_kept_fact,
         }
     }
 
@@ -155,6 +166,11 @@ impl Compaction {
                 .is_ok(),
             (None, None) => false,
         }
+    }
+
+    /// The position of the newest kept fact of `field`.
+    pub fn newest_kept_fact(&self, field: &str) -> Option<usize> {
+        self.newest_kept_fact.get(field).copied()
     }
 
     /// True when the record at `pos` was kept.
@@ -181,6 +197,21 @@ impl Compaction {
     pub fn dropped(&self) -> usize {
         self.total - self.kept_count
     }
+}
+
+/// Per fact field of `store`, the position of its newest fact that `kept` marks.
+fn newest_kept_facts(store: &Store, kept: &[bool]) -> BTreeMap<String, usize> {
+    store
+        .fact_fields()
+        .filter_map(|field| {
+            let newest = store
+                .facts_of(field)
+                .iter()
+                .rev()
+                .find(|&&p| kept.get(p).copied().unwrap_or(false))?;
+            Some((field.to_string(), *newest))
+        })
+        .collect()
 }
 
 /// sha256 over each kept record, in `seq` order, of: the id's byte length (8 bytes, big
@@ -254,6 +285,48 @@ mod tests {
         let bad = vec!["nope".to_string()];
         let err = Compaction::new(&s, Retention::Given, Some(&bad), "t").unwrap_err();
         assert!(err.to_string().contains("`nope` names no record"));
+    }
+
+    #[test]
+    fn huge_k_keeps_everything_instead_of_overflowing() {
+        let s = store(3);
+        for r in [
+            Retention::HeadTail(usize::MAX),
+            Retention::Recency(usize::MAX),
+            Retention::Recency(usize::MAX - 1),
+        ] {
+            let c = Compaction::new(&s, r, None, "t").unwrap();
+            assert_eq!(c.kept(), 3, "{r}");
+        }
+        let k = "recency:18446744073709551615".parse::<Retention>().unwrap();
+        assert_eq!(Compaction::new(&s, k, None, "t").unwrap().dropped(), 0);
+    }
+
+    #[test]
+    fn newest_kept_fact_is_the_highest_seq_kept_fact_of_its_field() {
+        let lines: String = (1..=5)
+            .map(|i| format!("{{\"id\":\"x{i}\",\"seq\":{i},\"kind\":\"fact\",\"field\":\"x\",\"value\":{i}}}\n"))
+            .chain(std::iter::once(
+                "{\"id\":\"y\",\"seq\":9,\"kind\":\"fact\",\"field\":\"y\",\"value\":0}\n".to_string(),
+            ))
+            .collect();
+        let s = load("t", lines.as_bytes(), Limits::default())
+            .unwrap()
+            .store;
+        let kept = |ids: &[&str]| {
+            let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+            Compaction::new(&s, Retention::Given, Some(&ids), "t").unwrap()
+        };
+        let id =
+            |c: &Compaction, f: &str| c.newest_kept_fact(f).map(|p| s.get(p).unwrap().id.clone());
+        let c = kept(&["x2", "x4", "y"]);
+        assert_eq!(id(&c, "x").as_deref(), Some("x4"));
+        assert_eq!(id(&c, "y").as_deref(), Some("y"));
+        let c = kept(&["x1"]);
+        assert_eq!(id(&c, "x").as_deref(), Some("x1"));
+        assert_eq!(id(&c, "y"), None);
+        assert_eq!(id(&kept(&[]), "x"), None);
+        assert_eq!(id(&kept(&["x5"]), "nope"), None);
     }
 
     #[test]

@@ -16,9 +16,21 @@ pub enum DecimalError {
     #[error("`{0}` is not a JSON number")]
     Syntax(String),
     /// The exponent does not fit the range the gate compares in.
-    #[error("the exponent of `{0}` is out of range")]
+    #[error(
+        "the exponent of `{0}` is out of range (the gate compares exponents up to 2^60 exactly)"
+    )]
     ExponentRange(String),
+    /// More digits than the gate compares.
+    #[error(
+        "`{0}` has more than {MAX_LITERAL_DIGITS} digits (a fixed limit: the gate compares numbers exactly and never rounds)"
+    )]
+    TooLong(String),
 }
+
+/// Most digits (integer and fraction part together, as written) a number literal may
+/// have. Far beyond any amount, date or count, and it bounds the work of each exact
+/// comparison, which reads every digit.
+pub const MAX_LITERAL_DIGITS: usize = 100_000;
 
 /// An exact decimal: `(-1)^neg * digits * 10^exp`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -53,6 +65,9 @@ impl Decimal {
         let frac_ok = !mantissa.contains('.') || (!frac.is_empty() && all_digits(frac));
         if !int_ok || !frac_ok {
             return Err(bad());
+        }
+        if int.len() + frac.len() > MAX_LITERAL_DIGITS {
+            return Err(DecimalError::TooLong(literal.to_string()));
         }
         let mut exp: i64 = match exponent {
             None => 0,
@@ -408,6 +423,23 @@ mod tests {
             Err(DecimalError::ExponentRange(_))
         ));
         assert!(Decimal::parse("1e999999999").is_ok());
+    }
+
+    #[test]
+    fn ten_thousand_digits_compare_exactly_and_the_digit_limit_refuses() {
+        let nines = "9".repeat(10_000);
+        let almost = format!("{nines}.{}", "9".repeat(10_000));
+        assert!(d(&nines) < d("1e10000"));
+        assert!(d(&almost) > d(&nines));
+        assert!(d(&almost) < d("1e10000"));
+        assert_eq!(d(&format!("{nines}.0")), d(&nines));
+        let limit = "1".repeat(MAX_LITERAL_DIGITS);
+        assert!(Decimal::parse(&limit).is_ok());
+        let over = format!("0.{}", "0".repeat(MAX_LITERAL_DIGITS));
+        assert!(matches!(
+            Decimal::parse(&over),
+            Err(DecimalError::TooLong(_))
+        ));
     }
 
     #[test]

@@ -36,9 +36,9 @@ impl InputError {
     /// An error at a named place in a named origin.
     pub fn at(origin: &str, place: impl Into<String>, message: impl Into<String>) -> InputError {
         InputError::At {
-            origin: crate::report::clean(origin).into_owned(),
-            place: place.into(),
-            message: message.into(),
+            origin: elide(crate::report::clean(origin).into_owned()),
+            place: elide(place.into()),
+            message: elide(message.into()),
         }
     }
 
@@ -46,10 +46,48 @@ impl InputError {
     /// (for a JSON Lines record that starts on a later line of the file).
     pub fn syntax(origin: &str, err: crate::json::SyntaxError, line_offset: usize) -> InputError {
         InputError::Syntax {
-            origin: crate::report::clean(origin).into_owned(),
-            line: err.line + line_offset,
+            origin: elide(crate::report::clean(origin).into_owned()),
+            line: err.line.saturating_add(line_offset),
             column: err.column,
-            message: err.message,
+            message: elide(err.message),
         }
+    }
+}
+
+/// Characters of a message part kept before and after the cut when it is too long.
+const KEEP_HEAD: usize = 200;
+const KEEP_TAIL: usize = 200;
+
+/// Cuts the middle out of an overlong message part (a 100 MB id, a deep predicate's
+/// path), keeping its start (where) and its end (what is wrong), so that every error
+/// stays one readable line whatever the input holds.
+fn elide(s: String) -> String {
+    let count = s.chars().count();
+    if count <= KEEP_HEAD + KEEP_TAIL + 40 {
+        return s;
+    }
+    let head: String = s.chars().take(KEEP_HEAD).collect();
+    let tail: String = s.chars().skip(count - KEEP_TAIL).collect();
+    format!(
+        "{head}...[{} characters cut]...{tail}",
+        count - KEEP_HEAD - KEEP_TAIL
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_id_gives_a_short_message_that_keeps_both_ends() {
+        let id = "x".repeat(1_000_000);
+        let err = InputError::at("in.json", format!("record `{id}`"), "missing key `seq`");
+        let text = err.to_string();
+        assert!(text.len() < 600, "{}", text.len());
+        assert!(text.starts_with("in.json: record `xxx"), "{text}");
+        assert!(text.contains("...[999609 characters cut]..."), "{text}");
+        assert!(text.ends_with("xxx`: missing key `seq`"), "{text}");
+        let short = InputError::at("in.json", "record `a`", "missing key `seq`");
+        assert_eq!(short.to_string(), "in.json: record `a`: missing key `seq`");
     }
 }

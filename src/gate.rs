@@ -12,7 +12,7 @@ use crate::action::Action;
 use crate::compaction::Compaction;
 use crate::predicate::{Resolve, Tri, json_eq};
 use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
-use crate::report::{clean, json_text};
+use crate::report::{clean, clean_brief, json_brief, json_text};
 
 /// How much a finding weighs in the verdict. Ordered: errors first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -273,12 +273,10 @@ impl<'a> View<'a> {
 
     /// The position of the newest fact for `field` in this view.
     pub fn newest_fact(&self, field: &str) -> Option<usize> {
-        self.store
-            .facts_of(field)
-            .iter()
-            .rev()
-            .copied()
-            .find(|&p| self.has(p))
+        match self.kept {
+            None => self.store.facts_of(field).last().copied(),
+            Some(c) => c.newest_kept_fact(field),
+        }
     }
 
     /// True when the policy at `pos` is in this view and no policy in this view revokes it.
@@ -530,7 +528,8 @@ impl<'a> PolicyCtx<'a> {
     }
 
     fn message(&self, code: Code, full: Tri, view: Tri) -> String {
-        let tool = clean(&self.action.tool);
+        // Brief: every in-scope rule's message names the tool.
+        let tool = clean_brief(&self.action.tool);
         let rule = self.name("policy");
         let on_full = format!(
             "{} on the full records ({})",
@@ -614,10 +613,11 @@ impl<'a> PolicyCtx<'a> {
             let describe = |pos: Option<usize>| match pos.and_then(|p| self.store.get(p)) {
                 Some(r) => {
                     let value = match &r.kind {
-                        Kind::Fact(f) => json_text(&f.value),
+                        Kind::Fact(f) => json_brief(&f.value),
                         _ => String::new(),
                     };
-                    format!("fact '{}' (= {value}, seq {})", clean(&r.id), r.seq)
+                    // Brief: one fact may be described in the message of every rule.
+                    format!("fact '{}' (= {value}, seq {})", clean_brief(&r.id), r.seq)
                 }
                 None => "no fact".to_string(),
             };
@@ -653,11 +653,12 @@ impl<'a> PolicyCtx<'a> {
             .filter(|&p| !self.compaction.is_kept(p))
             .filter_map(|p| self.store.get(p))
             .filter_map(|r| match &r.kind {
+                // Brief: one fact may be named by every dropped rule that reads it.
                 Kind::Fact(f) => Some(format!(
                     "'{}' (`{}` = {}, seq {})",
-                    clean(&r.id),
+                    clean_brief(&r.id),
                     clean(&f.field),
-                    json_text(&f.value),
+                    json_brief(&f.value),
                     r.seq
                 )),
                 _ => None,

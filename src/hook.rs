@@ -458,7 +458,11 @@ pub fn describe(record: &Record) -> String {
                 spell(&p.predicate)
             )
         }
-        Kind::Fact(f) => format!("{} = {}", clean(&f.field), json_text(&f.value)),
+        Kind::Fact(f) => format!(
+            "{} = {}",
+            clean(&f.field),
+            crate::report::json_brief(&f.value)
+        ),
         Kind::Effect(e) => format!(
             "{} already ran with {}",
             clean(&e.tool),

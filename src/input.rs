@@ -61,6 +61,7 @@ const DOCUMENT_KEYS: [&str; 5] = ["records", "kept", "action", "tools", "meta"];
 /// Reads an input in either form. `origin` names it in messages (a path or `<stdin>`).
 /// A leading UTF-8 byte-order mark is skipped.
 pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
+    check_size(origin, bytes.len() as u64, limits)?;
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(InputError::at(
@@ -86,6 +87,22 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
         }
         _ => load_stream(origin, bytes, limits),
     }
+}
+
+/// Refuses an input larger than `limits.max_input_bytes`. The CLI checks the size
+/// before reading too; this keeps the library's own entry point bounded.
+pub fn check_size(origin: &str, len: u64, limits: Limits) -> Result<(), InputError> {
+    if len > limits.max_input_bytes {
+        return Err(InputError::at(
+            origin,
+            "input",
+            format!(
+                "larger than the input limit of {} bytes (raise it with --max-input-bytes)",
+                limits.max_input_bytes
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, InputError> {

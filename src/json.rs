@@ -28,12 +28,28 @@ impl SyntaxError {
     fn from_serde(err: &serde_json::Error) -> SyntaxError {
         let full = err.to_string();
         let suffix = format!(" at line {} column {}", err.line(), err.column());
-        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+        let message = plain(full.strip_suffix(&suffix).unwrap_or(&full));
         SyntaxError {
             line: err.line().max(1),
             column: err.column().max(1),
             message,
         }
+    }
+}
+
+/// Deepest nesting of arrays and objects the parser accepts: serde_json's recursion
+/// limit (128) refuses the 128th level. It stays on, so that no input can exhaust the
+/// stack of the parser or of the recursive code that walks a parsed value.
+pub const MAX_NESTING: usize = 127;
+
+/// serde_json's wording for the two refusals a user cannot act on as written.
+fn plain(message: &str) -> String {
+    match message {
+        "recursion limit exceeded" => format!(
+            "JSON nested deeper than {MAX_NESTING} levels of arrays and objects (a fixed limit)"
+        ),
+        "invalid unicode code point" => "invalid UTF-8 (the input must be UTF-8)".to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -230,6 +246,25 @@ mod tests {
     fn canonical_sorts_keys_and_strips_space() {
         let v = parse(br#"{ "b" : 1, "a" : [ 2.50 ] }"#).unwrap();
         assert_eq!(canonical(&v), r#"{"a":[2.50],"b":1}"#);
+    }
+
+    #[test]
+    fn nesting_beyond_the_limit_is_refused_in_plain_words() {
+        let ok = format!("{}{}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+        assert!(parse(ok.as_bytes()).is_ok());
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse(deep.as_bytes()).unwrap_err();
+        assert_eq!(
+            err.message,
+            "JSON nested deeper than 127 levels of arrays and objects (a fixed limit)"
+        );
+        assert_eq!((err.line, err.column), (1, 128));
+    }
+
+    #[test]
+    fn invalid_utf8_is_named() {
+        let err = parse(b"[\"a\xff\"]").unwrap_err();
+        assert_eq!(err.message, "invalid UTF-8 (the input must be UTF-8)");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::decimal::Decimal;
-use crate::report::json_text;
+use crate::report::{json_brief, json_text};
 
 /// Nesting deeper than this is refused at parse time.
 pub const DEFAULT_MAX_DEPTH: usize = 64;
@@ -209,16 +209,17 @@ impl Predicate {
     fn explain_into(&self, env: &dyn Resolve, out: &mut String) {
         match self {
             Predicate::Cmp(c) => {
+                // Values are shown brief: a predicate may read one huge value many times.
                 let left = env
                     .resolve(&c.field)
-                    .map_or_else(|| "?".to_string(), json_text);
+                    .map_or_else(|| "?".to_string(), json_brief);
                 let _ = write!(
                     out,
                     "{} = {} {} {}",
                     crate::report::clean(&c.field),
                     left,
                     c.op.as_str(),
-                    json_text(&c.value)
+                    json_brief(&c.value)
                 );
             }
             Predicate::All(ps) | Predicate::Any(ps) => {
@@ -261,7 +262,9 @@ fn parse_at(
     if depth > max {
         return Err(err(
             path,
-            format!("predicate nested deeper than {max} levels"),
+            format!(
+                "predicate nested deeper than {max} levels (raise it with --max-predicate-depth)"
+            ),
         ));
     }
     let Value::Object(obj) = value else {
@@ -338,14 +341,29 @@ fn parse_at(
     }
 }
 
-/// Refuses any number in `value` that cannot be read as an exact decimal.
+/// Deepest nesting of arrays and objects accepted in a value the gate compares or
+/// carries: a fact's value, an effect's `match`, a predicate's value, an action's params,
+/// a tool's schema. A report carries such values inside its own structure (the action,
+/// a witness), so this keeps every report within the 128 levels that JSON parsers accept
+/// by default (serde_json's limit; the gate's own input limit).
+pub const MAX_VALUE_DEPTH: usize = 64;
+
+/// Refuses any number in `value` that cannot be read as an exact decimal, and nesting
+/// deeper than [`MAX_VALUE_DEPTH`].
 pub fn check_numbers(value: &Value) -> Result<(), String> {
+    check_value_at(value, 1)
+}
+
+fn check_value_at(value: &Value, depth: usize) -> Result<(), String> {
     match value {
         Value::Number(n) => Decimal::parse(n.as_str())
             .map(|_| ())
             .map_err(|e| e.to_string()),
-        Value::Array(items) => items.iter().try_for_each(check_numbers),
-        Value::Object(map) => map.values().try_for_each(check_numbers),
+        Value::Array(_) | Value::Object(_) if depth > MAX_VALUE_DEPTH => Err(format!(
+            "nested deeper than {MAX_VALUE_DEPTH} levels of arrays and objects (a fixed limit, so that every report stays readable by JSON parsers)"
+        )),
+        Value::Array(items) => items.iter().try_for_each(|v| check_value_at(v, depth + 1)),
+        Value::Object(map) => map.values().try_for_each(|v| check_value_at(v, depth + 1)),
         _ => Ok(()),
     }
 }
@@ -394,9 +412,9 @@ fn compare(c: &Comparison, left: &Value) -> Result<bool, TypeMismatch> {
             detail: format!(
                 "{} = {} {} {}: `{}` orders two numbers or two strings",
                 crate::report::clean(&c.field),
-                json_text(left),
+                json_brief(left),
                 c.op.as_str(),
-                json_text(&c.value),
+                json_brief(&c.value),
                 c.op.as_str()
             ),
         })
@@ -466,6 +484,17 @@ mod tests {
         assert_eq!(eval(&format!(r#"{{"not":{f}}}"#), e), Tri::True);
         assert_eq!(eval(r#"{"all":[]}"#, e), Tri::True);
         assert_eq!(eval(r#"{"any":[]}"#, e), Tri::False);
+    }
+
+    #[test]
+    fn values_nest_at_most_max_value_depth() {
+        let deep =
+            |n: usize| parse(format!("{}1{}", "[".repeat(n), "]".repeat(n)).as_bytes()).unwrap();
+        assert!(check_numbers(&deep(MAX_VALUE_DEPTH)).is_ok());
+        let err = check_numbers(&deep(MAX_VALUE_DEPTH + 1)).unwrap_err();
+        assert!(err.starts_with("nested deeper than 64 levels"), "{err}");
+        let obj = parse(br#"{"a":{"b":{"c":1e99999999999999999999}}}"#).unwrap();
+        assert!(check_numbers(&obj).unwrap_err().contains("out of range"));
     }
 
     #[test]

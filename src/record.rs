@@ -158,17 +158,24 @@ impl Record {
     }
 }
 
-/// Options for reading records.
+/// Default of [`Limits::max_input_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// The limits input is read under. Each is visible to the user (a CLI flag with its
+/// default in `--help`) and exceeding one is ERROR `invalid-input`, never a silent cut.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Deepest predicate nesting accepted.
+    /// Deepest predicate nesting accepted (`--max-predicate-depth`).
     pub max_predicate_depth: usize,
+    /// Largest input accepted, in bytes (`--max-input-bytes`).
+    pub max_input_bytes: u64,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_predicate_depth: predicate::DEFAULT_MAX_DEPTH,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
         }
     }
 }
