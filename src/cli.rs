@@ -12,7 +12,7 @@ use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
-use crate::input::{self, Input};
+use crate::input::{self, Input, Purpose};
 use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
@@ -544,9 +544,44 @@ fn run_precheck(args: &CheckArgs) -> u8 {
         allow_unevaluable: args.allow_unevaluable,
         max_calls: args.max_calls,
     };
+    // Each flag and stdin is read once, in the order the exact path reports errors in:
+    // --kept, the input, --tools.
+    let kept = match args
+        .kept
+        .as_deref()
+        .map(|v| flag_text("--kept", v))
+        .transpose()
+    {
+        Ok(k) => k,
+        Err(e) => return fail(Mode::Precheck, &e, format),
+    };
+    let stdin = if args.input == "-" {
+        match read_source("-") {
+            Ok(bytes) => Some(bytes),
+            Err(e) => return fail(Mode::Precheck, &e, format),
+        }
+    } else {
+        None
+    };
+    let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
+    if args.retention == Retention::Given
+        && let Some(lean) = lean_load(
+            &args.input,
+            stdin.as_deref(),
+            kept.as_ref(),
+            tools_flag.as_ref(),
+            Purpose::Precheck,
+        )
+    {
+        let outcome = precheck::precheck(&lean.input.store, &lean.compaction, &lean.tools, options);
+        return finish(
+            &Report::precheck(&lean.tools, &lean.compaction, outcome),
+            format,
+        );
+    }
     let report = (|| {
-        let loaded = load_with(&args.input, args.retention, args.kept.as_deref())?;
-        let tools = resolve_tools(&loaded.input, args.tools.as_deref())?;
+        let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
+        let tools = tools_from_read(&loaded.input, tools_flag)?;
         let outcome = precheck::precheck(&loaded.input.store, &loaded.compaction, &tools, options);
         Ok::<_, InputError>(Report::precheck(&tools, &loaded.compaction, outcome))
     })();
@@ -556,26 +591,184 @@ fn run_precheck(args: &CheckArgs) -> u8 {
     }
 }
 
+/// [`resolve_tools`] with the `--tools` flag already read.
+fn tools_from_read(
+    input: &Input,
+    flag: Option<Result<FlagText, InputError>>,
+) -> Result<Vec<Tool>, InputError> {
+    match flag {
+        Some(read) => {
+            let (o, text, _) = read?;
+            input::tools_from_flag(&o, &text)
+        }
+        None => Ok(input.tools_or_named()),
+    }
+}
+
+/// The `pin` report by the lean loader, when it can decide; `None` sends the caller to
+/// the exact path. With `--budget`, a first pass gathers every record's tokens, the fill
+/// runs on those, and a second pass over the input reads the id and digest of the records
+/// kept (only in the chunks that hold one).
+fn lean_pin(
+    args: &PinArgs,
+    stdin: Option<&[u8]>,
+    tools_flag: Option<&Result<FlagText, InputError>>,
+) -> Option<Report> {
+    let Some(budget) = args.budget else {
+        let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::Pin)?;
+        return Some(pin::report(
+            &lean.input.store,
+            &lean.tools,
+            None,
+            args.max_calls,
+        ));
+    };
+    // The file must not change between the two passes.
+    let stamp = |path: &str| {
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.len(), m.modified().ok()?))
+    };
+    let before = if stdin.is_none() {
+        Some(stamp(&args.input)?)
+    } else {
+        None
+    };
+    let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::PinBudget)?;
+    let store = &lean.input.store;
+    let info = lean.budget.as_ref()?;
+    let pins = pin::pin(store, &lean.tools, args.max_calls);
+    let pinned: Vec<u64> = pins
+        .positions
+        .iter()
+        .filter_map(|&p| store.get(p).map(|r| r.seq))
+        .collect();
+    let kept = match pin::fill_seqs(&info.tokens, &pinned, budget) {
+        Err(over) => Err(over),
+        Ok((seqs, kept_tokens)) => {
+            // Held records carry their digest: the second pass reads only the others.
+            let held: std::collections::BTreeMap<u64, &crate::record::Record> =
+                store.records().iter().map(|r| (r.seq, r)).collect();
+            let wanted: std::collections::BTreeSet<u64> = seqs
+                .iter()
+                .copied()
+                .filter(|s| !held.contains_key(s))
+                .collect();
+            let (first, chunks) = lean_chunks(&args.input, stdin)?;
+            let mut found = input::lean_digests(
+                origin_name(&args.input),
+                first,
+                chunks,
+                info,
+                &wanted,
+                limits(),
+            )
+            .ok()?;
+            if stdin.is_none() && stamp(&args.input) != before {
+                return None;
+            }
+            for s in &seqs {
+                if let Some(r) = held.get(s) {
+                    found.insert(*s, (r.id.clone(), r.digest));
+                }
+            }
+            let kept: Vec<(&String, &[u8; 32])> = seqs
+                .iter()
+                .filter_map(|s| found.get(s).map(|(id, d)| (id, d)))
+                .collect();
+            let total = store.total();
+            let summary = report::CompactionSummary {
+                records: total,
+                kept: kept.len(),
+                dropped: total.checked_sub(kept.len())?,
+                retention: Retention::Given.to_string(),
+                kept_sha256: crate::compaction::fingerprint_of(
+                    kept.iter().map(|(id, d)| (id.as_str(), *d)),
+                ),
+            };
+            Ok(pin::Kept {
+                ids: kept.iter().map(|(id, _)| (*id).clone()).collect(),
+                compaction: summary,
+                kept_tokens,
+            })
+        }
+    };
+    Some(pin::assemble(
+        store,
+        &lean.tools,
+        Some(budget),
+        pins,
+        Some(kept),
+    ))
+}
+
+/// A load by the lean loader for precheck or pin (`purpose` given the `--tools` flag's
+/// tools, if any), when it can decide. `None` sends the caller to the exact path.
+fn lean_load(
+    path: &str,
+    stdin: Option<&[u8]>,
+    kept: Option<&FlagText>,
+    tools_flag: Option<&Result<FlagText, InputError>>,
+    purpose: fn(Option<Vec<Tool>>) -> Purpose,
+) -> Option<input::LeanFor> {
+    let tools = match tools_flag {
+        Some(Ok((o, text, _))) => Some(input::tools_from_flag(o, text).ok()?),
+        Some(Err(_)) => return None,
+        None => None,
+    };
+    let (first, chunks) = lean_chunks(path, stdin)?;
+    input::load_lean_for(
+        origin_name(path),
+        first,
+        chunks,
+        kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
+        purpose(tools),
+        limits(),
+    )
+    .ok()
+}
+
 fn run_pin(args: &PinArgs) -> u8 {
     let format = match args.format {
         PinFormat::Json => Format::Json,
         PinFormat::Text | PinFormat::Ids => Format::Text,
     };
-    let loaded = (|| {
-        let bytes = read_source(&args.input)?;
-        let input = input::load(origin_name(&args.input), &bytes, limits())?;
-        let tools = resolve_tools(&input, args.tools.as_deref())?;
-        Ok::<_, InputError>((input, tools))
-    })();
-    let (input, tools) = match loaded {
-        Ok(x) => x,
-        Err(e) if args.format == PinFormat::Ids => {
-            warn(&format!("omission-gate: invalid-input: {e}"));
-            return 2;
-        }
-        Err(e) => return fail(Mode::Pin, &e, format),
+    let stdin = if args.input == "-" {
+        Some(read_source("-"))
+    } else {
+        None
     };
-    let report = pin::report(&input.store, &tools, args.budget, args.max_calls);
+    let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
+    let lean = match &stdin {
+        Some(Err(_)) => None,
+        _ => lean_pin(
+            args,
+            stdin.as_ref().and_then(|s| s.as_deref().ok()),
+            tools_flag.as_ref(),
+        ),
+    };
+    let report = match lean {
+        Some(report) => report,
+        None => {
+            let loaded = (|| {
+                let bytes = match stdin {
+                    Some(read) => read?,
+                    None => read_source(&args.input)?,
+                };
+                let input = input::load(origin_name(&args.input), &bytes, limits())?;
+                let tools = tools_from_read(&input, tools_flag)?;
+                Ok::<_, InputError>((input, tools))
+            })();
+            let (input, tools) = match loaded {
+                Ok(x) => x,
+                Err(e) if args.format == PinFormat::Ids => {
+                    warn(&format!("omission-gate: invalid-input: {e}"));
+                    return 2;
+                }
+                Err(e) => return fail(Mode::Pin, &e, format),
+            };
+            pin::report(&input.store, &tools, args.budget, args.max_calls)
+        }
+    };
     if args.format != PinFormat::Ids {
         return finish(&report, format);
     }
@@ -656,7 +849,8 @@ impl Iterator for Chunks<'_> {
     type Item = Result<Vec<u8>, Fallback>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut buf = std::mem::take(&mut self.carry);
+        let mut buf = crate::stream::spare_buffer();
+        buf.append(&mut self.carry);
         let eof = match &mut self.source {
             ChunkSource::Bytes(rest) => {
                 let n = CHUNK.min(rest.len());
@@ -684,10 +878,37 @@ impl Iterator for Chunks<'_> {
             return None;
         }
         if !eof && let Some(end) = buf.iter().rposition(|&b| b == b'\n') {
-            self.carry = buf.split_off(end + 1);
+            self.carry
+                .extend_from_slice(buf.get(end + 1..).unwrap_or_default());
+            buf.truncate(end + 1);
         }
         Some(Ok(buf))
     }
+}
+
+/// The input (`stdin`'s bytes, else the file at `path`) as its first chunk and the rest,
+/// for the lean loader; `None` when it is too small or cannot be opened.
+fn lean_chunks<'a>(path: &str, stdin: Option<&'a [u8]>) -> Option<(Vec<u8>, Chunks<'a>)> {
+    let source = match stdin {
+        Some(bytes) if bytes.len() >= LEAN_FROM => ChunkSource::Bytes(bytes),
+        Some(_) => return None,
+        None => {
+            let file = std::fs::File::open(path).ok()?;
+            let len = file.metadata().ok()?.len();
+            // Over the size limit: the exact path refuses it.
+            if len < LEAN_FROM as u64 || len > limits().max_input_bytes {
+                return None;
+            }
+            ChunkSource::File(file)
+        }
+    };
+    let mut chunks = Chunks {
+        source,
+        carry: Vec::new(),
+        left: limits().max_input_bytes,
+    };
+    let first = chunks.next()?.ok()?;
+    Some((first, chunks))
 }
 
 /// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
@@ -707,25 +928,7 @@ fn lean_check(
         Some((o, text, _)) => Some(input::action_from_flag(o, text).ok()?),
         None => None,
     };
-    let source = match stdin {
-        Some(bytes) if bytes.len() >= LEAN_FROM => ChunkSource::Bytes(bytes),
-        Some(_) => return None,
-        None => {
-            let file = std::fs::File::open(&args.input).ok()?;
-            let len = file.metadata().ok()?.len();
-            // Over the size limit: the exact path refuses it.
-            if len < LEAN_FROM as u64 || len > limits().max_input_bytes {
-                return None;
-            }
-            ChunkSource::File(file)
-        }
-    };
-    let mut chunks = Chunks {
-        source,
-        carry: Vec::new(),
-        left: limits().max_input_bytes,
-    };
-    let first = chunks.next()?.ok()?;
+    let (first, chunks) = lean_chunks(&args.input, stdin)?;
     let lean = input::load_lean(
         origin_name(&args.input),
         first,

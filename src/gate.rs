@@ -360,7 +360,7 @@ pub fn check(
                 findings.extend(ctx.judge());
             }
             Kind::Effect(effect) if replays(effect, action) => {
-                findings.push(effect_finding(record, kept, action));
+                findings.push(effect_finding(record, effect, kept, action));
             }
             Kind::Unevaluable(kind) if !kept => {
                 findings.push(unevaluable_finding(record, kind, options));
@@ -726,10 +726,7 @@ fn ids_in_seq_order(store: &Store, mut positions: Vec<usize>) -> Vec<String> {
 }
 
 /// The finding `check` reports for an effect record that `action` replays.
-pub fn effect_finding(record: &Record, kept: bool, action: &Action) -> Finding {
-    let Kind::Effect(effect) = &record.kind else {
-        return Finding::new(Code::KeptEffectReplay, Some(record), String::new());
-    };
+pub fn effect_finding(record: &Record, effect: &Effect, kept: bool, action: &Action) -> Finding {
     let matched = json_text(&Value::Object(effect.matches.clone()));
     if kept {
         Finding::new(

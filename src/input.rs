@@ -190,11 +190,81 @@ pub fn load_lean(
     action: Option<Action>,
     limits: Limits,
 ) -> Result<Lean, Fallback> {
+    let lean = load_lean_for(origin, first, rest, kept, Purpose::Check(action), limits)?;
+    Ok(Lean {
+        input: lean.input,
+        compaction: lean.compaction,
+        action: lean.action.ok_or(Fallback)?,
+    })
+}
+
+/// What a lean load is for: it holds only what that command reads.
+pub enum Purpose {
+    /// `check` of one action: `--action`'s, else the document's.
+    Check(Option<Action>),
+    /// `check --precheck` of the `--tools` given, else the document's `tools`, else every
+    /// tool the records name.
+    Precheck(Option<Vec<Tool>>),
+    /// `pin` of the `--tools` given, else as for precheck. Reads no kept ids.
+    Pin(Option<Vec<Tool>>),
+    /// `pin --budget`, as `Pin`, gathering every record's tokens too (JSON Lines only).
+    PinBudget(Option<Vec<Tool>>),
+}
+
+/// A lean load for some [`Purpose`].
+pub struct LeanFor {
+    /// The lean store, the document's `kept`, `action` and `tools`.
+    pub input: Input,
+    /// The `given` compaction (keeping nothing for `pin`).
+    pub compaction: Compaction,
+    /// For `check`, the action to judge.
+    pub action: Option<Action>,
+    /// For precheck and pin, the tools to judge (as [`Input::tools_or_named`] resolves
+    /// them when no `--tools` was given).
+    pub tools: Vec<Tool>,
+    /// For `pin --budget`, every record's tokens (see [`lean_digests`]).
+    pub budget: Option<crate::stream::Budget>,
+}
+
+/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (JSON
+/// Lines, its chunks given again the same way): the id and digest of each record whose
+/// `seq` is in `wanted`.
+pub fn lean_digests(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
     let mut first = first;
     if first.starts_with(BOM) {
         first.drain(..BOM.len());
     }
+    let plan = Plan::new(origin, std::iter::empty(), None, limits);
+    let batches = std::iter::once(Ok(first))
+        .chain(rest)
+        .map(|chunk| chunk.map(Batch::Lines));
+    crate::stream::digests(&plan, budget, wanted, batches)
+}
+
+/// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
+pub fn load_lean_for(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    purpose: Purpose,
+    limits: Limits,
+) -> Result<LeanFor, Fallback> {
+    let mut first = first;
+    if first.starts_with(BOM) {
+        first.drain(..BOM.len());
+    }
+    let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
+    let count_tokens = matches!(purpose, Purpose::PinBudget(_));
     let owned_kept = match kept {
+        _ if pin => KeptIds::Owned(Vec::new()),
         Some((text, from_file)) if !kept_is_json(text) => {
             KeptIds::Borrowed(kept_lines(text, from_file))
         }
@@ -203,26 +273,44 @@ pub fn load_lean(
         }
         None => KeptIds::None,
     };
-    match crate::stream::is_document(&first) {
+    // The tools a plan holds policies and effects for; `None`: every one.
+    let scope = |doc_action: Option<&Action>, doc_tools: Option<&Vec<Tool>>| match &purpose {
+        Purpose::Check(a) => a
+            .as_ref()
+            .or(doc_action)
+            .map(|a| Some(vec![a.tool.clone()]))
+            .ok_or(Fallback),
+        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
+            .as_ref()
+            .or(doc_tools)
+            .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
+    };
+    let plan_for = |ids, tools| {
+        let plan = Plan::new(origin, ids, tools, limits);
+        match (pin, count_tokens) {
+            (true, true) => plan.for_pin().counting_tokens(),
+            (true, false) => plan.for_pin(),
+            _ => plan,
+        }
+    };
+    let (input, compaction, budget) = match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;
-            let action = action.ok_or(Fallback)?;
-            let plan = Plan::new(origin, ids, vec![action.tool.clone()], limits);
+            let plan = plan_for(ids, scope(None, None)?);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
-            let (store, compaction) = crate::stream::load(&plan, batches)?;
-            Ok(Lean {
-                input: Input {
-                    store,
-                    kept: None,
-                    action: None,
-                    tools: None,
-                },
-                compaction,
-                action,
-            })
+            let (store, compaction, budget) = crate::stream::load(&plan, batches)?;
+            let input = Input {
+                store,
+                kept: None,
+                action: None,
+                tools: None,
+            };
+            (input, compaction, budget)
         }
+        // The second pass of --budget re-reads lines only.
+        Some(true) if count_tokens => return Err(Fallback),
         Some(true) => {
             let mut bytes = first;
             for chunk in rest {
@@ -249,7 +337,7 @@ pub fn load_lean(
                 .map(Tool::list_from_json)
                 .transpose()
                 .map_err(|_| Fallback)?;
-            let action = action.or_else(|| doc_action.clone()).ok_or(Fallback)?;
+            let tools = scope(doc_action.as_ref(), doc_tools.as_ref())?;
             let ids: Vec<&str> = match owned_kept.ids() {
                 Some(ids) => ids.collect(),
                 None => doc_kept.iter().flatten().map(String::as_str).collect(),
@@ -257,22 +345,32 @@ pub fn load_lean(
             if owned_kept.ids().is_none() && doc_kept.is_none() {
                 return Err(Fallback);
             }
-            let plan = Plan::new(origin, ids, vec![action.tool.clone()], limits);
-            let (store, compaction) =
+            let plan = plan_for(Box::new(ids.into_iter()), tools);
+            let (store, compaction, budget) =
                 crate::stream::load(&plan, crate::stream::items(&doc.records))?;
-            Ok(Lean {
-                input: Input {
-                    store,
-                    kept: doc_kept,
-                    action: doc_action,
-                    tools: doc_tools,
-                },
-                compaction,
-                action,
-            })
+            let input = Input {
+                store,
+                kept: doc_kept,
+                action: doc_action,
+                tools: doc_tools,
+            };
+            (input, compaction, budget)
         }
-        None => Err(Fallback),
-    }
+        None => return Err(Fallback),
+    };
+    let (action, tools) = match purpose {
+        Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
+        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
+            (None, t.unwrap_or_else(|| input.tools_or_named()))
+        }
+    };
+    Ok(LeanFor {
+        input,
+        compaction,
+        action,
+        tools,
+        budget,
+    })
 }
 
 /// Kept ids from a flag, borrowed from its text where that is plain.
@@ -507,6 +605,95 @@ mod tests {
         }
     }
 
+    fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor, Fallback> {
+        let bytes = text.as_bytes();
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut start = 0;
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'\n' && i + 1 - start >= 3 {
+                chunks.push(bytes[start..=i].to_vec());
+                start = i + 1;
+            }
+        }
+        chunks.push(bytes[start..].to_vec());
+        let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
+        let first = chunks.next().unwrap_or_default();
+        load_lean_for(
+            "in.jsonl",
+            first,
+            chunks.map(Ok),
+            kept.map(|k| (k, false)),
+            purpose,
+            Limits::default(),
+        )
+    }
+
+    fn tools_of(names: Option<&str>) -> Option<Vec<Tool>> {
+        names.map(|n| tools_from_flag("--tools", n).unwrap())
+    }
+
+    #[test]
+    fn lean_precheck_gives_the_exact_report() {
+        let options = crate::precheck::PrecheckOptions::default();
+        for tools in [Some("pay"), Some("other,pay"), Some("nothing"), None] {
+            for kept in ["c1,p3,c2,c3", "f1,p1,s1", "", "c3,e1,f2,p3,c1"] {
+                let l = lean_for(STORE, Some(kept), Purpose::Precheck(tools_of(tools))).unwrap();
+                let lean =
+                    crate::precheck::precheck(&l.input.store, &l.compaction, &l.tools, options);
+                let lean = crate::report::Report::precheck(&l.tools, &l.compaction, lean)
+                    .render(crate::report::Format::Json);
+                let input = load_str(STORE).unwrap();
+                let ids = kept_from_flag("--kept", kept, false).unwrap();
+                let c = Compaction::new(
+                    &input.store,
+                    crate::compaction::Retention::Given,
+                    Some(&ids),
+                    "in.json",
+                )
+                .unwrap();
+                let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
+                let exact = crate::precheck::precheck(&input.store, &c, &t, options);
+                let exact = crate::report::Report::precheck(&t, &c, exact)
+                    .render(crate::report::Format::Json);
+                assert_eq!(
+                    String::from_utf8(lean).unwrap(),
+                    String::from_utf8(exact).unwrap(),
+                    "tools {tools:?} kept {kept}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lean_pin_gives_the_exact_report() {
+        // A chain of derivations: the pinned rule p3 needs f2, which needs p1.
+        let store = format!(
+            "{STORE}{}\n{}\n",
+            r#"{"id":"f3","seq":20,"kind":"fact","field":"other","value":1,"depends_on":["p2"]}"#,
+            r#"{"id":"p4","seq":21,"kind":"policy","scope":"pa*","predicate":{"field":"other","op":"eq","value":1},"effect":"deny","depends_on":["f3"]}"#
+        );
+        for tools in [
+            Some("pay"),
+            Some("p*"),
+            Some("other"),
+            Some("nothing"),
+            None,
+        ] {
+            let l = lean_for(&store, None, Purpose::Pin(tools_of(tools))).unwrap();
+            let lean = crate::pin::report(&l.input.store, &l.tools, None, 64)
+                .render(crate::report::Format::Json);
+            let input = load_str(&store).unwrap();
+            let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
+            let exact =
+                crate::pin::report(&input.store, &t, None, 64).render(crate::report::Format::Json);
+            assert_eq!(
+                String::from_utf8(lean).unwrap(),
+                String::from_utf8(exact).unwrap(),
+                "tools {tools:?}"
+            );
+        }
+    }
+
     #[test]
     fn lean_store_holds_only_what_a_check_reads() {
         let l = lean(STORE, Some("c1"), Some(r#"{"tool":"pay"}"#)).unwrap();
@@ -578,12 +765,103 @@ mod tests {
                 "c1",
             ),
             ("syntax error", with(r#"{"id":"c9","#), "c1"),
+            (
+                "an older fact with an unknown key",
+                with(concat!(
+                    r#"{"id":"f8","seq":98,"kind":"fact","field":"z","value":1,"valeu":2}"#,
+                    "\n",
+                    r#"{"id":"f9","seq":99,"kind":"fact","field":"z","value":1}"#
+                )),
+                "c1",
+            ),
+            (
+                "an older fact with a duplicate key in its value",
+                with(concat!(
+                    r#"{"id":"f8","seq":98,"kind":"fact","field":"z","value":{"a":1,"a":2}}"#,
+                    "\n",
+                    r#"{"id":"f9","seq":99,"kind":"fact","field":"z","value":1}"#
+                )),
+                "c1",
+            ),
             ("kept id naming nothing", STORE.to_string(), "c1,ghost"),
+            (
+                "duplicate key in a summary",
+                with(r#"{"id":"s9","seq":99,"kind":"summary","text":"a","text":"a"}"#),
+                "c1",
+            ),
+            (
+                "raw control character in a summary",
+                with("{\"id\":\"s9\",\"seq\":99,\"kind\":\"summary\",\"text\":\"a\u{1}\"}"),
+                "c1",
+            ),
+            (
+                "leading zero in a summary's seq",
+                with(r#"{"id":"s9","seq":099,"kind":"summary"}"#),
+                "c1",
+            ),
+            (
+                "trailing comma in a summary",
+                with(r#"{"id":"s9","seq":99,"kind":"summary",}"#),
+                "c1",
+            ),
+            (
+                "summary with a duplicate id",
+                with(r#"{"id":"c1","seq":99,"kind":"summary"}"#),
+                "c1",
+            ),
         ] {
             assert!(lean(&text, Some(kept), action).is_err(), "{what}");
         }
         assert!(lean(STORE, None, action).is_err(), "no kept ids");
         assert!(lean(STORE, Some("c1"), None).is_err(), "no action");
+    }
+
+    #[test]
+    fn summaries_read_by_the_simple_scan_give_the_exact_report() {
+        // Kept and dropped, with and without tokens, escapes that are canonical as written
+        // and ones that are not (`\/`, `\u`), other unevaluable kinds, odd spacing.
+        let store = concat!(
+            "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"x\"}\n",
+            "{\"id\":\"s1\",\"seq\":2,\"kind\":\"summary\",\"text\":\"tab\\there \\\\ \\\"q\\\" d\u{e9}j\u{e0}\"}\n",
+            "{\"id\":\"s2\",\"seq\":3,\"kind\":\"summary\",\"text\":\"a\\/b\",\"tokens\":9}\n",
+            "{\"id\":\"s3\",\"seq\":4,\"kind\":\"summary\",\"text\":\"\\u00e9\\n\"}\n",
+            " { \"tokens\" : 0 , \"kind\" : \"note\" , \"seq\" : 5 , \"id\" : \"n1\" }\r\n",
+            "{\"id\":\"s4\",\"seq\":6,\"kind\":\"summary\"}\n",
+            "{\"id\":\"s5\",\"seq\":7,\"kind\":\"summary\",\"text\":\"\",\"meta\":{\"k\":1}}\n",
+            "{\"id\":\"p1\",\"seq\":8,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":1},\"effect\":\"deny\",\"depends_on\":[\"s2\"]}\n",
+        );
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        for kept in ["c1", "s1,s2,s3,n1,s4,s5", "s2,n1", "c1,s1,s3,s5,p1"] {
+            let l = lean(store, Some(kept), Some(action)).unwrap();
+            assert_eq!(
+                String::from_utf8(lean_report(&l)).unwrap(),
+                String::from_utf8(exact_report(store, Some(kept), action)).unwrap(),
+                "kept {kept}"
+            );
+            // The records it holds are the exact loader's (digests aside: zeros when not
+            // kept), text and tokens included.
+            let exact = load_str(store).unwrap();
+            let mut held = 0;
+            for r in l.input.store.records() {
+                let mut e = exact
+                    .store
+                    .records()
+                    .iter()
+                    .find(|e| e.id == r.id)
+                    .unwrap()
+                    .clone();
+                if r.digest == [0; 32] {
+                    e.digest = [0; 32];
+                }
+                assert_eq!(*r, e, "kept {kept}");
+                held += usize::from(matches!(r.kind, crate::record::Kind::Unevaluable(_)));
+            }
+            let dropped = ["s1", "s2", "s3", "n1", "s4", "s5"];
+            let dropped = dropped
+                .iter()
+                .filter(|id| !kept.split(',').any(|k| k == **id));
+            assert_eq!(held, dropped.count(), "kept {kept}");
+        }
     }
 
     #[test]

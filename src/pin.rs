@@ -19,7 +19,9 @@ use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::precheck::{self, Domain, PolicyScan};
 use crate::predicate::Tri;
 use crate::record::{Kind, Store, glob_match};
-use crate::report::{Mode, Pinned, Report, TokenSummary, action_text, clean, json_text};
+use crate::report::{
+    CompactionSummary, Mode, Pinned, Report, TokenSummary, action_text, clean, json_text,
+};
 
 /// Why one record is pinned; several reasons can hold at once.
 #[derive(Debug, Default)]
@@ -235,6 +237,50 @@ fn close_over_inputs(store: &Store, why: &mut BTreeMap<usize, Why>) {
 /// ERROR `ledger-exceeds-budget` when the pinned records alone do not fit.
 pub fn report(store: &Store, tools: &[Tool], budget: Option<u64>, max_calls: usize) -> Report {
     let pins = pin(store, tools, max_calls);
+    let kept = budget.map(|budget| {
+        fill(store, &pins.positions, budget).map(|f| {
+            let mut mask = vec![false; store.len()];
+            for &p in &f.kept {
+                if let Some(slot) = mask.get_mut(p) {
+                    *slot = true;
+                }
+            }
+            let ids: Vec<String> = f
+                .kept
+                .iter()
+                .filter_map(|&p| store.get(p).map(|r| r.id.clone()))
+                .collect();
+            let compaction = Compaction::from_mask(store, Retention::Given, mask);
+            Kept {
+                ids,
+                compaction: (&compaction).into(),
+                kept_tokens: f.kept_tokens,
+            }
+        })
+    });
+    assemble(store, tools, budget, pins, kept)
+}
+
+/// The kept set a budget gives, as the report states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The kept ids, in `seq` order.
+    pub ids: Vec<String>,
+    /// The compaction they make.
+    pub compaction: CompactionSummary,
+    /// Tokens of every kept record, the pinned ones included.
+    pub kept_tokens: u64,
+}
+
+/// The `pin` report from the pins and, with `budget`, the fill (see [`report`]). The
+/// lean path computes the fill from every record's tokens and gives it here.
+pub fn assemble(
+    store: &Store,
+    tools: &[Tool],
+    budget: Option<u64>,
+    pins: Pins,
+    kept: Option<Result<Kept, OverBudget>>,
+) -> Report {
     let mut findings: Vec<Finding> = precheck::domains(tools)
         .iter()
         .flat_map(precheck::schema_notes)
@@ -246,44 +292,62 @@ pub fn report(store: &Store, tools: &[Tool], budget: Option<u64>, max_calls: usi
         kept_records: None,
         kept_tokens: None,
     };
-    let mut kept = None;
-    if let Some(budget) = budget {
-        match fill(store, &pins.positions, budget) {
-            Ok(f) => {
-                let mut mask = vec![false; store.len()];
-                for &p in &f.kept {
-                    if let Some(slot) = mask.get_mut(p) {
-                        *slot = true;
-                    }
-                }
-                tokens.kept_records = Some(f.kept.len());
-                tokens.kept_tokens = Some(f.kept_tokens);
-                let ids: Vec<String> = f
-                    .kept
-                    .iter()
-                    .filter_map(|&p| store.get(p).map(|r| r.id.clone()))
-                    .collect();
-                kept = Some((ids, Compaction::from_mask(store, Retention::Given, mask)));
-            }
-            Err(over) => findings.push(Finding::new(
-                Code::LedgerExceedsBudget,
-                None,
-                format!(
-                    "the pinned records alone need {} tokens, over the budget of {budget}: defer the compaction (a full window is a recoverable failure; a silently corrupted ledger is not)",
-                    over.pinned_tokens
-                ),
-            )),
+    let mut chosen = None;
+    match (budget, kept) {
+        (Some(_), Some(Ok(k))) => {
+            tokens.kept_records = Some(k.ids.len());
+            tokens.kept_tokens = Some(k.kept_tokens);
+            chosen = Some(k);
         }
+        (Some(budget), Some(Err(over))) => findings.push(Finding::new(
+            Code::LedgerExceedsBudget,
+            None,
+            format!(
+                "the pinned records alone need {} tokens, over the budget of {budget}: defer the compaction (a full window is a recoverable failure; a silently corrupted ledger is not)",
+                over.pinned_tokens
+            ),
+        )),
+        _ => {}
     }
     let mut report = Report::from_outcome(Mode::Pin, Outcome::from_findings(findings));
     report.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
     report.pinned = Some(pins.pinned);
     report.tokens = Some(tokens);
-    if let Some((ids, compaction)) = kept {
-        report.compaction = Some((&compaction).into());
-        report.kept = Some(ids);
+    if let Some(k) = chosen {
+        report.compaction = Some(k.compaction);
+        report.kept = Some(k.ids);
     }
     report
+}
+
+/// [`fill`] over `(seq, tokens)` of every record of the input (in `seq` order), with the
+/// `seq`s of the pinned records: the `seq`s kept (in order) and the kept tokens.
+pub fn fill_seqs(
+    all: &[(u64, u64)],
+    pinned: &[u64],
+    budget: u64,
+) -> Result<(Vec<u64>, u64), OverBudget> {
+    let is_pinned = |seq: &u64| pinned.binary_search(seq).is_ok();
+    let pinned_tokens = all
+        .iter()
+        .filter(|(s, _)| is_pinned(s))
+        .map(|&(_, t)| t)
+        .fold(0, u64::saturating_add);
+    if pinned_tokens > budget {
+        return Err(OverBudget { pinned_tokens });
+    }
+    let mut left = budget - pinned_tokens;
+    let mut kept: Vec<u64> = Vec::new();
+    for &(seq, t) in all.iter().rev() {
+        if is_pinned(&seq) {
+            kept.push(seq);
+        } else if t <= left {
+            kept.push(seq);
+            left -= t;
+        }
+    }
+    kept.reverse();
+    Ok((kept, budget - left))
 }
 
 fn tokens_of(store: &Store, positions: &[usize]) -> u64 {

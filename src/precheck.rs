@@ -713,7 +713,7 @@ fn effect_findings(record: &Record, effect: &Effect, domain: &Domain) -> Option<
     let tool = clean(&domain.name);
     match effect_witness(domain, effect) {
         Ok(Some(action)) => {
-            let check = gate::effect_finding(record, false, &action);
+            let check = gate::effect_finding(record, effect, false, &action);
             let mut f = Finding::new(
                 Code::MayBindSomeAction,
                 Some(record),

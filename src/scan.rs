@@ -29,8 +29,10 @@ pub struct Chatter<'a> {
     pub id: Cow<'a, str>,
     /// The record's `seq`.
     pub seq: u64,
-    /// `text`, as written in the line (a JSON string).
-    text: Option<&'a RawValue>,
+    /// `text`, as written in the line (a JSON string, quotes included).
+    text: Option<&'a str>,
+    /// Whether `text` as written is already canonical (see [`Simple::text_plain`]).
+    text_plain: bool,
     /// `tokens`, if declared.
     tokens: Option<u64>,
     /// Whether the record has keys besides id, seq, kind, text and tokens.
@@ -38,6 +40,11 @@ pub struct Chatter<'a> {
 }
 
 impl Chatter<'_> {
+    /// `tokens`, if the record declares it.
+    pub fn tokens(&self) -> Option<u64> {
+        self.tokens
+    }
+
     /// Writes the record's canonical JSON (keys sorted, no whitespace, strings escaped as
     /// serde_json escapes them) into `out`, exactly as [`crate::json::canonical`] would.
     /// `false` (and `out` unspecified) when the record has other keys: use the strict path.
@@ -45,38 +52,79 @@ impl Chatter<'_> {
         if self.other_keys {
             return false;
         }
-        out.clear();
-        out.extend_from_slice(b"{\"id\":");
-        match &self.id {
-            // No escapes in the line, and a JSON string cannot hold raw control characters.
-            Cow::Borrowed(id) => {
-                out.push(b'"');
-                out.extend_from_slice(id.as_bytes());
-                out.push(b'"');
-            }
-            Cow::Owned(id) => write_str(out, id),
-        }
-        out.extend_from_slice(b",\"kind\":\"chatter\",\"seq\":");
-        out.extend_from_slice(self.seq.to_string().as_bytes());
-        if let Some(text) = self.text {
-            out.extend_from_slice(b",\"text\":");
-            let raw = text.get();
-            if raw.contains('\\') {
-                match serde_json::from_str::<String>(raw) {
-                    Ok(s) => write_str(out, &s),
-                    Err(_) => return false,
-                }
-            } else {
-                out.extend_from_slice(raw.as_bytes());
-            }
-        }
-        if let Some(tokens) = self.tokens {
-            out.extend_from_slice(b",\"tokens\":");
-            out.extend_from_slice(tokens.to_string().as_bytes());
-        }
-        out.push(b'}');
-        true
+        write_canonical(
+            out,
+            (&self.id, matches!(self.id, Cow::Borrowed(_))),
+            "chatter",
+            self.seq,
+            self.text.map(|t| (t, self.text_plain)),
+            self.tokens,
+        )
     }
+}
+
+/// Writes the canonical JSON of a record with only id, kind, seq, text and tokens into
+/// `out` (cleared first), exactly as [`crate::json::canonical`] would. `id` is decoded,
+/// with whether it was written without escapes; `text` is as written in the line, with
+/// whether that is already canonical. `false` (and `out`
+/// unspecified) when the text cannot be decoded.
+fn write_canonical(
+    out: &mut Vec<u8>,
+    id: (&str, bool),
+    kind: &str,
+    seq: u64,
+    text: Option<(&str, bool)>,
+    tokens: Option<u64>,
+) -> bool {
+    out.clear();
+    out.extend_from_slice(b"{\"id\":");
+    match id {
+        // No escapes in the line, and a JSON string cannot hold raw control characters.
+        (id, true) => {
+            out.push(b'"');
+            out.extend_from_slice(id.as_bytes());
+            out.push(b'"');
+        }
+        (id, false) => write_str(out, id),
+    }
+    out.extend_from_slice(b",\"kind\":");
+    write_str(out, kind);
+    out.extend_from_slice(b",\"seq\":");
+    write_u64(out, seq);
+    if let Some((raw, plain)) = text {
+        out.extend_from_slice(b",\"text\":");
+        if plain {
+            out.extend_from_slice(raw.as_bytes());
+        } else {
+            match serde_json::from_str::<String>(raw) {
+                Ok(s) => write_str(out, &s),
+                Err(_) => return false,
+            }
+        }
+    }
+    if let Some(tokens) = tokens {
+        out.extend_from_slice(b",\"tokens\":");
+        write_u64(out, tokens);
+    }
+    out.push(b'}');
+    true
+}
+
+/// Appends a number in decimal, without allocating.
+fn write_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(i..).unwrap_or_default());
 }
 
 /// Appends a string as serde_json writes it.
@@ -89,10 +137,467 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 /// chatter record that the strict path would accept with the same id and seq; `None` means
 /// "take the strict path".
 pub fn chatter(line: &str) -> Option<Chatter<'_>> {
+    match simple(line) {
+        Fast::Done(s) => s.chatter(),
+        Fast::NotChatter => None,
+        Fast::Unknown => chatter_by_serde(line),
+    }
+}
+
+/// [`chatter`] by the typed serde visitor, for lines [`simple`] does not decide.
+pub fn chatter_by_serde(line: &str) -> Option<Chatter<'_>> {
     let mut de = serde_json::Deserializer::from_str(line);
     let head = de.deserialize_map(RecordVisitor).ok()?;
     de.end().ok()?;
     Some(head)
+}
+
+/// A record line made of nothing but `id`, `seq`, `kind`, `text` and `tokens`, each a
+/// plain value, as [`simple`] read it: most of a store's lines (chatter, summaries).
+#[derive(Debug, Clone)]
+pub struct Simple<'a> {
+    /// `id` (non-empty, written without escapes).
+    pub id: &'a str,
+    /// `seq`.
+    pub seq: u64,
+    /// `kind` (written without escapes).
+    pub kind: &'a str,
+    /// `text`, as written in the line (quotes included).
+    pub text: Option<&'a str>,
+    /// Whether `text` as written is its canonical JSON already: its only escapes are
+    /// among `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, which serde_json writes the same.
+    pub text_plain: bool,
+    /// `tokens`, if declared.
+    pub tokens: Option<u64>,
+}
+
+impl<'a> Simple<'a> {
+    /// The chatter record, if it is one.
+    pub fn chatter(self) -> Option<Chatter<'a>> {
+        (self.kind == "chatter").then_some(Chatter {
+            id: Cow::Borrowed(self.id),
+            seq: self.seq,
+            text: self.text,
+            text_plain: self.text_plain,
+            tokens: self.tokens,
+            other_keys: false,
+        })
+    }
+
+    /// Writes the record's canonical JSON into `out`, exactly as
+    /// [`crate::json::canonical`] would; `false` when the text cannot be decoded.
+    pub fn canonical(&self, out: &mut Vec<u8>) -> bool {
+        write_canonical(
+            out,
+            (self.id, true),
+            self.kind,
+            self.seq,
+            self.text.map(|t| (t, self.text_plain)),
+            self.tokens,
+        )
+    }
+
+    /// `text`, decoded.
+    pub fn text(&self) -> Option<Result<String, ()>> {
+        self.text.map(|raw| {
+            if !raw.contains('\\') {
+                Ok(raw.get(1..raw.len() - 1).unwrap_or_default().to_string())
+            } else {
+                serde_json::from_str::<String>(raw).map_err(|_| ())
+            }
+        })
+    }
+}
+
+/// What [`simple`] made of a line.
+#[derive(Debug, Clone)]
+pub enum Fast<'a> {
+    /// A well-formed record of plain keys and values, which the strict JSON parser
+    /// accepts with exactly these values.
+    Done(Simple<'a>),
+    /// Not decided, but its `kind` is a string other than `chatter`: not chatter.
+    NotChatter,
+    /// Not decided: anything else (another key, an escaped key or id, a `\u` escape, an
+    /// odd number, a nested value, a malformed line, ...).
+    Unknown,
+}
+
+/// A hand-written scan of the commonest record shape: one object whose keys are among
+/// `id`, `seq`, `kind`, `text` and `tokens` (each once, no escapes in the keys), with
+/// string values for `id`, `kind` and `text` (no `\u` escapes; none at all in `id` and
+/// `kind`) and integers below 2^64 for `seq` and `tokens`. It decides only lines that are
+/// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
+/// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
+pub fn simple(line: &str) -> Fast<'_> {
+    let mut kind_seen: Option<&str> = None;
+    match simple_scan::<false>(line, 0, &mut kind_seen) {
+        Some((s, _)) => Fast::Done(s),
+        None if kind_seen.is_some_and(|k| k != "chatter") => Fast::NotChatter,
+        None => Fast::Unknown,
+    }
+}
+
+/// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
+/// its end first: `Some((record, end, next))` when [`simple`] decides the line
+/// `chunk[start..end]` with exactly this record (`end` is the index of its `\n`, or the
+/// chunk's length; `next` is where the next line starts). `None`: not decided here; find
+/// the line's end and ask [`simple`].
+pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
+    let (s, end) = simple_scan::<true>(chunk, start, &mut None)?;
+    Some((s, end, (end + 1).min(chunk.len())))
+}
+
+/// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
+/// of [`simple_in`] (`LINE` true: the object must fill the line that starts at `start`;
+/// whitespace never takes a `\n`). The record, and where its line ends.
+fn simple_scan<'a, const LINE: bool>(
+    line: &'a str,
+    start: usize,
+    kind_seen: &mut Option<&'a str>,
+) -> Option<(Simple<'a>, usize)> {
+    let b = line.as_bytes();
+    let skip_ws = |b: &[u8], i: usize| {
+        if LINE {
+            skip_ws_in_line(b, i)
+        } else {
+            skip_ws(b, i)
+        }
+    };
+    let mut i = skip_ws(b, start);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let (mut id, mut seq, mut kind, mut text, mut tokens) = (None, None, None, None, None);
+    let mut text_plain = true;
+    i = skip_ws(b, i + 1);
+    loop {
+        // A key: a string without escapes.
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (end, escapes) = string_end(b, i + 1)?;
+        if escapes != Escapes::None {
+            return None;
+        }
+        let key = b.get(i + 1..end - 1)?;
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        match key {
+            b"id" | b"kind" | b"text" => {
+                if b.get(i) != Some(&b'"') {
+                    return None;
+                }
+                let (end, escapes) = string_end(b, i + 1)?;
+                let raw = line.get(i..end)?;
+                let inner = line.get(i + 1..end - 1)?;
+                let slot = match key {
+                    b"id" if !inner.is_empty() => &mut id,
+                    b"kind" => &mut kind,
+                    b"text" => &mut text,
+                    _ => return None,
+                };
+                if slot.is_some() {
+                    return None;
+                }
+                if key == b"text" {
+                    text_plain = escapes != Escapes::Slash;
+                    *slot = Some(raw);
+                } else if escapes == Escapes::None {
+                    *slot = Some(inner);
+                } else {
+                    return None;
+                }
+                if key == b"kind" {
+                    *kind_seen = kind;
+                }
+                i = end;
+            }
+            b"seq" | b"tokens" => {
+                let (n, end) = integer(b, i)?;
+                let slot = if key == b"seq" { &mut seq } else { &mut tokens };
+                if slot.replace(n).is_some() {
+                    return None;
+                }
+                i = end;
+            }
+            _ => return None,
+        }
+        i = skip_ws(b, i);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    let end = skip_ws(b, i + 1);
+    if !(end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
+        return None;
+    }
+    let simple = Simple {
+        id: id?,
+        seq: seq?,
+        kind: kind?,
+        text,
+        text_plain,
+        tokens,
+    };
+    Some((simple, end))
+}
+
+/// The escapes met in a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    None,
+    /// Only `\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t`: as serde_json writes them.
+    Plain,
+    /// `\/` too (serde_json writes a bare `/`).
+    Slash,
+}
+
+/// The index just past the closing quote of the string whose contents start at `i`, and
+/// its escapes; `None` for a `\u` escape, an invalid escape, a raw control character or a
+/// string that does not end.
+fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut escapes = Escapes::None;
+    loop {
+        // Eight bytes at a time up to the first `"`, `\` or byte below 0x20. A borrow can
+        // only mark bytes after a true one, so the lowest mark is the first such byte.
+        while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let w = u64::from_le_bytes(word);
+            let special = zero_byte(w ^ (ONES * 0x22))
+                | zero_byte(w ^ (ONES * 0x5c))
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+            if special != 0 {
+                i += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match *b.get(i)? {
+            b'"' => return Some((i + 1, escapes)),
+            b'\\' => {
+                match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                        if escapes == Escapes::None {
+                            escapes = Escapes::Plain;
+                        }
+                    }
+                    b'/' => escapes = Escapes::Slash,
+                    _ => return None,
+                }
+                i += 2;
+            }
+            c if c < 0x20 => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// A JSON integer in `0..2^64` at `i` (no sign, fraction or exponent), and the index just
+/// past it; `None` otherwise, or when what follows is not whitespace, `,` or `}`.
+fn integer(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let first = *b.get(i)?;
+    if !first.is_ascii_digit() {
+        return None;
+    }
+    let mut n = u64::from(first - b'0');
+    i += 1;
+    if n != 0 {
+        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            i += 1;
+        }
+    }
+    match b.get(i) {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}') => Some((n, i)),
+        _ => None,
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// [`skip_ws`] within one line: a `\n` is where the line ends, not whitespace.
+fn skip_ws_in_line(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// A `fact` record as the light scan read it: what the loader's cross-record checks need.
+/// The line itself is parsed by the strict path only if its fact is the newest of its
+/// field.
+#[derive(Debug, Clone)]
+pub struct FactLine<'a> {
+    /// The record's id.
+    pub id: Cow<'a, str>,
+    /// The record's `seq`.
+    pub seq: u64,
+    /// `field`.
+    pub field: Cow<'a, str>,
+    /// `supersedes`, if present.
+    pub supersedes: Option<Cow<'a, str>>,
+    /// `depends_on` (empty when absent).
+    pub depends_on: Vec<Cow<'a, str>>,
+}
+
+/// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a fact record
+/// the strict path accepts (same id, seq, field, supersedes and depends_on); `None` means
+/// "take the strict path".
+pub fn fact(line: &str) -> Option<FactLine<'_>> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let f = de.deserialize_map(FactVisitor).ok()?;
+    de.end().ok()?;
+    Some(f)
+}
+
+struct FactVisitor;
+
+impl<'de> Visitor<'de> for FactVisitor {
+    type Value = FactLine<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a fact record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FactLine<'de>, A::Error> {
+        let (mut id, mut seq, mut field, mut supersedes) = (None, None, None, None);
+        let mut depends_on = Vec::new();
+        let (mut fact, mut value) = (false, false);
+        let mut seen = 0u16;
+        while let Some(key) = map.next_key_seed(StrSeed)? {
+            let bit: u16 = match &*key {
+                "id" => 1,
+                "seq" => 2,
+                "kind" => 4,
+                "text" => 8,
+                "tokens" => 16,
+                "meta" => 32,
+                "field" => 64,
+                "value" => 128,
+                "supersedes" => 256,
+                "depends_on" => 512,
+                // An unknown key: the strict path refuses the record, and says why.
+                _ => return Err(not_light()),
+            };
+            if seen & bit != 0 {
+                return Err(not_light());
+            }
+            seen |= bit;
+            match bit {
+                1 => id = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                2 => seq = Some(map.next_value_seed(U64Seed)?),
+                4 => {
+                    if map.next_value_seed(StrSeed)? != "fact" {
+                        return Err(not_light());
+                    }
+                    fact = true;
+                }
+                8 => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    if !raw.get().starts_with('"') {
+                        return Err(not_light());
+                    }
+                }
+                16 => drop(map.next_value_seed(U64Seed)?),
+                32 => map.next_value_seed(Skip)?,
+                64 => field = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                128 => {
+                    // Exactly the strict path's value, and its number check.
+                    let v = map.next_value::<crate::json::StrictValue>()?;
+                    if crate::predicate::check_numbers(&v.0).is_err() {
+                        return Err(not_light());
+                    }
+                    value = true;
+                }
+                256 => supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                _ => depends_on = map.next_value_seed(IdsSeed)?,
+            }
+        }
+        match (id, seq, field, fact && value) {
+            (Some(id), Some(seq), Some(field), true) => Ok(FactLine {
+                id,
+                seq,
+                field,
+                supersedes,
+                depends_on,
+            }),
+            _ => Err(not_light()),
+        }
+    }
+}
+
+fn nonempty<E: de::Error>(s: Cow<'_, str>) -> Result<Cow<'_, str>, E> {
+    if s.is_empty() {
+        Err(not_light())
+    } else {
+        Ok(s)
+    }
+}
+
+/// An array of non-empty strings (record ids).
+struct IdsSeed;
+
+impl<'de> DeserializeSeed<'de> for IdsSeed {
+    type Value = Vec<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdsSeed {
+    type Value = Vec<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of ids")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(id) = seq.next_element_seed(StrSeed)? {
+            out.push(nonempty(id)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The `seq` of a record line, read quickly: other values are skipped, not checked. Only
+/// for lines already validated (the second pass of `pin --budget`).
+pub fn seq_of(line: &str) -> Option<u64> {
+    struct SeqVisitor;
+    impl<'de> Visitor<'de> for SeqVisitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a record object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
+            let mut seq = None;
+            while let Some(key) = map.next_key_seed(StrSeed)? {
+                if key == "seq" && seq.is_none() {
+                    seq = Some(map.next_value_seed(U64Seed)?);
+                } else {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+            seq.ok_or_else(not_light)
+        }
+    }
+    serde_json::Deserializer::from_str(line)
+        .deserialize_map(SeqVisitor)
+        .ok()
 }
 
 /// A quiet abort: the strict path will say what, if anything, is wrong.
@@ -166,7 +671,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
                     if !raw.get().starts_with('"') {
                         return Err(not_light());
                     }
-                    text = Some(raw);
+                    text = Some(raw.get());
                 }
                 Some(Known::Tokens) => tokens = Some(map.next_value_seed(U64Seed)?),
                 None => {
@@ -180,6 +685,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 id,
                 seq,
                 text,
+                text_plain: text.is_some_and(|t| !t.contains('\\')),
                 tokens,
                 other_keys: !others.is_empty(),
             }),
@@ -394,5 +900,324 @@ mod tests {
         let line = r#"{"id":"a\u0062","seq":1,"kind":"chatter"}"#;
         assert_eq!(light(line), strict(line));
         assert_eq!(light(line).unwrap().0, "ab");
+    }
+
+    /// The strict path's fact for a line: id, seq, field, supersedes, depends_on.
+    type FactParts = (String, u64, String, Option<String>, Vec<String>);
+
+    fn strict_fact(line: &str) -> Option<FactParts> {
+        let v = json::parse(line.as_bytes()).ok()?;
+        let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+        match r.kind {
+            Kind::Fact(f) => Some((r.id, r.seq, f.field, f.supersedes, f.depends_on)),
+            _ => None,
+        }
+    }
+
+    fn light_fact(line: &str) -> Option<FactParts> {
+        let f = fact(line)?;
+        Some((
+            f.id.into_owned(),
+            f.seq,
+            f.field.into_owned(),
+            f.supersedes.map(Cow::into_owned),
+            f.depends_on.into_iter().map(Cow::into_owned).collect(),
+        ))
+    }
+
+    #[test]
+    fn facts_the_scan_reads_are_the_strict_facts() {
+        for line in [
+            r#"{"id":"f","seq":3,"kind":"fact","field":"limit","value":100}"#,
+            r#"{"seq":3,"value":{"a":[1,2.5,"x"]},"kind":"fact","field":"l\u0069mit","id":"f"}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":null,"text":"t\n","tokens":4,"meta":{"k":[true]}}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":false,"supersedes":"e","depends_on":["a","b"]}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1e400}"#,
+        ] {
+            assert!(light_fact(line).is_some(), "{line}");
+            assert_eq!(light_fact(line), strict_fact(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_fact_scan_leaves_anything_doubtful_to_the_strict_path() {
+        for line in [
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x"}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"extra":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"value":2}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":{"a":1,"a":1}}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"supersedes":""}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"supersedes":7}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"depends_on":"a"}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"depends_on":[""]}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"text":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"meta":{"k":1,"k":2}}"#,
+            r#"{"id":"f","seq":3.0,"kind":"fact","field":"x","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"chatter","field":"x","value":1}"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1} x"#,
+        ] {
+            assert!(fact(line).is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn seq_of_reads_the_seq_wherever_it_is() {
+        assert_eq!(
+            seq_of(r#"{"id":"f","kind":"fact","value":{"a":[1]},"seq":33,"text":"x"}"#),
+            Some(33)
+        );
+        assert_eq!(seq_of(r#"{"id":"c","seq":7,"kind":"chatter"}"#), Some(7));
+        assert_eq!(seq_of(r#"{"id":"c","kind":"chatter"}"#), None);
+        assert_eq!(seq_of(r#"{"id":"c","seq":"7"}"#), None);
+    }
+
+    /// The strict path's record for a line: id, seq, kind, text, tokens, canonical JSON.
+    type Parts = (String, u64, String, Option<String>, u64, String);
+
+    fn strict_parts(line: &str) -> Option<Parts> {
+        let v = json::parse(line.as_bytes()).ok()?;
+        let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+        let kind = r.kind.name().to_string();
+        Some((r.id, r.seq, kind, r.text, r.tokens, json::canonical(&v)))
+    }
+
+    fn simple_parts(line: &str) -> Option<Parts> {
+        let Fast::Done(s) = simple(line) else {
+            return None;
+        };
+        let mut out = Vec::new();
+        assert!(s.canonical(&mut out), "{line}");
+        let canonical = String::from_utf8(out).unwrap();
+        let tokens = s.tokens.unwrap_or((canonical.len() as u64).div_ceil(4));
+        let text = s.text().map(|t| t.unwrap());
+        Some((s.id.into(), s.seq, s.kind.into(), text, tokens, canonical))
+    }
+
+    #[test]
+    fn the_simple_scan_reads_what_the_strict_path_reads() {
+        for line in [
+            r#"{"id":"r1","seq":7,"kind":"chatter","text":"hi \"there\"\t\\ \b\f\n\r déjà 🙂"}"#,
+            r#"{"id":"r1","seq":0,"kind":"summary","text":"a\/b","tokens":18446744073709551615}"#,
+            " {\t\"kind\" :\"note\",\r\"seq\": 12 ,\"id\":\"x y\" } \r",
+            r#"{"id":"r1","seq":7,"kind":"summary","text":""}"#,
+            r#"{"id":"r1","seq":7,"kind":"chatter","tokens":0}"#,
+            "{\"text\":\"0123456789abcdef0123456789abcdef\\\"x\",\"id\":\"\u{7f}\",\"seq\":7,\"kind\":\"chatter\"}",
+        ] {
+            assert!(simple_parts(line).is_some(), "{line}");
+            assert_eq!(simple_parts(line), strict_parts(line), "{line}");
+            assert_eq!(
+                chatter(line).map(|c| (c.id.into_owned(), c.seq)),
+                chatter_by_serde(line).map(|c| (c.id.into_owned(), c.seq)),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_simple_scan_decides_nothing_doubtful() {
+        for line in [
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"\u00e9"}"#,
+            r#"{"id":"c\n","seq":1,"kind":"chatter"}"#,
+            r#"{"i\u0064":"c","seq":1,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":"chat\u0074er"}"#,
+            r#"{"id":"","seq":1,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":01,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":-1,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":1.0,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":1e2,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":18446744073709551616,"kind":"chatter"}"#,
+            r#"{"id":"c","seq":"1","kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","tokens":true}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":null}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","id":"c"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","seq":1}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter",}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter"} x"#,
+            r#"{"id":"c","seq":1,"kind":"chatter"}}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter""#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a\x"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a\"#,
+            "{\"id\":\"c\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"a\u{1f}\"}",
+            "{\"id\":\"c\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"0123456789\u{0}\"}",
+            r#"{"id":"c","seq":1 "kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter"#,
+            r#"{"id":"c","seq":1}"#,
+            r#"{"seq":1,"kind":"chatter"}"#,
+            r#"{"id":"c","kind":"chatter"}"#,
+            r#"{"id":"c","seq":1,"kind":7}"#,
+            r#"{}"#,
+            r#"[1]"#,
+            "",
+        ] {
+            assert!(!matches!(simple(line), Fast::Done(_)), "{line}");
+        }
+        // Only a kind that is a string other than chatter says "not chatter".
+        assert!(matches!(
+            simple(r#"{"id":"p","seq":1,"kind":"policy","scope":"x"}"#),
+            Fast::NotChatter
+        ));
+        assert!(matches!(
+            simple(r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#),
+            Fast::Unknown
+        ));
+    }
+
+    /// Every field of a [`Simple`], to compare two.
+    type Fields<'a> = (&'a str, u64, &'a str, Option<&'a str>, bool, Option<u64>);
+
+    fn fields<'a>(s: &Simple<'a>) -> Fields<'a> {
+        (s.id, s.seq, s.kind, s.text, s.text_plain, s.tokens)
+    }
+
+    /// Walks `chunk` line by line as the loader does with [`simple_in`], checking at
+    /// each line that it decides exactly what [`simple`] decides on the line cut out by
+    /// a split on `\n`, with the same values, and that it visits the same lines. Returns
+    /// how many lines it decided.
+    fn walk_chunk(chunk: &str) -> usize {
+        let split: Vec<&str> = chunk.split('\n').collect();
+        let mut visited = Vec::new();
+        let mut decided = 0;
+        let mut at = 0;
+        while at < chunk.len() {
+            let end = chunk[at..].find('\n').map_or(chunk.len(), |n| at + n);
+            let line = &chunk[at..end];
+            visited.push(line);
+            match (simple_in(chunk, at), simple(line)) {
+                (Some((s, e, next)), Fast::Done(t)) => {
+                    assert_eq!(e, end, "{chunk:?} at {at}");
+                    assert_eq!(next, (end + 1).min(chunk.len()));
+                    assert_eq!(fields(&s), fields(&t), "{chunk:?} at {at}");
+                    decided += 1;
+                }
+                (None, Fast::Done(_)) => panic!("not decided in the chunk: {line:?}"),
+                (Some(_), _) => panic!("decided in the chunk only: {line:?} in {chunk:?}"),
+                (None, _) => {}
+            }
+            at = end + 1;
+        }
+        // The split also yields the empty text after a final `\n` (a blank line).
+        let tail = usize::from(chunk.is_empty() || chunk.ends_with('\n'));
+        assert_eq!(visited[..], split[..split.len() - tail], "{chunk:?}");
+        decided
+    }
+
+    #[test]
+    fn lines_are_decided_straight_out_of_the_chunk() {
+        let good = r#"{"id":"r1","seq":1,"kind":"chatter","text":"a\tb"}"#;
+        let chunks = [
+            format!("{good}\n{good}\n"),
+            format!("{good}\n{good}"),
+            format!("\n\n {good} \r\n\t{good}\r"),
+            format!("{good}\n{{\"id\":\"p\",\"seq\":2,\"kind\":\"policy\"}}\n{good}"),
+            // Whitespace with a newline inside an object: two lines, neither decided.
+            "{\"id\":\"r1\",\n\"seq\":1,\"kind\":\"chatter\"}".to_string(),
+            "{\"id\":\"r1\",\"seq\":1\n,\"kind\":\"chatter\"}".to_string(),
+            format!("{good}{good}\n{good} x\n{good}\u{c}\n"),
+        ];
+        let decided: Vec<usize> = chunks.iter().map(|c| walk_chunk(c)).collect();
+        assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0]);
+    }
+
+    proptest::proptest! {
+        /// Chunks of lines put together from the same pieces (newlines included): the scan
+        /// in the chunk decides exactly the lines the scan of each cut-out line decides,
+        /// with the same values, and finds the same line ends.
+        #[test]
+        fn the_scan_in_a_chunk_agrees_with_the_scan_of_its_lines(
+            lines in proptest::collection::vec((
+                proptest::sample::select(vec![0usize, 1, 2, 3]),
+                proptest::collection::vec(proptest::sample::select(vec![
+                    "{", "}", ",", ":", " ", "\"", "\"id\"", "\"seq\"", "\"kind\"",
+                    "\"text\"", "\"tokens\"", "\"chatter\"", "\"r1\"", "0", "7", "01",
+                    r#""a\tb""#, "\"é🙂\"", "\"\u{1}\"", "\r", "\n", "\t", "\u{c}",
+                ]), 0..6),
+            ), 0..8),
+            final_newline in proptest::bool::ANY,
+        ) {
+            let whole = r#"{"id":"r1","seq":3,"kind":"chatter","text":"x"}"#;
+            let chunk: Vec<String> = lines
+                .iter()
+                .map(|(shape, pieces)| {
+                    let rest = pieces.concat();
+                    match shape {
+                        0 => format!("{whole}{rest}"),
+                        1 => format!("{rest}{whole}"),
+                        2 => format!(r#"{{"id":"r2","seq":4,{rest}"kind":"summary"}}"#),
+                        _ => rest,
+                    }
+                })
+                .collect();
+            let mut chunk = chunk.join("\n");
+            if final_newline {
+                chunk.push('\n');
+            }
+            walk_chunk(&chunk);
+        }
+
+        /// Lines put together from pieces, good and bad: whatever the simple scan decides
+        /// is what the strict path reads, and `chatter` answers as the serde scan does.
+        #[test]
+        fn the_simple_scan_agrees_with_the_strict_path(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "{", "}", ",", ":", " ", "\"", "\"id\"", "\"seq\"", "\"kind\"", "\"text\"",
+                "\"tokens\"", "\"meta\"", "\"chatter\"", "\"summary\"", "\"fact\"", "\"r1\"",
+                "\"\"", "0", "7", "01", "-1", "1.5", "1e3", "18446744073709551616", "null",
+                r#""a\tb""#, r#""a\/b""#, r#""\u00e9""#, "\"é🙂\"", r#""\x""#,
+                "\"\u{1}\"", "[", "]", "\\", "\r", "\n",
+            ]), 0..24),
+            shape in proptest::sample::select(vec![0usize, 1, 2]),
+        ) {
+            // Mostly near-valid records: a valid prefix, then the random pieces.
+            let prefix = ["", r#"{"id":"r1","seq":3,"#, r#"{"kind":"chatter","id":"r2","#][shape];
+            let line = format!("{prefix}{}", pieces.concat());
+            if let Fast::Done(_) = simple(&line) {
+                let light = simple_parts(&line);
+                proptest::prop_assert!(light.is_some());
+                proptest::prop_assert_eq!(light, strict_parts(&line), "{}", line);
+            }
+            proptest::prop_assert_eq!(
+                chatter(&line).map(|c| (c.id.into_owned(), c.seq)),
+                chatter_by_serde(&line).map(|c| (c.id.into_owned(), c.seq))
+            );
+        }
+
+        /// Whole records, shuffled keys and random texts: decided, and read as the strict
+        /// path reads them.
+        #[test]
+        fn well_formed_simple_records_are_decided(
+            text in "[a-z é🙂\\\\\"\t\n/]{0,40}",
+            seq in proptest::num::u64::ANY,
+            tokens in proptest::option::of(proptest::num::u64::ANY),
+            kind in proptest::sample::select(vec!["chatter", "summary", "note"]),
+            order in proptest::sample::select(vec![0usize, 1, 2]),
+        ) {
+            let text = serde_json::to_string(&text).unwrap();
+            let mut keys = vec![
+                format!("\"id\":\"r{seq}\""),
+                format!("\"seq\":{seq}"),
+                format!("\"kind\":\"{kind}\""),
+                format!("\"text\":{text}"),
+            ];
+            if let Some(t) = tokens {
+                keys.push(format!("\"tokens\":{t}"));
+            }
+            keys.rotate_left(order);
+            let line = format!("{{{}}}", keys.join(","));
+            proptest::prop_assert!(matches!(simple(&line), Fast::Done(_)), "{}", line);
+            proptest::prop_assert_eq!(simple_parts(&line), strict_parts(&line), "{}", line);
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut out = Vec::new();
+            write_u64(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
+        }
     }
 }

@@ -19,7 +19,7 @@
 //! exact loader, which gives the same report, or the same error, as it always did. This
 //! module reads bytes handed to it; it never touches files.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, fingerprint_of};
 use crate::json::{self, StrictValue};
-use crate::record::{Kind, Limits, Place, Record, Store, parse_record_with};
+use crate::record::{Kind, Limits, Place, Record, Store, glob_match, parse_record_with};
 use crate::scan;
 
 /// The lean loader cannot decide on its own: run the exact loader.
@@ -96,10 +96,19 @@ pub struct Plan<'a> {
     filter: Vec<u64>,
     /// The distinct kept ids, in first-seen order.
     kept: Vec<&'a str>,
+    /// The hash of each of `kept`.
+    kept_hashes: Vec<u64>,
     /// Two distinct kept ids share a hash: the load falls back.
     clash: bool,
-    /// Tools whose in-scope policies and effects must be held.
-    tools: Vec<String>,
+    /// Tools whose in-scope policies and effects must be held; `None`: every policy and
+    /// every effect (the tools are known only once the whole store is read).
+    tools: Option<Vec<String>>,
+    /// For `pin`: scope by [`crate::record::Policy::may_scope`] and effect globs, and hold
+    /// every record a held one depends on, transitively.
+    pin: bool,
+    /// For `pin --budget`: gather every record's tokens (see [`Budget`]), and digest
+    /// every record parsed by the strict path (so each held record has its digest).
+    count_tokens: bool,
     /// Limits for the strict path.
     limits: Limits,
     /// The file name, for the strict path's messages (never shown: errors fall back).
@@ -111,15 +120,18 @@ impl<'a> Plan<'a> {
     pub fn new(
         origin: &str,
         kept: impl IntoIterator<Item = &'a str>,
-        tools: Vec<String>,
+        tools: Option<Vec<String>>,
         limits: Limits,
     ) -> Plan<'a> {
         let mut plan = Plan {
             index: IdMap::default(),
             filter: vec![0; FILTER_BITS / 64],
             kept: Vec::new(),
+            kept_hashes: Vec::new(),
             clash: false,
             tools,
+            pin: false,
+            count_tokens: false,
             limits,
             origin: origin.to_string(),
         };
@@ -131,6 +143,7 @@ impl<'a> Plan<'a> {
                 None => {
                     plan.index.insert(h, plan.kept.len() as u32);
                     plan.kept.push(id);
+                    plan.kept_hashes.push(h);
                     let bit = (h as usize) % FILTER_BITS;
                     if let Some(w) = plan.filter.get_mut(bit / 64) {
                         *w |= 1 << (bit % 64);
@@ -139,6 +152,21 @@ impl<'a> Plan<'a> {
             }
         }
         plan
+    }
+
+    /// The plan for `pin`: tool names may be globs, a policy is held when it may scope one
+    /// of them, an effect when one covers its tool, and every record a held record
+    /// depends on (transitively) is held too.
+    pub fn for_pin(mut self) -> Plan<'a> {
+        self.pin = true;
+        self
+    }
+
+    /// Also gather every record's tokens, for `pin --budget` (see [`Budget`]), and give
+    /// every held record its digest.
+    pub fn counting_tokens(mut self) -> Plan<'a> {
+        self.count_tokens = true;
+        self
     }
 
     /// The index of `id` (whose hash is `h`) among the kept ids.
@@ -156,9 +184,14 @@ impl<'a> Plan<'a> {
     }
 
     fn in_scope(&self, record: &Record) -> bool {
-        match &record.kind {
-            Kind::Policy(p) => self.tools.iter().any(|t| p.scopes(t)),
-            Kind::Effect(e) => self.tools.contains(&e.tool),
+        let Some(tools) = &self.tools else {
+            return matches!(record.kind, Kind::Policy(_) | Kind::Effect(_));
+        };
+        match (&record.kind, self.pin) {
+            (Kind::Policy(p), false) => tools.iter().any(|t| p.scopes(t)),
+            (Kind::Policy(p), true) => tools.iter().any(|t| p.may_scope(t)),
+            (Kind::Effect(e), false) => tools.contains(&e.tool),
+            (Kind::Effect(e), true) => tools.iter().any(|t| glob_match(t, &e.tool)),
             _ => false,
         }
     }
@@ -167,22 +200,68 @@ impl<'a> Plan<'a> {
 /// A record the loader validated, kept for the cross-record checks: ids, `seq`, kind,
 /// and what it names. Lean on purpose: there is one per non-chatter record.
 struct Entry {
-    id: Box<str>,
+    id: Name,
+    /// `id_hash(id)`: distinct for distinct records once the duplicate check has passed.
+    hash: u64,
     seq: u64,
     /// For a fact, its field's index in the worker's `facts` keys; `NOT_A_FACT` otherwise.
     field: u32,
     policy: bool,
-    supersedes: Option<Box<str>>,
-    depends_on: Box<[Box<str>]>,
+    supersedes: Option<Name>,
+    /// The range of this record's `depends_on` in the worker's `deps`.
+    depends_on: (u32, u32),
+    /// For `pin`, the line of a record not held: parsed again if a held one depends on it.
+    raw: Option<Box<str>>,
 }
 
 const NOT_A_FACT: u32 = u32::MAX;
 
+/// A record id in a worker's `names` (one string for all, instead of one allocation per
+/// id): its offset and length.
+#[derive(Clone, Copy)]
+struct Name {
+    at: u32,
+    len: u32,
+}
+
 /// Per field: the newest fact, and the newest kept fact, this worker saw.
 #[derive(Default)]
 struct FactSlots {
-    newest: Option<Record>,
+    newest: Option<Slot>,
     newest_kept: Option<Record>,
+}
+
+/// The newest fact of a field: parsed, or the line of a fact the light scan read (parsed
+/// at the end, only if it stays the newest).
+enum Slot {
+    Parsed(Box<Record>),
+    Line(u64, String),
+}
+
+impl Slot {
+    fn seq(&self) -> u64 {
+        match self {
+            Slot::Parsed(r) => r.seq,
+            Slot::Line(seq, _) => *seq,
+        }
+    }
+
+    fn record(self, plan: &Plan<'_>) -> Result<Record, Fallback> {
+        match self {
+            Slot::Parsed(r) => Ok(*r),
+            Slot::Line(seq, text) => {
+                let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                let r =
+                    parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, false)
+                        .map_err(|_| Fallback)?;
+                if r.seq == seq && matches!(r.kind, Kind::Fact(_)) {
+                    Ok(r)
+                } else {
+                    Err(Fallback)
+                }
+            }
+        }
+    }
 }
 
 /// First and last `seq` of a batch, and whether `seq` rose strictly within it.
@@ -200,16 +279,27 @@ struct Worker {
     hashes: Vec<u64>,
     batches: Vec<BatchSeqs>,
     entries: Vec<Entry>,
+    /// The ids the entries name, one after the other.
+    names: String,
+    /// The `depends_on` ids of the entries, each entry's in one run.
+    deps: Vec<Name>,
     held: Vec<Record>,
-    facts: IdMap<String, FactSlots>,
-    /// The fields of `facts`, by the index entries use.
+    /// The fact fields met, by the index entries use, and their slots.
     fields: Vec<String>,
+    slots: Vec<FactSlots>,
     field_index: IdMap<String, u32>,
     /// (seq, index into the plan's kept ids, sha256 of canonical JSON) per kept record.
     digests: Vec<(u64, u32, [u8; 32])>,
     named: BTreeSet<String>,
     /// A buffer for canonical JSON.
     scratch: Vec<u8>,
+    /// With [`Plan::counting_tokens`]: each record's tokens, aligned with `seqs`.
+    tokens: Vec<u64>,
+    /// With [`Plan::counting_tokens`]: (batch, lowest seq, highest seq) of each batch.
+    ranges: Vec<(usize, u64, u64)>,
+    /// The kept id after the last one met: records and kept ids tend to come in the same
+    /// order, so it is tried before the filter and the map.
+    next_kept: usize,
 }
 
 impl Worker {
@@ -223,6 +313,37 @@ impl Worker {
         for text in texts {
             self.record(plan, text)?;
         }
+        self.batch_done(plan, index, start);
+        Ok(())
+    }
+
+    /// [`Worker::batch`] for a chunk of JSON Lines: the simple scan reads each line
+    /// straight out of the chunk, and only the lines it does not decide are cut out
+    /// first (blank lines are passed over, as a split on `\n` and a filter would).
+    fn lines(&mut self, plan: &Plan<'_>, index: usize, chunk: &str) -> Result<(), Fallback> {
+        let start = self.seqs.len();
+        let mut at = 0;
+        while at < chunk.len() {
+            if let Some((s, end, next)) = scan::simple_in(chunk, at) {
+                let text = chunk.get(at..end).ok_or(Fallback)?;
+                self.dispatch(plan, text, scan::Fast::Done(s))?;
+                at = next;
+                continue;
+            }
+            let rest = chunk.get(at..).ok_or(Fallback)?;
+            let end = rest.find('\n').map_or(chunk.len(), |n| at + n);
+            let text = chunk.get(at..end).ok_or(Fallback)?;
+            if !text.bytes().all(|b| b.is_ascii_whitespace()) {
+                self.record(plan, text)?;
+            }
+            at = end + 1;
+        }
+        self.batch_done(plan, index, start);
+        Ok(())
+    }
+
+    /// Notes the `seq`s of the batch `index`, whose records start at `start` in `seqs`.
+    fn batch_done(&mut self, plan: &Plan<'_>, index: usize, start: usize) {
         if let (Some(&first), Some(&last)) = (self.seqs.get(start), self.seqs.last())
             && self.seqs.len() > start
         {
@@ -236,18 +357,104 @@ impl Worker {
                 last,
                 rising,
             });
+            if plan.count_tokens
+                && let Some(s) = self.seqs.get(start..)
+            {
+                let (lo, hi) = s
+                    .iter()
+                    .fold((u64::MAX, 0), |(lo, hi), &q| (lo.min(q), hi.max(q)));
+                self.ranges.push((index, lo, hi));
+            }
         }
-        Ok(())
+    }
+
+    /// [`Plan::kept_index`], trying the kept id after the last one met first.
+    fn kept_index(&mut self, plan: &Plan<'_>, id: &str, h: u64) -> Option<u32> {
+        let k = if plan.kept_hashes.get(self.next_kept) == Some(&h)
+            && plan.kept.get(self.next_kept) == Some(&id)
+        {
+            self.next_kept as u32
+        } else {
+            plan.kept_index(id, h)?
+        };
+        self.next_kept = k as usize + 1;
+        Some(k)
+    }
+
+    /// `id`, added to `names`.
+    fn name(&mut self, id: &str) -> Result<Name, Fallback> {
+        let at = u32::try_from(self.names.len()).map_err(|_| Fallback)?;
+        let len = u32::try_from(id.len()).map_err(|_| Fallback)?;
+        at.checked_add(len).ok_or(Fallback)?;
+        self.names.push_str(id);
+        Ok(Name { at, len })
+    }
+
+    /// `ids`, added to `names` and, as one run, to `deps`: the run's range.
+    fn deps<'s>(&mut self, ids: impl IntoIterator<Item = &'s str>) -> Result<(u32, u32), Fallback> {
+        let start = u32::try_from(self.deps.len()).map_err(|_| Fallback)?;
+        for id in ids {
+            let name = self.name(id)?;
+            self.deps.push(name);
+        }
+        let end = u32::try_from(self.deps.len()).map_err(|_| Fallback)?;
+        Ok((start, end))
+    }
+
+    /// The index of a fact field, added if new.
+    fn field(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.field_index.get(name) {
+            return i;
+        }
+        let i = self.fields.len() as u32;
+        self.fields.push(name.to_string());
+        self.slots.push(FactSlots::default());
+        self.field_index.insert(name.to_string(), i);
+        i
     }
 
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
-        let Some(c) = scan::chatter(text) else {
+        self.dispatch(plan, text, scan::simple(text))
+    }
+
+    /// [`Worker::record`], given what [`scan::simple`] made of `text`.
+    fn dispatch(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        fast: scan::Fast<'_>,
+    ) -> Result<(), Fallback> {
+        // The light paths for records other than chatter hold less than `pin` reads.
+        let light = !plan.pin && !plan.count_tokens;
+        let chatter = match fast {
+            scan::Fast::Done(s) if s.kind == "chatter" => s.chatter(),
+            scan::Fast::Done(s) if light && !matches!(s.kind, "policy" | "fact" | "effect") => {
+                return self.light_unevaluable(plan, text, s);
+            }
+            scan::Fast::Done(_) | scan::Fast::NotChatter => None,
+            scan::Fast::Unknown => scan::chatter_by_serde(text),
+        };
+        let Some(c) = chatter else {
+            if light && let Some(f) = scan::fact(text) {
+                return self.light_fact(plan, text, f);
+            }
             return self.strict(plan, text);
         };
         let h = id_hash(c.id.as_bytes());
         self.seqs.push(c.seq);
         self.hashes.push(h);
-        if let Some(k) = plan.kept_index(&c.id, h) {
+        if plan.count_tokens {
+            let tokens = match c.tokens() {
+                Some(t) => t,
+                None if c.canonical(&mut self.scratch) => (self.scratch.len() as u64).div_ceil(4),
+                None => {
+                    let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                    (json::canonical_len(&value) as u64).div_ceil(4)
+                }
+            };
+            self.tokens.push(tokens);
+        }
+        if let Some(k) = self.kept_index(plan, &c.id, h) {
             let digest: [u8; 32] = if c.canonical(&mut self.scratch) {
                 Sha256::digest(&self.scratch).into()
             } else {
@@ -259,38 +466,132 @@ impl Worker {
         Ok(())
     }
 
+    /// A record of a kind the gate cannot evaluate (a `summary`, ...) that the simple scan
+    /// read: what the strict path makes of it, without building a `Value`.
+    fn light_unevaluable(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        s: scan::Simple<'_>,
+    ) -> Result<(), Fallback> {
+        let h = id_hash(s.id.as_bytes());
+        let kept = self.kept_index(plan, s.id, h);
+        let tokens = match s.tokens {
+            Some(t) if kept.is_none() => t,
+            _ if !s.canonical(&mut self.scratch) => return self.strict(plan, text),
+            Some(t) => t,
+            None => (self.scratch.len() as u64).div_ceil(4),
+        };
+        self.seqs.push(s.seq);
+        self.hashes.push(h);
+        if let Some(k) = kept {
+            self.digests
+                .push((s.seq, k, Sha256::digest(&self.scratch).into()));
+        } else {
+            let text = match s.text() {
+                Some(Ok(t)) => Some(t),
+                Some(Err(())) => return Err(Fallback),
+                None => None,
+            };
+            self.held.push(Record {
+                id: s.id.to_string(),
+                seq: s.seq,
+                kind: Kind::Unevaluable(s.kind.to_string()),
+                text,
+                tokens,
+                digest: [0; 32],
+            });
+        }
+        let id = self.name(s.id)?;
+        self.entries.push(Entry {
+            id,
+            hash: h,
+            seq: s.seq,
+            field: NOT_A_FACT,
+            policy: false,
+            supersedes: None,
+            depends_on: (0, 0),
+            raw: None,
+        });
+        Ok(())
+    }
+
+    /// A fact the light scan read: unless it is kept (then the strict path digests it),
+    /// only its line is held, while it is the newest of its field.
+    fn light_fact(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        f: scan::FactLine<'_>,
+    ) -> Result<(), Fallback> {
+        let h = id_hash(f.id.as_bytes());
+        if self.kept_index(plan, &f.id, h).is_some() {
+            return self.strict(plan, text);
+        }
+        self.seqs.push(f.seq);
+        self.hashes.push(h);
+        let field = self.field(&f.field);
+        let slots = self.slots.get_mut(field as usize).ok_or(Fallback)?;
+        match &mut slots.newest {
+            // The buffer of the line it replaces is reused.
+            Some(Slot::Line(seq, line)) if *seq < f.seq => {
+                *seq = f.seq;
+                line.clear();
+                line.push_str(text);
+            }
+            Some(r) if r.seq() >= f.seq => {}
+            _ => slots.newest = Some(Slot::Line(f.seq, text.to_string())),
+        }
+        let id = self.name(&f.id)?;
+        let supersedes = f.supersedes.as_deref().map(|t| self.name(t)).transpose()?;
+        let depends_on = self.deps(f.depends_on.iter().map(|d| &**d))?;
+        self.entries.push(Entry {
+            id,
+            hash: h,
+            seq: f.seq,
+            field,
+            policy: false,
+            supersedes,
+            depends_on,
+            raw: None,
+        });
+        Ok(())
+    }
+
     /// The strict path: exactly what the exact loader does with this record.
     fn strict(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
         let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
         let kept = value
             .get("id")
             .and_then(Value::as_str)
-            .and_then(|id| plan.kept_index(id, id_hash(id.as_bytes())));
+            .and_then(|id| self.kept_index(plan, id, id_hash(id.as_bytes())));
         let record = parse_record_with(
             &plan.origin,
             &Place::Line(0),
             &value,
             plan.limits,
-            kept.is_some(),
+            kept.is_some() || plan.count_tokens,
         )
         .map_err(|_| Fallback)?;
+        let hash = id_hash(record.id.as_bytes());
         self.seqs.push(record.seq);
-        self.hashes.push(id_hash(record.id.as_bytes()));
+        self.hashes.push(hash);
+        if plan.count_tokens {
+            self.tokens.push(record.tokens);
+        }
         if let Some(k) = kept {
             self.digests.push((record.seq, k, record.digest));
         }
         let is_kept = kept.is_some();
         let mut entry = Entry {
-            id: record.id.as_str().into(),
+            id: self.name(&record.id)?,
+            hash,
             seq: record.seq,
             field: NOT_A_FACT,
             policy: false,
-            supersedes: record.supersedes().map(Into::into),
-            depends_on: record
-                .depends_on()
-                .iter()
-                .map(|d| d.as_str().into())
-                .collect(),
+            supersedes: record.supersedes().map(|t| self.name(t)).transpose()?,
+            depends_on: self.deps(record.depends_on().iter().map(String::as_str))?,
+            raw: None,
         };
         let derived_and_kept = is_kept && !record.depends_on().is_empty();
         let hold = match &record.kind {
@@ -307,40 +608,69 @@ impl Worker {
             }
             Kind::Unevaluable(_) => !is_kept,
             Kind::Fact(f) => {
-                entry.field = match self.field_index.get(f.field.as_str()) {
-                    Some(&i) => i,
-                    None => {
-                        let i = self.fields.len() as u32;
-                        self.fields.push(f.field.clone());
-                        self.field_index.insert(f.field.clone(), i);
-                        i
-                    }
-                };
-                if !self.facts.contains_key(f.field.as_str()) {
-                    self.facts.insert(f.field.clone(), FactSlots::default());
-                }
-                let Some(slots) = self.facts.get_mut(f.field.as_str()) else {
+                entry.field = self.field(&f.field);
+                let Some(slots) = self.slots.get_mut(entry.field as usize) else {
                     return Err(Fallback);
                 };
-                if is_kept
+                let to_kept = is_kept
                     && slots
                         .newest_kept
                         .as_ref()
-                        .is_none_or(|r| r.seq < record.seq)
-                {
+                        .is_none_or(|r| r.seq < record.seq);
+                let to_newest = slots.newest.as_ref().is_none_or(|r| r.seq() < record.seq);
+                if !derived_and_kept && !plan.pin {
+                    // Held nowhere else: move the record into its slots, cloning at most once.
+                    match (to_kept, to_newest) {
+                        (true, true) => {
+                            slots.newest_kept = Some(record.clone());
+                            slots.newest = Some(Slot::Parsed(Box::new(record)));
+                        }
+                        (true, false) => slots.newest_kept = Some(record),
+                        (false, true) => slots.newest = Some(Slot::Parsed(Box::new(record))),
+                        (false, false) => {}
+                    }
+                    self.entries.push(entry);
+                    return Ok(());
+                }
+                if to_kept {
                     slots.newest_kept = Some(record.clone());
                 }
-                if slots.newest.as_ref().is_none_or(|r| r.seq < record.seq) {
-                    slots.newest = Some(record.clone());
+                if to_newest {
+                    slots.newest = Some(Slot::Parsed(Box::new(record.clone())));
                 }
                 derived_and_kept
             }
         };
-        self.entries.push(entry);
         if hold {
             self.held.push(record);
+        } else if plan.pin {
+            entry.raw = Some(text.into());
         }
+        self.entries.push(entry);
         Ok(())
+    }
+}
+
+/// Chunk buffers the workers are done with, for the reader to fill again: a fresh
+/// megabyte per chunk costs page faults to map it and a system call to unmap it.
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// An empty buffer to read a chunk into: a spare one when there is one.
+pub fn spare_buffer() -> Vec<u8> {
+    SPARE
+        .lock()
+        .ok()
+        .and_then(|mut spare| spare.pop())
+        .unwrap_or_default()
+}
+
+/// Gives a chunk buffer back (a few are kept; the rest are freed).
+fn give_back(mut buf: Vec<u8>) {
+    buf.clear();
+    if let Ok(mut spare) = SPARE.lock()
+        && spare.len() < 4
+    {
+        spare.push(buf);
     }
 }
 
@@ -352,9 +682,22 @@ pub enum Batch<'a> {
     Items(&'a [&'a str]),
 }
 
+/// For `pin --budget` ([`Plan::counting_tokens`]): every record's `(seq, tokens)`, and
+/// each batch's `seq` range, so that [`digests`] reads again only the batches it needs.
+pub struct Budget {
+    /// `(seq, tokens)` of every record of the input, in `seq` order.
+    pub tokens: Vec<(u64, u64)>,
+    /// (batch, lowest seq, highest seq) per batch.
+    ranges: Vec<(usize, u64, u64)>,
+}
+
 /// Loads records from batches handed out by `source` (pulled from two threads), for
-/// `plan`. Returns the lean store and its compaction, or [`Fallback`].
-pub fn load<'a, I>(plan: &Plan<'_>, source: I) -> Result<(Store, Compaction), Fallback>
+/// `plan`. Returns the lean store and its compaction (and with
+/// [`Plan::counting_tokens`], the [`Budget`]), or [`Fallback`].
+pub fn load<'a, I>(
+    plan: &Plan<'_>,
+    source: I,
+) -> Result<(Store, Compaction, Option<Budget>), Fallback>
 where
     I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
 {
@@ -376,12 +719,9 @@ where
             let result = batch.and_then(|b| match b {
                 Batch::Lines(bytes) => {
                     let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-                    worker.batch(
-                        plan,
-                        index,
-                        text.split('\n')
-                            .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace())),
-                    )
+                    let done = worker.lines(plan, index, text);
+                    give_back(bytes);
+                    done
                 }
                 Batch::Items(items) => worker.batch(plan, index, items.iter().copied()),
             });
@@ -406,7 +746,30 @@ where
 
 /// Checks what needs the whole input (duplicates, `supersedes`, `depends_on`, kept ids)
 /// and builds the store and compaction.
-fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compaction), Fallback> {
+fn finish(
+    plan: &Plan<'_>,
+    mut a: Worker,
+    mut b: Worker,
+) -> Result<(Store, Compaction, Option<Budget>), Fallback> {
+    let budget = plan.count_tokens.then(|| {
+        let mut tokens: Vec<(u64, u64)> = a
+            .seqs
+            .iter()
+            .copied()
+            .zip(a.tokens.iter().copied())
+            .chain(b.seqs.iter().copied().zip(b.tokens.iter().copied()))
+            .collect();
+        tokens.sort_unstable_by_key(|t| t.0);
+        let mut ranges = std::mem::take(&mut a.ranges);
+        ranges.append(&mut b.ranges);
+        Budget { tokens, ranges }
+    });
+    if budget
+        .as_ref()
+        .is_some_and(|t| t.tokens.len() != a.seqs.len() + b.seqs.len())
+    {
+        return Err(Fallback);
+    }
     // Duplicate seqs: none when seq rises strictly through the batches in input order.
     let mut batches: Vec<&BatchSeqs> = a.batches.iter().chain(&b.batches).collect();
     batches.sort_by_key(|s| s.batch);
@@ -429,16 +792,22 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
         let fields = if worker == 0 { &a.fields } else { &b.fields };
         fields.get(e.field as usize).map(String::as_str)
     };
-    let entries: IdMap<&str, (usize, &Entry)> = a
-        .entries
-        .iter()
-        .map(|e| (0, e))
-        .chain(b.entries.iter().map(|e| (1, e)))
-        .map(|(w, e)| (&*e.id, (w, e)))
-        .collect();
-    for &(w, e) in entries.values() {
-        if let Some(target) = &e.supersedes {
-            let ok = entries.get(&**target).is_some_and(|&(tw, t)| {
+    let all = || {
+        a.entries
+            .iter()
+            .map(|e| (0, e))
+            .chain(b.entries.iter().map(|e| (1, e)))
+    };
+    // Keyed by the id hashes, which are distinct (checked above): no id is hashed again.
+    let entries = Entries {
+        map: all().map(|(w, e)| (e.hash, (w, e))).collect(),
+        names: [&a.names, &b.names],
+        deps: [&a.deps, &b.deps],
+    };
+    for (w, e) in all() {
+        if let Some(target) = e.supersedes {
+            let target = entries.name(w, target).ok_or(Fallback)?;
+            let ok = entries.get(target).is_some_and(|(tw, t)| {
                 t.seq < e.seq
                     && match (field_of(w, e), field_of(tw, t)) {
                         (Some(f), Some(g)) => f == g,
@@ -451,14 +820,18 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
             }
         }
         // A depends_on naming chatter (which this loader does not index) falls back too.
-        if e.depends_on
-            .iter()
-            .any(|d| *d == e.id || !entries.contains_key(&**d))
-        {
-            return Err(Fallback);
+        let id = entries.name(w, e.id).ok_or(Fallback)?;
+        let deps = entries
+            .deps
+            .get(w)
+            .and_then(|d| d.get(e.depends_on.0 as usize..e.depends_on.1 as usize));
+        for &d in deps.ok_or(Fallback)? {
+            let d = entries.name(w, d).ok_or(Fallback)?;
+            if d == id || entries.get(d).is_none() {
+                return Err(Fallback);
+            }
         }
     }
-    drop(entries);
 
     // Every kept id names a record: each was digested exactly once.
     let mut digests: Vec<(u64, u32, [u8; 32])> = a.digests;
@@ -471,26 +844,38 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
     // The facts a view can read: per field the newest, and the newest kept.
     let mut held = a.held;
     held.append(&mut b.held);
-    let mut fields: IdMap<String, FactSlots> = a.facts;
-    for (field, slots) in b.facts {
+    let mut fields: IdMap<String, FactSlots> = std::mem::take(&mut a.fields)
+        .into_iter()
+        .zip(std::mem::take(&mut a.slots))
+        .collect();
+    for (field, slots) in std::mem::take(&mut b.fields)
+        .into_iter()
+        .zip(std::mem::take(&mut b.slots))
+    {
         let mine = fields.entry(field).or_default();
-        for (dst, src) in [
-            (&mut mine.newest, slots.newest),
-            (&mut mine.newest_kept, slots.newest_kept),
-        ] {
-            if let Some(r) = src
-                && dst.as_ref().is_none_or(|d| d.seq < r.seq)
-            {
-                *dst = Some(r);
-            }
+        if let Some(r) = slots.newest
+            && mine.newest.as_ref().is_none_or(|d| d.seq() < r.seq())
+        {
+            mine.newest = Some(r);
+        }
+        if let Some(r) = slots.newest_kept
+            && mine.newest_kept.as_ref().is_none_or(|d| d.seq < r.seq)
+        {
+            mine.newest_kept = Some(r);
         }
     }
     for slots in fields.into_values() {
-        held.extend(slots.newest);
+        if let Some(newest) = slots.newest {
+            held.push(newest.record(plan)?);
+        }
         held.extend(slots.newest_kept);
     }
     held.sort_by_key(|r| r.seq);
     held.dedup_by_key(|r| r.seq);
+    if plan.pin {
+        hold_inputs(plan, &entries, &mut held)?;
+    }
+    drop(entries);
 
     let mut named = a.named;
     named.append(&mut b.named);
@@ -504,9 +889,186 @@ fn finish(plan: &Plan<'_>, mut a: Worker, mut b: Worker) -> Result<(Store, Compa
         let id = plan.kept.get(*k as usize).copied()?;
         Some((id, d))
     }));
-    let hashes = plan.kept.iter().map(|id| id_hash(id.as_bytes())).collect();
+    let hashes = plan.kept_hashes.clone();
     let compaction = Compaction::lean(&store, mask, hashes, sha);
-    Ok((store, compaction))
+    Ok((store, compaction, budget))
+}
+
+/// A second pass over the same batches as the [`load`] that gave `budget`: the id and the
+/// sha256 of canonical JSON of each record whose `seq` is in `wanted`, by `seq`. Batches
+/// whose `seq` range holds none of them are not parsed. [`Fallback`] unless each wanted
+/// `seq` is met exactly once.
+pub fn digests<'a, I>(
+    plan: &Plan<'_>,
+    budget: &Budget,
+    wanted: &BTreeSet<u64>,
+    source: I,
+) -> Result<BTreeMap<u64, (String, [u8; 32])>, Fallback>
+where
+    I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
+{
+    let ranges: IdMap<u64, (u64, u64)> = budget
+        .ranges
+        .iter()
+        .map(|&(i, lo, hi)| (i as u64, (lo, hi)))
+        .collect();
+    let source = Mutex::new(source.enumerate());
+    let failed = AtomicBool::new(false);
+    let one = |text: &str,
+               out: &mut Vec<(u64, String, [u8; 32])>,
+               scratch: &mut Vec<u8>|
+     -> Result<(), Fallback> {
+        // The lines were validated by the load: most are passed over on their seq alone.
+        if !wanted.contains(&scan::seq_of(text).ok_or(Fallback)?) {
+            return Ok(());
+        }
+        if let Some(c) = scan::chatter(text) {
+            if wanted.contains(&c.seq) {
+                let digest: [u8; 32] = if c.canonical(scratch) {
+                    Sha256::digest(&*scratch).into()
+                } else {
+                    let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                    Sha256::digest(json::canonical(&value).as_bytes()).into()
+                };
+                out.push((c.seq, c.id.into_owned(), digest));
+            }
+            return Ok(());
+        }
+        let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+        let seq = value
+            .get("seq")
+            .and_then(crate::record::whole_number)
+            .ok_or(Fallback)?;
+        if wanted.contains(&seq) {
+            let r = parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, true)
+                .map_err(|_| Fallback)?;
+            out.push((r.seq, r.id, r.digest));
+        }
+        Ok(())
+    };
+    let work = || -> Result<Vec<(u64, String, [u8; 32])>, Fallback> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        loop {
+            if failed.load(Ordering::Relaxed) {
+                return Err(Fallback);
+            }
+            let next = source.lock().map_err(|_| Fallback)?.next();
+            let Some((index, batch)) = next else {
+                return Ok(out);
+            };
+            let needed = ranges
+                .get(&(index as u64))
+                .is_some_and(|&(lo, hi)| wanted.range(lo..=hi).next().is_some());
+            let result = batch.and_then(|b| {
+                if !needed {
+                    return Ok(());
+                }
+                match b {
+                    Batch::Lines(bytes) => {
+                        let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                        text.split('\n')
+                            .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace()))
+                            .try_for_each(|l| one(l, &mut out, &mut scratch))
+                    }
+                    Batch::Items(items) => items
+                        .iter()
+                        .try_for_each(|l| one(l, &mut out, &mut scratch)),
+                }
+            });
+            if result.is_err() {
+                failed.store(true, Ordering::Relaxed);
+                return Err(Fallback);
+            }
+        }
+    };
+    let (a, b) = std::thread::scope(
+        |s| match std::thread::Builder::new().spawn_scoped(s, work) {
+            Ok(other) => {
+                let mine = work();
+                (other.join().unwrap_or(Err(Fallback)), mine)
+            }
+            Err(_) => (Ok(Vec::new()), work()),
+        },
+    );
+    let mut found = BTreeMap::new();
+    for (seq, id, digest) in a?.into_iter().chain(b?) {
+        if found.insert(seq, (id, digest)).is_some() {
+            return Err(Fallback);
+        }
+    }
+    if found.len() != wanted.len() {
+        return Err(Fallback);
+    }
+    Ok(found)
+}
+
+/// The non-chatter records' entries by id hash, with the worker (0 or 1) each came from.
+struct Entries<'e> {
+    map: IdMap<u64, (usize, &'e Entry)>,
+    /// Each worker's `names` and `deps`.
+    names: [&'e str; 2],
+    deps: [&'e [Name]; 2],
+}
+
+impl<'e> Entries<'e> {
+    /// The entry whose id is `id`.
+    fn get(&self, id: &str) -> Option<(usize, &'e Entry)> {
+        self.map
+            .get(&id_hash(id.as_bytes()))
+            .filter(|(w, e)| self.name(*w, e.id) == Some(id))
+            .copied()
+    }
+
+    /// The id `name` of worker `w`.
+    fn name(&self, w: usize, name: Name) -> Option<&'e str> {
+        let names = *self.names.get(w)?;
+        names.get(name.at as usize..name.at as usize + name.len as usize)
+    }
+}
+
+/// Adds to `held` (sorted by seq, no repeats) every record a held record depends on,
+/// transitively, parsing again the lines `pin` kept for that. Every `depends_on` target
+/// is among `entries` (checked before).
+fn hold_inputs(
+    plan: &Plan<'_>,
+    entries: &Entries<'_>,
+    held: &mut Vec<Record>,
+) -> Result<(), Fallback> {
+    let mut have: std::collections::HashSet<u64, BuildHasherDefault<IdHasher>> =
+        held.iter().map(|r| r.seq).collect();
+    let mut queue: Vec<Box<str>> = held
+        .iter()
+        .flat_map(|r| r.depends_on().iter().map(|d| d.as_str().into()))
+        .collect();
+    let mut added = false;
+    while let Some(id) = queue.pop() {
+        let (_, entry) = entries.get(&id).ok_or(Fallback)?;
+        if have.contains(&entry.seq) {
+            continue;
+        }
+        let raw = entry.raw.as_deref().ok_or(Fallback)?;
+        let value = json::parse(raw.as_bytes()).map_err(|_| Fallback)?;
+        let record = parse_record_with(
+            &plan.origin,
+            &Place::Line(0),
+            &value,
+            plan.limits,
+            plan.count_tokens,
+        )
+        .map_err(|_| Fallback)?;
+        if record.seq != entry.seq {
+            return Err(Fallback);
+        }
+        queue.extend(record.depends_on().iter().map(|d| d.as_str().into()));
+        have.insert(record.seq);
+        held.push(record);
+        added = true;
+    }
+    if added {
+        held.sort_by_key(|r| r.seq);
+    }
+    Ok(())
 }
 
 /// True when some value occurs twice across `a` and `b` (both are sorted in place).

@@ -1,0 +1,164 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+//! Inputs of 1 MiB and more take the lean loader in the CLI: its reports must be the
+//! exact path's, byte for byte, for check, precheck and pin (computed here by the
+//! library's exact loader).
+
+use std::process::Command;
+
+use omission_gate::compaction::{Compaction, Retention};
+use omission_gate::input::{self, kept_from_flag, tools_from_flag};
+use omission_gate::record::Limits;
+use omission_gate::{Format, PrecheckOptions, Report};
+
+const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
+
+/// A store over 1 MiB: chatter padding around policies, facts (with supersedes and
+/// depends_on chains), effects and summaries.
+fn big_store() -> String {
+    let mut out = String::new();
+    let mut seq = 0;
+    for i in 0..9000 {
+        seq += 1;
+        out.push_str(&format!(
+            "{{\"id\":\"c{i}\",\"seq\":{seq},\"kind\":\"chatter\",\"text\":\"{}\"}}\n",
+            "padding words ".repeat(8)
+        ));
+        if i % 300 == 7 {
+            let n = i / 300;
+            seq += 1;
+            let sup = if n > 0 {
+                format!(",\"supersedes\":\"f{}\"", n - 1)
+            } else {
+                String::new()
+            };
+            let dep = if n > 1 {
+                format!(",\"depends_on\":[\"f{}\"]", n - 2)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{{\"id\":\"f{n}\",\"seq\":{seq},\"kind\":\"fact\",\"field\":\"limit\",\"value\":{}{sup}{dep}}}\n",
+                100 + n
+            ));
+            seq += 1;
+            let tool = ["pay", "refund", "pa*"][n % 3];
+            out.push_str(&format!(
+                "{{\"id\":\"p{n}\",\"seq\":{seq},\"kind\":\"policy\",\"scope\":\"{tool}\",\"predicate\":{{\"field\":\"amount\",\"op\":\"gt\",\"value\":\"limit\"}},\"effect\":\"deny\",\"depends_on\":[\"f{n}\"]}}\n"
+            ));
+            seq += 1;
+            out.push_str(&format!(
+                "{{\"id\":\"e{n}\",\"seq\":{seq},\"kind\":\"effect\",\"tool\":\"{}\",\"match\":{{\"amount\":{n}}}}}\n",
+                ["pay", "refund"][n % 2]
+            ));
+            seq += 1;
+            out.push_str(&format!(
+                "{{\"id\":\"s{n}\",\"seq\":{seq},\"kind\":\"summary\",\"text\":\"earlier {n}\"}}\n"
+            ));
+        }
+    }
+    assert!(out.len() > 1 << 20);
+    out
+}
+
+fn run(args: &[&str]) -> Vec<u8> {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 2), "{args:?}");
+    out.stdout
+}
+
+#[test]
+fn lean_cli_reports_are_the_exact_reports() {
+    let dir = std::env::temp_dir().join(format!("og-lean-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("store.jsonl");
+    let text = big_store();
+    std::fs::write(&path, &text).unwrap();
+    let p = path.to_str().unwrap();
+    let exact = input::load(p, text.as_bytes(), Limits::default()).unwrap();
+    let kept_text = "c8990,p29,f28,c5,e3,s29";
+    let kept = kept_from_flag("--kept", kept_text, false).unwrap();
+    let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
+
+    for tools in [Some("pay"), Some("pay,refund"), None] {
+        // precheck
+        let t = tools.map_or_else(
+            || exact.tools_or_named(),
+            |t| tools_from_flag("--tools", t).unwrap(),
+        );
+        let outcome =
+            omission_gate::precheck::precheck(&exact.store, &c, &t, PrecheckOptions::default());
+        let want = Report::precheck(&t, &c, outcome).render(Format::Json);
+        let mut args = vec!["check", "--precheck", p, "--kept", kept_text];
+        if let Some(tools) = tools {
+            args.extend(["--tools", tools]);
+        }
+        args.extend(["--format", "json"]);
+        assert_eq!(
+            String::from_utf8(run(&args)).unwrap(),
+            String::from_utf8(want).unwrap(),
+            "precheck {tools:?}"
+        );
+        // pin
+        let want = omission_gate::pin::report(&exact.store, &t, None, 64).render(Format::Json);
+        let mut args = vec!["pin", p, "--max-calls", "64"];
+        if let Some(tools) = tools {
+            args.extend(["--tools", tools]);
+        }
+        args.extend(["--format", "json"]);
+        assert_eq!(
+            String::from_utf8(run(&args)).unwrap(),
+            String::from_utf8(want).unwrap(),
+            "pin {tools:?}"
+        );
+    }
+
+    // pin --budget: over the pinned tokens, a little room, much room, and everything.
+    for budget in [10u64, 2_000, 20_000, 200_000, 10_000_000] {
+        let t = tools_from_flag("--tools", "pay").unwrap();
+        let want = omission_gate::pin::report(&exact.store, &t, Some(budget), 64);
+        let b = budget.to_string();
+        for format in ["json", "ids"] {
+            let got = run(&[
+                "pin",
+                p,
+                "--tools",
+                "pay",
+                "--budget",
+                &b,
+                "--max-calls",
+                "64",
+                "--format",
+                format,
+            ]);
+            let want = if format == "json" {
+                String::from_utf8(want.render(Format::Json)).unwrap()
+            } else {
+                want.kept
+                    .iter()
+                    .flatten()
+                    .map(|id| format!("{id}\n"))
+                    .collect()
+            };
+            assert_eq!(String::from_utf8(got).unwrap(), want, "budget {budget}");
+        }
+    }
+
+    // check
+    let action = r#"{"tool":"pay","params":{"amount":500}}"#;
+    let a = input::action_from_flag("--action", action).unwrap();
+    let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
+    let want = Report::check(&a, &c, outcome).render(Format::Json);
+    let got = run(&[
+        "check", p, "--kept", kept_text, "--action", action, "--format", "json",
+    ]);
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        String::from_utf8(want).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
