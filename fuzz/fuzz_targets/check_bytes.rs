@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
         allow_unevaluable: allow,
     };
     omission_gate_fuzz::assert_lean_agrees(bytes, None, None, chunk, options);
+    omission_gate_fuzz::assert_lean_for_agrees(bytes, None, chunk, allow);
     let Some(input) = omission_gate_fuzz::judge(bytes, k, allow) else {
         return;
     };
@@ -43,4 +44,5 @@ fuzz_target!(|data: &[u8]| {
         .to_string();
     let action = serde_json::json!({"tool": tool, "params": {"amount": 5001}}).to_string();
     omission_gate_fuzz::assert_lean_agrees(bytes, Some(&kept), Some(&action), chunk, options);
+    omission_gate_fuzz::assert_lean_for_agrees(bytes, Some(&kept), chunk, allow);
 });

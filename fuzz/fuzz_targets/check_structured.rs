@@ -295,6 +295,7 @@ fuzz_target!(|m: Model| {
     // The lean loader against the exact one: the document, and the same records as
     // JSON Lines with the kept ids and the action as flags.
     omission_gate_fuzz::assert_lean_agrees(&forward, None, None, chunk, options);
+    omission_gate_fuzz::assert_lean_for_agrees(&forward, None, chunk, m.allow_unevaluable);
     let lines: String = records
         .iter()
         .map(|r| format!("{}\n", serde_json::to_string(r).unwrap_or_default()))
@@ -311,6 +312,12 @@ fuzz_target!(|m: Model| {
         Some(&action),
         chunk,
         options,
+    );
+    omission_gate_fuzz::assert_lean_for_agrees(
+        lines.as_bytes(),
+        Some(&kept),
+        chunk,
+        m.allow_unevaluable,
     );
     let Some(a) = omission_gate_fuzz::judge(&forward, k, m.allow_unevaluable) else {
         return;

@@ -11,7 +11,7 @@ use omission_gate::action::{Action, Tool};
 use omission_gate::compaction::{Compaction, Retention};
 use omission_gate::error::InputError;
 use omission_gate::gate::{self, CheckOptions, Verdict};
-use omission_gate::input::{self, Input};
+use omission_gate::input::{self, Input, Purpose};
 use omission_gate::pin;
 use omission_gate::precheck::{self, PrecheckOptions};
 use omission_gate::record::Limits;
@@ -273,5 +273,103 @@ pub fn assert_same_reports(a: &Input, b: &Input, k: usize, allow_unevaluable: bo
         Retention::Recency(k),
     ] {
         assert_eq!(render(a, retention), render(b, retention), "{retention}");
+    }
+}
+
+/// Splits `bytes` the way the CLI does and returns the first chunk and the rest.
+fn lean_source(
+    bytes: &[u8],
+    chunk: usize,
+) -> (
+    Vec<u8>,
+    impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+) {
+    let mut parts = chunks(bytes, chunk).into_iter();
+    let first = parts.next().unwrap_or_default();
+    (first, parts.map(Ok::<_, Fallback>))
+}
+
+fn assert_same_bytes(exact: &Report, lean: &Report, what: &str) {
+    for format in [Format::Text, Format::Json] {
+        let (a, b) = (exact.render(format), lean.render(format));
+        assert!(
+            a == b,
+            "lean and exact {what} reports differ:\n{}\n---\n{}",
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b)
+        );
+    }
+}
+
+/// As [`assert_lean_agrees`], for the lean loads of `check --precheck` (with `kept`, the
+/// `--kept` flag's text, or the document's) and of `pin` (no budget): never accept what
+/// the exact path refuses, and give byte-identical reports.
+pub fn assert_lean_for_agrees(
+    bytes: &[u8],
+    kept: Option<&str>,
+    chunk: usize,
+    allow_unevaluable: bool,
+) {
+    let pre = PrecheckOptions {
+        allow_unevaluable,
+        max_calls: MAX_CALLS,
+    };
+    let exact_input = || input::load("fuzz.json", bytes, Limits::default());
+    let (first, rest) = lean_source(bytes, chunk);
+    let lean = input::load_lean_for(
+        "fuzz.json",
+        first,
+        rest,
+        kept.map(|k| (k, true)),
+        Purpose::Precheck(None),
+        Limits::default(),
+    );
+    if let Ok(lean) = lean {
+        let exact = (|| {
+            let input = exact_input()?;
+            let kept_ids = match kept {
+                Some(k) => Some(input::kept_from_flag("--kept", k, true)?),
+                None => input.kept.clone(),
+            };
+            let c = Compaction::new(
+                &input.store,
+                Retention::Given,
+                kept_ids.as_deref(),
+                "fuzz.json",
+            )?;
+            let tools = input.tools_or_named();
+            let outcome = precheck::precheck(&input.store, &c, &tools, pre);
+            Ok::<_, InputError>(Report::precheck(&tools, &c, outcome))
+        })()
+        .unwrap_or_else(|e| {
+            panic!("the lean precheck load accepted what the exact path refuses: {e}")
+        });
+        let outcome = precheck::precheck(&lean.input.store, &lean.compaction, &lean.tools, pre);
+        assert_same_bytes(
+            &exact,
+            &Report::precheck(&lean.tools, &lean.compaction, outcome),
+            "precheck",
+        );
+    }
+    let (first, rest) = lean_source(bytes, chunk);
+    let lean = input::load_lean_for(
+        "fuzz.json",
+        first,
+        rest,
+        None,
+        Purpose::Pin(None),
+        Limits::default(),
+    );
+    if let Ok(lean) = lean {
+        let exact = exact_input()
+            .map(|input| {
+                let tools = input.tools_or_named();
+                pin::report(&input.store, &tools, None, MAX_CALLS)
+            })
+            .unwrap_or_else(|e| {
+                panic!("the lean pin load accepted what the exact path refuses: {e}")
+            });
+        let lean = pin::report(&lean.input.store, &lean.tools, None, MAX_CALLS);
+        assert_same_bytes(&exact, &lean, "pin");
     }
 }
