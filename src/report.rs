@@ -170,7 +170,7 @@ impl Report {
     pub fn render(&self, format: Format) -> Vec<u8> {
         match format {
             Format::Text => seal_text(self.body_text()),
-            Format::Json => seal_json(&self.body_json()),
+            Format::Json => seal_json(self.body_json()),
         }
     }
 
@@ -285,7 +285,11 @@ impl Report {
     fn body_json(&self) -> String {
         // INVARIANT: Report holds only strings, numbers and serde_json values, so
         // serialization cannot fail.
-        escape_unsafe(&serde_json::to_string_pretty(self).unwrap_or_default()).into_owned()
+        let body = serde_json::to_string_pretty(self).unwrap_or_default();
+        match escape_unsafe(&body) {
+            Cow::Borrowed(_) => body,
+            Cow::Owned(escaped) => escaped,
+        }
     }
 }
 
@@ -306,13 +310,19 @@ fn seal_text(mut body: String) -> Vec<u8> {
 
 const JSON_SEAL_KEY: &str = "  \"sha256\": \"";
 
-fn seal_json(body: &str) -> Vec<u8> {
+fn seal_json(mut body: String) -> Vec<u8> {
     // The pretty body ends with "\n}"; the seal becomes its last member, hashed over
-    // every byte before its line.
-    let open = body.strip_suffix("\n}").unwrap_or(body);
-    let prefix = format!("{open},\n");
-    let digest = hex(&Sha256::digest(prefix.as_bytes()));
-    format!("{prefix}{JSON_SEAL_KEY}{digest}\"\n}}\n").into_bytes()
+    // every byte before its line. Built in place: a report can be megabytes.
+    if body.ends_with("\n}") {
+        body.truncate(body.len() - 2);
+    }
+    body.push_str(",\n");
+    let digest = hex(&Sha256::digest(body.as_bytes()));
+    body.reserve(JSON_SEAL_KEY.len() + digest.len() + 4);
+    body.push_str(JSON_SEAL_KEY);
+    body.push_str(&digest);
+    body.push_str("\"\n}\n");
+    body.into_bytes()
 }
 
 /// Why a report failed verification.
@@ -446,16 +456,19 @@ pub fn clean(s: &str) -> Cow<'_, str> {
 /// serde_json has already escaped C0 controls, so this only rewrites string contents and
 /// the JSON value is unchanged.
 pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
-    escape_chars(json, |c| c != '\n' && is_unsafe(c))
+    escape_chars(json, true, |c| c != '\n' && is_unsafe(c))
 }
 
 /// Like `escape_unsafe`, but a line break is escaped too: the result is one line.
 pub(crate) fn one_line(s: &str) -> Cow<'_, str> {
-    escape_chars(s, is_unsafe)
+    escape_chars(s, false, is_unsafe)
 }
 
-fn escape_chars(s: &str, unsafe_char: impl Fn(char) -> bool) -> Cow<'_, str> {
-    if !s.chars().any(&unsafe_char) {
+fn escape_chars(s: &str, newline_ok: bool, unsafe_char: impl Fn(char) -> bool) -> Cow<'_, str> {
+    // Printable ASCII (and a line break, when it is kept) is never unsafe: a text of
+    // nothing else is passed over byte by byte, without decoding a char.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || (newline_ok && b == b'\n');
+    if s.bytes().all(plain) || !s.chars().any(&unsafe_char) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -658,5 +671,16 @@ mod tests {
         assert_eq!(clean("it's"), "it\\'s");
         assert_eq!(clean("\u{202e}x"), "\\u{202e}x");
         assert_eq!(escape_unsafe("\"\u{85}\""), "\"\\u0085\"");
+    }
+
+    #[test]
+    fn escaping_passes_plain_ascii_over_and_catches_what_follows_it() {
+        let plain = "{\n  \"a\": \"b\"\n}";
+        assert!(matches!(escape_unsafe(plain), Cow::Borrowed(_)));
+        assert_eq!(one_line(plain), "{\\u000a  \"a\": \"b\"\\u000a}");
+        assert!(matches!(escape_unsafe("caf\u{e9}\n"), Cow::Borrowed(_)));
+        assert_eq!(escape_unsafe("ok\nx\u{2028}"), "ok\nx\\u2028");
+        assert_eq!(escape_unsafe("ok\u{7f}"), "ok\\u007f");
+        assert_eq!(one_line("ok\t"), "ok\\u0009");
     }
 }
