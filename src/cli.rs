@@ -378,8 +378,13 @@ fn emit(bytes: &[u8]) -> Result<(), io::Error> {
 }
 
 fn finish(report: &Report, format: Format) -> u8 {
-    match emit(&report.render(format)) {
-        Ok(()) => report.exit_code,
+    write_report(&report.render(format), report.exit_code)
+}
+
+/// Writes a rendered report: its exit code, or 2 when it cannot be written.
+fn write_report(bytes: &[u8], exit_code: u8) -> u8 {
+    match emit(bytes) {
+        Ok(()) => exit_code,
         Err(e) => {
             warn(&format!(
                 "omission-gate: cannot write the report: {}",
@@ -517,14 +522,15 @@ fn run_check(args: &CheckArgs) -> u8 {
         Ok(f) => f,
         Err(e) => return fail(Mode::Check, &e, format),
     };
-    if let Some(report) = lean_check(
+    if let Some((bytes, exit_code)) = lean_check(
         args,
         stdin.as_deref(),
         kept.as_ref(),
         action.as_ref(),
         options,
+        format,
     ) {
-        return finish(&report, format);
+        return write_report(&bytes, exit_code);
     }
     let report = (|| {
         let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
@@ -912,15 +918,17 @@ fn lean_chunks<'a>(path: &str, stdin: Option<&'a [u8]>) -> Option<(Vec<u8>, Chun
 }
 
 /// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
-/// the input valid. `None` sends the caller to the exact path, which then reports exactly
-/// what it always did (errors included).
+/// the input valid. The report comes rendered in `format`, with its exit code (the gate
+/// and the rendering run while the loader's last checks do). `None` sends the caller to
+/// the exact path, which then reports exactly what it always did (errors included).
 fn lean_check(
     args: &CheckArgs,
     stdin: Option<&[u8]>,
     kept: Option<&FlagText>,
     action: Option<&FlagText>,
     options: CheckOptions,
-) -> Option<Report> {
+    format: Format,
+) -> Option<(Vec<u8>, u8)> {
     if args.retention != Retention::Given {
         return None;
     }
@@ -929,17 +937,20 @@ fn lean_check(
         None => None,
     };
     let (first, chunks) = lean_chunks(&args.input, stdin)?;
-    let lean = input::load_lean(
+    input::load_lean_then(
         origin_name(&args.input),
         first,
         chunks,
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
         action,
         limits(),
+        |lean| {
+            let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
+            let report = Report::check(&lean.action, &lean.compaction, outcome);
+            Ok((report.render(format), report.exit_code))
+        },
     )
-    .ok()?;
-    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
-    Some(Report::check(&lean.action, &lean.compaction, outcome))
+    .ok()
 }
 
 /// One cell of a sweep: the verdict and its codes.

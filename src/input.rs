@@ -190,11 +190,27 @@ pub fn load_lean(
     action: Option<Action>,
     limits: Limits,
 ) -> Result<Lean, Fallback> {
-    let lean = load_lean_for(origin, first, rest, kept, Purpose::Check(action), limits)?;
-    Ok(Lean {
-        input: lean.input,
-        compaction: lean.compaction,
-        action: lean.action.ok_or(Fallback)?,
+    load_lean_then(origin, first, rest, kept, action, limits, Ok)
+}
+
+/// [`load_lean`], handing the load to `then` while the input's last checks run beside it
+/// (see [`crate::stream::load`]): `then`'s result once they pass, else [`Fallback`].
+pub fn load_lean_then<R>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    action: Option<Action>,
+    limits: Limits,
+    then: impl FnOnce(Lean) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let purpose = Purpose::Check(action);
+    load_lean_for_then(origin, first, rest, kept, purpose, limits, |lean| {
+        then(Lean {
+            input: lean.input,
+            compaction: lean.compaction,
+            action: lean.action.ok_or(Fallback)?,
+        })
     })
 }
 
@@ -257,6 +273,19 @@ pub fn load_lean_for(
     purpose: Purpose,
     limits: Limits,
 ) -> Result<LeanFor, Fallback> {
+    load_lean_for_then(origin, first, rest, kept, purpose, limits, Ok)
+}
+
+/// [`load_lean_for`], handing the load to `then` as [`load_lean_then`] does.
+pub fn load_lean_for_then<R>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
     let mut first = first;
     if first.starts_with(BOM) {
         first.drain(..BOM.len());
@@ -274,16 +303,19 @@ pub fn load_lean_for(
         None => KeptIds::None,
     };
     // The tools a plan holds policies and effects for; `None`: every one.
-    let scope = |doc_action: Option<&Action>, doc_tools: Option<&Vec<Tool>>| match &purpose {
-        Purpose::Check(a) => a
+    let check = matches!(purpose, Purpose::Check(_));
+    let given: Option<Vec<String>> = match &purpose {
+        Purpose::Check(a) => a.as_ref().map(|a| vec![a.tool.clone()]),
+        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => t
             .as_ref()
-            .or(doc_action)
+            .map(|ts| ts.iter().map(|t| t.name.clone()).collect()),
+    };
+    let scope = |doc_action: Option<&Action>, doc_tools: Option<&Vec<Tool>>| match given {
+        Some(tools) => Ok(Some(tools)),
+        None if check => doc_action
             .map(|a| Some(vec![a.tool.clone()]))
             .ok_or(Fallback),
-        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
-            .as_ref()
-            .or(doc_tools)
-            .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
+        None => Ok(doc_tools.map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
     };
     let plan_for = |ids, tools| {
         let plan = Plan::new(origin, ids, tools, limits);
@@ -293,24 +325,41 @@ pub fn load_lean_for(
             _ => plan,
         }
     };
-    let (input, compaction, budget) = match crate::stream::is_document(&first) {
+    // The load, as `then` is given it.
+    let lean_for = move |input: Input, compaction, budget| {
+        let (action, tools) = match purpose {
+            Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
+            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
+                (None, t.unwrap_or_else(|| input.tools_or_named()))
+            }
+        };
+        then(LeanFor {
+            input,
+            compaction,
+            action,
+            tools,
+            budget,
+        })
+    };
+    match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;
             let plan = plan_for(ids, scope(None, None)?);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
-            let (store, compaction, budget) = crate::stream::load(&plan, batches)?;
-            let input = Input {
-                store,
-                kept: None,
-                action: None,
-                tools: None,
-            };
-            (input, compaction, budget)
+            crate::stream::load(&plan, batches, |store, compaction, budget| {
+                let input = Input {
+                    store,
+                    kept: None,
+                    action: None,
+                    tools: None,
+                };
+                lean_for(input, compaction, budget)
+            })?
         }
         // The second pass of --budget re-reads lines only.
-        Some(true) if count_tokens => return Err(Fallback),
+        Some(true) if count_tokens => Err(Fallback),
         Some(true) => {
             let mut bytes = first;
             for chunk in rest {
@@ -340,39 +389,35 @@ pub fn load_lean_for(
             let tools = scope(doc_action.as_ref(), doc_tools.as_ref())?;
             let ids: Vec<&str> = match owned_kept.ids() {
                 Some(ids) => ids.collect(),
-                None => doc_kept.iter().flatten().map(String::as_str).collect(),
+                // The document's `kept` as `doc_kept` read it (an array of strings),
+                // borrowed from the value: `doc_kept` itself goes to the input.
+                None => doc
+                    .kept
+                    .as_ref()
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect(),
             };
             if owned_kept.ids().is_none() && doc_kept.is_none() {
                 return Err(Fallback);
             }
             let plan = plan_for(Box::new(ids.into_iter()), tools);
-            let (store, compaction, budget) =
-                crate::stream::load(&plan, crate::stream::items(&doc.records))?;
-            let input = Input {
-                store,
-                kept: doc_kept,
-                action: doc_action,
-                tools: doc_tools,
-            };
-            (input, compaction, budget)
+            let batches = crate::stream::items(&doc.records);
+            crate::stream::load(&plan, batches, |store, compaction, budget| {
+                let input = Input {
+                    store,
+                    kept: doc_kept,
+                    action: doc_action,
+                    tools: doc_tools,
+                };
+                lean_for(input, compaction, budget)
+            })?
         }
-        None => return Err(Fallback),
-    };
-    let (action, tools) = match purpose {
-        Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
-        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
-            (None, t.unwrap_or_else(|| input.tools_or_named()))
-        }
-    };
-    Ok(LeanFor {
-        input,
-        compaction,
-        action,
-        tools,
-        budget,
-    })
+        None => Err(Fallback),
+    }
 }
-
 /// Kept ids from a flag, borrowed from its text where that is plain.
 enum KeptIds<'a> {
     None,

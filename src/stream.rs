@@ -692,12 +692,15 @@ pub struct Budget {
 }
 
 /// Loads records from batches handed out by `source` (pulled from two threads), for
-/// `plan`. Returns the lean store and its compaction (and with
-/// [`Plan::counting_tokens`], the [`Budget`]), or [`Fallback`].
-pub fn load<'a, I>(
+/// `plan`, and hands the lean store and its compaction (and with
+/// [`Plan::counting_tokens`], the [`Budget`]) to `then`: its result, or [`Fallback`].
+/// `then` runs while the last checks of the input do (see `finish`): it may be given a
+/// store whose input then falls back, so it must only compute.
+pub fn load<'a, I, R>(
     plan: &Plan<'_>,
     source: I,
-) -> Result<(Store, Compaction, Option<Budget>), Fallback>
+    then: impl FnOnce(Store, Compaction, Option<Budget>) -> R,
+) -> Result<R, Fallback>
 where
     I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
 {
@@ -741,16 +744,23 @@ where
             Err(_) => (Ok(Worker::default()), work()),
         }
     });
-    finish(plan, a?, b?)
+    finish(plan, a?, b?, then)
 }
 
-/// Checks what needs the whole input (duplicates, `supersedes`, `depends_on`, kept ids)
-/// and builds the store and compaction.
-fn finish(
+/// Checks what needs the whole input (duplicates, `supersedes`, `depends_on`, kept ids),
+/// builds the store and compaction, and hands them to `then`.
+///
+/// The duplicate-id and link checks decide only whether the input is valid, never what
+/// the gate reads, so (but for `pin`, which reads the entries they index) they run on a
+/// thread of their own while the store is built and `then` runs; if they fail, `then`'s
+/// result is dropped and the load falls back. `then` may so see a store from input that
+/// turns out invalid: it must only compute (the gate and report code do).
+fn finish<R>(
     plan: &Plan<'_>,
     mut a: Worker,
     mut b: Worker,
-) -> Result<(Store, Compaction, Option<Budget>), Fallback> {
+    then: impl FnOnce(Store, Compaction, Option<Budget>) -> R,
+) -> Result<R, Fallback> {
     let budget = plan.count_tokens.then(|| {
         let mut tokens: Vec<(u64, u64)> = a
             .seqs
@@ -777,64 +787,80 @@ fn finish(
         && batches
             .windows(2)
             .all(|w| matches!(w, [x, y] if x.last < y.first));
-    if !rising && has_duplicate(&mut a.seqs, &mut b.seqs) {
-        return Err(Fallback);
-    }
-    // Duplicate ids: a shared hash may be a real duplicate; the exact loader decides.
-    if has_duplicate(&mut a.hashes, &mut b.hashes) {
+    if !rising && has_duplicate(&mut a.seqs, &mut b.seqs, true) {
         return Err(Fallback);
     }
     let total = a.hashes.len() + b.hashes.len();
-    drop((a.seqs, a.hashes, b.seqs, b.hashes));
+    drop((std::mem::take(&mut a.seqs), std::mem::take(&mut b.seqs)));
 
-    // supersedes and depends_on, checked against every non-chatter record.
-    let field_of = |worker: usize, e: &Entry| -> Option<&str> {
-        let fields = if worker == 0 { &a.fields } else { &b.fields };
-        fields.get(e.field as usize).map(String::as_str)
-    };
-    let all = || {
-        a.entries
-            .iter()
-            .map(|e| (0, e))
-            .chain(b.entries.iter().map(|e| (1, e)))
-    };
-    // Keyed by the id hashes, which are distinct (checked above): no id is hashed again.
-    let entries = Entries {
-        map: all().map(|(w, e)| (e.hash, (w, e))).collect(),
+    // The id hashes (sorted in place by the duplicate check) and the entries go to the
+    // checks; the rest of each worker goes to the store.
+    let hashes = Mutex::new([std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)]);
+    let mut parts = [Held::take(&mut a), Held::take(&mut b)];
+    let links = Links {
+        entries: [&a.entries, &b.entries],
         names: [&a.names, &b.names],
         deps: [&a.deps, &b.deps],
+        fields: [&a.fields, &b.fields],
     };
-    for (w, e) in all() {
-        if let Some(target) = e.supersedes {
-            let target = entries.name(w, target).ok_or(Fallback)?;
-            let ok = entries.get(target).is_some_and(|(tw, t)| {
-                t.seq < e.seq
-                    && match (field_of(w, e), field_of(tw, t)) {
-                        (Some(f), Some(g)) => f == g,
-                        (None, None) => e.policy && t.policy,
-                        _ => false,
-                    }
-            });
-            if !ok {
-                return Err(Fallback);
+    if plan.pin {
+        let index = links.index();
+        links.check(&hashes, &index, true)?;
+        let (store, compaction) = build(plan, &mut parts, links.fields, total, Some(&index))?;
+        return Ok(then(store, compaction, budget));
+    }
+    std::thread::scope(|s| {
+        // The store is built beside them: one thread is theirs.
+        let checks = || links.check(&hashes, &links.index(), false);
+        match std::thread::Builder::new().spawn_scoped(s, checks) {
+            Ok(checker) => {
+                let result = build(plan, &mut parts, links.fields, total, None)
+                    .map(|(store, compaction)| then(store, compaction, budget));
+                checker.join().unwrap_or(Err(Fallback))?;
+                result
+            }
+            // No second thread (a resource limit): the checks run here, first.
+            Err(_) => {
+                links.check(&hashes, &links.index(), true)?;
+                let (store, compaction) = build(plan, &mut parts, links.fields, total, None)?;
+                Ok(then(store, compaction, budget))
             }
         }
-        // A depends_on naming chatter (which this loader does not index) falls back too.
-        let id = entries.name(w, e.id).ok_or(Fallback)?;
-        let deps = entries
-            .deps
-            .get(w)
-            .and_then(|d| d.get(e.depends_on.0 as usize..e.depends_on.1 as usize));
-        for &d in deps.ok_or(Fallback)? {
-            let d = entries.name(w, d).ok_or(Fallback)?;
-            if d == id || entries.get(d).is_none() {
-                return Err(Fallback);
-            }
+    })
+}
+
+/// What a worker gathered for the store: digests, held records, fact slots, tool names.
+struct Held {
+    digests: Vec<(u64, u32, [u8; 32])>,
+    held: Vec<Record>,
+    slots: Vec<FactSlots>,
+    named: BTreeSet<String>,
+}
+
+impl Held {
+    fn take(w: &mut Worker) -> Held {
+        Held {
+            digests: std::mem::take(&mut w.digests),
+            held: std::mem::take(&mut w.held),
+            slots: std::mem::take(&mut w.slots),
+            named: std::mem::take(&mut w.named),
         }
     }
+}
 
+/// The store and compaction from what the workers gathered (`fields[w]` names the fact
+/// fields of `parts[w].slots`); for `pin`, given the entries, with every record a held
+/// record depends on, transitively.
+fn build(
+    plan: &Plan<'_>,
+    parts: &mut [Held; 2],
+    fields: [&[String]; 2],
+    total: usize,
+    entries: Option<&Entries<'_>>,
+) -> Result<(Store, Compaction), Fallback> {
+    let [a, b] = parts;
     // Every kept id names a record: each was digested exactly once.
-    let mut digests: Vec<(u64, u32, [u8; 32])> = a.digests;
+    let mut digests = std::mem::take(&mut a.digests);
     digests.append(&mut b.digests);
     if digests.len() != plan.kept.len() {
         return Err(Fallback);
@@ -842,17 +868,20 @@ fn finish(
     digests.sort_unstable_by_key(|d| d.0);
 
     // The facts a view can read: per field the newest, and the newest kept.
-    let mut held = a.held;
+    let mut held = std::mem::take(&mut a.held);
     held.append(&mut b.held);
-    let mut fields: IdMap<String, FactSlots> = std::mem::take(&mut a.fields)
-        .into_iter()
+    let [a_fields, b_fields] = fields;
+    let mut merged: IdMap<&str, FactSlots> = a_fields
+        .iter()
+        .map(String::as_str)
         .zip(std::mem::take(&mut a.slots))
         .collect();
-    for (field, slots) in std::mem::take(&mut b.fields)
-        .into_iter()
+    for (field, slots) in b_fields
+        .iter()
+        .map(String::as_str)
         .zip(std::mem::take(&mut b.slots))
     {
-        let mine = fields.entry(field).or_default();
+        let mine = merged.entry(field).or_default();
         if let Some(r) = slots.newest
             && mine.newest.as_ref().is_none_or(|d| d.seq() < r.seq())
         {
@@ -864,7 +893,7 @@ fn finish(
             mine.newest_kept = Some(r);
         }
     }
-    for slots in fields.into_values() {
+    for slots in merged.into_values() {
         if let Some(newest) = slots.newest {
             held.push(newest.record(plan)?);
         }
@@ -872,12 +901,11 @@ fn finish(
     }
     held.sort_by_key(|r| r.seq);
     held.dedup_by_key(|r| r.seq);
-    if plan.pin {
-        hold_inputs(plan, &entries, &mut held)?;
+    if let Some(entries) = entries {
+        hold_inputs(plan, entries, &mut held)?;
     }
-    drop(entries);
 
-    let mut named = a.named;
+    let mut named = std::mem::take(&mut a.named);
     named.append(&mut b.named);
     let store = Store::lean(held, total, named);
     let mask: Vec<bool> = store
@@ -891,7 +919,88 @@ fn finish(
     }));
     let hashes = plan.kept_hashes.clone();
     let compaction = Compaction::lean(&store, mask, hashes, sha);
-    Ok((store, compaction, budget))
+    Ok((store, compaction))
+}
+
+/// The workers' entries, for the checks that link records: their ids, `supersedes` and
+/// `depends_on` (in `names` and `deps`) and fact fields.
+struct Links<'e> {
+    entries: [&'e [Entry]; 2],
+    names: [&'e str; 2],
+    deps: [&'e [Name]; 2],
+    fields: [&'e [String]; 2],
+}
+
+impl<'e> Links<'e> {
+    /// Every entry, with its worker.
+    fn all(&self) -> impl Iterator<Item = (usize, &'e Entry)> + '_ {
+        let [a, b] = self.entries;
+        a.iter().map(|e| (0, e)).chain(b.iter().map(|e| (1, e)))
+    }
+
+    /// The entries by id hash (distinct once the duplicate check has passed: a repeat
+    /// only hides an entry from the link check, which then falls back or is moot).
+    fn index(&self) -> Entries<'e> {
+        Entries {
+            map: self.all().map(|(w, e)| (e.hash, (w, e))).collect(),
+            names: self.names,
+            deps: self.deps,
+        }
+    }
+
+    /// The field of a fact entry of worker `w`.
+    fn field_of(&self, w: usize, e: &Entry) -> Option<&'e str> {
+        let fields = *self.fields.get(w)?;
+        fields.get(e.field as usize).map(String::as_str)
+    }
+
+    /// No two records share an id (`hashes`, each worker's id hashes, are sorted in
+    /// place, on a second thread too when `two_threads`), and each `supersedes` and
+    /// `depends_on` names a record it may name.
+    fn check(
+        &self,
+        hashes: &Mutex<[Vec<u64>; 2]>,
+        entries: &Entries<'e>,
+        two_threads: bool,
+    ) -> Result<(), Fallback> {
+        {
+            let mut hashes = hashes.lock().map_err(|_| Fallback)?;
+            let [a, b] = &mut *hashes;
+            // A shared hash may be a real duplicate: the exact loader decides.
+            if has_duplicate(a, b, two_threads) {
+                return Err(Fallback);
+            }
+        }
+        for (w, e) in self.all() {
+            if let Some(target) = e.supersedes {
+                let target = entries.name(w, target).ok_or(Fallback)?;
+                let ok = entries.get(target).is_some_and(|(tw, t)| {
+                    t.seq < e.seq
+                        && match (self.field_of(w, e), self.field_of(tw, t)) {
+                            (Some(f), Some(g)) => f == g,
+                            (None, None) => e.policy && t.policy,
+                            _ => false,
+                        }
+                });
+                if !ok {
+                    return Err(Fallback);
+                }
+            }
+            // A depends_on naming chatter (which this loader does not index) falls back too.
+            let id = entries.name(w, e.id).ok_or(Fallback)?;
+            let deps = entries
+                .deps
+                .get(w)
+                .and_then(|d| d.get(e.depends_on.0 as usize..e.depends_on.1 as usize));
+            for &d in deps.ok_or(Fallback)? {
+                let d = entries.name(w, d).ok_or(Fallback)?;
+                if d == id || entries.get(d).is_none() {
+                    return Err(Fallback);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A second pass over the same batches as the [`load`] that gave `budget`: the id and the
@@ -1071,15 +1180,17 @@ fn hold_inputs(
     Ok(())
 }
 
-/// True when some value occurs twice across `a` and `b` (both are sorted in place).
-fn has_duplicate(a: &mut [u64], b: &mut [u64]) -> bool {
-    let both = std::thread::scope(|s| {
-        let other = std::thread::Builder::new().spawn_scoped(s, || b.sort_unstable());
-        a.sort_unstable();
-        other.is_ok_and(|h| h.join().is_ok())
-    });
+/// True when some value occurs twice across `a` and `b` (both are sorted in place, on
+/// two threads when `two_threads` and one can be had).
+fn has_duplicate(a: &mut [u64], b: &mut [u64], two_threads: bool) -> bool {
+    let both = two_threads
+        && std::thread::scope(|s| {
+            let other = std::thread::Builder::new().spawn_scoped(s, || b.sort_unstable());
+            a.sort_unstable();
+            other.is_ok_and(|h| h.join().is_ok())
+        });
     if !both {
-        // No second thread could be had: sort the other half here.
+        a.sort_unstable();
         b.sort_unstable();
     }
     let twice = |s: &[u64]| s.windows(2).any(|w| matches!(w, [x, y] if x == y));
