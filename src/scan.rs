@@ -505,12 +505,9 @@ impl<'de> Visitor<'de> for FactVisitor {
                     }
                     fact = true;
                 }
-                8 => {
-                    let raw: &'de RawValue = map.next_value()?;
-                    if !raw.get().starts_with('"') {
-                        return Err(not_light());
-                    }
-                }
+                // Decoded, not only skipped: a skipped string's `\u` escapes are not
+                // checked (a lone surrogate passes), and the strict path refuses those.
+                8 => drop(map.next_value_seed(StrSeed)?),
                 16 => drop(map.next_value_seed(U64Seed)?),
                 32 => map.next_value_seed(Skip)?,
                 64 => field = Some(nonempty(map.next_value_seed(StrSeed)?)?),
@@ -600,6 +597,13 @@ pub fn seq_of(line: &str) -> Option<u64> {
         .ok()
 }
 
+/// Whether a raw JSON string's `\u` escapes decode to characters. Skipping a string
+/// (`RawValue`, `IgnoredAny`) checks only their syntax, so a lone surrogate such as
+/// `"\ud800"` passes there, while the strict path refuses it.
+fn escapes_decode(raw: &str) -> bool {
+    !raw.contains("\\u") || serde_json::from_str::<Cow<'_, str>>(raw).is_ok()
+}
+
 /// A quiet abort: the strict path will say what, if anything, is wrong.
 fn not_light<E: de::Error>() -> E {
     E::custom("")
@@ -666,9 +670,10 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 }
                 Some(Known::Text) => {
                     // Skipped, not decoded: the raw text is a string when it opens with `"`
-                    // (serde_json has checked its escapes; the caller its UTF-8).
+                    // (serde_json has checked its escapes' syntax, the caller its UTF-8,
+                    // and `escapes_decode` that its `\u` escapes make characters).
                     let raw: &'de RawValue = map.next_value()?;
-                    if !raw.get().starts_with('"') {
+                    if !raw.get().starts_with('"') || !escapes_decode(raw.get()) {
                         return Err(not_light());
                     }
                     text = Some(raw.get());
@@ -883,6 +888,8 @@ mod tests {
             r#"{"id":"c","seq":1,"kind":"chatter","text":5}"#,
             r#"{"id":"c","seq":1,"kind":"chatter","text":["x"]}"#,
             r#"{"id":"c","seq":1,"kind":"chatter","text":"\x"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"a \ud800 lone surrogate"}"#,
+            r#"{"id":"c","seq":1,"kind":"chatter","text":"\udc00"}"#,
             r#"{"id":"c","seq":1,"kind":"chatter","tokens":-1}"#,
             r#"{"id":"c","seq":1,"kind":"chatter","meta":1.5}"#,
             r#"{"id":"c","seq":1,"kind":"chatter","meta":{"$serde_json::private::Number":"1"}}"#,
@@ -957,6 +964,7 @@ mod tests {
             r#"{"id":"f","seq":3.0,"kind":"fact","field":"x","value":1}"#,
             r#"{"id":"f","seq":3,"kind":"chatter","field":"x","value":1}"#,
             r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1} x"#,
+            r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"text":"\ud800"}"#,
         ] {
             assert!(fact(line).is_none(), "{line}");
         }

@@ -804,7 +804,7 @@ fn hostile_lines_behind_a_megabyte_of_records_are_refused_by_the_lean_path_too()
         s
     });
     assert!(padding.len() > 1 << 20);
-    let cases: [(&str, &[u8], &str); 7] = [
+    let cases: [(&str, &[u8], &str); 9] = [
         (
             "dup",
             br#"{"id":"p","seq":0,"kind":"policy","scope":"refunds.create","predicate":{"all":[]},"effect":"allow","effect":"deny"}"#,
@@ -816,6 +816,18 @@ fn hostile_lines_behind_a_megabyte_of_records_are_refused_by_the_lean_path_too()
         ("deep", &[b'['; 200], "nested deeper than 127 levels"),
         ("number", br#"{"id":"f","seq":0,"kind":"fact","field":"x","value":1e99999999999999999999}"#, "out of range"),
         ("dupid", br#"{"id":"r7","seq":0,"kind":"chatter"}"#, "duplicate id"),
+        // A skipped string's escapes are only checked for syntax: the lean scans must
+        // still refuse a lone surrogate the strict parser refuses.
+        (
+            "surrogate_chatter",
+            br#"{"id":"s","seq":0,"kind":"chatter","text":"a \ud800 b"}"#,
+            "unexpected end of hex escape",
+        ),
+        (
+            "surrogate_fact",
+            br#"{"id":"f","seq":0,"kind":"fact","field":"x","value":1,"text":"\udc00"}"#,
+            "surrogate",
+        ),
     ];
     for (name, line, want) in cases {
         let path = generated(&format!("lean_{name}.jsonl"), || {
