@@ -571,19 +571,23 @@ fn run_precheck(args: &CheckArgs) -> u8 {
     };
     let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
     if args.retention == Retention::Given
-        && let Some(lean) = lean_load(
+        && let Some((bytes, exit_code)) = lean_load_then(
             &args.input,
             stdin.as_deref(),
             kept.as_ref(),
             tools_flag.as_ref(),
             Purpose::Precheck,
+            |lean| {
+                let store = &lean.input.store;
+                let outcome = precheck::precheck(store, &lean.compaction, &lean.tools, options);
+                let report = Report::precheck(&lean.tools, &lean.compaction, outcome);
+                let r = Ok((report.render(format), report.exit_code));
+                exiting_with((lean, report));
+                r
+            },
         )
     {
-        let outcome = precheck::precheck(&lean.input.store, &lean.compaction, &lean.tools, options);
-        return finish(
-            &Report::precheck(&lean.tools, &lean.compaction, outcome),
-            format,
-        );
+        return write_report(&bytes, exit_code);
     }
     let report = (|| {
         let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
@@ -707,6 +711,14 @@ fn lean_pin(
     ))
 }
 
+/// Lets go of what a one-shot command built, without freeing it: the process ends once
+/// its report is written, and freeing a large store's and report's many small
+/// allocations (made on the loader's threads) would cost milliseconds for nothing. Only
+/// for values built once per process.
+fn exiting_with<T>(built: T) {
+    std::mem::forget(built);
+}
+
 /// A load by the lean loader for precheck or pin (`purpose` given the `--tools` flag's
 /// tools, if any), when it can decide. `None` sends the caller to the exact path.
 fn lean_load(
@@ -716,19 +728,33 @@ fn lean_load(
     tools_flag: Option<&Result<FlagText, InputError>>,
     purpose: fn(Option<Vec<Tool>>) -> Purpose,
 ) -> Option<input::LeanFor> {
+    lean_load_then(path, stdin, kept, tools_flag, purpose, Ok)
+}
+
+/// [`lean_load`], handing the load to `then` while the loader's last checks run (see
+/// [`input::load_lean_for_then`]).
+fn lean_load_then<R>(
+    path: &str,
+    stdin: Option<&[u8]>,
+    kept: Option<&FlagText>,
+    tools_flag: Option<&Result<FlagText, InputError>>,
+    purpose: fn(Option<Vec<Tool>>) -> Purpose,
+    then: impl FnOnce(input::LeanFor) -> Result<R, Fallback>,
+) -> Option<R> {
     let tools = match tools_flag {
         Some(Ok((o, text, _))) => Some(input::tools_from_flag(o, text).ok()?),
         Some(Err(_)) => return None,
         None => None,
     };
     let (first, chunks) = lean_chunks(path, stdin)?;
-    input::load_lean_for(
+    input::load_lean_for_then(
         origin_name(path),
         first,
         chunks,
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
         purpose(tools),
         limits(),
+        then,
     )
     .ok()
 }
@@ -831,7 +857,7 @@ fn ids_file(ids: &[String]) -> String {
 }
 
 /// Bytes read per chunk by the lean path.
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 1 << 18;
 
 /// Inputs smaller than this take the exact path: start-up dominates there, and threads
 /// would only add to it.
@@ -947,7 +973,9 @@ fn lean_check(
         |lean| {
             let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
             let report = Report::check(&lean.action, &lean.compaction, outcome);
-            Ok((report.render(format), report.exit_code))
+            let rendered = (report.render(format), report.exit_code);
+            exiting_with((lean, report));
+            Ok(rendered)
         },
     )
     .ok()

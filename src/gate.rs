@@ -340,10 +340,9 @@ pub fn check(
     action: &Action,
     options: CheckOptions,
 ) -> Outcome {
-    let mut findings = Vec::new();
     let full = View::full(store);
     let agent = View::agent(store, compaction);
-    for (pos, record) in store.records().iter().enumerate() {
+    let findings = each_record(store, |pos, record, findings| {
         let kept = compaction.is_kept(pos);
         match &record.kind {
             Kind::Policy(policy) if policy.scopes(&action.tool) => {
@@ -370,8 +369,64 @@ pub fn check(
         if kept {
             findings.extend(derivation_note(store, compaction, record));
         }
-    }
+    });
     Outcome::from_findings(findings)
+}
+
+/// Stores with at least this many records are judged on two threads.
+const TWO_THREADS_FROM: usize = 4096;
+
+/// Records per run of positions a thread takes at a time.
+const RUN: usize = 256;
+
+/// The findings of `judge(pos, record, findings)` for every record of `store`, in store
+/// order. A large store is judged on two threads, each taking runs of positions in turn;
+/// the runs' findings are put back in position order, so the result is what one thread
+/// would give.
+pub fn each_record<F>(store: &Store, judge: F) -> Vec<Finding>
+where
+    F: Fn(usize, &Record, &mut Vec<Finding>) + Sync,
+{
+    let records = store.records();
+    let mut findings = Vec::new();
+    if records.len() < TWO_THREADS_FROM {
+        for (pos, record) in records.iter().enumerate() {
+            judge(pos, record, &mut findings);
+        }
+        return findings;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut runs: Vec<(usize, Vec<Finding>)> = Vec::new();
+        loop {
+            let run = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(slice) = records.get(run * RUN..).filter(|s| !s.is_empty()) else {
+                return runs;
+            };
+            let mut out = Vec::new();
+            for (i, record) in slice.iter().take(RUN).enumerate() {
+                judge(run * RUN + i, record, &mut out);
+            }
+            runs.push((run, out));
+        }
+    };
+    let mut runs = std::thread::scope(|s| {
+        // No second thread (a resource limit): this one takes every run.
+        let other = std::thread::Builder::new().spawn_scoped(s, work);
+        let mut mine = work();
+        if let Ok(other) = other {
+            match other.join() {
+                Ok(theirs) => mine.extend(theirs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        mine
+    });
+    runs.sort_unstable_by_key(|(run, _)| *run);
+    for (_, out) in runs {
+        findings.extend(out);
+    }
+    findings
 }
 
 /// True when `action` repeats the effect: same tool, and every `match` entry equals the

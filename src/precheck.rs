@@ -804,7 +804,7 @@ pub fn precheck(
     let check_options = CheckOptions {
         allow_unevaluable: options.allow_unevaluable,
     };
-    for (pos, record) in store.records().iter().enumerate() {
+    findings.extend(gate::each_record(store, |pos, record, findings| {
         let kept = compaction.is_kept(pos);
         match &record.kind {
             Kind::Policy(policy) => {
@@ -832,7 +832,7 @@ pub fn precheck(
         if kept {
             findings.extend(gate::derivation_note(store, compaction, record));
         }
-    }
+    }));
     Outcome::from_findings(findings)
 }
 

@@ -235,8 +235,9 @@ pub(crate) fn parse_record_with(
         }
         None => return Err(InputError::at(origin, place.describe(), "missing key `id`")),
     };
-    let here = format!("record `{}`", clean(&id));
-    let fail = |message: String| InputError::at(origin, here.clone(), message);
+    // The place is worded only for an error: most records have none.
+    let fail =
+        |message: String| InputError::at(origin, format!("record `{}`", clean(&id)), message);
     let seq = match obj.get("seq") {
         Some(v) => whole_number(v)
             .ok_or_else(|| fail("`seq` must be a non-negative integer below 2^64".into()))?,

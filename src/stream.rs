@@ -84,15 +84,24 @@ impl Hasher for IdHasher {
 
 type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
-/// Bits in the kept-id prefilter: most records are not kept, and most of those are
-/// turned away by one bit that sits in cache.
-const FILTER_BITS: usize = 1 << 21;
+/// Most words the kept-id prefilter may have (128 KiB): small enough to stay in cache
+/// while the input streams past it. Most records are not kept, and most of those are
+/// turned away by one word of it.
+const FILTER_MAX_WORDS: usize = 1 << 14;
+
+/// The prefilter's word for an id hash, and the three bits of that word the id sets (a
+/// blocked Bloom filter: one cache line read per lookup). `words` is a power of two.
+fn filter_slot(h: u64, words: usize) -> (usize, u64) {
+    let bits = (1 << ((h >> 32) & 63)) | (1 << ((h >> 38) & 63)) | (1 << ((h >> 44) & 63));
+    ((h as usize) & (words - 1), bits)
+}
 
 /// What the load is for: the kept ids (retention `given`) and the tools a gate will judge.
 pub struct Plan<'a> {
     /// Each distinct kept id's hash, mapped to its index in `kept`.
     index: IdMap<u64, u32>,
-    /// One bit per `id_hash % FILTER_BITS` of the kept ids.
+    /// The kept ids' hashes in a blocked Bloom filter (see [`filter_slot`]); its length
+    /// is a power of two.
     filter: Vec<u64>,
     /// The distinct kept ids, in first-seen order.
     kept: Vec<&'a str>,
@@ -125,7 +134,7 @@ impl<'a> Plan<'a> {
     ) -> Plan<'a> {
         let mut plan = Plan {
             index: IdMap::default(),
-            filter: vec![0; FILTER_BITS / 64],
+            filter: Vec::new(),
             kept: Vec::new(),
             kept_hashes: Vec::new(),
             clash: false,
@@ -144,11 +153,19 @@ impl<'a> Plan<'a> {
                     plan.index.insert(h, plan.kept.len() as u32);
                     plan.kept.push(id);
                     plan.kept_hashes.push(h);
-                    let bit = (h as usize) % FILTER_BITS;
-                    if let Some(w) = plan.filter.get_mut(bit / 64) {
-                        *w |= 1 << (bit % 64);
-                    }
                 }
+            }
+        }
+        // About ten bits per kept id, up to the cap (past it, more ids only raise the
+        // filter's false positives, which the index then turns away).
+        let words = (plan.kept.len() * 10 / 64)
+            .next_power_of_two()
+            .clamp(64, FILTER_MAX_WORDS);
+        plan.filter = vec![0; words];
+        for &h in &plan.kept_hashes {
+            let (at, bits) = filter_slot(h, words);
+            if let Some(w) = plan.filter.get_mut(at) {
+                *w |= bits;
             }
         }
         plan
@@ -171,12 +188,8 @@ impl<'a> Plan<'a> {
 
     /// The index of `id` (whose hash is `h`) among the kept ids.
     fn kept_index(&self, id: &str, h: u64) -> Option<u32> {
-        let bit = (h as usize) % FILTER_BITS;
-        if self
-            .filter
-            .get(bit / 64)
-            .is_none_or(|w| w & (1 << (bit % 64)) == 0)
-        {
+        let (at, bits) = filter_slot(h, self.filter.len());
+        if self.filter.get(at).is_none_or(|w| w & bits != bits) {
             return None;
         }
         let k = *self.index.get(&h)?;
@@ -598,12 +611,18 @@ impl Worker {
             Kind::Chatter => return Ok(()),
             Kind::Policy(p) => {
                 entry.policy = true;
-                self.named
-                    .extend(p.scope.iter().filter(|s| !s.contains('*')).cloned());
+                for tool in &p.scope {
+                    // Checked first: most policies name a tool already met.
+                    if !tool.contains('*') && !self.named.contains(tool) {
+                        self.named.insert(tool.clone());
+                    }
+                }
                 plan.in_scope(&record) || p.supersedes.is_some() || derived_and_kept
             }
             Kind::Effect(e) => {
-                self.named.insert(e.tool.clone());
+                if !self.named.contains(&e.tool) {
+                    self.named.insert(e.tool.clone());
+                }
                 plan.in_scope(&record)
             }
             Kind::Unevaluable(_) => !is_kept,
@@ -860,12 +879,13 @@ fn build(
 ) -> Result<(Store, Compaction), Fallback> {
     let [a, b] = parts;
     // Every kept id names a record: each was digested exactly once.
-    let mut digests = std::mem::take(&mut a.digests);
-    digests.append(&mut b.digests);
+    let digests = merge_by_seq(
+        std::mem::take(&mut a.digests),
+        std::mem::take(&mut b.digests),
+    );
     if digests.len() != plan.kept.len() {
         return Err(Fallback);
     }
-    digests.sort_unstable_by_key(|d| d.0);
 
     // The facts a view can read: per field the newest, and the newest kept.
     let mut held = std::mem::take(&mut a.held);
@@ -920,6 +940,36 @@ fn build(
     let hashes = plan.kept_hashes.clone();
     let compaction = Compaction::lean(&store, mask, hashes, sha);
     Ok((store, compaction))
+}
+
+/// Two workers' digests in one list sorted by `seq`: each is sorted already when the
+/// input's `seq`s rise (a worker meets its batches in input order), and then they are
+/// merged; otherwise sorted.
+fn merge_by_seq(
+    a: Vec<(u64, u32, [u8; 32])>,
+    b: Vec<(u64, u32, [u8; 32])>,
+) -> Vec<(u64, u32, [u8; 32])> {
+    let sorted =
+        |v: &[(u64, u32, [u8; 32])]| v.windows(2).all(|w| matches!(w, [x, y] if x.0 <= y.0));
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    if !(sorted(&a) && sorted(&b)) {
+        out.extend(a);
+        out.extend(b);
+        out.sort_unstable_by_key(|d| d.0);
+        return out;
+    }
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if y.0 < x.0 => b.next(),
+            (Some(_), _) => a.next(),
+            (None, _) => b.next(),
+        };
+        match next {
+            Some(d) => out.push(d),
+            None => return out,
+        }
+    }
 }
 
 /// The workers' entries, for the checks that link records: their ids, `supersedes` and
