@@ -650,6 +650,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn facts_whose_field_names_look_alike_stay_on_the_lean_path() {
+        // Regression: `field_1181` and `field_1971` shared an id hash, and the load fell
+        // back to the exact path (same report, seconds slower on a large store).
+        let store = concat!(
+            "{\"id\":\"record_0000001\",\"seq\":1,\"kind\":\"fact\",\"field\":\"field_1181\",\"value\":1}\n",
+            "{\"id\":\"record_0000002\",\"seq\":2,\"kind\":\"fact\",\"field\":\"field_1971\",\"value\":2}\n",
+            "{\"id\":\"record_0000003\",\"seq\":3,\"kind\":\"chatter\"}\n",
+        );
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        let l = lean(store, Some("record_0000003"), Some(action)).unwrap();
+        assert_eq!(
+            lean_report(&l),
+            exact_report(store, Some("record_0000003"), action)
+        );
+    }
+
     fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor, Fallback> {
         let bytes = text.as_bytes();
         let mut chunks: Vec<Vec<u8>> = Vec::new();

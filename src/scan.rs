@@ -536,6 +536,203 @@ impl<'de> Visitor<'de> for FactVisitor {
     }
 }
 
+/// A `policy` or `effect` record as the light scan read it: what the loader needs of one
+/// it does not hold (its id, `seq`, links, and the tools it names). A record the loader
+/// holds is parsed again by the strict path.
+#[derive(Debug, Clone)]
+pub struct RuleLine<'a> {
+    /// The record's id.
+    pub id: Cow<'a, str>,
+    /// The record's `seq`.
+    pub seq: u64,
+    /// What its kind adds.
+    pub rule: Rule<'a>,
+}
+
+/// The part of a [`RuleLine`] its kind gives.
+#[derive(Debug, Clone)]
+pub enum Rule<'a> {
+    /// A policy: its `scope` entries, `supersedes` and `depends_on`.
+    Policy {
+        /// `scope`, as a list.
+        scope: Vec<Cow<'a, str>>,
+        /// `supersedes`, if present.
+        supersedes: Option<Cow<'a, str>>,
+        /// `depends_on` (empty when absent).
+        depends_on: Vec<Cow<'a, str>>,
+    },
+    /// An effect: its `tool`.
+    Effect {
+        /// `tool`.
+        tool: Cow<'a, str>,
+    },
+}
+
+/// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a policy or
+/// effect record the strict path accepts, predicates (of at most `max_depth` levels) and
+/// `match` values included; `None` means "take the strict path".
+pub fn rule(line: &str, max_depth: usize) -> Option<RuleLine<'_>> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let r = de.deserialize_map(RuleVisitor { max_depth }).ok()?;
+    de.end().ok()?;
+    Some(r)
+}
+
+struct RuleVisitor {
+    max_depth: usize,
+}
+
+/// The keys of a policy or effect record, as bits.
+mod key {
+    pub const ID: u16 = 1;
+    pub const SEQ: u16 = 2;
+    pub const KIND: u16 = 4;
+    pub const TEXT: u16 = 8;
+    pub const TOKENS: u16 = 16;
+    pub const META: u16 = 32;
+    pub const SCOPE: u16 = 64;
+    pub const PREDICATE: u16 = 128;
+    pub const EFFECT: u16 = 256;
+    pub const SUPERSEDES: u16 = 512;
+    pub const DEPENDS_ON: u16 = 1024;
+    pub const TOOL: u16 = 2048;
+    pub const MATCH: u16 = 4096;
+    /// Every record has these.
+    pub const REQUIRED: u16 = ID | SEQ | KIND;
+    /// Keys any record may have.
+    pub const COMMON: u16 = REQUIRED | TEXT | TOKENS | META;
+    /// A policy must have these, and may have `supersedes` and `depends_on`.
+    pub const POLICY: u16 = SCOPE | PREDICATE | EFFECT;
+    /// An effect must have these, and has no other keys.
+    pub const EFFECT_KEYS: u16 = TOOL | MATCH;
+}
+
+impl<'de> Visitor<'de> for RuleVisitor {
+    type Value = RuleLine<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a policy or effect record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RuleLine<'de>, A::Error> {
+        let (mut id, mut seq, mut kind) = (None, None, None);
+        let (mut scope, mut supersedes, mut depends_on) = (Vec::new(), None, Vec::new());
+        let mut tool = None;
+        let mut seen = 0u16;
+        while let Some(k) = map.next_key_seed(StrSeed)? {
+            let bit = match &*k {
+                "id" => key::ID,
+                "seq" => key::SEQ,
+                "kind" => key::KIND,
+                "text" => key::TEXT,
+                "tokens" => key::TOKENS,
+                "meta" => key::META,
+                "scope" => key::SCOPE,
+                "predicate" => key::PREDICATE,
+                "effect" => key::EFFECT,
+                "supersedes" => key::SUPERSEDES,
+                "depends_on" => key::DEPENDS_ON,
+                "tool" => key::TOOL,
+                "match" => key::MATCH,
+                // An unknown key: the strict path refuses the record, and says why.
+                _ => return Err(not_light()),
+            };
+            if seen & bit != 0 {
+                return Err(not_light());
+            }
+            seen |= bit;
+            match bit {
+                key::ID => id = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                key::SEQ => seq = Some(map.next_value_seed(U64Seed)?),
+                key::KIND => kind = Some(map.next_value_seed(StrSeed)?),
+                key::TEXT => drop(map.next_value_seed(StrSeed)?),
+                key::TOKENS => drop(map.next_value_seed(U64Seed)?),
+                key::META => map.next_value_seed(Skip)?,
+                key::SCOPE => scope = map.next_value_seed(ScopeSeed)?,
+                key::PREDICATE => {
+                    // Exactly the strict path's value and its predicate check.
+                    let v = map.next_value::<crate::json::StrictValue>()?;
+                    if crate::predicate::Predicate::parse(&v.0, self.max_depth).is_err() {
+                        return Err(not_light());
+                    }
+                }
+                key::EFFECT => {
+                    let e = map.next_value_seed(StrSeed)?;
+                    if !matches!(&*e, "allow" | "deny" | "require_approval") {
+                        return Err(not_light());
+                    }
+                }
+                key::SUPERSEDES => supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                key::DEPENDS_ON => depends_on = map.next_value_seed(IdsSeed)?,
+                key::TOOL => tool = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                _ => {
+                    // `match`: an object, with the strict path's number check.
+                    let v = map.next_value::<crate::json::StrictValue>()?;
+                    if !v.0.is_object() || crate::predicate::check_numbers(&v.0).is_err() {
+                        return Err(not_light());
+                    }
+                }
+            }
+        }
+        let (Some(id), Some(seq), Some(kind)) = (id, seq, kind) else {
+            return Err(not_light());
+        };
+        let own = seen & !key::COMMON;
+        let rule = match &*kind {
+            "policy"
+                if own & key::POLICY == key::POLICY
+                    && own & !(key::POLICY | key::SUPERSEDES | key::DEPENDS_ON) == 0 =>
+            {
+                Rule::Policy {
+                    scope,
+                    supersedes,
+                    depends_on,
+                }
+            }
+            "effect" if own == key::EFFECT_KEYS => Rule::Effect {
+                tool: tool.ok_or_else(not_light)?,
+            },
+            _ => return Err(not_light()),
+        };
+        Ok(RuleLine { id, seq, rule })
+    }
+}
+
+/// A policy's `scope`: a non-empty tool name or glob, or a non-empty array of them.
+struct ScopeSeed;
+
+impl<'de> DeserializeSeed<'de> for ScopeSeed {
+    type Value = Vec<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ScopeSeed {
+    type Value = Vec<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a scope")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(vec![nonempty(Cow::Borrowed(v))?])
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(vec![nonempty(Cow::Owned(v.to_string()))?])
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        let ids = IdsSeed.visit_seq(seq)?;
+        if ids.is_empty() {
+            return Err(not_light());
+        }
+        Ok(ids)
+    }
+}
+
 fn nonempty<E: de::Error>(s: Cow<'_, str>) -> Result<Cow<'_, str>, E> {
     if s.is_empty() {
         Err(not_light())
@@ -944,6 +1141,104 @@ mod tests {
             assert!(light_fact(line).is_some(), "{line}");
             assert_eq!(light_fact(line), strict_fact(line), "{line}");
         }
+    }
+
+    /// What the loader reads of a policy or effect: id, seq, scope (or the effect's
+    /// tool), supersedes, depends_on.
+    type RuleParts = (String, u64, Vec<String>, Option<String>, Vec<String>);
+
+    fn strict_rule(line: &str) -> Option<RuleParts> {
+        let v = json::parse(line.as_bytes()).ok()?;
+        let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+        match r.kind {
+            Kind::Policy(p) => Some((r.id, r.seq, p.scope, p.supersedes, p.depends_on)),
+            Kind::Effect(e) => Some((r.id, r.seq, vec![e.tool], None, Vec::new())),
+            _ => None,
+        }
+    }
+
+    fn light_rule(line: &str) -> Option<RuleParts> {
+        let r = rule(line, Limits::default().max_predicate_depth)?;
+        let owned = |v: Vec<Cow<'_, str>>| v.into_iter().map(Cow::into_owned).collect();
+        Some(match r.rule {
+            Rule::Policy {
+                scope,
+                supersedes,
+                depends_on,
+            } => (
+                r.id.into_owned(),
+                r.seq,
+                owned(scope),
+                supersedes.map(Cow::into_owned),
+                owned(depends_on),
+            ),
+            Rule::Effect { tool } => (
+                r.id.into_owned(),
+                r.seq,
+                vec![tool.into_owned()],
+                None,
+                Vec::new(),
+            ),
+        })
+    }
+
+    #[test]
+    fn rules_the_scan_reads_are_the_strict_rules() {
+        for line in [
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny"}"#,
+            r#"{"effect":"allow","predicate":{"all":[{"not":{"field":"a","op":"in","value":[1,"x",null]}},{"any":[]}]},"scope":["pay","re*"],"kind":"policy","seq":3,"id":"p\u0031"}"#,
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"x","predicate":{"all":[]},"effect":"require_approval","supersedes":"o","depends_on":["f","g"],"text":"t \u00e9\n","tokens":9,"meta":{"k":[true,"v"]}}"#,
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"pay","match":{"amount":8400,"to":{"iban":"x"}}}"#,
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"pay","match":{},"text":"sent"}"#,
+        ] {
+            assert!(light_rule(line).is_some(), "{line}");
+            assert_eq!(light_rule(line), strict_rule(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_rule_scan_leaves_anything_doubtful_to_the_strict_path() {
+        let p = r#""id":"p","seq":3,"kind":"policy","predicate":{"all":[]},"effect":"deny""#;
+        for line in [
+            format!(r#"{{{p}}}"#),
+            format!(r#"{{{p},"scope":""}}"#),
+            format!(r#"{{{p},"scope":[]}}"#),
+            format!(r#"{{{p},"scope":["a",""]}}"#),
+            format!(r#"{{{p},"scope":7}}"#),
+            format!(r#"{{{p},"scope":"a","scope":"b"}}"#),
+            format!(r#"{{{p},"scope":"a","extra":1}}"#),
+            format!(r#"{{{p},"scope":"a","tool":"t"}}"#),
+            format!(r#"{{{p},"scope":"a","supersedes":""}}"#),
+            format!(r#"{{{p},"scope":"a","depends_on":"f"}}"#),
+            format!(r#"{{{p},"scope":"a","text":"\ud800"}}"#),
+            format!(r#"{{{p},"scope":"a","tokens":1.5}}"#),
+            format!(r#"{{{p},"scope":"a","meta":{{"k":1,"k":2}}}}"#),
+            format!(r#"{{{p},"scope":"a"}} x"#),
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"a","predicate":{"field":"x","op":"near","value":1},"effect":"deny"}"#.to_string(),
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"a","predicate":{"field":"x","op":"eq","value":1,"value":2},"effect":"deny"}"#.to_string(),
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"a","predicate":{"all":[]},"effect":"block"}"#.to_string(),
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"a","predicate":{"field":"x","op":"eq","value":1e99999999999999999999},"effect":"deny"}"#.to_string(),
+            r#"{"id":"p","seq":3,"kind":"policy","scope":"a","effect":"deny"}"#.to_string(),
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"pay"}"#.to_string(),
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"","match":{}}"#.to_string(),
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"pay","match":[1]}"#.to_string(),
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"pay","match":{},"supersedes":"x"}"#.to_string(),
+            r#"{"id":"e","seq":4,"kind":"effect","tool":"pay","match":{"a":1e99999999999999999999}}"#.to_string(),
+            r#"{"id":"e","seq":4,"kind":"fact","tool":"pay","match":{}}"#.to_string(),
+            r#"{"id":"","seq":4,"kind":"effect","tool":"pay","match":{}}"#.to_string(),
+            r#"{"id":"e","seq":-4,"kind":"effect","tool":"pay","match":{}}"#.to_string(),
+        ] {
+            assert!(light_rule(&line).is_none(), "{line}");
+        }
+        // Deeper than the limit: the strict path refuses it, so the scan must too.
+        let deep = format!(
+            r#"{{"id":"p","seq":3,"kind":"policy","scope":"a","predicate":{}{}{},"effect":"deny"}}"#,
+            r#"{"not":"#.repeat(70),
+            r#"{"all":[]}"#,
+            "}".repeat(70)
+        );
+        assert!(strict_rule(&deep).is_none());
+        assert!(light_rule(&deep).is_none());
     }
 
     #[test]

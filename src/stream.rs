@@ -38,24 +38,32 @@ use crate::scan;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fallback;
 
-/// A 64-bit hash of a record id (FxHash-style words, then a murmur3 finalizer). Equal
-/// hashes are never taken for equal ids without a check: two records whose ids share a
-/// hash make the load fall back.
+/// A 64-bit hash of a record id: each eight-byte word (the last zero-padded, the length
+/// mixed in first) is folded in by a full 64x64->128-bit multiply, whose halves are
+/// XORed, then a murmur3 finalizer. Structured ids (`field_1181`, `field_1971`) must
+/// not collide: the multiply-rotate mix this replaced made such pairs share a hash, and
+/// every shared hash sends a load to the exact path. Equal hashes are never taken for
+/// equal ids without a check: two records whose ids share a hash make the load fall back.
 pub fn id_hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h: u64 = bytes.len() as u64;
+    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+    const K2: u64 = 0xd6e8_feb8_6659_fd93;
+    let fold = |a: u64, b: u64| {
+        let p = u128::from(a) * u128::from(b);
+        (p as u64) ^ ((p >> 64) as u64)
+    };
+    let mut h = fold((bytes.len() as u64) ^ K2, K1);
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
         let mut b = [0u8; 8];
         b.copy_from_slice(w);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+        h = fold(h ^ u64::from_le_bytes(b) ^ K2, K1);
     }
     let mut b = [0u8; 8];
     let tail = words.remainder();
     if let Some(dst) = b.get_mut(..tail.len()) {
         dst.copy_from_slice(tail);
     }
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+    h = fold(h ^ u64::from_le_bytes(b) ^ K2, K1);
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
@@ -300,7 +308,12 @@ struct Worker {
     /// The fact fields met, by the index entries use, and their slots.
     fields: Vec<String>,
     slots: Vec<FactSlots>,
-    field_index: IdMap<String, u32>,
+    /// The index of each field by its name's hash, checked against `field_names` (the
+    /// names one after the other, where `field_at` finds them): a lookup reads one
+    /// small buffer, not a string of its own per field.
+    field_index: IdMap<u64, u32>,
+    field_names: String,
+    field_at: Vec<Name>,
     /// (seq, index into the plan's kept ids, sha256 of canonical JSON) per kept record.
     digests: Vec<(u64, u32, [u8; 32])>,
     named: BTreeSet<String>,
@@ -414,16 +427,31 @@ impl Worker {
         Ok((start, end))
     }
 
-    /// The index of a fact field, added if new.
-    fn field(&mut self, name: &str) -> u32 {
-        if let Some(&i) = self.field_index.get(name) {
-            return i;
+    /// The index of a fact field, added if new. Two fields whose names share a hash fall
+    /// back.
+    fn field(&mut self, name: &str) -> Result<u32, Fallback> {
+        let h = id_hash(name.as_bytes());
+        if let Some(&i) = self.field_index.get(&h) {
+            let at = self.field_at.get(i as usize).ok_or(Fallback)?;
+            let known = self
+                .field_names
+                .get(at.at as usize..at.at as usize + at.len as usize);
+            return if known == Some(name) {
+                Ok(i)
+            } else {
+                Err(Fallback)
+            };
         }
-        let i = self.fields.len() as u32;
+        let i = u32::try_from(self.fields.len()).map_err(|_| Fallback)?;
+        let at = u32::try_from(self.field_names.len()).map_err(|_| Fallback)?;
+        let len = u32::try_from(name.len()).map_err(|_| Fallback)?;
+        at.checked_add(len).ok_or(Fallback)?;
+        self.field_names.push_str(name);
+        self.field_at.push(Name { at, len });
         self.fields.push(name.to_string());
         self.slots.push(FactSlots::default());
-        self.field_index.insert(name.to_string(), i);
-        i
+        self.field_index.insert(h, i);
+        Ok(i)
     }
 
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
@@ -450,6 +478,9 @@ impl Worker {
         let Some(c) = chatter else {
             if light && let Some(f) = scan::fact(text) {
                 return self.light_fact(plan, text, f);
+            }
+            if light && let Some(r) = scan::rule(text, plan.limits.max_predicate_depth) {
+                return self.light_rule(plan, text, r);
             }
             return self.strict(plan, text);
         };
@@ -543,7 +574,7 @@ impl Worker {
         }
         self.seqs.push(f.seq);
         self.hashes.push(h);
-        let field = self.field(&f.field);
+        let field = self.field(&f.field)?;
         let slots = self.slots.get_mut(field as usize).ok_or(Fallback)?;
         match &mut slots.newest {
             // The buffer of the line it replaces is reused.
@@ -565,6 +596,68 @@ impl Worker {
             field,
             policy: false,
             supersedes,
+            depends_on,
+            raw: None,
+        });
+        Ok(())
+    }
+
+    /// A policy or effect the light scan read: one this load does not hold (not kept,
+    /// out of scope, superseding nothing) is only noted for the cross-record checks; any
+    /// other takes the strict path, which builds it.
+    fn light_rule(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        r: scan::RuleLine<'_>,
+    ) -> Result<(), Fallback> {
+        let h = id_hash(r.id.as_bytes());
+        if self.kept_index(plan, &r.id, h).is_some() {
+            return self.strict(plan, text);
+        }
+        let Some(tools) = &plan.tools else {
+            // Every policy and effect is held.
+            return self.strict(plan, text);
+        };
+        let policy = match &r.rule {
+            scan::Rule::Policy {
+                scope, supersedes, ..
+            } => {
+                let in_scope = || scope.iter().any(|s| tools.iter().any(|t| glob_match(s, t)));
+                if supersedes.is_some() || in_scope() {
+                    return self.strict(plan, text);
+                }
+                for tool in scope {
+                    if !tool.contains('*') && !self.named.contains(&**tool) {
+                        self.named.insert(tool.to_string());
+                    }
+                }
+                true
+            }
+            scan::Rule::Effect { tool } => {
+                if tools.iter().any(|t| t == tool) {
+                    return self.strict(plan, text);
+                }
+                if !self.named.contains(&**tool) {
+                    self.named.insert(tool.to_string());
+                }
+                false
+            }
+        };
+        self.seqs.push(r.seq);
+        self.hashes.push(h);
+        let id = self.name(&r.id)?;
+        let depends_on = match &r.rule {
+            scan::Rule::Policy { depends_on, .. } => self.deps(depends_on.iter().map(|d| &**d))?,
+            scan::Rule::Effect { .. } => (0, 0),
+        };
+        self.entries.push(Entry {
+            id,
+            hash: h,
+            seq: r.seq,
+            field: NOT_A_FACT,
+            policy,
+            supersedes: None,
             depends_on,
             raw: None,
         });
@@ -627,7 +720,7 @@ impl Worker {
             }
             Kind::Unevaluable(_) => !is_kept,
             Kind::Fact(f) => {
-                entry.field = self.field(&f.field);
+                entry.field = self.field(&f.field)?;
                 let Some(slots) = self.slots.get_mut(entry.field as usize) else {
                     return Err(Fallback);
                 };
@@ -1361,4 +1454,37 @@ pub fn items<'a>(
     records: &'a [&'a str],
 ) -> impl Iterator<Item = Result<Batch<'a>, Fallback>> + Send {
     records.chunks(4096).map(|c| Ok(Batch::Items(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structured_ids_do_not_share_a_hash() {
+        // Every shared hash sends a load to the exact path: ids that differ in a digit or
+        // two, of every length around a word boundary, must not collide.
+        let mut hashes: Vec<u64> = Vec::new();
+        for width in [4usize, 6, 7, 8, 9, 12, 15, 16, 17] {
+            for prefix in ["r", "field_", "msg-", "record_id_"] {
+                for n in 0..20_000u32 {
+                    let id = format!("{prefix}{n:0width$}");
+                    hashes.push(id_hash(id.as_bytes()));
+                }
+            }
+        }
+        let all = hashes.len();
+        hashes.sort_unstable();
+        hashes.dedup();
+        // The ids are all distinct strings (the widths print different digit counts).
+        assert_eq!(hashes.len(), all);
+    }
+
+    #[test]
+    fn the_id_hash_tells_lengths_and_padding_apart() {
+        assert_ne!(id_hash(b""), id_hash(b"\0"));
+        assert_ne!(id_hash(b"a"), id_hash(b"a\0"));
+        assert_ne!(id_hash(b"abcdefgh"), id_hash(b"abcdefgh\0"));
+        assert_ne!(id_hash(b"field_1181"), id_hash(b"field_1971"));
+    }
 }
