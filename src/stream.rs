@@ -140,11 +140,13 @@ impl<'a> Plan<'a> {
         tools: Option<Vec<String>>,
         limits: Limits,
     ) -> Plan<'a> {
+        let kept = kept.into_iter();
+        let n = kept.size_hint().0;
         let mut plan = Plan {
-            index: IdMap::default(),
+            index: IdMap::with_capacity_and_hasher(n, Default::default()),
             filter: Vec::new(),
-            kept: Vec::new(),
-            kept_hashes: Vec::new(),
+            kept: Vec::with_capacity(n),
+            kept_hashes: Vec::with_capacity(n),
             clash: false,
             tools,
             pin: false,
@@ -192,6 +194,22 @@ impl<'a> Plan<'a> {
     pub fn counting_tokens(mut self) -> Plan<'a> {
         self.count_tokens = true;
         self
+    }
+
+    /// Starts reading the filter word [`Plan::kept_index`] will test for `h`, so that it
+    /// is in cache by then.
+    fn fetch_filter(&self, h: u64) {
+        let (at, _) = filter_slot(h, self.filter.len());
+        #[cfg(target_arch = "x86_64")]
+        if let Some(word) = self.filter.get(at) {
+            // SAFETY: a prefetch only hints the cache; it never reads through the
+            // pointer (and this one points at a live element anyway).
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    (word as *const u64).cast::<i8>(),
+                );
+            }
+        }
     }
 
     /// The index of `id` (whose hash is `h`) among the kept ids.
@@ -349,12 +367,22 @@ impl Worker {
     fn lines(&mut self, plan: &Plan<'_>, index: usize, chunk: &str) -> Result<(), Fallback> {
         let start = self.seqs.len();
         let mut at = 0;
+        // Each decided line is dispatched one line late: its kept-id filter word is
+        // fetched first, and arrives while the next line is scanned.
+        let mut pending: Option<(scan::Simple<'_>, &str, u64)> = None;
         while at < chunk.len() {
             if let Some((s, end, next)) = scan::simple_in(chunk, at) {
                 let text = chunk.get(at..end).ok_or(Fallback)?;
-                self.dispatch(plan, text, scan::Fast::Done(s))?;
+                let h = id_hash(s.id.as_bytes());
+                plan.fetch_filter(h);
+                if let Some((s, text, h)) = pending.replace((s, text, h)) {
+                    self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
+                }
                 at = next;
                 continue;
+            }
+            if let Some((s, text, h)) = pending.take() {
+                self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
             }
             let rest = chunk.get(at..).ok_or(Fallback)?;
             let end = rest.find('\n').map_or(chunk.len(), |n| at + n);
@@ -363,6 +391,9 @@ impl Worker {
                 self.record(plan, text)?;
             }
             at = end + 1;
+        }
+        if let Some((s, text, h)) = pending.take() {
+            self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
         }
         self.batch_done(plan, index, start);
         Ok(())
@@ -455,15 +486,17 @@ impl Worker {
     }
 
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
-        self.dispatch(plan, text, scan::simple(text))
+        self.dispatch(plan, text, scan::simple(text), None)
     }
 
-    /// [`Worker::record`], given what [`scan::simple`] made of `text`.
+    /// [`Worker::record`], given what [`scan::simple`] made of `text` (and, for a line it
+    /// decided, its id's hash if known).
     fn dispatch(
         &mut self,
         plan: &Plan<'_>,
         text: &str,
         fast: scan::Fast<'_>,
+        hash: Option<u64>,
     ) -> Result<(), Fallback> {
         // The light paths for records other than chatter hold less than `pin` reads.
         let light = !plan.pin && !plan.count_tokens;
@@ -484,7 +517,7 @@ impl Worker {
             }
             return self.strict(plan, text);
         };
-        let h = id_hash(c.id.as_bytes());
+        let h = hash.unwrap_or_else(|| id_hash(c.id.as_bytes()));
         self.seqs.push(c.seq);
         self.hashes.push(h);
         if plan.count_tokens {
