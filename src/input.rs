@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
+use crate::document::Positional;
 use crate::error::InputError;
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
@@ -257,8 +258,25 @@ pub fn load_lean_for(
     purpose: Purpose,
     limits: Limits,
 ) -> Result<LeanFor, Fallback> {
+    load_lean_with(origin, first, rest, None, kept, purpose, limits)
+}
+
+/// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
+/// or stdin's bytes), which a document is read from: its head, then its tail, then its
+/// records in chunks (see [`crate::document`]), never all at once. Without it, a document's
+/// chunks are put together in memory first.
+pub fn load_lean_with<'w>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    whole: Option<&mut (dyn Positional<'w> + 'w)>,
+    kept: Option<(&str, bool)>,
+    purpose: Purpose,
+    limits: Limits,
+) -> Result<LeanFor, Fallback> {
     let mut first = first;
-    if first.starts_with(BOM) {
+    let bom = first.starts_with(BOM);
+    if bom {
         first.drain(..BOM.len());
     }
     let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
@@ -273,30 +291,10 @@ pub fn load_lean_for(
         }
         None => KeptIds::None,
     };
-    // The tools a plan holds policies and effects for; `None`: every one.
-    let scope = |doc_action: Option<&Action>, doc_tools: Option<&Vec<Tool>>| match &purpose {
-        Purpose::Check(a) => a
-            .as_ref()
-            .or(doc_action)
-            .map(|a| Some(vec![a.tool.clone()]))
-            .ok_or(Fallback),
-        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
-            .as_ref()
-            .or(doc_tools)
-            .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
-    };
-    let plan_for = |ids, tools| {
-        let plan = Plan::new(origin, ids, tools, limits);
-        match (pin, count_tokens) {
-            (true, true) => plan.for_pin().counting_tokens(),
-            (true, false) => plan.for_pin(),
-            _ => plan,
-        }
-    };
     let (input, compaction, budget) = match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;
-            let plan = plan_for(ids, scope(None, None)?);
+            let plan = purpose.plan(origin, ids, purpose.scope(None, None)?, limits);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
@@ -311,51 +309,26 @@ pub fn load_lean_for(
         }
         // The second pass of --budget re-reads lines only.
         Some(true) if count_tokens => return Err(Fallback),
-        Some(true) => {
-            let mut bytes = first;
-            for chunk in rest {
-                bytes.extend_from_slice(&chunk?);
+        Some(true) => match whole {
+            Some(whole) => {
+                let start = if bom { BOM.len() as u64 } else { 0 };
+                lean_document(origin, whole, start, &owned_kept, &purpose, limits)?
             }
-            let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-            let doc = crate::stream::split_document(text)?;
-            // The exact path reads these whatever the flags say, so they must be valid.
-            let doc_kept = doc
-                .kept
-                .as_ref()
-                .map(kept_from_json)
-                .transpose()
-                .map_err(|_| Fallback)?;
-            let doc_action = doc
-                .action
-                .as_ref()
-                .map(Action::from_json)
-                .transpose()
-                .map_err(|_| Fallback)?;
-            let doc_tools = doc
-                .tools
-                .as_ref()
-                .map(Tool::list_from_json)
-                .transpose()
-                .map_err(|_| Fallback)?;
-            let tools = scope(doc_action.as_ref(), doc_tools.as_ref())?;
-            let ids: Vec<&str> = match owned_kept.ids() {
-                Some(ids) => ids.collect(),
-                None => doc_kept.iter().flatten().map(String::as_str).collect(),
-            };
-            if owned_kept.ids().is_none() && doc_kept.is_none() {
-                return Err(Fallback);
+            None => {
+                let mut bytes = first;
+                for chunk in rest {
+                    bytes.extend_from_slice(&chunk?);
+                }
+                lean_document(
+                    origin,
+                    &mut bytes.as_slice(),
+                    0,
+                    &owned_kept,
+                    &purpose,
+                    limits,
+                )?
             }
-            let plan = plan_for(Box::new(ids.into_iter()), tools);
-            let (store, compaction, budget) =
-                crate::stream::load(&plan, crate::stream::items(&doc.records))?;
-            let input = Input {
-                store,
-                kept: doc_kept,
-                action: doc_action,
-                tools: doc_tools,
-            };
-            (input, compaction, budget)
-        }
+        },
         None => return Err(Fallback),
     };
     let (action, tools) = match purpose {
@@ -371,6 +344,95 @@ pub fn load_lean_for(
         tools,
         budget,
     })
+}
+
+impl Purpose {
+    /// The tools a plan holds policies and effects for (`None`: every one), given the
+    /// document's action and tools.
+    fn scope(
+        &self,
+        doc_action: Option<&Action>,
+        doc_tools: Option<&Vec<Tool>>,
+    ) -> Result<Option<Vec<String>>, Fallback> {
+        match self {
+            Purpose::Check(a) => a
+                .as_ref()
+                .or(doc_action)
+                .map(|a| Some(vec![a.tool.clone()]))
+                .ok_or(Fallback),
+            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
+                .as_ref()
+                .or(doc_tools)
+                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
+        }
+    }
+
+    /// The plan of a lean load for this purpose.
+    fn plan<'a>(
+        &self,
+        origin: &str,
+        ids: impl IntoIterator<Item = &'a str>,
+        tools: Option<Vec<String>>,
+        limits: Limits,
+    ) -> Plan<'a> {
+        let plan = Plan::new(origin, ids, tools, limits);
+        match self {
+            Purpose::PinBudget(_) => plan.for_pin().counting_tokens(),
+            Purpose::Pin(_) => plan.for_pin(),
+            Purpose::Check(_) | Purpose::Precheck(_) => plan,
+        }
+    }
+}
+
+/// The document branch of [`load_lean_with`]: a document read from `src`, its JSON
+/// starting at `start`.
+fn lean_document(
+    origin: &str,
+    src: &mut dyn Positional<'_>,
+    start: u64,
+    owned_kept: &KeptIds<'_>,
+    purpose: &Purpose,
+    limits: Limits,
+) -> Result<(Input, Compaction, Option<crate::stream::Budget>), Fallback> {
+    let layout = crate::document::layout(src, start)?;
+    // The exact path reads these whatever the flags say, so they must be valid;
+    // and it refuses an unknown key or one given twice.
+    let (mut doc_kept, mut doc_action, mut doc_tools) = (None, None, None);
+    let mut seen = std::collections::BTreeSet::new();
+    for (key, value) in &layout.keys {
+        if !seen.insert(key.as_str()) {
+            return Err(Fallback);
+        }
+        match key.as_str() {
+            "kept" => doc_kept = Some(kept_from_json(value).map_err(|_| Fallback)?),
+            "action" => {
+                doc_action = Some(Action::from_json(value).map_err(|_| Fallback)?);
+            }
+            "tools" => {
+                doc_tools = Some(Tool::list_from_json(value).map_err(|_| Fallback)?);
+            }
+            "meta" => {}
+            _ => return Err(Fallback),
+        }
+    }
+    let tools = purpose.scope(doc_action.as_ref(), doc_tools.as_ref())?;
+    let ids: Vec<&str> = match owned_kept.ids() {
+        Some(ids) => ids.collect(),
+        None => doc_kept.iter().flatten().map(String::as_str).collect(),
+    };
+    if owned_kept.ids().is_none() && doc_kept.is_none() {
+        return Err(Fallback);
+    }
+    let plan = purpose.plan(origin, ids, tools, limits);
+    let (store, compaction, budget) =
+        crate::stream::load(&plan, crate::document::spans(src, &layout))?;
+    let input = Input {
+        store,
+        kept: doc_kept,
+        action: doc_action,
+        tools: doc_tools,
+    };
+    Ok((input, compaction, budget))
 }
 
 /// Kept ids from a flag, borrowed from its text where that is plain.

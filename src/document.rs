@@ -1,0 +1,400 @@
+//! The lean loader's reading of a document (one JSON object with `records`) without
+//! holding it whole: its top-level keys, and its records in chunks that start at a record.
+//!
+//! A `check` must know the kept ids and the action before it scans the records, and a
+//! harness's document puts them anywhere: before `records` (the head, parsed as it is met)
+//! or after it (the tail). The tail is found by speculation: from the end of the input,
+//! candidate positions of the `]` that closes `records` are tried, and the text after one
+//! is parsed strictly as the rest of the top-level object, up to the end of the input.
+//! Then the records are cut into chunks at speculated item starts, and each chunk is
+//! walked item by item by a worker of [`crate::stream`].
+//!
+//! Nothing here is trusted. The first chunk starts where the head parse saw the first
+//! record start; each chunk's walk must consume it exactly, ending after a `,` (so the
+//! next chunk starts at a true record) or, for the last chunk, after a record right
+//! before the candidate `]`. A wrong guess anywhere fails a walk, and the load falls back
+//! to the exact loader ([`Fallback`]), which gives the report or the error it always
+//! gave. This module reads bytes handed to it through [`Positional`]; it never touches
+//! files.
+
+use std::borrow::Cow;
+
+use serde::de::{Deserialize, IgnoredAny};
+use serde_json::Value;
+
+use crate::json::{MAX_NESTING, StrictValue};
+use crate::stream::{Batch, Fallback};
+
+/// An input the document walk reads by position: a file (the CLI's reader), or bytes
+/// held in memory (stdin, or chunks put together).
+pub trait Positional<'a>: Send {
+    /// The input's length in bytes.
+    fn size(&self) -> u64;
+
+    /// Exactly `len` bytes of the input from `at`. Fewer (a file that shrank) is
+    /// [`Fallback`], and so is a read that reaches [`Positional::size`] when the input
+    /// goes on past it (a file that grew).
+    fn read_at(&mut self, at: u64, len: usize) -> Result<Cow<'a, [u8]>, Fallback>;
+}
+
+impl<'a> Positional<'a> for &'a [u8] {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn read_at(&mut self, at: u64, len: usize) -> Result<Cow<'a, [u8]>, Fallback> {
+        let bytes: &'a [u8] = self;
+        let start = usize::try_from(at).map_err(|_| Fallback)?;
+        let end = start.checked_add(len).ok_or(Fallback)?;
+        bytes.get(start..end).map(Cow::Borrowed).ok_or(Fallback)
+    }
+}
+
+/// Bytes per chunk of records (more when one record is larger).
+const SPAN: usize = 1 << 20;
+
+/// Bytes first read for the head, and for the tail; each is read again four times larger
+/// while it is not found, up to [`MOST`].
+const HEAD_READ: usize = 64 << 10;
+const TAIL_READ: usize = 4 << 20;
+
+/// The most bytes read for the head or for the tail: past it, the exact loader runs.
+const MOST: usize = 64 << 20;
+
+/// The most candidate `]` positions whose remainder is parsed.
+const TRIES: usize = 64;
+
+/// Where a document's records are, and its other top-level keys.
+#[derive(Debug)]
+pub struct Layout {
+    /// Where the first record starts (just after `[` and whitespace).
+    pub items: u64,
+    /// Where the `]` that closes `records` is (as speculated from the tail).
+    pub end: u64,
+    /// The other top-level keys, in the order met (head, then tail), each value parsed
+    /// strictly. Checking them (known keys, no repeats) is the caller's.
+    pub keys: Vec<(String, Value)>,
+}
+
+/// Why a parse stopped.
+#[derive(Debug, PartialEq, Eq)]
+enum Stop {
+    /// The bytes read end first: read more.
+    Short,
+    /// Not what was expected.
+    Bad,
+}
+
+/// Reads the head (from `start`, past a byte-order mark) and speculates the tail of the
+/// document `src`. [`Fallback`] when either cannot be found within [`MOST`] bytes, when
+/// `records` is empty, or when the input is not such a document at all.
+pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallback> {
+    let size = src.size();
+    let mut want = HEAD_READ;
+    let (mut keys, items) = loop {
+        let len = usize::try_from(size.saturating_sub(start))
+            .unwrap_or(usize::MAX)
+            .min(want);
+        let buf = src.read_at(start, len)?;
+        let whole = start + len as u64 == size;
+        match head(&buf) {
+            Ok((keys, at)) => break (keys, start + at as u64),
+            Err(Stop::Short) if !whole && want < MOST => want *= 4,
+            Err(_) => return Err(Fallback),
+        }
+    };
+    let mut want = TAIL_READ;
+    loop {
+        let from = size.saturating_sub(want as u64).max(items);
+        let len = size
+            .checked_sub(from)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or(Fallback)?;
+        let buf = src.read_at(from, len)?;
+        if let Some((at, mut tail)) = tail(&buf) {
+            keys.append(&mut tail);
+            return Ok(Layout {
+                items,
+                end: from + at as u64,
+                keys,
+            });
+        }
+        if from == items || want >= MOST {
+            return Err(Fallback);
+        }
+        want *= 4;
+    }
+}
+
+/// The top-level keys before `records` and where its first record starts, in `buf` (the
+/// start of the input, past a byte-order mark).
+fn head(buf: &[u8]) -> Result<(Vec<(String, Value)>, usize), Stop> {
+    let mut keys = Vec::new();
+    let mut i = skip_ws(buf, 0);
+    expect(buf, i, b'{')?;
+    loop {
+        let (key, at) = key(buf, i + 1)?;
+        if key == "records" {
+            expect(buf, at, b'[')?;
+            let first = skip_ws(buf, at + 1);
+            // An empty `records` is left to the exact loader.
+            expect(buf, first, b'{')?;
+            return Ok((keys, first));
+        }
+        let (value, end) = value(buf, at)?;
+        keys.push((key, value));
+        i = skip_ws(buf, end);
+        expect(buf, i, b',')?;
+    }
+}
+
+/// The `]` that closes `records` and the keys after it, speculated from `buf`, the last
+/// bytes of the input: among the first [`TRIES`] candidates nearest the end (a `]` after
+/// a `}`, before a `,` or a `}`), the earliest whose remainder parses as the rest of the
+/// top-level object up to the end. The earliest, because the values after `records` may
+/// hold arrays of objects too (`tools`), whose `]` would parse as well.
+fn tail(buf: &[u8]) -> Option<(usize, Vec<(String, Value)>)> {
+    let mut found = None;
+    let mut tries = 0;
+    let mut end = buf.len();
+    while tries < TRIES {
+        let at = buf.get(..end)?.iter().rposition(|&b| b == b']');
+        let Some(at) = at else { break };
+        end = at;
+        let before = skip_ws_back(buf, at);
+        let after = skip_ws(buf, at + 1);
+        if before.checked_sub(1).and_then(|b| buf.get(b)) != Some(&b'}')
+            || !matches!(buf.get(after), Some(b',' | b'}'))
+        {
+            continue;
+        }
+        tries += 1;
+        if let Ok(keys) = rest(buf, at) {
+            found = Some((at, keys));
+        }
+    }
+    found
+}
+
+/// The members after the `]` at `at` in `buf` (which ends where the input ends): `}`, or
+/// `,` and members up to `}`, then only whitespace.
+fn rest(buf: &[u8], at: usize) -> Result<Vec<(String, Value)>, Stop> {
+    let mut keys = Vec::new();
+    let mut i = skip_ws(buf, at + 1);
+    loop {
+        match buf.get(i) {
+            Some(b'}') if skip_ws(buf, i + 1) == buf.len() => return Ok(keys),
+            Some(b',') => {
+                let (key, at) = key(buf, i + 1)?;
+                if key == "records" {
+                    return Err(Stop::Bad);
+                }
+                let (value, end) = value(buf, at)?;
+                keys.push((key, value));
+                i = skip_ws(buf, end);
+            }
+            _ => return Err(Stop::Bad),
+        }
+    }
+}
+
+/// A member's key at `i` (after whitespace), then `:`: the key, decoded, and where its
+/// value starts.
+fn key(buf: &[u8], i: usize) -> Result<(String, usize), Stop> {
+    let i = skip_ws(buf, i);
+    expect(buf, i, b'"')?;
+    let (key, end) = one::<String>(buf, i)?;
+    let colon = skip_ws(buf, end);
+    expect(buf, colon, b':')?;
+    Ok((key, skip_ws(buf, colon + 1)))
+}
+
+/// A top-level member's value at `i`, parsed strictly (duplicate keys refused), and the
+/// index just past it. It sits one level deep in the document, so it may nest one level
+/// less than a value on its own.
+fn value(buf: &[u8], i: usize) -> Result<(Value, usize), Stop> {
+    let (StrictValue(value), end) = one::<StrictValue>(buf, i)?;
+    if depth(&value) >= MAX_NESTING {
+        return Err(Stop::Bad);
+    }
+    Ok((value, end))
+}
+
+/// One JSON value at `i` (after whitespace), and the index just past it.
+fn one<'de, T: Deserialize<'de>>(buf: &'de [u8], i: usize) -> Result<(T, usize), Stop> {
+    let rest = buf.get(i..).ok_or(Stop::Short)?;
+    let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<T>();
+    match values.next() {
+        Some(Ok(value)) => Ok((value, i + values.byte_offset())),
+        Some(Err(e)) if e.is_eof() => Err(Stop::Short),
+        Some(Err(_)) => Err(Stop::Bad),
+        None => Err(Stop::Short),
+    }
+}
+
+/// Levels of arrays and objects in `value` (0 for a scalar).
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `Ok` when `buf[i]` is `byte`; [`Stop::Short`] past the end.
+fn expect(buf: &[u8], i: usize, byte: u8) -> Result<(), Stop> {
+    match buf.get(i) {
+        Some(&b) if b == byte => Ok(()),
+        Some(_) => Err(Stop::Bad),
+        None => Err(Stop::Short),
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the last byte before `i` that is not JSON whitespace (0 if none).
+fn skip_ws_back(b: &[u8], mut i: usize) -> usize {
+    while i > 0 && matches!(b.get(i - 1), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i -= 1;
+    }
+    i
+}
+
+/// Where to cut a chunk of records: the last `{` in `buf` (not at 0) that follows `}`, a
+/// `,` and whitespace, and is followed by whitespace and `"` (a record's first key). A
+/// speculation: the walk of the chunk checks it.
+fn item_cut(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    loop {
+        let at = buf.get(..end)?.iter().rposition(|&b| b == b'{')?;
+        end = at;
+        if at == 0 {
+            return None;
+        }
+        if buf.get(skip_ws(buf, at + 1)) != Some(&b'"') {
+            continue;
+        }
+        let comma = skip_ws_back(buf, at);
+        if comma < 2 || buf.get(comma - 1) != Some(&b',') {
+            continue;
+        }
+        let close = skip_ws_back(buf, comma - 1);
+        if close > 0 && buf.get(close - 1) == Some(&b'}') {
+            return Some(at);
+        }
+    }
+}
+
+/// The records of a document laid out as `layout` says, in chunks that each start at a
+/// (speculated) record: [`Batch::Span`]s covering `layout.items..layout.end` exactly.
+pub fn spans<'s, 'a>(
+    src: &'s mut dyn Positional<'a>,
+    layout: &Layout,
+) -> impl Iterator<Item = Result<Batch<'a>, Fallback>> + Send + 's
+where
+    'a: 's,
+{
+    Spans {
+        src,
+        at: layout.items,
+        end: layout.end,
+    }
+}
+
+struct Spans<'s, 'a> {
+    src: &'s mut dyn Positional<'a>,
+    at: u64,
+    end: u64,
+}
+
+impl<'a> Iterator for Spans<'_, 'a> {
+    type Item = Result<Batch<'a>, Fallback>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let left = self.end.checked_sub(self.at).filter(|&n| n > 0)?;
+        let mut want = SPAN as u64;
+        loop {
+            let n = want.min(left);
+            let read = usize::try_from(n)
+                .map_err(|_| Fallback)
+                .and_then(|len| self.src.read_at(self.at, len));
+            let buf = match read {
+                Ok(buf) => buf,
+                Err(e) => {
+                    self.at = self.end;
+                    return Some(Err(e));
+                }
+            };
+            if n == left {
+                self.at = self.end;
+                return Some(Ok(Batch::Span(buf, true)));
+            }
+            if let Some(cut) = item_cut(&buf) {
+                self.at += cut as u64;
+                let buf = match buf {
+                    Cow::Borrowed(b) => Cow::Borrowed(b.get(..cut).unwrap_or_default()),
+                    Cow::Owned(mut b) => {
+                        b.truncate(cut);
+                        Cow::Owned(b)
+                    }
+                };
+                return Some(Ok(Batch::Span(buf, false)));
+            }
+            // One record larger than the chunk: read a larger one.
+            want = want.saturating_mul(2);
+        }
+    }
+}
+
+/// The index just past the JSON value that starts at `i` in `text` (syntax only: the
+/// record paths validate it fully).
+pub(crate) fn value_end(text: &str, i: usize) -> Option<usize> {
+    let rest = text.get(i..)?;
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<IgnoredAny>();
+    match values.next() {
+        Some(Ok(_)) => Some(i + values.byte_offset()),
+        _ => None,
+    }
+}
+
+/// Whether a record's text nests at most as deep as a record in a document may: it sits
+/// two levels deep (the document object, the `records` array), so it may nest two levels
+/// less than [`MAX_NESTING`]. Checked because the record paths parse it on its own.
+pub(crate) fn record_depth_ok(text: &[u8]) -> bool {
+    let limit = MAX_NESTING - 2;
+    // Deeper takes more than `limit` openers and as many closers.
+    if text.len() <= 2 * limit || text.iter().filter(|&&b| b == b'{' || b == b'[').count() <= limit
+    {
+        return true;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return false;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
