@@ -35,6 +35,12 @@ pub trait Positional<'a>: Send {
     /// [`Fallback`], and so is a read that reaches [`Positional::size`] when the input
     /// goes on past it (a file that grew).
     fn read_at(&mut self, at: u64, len: usize) -> Result<Cow<'a, [u8]>, Fallback>;
+
+    /// Bytes per chunk of records (more when one record is larger). Tests make it small,
+    /// to cut a small document in many places.
+    fn chunk_size(&self) -> usize {
+        SPAN
+    }
 }
 
 impl<'a> Positional<'a> for &'a [u8] {
@@ -50,7 +56,7 @@ impl<'a> Positional<'a> for &'a [u8] {
     }
 }
 
-/// Bytes per chunk of records (more when one record is larger).
+/// Bytes per chunk of records, unless the reader says otherwise.
 const SPAN: usize = 1 << 20;
 
 /// Bytes first read for the head, and for the tail; each is read again four times larger
@@ -61,8 +67,13 @@ const TAIL_READ: usize = 4 << 20;
 /// The most bytes read for the head or for the tail: past it, the exact loader runs.
 const MOST: usize = 64 << 20;
 
-/// The most candidate `]` positions whose remainder is parsed.
+/// The most candidate positions tried, for the `]` that ends `records` (its remainder is
+/// parsed) and for a chunk's cut (what follows is read).
 const TRIES: usize = 64;
+
+/// Bytes read past a chunk's end to check that its cut is a record start (with a small
+/// chunk size, as little as the chunk, but a kilobyte at least).
+const LOOKAHEAD: usize = 16 << 10;
 
 /// Where a document's records are, and its other top-level keys.
 #[derive(Debug)]
@@ -266,12 +277,14 @@ fn skip_ws_back(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Where to cut a chunk of records: the last `{` in `buf` (not at 0) that follows `}`, a
-/// `,` and whitespace, and is followed by whitespace and `"` (a record's first key). A
-/// speculation: the walk of the chunk checks it.
-fn item_cut(buf: &[u8]) -> Option<usize> {
-    let mut end = buf.len();
-    loop {
+/// Where to cut a chunk of records: the last `{` in `buf` up to `limit` (not at 0) that
+/// follows `}`, a `,` and whitespace, is followed by whitespace and `"` (a record's first
+/// key), and from which the bytes after it read as records separated by commas up to
+/// the end of `buf` (see [`reads_as_records`]). A speculation: the walks check it.
+fn item_cut(buf: &[u8], limit: usize) -> Option<usize> {
+    let mut end = limit.min(buf.len());
+    let mut tries = 0;
+    while tries < TRIES {
         let at = buf.get(..end)?.iter().rposition(|&b| b == b'{')?;
         end = at;
         if at == 0 {
@@ -285,8 +298,54 @@ fn item_cut(buf: &[u8]) -> Option<usize> {
             continue;
         }
         let close = skip_ws_back(buf, comma - 1);
-        if close > 0 && buf.get(close - 1) == Some(&b'}') {
+        if close == 0 || buf.get(close - 1) != Some(&b'}') {
+            continue;
+        }
+        tries += 1;
+        if reads_as_records(buf.get(at..)?) {
             return Some(at);
+        }
+    }
+    None
+}
+
+/// Whether `buf` (which starts with `{`) reads as JSON objects separated by commas (and
+/// whitespace) up to its end, where it may stop anywhere. A `{` inside a record that
+/// looks like a record start (`[{..},{"a":..}]`) fails this as soon as its array ends.
+fn reads_as_records(buf: &[u8]) -> bool {
+    let text = match std::str::from_utf8(buf) {
+        Ok(text) => text,
+        // Read up to the first bad byte (or a character cut by the end of the read).
+        Err(e) => match buf.get(..e.valid_up_to()).map(std::str::from_utf8) {
+            Some(Ok(text)) => text,
+            _ => return false,
+        },
+    };
+    let b = text.as_bytes();
+    let mut at = 0;
+    loop {
+        let end = match crate::scan::simple_item(text, at) {
+            Some((_, end)) => end,
+            None => {
+                let rest = text.get(at..).unwrap_or_default();
+                let mut values = serde_json::Deserializer::from_str(rest).into_iter::<IgnoredAny>();
+                match values.next() {
+                    Some(Ok(_)) => at + values.byte_offset(),
+                    Some(Err(e)) => return e.is_eof(),
+                    None => return true,
+                }
+            }
+        };
+        at = skip_ws(b, end);
+        match b.get(at) {
+            None => return true,
+            Some(b',') => at = skip_ws(b, at + 1),
+            Some(_) => return false,
+        }
+        match b.get(at) {
+            None => return true,
+            Some(b'{') => {}
+            Some(_) => return false,
         }
     }
 }
@@ -318,9 +377,13 @@ impl<'a> Iterator for Spans<'_, 'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let left = self.end.checked_sub(self.at).filter(|&n| n > 0)?;
-        let mut want = SPAN as u64;
+        // A chunk is cut within its first `want` bytes; the bytes after (up to
+        // `lookahead` of them) tell a record start from a lookalike inside a record.
+        let chunk = self.src.chunk_size().max(1);
+        let lookahead = chunk.min(LOOKAHEAD) as u64;
+        let mut want = chunk as u64;
         loop {
-            let n = want.min(left);
+            let n = want.saturating_add(lookahead).min(left);
             let read = usize::try_from(n)
                 .map_err(|_| Fallback)
                 .and_then(|len| self.src.read_at(self.at, len));
@@ -335,7 +398,8 @@ impl<'a> Iterator for Spans<'_, 'a> {
                 self.at = self.end;
                 return Some(Ok(Batch::Span(buf, true)));
             }
-            if let Some(cut) = item_cut(&buf) {
+            let limit = usize::try_from(want).unwrap_or(usize::MAX);
+            if let Some(cut) = item_cut(&buf, limit) {
                 self.at += cut as u64;
                 let buf = match buf {
                     Cow::Borrowed(b) => Cow::Borrowed(b.get(..cut).unwrap_or_default()),
@@ -346,7 +410,8 @@ impl<'a> Iterator for Spans<'_, 'a> {
                 };
                 return Some(Ok(Batch::Span(buf, false)));
             }
-            // One record larger than the chunk: read a larger one.
+            // No record starts early enough (one record is larger than the chunk): read
+            // a larger one.
             want = want.saturating_mul(2);
         }
     }
@@ -397,4 +462,157 @@ pub(crate) fn record_depth_ok(text: &[u8]) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_head_gives_the_keys_before_records_and_where_the_first_record_is() {
+        let text = br#" { "kept" : ["a"], "meta":{"x":[{"y":1}]} , "records" : [ {"id":"a"}]}"#;
+        let (keys, at) = head(text).unwrap();
+        let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["kept", "meta"]);
+        assert_eq!(&text[at..at + 5], br#"{"id""#);
+        // Escaped keys are decoded.
+        let (keys, _) = head(br#"{"k\u0065pt":[],"rec\u006frds":[{}]}"#).unwrap();
+        assert_eq!(keys[0].0, "kept");
+        // Cut short, or not such a head at all.
+        for short in [
+            &br#"{"kept":["a"#[..],
+            br#"{"records""#,
+            br#"{"records":[ "#,
+            b" ",
+        ] {
+            assert_eq!(head(short).err(), Some(Stop::Short), "{short:?}");
+        }
+        for bad in [
+            &br#"{"records":[]}"#[..],
+            br#"{"records":{}}"#,
+            br#"{"records":[1]}"#,
+            br#"{"kept":[]}"#,
+            br#"{"kept":[] "records":[{}]}"#,
+            br#"{"kept":[1,]],"records":[{}]}"#,
+            br#"{"kept":{"a":1,"a":2},"records":[{}]}"#,
+            br#"{kept:[],"records":[{}]}"#,
+            br#"["records"]"#,
+        ] {
+            assert_eq!(head(bad).err(), Some(Stop::Bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_tail_is_the_earliest_remainder_that_parses() {
+        let tools = r#"[{"name":"t","input_schema":{"anyOf":[{"type":"object"}]}}]"#;
+        // The `]` that ends `records` is the one right after the record `z`.
+        for (text, want) in [
+            (
+                format!(r#"{{"id":"z"}}],"kept":["z"],"tools":{tools}}}"#),
+                vec!["kept", "tools"],
+            ),
+            (
+                format!(r#"{{"id":"z"}}] ,"tools":{tools} }} "#),
+                vec!["tools"],
+            ),
+            (r#"{"id":"z"}] }"#.to_string(), vec![]),
+            (
+                r#"{"a":[{"b":1}]},{"meta":[{}],"id":"z"}],"kept":[]}"#.to_string(),
+                vec!["kept"],
+            ),
+        ] {
+            let (at, keys) = tail(text.as_bytes()).unwrap();
+            let z = text.find(r#""z"}"#).unwrap() + 4;
+            assert_eq!(at, skip_ws(text.as_bytes(), z), "{text}");
+            let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(names, want, "{text}");
+        }
+        for none in [
+            r#"{"id":"z"}],"kept":[]"#,
+            r#"{"id":"z"}],"kept":[]}}"#,
+            r#"{"id":"z"}],"kept":[],}"#,
+            r#"{"id":"z"}],"records":[]}"#,
+            r#"{"id":"z"}],"kept":{"a":1,"a":1}}"#,
+            r#"{"id":"z"},]}"#,
+            r#"{"id":"z"}"#,
+        ] {
+            assert!(tail(none.as_bytes()).is_none(), "{none}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_is_cut_where_the_bytes_after_read_as_records() {
+        let rec = r#"{"id":"a","seq":1,"kind":"chatter"}"#;
+        let policy = r#"{"id":"p","predicate":{"all":[{"field":"x"},{"any":[]}]}}"#;
+        // Cut before the last record start the lookahead bears out.
+        let buf = format!("{rec},{rec},\n {rec},{rec}");
+        let at = item_cut(buf.as_bytes(), buf.len()).unwrap();
+        assert_eq!(&buf[at..], rec);
+        let at = item_cut(buf.as_bytes(), buf.len() - rec.len()).unwrap();
+        assert_eq!(&buf[at..], format!("{rec},{rec}"));
+        // A lookalike inside a record is passed over once its array ends in view.
+        let buf = format!("{rec},{policy},{rec}");
+        let limit = buf.find("{\"any\"").unwrap() + 1;
+        let at = item_cut(buf.as_bytes(), limit).unwrap();
+        assert_eq!(&buf[at..], format!("{policy},{rec}"));
+        // Not cut: at 0, nothing like a record start, or what follows is no record.
+        for buf in [
+            rec.to_string(),
+            format!("{rec},1"),
+            format!("{rec}, {{}}"),
+            format!("{rec}{rec}"),
+            format!("{rec},{{\"a\":1}} 7"),
+            r#"{"t":"},{\"x\":1}"}"#.to_string(),
+        ] {
+            assert_eq!(item_cut(buf.as_bytes(), buf.len()), None, "{buf}");
+        }
+    }
+
+    #[test]
+    fn records_read_by_position_from_memory_must_be_there() {
+        let mut bytes: &[u8] = b"0123456789";
+        assert_eq!(bytes.size(), 10);
+        assert_eq!(&*bytes.read_at(2, 3).unwrap(), b"234");
+        assert_eq!(&*bytes.read_at(10, 0).unwrap(), b"");
+        assert!(bytes.read_at(8, 3).is_err());
+        assert!(bytes.read_at(u64::MAX, 1).is_err());
+    }
+
+    proptest::proptest! {
+        /// The nesting a record may have inside a document, counted without parsing it,
+        /// is what the parser of the whole document allows.
+        #[test]
+        fn the_record_depth_check_agrees_with_the_parser(
+            depth in 118usize..130,
+            opens in proptest::collection::vec(proptest::bool::ANY, 130),
+            noise in proptest::sample::select(vec!["", "\"[{\\\"\"", "\"a\\\\\"", "1"]),
+        ) {
+            let mut item = String::from("{\"id\":\"r\",\"seq\":1,\"kind\":\"chatter\",\"meta\":");
+            let mut closes = Vec::new();
+            for open in opens.iter().take(depth - 1) {
+                if *open {
+                    item.push_str("{\"k\":");
+                    closes.push("}");
+                } else {
+                    item.push('[');
+                    item.push_str(noise);
+                    if !noise.is_empty() {
+                        item.push(',');
+                    }
+                    closes.push("]");
+                }
+            }
+            item.push('0');
+            for c in closes.iter().rev() {
+                item.push_str(c);
+            }
+            item.push('}');
+            let doc = format!("{{\"records\":[{item}]}}");
+            proptest::prop_assert_eq!(
+                record_depth_ok(item.as_bytes()),
+                crate::json::parse(doc.as_bytes()).is_ok(),
+                "{}", item
+            );
+        }
+    }
 }
