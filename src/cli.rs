@@ -655,11 +655,12 @@ fn lean_pin(
                 .copied()
                 .filter(|s| !held.contains_key(s))
                 .collect();
-            let (first, chunks, _) = lean_chunks(&args.input, stdin)?;
-            let mut found = input::lean_digests(
+            let (first, chunks, mut whole) = lean_chunks(&args.input, stdin)?;
+            let mut found = input::lean_digests_with(
                 origin_name(&args.input),
                 first,
                 chunks,
+                Some(&mut *whole),
                 info,
                 &wanted,
                 limits(),

@@ -208,7 +208,7 @@ pub enum Purpose {
     Precheck(Option<Vec<Tool>>),
     /// `pin` of the `--tools` given, else as for precheck. Reads no kept ids.
     Pin(Option<Vec<Tool>>),
-    /// `pin --budget`, as `Pin`, gathering every record's tokens too (JSON Lines only).
+    /// `pin --budget`, as `Pin`, gathering every record's tokens too.
     PinBudget(Option<Vec<Tool>>),
 }
 
@@ -227,9 +227,9 @@ pub struct LeanFor {
     pub budget: Option<crate::stream::Budget>,
 }
 
-/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (JSON
-/// Lines, its chunks given again the same way): the id and digest of each record whose
-/// `seq` is in `wanted`.
+/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (its
+/// chunks given again the same way): the id and digest of each record whose `seq` is in
+/// `wanted`.
 pub fn lean_digests(
     origin: &str,
     first: Vec<u8>,
@@ -238,15 +238,49 @@ pub fn lean_digests(
     wanted: &std::collections::BTreeSet<u64>,
     limits: Limits,
 ) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    lean_digests_with(origin, first, rest, None, budget, wanted, limits)
+}
+
+/// [`lean_digests`] after a [`load_lean_with`] given `whole`: a document is read again
+/// by position, in the same chunks.
+pub fn lean_digests_with<'w>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    whole: Option<&mut (dyn Positional<'w> + 'w)>,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
     let mut first = first;
-    if first.starts_with(BOM) {
+    let bom = first.starts_with(BOM);
+    if bom {
         first.drain(..BOM.len());
     }
     let plan = Plan::new(origin, std::iter::empty(), None, limits);
-    let batches = std::iter::once(Ok(first))
-        .chain(rest)
-        .map(|chunk| chunk.map(Batch::Lines));
-    crate::stream::digests(&plan, budget, wanted, batches)
+    let document = |src: &mut dyn Positional<'_>, start: u64| {
+        let layout = crate::document::layout(src, start)?;
+        crate::stream::digests(&plan, budget, wanted, crate::document::spans(src, &layout))
+    };
+    match crate::stream::is_document(&first) {
+        Some(false) => {
+            let batches = std::iter::once(Ok(first))
+                .chain(rest)
+                .map(|chunk| chunk.map(Batch::Lines));
+            crate::stream::digests(&plan, budget, wanted, batches)
+        }
+        Some(true) => match whole {
+            Some(whole) => document(whole, if bom { BOM.len() as u64 } else { 0 }),
+            None => {
+                let mut bytes = first;
+                for chunk in rest {
+                    bytes.extend_from_slice(&chunk?);
+                }
+                document(&mut bytes.as_slice(), 0)
+            }
+        },
+        None => Err(Fallback),
+    }
 }
 
 /// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
@@ -280,7 +314,6 @@ pub fn load_lean_with<'w>(
         first.drain(..BOM.len());
     }
     let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
-    let count_tokens = matches!(purpose, Purpose::PinBudget(_));
     let owned_kept = match kept {
         _ if pin => KeptIds::Owned(Vec::new()),
         Some((text, from_file)) if !kept_is_json(text) => {
@@ -307,8 +340,6 @@ pub fn load_lean_with<'w>(
             };
             (input, compaction, budget)
         }
-        // The second pass of --budget re-reads lines only.
-        Some(true) if count_tokens => return Err(Fallback),
         Some(true) => match whole {
             Some(whole) => {
                 let start = if bom { BOM.len() as u64 } else { 0 };

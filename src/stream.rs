@@ -327,10 +327,8 @@ impl Worker {
         Ok(())
     }
 
-    /// [`Worker::lines`] for a [`Batch::Span`] of a document's records: walks them one
-    /// by one from the first byte (a record's `{`), each followed by whitespace and a `,`
-    /// (and whitespace), and must end exactly at the end of `text`: after a `,` unless
-    /// `last`, after a record if `last`. Anything else is [`Fallback`].
+    /// [`Worker::lines`] for a [`Batch::Span`] of a document's records (see
+    /// [`walk_span`]).
     fn span(
         &mut self,
         plan: &Plan<'_>,
@@ -339,43 +337,10 @@ impl Worker {
         last: bool,
     ) -> Result<(), Fallback> {
         let start = self.seqs.len();
-        let b = text.as_bytes();
-        let mut at = 0;
-        loop {
-            if b.get(at) != Some(&b'{') {
-                return Err(Fallback);
-            }
-            let end = match scan::simple_item(text, at) {
-                Some((s, end)) => {
-                    let item = text.get(at..end).ok_or(Fallback)?;
-                    self.dispatch(plan, item, scan::Fast::Done(s))?;
-                    end
-                }
-                None => {
-                    let end = crate::document::value_end(text, at).ok_or(Fallback)?;
-                    let item = text.get(at..end).ok_or(Fallback)?;
-                    if !crate::document::record_depth_ok(item.as_bytes()) {
-                        return Err(Fallback);
-                    }
-                    self.record(plan, item)?;
-                    end
-                }
-            };
-            at = skip_ws(b, end);
-            match b.get(at) {
-                None if last => break,
-                Some(b',') => {
-                    at = skip_ws(b, at + 1);
-                    if at == b.len() {
-                        if last {
-                            return Err(Fallback);
-                        }
-                        break;
-                    }
-                }
-                _ => return Err(Fallback),
-            }
-        }
+        walk_span(text, last, |item, simple| match simple {
+            Some(s) => self.dispatch(plan, item, scan::Fast::Done(s)),
+            None => self.record(plan, item),
+        })?;
         self.batch_done(plan, index, start);
         Ok(())
     }
@@ -1018,8 +983,10 @@ where
                             .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace()))
                             .try_for_each(|l| one(l, &mut out, &mut scratch))
                     }
-                    // The second pass of `pin --budget` reads JSON Lines only.
-                    Batch::Span(..) => Err(Fallback),
+                    Batch::Span(bytes, last) => {
+                        let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                        walk_span(text, last, |item, _| one(item, &mut out, &mut scratch))
+                    }
                 }
             });
             if result.is_err() {
@@ -1177,6 +1144,52 @@ pub fn is_document(prefix: &[u8]) -> Option<bool> {
         Ok(()) => Some(false),
         Err(_) if found.get() => Some(true),
         Err(_) => None,
+    }
+}
+
+/// Walks the records of a [`Batch::Span`] one by one from its first byte (a record's
+/// `{`), each followed by whitespace and a `,` (and whitespace); the walk must end exactly
+/// at the end of `text`: after a `,` unless `last`, after a record if `last`. Anything
+/// else is [`Fallback`]. `each` is given each record's text, and what the simple scan
+/// made of it when it decided it; a record it did not decide is held to the nesting a
+/// record may have in a document.
+fn walk_span<'t>(
+    text: &'t str,
+    last: bool,
+    mut each: impl FnMut(&'t str, Option<scan::Simple<'t>>) -> Result<(), Fallback>,
+) -> Result<(), Fallback> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    loop {
+        if b.get(at) != Some(&b'{') {
+            return Err(Fallback);
+        }
+        let end = match scan::simple_item(text, at) {
+            Some((s, end)) => {
+                each(text.get(at..end).ok_or(Fallback)?, Some(s))?;
+                end
+            }
+            None => {
+                let end = crate::document::value_end(text, at).ok_or(Fallback)?;
+                let item = text.get(at..end).ok_or(Fallback)?;
+                if !crate::document::record_depth_ok(item.as_bytes()) {
+                    return Err(Fallback);
+                }
+                each(item, None)?;
+                end
+            }
+        };
+        at = skip_ws(b, end);
+        match b.get(at) {
+            None if last => return Ok(()),
+            Some(b',') => {
+                at = skip_ws(b, at + 1);
+                if at == b.len() {
+                    return if last { Err(Fallback) } else { Ok(()) };
+                }
+            }
+            _ => return Err(Fallback),
+        }
     }
 }
 

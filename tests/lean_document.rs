@@ -608,6 +608,49 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
         let want = exact(text.as_bytes(), Ask::Pin).unwrap();
         assert_eq!(pin.stdout.as_bytes(), &want[..]);
     }
+    // pin --budget reads the document twice (the second time only the chunks that hold
+    // a record to keep), from a file and from stdin.
+    let text = big_document(&["kept", "records", "action", "tools"]);
+    let path = scratch.file("budget.json", text.as_bytes());
+    let input = input::load("x", text.as_bytes(), Limits::default()).unwrap();
+    for budget in [10u64, 3_000, 60_000, 10_000_000] {
+        let want = omission_gate::pin::report(
+            &input.store,
+            &input.tools_or_named(),
+            Some(budget),
+            MAX_CALLS,
+        )
+        .render(Format::Json);
+        let b = budget.to_string();
+        let args = [
+            "pin",
+            &path,
+            "--budget",
+            &b,
+            "--max-calls",
+            "64",
+            "--format",
+            "json",
+        ];
+        assert_eq!(
+            common::run(&args, None).stdout.as_bytes(),
+            &want[..],
+            "{budget}"
+        );
+        let args = [
+            "pin",
+            "-",
+            "--budget",
+            &b,
+            "--max-calls",
+            "64",
+            "--format",
+            "json",
+        ];
+        let run = common::run(&args, Some(text.as_bytes()));
+        assert_eq!(run.stdout.as_bytes(), &want[..], "{budget}");
+    }
+
     // Broken at the end: the CLI gives the exact loader's error.
     let text = big_document(&["records", "kept", "action"]);
     let cut = &text[..text.len() - 3];
