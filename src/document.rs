@@ -84,7 +84,17 @@ pub struct Layout {
     pub end: u64,
     /// The other top-level keys, in the order met (head, then tail), each value parsed
     /// strictly. Checking them (known keys, no repeats) is the caller's.
-    pub keys: Vec<(String, Value)>,
+    pub keys: Vec<(String, Member)>,
+}
+
+/// The value of a top-level key other than `records`.
+#[derive(Debug)]
+pub enum Member {
+    /// `kept`, read straight into ids (anything but an array of strings is refused, as
+    /// the exact loader refuses it).
+    Kept(Vec<String>),
+    /// Any other key's value.
+    Value(Value),
 }
 
 /// Why a parse stopped.
@@ -108,7 +118,9 @@ pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallba
             .min(want);
         let buf = src.read_at(start, len)?;
         let whole = start + len as u64 == size;
-        match head(&buf) {
+        let parsed = head(&buf);
+        recycle(buf);
+        match parsed {
             Ok((keys, at)) => break (keys, start + at as u64),
             Err(Stop::Short) if !whole && want < MOST => want *= 4,
             Err(_) => return Err(Fallback),
@@ -122,7 +134,9 @@ pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallba
             .and_then(|n| usize::try_from(n).ok())
             .ok_or(Fallback)?;
         let buf = src.read_at(from, len)?;
-        if let Some((at, mut tail)) = tail(&buf) {
+        let found = tail(&buf);
+        recycle(buf);
+        if let Some((at, mut tail)) = found {
             keys.append(&mut tail);
             return Ok(Layout {
                 items,
@@ -137,9 +151,21 @@ pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallba
     }
 }
 
+/// Gives a buffer read from a file back to the chunk reader's spare ones: freeing a
+/// large one would raise the allocator's threshold for mapping memory of its own, and
+/// the chunk buffers freed after it would then stay in the heap.
+fn recycle(buf: Cow<'_, [u8]>) {
+    if let Cow::Owned(mut buf) = buf {
+        // A chunk's worth is kept (shrinking keeps the mapping).
+        buf.clear();
+        buf.shrink_to(SPAN + LOOKAHEAD + 1);
+        crate::stream::give_back(buf);
+    }
+}
+
 /// The top-level keys before `records` and where its first record starts, in `buf` (the
 /// start of the input, past a byte-order mark).
-fn head(buf: &[u8]) -> Result<(Vec<(String, Value)>, usize), Stop> {
+fn head(buf: &[u8]) -> Result<(Vec<(String, Member)>, usize), Stop> {
     let mut keys = Vec::new();
     let mut i = skip_ws(buf, 0);
     expect(buf, i, b'{')?;
@@ -152,7 +178,7 @@ fn head(buf: &[u8]) -> Result<(Vec<(String, Value)>, usize), Stop> {
             expect(buf, first, b'{')?;
             return Ok((keys, first));
         }
-        let (value, end) = value(buf, at)?;
+        let (value, end) = member(&key, buf, at)?;
         keys.push((key, value));
         i = skip_ws(buf, end);
         expect(buf, i, b',')?;
@@ -164,7 +190,7 @@ fn head(buf: &[u8]) -> Result<(Vec<(String, Value)>, usize), Stop> {
 /// a `}`, before a `,` or a `}`), the earliest whose remainder parses as the rest of the
 /// top-level object up to the end. The earliest, because the values after `records` may
 /// hold arrays of objects too (`tools`), whose `]` would parse as well.
-fn tail(buf: &[u8]) -> Option<(usize, Vec<(String, Value)>)> {
+fn tail(buf: &[u8]) -> Option<(usize, Vec<(String, Member)>)> {
     let mut found = None;
     let mut tries = 0;
     let mut end = buf.len();
@@ -189,7 +215,7 @@ fn tail(buf: &[u8]) -> Option<(usize, Vec<(String, Value)>)> {
 
 /// The members after the `]` at `at` in `buf` (which ends where the input ends): `}`, or
 /// `,` and members up to `}`, then only whitespace.
-fn rest(buf: &[u8], at: usize) -> Result<Vec<(String, Value)>, Stop> {
+fn rest(buf: &[u8], at: usize) -> Result<Vec<(String, Member)>, Stop> {
     let mut keys = Vec::new();
     let mut i = skip_ws(buf, at + 1);
     loop {
@@ -200,7 +226,7 @@ fn rest(buf: &[u8], at: usize) -> Result<Vec<(String, Value)>, Stop> {
                 if key == "records" {
                     return Err(Stop::Bad);
                 }
-                let (value, end) = value(buf, at)?;
+                let (value, end) = member(&key, buf, at)?;
                 keys.push((key, value));
                 i = skip_ws(buf, end);
             }
@@ -220,15 +246,19 @@ fn key(buf: &[u8], i: usize) -> Result<(String, usize), Stop> {
     Ok((key, skip_ws(buf, colon + 1)))
 }
 
-/// A top-level member's value at `i`, parsed strictly (duplicate keys refused), and the
-/// index just past it. It sits one level deep in the document, so it may nest one level
-/// less than a value on its own.
-fn value(buf: &[u8], i: usize) -> Result<(Value, usize), Stop> {
+/// The value at `i` of the top-level key `key`, parsed strictly (duplicate keys refused),
+/// and the index just past it. It sits one level deep in the document, so it may nest
+/// one level less than a value on its own.
+fn member(key: &str, buf: &[u8], i: usize) -> Result<(Member, usize), Stop> {
+    if key == "kept" {
+        let (ids, end) = one::<Vec<String>>(buf, i)?;
+        return Ok((Member::Kept(ids), end));
+    }
     let (StrictValue(value), end) = one::<StrictValue>(buf, i)?;
     if depth(&value) >= MAX_NESTING {
         return Err(Stop::Bad);
     }
-    Ok((value, end))
+    Ok((Member::Value(value), end))
 }
 
 /// One JSON value at `i` (after whitespace), and the index just past it.

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
-use crate::document::Positional;
+use crate::document::{Member, Positional};
 use crate::error::InputError;
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
@@ -425,35 +425,35 @@ fn lean_document(
     purpose: &Purpose,
     limits: Limits,
 ) -> Result<(Input, Compaction, Option<crate::stream::Budget>), Fallback> {
-    let layout = crate::document::layout(src, start)?;
+    let mut layout = crate::document::layout(src, start)?;
     // The exact path reads these whatever the flags say, so they must be valid;
-    // and it refuses an unknown key or one given twice.
+    // and it refuses an unknown key or one given twice. (Each value is let go once read.)
     let (mut doc_kept, mut doc_action, mut doc_tools) = (None, None, None);
     let mut seen = std::collections::BTreeSet::new();
-    for (key, value) in &layout.keys {
-        if !seen.insert(key.as_str()) {
-            return Err(Fallback);
-        }
-        match key.as_str() {
-            "kept" => doc_kept = Some(kept_from_json(value).map_err(|_| Fallback)?),
-            "action" => {
-                doc_action = Some(Action::from_json(value).map_err(|_| Fallback)?);
+    for (key, value) in std::mem::take(&mut layout.keys) {
+        match (key.as_str(), value) {
+            ("kept", Member::Kept(ids)) => doc_kept = Some(ids),
+            ("action", Member::Value(v)) => {
+                doc_action = Some(Action::from_json(&v).map_err(|_| Fallback)?);
             }
-            "tools" => {
-                doc_tools = Some(Tool::list_from_json(value).map_err(|_| Fallback)?);
+            ("tools", Member::Value(v)) => {
+                doc_tools = Some(Tool::list_from_json(&v).map_err(|_| Fallback)?);
             }
-            "meta" => {}
+            ("meta", _) => {}
             _ => return Err(Fallback),
+        }
+        if !seen.insert(key) {
+            return Err(Fallback);
         }
     }
     let tools = purpose.scope(doc_action.as_ref(), doc_tools.as_ref())?;
-    let ids: Vec<&str> = match owned_kept.ids() {
-        Some(ids) => ids.collect(),
-        None => doc_kept.iter().flatten().map(String::as_str).collect(),
-    };
     if owned_kept.ids().is_none() && doc_kept.is_none() {
         return Err(Fallback);
     }
+    let ids: Box<dyn Iterator<Item = &str>> = match owned_kept.ids() {
+        Some(ids) => ids,
+        None => Box::new(doc_kept.iter().flatten().map(String::as_str)),
+    };
     let plan = purpose.plan(origin, ids, tools, limits);
     let (store, compaction, budget) =
         crate::stream::load(&plan, crate::document::spans(src, &layout))?;

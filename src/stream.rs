@@ -668,7 +668,7 @@ pub fn spare_buffer() -> Vec<u8> {
 }
 
 /// Gives a chunk buffer back (a few are kept; the rest are freed).
-fn give_back(mut buf: Vec<u8>) {
+pub(crate) fn give_back(mut buf: Vec<u8>) {
     buf.clear();
     if let Ok(mut spare) = SPARE.lock()
         && spare.len() < 4
