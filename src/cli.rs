@@ -340,6 +340,9 @@ fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
         let meta = file.metadata().map_err(cannot)?;
         if meta.is_file() {
             input::check_size(origin, meta.len(), limits)?;
+            // Sized once, rather than grown by doubling (a failure only means growing).
+            let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+            let _ = bytes.try_reserve_exact(len.saturating_add(1));
         }
         file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
     }
