@@ -343,10 +343,10 @@ fn item_cut(buf: &[u8], limit: usize) -> Option<usize> {
 /// whitespace) up to its end, where it may stop anywhere. A `{` inside a record that
 /// looks like a record start (`[{..},{"a":..}]`) fails this as soon as its array ends.
 fn reads_as_records(buf: &[u8]) -> bool {
-    let text = match std::str::from_utf8(buf) {
+    let text = match simdutf8::compat::from_utf8(buf) {
         Ok(text) => text,
         // Read up to the first bad byte (or a character cut by the end of the read).
-        Err(e) => match buf.get(..e.valid_up_to()).map(std::str::from_utf8) {
+        Err(e) => match buf.get(..e.valid_up_to()).map(simdutf8::compat::from_utf8) {
             Some(Ok(text)) => text,
             _ => return false,
         },
