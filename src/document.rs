@@ -107,7 +107,7 @@ enum Stop {
 }
 
 /// Reads the head (from `start`, past a byte-order mark) and speculates the tail of the
-/// document `src`. [`Fallback`] when either cannot be found within [`MOST`] bytes, when
+/// document `src`. [`Fallback`] when either cannot be found within 64 MiB, when
 /// `records` is empty, or when the input is not such a document at all.
 pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallback> {
     let size = src.size();
