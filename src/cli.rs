@@ -953,7 +953,7 @@ impl<'a> Positional<'a> for FileAt {
         let mut buf = crate::stream::spare_buffer();
         // read_to_end fills spare capacity without zeroing it first; one byte more than
         // asked for at the end tells a file that grew.
-        buf.reserve(len + 1);
+        buf.reserve(len.saturating_add(1));
         let more = u64::from(end == self.size);
         Read::by_ref(&mut self.file)
             .take(len as u64 + more)

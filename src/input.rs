@@ -342,6 +342,8 @@ pub fn load_lean_with<'w>(
         }
         Some(true) => match whole {
             Some(whole) => {
+                // Read by position from here on: the chunks (and their carry) go.
+                drop(rest);
                 let start = if bom { BOM.len() as u64 } else { 0 };
                 lean_document(origin, whole, start, &owned_kept, &purpose, limits)?
             }
