@@ -1,6 +1,7 @@
 //! The command line: parse flags, read files, call the library, write the report, map
 //! the verdict to an exit code. The only module that does I/O.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 use std::sync::OnceLock;
@@ -9,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
+use crate::document::Positional;
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
@@ -338,6 +340,9 @@ fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
         let meta = file.metadata().map_err(cannot)?;
         if meta.is_file() {
             input::check_size(origin, meta.len(), limits)?;
+            // Sized once, rather than grown by doubling (a failure only means growing).
+            let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+            let _ = bytes.try_reserve_exact(len.saturating_add(1));
         }
         file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
     }
@@ -663,11 +668,12 @@ fn lean_pin(
                 .copied()
                 .filter(|s| !held.contains_key(s))
                 .collect();
-            let (first, chunks) = lean_chunks(&args.input, stdin)?;
-            let mut found = input::lean_digests(
+            let (first, chunks, mut whole) = lean_chunks(&args.input, stdin)?;
+            let mut found = input::lean_digests_with(
                 origin_name(&args.input),
                 first,
                 chunks,
+                Some(&mut *whole),
                 info,
                 &wanted,
                 limits(),
@@ -732,7 +738,7 @@ fn lean_load(
 }
 
 /// [`lean_load`], handing the load to `then` while the loader's last checks run (see
-/// [`input::load_lean_for_then`]).
+/// [`input::load_lean_with`]).
 fn lean_load_then<R>(
     path: &str,
     stdin: Option<&[u8]>,
@@ -746,11 +752,12 @@ fn lean_load_then<R>(
         Some(Err(_)) => return None,
         None => None,
     };
-    let (first, chunks) = lean_chunks(path, stdin)?;
-    input::load_lean_for_then(
+    let (first, chunks, mut whole) = lean_chunks(path, stdin)?;
+    input::load_lean_with(
         origin_name(path),
         first,
         chunks,
+        Some(&mut *whole),
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
         purpose(tools),
         limits(),
@@ -919,19 +926,30 @@ impl Iterator for Chunks<'_> {
 }
 
 /// The input (`stdin`'s bytes, else the file at `path`) as its first chunk and the rest,
-/// for the lean loader; `None` when it is too small or cannot be opened.
-fn lean_chunks<'a>(path: &str, stdin: Option<&'a [u8]>) -> Option<(Vec<u8>, Chunks<'a>)> {
-    let source = match stdin {
-        Some(bytes) if bytes.len() >= LEAN_FROM => ChunkSource::Bytes(bytes),
+/// for the lean loader, and the same input read by position (for a document); `None`
+/// when it is too small or cannot be opened.
+fn lean_chunks<'a>(
+    path: &str,
+    stdin: Option<&'a [u8]>,
+) -> Option<(Vec<u8>, Chunks<'a>, Whole<'a>)> {
+    let (source, whole): (ChunkSource<'a>, Whole<'a>) = match stdin {
+        Some(bytes) if bytes.len() >= LEAN_FROM => (ChunkSource::Bytes(bytes), Box::new(bytes)),
         Some(_) => return None,
         None => {
             let file = std::fs::File::open(path).ok()?;
-            let len = file.metadata().ok()?.len();
+            let size = file.metadata().ok()?.len();
             // Over the size limit: the exact path refuses it.
-            if len < LEAN_FROM as u64 || len > limits().max_input_bytes {
+            if size < LEAN_FROM as u64 || size > limits().max_input_bytes {
                 return None;
             }
-            ChunkSource::File(file)
+            // INVARIANT: the two handles share one file offset. The lean loader reads
+            // either the chunks (JSON Lines) or, by position, the whole (a document),
+            // never both after the first chunk.
+            let at = FileAt {
+                file: file.try_clone().ok()?,
+                size,
+            };
+            (ChunkSource::File(file), Box::new(at))
         }
     };
     let mut chunks = Chunks {
@@ -940,7 +958,44 @@ fn lean_chunks<'a>(path: &str, stdin: Option<&'a [u8]>) -> Option<(Vec<u8>, Chun
         left: limits().max_input_bytes,
     };
     let first = chunks.next()?.ok()?;
-    Some((first, chunks))
+    Some((first, chunks, whole))
+}
+
+/// An input read by position, for the lean loader's document path.
+type Whole<'a> = Box<dyn Positional<'a> + 'a>;
+
+/// A file read by position (seek, then read), as long as its size stays what it was.
+struct FileAt {
+    file: std::fs::File,
+    size: u64,
+}
+
+impl<'a> Positional<'a> for FileAt {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&mut self, at: u64, len: usize) -> Result<Cow<'a, [u8]>, Fallback> {
+        use std::io::{Seek, SeekFrom};
+        let end = at.checked_add(len as u64).ok_or(Fallback)?;
+        if end > self.size {
+            return Err(Fallback);
+        }
+        self.file.seek(SeekFrom::Start(at)).map_err(|_| Fallback)?;
+        let mut buf = crate::stream::spare_buffer();
+        // read_to_end fills spare capacity without zeroing it first; one byte more than
+        // asked for at the end tells a file that grew.
+        buf.reserve(len.saturating_add(1));
+        let more = u64::from(end == self.size);
+        Read::by_ref(&mut self.file)
+            .take(len as u64 + more)
+            .read_to_end(&mut buf)
+            .map_err(|_| Fallback)?;
+        if buf.len() != len {
+            return Err(Fallback);
+        }
+        Ok(Cow::Owned(buf))
+    }
 }
 
 /// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
@@ -962,17 +1017,19 @@ fn lean_check(
         Some((o, text, _)) => Some(input::action_from_flag(o, text).ok()?),
         None => None,
     };
-    let (first, chunks) = lean_chunks(&args.input, stdin)?;
-    input::load_lean_then(
+    let (first, chunks, mut whole) = lean_chunks(&args.input, stdin)?;
+    input::load_lean_with(
         origin_name(&args.input),
         first,
         chunks,
+        Some(&mut *whole),
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
-        action,
+        Purpose::Check(action),
         limits(),
         |lean| {
-            let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
-            let report = Report::check(&lean.action, &lean.compaction, outcome);
+            let action = lean.action.as_ref().ok_or(Fallback)?;
+            let outcome = gate::check(&lean.input.store, &lean.compaction, action, options);
+            let report = Report::check(action, &lean.compaction, outcome);
             let rendered = (report.render(format), report.exit_code);
             exiting_with((lean, report));
             Ok(rendered)
@@ -1288,6 +1345,28 @@ mod tests {
         for bad in ["", "0", "G", "1T", "-1", "1.5G", "99999999999G", "1 G"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_file_read_by_position_must_keep_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let open = |size| FileAt {
+            file: std::fs::File::open(&path).unwrap(),
+            size,
+        };
+        let mut f = open(10);
+        assert_eq!(&*f.read_at(2, 3).unwrap(), b"234");
+        assert_eq!(&*f.read_at(0, 10).unwrap(), b"0123456789");
+        assert_eq!(&*f.read_at(7, 3).unwrap(), b"789");
+        assert!(f.read_at(8, 3).is_err());
+        // Grown past the size it had: a read up to that size sees the byte after.
+        let mut grown = open(8);
+        assert_eq!(&*grown.read_at(0, 7).unwrap(), b"0123456");
+        assert!(grown.read_at(4, 4).is_err());
+        // Shrunk: the bytes are not there.
+        assert!(open(12).read_at(6, 6).is_err());
     }
 
     #[test]

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
+use crate::document::{Member, Positional};
 use crate::error::InputError;
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
@@ -169,7 +170,7 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
 /// A `check` read by the lean loader ([`crate::stream`]): the input, and the compaction
 /// it was loaded for.
 pub struct Lean {
-    /// The lean store, the document's `kept`, `action` and `tools`.
+    /// The lean store and the document's `action` and `tools` (see [`LeanFor`]).
     pub input: Input,
     /// The `given` compaction.
     pub compaction: Compaction,
@@ -205,7 +206,7 @@ pub fn load_lean_then<R>(
     then: impl FnOnce(Lean) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
     let purpose = Purpose::Check(action);
-    load_lean_for_then(origin, first, rest, kept, purpose, limits, |lean| {
+    load_lean_with(origin, first, rest, None, kept, purpose, limits, |lean| {
         then(Lean {
             input: lean.input,
             compaction: lean.compaction,
@@ -223,13 +224,14 @@ pub enum Purpose {
     Precheck(Option<Vec<Tool>>),
     /// `pin` of the `--tools` given, else as for precheck. Reads no kept ids.
     Pin(Option<Vec<Tool>>),
-    /// `pin --budget`, as `Pin`, gathering every record's tokens too (JSON Lines only).
+    /// `pin --budget`, as `Pin`, gathering every record's tokens too.
     PinBudget(Option<Vec<Tool>>),
 }
 
 /// A lean load for some [`Purpose`].
 pub struct LeanFor {
-    /// The lean store, the document's `kept`, `action` and `tools`.
+    /// The lean store and the document's `action` and `tools` (not its `kept`: the
+    /// compaction is what those ids were read for).
     pub input: Input,
     /// The `given` compaction (keeping nothing for `pin`).
     pub compaction: Compaction,
@@ -242,9 +244,9 @@ pub struct LeanFor {
     pub budget: Option<crate::stream::Budget>,
 }
 
-/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (JSON
-/// Lines, its chunks given again the same way): the id and digest of each record whose
-/// `seq` is in `wanted`.
+/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (its
+/// chunks given again the same way): the id and digest of each record whose `seq` is in
+/// `wanted`.
 pub fn lean_digests(
     origin: &str,
     first: Vec<u8>,
@@ -253,15 +255,49 @@ pub fn lean_digests(
     wanted: &std::collections::BTreeSet<u64>,
     limits: Limits,
 ) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    lean_digests_with(origin, first, rest, None, budget, wanted, limits)
+}
+
+/// [`lean_digests`] after a [`load_lean_with`] given `whole`: a document is read again
+/// by position, in the same chunks.
+pub fn lean_digests_with<'w>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    whole: Option<&mut (dyn Positional<'w> + 'w)>,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
     let mut first = first;
-    if first.starts_with(BOM) {
+    let bom = first.starts_with(BOM);
+    if bom {
         first.drain(..BOM.len());
     }
     let plan = Plan::new(origin, std::iter::empty(), None, limits);
-    let batches = std::iter::once(Ok(first))
-        .chain(rest)
-        .map(|chunk| chunk.map(Batch::Lines));
-    crate::stream::digests(&plan, budget, wanted, batches)
+    let document = |src: &mut dyn Positional<'_>, start: u64| {
+        let layout = crate::document::layout(src, start)?;
+        crate::stream::digests(&plan, budget, wanted, crate::document::spans(src, &layout))
+    };
+    match crate::stream::is_document(&first) {
+        Some(false) => {
+            let batches = std::iter::once(Ok(first))
+                .chain(rest)
+                .map(|chunk| chunk.map(Batch::Lines));
+            crate::stream::digests(&plan, budget, wanted, batches)
+        }
+        Some(true) => match whole {
+            Some(whole) => document(whole, if bom { BOM.len() as u64 } else { 0 }),
+            None => {
+                let mut bytes = first;
+                for chunk in rest {
+                    bytes.extend_from_slice(&chunk?);
+                }
+                document(&mut bytes.as_slice(), 0)
+            }
+        },
+        None => Err(Fallback),
+    }
 }
 
 /// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
@@ -273,25 +309,30 @@ pub fn load_lean_for(
     purpose: Purpose,
     limits: Limits,
 ) -> Result<LeanFor, Fallback> {
-    load_lean_for_then(origin, first, rest, kept, purpose, limits, Ok)
+    load_lean_with(origin, first, rest, None, kept, purpose, limits, Ok)
 }
 
-/// [`load_lean_for`], handing the load to `then` as [`load_lean_then`] does.
-pub fn load_lean_for_then<R>(
+/// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
+/// or stdin's bytes), which a document is read from: its head, then its tail, then its
+/// records in chunks (see [`crate::document`]), never all at once. Without it, a document's
+/// chunks are put together in memory first.
+#[allow(clippy::too_many_arguments)]
+pub fn load_lean_with<'w, R>(
     origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    whole: Option<&mut (dyn Positional<'w> + 'w)>,
     kept: Option<(&str, bool)>,
     purpose: Purpose,
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
     let mut first = first;
-    if first.starts_with(BOM) {
+    let bom = first.starts_with(BOM);
+    if bom {
         first.drain(..BOM.len());
     }
     let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
-    let count_tokens = matches!(purpose, Purpose::PinBudget(_));
     let owned_kept = match kept {
         _ if pin => KeptIds::Owned(Vec::new()),
         Some((text, from_file)) if !kept_is_json(text) => {
@@ -302,49 +343,10 @@ pub fn load_lean_for_then<R>(
         }
         None => KeptIds::None,
     };
-    // The tools a plan holds policies and effects for; `None`: every one.
-    let check = matches!(purpose, Purpose::Check(_));
-    let given: Option<Vec<String>> = match &purpose {
-        Purpose::Check(a) => a.as_ref().map(|a| vec![a.tool.clone()]),
-        Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => t
-            .as_ref()
-            .map(|ts| ts.iter().map(|t| t.name.clone()).collect()),
-    };
-    let scope = |doc_action: Option<&Action>, doc_tools: Option<&Vec<Tool>>| match given {
-        Some(tools) => Ok(Some(tools)),
-        None if check => doc_action
-            .map(|a| Some(vec![a.tool.clone()]))
-            .ok_or(Fallback),
-        None => Ok(doc_tools.map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
-    };
-    let plan_for = |ids, tools| {
-        let plan = Plan::new(origin, ids, tools, limits);
-        match (pin, count_tokens) {
-            (true, true) => plan.for_pin().counting_tokens(),
-            (true, false) => plan.for_pin(),
-            _ => plan,
-        }
-    };
-    // The load, as `then` is given it.
-    let lean_for = move |input: Input, compaction, budget| {
-        let (action, tools) = match purpose {
-            Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
-            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
-                (None, t.unwrap_or_else(|| input.tools_or_named()))
-            }
-        };
-        then(LeanFor {
-            input,
-            compaction,
-            action,
-            tools,
-            budget,
-        })
-    };
     match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;
-            let plan = plan_for(ids, scope(None, None)?);
+            let plan = purpose.plan(origin, ids, purpose.scope(None, None)?, limits);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
@@ -355,69 +357,148 @@ pub fn load_lean_for_then<R>(
                     action: None,
                     tools: None,
                 };
-                lean_for(input, compaction, budget)
+                then(purpose.lean_for(input, compaction, budget))
             })?
         }
-        // The second pass of --budget re-reads lines only.
-        Some(true) if count_tokens => Err(Fallback),
-        Some(true) => {
-            let mut bytes = first;
-            for chunk in rest {
-                bytes.extend_from_slice(&chunk?);
+        Some(true) => match whole {
+            Some(whole) => {
+                // Read by position from here on: the chunks (and their carry) go.
+                drop(rest);
+                let start = if bom { BOM.len() as u64 } else { 0 };
+                lean_document(origin, whole, start, &owned_kept, purpose, limits, then)
             }
-            let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-            let doc = crate::stream::split_document(text)?;
-            // The exact path reads these whatever the flags say, so they must be valid.
-            let doc_kept = doc
-                .kept
-                .as_ref()
-                .map(kept_from_json)
-                .transpose()
-                .map_err(|_| Fallback)?;
-            let doc_action = doc
-                .action
-                .as_ref()
-                .map(Action::from_json)
-                .transpose()
-                .map_err(|_| Fallback)?;
-            let doc_tools = doc
-                .tools
-                .as_ref()
-                .map(Tool::list_from_json)
-                .transpose()
-                .map_err(|_| Fallback)?;
-            let tools = scope(doc_action.as_ref(), doc_tools.as_ref())?;
-            let ids: Vec<&str> = match owned_kept.ids() {
-                Some(ids) => ids.collect(),
-                // The document's `kept` as `doc_kept` read it (an array of strings),
-                // borrowed from the value: `doc_kept` itself goes to the input.
-                None => doc
-                    .kept
-                    .as_ref()
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect(),
-            };
-            if owned_kept.ids().is_none() && doc_kept.is_none() {
-                return Err(Fallback);
+            None => {
+                let mut bytes = first;
+                for chunk in rest {
+                    bytes.extend_from_slice(&chunk?);
+                }
+                let src = &mut bytes.as_slice();
+                lean_document(origin, src, 0, &owned_kept, purpose, limits, then)
             }
-            let plan = plan_for(Box::new(ids.into_iter()), tools);
-            let batches = crate::stream::items(&doc.records);
-            crate::stream::load(&plan, batches, |store, compaction, budget| {
-                let input = Input {
-                    store,
-                    kept: doc_kept,
-                    action: doc_action,
-                    tools: doc_tools,
-                };
-                lean_for(input, compaction, budget)
-            })?
-        }
+        },
         None => Err(Fallback),
     }
 }
+
+impl Purpose {
+    /// What a lean load for this purpose gives: the action (`check`: the flag's, else
+    /// the document's) or the tools (the flag's, else as [`Input::tools_or_named`]).
+    fn lean_for(
+        self,
+        input: Input,
+        compaction: Compaction,
+        budget: Option<crate::stream::Budget>,
+    ) -> LeanFor {
+        let (action, tools) = match self {
+            Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
+            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
+                (None, t.unwrap_or_else(|| input.tools_or_named()))
+            }
+        };
+        LeanFor {
+            input,
+            compaction,
+            action,
+            tools,
+            budget,
+        }
+    }
+
+    /// The tools a plan holds policies and effects for (`None`: every one), given the
+    /// document's action and tools.
+    fn scope(
+        &self,
+        doc_action: Option<&Action>,
+        doc_tools: Option<&Vec<Tool>>,
+    ) -> Result<Option<Vec<String>>, Fallback> {
+        match self {
+            Purpose::Check(a) => a
+                .as_ref()
+                .or(doc_action)
+                .map(|a| Some(vec![a.tool.clone()]))
+                .ok_or(Fallback),
+            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
+                .as_ref()
+                .or(doc_tools)
+                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
+        }
+    }
+
+    /// The plan of a lean load for this purpose.
+    fn plan<'a>(
+        &self,
+        origin: &str,
+        ids: impl IntoIterator<Item = &'a str>,
+        tools: Option<Vec<String>>,
+        limits: Limits,
+    ) -> Plan<'a> {
+        let plan = Plan::new(origin, ids, tools, limits);
+        match self {
+            Purpose::PinBudget(_) => plan.for_pin().counting_tokens(),
+            Purpose::Pin(_) => plan.for_pin(),
+            Purpose::Check(_) | Purpose::Precheck(_) => plan,
+        }
+    }
+}
+
+/// The document branch of [`load_lean_with`]: a document read from `src`, its JSON
+/// starting at `start`.
+fn lean_document<R>(
+    origin: &str,
+    src: &mut dyn Positional<'_>,
+    start: u64,
+    owned_kept: &KeptIds<'_>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let mut layout = crate::document::layout(src, start)?;
+    // The exact path reads these whatever the flags say, so they must be valid;
+    // and it refuses an unknown key or one given twice. (Each value is let go once read.)
+    let (mut doc_kept, mut doc_action, mut doc_tools) = (None, None, None);
+    let mut seen = std::collections::BTreeSet::new();
+    for (key, value) in std::mem::take(&mut layout.keys) {
+        match (key.as_str(), value) {
+            ("kept", Member::Kept(ids)) => doc_kept = Some(ids),
+            ("action", Member::Value(v)) => {
+                doc_action = Some(Action::from_json(&v).map_err(|_| Fallback)?);
+            }
+            ("tools", Member::Value(v)) => {
+                doc_tools = Some(Tool::list_from_json(&v).map_err(|_| Fallback)?);
+            }
+            ("meta", _) => {}
+            _ => return Err(Fallback),
+        }
+        if !seen.insert(key) {
+            return Err(Fallback);
+        }
+    }
+    let tools = purpose.scope(doc_action.as_ref(), doc_tools.as_ref())?;
+    if owned_kept.ids().is_none() && doc_kept.is_none() {
+        return Err(Fallback);
+    }
+    let ids: Box<dyn Iterator<Item = &str>> = match owned_kept.ids() {
+        Some(ids) => ids,
+        None => Box::new(doc_kept.iter().flatten().map(String::as_str)),
+    };
+    let plan = purpose.plan(origin, ids, tools, limits);
+    crate::stream::load(
+        &plan,
+        crate::document::spans(src, &layout),
+        |store, compaction, budget| {
+            // The plan reads the document's kept ids: the input holds none (as for JSON
+            // Lines), the compaction is what they were read for.
+            let input = Input {
+                store,
+                kept: None,
+                action: doc_action,
+                tools: doc_tools,
+            };
+            then(purpose.lean_for(input, compaction, budget))
+        },
+    )?
+}
+
 /// Kept ids from a flag, borrowed from its text where that is plain.
 enum KeptIds<'a> {
     None,
@@ -648,23 +729,6 @@ mod tests {
             );
             assert_eq!(l.compaction.records(), 10);
         }
-    }
-
-    #[test]
-    fn facts_whose_field_names_look_alike_stay_on_the_lean_path() {
-        // Regression: `field_1181` and `field_1971` shared an id hash, and the load fell
-        // back to the exact path (same report, seconds slower on a large store).
-        let store = concat!(
-            "{\"id\":\"record_0000001\",\"seq\":1,\"kind\":\"fact\",\"field\":\"field_1181\",\"value\":1}\n",
-            "{\"id\":\"record_0000002\",\"seq\":2,\"kind\":\"fact\",\"field\":\"field_1971\",\"value\":2}\n",
-            "{\"id\":\"record_0000003\",\"seq\":3,\"kind\":\"chatter\"}\n",
-        );
-        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
-        let l = lean(store, Some("record_0000003"), Some(action)).unwrap();
-        assert_eq!(
-            lean_report(&l),
-            exact_report(store, Some("record_0000003"), action)
-        );
     }
 
     fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor, Fallback> {

@@ -83,6 +83,7 @@ pub mod action;
 pub mod cli;
 pub mod compaction;
 pub mod decimal;
+pub mod document;
 pub mod error;
 pub mod gate;
 pub mod hook;

@@ -230,7 +230,7 @@ pub enum Fast<'a> {
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
 pub fn simple(line: &str) -> Fast<'_> {
     let mut kind_seen: Option<&str> = None;
-    match simple_scan::<false>(line, 0, &mut kind_seen) {
+    match simple_scan::<false, false>(line, 0, &mut kind_seen) {
         Some((s, _)) => Fast::Done(s),
         None if kind_seen.is_some_and(|k| k != "chatter") => Fast::NotChatter,
         None => Fast::Unknown,
@@ -243,14 +243,24 @@ pub fn simple(line: &str) -> Fast<'_> {
 /// chunk's length; `next` is where the next line starts). `None`: not decided here; find
 /// the line's end and ask [`simple`].
 pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
-    let (s, end) = simple_scan::<true>(chunk, start, &mut None)?;
+    let (s, end) = simple_scan::<true, false>(chunk, start, &mut None)?;
     Some((s, end, (end + 1).min(chunk.len())))
+}
+
+/// [`simple`] on the object that starts at `start` in a document's text (an element of
+/// its `records`), without finding its end first: `Some((record, end))` when the object
+/// `text[start..end]` is one [`simple`] decides with exactly this record (`end` is just
+/// past its `}`; what follows is not looked at). `None`: not decided here.
+pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
+    simple_scan::<false, true>(text, start, &mut None)
 }
 
 /// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
 /// of [`simple_in`] (`LINE` true: the object must fill the line that starts at `start`;
-/// whitespace never takes a `\n`). The record, and where its line ends.
-fn simple_scan<'a, const LINE: bool>(
+/// whitespace never takes a `\n`). The record, and where its line ends. With `ITEM`
+/// (for [`simple_item`]), the object may be followed by anything: the record, and the
+/// index just past its `}`.
+fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     line: &'a str,
     start: usize,
     kind_seen: &mut Option<&'a str>,
@@ -332,8 +342,8 @@ fn simple_scan<'a, const LINE: bool>(
             _ => return None,
         }
     }
-    let end = skip_ws(b, i + 1);
-    if !(end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
+    let end = if ITEM { i + 1 } else { skip_ws(b, i + 1) };
+    if !(ITEM || end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
         return None;
     }
     let simple = Simple {

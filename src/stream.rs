@@ -26,11 +26,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, fingerprint_of};
-use crate::json::{self, StrictValue};
+use crate::json;
 use crate::record::{Kind, Limits, Place, Record, Store, glob_match, parse_record_with};
 use crate::scan;
 
@@ -347,20 +346,6 @@ struct Worker {
 }
 
 impl Worker {
-    fn batch<'t>(
-        &mut self,
-        plan: &Plan<'_>,
-        index: usize,
-        texts: impl Iterator<Item = &'t str>,
-    ) -> Result<(), Fallback> {
-        let start = self.seqs.len();
-        for text in texts {
-            self.record(plan, text)?;
-        }
-        self.batch_done(plan, index, start);
-        Ok(())
-    }
-
     /// [`Worker::batch`] for a chunk of JSON Lines: the simple scan reads each line
     /// straight out of the chunk, and only the lines it does not decide are cut out
     /// first (blank lines are passed over, as a split on `\n` and a filter would).
@@ -395,6 +380,24 @@ impl Worker {
         if let Some((s, text, h)) = pending.take() {
             self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
         }
+        self.batch_done(plan, index, start);
+        Ok(())
+    }
+
+    /// [`Worker::lines`] for a [`Batch::Span`] of a document's records (see
+    /// [`walk_span`]).
+    fn span(
+        &mut self,
+        plan: &Plan<'_>,
+        index: usize,
+        text: &str,
+        last: bool,
+    ) -> Result<(), Fallback> {
+        let start = self.seqs.len();
+        walk_span(text, last, |item, simple| match simple {
+            Some(s) => self.dispatch(plan, item, scan::Fast::Done(s), None),
+            None => self.record(plan, item),
+        })?;
         self.batch_done(plan, index, start);
         Ok(())
     }
@@ -810,7 +813,7 @@ pub fn spare_buffer() -> Vec<u8> {
 }
 
 /// Gives a chunk buffer back (a few are kept; the rest are freed).
-fn give_back(mut buf: Vec<u8>) {
+pub(crate) fn give_back(mut buf: Vec<u8>) {
     buf.clear();
     if let Ok(mut spare) = SPARE.lock()
         && spare.len() < 4
@@ -819,12 +822,14 @@ fn give_back(mut buf: Vec<u8>) {
     }
 }
 
-/// One unit of work: a chunk of JSON Lines, or a run of a document's record texts.
+/// One unit of work: a chunk of JSON Lines, or a run of a document's records.
 pub enum Batch<'a> {
     /// Whole lines (the chunk ends at a line end, or at the end of the input).
     Lines(Vec<u8>),
-    /// Record objects of a document.
-    Items(&'a [&'a str]),
+    /// Elements of a document's `records`, as [`crate::document::spans`] cuts them: the
+    /// text starts at a record and ends after a `,` (and whitespace), or, when the flag
+    /// says it is the last, after a record (and whitespace) right before the `]`.
+    Span(std::borrow::Cow<'a, [u8]>, bool),
 }
 
 /// For `pin --budget` ([`Plan::counting_tokens`]): every record's `(seq, tokens)`, and
@@ -871,7 +876,14 @@ where
                     give_back(bytes);
                     done
                 }
-                Batch::Items(items) => worker.batch(plan, index, items.iter().copied()),
+                Batch::Span(bytes, last) => {
+                    let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                    let done = worker.span(plan, index, text, last);
+                    if let std::borrow::Cow::Owned(bytes) = bytes {
+                        give_back(bytes);
+                    }
+                    done
+                }
             });
             if result.is_err() {
                 failed.store(true, Ordering::Relaxed);
@@ -1256,9 +1268,10 @@ where
                             .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace()))
                             .try_for_each(|l| one(l, &mut out, &mut scratch))
                     }
-                    Batch::Items(items) => items
-                        .iter()
-                        .try_for_each(|l| one(l, &mut out, &mut scratch)),
+                    Batch::Span(bytes, last) => {
+                        let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                        walk_span(text, last, |item, _| one(item, &mut out, &mut scratch))
+                    }
                 }
             });
             if result.is_err() {
@@ -1421,72 +1434,58 @@ pub fn is_document(prefix: &[u8]) -> Option<bool> {
     }
 }
 
-/// A document split for the lean loader: each record's JSON text, and the other keys.
-pub struct Document<'a> {
-    /// The text of each element of `records`, in order.
-    pub records: Vec<&'a str>,
-    /// `kept`, if present.
-    pub kept: Option<Value>,
-    /// `action`, if present.
-    pub action: Option<Value>,
-    /// `tools`, if present.
-    pub tools: Option<Value>,
-}
-
-/// Splits a document (the whole input, BOM already removed) without parsing its records:
-/// they are only checked to be well-formed JSON here, and parsed by [`load`].
-pub fn split_document(text: &str) -> Result<Document<'_>, Fallback> {
-    struct Top;
-    impl<'de> Visitor<'de> for Top {
-        type Value = Document<'de>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a document")
+/// Walks the records of a [`Batch::Span`] one by one from its first byte (a record's
+/// `{`), each followed by whitespace and a `,` (and whitespace); the walk must end exactly
+/// at the end of `text`: after a `,` unless `last`, after a record if `last`. Anything
+/// else is [`Fallback`]. `each` is given each record's text, and what the simple scan
+/// made of it when it decided it; a record it did not decide is held to the nesting a
+/// record may have in a document.
+fn walk_span<'t>(
+    text: &'t str,
+    last: bool,
+    mut each: impl FnMut(&'t str, Option<scan::Simple<'t>>) -> Result<(), Fallback>,
+) -> Result<(), Fallback> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    loop {
+        if b.get(at) != Some(&b'{') {
+            return Err(Fallback);
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Document<'de>, A::Error> {
-            let mut doc = Document {
-                records: Vec::new(),
-                kept: None,
-                action: None,
-                tools: None,
-            };
-            let mut seen: Vec<String> = Vec::new();
-            let mut records = false;
-            while let Some(key) = map.next_key::<String>()? {
-                if seen.contains(&key) {
-                    return Err(de::Error::custom("duplicate key"));
-                }
-                match key.as_str() {
-                    "records" => {
-                        let raw: Vec<&'de RawValue> = map.next_value()?;
-                        doc.records = raw.into_iter().map(RawValue::get).collect();
-                        records = true;
-                    }
-                    "kept" => doc.kept = Some(map.next_value::<StrictValue>()?.0),
-                    "action" => doc.action = Some(map.next_value::<StrictValue>()?.0),
-                    "tools" => doc.tools = Some(map.next_value::<StrictValue>()?.0),
-                    "meta" => drop(map.next_value::<StrictValue>()?),
-                    _ => return Err(de::Error::custom("unknown key")),
-                }
-                seen.push(key);
+        let end = match scan::simple_item(text, at) {
+            Some((s, end)) => {
+                each(text.get(at..end).ok_or(Fallback)?, Some(s))?;
+                end
             }
-            if records {
-                Ok(doc)
-            } else {
-                Err(de::Error::custom("no records"))
+            None => {
+                let end = crate::document::value_end(text, at).ok_or(Fallback)?;
+                let item = text.get(at..end).ok_or(Fallback)?;
+                if !crate::document::record_depth_ok(item.as_bytes()) {
+                    return Err(Fallback);
+                }
+                each(item, None)?;
+                end
             }
+        };
+        at = skip_ws(b, end);
+        match b.get(at) {
+            None if last => return Ok(()),
+            Some(b',') => {
+                at = skip_ws(b, at + 1);
+                if at == b.len() {
+                    return if last { Err(Fallback) } else { Ok(()) };
+                }
+            }
+            _ => return Err(Fallback),
         }
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let doc = de.deserialize_map(Top).map_err(|_| Fallback)?;
-    de.end().map_err(|_| Fallback)?;
-    Ok(doc)
 }
 
-/// The batches of a document's records, a few thousand at a time.
-pub fn items<'a>(
-    records: &'a [&'a str],
-) -> impl Iterator<Item = Result<Batch<'a>, Fallback>> + Send {
-    records.chunks(4096).map(|c| Ok(Batch::Items(c)))
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]
