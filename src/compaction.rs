@@ -230,9 +230,12 @@ fn fingerprint(store: &Store, kept: &[bool]) -> String {
 
 /// The fingerprint over (id, sha256 of canonical JSON) of each kept record, given in `seq`
 /// order: see [`fingerprint`].
-pub(crate) fn fingerprint_of<'a>(kept: impl Iterator<Item = (&'a str, &'a [u8; 32])>) -> String {
+pub(crate) fn fingerprint_of<S: AsRef<str>, D: AsRef<[u8]>>(
+    kept: impl Iterator<Item = (S, D)>,
+) -> String {
     let mut hasher = Sha256::new();
     for (id, digest) in kept {
+        let id = id.as_ref();
         hasher.update((id.len() as u64).to_be_bytes());
         hasher.update(id.as_bytes());
         hasher.update(digest);

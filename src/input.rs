@@ -830,13 +830,34 @@ mod tests {
             .iter()
             .map(|r| r.id.as_str())
             .collect();
-        // p2 is out of scope; f1 is neither the newest fact nor a kept one; chatter is counted.
-        assert_eq!(held, ["p1", "f2", "p3", "s1", "e1"]);
+        // p2 is out of scope; f1 and f2 are facts of `limit`, which no held policy reads
+        // (f1 is not even the newest); chatter is counted.
+        assert_eq!(held, ["p1", "p3", "s1", "e1"]);
         assert_eq!(l.input.store.total(), 10);
         assert_eq!(
             l.input.store.named_tools().into_iter().collect::<Vec<_>>(),
             ["other", "pay"]
         );
+    }
+
+    #[test]
+    fn lean_store_holds_the_newest_fact_of_a_field_a_held_policy_reads() {
+        let store = STORE.replace(
+            r#""predicate":{"field":"amount","op":"gt","value":"limit"}"#,
+            r#""predicate":{"field":"limit","op":"gt","value":1}"#,
+        );
+        let l = lean(&store, Some("c1"), Some(r#"{"tool":"pay"}"#)).unwrap();
+        let held: Vec<&str> = l
+            .input
+            .store
+            .records()
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(held, ["p1", "f2", "p3", "s1", "e1"]);
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        let l = lean(&store, Some("c1"), Some(action)).unwrap();
+        assert_eq!(lean_report(&l), exact_report(&store, Some("c1"), action));
     }
 
     #[test]

@@ -376,20 +376,8 @@ fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let mut escapes = Escapes::None;
     loop {
-        // Sixteen bytes at a time (x86-64) up to the first `"`, `\` or byte below 0x20,
-        // then eight (below, where fewer than sixteen are left, and everywhere else).
-        #[cfg(target_arch = "x86_64")]
-        while let Some(block) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
-            // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
-            let marks = unsafe { specials16(block) };
-            if marks != 0 {
-                i += marks.trailing_zeros() as usize;
-                break;
-            }
-            i += 16;
-        }
-        // A borrow can only mark bytes after a true one, so the lowest mark is the first
-        // such byte.
+        // Eight bytes at a time up to the first `"`, `\` or byte below 0x20. A borrow can
+        // only mark bytes after a true one, so the lowest mark is the first such byte.
         while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
             let w = u64::from_le_bytes(word);
             let special = zero_byte(w ^ (ONES * 0x22))
@@ -419,24 +407,6 @@ fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
             _ => i += 1,
         }
     }
-}
-
-/// One bit per byte of `block` that is `"`, `\` or below 0x20 (bit `k` for byte `k`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn specials16(block: &[u8; 16]) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
-        _mm_set1_epi8,
-    };
-    let (lo, hi) = block.split_at(8);
-    let word = |half: &[u8]| i64::from_le_bytes(half.try_into().unwrap_or_default());
-    let v = _mm_set_epi64x(word(hi), word(lo));
-    let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x22));
-    let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x5c));
-    // Unsigned `v <= 0x1f`: the byte is its own minimum with 0x1f.
-    let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
 }
 
 /// A JSON integer in `0..2^64` at `i` (no sign, fraction or exponent), and the index just
