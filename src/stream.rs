@@ -944,21 +944,26 @@ fn finish<R>(
         && batches
             .windows(2)
             .all(|w| matches!(w, [x, y] if x.last < y.first));
-    if !rising && has_duplicate(&mut a.seqs, &mut b.seqs, true) {
+    if !rising && has_duplicate([&mut a.seqs, &mut b.seqs], true, [Vec::new(), Vec::new()]) {
         return Err(Fallback);
     }
     let total = a.hashes.len() + b.hashes.len();
-    drop((std::mem::take(&mut a.seqs), std::mem::take(&mut b.seqs)));
 
-    // The id hashes (sorted in place by the duplicate check) and the entries go to the
-    // checks; the rest of each worker goes to the store.
-    let hashes = Mutex::new([std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)]);
+    // The id hashes (sorted in place by the duplicate check, with the `seq` lists, as
+    // long and no longer needed, for its scratch space) and the entries go to the checks;
+    // the rest of each worker goes to the store.
+    let hashes = Mutex::new((
+        [std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)],
+        [std::mem::take(&mut a.seqs), std::mem::take(&mut b.seqs)],
+    ));
     let mut parts = [Held::take(&mut a), Held::take(&mut b)];
     let links = Links {
         entries: [&a.entries, &b.entries],
         names: [&a.names, &b.names],
         deps: [&a.deps, &b.deps],
         fields: [&a.fields, &b.fields],
+        field_names: [&a.field_names, &b.field_names],
+        field_at: [&a.field_at, &b.field_at],
     };
     if plan.pin {
         let index = links.index();
@@ -1113,6 +1118,9 @@ fn in_seq_order(mut a: Vec<Digested>, mut b: Vec<Digested>) -> impl Iterator<Ite
     })
 }
 
+/// Each worker's id hashes, and a spare buffer per worker for sorting them.
+type IdHashes = ([Vec<u64>; 2], [Vec<u64>; 2]);
+
 /// The workers' entries, for the checks that link records: their ids, `supersedes` and
 /// `depends_on` (in `names` and `deps`) and fact fields.
 struct Links<'e> {
@@ -1120,6 +1128,9 @@ struct Links<'e> {
     names: [&'e str; 2],
     deps: [&'e [Name]; 2],
     fields: [&'e [String]; 2],
+    /// The same fields' names in one buffer per worker (see `Worker::field_names`).
+    field_names: [&'e str; 2],
+    field_at: [&'e [Name]; 2],
 }
 
 impl<'e> Links<'e> {
@@ -1141,8 +1152,9 @@ impl<'e> Links<'e> {
 
     /// The field of a fact entry of worker `w`.
     fn field_of(&self, w: usize, e: &Entry) -> Option<&'e str> {
-        let fields = *self.fields.get(w)?;
-        fields.get(e.field as usize).map(String::as_str)
+        let at = self.field_at.get(w)?.get(e.field as usize)?;
+        let names = *self.field_names.get(w)?;
+        names.get(at.at as usize..at.at as usize + at.len as usize)
     }
 
     /// No two records share an id (`hashes`, each worker's id hashes, are sorted in
@@ -1150,15 +1162,15 @@ impl<'e> Links<'e> {
     /// `depends_on` names a record it may name.
     fn check(
         &self,
-        hashes: &Mutex<[Vec<u64>; 2]>,
+        hashes: &Mutex<IdHashes>,
         entries: &Entries<'e>,
         two_threads: bool,
     ) -> Result<(), Fallback> {
         {
             let mut hashes = hashes.lock().map_err(|_| Fallback)?;
-            let [a, b] = &mut *hashes;
+            let ([a, b], spare) = &mut *hashes;
             // A shared hash may be a real duplicate: the exact loader decides.
-            if has_duplicate(a, b, two_threads) {
+            if has_duplicate([a, b], two_threads, std::mem::take(spare)) {
                 return Err(Fallback);
             }
         }
@@ -1178,6 +1190,9 @@ impl<'e> Links<'e> {
                 }
             }
             // A depends_on naming chatter (which this loader does not index) falls back too.
+            if e.depends_on.0 == e.depends_on.1 {
+                continue;
+            }
             let id = entries.name(w, e.id).ok_or(Fallback)?;
             let deps = entries
                 .deps
@@ -1372,18 +1387,21 @@ fn hold_inputs(
     Ok(())
 }
 
-/// True when some value occurs twice across `a` and `b` (both are sorted in place, on
-/// two threads when `two_threads` and one can be had).
-fn has_duplicate(a: &mut Vec<u64>, b: &mut Vec<u64>, two_threads: bool) -> bool {
+/// True when some value occurs twice across the two lists (each is sorted in place, on
+/// two threads when `two_threads` and one can be had; `spare[k]` is scratch space for
+/// sorting list `k`).
+fn has_duplicate([a, b]: [&mut Vec<u64>; 2], two_threads: bool, spare: [Vec<u64>; 2]) -> bool {
+    let [mut spare_a, mut spare_b] = spare;
     let both = two_threads
         && std::thread::scope(|s| {
-            let other = std::thread::Builder::new().spawn_scoped(s, || radix_sort(b));
-            radix_sort(a);
+            let other = std::thread::Builder::new()
+                .spawn_scoped(s, || radix_sort(b, std::mem::take(&mut spare_b)));
+            radix_sort(a, std::mem::take(&mut spare_a));
             other.is_ok_and(|h| h.join().is_ok())
         });
     if !both {
-        radix_sort(a);
-        radix_sort(b);
+        radix_sort(a, spare_a);
+        radix_sort(b, spare_b);
     }
     let twice = |s: &[u64]| s.windows(2).any(|w| matches!(w, [x, y] if x == y));
     if twice(a) || twice(b) {
@@ -1407,7 +1425,7 @@ fn has_duplicate(a: &mut Vec<u64>, b: &mut Vec<u64>, two_threads: bool) -> bool 
 /// Sorts `v` by a least-significant-digit radix sort, a byte per pass (a pass is skipped
 /// where every value has the same byte): hashes are uniform, and on them this is about
 /// twice as fast as a comparison sort. Takes a second buffer of `v`'s size.
-fn radix_sort(v: &mut Vec<u64>) {
+fn radix_sort(v: &mut Vec<u64>, spare: Vec<u64>) {
     let mut counts = [[0usize; 256]; 8];
     for &x in v.iter() {
         for (d, c) in counts.iter_mut().enumerate() {
@@ -1416,7 +1434,9 @@ fn radix_sort(v: &mut Vec<u64>) {
             }
         }
     }
-    let mut other = vec![0u64; v.len()];
+    // The spare buffer's contents do not matter: every slot is written before it is read.
+    let mut other = spare;
+    other.resize(v.len(), 0);
     for (d, c) in counts.iter_mut().enumerate() {
         if c.contains(&v.len()) {
             continue;
@@ -1571,20 +1591,32 @@ mod tests {
             let mut sorted = v.clone();
             sorted.sort_unstable();
             let mut radix = v;
-            radix_sort(&mut radix);
+            radix_sort(&mut radix, vec![3; 7]);
             assert_eq!(radix, sorted);
         }
         let mut other: Vec<u64> = random.iter().map(|h| h.wrapping_add(1) | 1).collect();
         random.iter_mut().for_each(|h| *h &= !1);
         for two in [false, true] {
             let (mut a, mut b) = (random.clone(), other.clone());
-            assert!(!has_duplicate(&mut a, &mut b, two));
+            assert!(!has_duplicate(
+                [&mut a, &mut b],
+                two,
+                [Vec::new(), vec![1; 9]]
+            ));
             let (mut a, mut b) = (random.clone(), other.clone());
             b.push(random[1234]);
-            assert!(has_duplicate(&mut a, &mut b, two));
+            assert!(has_duplicate(
+                [&mut a, &mut b],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
             let (mut a, mut b) = (random.clone(), other.clone());
             a.push(random[17]);
-            assert!(has_duplicate(&mut a, &mut b, two));
+            assert!(has_duplicate(
+                [&mut a, &mut b],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
         }
         other.clear();
     }
