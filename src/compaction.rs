@@ -144,7 +144,7 @@ impl Compaction {
         mut kept_hashes: Vec<u64>,
         kept_sha256: String,
     ) -> Compaction {
-        kept_hashes.sort_unstable();
+        crate::stream::radix_sort(&mut kept_hashes, Vec::new());
         let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
             retention: Retention::Given,

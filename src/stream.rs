@@ -1031,12 +1031,14 @@ fn build(
     );
 
     // The facts a view can read: per field the newest, and the newest kept. The gate
-    // and precheck look facts up only by the fields held policies read, so for them a
-    // fact's line is parsed only when its field is one of those (pin reads them all).
+    // and precheck look facts up only by the fields that policies in scope of their
+    // tools read (a policy held only as another's revoker is never evaluated), so for
+    // them a fact's line is parsed only when its field is one of those (pin reads all).
     let mut held = std::mem::take(&mut a.held);
     held.append(&mut b.held);
     let read: BTreeSet<String> = held
         .iter()
+        .filter(|r| plan.in_scope(r))
         .filter_map(|r| match &r.kind {
             Kind::Policy(p) => Some(p.predicate.fields()),
             _ => None,
@@ -1425,7 +1427,7 @@ fn has_duplicate([a, b]: [&mut Vec<u64>; 2], two_threads: bool, spare: [Vec<u64>
 /// Sorts `v` by a least-significant-digit radix sort, a byte per pass (a pass is skipped
 /// where every value has the same byte): hashes are uniform, and on them this is about
 /// twice as fast as a comparison sort. Takes a second buffer of `v`'s size.
-fn radix_sort(v: &mut Vec<u64>, spare: Vec<u64>) {
+pub(crate) fn radix_sort(v: &mut Vec<u64>, spare: Vec<u64>) {
     let mut counts = [[0usize; 256]; 8];
     for &x in v.iter() {
         for (d, c) in counts.iter_mut().enumerate() {
