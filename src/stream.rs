@@ -1389,49 +1389,74 @@ fn hold_inputs(
     Ok(())
 }
 
-/// True when some value occurs twice across the two lists (each is sorted in place, on
-/// two threads when `two_threads` and one can be had; `spare[k]` is scratch space for
-/// sorting list `k`).
+/// True when some value occurs twice across the two lists (each is put in order of its
+/// top [`RUN_BITS`] bits in place, on two threads when `two_threads` and one can be had;
+/// `spare[k]` is scratch space for list `k`).
+///
+/// A full sort is not needed to find a repeat: equal values have equal top bits, so after
+/// ordering by those only the runs of equal top bits (across both lists) are compared
+/// whole, and for uniform hashes nearly every run is a single value.
 fn has_duplicate([a, b]: [&mut Vec<u64>; 2], two_threads: bool, spare: [Vec<u64>; 2]) -> bool {
+    const LOW: u32 = 64 - RUN_BITS;
     let [mut spare_a, mut spare_b] = spare;
     let both = two_threads
         && std::thread::scope(|s| {
             let other = std::thread::Builder::new()
-                .spawn_scoped(s, || radix_sort(b, std::mem::take(&mut spare_b)));
-            radix_sort(a, std::mem::take(&mut spare_a));
+                .spawn_scoped(s, || radix_sort_from(b, std::mem::take(&mut spare_b), LOW));
+            radix_sort_from(a, std::mem::take(&mut spare_a), LOW);
             other.is_ok_and(|h| h.join().is_ok())
         });
     if !both {
-        radix_sort(a, spare_a);
-        radix_sort(b, spare_b);
+        radix_sort_from(a, spare_a, LOW);
+        radix_sort_from(b, spare_b, LOW);
     }
-    let twice = |s: &[u64]| s.windows(2).any(|w| matches!(w, [x, y] if x == y));
-    if twice(a) || twice(b) {
-        return true;
-    }
-    let (mut i, mut j) = (a.iter().peekable(), b.iter().peekable());
-    while let (Some(&&x), Some(&&y)) = (i.peek(), j.peek()) {
-        match x.cmp(&y) {
-            std::cmp::Ordering::Less => {
-                i.next();
+    let top = |h: u64| h >> LOW;
+    let (mut i, mut j) = (0, 0);
+    let mut run: Vec<u64> = Vec::new();
+    loop {
+        let (x, y) = (a.get(i).copied().map(top), b.get(j).copied().map(top));
+        let Some(k) = x.into_iter().chain(y).min() else {
+            return false;
+        };
+        let from_a = a.get(i..).unwrap_or_default();
+        let from_b = b.get(j..).unwrap_or_default();
+        let n = from_a.iter().take_while(|&&h| top(h) == k).count();
+        let m = from_b.iter().take_while(|&&h| top(h) == k).count();
+        if n + m > 1 {
+            run.clear();
+            run.extend(from_a.iter().take(n).chain(from_b.iter().take(m)));
+            run.sort_unstable();
+            if run.windows(2).any(|w| matches!(w, [p, q] if p == q)) {
+                return true;
             }
-            std::cmp::Ordering::Greater => {
-                j.next();
-            }
-            std::cmp::Ordering::Equal => return true,
         }
+        i += n;
+        j += m;
     }
-    false
 }
 
-/// Sorts `v` by a least-significant-digit radix sort, a byte per pass (a pass is skipped
-/// where every value has the same byte): hashes are uniform, and on them this is about
-/// twice as fast as a comparison sort. Takes a second buffer of `v`'s size.
+/// How many top bits [`has_duplicate`] orders by: three passes of [`DIGIT_BITS`].
+const RUN_BITS: u32 = 33;
+
+/// Bits per pass of [`radix_sort_from`]: a 2,048-entry count table, which stays in cache.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts `v` (a least-significant-digit radix sort, [`DIGIT_BITS`] per pass; a pass is
+/// skipped where every value has the same digit): hashes are uniform, and on them this is
+/// about twice as fast as a comparison sort. `spare` is scratch space.
 pub(crate) fn radix_sort(v: &mut Vec<u64>, spare: Vec<u64>) {
-    let mut counts = [[0usize; 256]; 8];
+    radix_sort_from(v, spare, 0);
+}
+
+/// [`radix_sort`] by the bits from `low` up only: `v` ends in order of `v >> low`.
+fn radix_sort_from(v: &mut Vec<u64>, spare: Vec<u64>, low: u32) {
+    const WIDTH: usize = 1 << DIGIT_BITS;
+    const MASK: u64 = (1 << DIGIT_BITS) - 1;
+    let shifts: Vec<u32> = (low..64).step_by(DIGIT_BITS as usize).collect();
+    let mut counts = vec![[0usize; WIDTH]; shifts.len()];
     for &x in v.iter() {
-        for (d, c) in counts.iter_mut().enumerate() {
-            if let Some(n) = c.get_mut(((x >> (d * 8)) & 0xff) as usize) {
+        for (c, &shift) in counts.iter_mut().zip(&shifts) {
+            if let Some(n) = c.get_mut(((x >> shift) & MASK) as usize) {
                 *n += 1;
             }
         }
@@ -1439,7 +1464,7 @@ pub(crate) fn radix_sort(v: &mut Vec<u64>, spare: Vec<u64>) {
     // The spare buffer's contents do not matter: every slot is written before it is read.
     let mut other = spare;
     other.resize(v.len(), 0);
-    for (d, c) in counts.iter_mut().enumerate() {
+    for (c, &shift) in counts.iter_mut().zip(&shifts) {
         if c.contains(&v.len()) {
             continue;
         }
@@ -1450,7 +1475,7 @@ pub(crate) fn radix_sort(v: &mut Vec<u64>, spare: Vec<u64>) {
             at += here;
         }
         for &x in v.iter() {
-            if let Some(n) = c.get_mut(((x >> (d * 8)) & 0xff) as usize) {
+            if let Some(n) = c.get_mut(((x >> shift) & MASK) as usize) {
                 if let Some(slot) = other.get_mut(*n) {
                     *slot = x;
                 }
@@ -1621,6 +1646,50 @@ mod tests {
             ));
         }
         other.clear();
+    }
+
+    #[test]
+    fn repeats_are_found_inside_runs_of_equal_top_bits() {
+        // Values that share their top bits (one run) but differ below: only a true repeat
+        // counts, in either list or across the two.
+        let high = 0xdead_beef_8000_0000u64;
+        let a: Vec<u64> = (0..40).map(|k| high | ((k * 7919) % 1000)).collect();
+        let b: Vec<u64> = (0..40).map(|k| high | (1000 + k)).collect();
+        for two in [false, true] {
+            let (mut x, mut y) = (a.clone(), b.clone());
+            assert!(!has_duplicate(
+                [&mut x, &mut y],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
+            let (mut x, mut y) = (a.clone(), b.clone());
+            y.push(a[5]);
+            assert!(has_duplicate(
+                [&mut x, &mut y],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
+            let (mut x, mut y) = (a.clone(), b.clone());
+            x.insert(3, a[30]);
+            assert!(has_duplicate(
+                [&mut x, &mut y],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
+            // Runs of one value each, and empty lists.
+            let (mut x, mut y) = (vec![1u64 << 40, 3u64 << 40], Vec::new());
+            assert!(!has_duplicate(
+                [&mut x, &mut y],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            assert!(!has_duplicate(
+                [&mut x, &mut y],
+                two,
+                [Vec::new(), Vec::new()]
+            ));
+        }
     }
 
     #[test]
