@@ -10,9 +10,10 @@
 #   RUNS=10 bash bench/run.sh         # more runs per command
 #   SKIP_BUILD=1 bash bench/run.sh    # use the binaries already in target/release
 #   REGEN=1 bash bench/run.sh         # regenerate the stores even if up to date
-#   STRICT=1 bash bench/run.sh        # exit 1 unless every target is met
+#   STRICT=1 bash bench/run.sh        # exit 1 unless every target of the table is met
+#   PAIRS=20 bash bench/run.sh        # rounds of the interleaved (paired) ratios; 0: none
 #
-# Environment knobs: RUNS (5), WARMUP (1), STARTUP_RUNS (50), STARTUP_WARMUP (5),
+# Environment knobs: RUNS (5), WARMUP (1), STARTUP_RUNS (50), STARTUP_WARMUP (5), PAIRS (10),
 # RSS_RUNS (3, the max is reported), SEED (5), PROBE_TIMEOUT (600 s),
 # GATE and FLOOR (paths of the two binaries, default target/release/...).
 #
@@ -338,6 +339,52 @@ open(f"{out}/table.md", "w").write(head + "\n\n" + text + "\n")
 open(f"{out}/met", "w").write("yes\n" if met_all else "no\n")
 PY
 say "(table also in $OUT/table.md; raw hyperfine JSON, probe outputs and logs in $OUT/)"
+
+# ---------------------------------------------------------------- paired ratios
+# hyperfine times each command in a block of its own, so a host whose speed drifts over
+# a minute (a shared machine) can put the floor and `check` in different conditions.
+# Here the commands of each ratio run in turn, PAIRS rounds (order rotated each round),
+# and each round gives its own ratios: the median of those is the ratio under the same
+# conditions. Printed beside the table above, not instead of it.
+PAIRS=${PAIRS:-10}
+if [ "$PAIRS" -gt 0 ]; then
+    hr "paired ratios ($PAIRS interleaved rounds)"
+    python3 - "$OUT" "$PAIRS" <<'PY' | tee -a "$OUT/table.md"
+import os, shlex, statistics, subprocess, sys, time
+out, rounds = sys.argv[1], int(sys.argv[2])
+names = ["floor_1m", "check_1m", "precheck_1m", "pin_1m", "document_1m"]
+cmds = {}
+for n in names:
+    st = f"{out}/{n}.status"
+    if os.path.exists(st) and open(st).read().startswith("ok "):
+        cmds[n] = shlex.split(open(f"{out}/{n}.cmd").read().strip())
+pairs = [("check/floor", "check_1m", "floor_1m", 1.25),
+         ("precheck/check", "precheck_1m", "check_1m", 2.0),
+         ("pin/check", "pin_1m", "check_1m", 2.0),
+         ("document/jsonl", "document_1m", "check_1m", 2.0)]
+pairs = [p for p in pairs if p[1] in cmds and p[2] in cmds]
+order = [n for n in names if n in cmds]
+walls = {n: [] for n in order}
+for r in range(rounds):
+    k = r % len(order)
+    for n in order[k:] + order[:k]:
+        t = time.perf_counter()
+        subprocess.run(cmds[n], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        walls[n].append(time.perf_counter() - t)
+print()
+print("| ratio | median of per-round ratios | range over rounds | target | met |")
+print("|---|---|---|---|---|")
+met_all = True
+for label, a, b, limit in pairs:
+    ratios = [x / y for x, y in zip(walls[a], walls[b])]
+    med = statistics.median(ratios)
+    met_all &= med <= limit
+    print(f"| {label} | {med:.2f}x | {min(ratios):.2f}x - {max(ratios):.2f}x | <= {limit:g} | "
+          f"{'yes' if med <= limit else 'no'} |")
+print()
+print("paired: all ratio targets met" if met_all else "paired: NOT all ratio targets met")
+PY
+fi
 
 if [ "${STRICT:-0}" = 1 ] && [ "$(cat "$OUT/met" 2>/dev/null)" != yes ]; then
     exit 1
