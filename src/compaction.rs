@@ -233,13 +233,21 @@ fn fingerprint(store: &Store, kept: &[bool]) -> String {
 pub(crate) fn fingerprint_of<S: AsRef<str>, D: AsRef<[u8]>>(
     kept: impl Iterator<Item = (S, D)>,
 ) -> String {
+    // The same bytes hashed as one stream, handed over in blocks rather than three small
+    // updates per record (a lean load fingerprints 100,000 records at the end).
     let mut hasher = Sha256::new();
+    let mut block: Vec<u8> = Vec::with_capacity(1 << 16);
     for (id, digest) in kept {
         let id = id.as_ref();
-        hasher.update((id.len() as u64).to_be_bytes());
-        hasher.update(id.as_bytes());
-        hasher.update(digest);
+        block.extend_from_slice(&(id.len() as u64).to_be_bytes());
+        block.extend_from_slice(id.as_bytes());
+        block.extend_from_slice(digest.as_ref());
+        if block.len() >= 1 << 16 {
+            hasher.update(&block);
+            block.clear();
+        }
     }
+    hasher.update(&block);
     let hex = crate::report::hex(&hasher.finalize());
     hex.get(..12).unwrap_or(&hex).to_string()
 }

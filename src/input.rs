@@ -731,6 +731,49 @@ mod tests {
         }
     }
 
+    #[test]
+    fn facts_whose_field_names_look_alike_stay_on_the_lean_path() {
+        // Regression: `field_1181` and `field_1971` shared an id hash, and the load fell
+        // back to the exact path (same report, seconds slower on a large store).
+        let store = concat!(
+            "{\"id\":\"record_0000001\",\"seq\":1,\"kind\":\"fact\",\"field\":\"field_1181\",\"value\":1}\n",
+            "{\"id\":\"record_0000002\",\"seq\":2,\"kind\":\"fact\",\"field\":\"field_1971\",\"value\":2}\n",
+            "{\"id\":\"record_0000003\",\"seq\":3,\"kind\":\"chatter\"}\n",
+        );
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        let l = lean(store, Some("record_0000003"), Some(action)).unwrap();
+        assert_eq!(
+            lean_report(&l),
+            exact_report(store, Some("record_0000003"), action)
+        );
+    }
+
+    #[test]
+    fn a_fact_superseding_the_last_one_met_is_linked_only_when_that_is_earlier() {
+        // f1 is met first but has the later seq: f2 cannot supersede it, whatever the
+        // input order, and the lean load must not take the link on trust.
+        let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+        let bad = concat!(
+            "{\"id\":\"f1\",\"seq\":2,\"kind\":\"fact\",\"field\":\"x\",\"value\":1}\n",
+            "{\"id\":\"f2\",\"seq\":1,\"kind\":\"fact\",\"field\":\"x\",\"value\":2,\"supersedes\":\"f1\"}\n",
+        );
+        assert!(load_str(bad).is_err());
+        assert!(lean(bad, Some("f1"), Some(action)).is_err());
+        // g2 names f2, the fact met just before it, but of another field: refused too.
+        let mixed = concat!(
+            "{\"id\":\"f1\",\"seq\":1,\"kind\":\"fact\",\"field\":\"x\",\"value\":1}\n",
+            "{\"id\":\"g1\",\"seq\":2,\"kind\":\"fact\",\"field\":\"y\",\"value\":1}\n",
+            "{\"id\":\"f2\",\"seq\":3,\"kind\":\"fact\",\"field\":\"x\",\"value\":2,\"supersedes\":\"f1\"}\n",
+            "{\"id\":\"g2\",\"seq\":4,\"kind\":\"fact\",\"field\":\"y\",\"value\":2,\"supersedes\":\"f2\"}\n",
+        );
+        assert!(load_str(mixed).is_err());
+        assert!(lean(mixed, Some("f1"), Some(action)).is_err());
+        // Without g2's link, f2's (past a fact of another field) holds.
+        let good = mixed.replace(",\"supersedes\":\"f2\"}", "}");
+        let l = lean(&good, Some("f1"), Some(action)).unwrap();
+        assert_eq!(lean_report(&l), exact_report(&good, Some("f1"), action));
+    }
+
     fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor, Fallback> {
         let bytes = text.as_bytes();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
