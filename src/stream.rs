@@ -645,12 +645,10 @@ impl Worker {
             _ => slots.newest = Some(Slot::Line(f.seq, text.to_string())),
         }
         let id = self.name(&f.id)?;
+        let linked = self.note_fact(field, f.seq, id, f.supersedes.as_deref());
         let supersedes = match f.supersedes.as_deref() {
-            Some(t) if !self.note_fact(field, f.seq, id, Some(t)) => Some(self.name(t)?),
-            t => {
-                self.note_fact(field, f.seq, id, t);
-                None
-            }
+            Some(t) if !linked => Some(self.name(t)?),
+            _ => None,
         };
         let depends_on = self.deps(f.depends_on.iter().map(|d| &**d))?;
         self.entries.push(Entry {
