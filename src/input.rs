@@ -336,7 +336,8 @@ pub fn load_lean_with<'w, R>(
     let owned_kept = match kept {
         _ if pin => KeptIds::Owned(Vec::new()),
         Some((text, from_file)) if !kept_is_json(text) => {
-            KeptIds::Borrowed(kept_lines(text, from_file))
+            let sep = if from_file { '\n' } else { ',' };
+            KeptIds::Plain(text.trim_start_matches('\u{feff}'), sep)
         }
         Some((text, from_file)) => {
             KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
@@ -499,10 +500,12 @@ fn lean_document<R>(
     )?
 }
 
-/// Kept ids from a flag, borrowed from its text where that is plain.
+/// Kept ids from a flag, read straight from its text where that is plain.
 enum KeptIds<'a> {
     None,
-    Borrowed(Vec<&'a str>),
+    /// [`kept_from_flag`]'s plain form (ids per line, or comma separated): its text with
+    /// any BOM removed, and the separator.
+    Plain(&'a str, char),
     Owned(Vec<String>),
 }
 
@@ -510,9 +513,39 @@ impl KeptIds<'_> {
     fn ids(&self) -> Option<Box<dyn Iterator<Item = &str> + '_>> {
         match self {
             KeptIds::None => None,
-            KeptIds::Borrowed(v) => Some(Box::new(v.iter().copied())),
+            KeptIds::Plain(text, sep) => Some(Box::new(PlainIds {
+                ids: text.split(*sep),
+                // One id per separator at most, plus one: an upper bound the plan sizes
+                // its index by (blank entries are passed over).
+                most: text.bytes().filter(|&b| char::from(b) == *sep).count() + 1,
+            })),
             KeptIds::Owned(v) => Some(Box::new(v.iter().map(String::as_str))),
         }
+    }
+}
+
+/// The ids of a plain `--kept` text, trimmed, blanks passed over; `most` bounds how many
+/// are left.
+struct PlainIds<'a> {
+    ids: std::str::Split<'a, char>,
+    most: usize,
+}
+
+impl<'a> Iterator for PlainIds<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let id = self.ids.next()?.trim();
+            self.most = self.most.saturating_sub(1);
+            if !id.is_empty() {
+                return Some(id);
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.most))
     }
 }
 
@@ -520,16 +553,6 @@ fn kept_is_json(text: &str) -> bool {
     text.trim_start_matches('\u{feff}')
         .trim_start()
         .starts_with('[')
-}
-
-/// [`kept_from_flag`]'s plain form (ids per line, or comma separated), borrowed.
-fn kept_lines(text: &str, from_file: bool) -> Vec<&str> {
-    let sep = if from_file { '\n' } else { ',' };
-    text.trim_start_matches('\u{feff}')
-        .split(sep)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect()
 }
 
 /// Reads kept ids from a JSON array of strings.

@@ -140,7 +140,13 @@ impl<'a> Plan<'a> {
         limits: Limits,
     ) -> Plan<'a> {
         let kept = kept.into_iter();
-        let n = kept.size_hint().0;
+        // Sized for the most ids the iterator may give (an upper bound, when it has one),
+        // within reason: past that the index grows as it fills.
+        let n = match kept.size_hint() {
+            (_, Some(most)) => most,
+            (least, None) => least,
+        }
+        .min(1 << 22);
         let mut plan = Plan {
             index: IdMap::with_capacity_and_hasher(n, Default::default()),
             filter: Vec::new(),
