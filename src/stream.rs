@@ -232,12 +232,30 @@ impl<'a> Plan<'a> {
             return matches!(record.kind, Kind::Policy(_) | Kind::Effect(_));
         };
         match (&record.kind, self.pin) {
-            (Kind::Policy(p), false) => tools.iter().any(|t| p.scopes(t)),
+            (Kind::Policy(p), false) => self.policy_in_scope(&p.scope),
             (Kind::Policy(p), true) => tools.iter().any(|t| p.may_scope(t)),
-            (Kind::Effect(e), false) => tools.contains(&e.tool),
+            (Kind::Effect(e), false) => self.effect_in_scope(&e.tool),
             (Kind::Effect(e), true) => tools.iter().any(|t| glob_match(t, &e.tool)),
             _ => false,
         }
+    }
+
+    /// Outside `pin`: whether a policy with this `scope` scopes one of the tools (as
+    /// [`crate::record::Policy::scopes`] decides; any does when the tools are not known).
+    fn policy_in_scope<S: AsRef<str>>(&self, scope: &[S]) -> bool {
+        self.tools.as_ref().is_none_or(|tools| {
+            tools
+                .iter()
+                .any(|t| scope.iter().any(|s| glob_match(s.as_ref(), t)))
+        })
+    }
+
+    /// Outside `pin`: whether an effect of `tool` is one of the tools' (any is when the
+    /// tools are not known).
+    fn effect_in_scope(&self, tool: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|tools| tools.iter().any(|t| t == tool))
     }
 }
 
@@ -266,6 +284,43 @@ const NOT_A_FACT: u32 = u32::MAX;
 struct Name {
     at: u32,
     len: u32,
+}
+
+impl Name {
+    /// `s`, added to the end of `buf`.
+    fn push(buf: &mut String, s: &str) -> Result<Name, Fallback> {
+        let at = u32::try_from(buf.len()).map_err(|_| Fallback)?;
+        let len = u32::try_from(s.len()).map_err(|_| Fallback)?;
+        at.checked_add(len).ok_or(Fallback)?;
+        buf.push_str(s);
+        Ok(Name { at, len })
+    }
+
+    /// This name in `buf`, the string it was pushed to.
+    fn of(self, buf: &str) -> Option<&str> {
+        buf.get(self.at as usize..self.at as usize + self.len as usize)
+    }
+}
+
+/// A worker's fact field names: one buffer, and where each field's name is in it.
+#[derive(Clone, Copy)]
+struct Fields<'e> {
+    names: &'e str,
+    at: &'e [Name],
+}
+
+impl<'e> Fields<'e> {
+    /// The name of field `i`.
+    fn get(&self, i: u32) -> Option<&'e str> {
+        self.at.get(i as usize)?.of(self.names)
+    }
+
+    /// Every field's name, by index.
+    fn iter(&self) -> impl Iterator<Item = &'e str> + '_ {
+        self.at
+            .iter()
+            .map(|at| at.of(self.names).unwrap_or_default())
+    }
 }
 
 /// Per field: the newest fact, and the newest kept fact, this worker saw.
@@ -330,15 +385,14 @@ struct Worker {
     /// The `depends_on` ids of the entries, each entry's in one run.
     deps: Vec<Name>,
     held: Vec<Record>,
-    /// The fact fields met, by the index entries use, and their slots.
-    fields: Vec<String>,
-    slots: Vec<FactSlots>,
-    /// The index of each field by its name's hash, checked against `field_names` (the
-    /// names one after the other, where `field_at` finds them): a lookup reads one
-    /// small buffer, not a string of its own per field.
-    field_index: IdMap<u64, u32>,
+    /// The fact fields met, by the index entries use: their names one after the other
+    /// in `field_names`, where `field_at` finds them (a lookup reads one small buffer,
+    /// not a string of its own per field), and their slots.
     field_names: String,
     field_at: Vec<Name>,
+    slots: Vec<FactSlots>,
+    /// The index of each field by its name's hash, checked against its name.
+    field_index: IdMap<u64, u32>,
     /// (seq, index into the plan's kept ids, sha256 of canonical JSON) per kept record.
     digests: Vec<(u64, u32, [u8; 32])>,
     named: BTreeSet<String>,
@@ -451,11 +505,22 @@ impl Worker {
 
     /// `id`, added to `names`.
     fn name(&mut self, id: &str) -> Result<Name, Fallback> {
-        let at = u32::try_from(self.names.len()).map_err(|_| Fallback)?;
-        let len = u32::try_from(id.len()).map_err(|_| Fallback)?;
-        at.checked_add(len).ok_or(Fallback)?;
-        self.names.push_str(id);
-        Ok(Name { at, len })
+        Name::push(&mut self.names, id)
+    }
+
+    /// Notes a tool name the records name (checked first: most name a tool already met).
+    fn name_tool(&mut self, tool: &str) {
+        if !self.named.contains(tool) {
+            self.named.insert(tool.to_string());
+        }
+    }
+
+    /// This worker's fact field names.
+    fn fields(&self) -> Fields<'_> {
+        Fields {
+            names: &self.field_names,
+            at: &self.field_at,
+        }
     }
 
     /// `ids`, added to `names` and, as one run, to `deps`: the run's range.
@@ -474,23 +539,15 @@ impl Worker {
     fn field(&mut self, name: &str) -> Result<u32, Fallback> {
         let h = id_hash(name.as_bytes());
         if let Some(&i) = self.field_index.get(&h) {
-            let at = self.field_at.get(i as usize).ok_or(Fallback)?;
-            let known = self
-                .field_names
-                .get(at.at as usize..at.at as usize + at.len as usize);
-            return if known == Some(name) {
+            return if self.fields().get(i) == Some(name) {
                 Ok(i)
             } else {
                 Err(Fallback)
             };
         }
-        let i = u32::try_from(self.fields.len()).map_err(|_| Fallback)?;
-        let at = u32::try_from(self.field_names.len()).map_err(|_| Fallback)?;
-        let len = u32::try_from(name.len()).map_err(|_| Fallback)?;
-        at.checked_add(len).ok_or(Fallback)?;
-        self.field_names.push_str(name);
-        self.field_at.push(Name { at, len });
-        self.fields.push(name.to_string());
+        let i = u32::try_from(self.field_at.len()).map_err(|_| Fallback)?;
+        let at = Name::push(&mut self.field_names, name)?;
+        self.field_at.push(at);
         self.slots.push(FactSlots::default());
         self.field_index.insert(h, i);
         Ok(i)
@@ -509,11 +566,7 @@ impl Worker {
         let (Some((last_seq, name)), Some(target)) = (last, target) else {
             return false;
         };
-        last_seq < seq
-            && self
-                .names
-                .get(name.at as usize..name.at as usize + name.len as usize)
-                == Some(target)
+        last_seq < seq && name.of(&self.names) == Some(target)
     }
 
     fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
@@ -683,32 +736,23 @@ impl Worker {
         if self.kept_index(plan, &r.id, h).is_some() {
             return self.strict(plan, text);
         }
-        let Some(tools) = &plan.tools else {
-            // Every policy and effect is held.
-            return self.strict(plan, text);
-        };
         let policy = match &r.rule {
             scan::Rule::Policy {
                 scope, supersedes, ..
             } => {
-                let in_scope = || scope.iter().any(|s| tools.iter().any(|t| glob_match(s, t)));
-                if supersedes.is_some() || in_scope() {
+                if supersedes.is_some() || plan.policy_in_scope(scope) {
                     return self.strict(plan, text);
                 }
-                for tool in scope {
-                    if !tool.contains('*') && !self.named.contains(&**tool) {
-                        self.named.insert(tool.to_string());
-                    }
+                for tool in scope.iter().filter(|t| !t.contains('*')) {
+                    self.name_tool(tool);
                 }
                 true
             }
             scan::Rule::Effect { tool } => {
-                if tools.iter().any(|t| t == tool) {
+                if plan.effect_in_scope(tool) {
                     return self.strict(plan, text);
                 }
-                if !self.named.contains(&**tool) {
-                    self.named.insert(tool.to_string());
-                }
+                self.name_tool(tool);
                 false
             }
         };
@@ -772,18 +816,13 @@ impl Worker {
             Kind::Chatter => return Ok(()),
             Kind::Policy(p) => {
                 entry.policy = true;
-                for tool in &p.scope {
-                    // Checked first: most policies name a tool already met.
-                    if !tool.contains('*') && !self.named.contains(tool) {
-                        self.named.insert(tool.clone());
-                    }
+                for tool in p.scope.iter().filter(|t| !t.contains('*')) {
+                    self.name_tool(tool);
                 }
                 plan.in_scope(&record) || p.supersedes.is_some() || derived_and_kept
             }
             Kind::Effect(e) => {
-                if !self.named.contains(&e.tool) {
-                    self.named.insert(e.tool.clone());
-                }
+                self.name_tool(&e.tool);
                 plan.in_scope(&record)
             }
             Kind::Unevaluable(_) => !is_kept,
@@ -996,9 +1035,7 @@ fn finish<R>(
         entries: [&a.entries, &b.entries],
         names: [&a.names, &b.names],
         deps: [&a.deps, &b.deps],
-        fields: [&a.fields, &b.fields],
-        field_names: [&a.field_names, &b.field_names],
-        field_at: [&a.field_at, &b.field_at],
+        fields: [a.fields(), b.fields()],
     };
     if plan.pin {
         let index = links.index();
@@ -1051,7 +1088,7 @@ impl Held {
 fn build(
     plan: &Plan<'_>,
     parts: &mut [Held; 2],
-    fields: [&[String]; 2],
+    fields: [Fields<'_>; 2],
     total: usize,
     entries: Option<&Entries<'_>>,
 ) -> Result<(Store, Compaction), Fallback> {
@@ -1082,16 +1119,9 @@ fn build(
         .map(str::to_string)
         .collect();
     let [a_fields, b_fields] = fields;
-    let mut merged: IdMap<&str, FactSlots> = a_fields
-        .iter()
-        .map(String::as_str)
-        .zip(std::mem::take(&mut a.slots))
-        .collect();
-    for (field, slots) in b_fields
-        .iter()
-        .map(String::as_str)
-        .zip(std::mem::take(&mut b.slots))
-    {
+    let mut merged: IdMap<&str, FactSlots> =
+        a_fields.iter().zip(std::mem::take(&mut a.slots)).collect();
+    for (field, slots) in b_fields.iter().zip(std::mem::take(&mut b.slots)) {
         let mine = merged.entry(field).or_default();
         if let Some(r) = slots.newest
             && mine.newest.as_ref().is_none_or(|d| d.seq() < r.seq())
@@ -1164,10 +1194,7 @@ struct Links<'e> {
     entries: [&'e [Entry]; 2],
     names: [&'e str; 2],
     deps: [&'e [Name]; 2],
-    fields: [&'e [String]; 2],
-    /// The same fields' names in one buffer per worker (see `Worker::field_names`).
-    field_names: [&'e str; 2],
-    field_at: [&'e [Name]; 2],
+    fields: [Fields<'e>; 2],
 }
 
 impl<'e> Links<'e> {
@@ -1189,9 +1216,7 @@ impl<'e> Links<'e> {
 
     /// The field of a fact entry of worker `w`.
     fn field_of(&self, w: usize, e: &Entry) -> Option<&'e str> {
-        let at = self.field_at.get(w)?.get(e.field as usize)?;
-        let names = *self.field_names.get(w)?;
-        names.get(at.at as usize..at.at as usize + at.len as usize)
+        self.fields.get(w)?.get(e.field)
     }
 
     /// No two records share an id (`hashes`, each worker's id hashes, are sorted in
@@ -1375,8 +1400,7 @@ impl<'e> Entries<'e> {
 
     /// The id `name` of worker `w`.
     fn name(&self, w: usize, name: Name) -> Option<&'e str> {
-        let names = *self.names.get(w)?;
-        names.get(name.at as usize..name.at as usize + name.len as usize)
+        name.of(self.names.get(w)?)
     }
 }
 
