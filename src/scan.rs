@@ -139,7 +139,7 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 pub fn chatter(line: &str) -> Option<Chatter<'_>> {
     match simple(line) {
         Fast::Done(s) => s.chatter(),
-        Fast::NotChatter => None,
+        Fast::NotChatter { .. } => None,
         Fast::Unknown => chatter_by_serde(line),
     }
 }
@@ -215,8 +215,14 @@ pub enum Fast<'a> {
     /// A well-formed record of plain keys and values, which the strict JSON parser
     /// accepts with exactly these values.
     Done(Simple<'a>),
-    /// Not decided, but its `kind` is a string other than `chatter`: not chatter.
-    NotChatter,
+    /// Not decided, but its `kind` is a string other than `chatter`: not chatter. With
+    /// that kind, and its `id` when the scan read it (a plain string) before it stopped.
+    NotChatter {
+        /// The record's `kind`.
+        kind: &'a str,
+        /// The record's `id`, if read.
+        id: Option<&'a str>,
+    },
     /// Not decided: anything else (another key, an escaped key or id, a `\u` escape, an
     /// odd number, a nested value, a malformed line, ...).
     Unknown,
@@ -229,12 +235,21 @@ pub enum Fast<'a> {
 /// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
 pub fn simple(line: &str) -> Fast<'_> {
-    let mut kind_seen: Option<&str> = None;
-    match simple_scan::<false, false>(line, 0, &mut kind_seen) {
+    let mut seen = Seen::default();
+    match simple_scan::<false, false>(line, 0, &mut seen) {
         Some((s, _)) => Fast::Done(s),
-        None if kind_seen.is_some_and(|k| k != "chatter") => Fast::NotChatter,
-        None => Fast::Unknown,
+        None => match seen.kind {
+            Some(kind) if kind != "chatter" => Fast::NotChatter { kind, id: seen.id },
+            _ => Fast::Unknown,
+        },
     }
+}
+
+/// The plain `kind` and `id` strings [`simple_scan`] read before it stopped.
+#[derive(Default)]
+struct Seen<'a> {
+    kind: Option<&'a str>,
+    id: Option<&'a str>,
 }
 
 /// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
@@ -243,7 +258,7 @@ pub fn simple(line: &str) -> Fast<'_> {
 /// chunk's length; `next` is where the next line starts). `None`: not decided here; find
 /// the line's end and ask [`simple`].
 pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
-    let (s, end) = simple_scan::<true, false>(chunk, start, &mut None)?;
+    let (s, end) = simple_scan::<true, false>(chunk, start, &mut Seen::default())?;
     Some((s, end, (end + 1).min(chunk.len())))
 }
 
@@ -252,7 +267,7 @@ pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)
 /// `text[start..end]` is one [`simple`] decides with exactly this record (`end` is just
 /// past its `}`; what follows is not looked at). `None`: not decided here.
 pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
-    simple_scan::<false, true>(text, start, &mut None)
+    simple_scan::<false, true>(text, start, &mut Seen::default())
 }
 
 /// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
@@ -263,7 +278,7 @@ pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
 fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     line: &'a str,
     start: usize,
-    kind_seen: &mut Option<&'a str>,
+    seen: &mut Seen<'a>,
 ) -> Option<(Simple<'a>, usize)> {
     let b = line.as_bytes();
     let skip_ws = |b: &[u8], i: usize| {
@@ -321,7 +336,9 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
                     return None;
                 }
                 if key == b"kind" {
-                    *kind_seen = kind;
+                    seen.kind = kind;
+                } else if key == b"id" {
+                    seen.id = id;
                 }
                 i = end;
             }
@@ -580,16 +597,34 @@ pub enum Rule<'a> {
 
 /// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a policy or
 /// effect record the strict path accepts, predicates (of at most `max_depth` levels) and
-/// `match` values included; `None` means "take the strict path".
-pub fn rule(line: &str, max_depth: usize) -> Option<RuleLine<'_>> {
+/// `match` values included; `None` means "take the strict path". It is `None` too as
+/// soon as `stop` says so of what the scan has read (see [`Early`]): a record the caller
+/// will send the strict way anyway is not scanned to its end first.
+pub fn rule<'a>(
+    line: &'a str,
+    max_depth: usize,
+    stop: &dyn Fn(Early<'_>) -> bool,
+) -> Option<RuleLine<'a>> {
     let mut de = serde_json::Deserializer::from_str(line);
-    let r = de.deserialize_map(RuleVisitor { max_depth }).ok()?;
+    let r = de.deserialize_map(RuleVisitor { max_depth, stop }).ok()?;
     de.end().ok()?;
     Some(r)
 }
 
-struct RuleVisitor {
+/// What [`rule`] has just read, when it asks its caller whether to stop.
+#[derive(Debug, Clone, Copy)]
+pub enum Early<'a> {
+    /// A `scope`, as a list.
+    Scope(&'a [Cow<'a, str>]),
+    /// A `tool`.
+    Tool(&'a str),
+    /// A `supersedes`.
+    Supersedes,
+}
+
+struct RuleVisitor<'s> {
     max_depth: usize,
+    stop: &'s dyn Fn(Early<'_>) -> bool,
 }
 
 /// The keys of a policy or effect record, as bits.
@@ -617,7 +652,7 @@ mod key {
     pub const EFFECT_KEYS: u16 = TOOL | MATCH;
 }
 
-impl<'de> Visitor<'de> for RuleVisitor {
+impl<'de> Visitor<'de> for RuleVisitor<'_> {
     type Value = RuleLine<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -658,7 +693,12 @@ impl<'de> Visitor<'de> for RuleVisitor {
                 key::TEXT => drop(map.next_value_seed(StrSeed)?),
                 key::TOKENS => drop(map.next_value_seed(U64Seed)?),
                 key::META => map.next_value_seed(Skip)?,
-                key::SCOPE => scope = map.next_value_seed(ScopeSeed)?,
+                key::SCOPE => {
+                    scope = map.next_value_seed(ScopeSeed)?;
+                    if (self.stop)(Early::Scope(&scope)) {
+                        return Err(not_light());
+                    }
+                }
                 key::PREDICATE => {
                     // Exactly the strict path's value and its predicate check.
                     let v = map.next_value::<crate::json::StrictValue>()?;
@@ -672,9 +712,20 @@ impl<'de> Visitor<'de> for RuleVisitor {
                         return Err(not_light());
                     }
                 }
-                key::SUPERSEDES => supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                key::SUPERSEDES => {
+                    if (self.stop)(Early::Supersedes) {
+                        return Err(not_light());
+                    }
+                    supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?);
+                }
                 key::DEPENDS_ON => depends_on = map.next_value_seed(IdsSeed)?,
-                key::TOOL => tool = Some(nonempty(map.next_value_seed(StrSeed)?)?),
+                key::TOOL => {
+                    let t = nonempty(map.next_value_seed(StrSeed)?)?;
+                    if (self.stop)(Early::Tool(&t)) {
+                        return Err(not_light());
+                    }
+                    tool = Some(t);
+                }
                 _ => {
                     // `match`: an object, with the strict path's number check.
                     let v = map.next_value::<crate::json::StrictValue>()?;
@@ -1168,7 +1219,7 @@ mod tests {
     }
 
     fn light_rule(line: &str) -> Option<RuleParts> {
-        let r = rule(line, Limits::default().max_predicate_depth)?;
+        let r = rule(line, Limits::default().max_predicate_depth, &|_| false)?;
         let owned = |v: Vec<Cow<'_, str>>| v.into_iter().map(Cow::into_owned).collect();
         Some(match r.rule {
             Rule::Policy {
@@ -1204,6 +1255,23 @@ mod tests {
             assert!(light_rule(line).is_some(), "{line}");
             assert_eq!(light_rule(line), strict_rule(line), "{line}");
         }
+    }
+
+    #[test]
+    fn the_rule_scan_stops_where_its_caller_says() {
+        let depth = Limits::default().max_predicate_depth;
+        let policy = r#"{"id":"p","seq":3,"kind":"policy","scope":["pay","re*"],"predicate":{"all":[]},"effect":"deny"}"#;
+        let effect = r#"{"id":"e","seq":4,"kind":"effect","tool":"pay","match":{}}"#;
+        let superseding = r#"{"id":"q","seq":5,"kind":"policy","scope":"x","predicate":{"all":[]},"effect":"deny","supersedes":"p"}"#;
+        let scope_has = |name: &'static str| move |e: Early<'_>| matches!(e, Early::Scope(s) if s.iter().any(|t| t == name));
+        assert!(rule(policy, depth, &scope_has("re*")).is_none());
+        assert!(rule(policy, depth, &scope_has("other")).is_some());
+        assert!(rule(effect, depth, &|e| matches!(e, Early::Tool("pay"))).is_none());
+        assert!(rule(effect, depth, &|e| matches!(e, Early::Tool("other"))).is_some());
+        let on_supersedes = |e: Early<'_>| matches!(e, Early::Supersedes);
+        assert!(rule(superseding, depth, &on_supersedes).is_none());
+        assert!(rule(policy, depth, &on_supersedes).is_some());
+        assert!(rule(superseding, depth, &|_| false).is_some());
     }
 
     #[test]
@@ -1371,7 +1439,17 @@ mod tests {
         // Only a kind that is a string other than chatter says "not chatter".
         assert!(matches!(
             simple(r#"{"id":"p","seq":1,"kind":"policy","scope":"x"}"#),
-            Fast::NotChatter
+            Fast::NotChatter {
+                kind: "policy",
+                id: Some("p")
+            }
+        ));
+        assert!(matches!(
+            simple(r#"{"kind":"fact","id":"f\\n","field":"x"}"#),
+            Fast::NotChatter {
+                kind: "fact",
+                id: None
+            }
         ));
         assert!(matches!(
             simple(r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#),

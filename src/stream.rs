@@ -240,6 +240,12 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// Whether records other than chatter may take the light paths, which hold less than
+    /// `pin` (and its token count) reads.
+    fn light(&self) -> bool {
+        !self.pin && !self.count_tokens
+    }
+
     /// Outside `pin`: whether a policy with this `scope` scopes one of the tools (as
     /// [`crate::record::Policy::scopes`] decides; any does when the tools are not known).
     fn policy_in_scope<S: AsRef<str>>(&self, scope: &[S]) -> bool {
@@ -582,24 +588,21 @@ impl Worker {
         fast: scan::Fast<'_>,
         hash: Option<u64>,
     ) -> Result<(), Fallback> {
-        // The light paths for records other than chatter hold less than `pin` reads.
-        let light = !plan.pin && !plan.count_tokens;
         let chatter = match fast {
             scan::Fast::Done(s) if s.kind == "chatter" => s.chatter(),
-            scan::Fast::Done(s) if light && !matches!(s.kind, "policy" | "fact" | "effect") => {
+            scan::Fast::Done(s)
+                if plan.light() && !matches!(s.kind, "policy" | "fact" | "effect") =>
+            {
                 return self.light_unevaluable(plan, text, s);
             }
-            scan::Fast::Done(_) | scan::Fast::NotChatter => None,
+            scan::Fast::Done(s) => return self.not_chatter(plan, text, Some(s.kind), Some(s.id)),
+            scan::Fast::NotChatter { kind, id } => {
+                return self.not_chatter(plan, text, Some(kind), id);
+            }
             scan::Fast::Unknown => scan::chatter_by_serde(text),
         };
         let Some(c) = chatter else {
-            if light && let Some(f) = scan::fact(text) {
-                return self.light_fact(plan, text, f);
-            }
-            if light && let Some(r) = scan::rule(text, plan.limits.max_predicate_depth) {
-                return self.light_rule(plan, text, r);
-            }
-            return self.strict(plan, text);
+            return self.not_chatter(plan, text, None, None);
         };
         let h = hash.unwrap_or_else(|| id_hash(c.id.as_bytes()));
         self.seqs.push(c.seq);
@@ -625,6 +628,41 @@ impl Worker {
             self.digests.push((c.seq, k, digest));
         }
         Ok(())
+    }
+
+    /// A record other than chatter (given its `kind` and `id` when the simple scan read
+    /// them): by the light scan of its kind when that can decide it, else by the strict
+    /// path. A kept record goes straight the strict way (which digests it), and the rule
+    /// scan stops as soon as it reads that the strict path will take the record.
+    fn not_chatter(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        kind: Option<&str>,
+        id: Option<&str>,
+    ) -> Result<(), Fallback> {
+        if !plan.light()
+            || id.is_some_and(|id| self.kept_index(plan, id, id_hash(id.as_bytes())).is_some())
+        {
+            return self.strict(plan, text);
+        }
+        if matches!(kind, None | Some("fact"))
+            && let Some(f) = scan::fact(text)
+        {
+            return self.light_fact(plan, text, f);
+        }
+        if matches!(kind, None | Some("policy" | "effect")) {
+            let strict_anyway = |early: scan::Early<'_>| match early {
+                scan::Early::Scope(scope) => plan.policy_in_scope(scope),
+                scan::Early::Tool(tool) => plan.effect_in_scope(tool),
+                scan::Early::Supersedes => true,
+            };
+            let depth = plan.limits.max_predicate_depth;
+            if let Some(r) = scan::rule(text, depth, &strict_anyway) {
+                return self.light_rule(plan, text, r);
+            }
+        }
+        self.strict(plan, text)
     }
 
     /// A record of a kind the gate cannot evaluate (a `summary`, ...) that the simple scan
