@@ -39,7 +39,7 @@ pub enum Op {
 }
 
 impl Op {
-    fn parse(s: &str) -> Option<Op> {
+    pub(crate) fn parse(s: &str) -> Option<Op> {
         Some(match s {
             "eq" => Op::Eq,
             "ne" => Op::Ne,

@@ -539,11 +539,7 @@ impl<'de> Visitor<'de> for FactVisitor {
                 32 => map.next_value_seed(Skip)?,
                 64 => field = Some(nonempty(map.next_value_seed(StrSeed)?)?),
                 128 => {
-                    // Exactly the strict path's value, and its number check.
-                    let v = map.next_value::<crate::json::StrictValue>()?;
-                    if crate::predicate::check_numbers(&v.0).is_err() {
-                        return Err(not_light());
-                    }
+                    map.next_value_seed(Checked::TOP)?;
                     value = true;
                 }
                 256 => supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?),
@@ -699,13 +695,10 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                         return Err(not_light());
                     }
                 }
-                key::PREDICATE => {
-                    // Exactly the strict path's value and its predicate check.
-                    let v = map.next_value::<crate::json::StrictValue>()?;
-                    if crate::predicate::Predicate::parse(&v.0, self.max_depth).is_err() {
-                        return Err(not_light());
-                    }
-                }
+                key::PREDICATE => map.next_value_seed(PredicateSeed {
+                    depth: 1,
+                    max: self.max_depth,
+                })?,
                 key::EFFECT => {
                     let e = map.next_value_seed(StrSeed)?;
                     if !matches!(&*e, "allow" | "deny" | "require_approval") {
@@ -727,9 +720,8 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                     tool = Some(t);
                 }
                 _ => {
-                    // `match`: an object, with the strict path's number check.
-                    let v = map.next_value::<crate::json::StrictValue>()?;
-                    if !v.0.is_object() || crate::predicate::check_numbers(&v.0).is_err() {
+                    // `match`: an object, as the strict path checks it.
+                    if map.next_value_seed(Checked::TOP)? != Shape::Object {
                         return Err(not_light());
                     }
                 }
@@ -1057,16 +1049,270 @@ impl<'de> Visitor<'de> for Skip {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut keys: Vec<Cow<'de, str>> = Vec::new();
+        let mut keys = Keys::default();
         while let Some(key) = map.next_key_seed(StrSeed)? {
-            if key == NUMBER_TOKEN || keys.contains(&key) {
+            if key == NUMBER_TOKEN || !keys.insert(key) {
                 // A number too long for u64/i64 (or a key spelt like serde_json's token):
                 // the strict path knows what to make of it.
                 return Err(not_light());
             }
             map.next_value_seed(Skip)?;
-            keys.push(key);
         }
+        if keys.distinct() {
+            Ok(())
+        } else {
+            Err(not_light())
+        }
+    }
+}
+
+/// The keys of one object, to refuse one that comes twice (as the strict path does):
+/// compared one by one while they are few, sorted once at the end when they are many
+/// (so that an object of many keys costs no more than sorting them).
+#[derive(Default)]
+struct Keys<'de>(Vec<Cow<'de, str>>);
+
+impl<'de> Keys<'de> {
+    const FEW: usize = 16;
+
+    /// Notes `key`: `false` when it is already known to be a repeat.
+    fn insert(&mut self, key: Cow<'de, str>) -> bool {
+        if self.0.len() < Self::FEW && self.0.contains(&key) {
+            return false;
+        }
+        self.0.push(key);
+        true
+    }
+
+    /// Whether no key came twice.
+    fn distinct(mut self) -> bool {
+        if self.0.len() <= Self::FEW {
+            return true;
+        }
+        self.0.sort_unstable();
+        !self.0.windows(2).any(|w| matches!(w, [a, b] if a == b))
+    }
+}
+
+/// What a [`Checked`] value was, for the checks that need an array or an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Array,
+    Object,
+    Other,
+}
+
+/// A JSON value the strict path accepts as a fact's `value`, an effect's `match` or a
+/// comparison's `value` ([`crate::json::StrictValue`] then
+/// [`crate::predicate::check_numbers`]): no key twice in one object, every number a
+/// [`crate::decimal::Decimal`], arrays and objects at most
+/// [`crate::predicate::MAX_VALUE_DEPTH`] levels deep. Checked as it is read; nothing is
+/// built. `depth` is the level of the value (1 at the top).
+struct Checked {
+    depth: usize,
+}
+
+impl Checked {
+    const TOP: Checked = Checked { depth: 1 };
+
+    /// This value is an array or object: the level of its items, unless it is too deep.
+    fn open<E: de::Error>(&self) -> Result<Checked, E> {
+        if self.depth > crate::predicate::MAX_VALUE_DEPTH {
+            return Err(not_light());
+        }
+        Ok(Checked {
+            depth: self.depth + 1,
+        })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Checked {
+    type Value = Shape;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    // arbitrary_precision hands out an integer that fits as u64 or i64 (a decimal), any
+    // other number as a map of one token (below), never a float.
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Shape, E> {
+        Err(not_light())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        // The level is checked before the items: an empty array too deep is refused.
+        let item = self.open()?;
+        while seq
+            .next_element_seed(Checked { depth: item.depth })?
+            .is_some()
+        {}
+        Ok(Shape::Array)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let Some(first) = map.next_key_seed(StrSeed)? else {
+            self.open()?;
+            return Ok(Shape::Object);
+        };
+        if first == NUMBER_TOKEN {
+            // A number: its literal must be a decimal the gate can compare exactly.
+            let literal = map.next_value_seed(StrSeed)?;
+            let number = <serde_json::Number as std::str::FromStr>::from_str(&literal).is_ok()
+                && crate::decimal::Decimal::parse(&literal).is_ok();
+            return if number {
+                Ok(Shape::Other)
+            } else {
+                Err(not_light())
+            };
+        }
+        let item = self.open()?;
+        let mut keys = Keys::default();
+        let mut key = Some(first);
+        while let Some(k) = key {
+            if !keys.insert(k) {
+                return Err(not_light());
+            }
+            map.next_value_seed(Checked { depth: item.depth })?;
+            key = map.next_key_seed(StrSeed)?;
+        }
+        if keys.distinct() {
+            Ok(Shape::Object)
+        } else {
+            Err(not_light())
+        }
+    }
+}
+
+/// A predicate the strict path accepts ([`crate::predicate::Predicate::parse`] of its
+/// [`crate::json::StrictValue`]), at level `depth` of at most `max`: checked as it is
+/// read; nothing is built.
+#[derive(Clone, Copy)]
+struct PredicateSeed {
+    depth: usize,
+    max: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for PredicateSeed {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PredicateSeed {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a predicate")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        const ALL: u8 = 1;
+        const ANY: u8 = 2;
+        const NOT: u8 = 4;
+        const FIELD: u8 = 8;
+        const OP: u8 = 16;
+        const VALUE: u8 = 32;
+        if self.depth > self.max {
+            return Err(not_light());
+        }
+        let inner = PredicateSeed {
+            depth: self.depth + 1,
+            max: self.max,
+        };
+        let (mut seen, mut listed, mut array) = (0u8, false, false);
+        while let Some(key) = map.next_key_seed(StrSeed)? {
+            let bit = match &*key {
+                "all" => ALL,
+                "any" => ANY,
+                "not" => NOT,
+                "field" => FIELD,
+                "op" => OP,
+                "value" => VALUE,
+                _ => return Err(not_light()),
+            };
+            if seen & bit != 0 {
+                return Err(not_light());
+            }
+            seen |= bit;
+            match bit {
+                ALL | ANY => map.next_value_seed(Predicates(inner))?,
+                NOT => map.next_value_seed(inner)?,
+                FIELD => drop(nonempty(map.next_value_seed(StrSeed)?)?),
+                OP => {
+                    let op = map.next_value_seed(StrSeed)?;
+                    listed = match crate::predicate::Op::parse(&op) {
+                        Some(op) => {
+                            matches!(op, crate::predicate::Op::In | crate::predicate::Op::NotIn)
+                        }
+                        None => return Err(not_light()),
+                    };
+                }
+                _ => array = map.next_value_seed(Checked::TOP)? == Shape::Array,
+            }
+        }
+        // Exactly the keys of one form; `in` and `not_in` take an array.
+        match seen {
+            ALL | ANY | NOT => Ok(()),
+            s if s == FIELD | OP | VALUE && (array || !listed) => Ok(()),
+            _ => Err(not_light()),
+        }
+    }
+}
+
+/// The array of predicates of an `all` or `any`, each at the given level.
+struct Predicates(PredicateSeed);
+
+impl<'de> DeserializeSeed<'de> for Predicates {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Predicates {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of predicates")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let PredicateSeed { depth, max } = self.0;
+        while seq
+            .next_element_seed(PredicateSeed { depth, max })?
+            .is_some()
+        {}
         Ok(())
     }
 }
@@ -1513,7 +1759,130 @@ mod tests {
         assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0]);
     }
 
+    /// JSON texts for predicates and values, good and bad: nested objects (keys of the
+    /// predicate forms and others, some twice), arrays, and numbers, strings and literals
+    /// the checks tell apart.
+    fn json_piece() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = proptest::sample::select(vec![
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "1.5",
+            "1e3",
+            "-2.50E-7",
+            "18446744073709551616",
+            "123456789012345678901234567890123456789012345678901234567890",
+            "1e999999999999",
+            "true",
+            "false",
+            "null",
+            "\"eq\"",
+            "\"in\"",
+            "\"not_in\"",
+            "\"gt\"",
+            "\"near\"",
+            "\"\"",
+            "\"amount\"",
+            "\"a\\u00e9\"",
+            "\"12\"",
+            "\"x\"",
+        ])
+        .prop_map(str::to_string);
+        leaf.prop_recursive(5, 40, 4, |inner| {
+            let key = proptest::sample::select(vec![
+                "all",
+                "any",
+                "not",
+                "field",
+                "op",
+                "value",
+                "x",
+                "$serde_json::private::Number",
+            ]);
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                proptest::collection::vec((key, inner), 0..4).prop_map(|kv| {
+                    let parts: Vec<String> =
+                        kv.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                    format!("{{{}}}", parts.join(","))
+                }),
+            ]
+        })
+    }
+
+    /// `depth` arrays around `inner`.
+    fn nest(depth: usize, inner: &str) -> String {
+        format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn values_are_checked_to_the_strict_depth() {
+        let max = crate::predicate::MAX_VALUE_DEPTH;
+        for depth in [max - 1, max, max + 1] {
+            for inner in ["", "1", "{}"] {
+                let value = nest(depth, inner);
+                let line =
+                    format!(r#"{{"id":"f","seq":1,"kind":"fact","field":"x","value":{value}}}"#);
+                assert_eq!(light_fact(&line), strict_fact(&line), "{depth} {inner}");
+                let line = format!(
+                    r#"{{"id":"p","seq":1,"kind":"policy","scope":"a","effect":"deny","predicate":{{"field":"x","op":"in","value":{value}}}}}"#
+                );
+                assert_eq!(light_rule(&line), strict_rule(&line), "{depth} {inner}");
+            }
+        }
+        // Predicates nested to the limit and past it.
+        let max = Limits::default().max_predicate_depth;
+        for depth in [max - 1, max, max + 1] {
+            let p = format!(
+                "{}{}{}",
+                r#"{"not":"#.repeat(depth - 1),
+                r#"{"all":[]}"#,
+                "}".repeat(depth - 1)
+            );
+            let line = format!(
+                r#"{{"id":"p","seq":1,"kind":"policy","scope":"a","effect":"deny","predicate":{p}}}"#
+            );
+            assert_eq!(light_rule(&line), strict_rule(&line), "{depth}");
+        }
+        // Many keys: a repeat far down is found (and many keys cost no more than a sort).
+        let keys: Vec<String> = (0..40).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        for (extra, ok) in [("", true), (r#","k3":0"#, false)] {
+            let line = format!(
+                r#"{{"id":"f","seq":1,"kind":"fact","field":"x","value":{{{}{extra}}}}}"#,
+                keys.join(",")
+            );
+            assert_eq!(light_fact(&line).is_some(), ok, "{extra}");
+            assert_eq!(light_fact(&line), strict_fact(&line), "{extra}");
+        }
+    }
+
     proptest::proptest! {
+        /// Predicates, comparison values, facts' values and effects' `match`es, good and
+        /// bad: the scans accept exactly what the strict path accepts, without building it.
+        #[test]
+        fn checked_values_and_predicates_are_the_strict_ones(
+            predicate in json_piece(),
+            value in json_piece(),
+            op in proptest::sample::select(vec!["eq", "in", "not_in", "near"]),
+        ) {
+            let rule = |p: &str| {
+                format!(r#"{{"id":"p","seq":1,"kind":"policy","scope":"a","predicate":{p},"effect":"deny"}}"#)
+            };
+            for line in [
+                rule(&predicate),
+                rule(&format!(r#"{{"field":"x","op":"{op}","value":{value}}}"#)),
+                rule(&format!(r#"{{"any":[{predicate},{{"not":{value}}}]}}"#)),
+                format!(r#"{{"id":"e","seq":1,"kind":"effect","tool":"a","match":{value}}}"#),
+            ] {
+                proptest::prop_assert_eq!(light_rule(&line), strict_rule(&line), "{}", line);
+            }
+            let line = format!(r#"{{"id":"f","seq":1,"kind":"fact","field":"x","value":{value}}}"#);
+            proptest::prop_assert_eq!(light_fact(&line), strict_fact(&line), "{}", line);
+        }
+
         /// Chunks of lines put together from the same pieces (newlines included): the scan
         /// in the chunk decides exactly the lines the scan of each cut-out line decides,
         /// with the same values, and finds the same line ends.
