@@ -133,13 +133,178 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
+/// Writes the canonical JSON of `text` (one JSON value) into `out` (cleared first), as
+/// [`crate::json::canonical`] writes the value [`crate::json::parse`] reads from it: keys
+/// in byte order, no whitespace, numbers as serde_json keeps them. `false` (with `out` in
+/// any state) where the strict parser refuses the text. Strings are borrowed from `text`
+/// where they can be, and nothing else is built: the digest of a kept record the light
+/// scans read, without the strict path's value.
+pub fn canonical(text: &str, out: &mut Vec<u8>) -> bool {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Ok(node) = Node::deserialize(&mut de) else {
+        return false;
+    };
+    out.clear();
+    de.end().is_ok() && node.write(out)
+}
+
+/// A JSON value as [`canonical`] reads it.
+enum Node<'de> {
+    /// A number (serde_json's text of it), `true`, `false` or `null`.
+    Literal(Cow<'de, str>),
+    Unsigned(u64),
+    Negative(u64),
+    Str(Cow<'de, str>),
+    Array(Vec<Node<'de>>),
+    Object(Vec<(Cow<'de, str>, Node<'de>)>),
+}
+
+impl<'de> Node<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Node<'de>, D::Error> {
+        d.deserialize_any(NodeVisitor)
+    }
+
+    /// Writes the node's canonical JSON; `false` for an object with a key twice.
+    fn write(mut self, out: &mut Vec<u8>) -> bool {
+        match &mut self {
+            Node::Literal(s) => out.extend_from_slice(s.as_bytes()),
+            Node::Unsigned(n) => write_u64(out, *n),
+            Node::Negative(n) => {
+                out.push(b'-');
+                write_u64(out, *n);
+            }
+            Node::Str(s) => write_str(out, s),
+            Node::Array(items) => {
+                out.push(b'[');
+                for (i, item) in std::mem::take(items).into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    if !item.write(out) {
+                        return false;
+                    }
+                }
+                out.push(b']');
+            }
+            Node::Object(entries) => {
+                entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                if entries
+                    .windows(2)
+                    .any(|w| matches!(w, [a, b] if a.0 == b.0))
+                {
+                    return false;
+                }
+                out.push(b'{');
+                for (i, (key, value)) in std::mem::take(entries).into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_str(out, &key);
+                    out.push(b':');
+                    if !value.write(out) {
+                        return false;
+                    }
+                }
+                out.push(b'}');
+            }
+        }
+        true
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> DeserializeSeed<'de> for NodeVisitor {
+    type Value = Node<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Literal(Cow::Borrowed(if v {
+            "true"
+        } else {
+            "false"
+        })))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Unsigned(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Node<'de>, E> {
+        Ok(if v < 0 {
+            Node::Negative(v.unsigned_abs())
+        } else {
+            Node::Unsigned(v.unsigned_abs())
+        })
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Node<'de>, E> {
+        // arbitrary_precision never hands out floats.
+        Err(not_light())
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(v)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Literal(Cow::Borrowed("null")))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(NodeVisitor)? {
+            items.push(item);
+        }
+        Ok(Node::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let Some(first) = map.next_key_seed(StrSeed)? else {
+            return Ok(Node::Object(Vec::new()));
+        };
+        if first == NUMBER_TOKEN {
+            // A number beyond u64 and i64: serde_json's own text of it, as the value the
+            // strict parser makes of its literal writes it.
+            let literal = map.next_value_seed(StrSeed)?;
+            let number = <serde_json::Number as std::str::FromStr>::from_str(&literal)
+                .map_err(|_| not_light::<A::Error>())?;
+            return Ok(Node::Literal(Cow::Owned(number.to_string())));
+        }
+        let mut entries = vec![(first, map.next_value_seed(NodeVisitor)?)];
+        while let Some(key) = map.next_key_seed(StrSeed)? {
+            entries.push((key, map.next_value_seed(NodeVisitor)?));
+        }
+        Ok(Node::Object(entries))
+    }
+}
+
 /// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a well-formed
 /// chatter record that the strict path would accept with the same id and seq; `None` means
 /// "take the strict path".
 pub fn chatter(line: &str) -> Option<Chatter<'_>> {
     match simple(line) {
         Fast::Done(s) => s.chatter(),
-        Fast::NotChatter { .. } => None,
+        Fast::NotChatter(_) => None,
         Fast::Unknown => chatter_by_serde(line),
     }
 }
@@ -215,14 +380,9 @@ pub enum Fast<'a> {
     /// A well-formed record of plain keys and values, which the strict JSON parser
     /// accepts with exactly these values.
     Done(Simple<'a>),
-    /// Not decided, but its `kind` is a string other than `chatter`: not chatter. With
-    /// that kind, and its `id` when the scan read it (a plain string) before it stopped.
-    NotChatter {
-        /// The record's `kind`.
-        kind: &'a str,
-        /// The record's `id`, if read.
-        id: Option<&'a str>,
-    },
+    /// Not decided, but its `kind` is a string other than `chatter` (this one): not
+    /// chatter.
+    NotChatter(&'a str),
     /// Not decided: anything else (another key, an escaped key or id, a `\u` escape, an
     /// odd number, a nested value, a malformed line, ...).
     Unknown,
@@ -235,21 +395,14 @@ pub enum Fast<'a> {
 /// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
 pub fn simple(line: &str) -> Fast<'_> {
-    let mut seen = Seen::default();
-    match simple_scan::<false, false>(line, 0, &mut seen) {
+    let mut kind_seen: Option<&str> = None;
+    match simple_scan::<false, false>(line, 0, &mut kind_seen) {
         Some((s, _)) => Fast::Done(s),
-        None => match seen.kind {
-            Some(kind) if kind != "chatter" => Fast::NotChatter { kind, id: seen.id },
+        None => match kind_seen {
+            Some(kind) if kind != "chatter" => Fast::NotChatter(kind),
             _ => Fast::Unknown,
         },
     }
-}
-
-/// The plain `kind` and `id` strings [`simple_scan`] read before it stopped.
-#[derive(Default)]
-struct Seen<'a> {
-    kind: Option<&'a str>,
-    id: Option<&'a str>,
 }
 
 /// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
@@ -258,7 +411,7 @@ struct Seen<'a> {
 /// chunk's length; `next` is where the next line starts). `None`: not decided here; find
 /// the line's end and ask [`simple`].
 pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
-    let (s, end) = simple_scan::<true, false>(chunk, start, &mut Seen::default())?;
+    let (s, end) = simple_scan::<true, false>(chunk, start, &mut None)?;
     Some((s, end, (end + 1).min(chunk.len())))
 }
 
@@ -267,7 +420,7 @@ pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)
 /// `text[start..end]` is one [`simple`] decides with exactly this record (`end` is just
 /// past its `}`; what follows is not looked at). `None`: not decided here.
 pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
-    simple_scan::<false, true>(text, start, &mut Seen::default())
+    simple_scan::<false, true>(text, start, &mut None)
 }
 
 /// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
@@ -278,7 +431,7 @@ pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
 fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     line: &'a str,
     start: usize,
-    seen: &mut Seen<'a>,
+    kind_seen: &mut Option<&'a str>,
 ) -> Option<(Simple<'a>, usize)> {
     let b = line.as_bytes();
     let skip_ws = |b: &[u8], i: usize| {
@@ -336,9 +489,7 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
                     return None;
                 }
                 if key == b"kind" {
-                    seen.kind = kind;
-                } else if key == b"id" {
-                    seen.id = id;
+                    *kind_seen = kind;
                 }
                 i = end;
             }
@@ -1685,17 +1836,7 @@ mod tests {
         // Only a kind that is a string other than chatter says "not chatter".
         assert!(matches!(
             simple(r#"{"id":"p","seq":1,"kind":"policy","scope":"x"}"#),
-            Fast::NotChatter {
-                kind: "policy",
-                id: Some("p")
-            }
-        ));
-        assert!(matches!(
-            simple(r#"{"kind":"fact","id":"f\\n","field":"x"}"#),
-            Fast::NotChatter {
-                kind: "fact",
-                id: None
-            }
+            Fast::NotChatter("policy")
         ));
         assert!(matches!(
             simple(r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#),
@@ -1859,7 +2000,44 @@ mod tests {
         }
     }
 
+    #[test]
+    fn canonical_text_is_the_strict_values_canonical_json() {
+        for text in [
+            r#"{"b":1,"a":[true,null,"x\u00e9\n\/"],"c":{"z":-0,"y":1.50,"x":1E3,"w":-12}}"#,
+            r#"{"n":18446744073709551616,"m":-9223372036854775808,"o":{}}"#,
+            r#" [ 1 , "é🙂" , { } , [ ] ] "#,
+            r#""\u0000\t""#,
+        ] {
+            let mut out = Vec::new();
+            assert!(canonical(text, &mut out), "{text}");
+            let want = json::canonical(&json::parse(text.as_bytes()).unwrap());
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{text}");
+        }
+        for text in [
+            r#"{"a":1,"a":2}"#,
+            r#"[{"k":1,"k":1}]"#,
+            "1 2",
+            r#""\ud800""#,
+            "{",
+        ] {
+            assert!(!canonical(text, &mut Vec::new()), "{text}");
+            assert!(json::parse(text.as_bytes()).is_err(), "{text}");
+        }
+    }
+
     proptest::proptest! {
+        /// JSON texts, good and bad: the canonical text is the strict path's, and it is
+        /// refused exactly where the strict parser refuses the text.
+        #[test]
+        fn canonical_text_agrees_with_the_strict_path(piece in json_piece()) {
+            for text in [piece.clone(), format!(r#"{{"id":"f","seq":1,"value":{piece}}}"#)] {
+                let mut out = Vec::new();
+                let got = canonical(&text, &mut out).then(|| String::from_utf8(out).unwrap());
+                let want = json::parse(text.as_bytes()).ok().map(|v| json::canonical(&v));
+                proptest::prop_assert_eq!(got, want, "{}", text);
+            }
+        }
+
         /// Predicates, comparison values, facts' values and effects' `match`es, good and
         /// bad: the scans accept exactly what the strict path accepts, without building it.
         #[test]

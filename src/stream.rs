@@ -333,19 +333,33 @@ impl<'e> Fields<'e> {
 #[derive(Default)]
 struct FactSlots {
     newest: Option<Slot>,
-    newest_kept: Option<Record>,
+    newest_kept: Option<Slot>,
     /// The `seq` and id of the last fact of the field this worker met (in input order).
     last: Option<(u64, Name)>,
 }
 
-/// The newest fact of a field: parsed, or the line of a fact the light scan read (parsed
-/// at the end, only if it stays the newest).
+/// The newest (or newest kept) fact of a field: parsed, or the line of a fact the light
+/// scan read (parsed at the end, only if it stays the newest and the gate reads its field).
 enum Slot {
     Parsed(Box<Record>),
     Line(u64, String),
 }
 
 impl Slot {
+    /// Puts the line `text` of a fact of `seq` in `slot`, unless what is there is newer
+    /// (the buffer of a line it replaces is reused).
+    fn hold(slot: &mut Option<Slot>, seq: u64, text: &str) {
+        match slot {
+            Some(Slot::Line(at, line)) if *at < seq => {
+                *at = seq;
+                line.clear();
+                line.push_str(text);
+            }
+            Some(s) if s.seq() >= seq => {}
+            _ => *slot = Some(Slot::Line(seq, text.to_string())),
+        }
+    }
+
     fn seq(&self) -> u64 {
         match self {
             Slot::Parsed(r) => r.seq,
@@ -353,13 +367,15 @@ impl Slot {
         }
     }
 
-    fn record(self, plan: &Plan<'_>) -> Result<Record, Fallback> {
+    /// The record (a line's with its digest when `digest`, as the strict path gives a kept
+    /// record).
+    fn record(self, plan: &Plan<'_>, digest: bool) -> Result<Record, Fallback> {
         match self {
             Slot::Parsed(r) => Ok(*r),
             Slot::Line(seq, text) => {
                 let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
                 let r =
-                    parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, false)
+                    parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, digest)
                         .map_err(|_| Fallback)?;
                 if r.seq == seq && matches!(r.kind, Kind::Fact(_)) {
                     Ok(r)
@@ -595,14 +611,12 @@ impl Worker {
             {
                 return self.light_unevaluable(plan, text, s);
             }
-            scan::Fast::Done(s) => return self.not_chatter(plan, text, Some(s.kind), Some(s.id)),
-            scan::Fast::NotChatter { kind, id } => {
-                return self.not_chatter(plan, text, Some(kind), id);
-            }
+            scan::Fast::Done(s) => return self.not_chatter(plan, text, Some(s.kind)),
+            scan::Fast::NotChatter(kind) => return self.not_chatter(plan, text, Some(kind)),
             scan::Fast::Unknown => scan::chatter_by_serde(text),
         };
         let Some(c) = chatter else {
-            return self.not_chatter(plan, text, None, None);
+            return self.not_chatter(plan, text, None);
         };
         let h = hash.unwrap_or_else(|| id_hash(c.id.as_bytes()));
         self.seqs.push(c.seq);
@@ -630,20 +644,16 @@ impl Worker {
         Ok(())
     }
 
-    /// A record other than chatter (given its `kind` and `id` when the simple scan read
-    /// them): by the light scan of its kind when that can decide it, else by the strict
-    /// path. A kept record goes straight the strict way (which digests it), and the rule
+    /// A record other than chatter (given its `kind` when the simple scan read it): by the
+    /// light scan of its kind when that can decide it, else by the strict path. The rule
     /// scan stops as soon as it reads that the strict path will take the record.
     fn not_chatter(
         &mut self,
         plan: &Plan<'_>,
         text: &str,
         kind: Option<&str>,
-        id: Option<&str>,
     ) -> Result<(), Fallback> {
-        if !plan.light()
-            || id.is_some_and(|id| self.kept_index(plan, id, id_hash(id.as_bytes())).is_some())
-        {
+        if !plan.light() {
             return self.strict(plan, text);
         }
         if matches!(kind, None | Some("fact"))
@@ -715,8 +725,19 @@ impl Worker {
         Ok(())
     }
 
-    /// A fact the light scan read: unless it is kept (then the strict path digests it),
-    /// only its line is held, while it is the newest of its field.
+    /// Notes the digest of the kept record of `seq` whose line is `text` (kept id `k`): the
+    /// sha256 of its canonical JSON, as the strict path computes it.
+    fn digest(&mut self, text: &str, seq: u64, k: u32) -> Result<(), Fallback> {
+        if !scan::canonical(text, &mut self.scratch) {
+            return Err(Fallback);
+        }
+        self.digests
+            .push((seq, k, Sha256::digest(&self.scratch).into()));
+        Ok(())
+    }
+
+    /// A fact the light scan read: only its line is held, while it is the newest (or, if
+    /// kept, the newest kept) of its field; a kept one is digested.
     fn light_fact(
         &mut self,
         plan: &Plan<'_>,
@@ -724,22 +745,21 @@ impl Worker {
         f: scan::FactLine<'_>,
     ) -> Result<(), Fallback> {
         let h = id_hash(f.id.as_bytes());
-        if self.kept_index(plan, &f.id, h).is_some() {
+        let kept = self.kept_index(plan, &f.id, h);
+        // A kept fact that depends on others is held itself: the strict path builds it.
+        if kept.is_some() && !f.depends_on.is_empty() {
             return self.strict(plan, text);
+        }
+        if let Some(k) = kept {
+            self.digest(text, f.seq, k)?;
         }
         self.seqs.push(f.seq);
         self.hashes.push(h);
         let field = self.field(&f.field)?;
         let slots = self.slots.get_mut(field as usize).ok_or(Fallback)?;
-        match &mut slots.newest {
-            // The buffer of the line it replaces is reused.
-            Some(Slot::Line(seq, line)) if *seq < f.seq => {
-                *seq = f.seq;
-                line.clear();
-                line.push_str(text);
-            }
-            Some(r) if r.seq() >= f.seq => {}
-            _ => slots.newest = Some(Slot::Line(f.seq, text.to_string())),
+        Slot::hold(&mut slots.newest, f.seq, text);
+        if kept.is_some() {
+            Slot::hold(&mut slots.newest_kept, f.seq, text);
         }
         let id = self.name(&f.id)?;
         let linked = self.note_fact(field, f.seq, id, f.supersedes.as_deref());
@@ -771,14 +791,17 @@ impl Worker {
         r: scan::RuleLine<'_>,
     ) -> Result<(), Fallback> {
         let h = id_hash(r.id.as_bytes());
-        if self.kept_index(plan, &r.id, h).is_some() {
-            return self.strict(plan, text);
-        }
+        let kept = self.kept_index(plan, &r.id, h);
         let policy = match &r.rule {
             scan::Rule::Policy {
-                scope, supersedes, ..
+                scope,
+                supersedes,
+                depends_on,
             } => {
-                if supersedes.is_some() || plan.policy_in_scope(scope) {
+                // Held (so built by the strict path): in scope, superseding another, or
+                // kept and depending on others.
+                let derived_and_kept = kept.is_some() && !depends_on.is_empty();
+                if supersedes.is_some() || plan.policy_in_scope(scope) || derived_and_kept {
                     return self.strict(plan, text);
                 }
                 for tool in scope.iter().filter(|t| !t.contains('*')) {
@@ -794,6 +817,9 @@ impl Worker {
                 false
             }
         };
+        if let Some(k) = kept {
+            self.digest(text, r.seq, k)?;
+        }
         self.seqs.push(r.seq);
         self.hashes.push(h);
         let id = self.name(&r.id)?;
@@ -876,16 +902,16 @@ impl Worker {
                     && slots
                         .newest_kept
                         .as_ref()
-                        .is_none_or(|r| r.seq < record.seq);
+                        .is_none_or(|r| r.seq() < record.seq);
                 let to_newest = slots.newest.as_ref().is_none_or(|r| r.seq() < record.seq);
                 if !derived_and_kept && !plan.pin {
                     // Held nowhere else: move the record into its slots, cloning at most once.
                     match (to_kept, to_newest) {
                         (true, true) => {
-                            slots.newest_kept = Some(record.clone());
+                            slots.newest_kept = Some(Slot::Parsed(Box::new(record.clone())));
                             slots.newest = Some(Slot::Parsed(Box::new(record)));
                         }
-                        (true, false) => slots.newest_kept = Some(record),
+                        (true, false) => slots.newest_kept = Some(Slot::Parsed(Box::new(record))),
                         (false, true) => slots.newest = Some(Slot::Parsed(Box::new(record))),
                         (false, false) => {}
                     }
@@ -893,7 +919,7 @@ impl Worker {
                     return Ok(());
                 }
                 if to_kept {
-                    slots.newest_kept = Some(record.clone());
+                    slots.newest_kept = Some(Slot::Parsed(Box::new(record.clone())));
                 }
                 if to_newest {
                     slots.newest = Some(Slot::Parsed(Box::new(record.clone())));
@@ -1167,18 +1193,29 @@ fn build(
             mine.newest = Some(r);
         }
         if let Some(r) = slots.newest_kept
-            && mine.newest_kept.as_ref().is_none_or(|d| d.seq < r.seq)
+            && mine.newest_kept.as_ref().is_none_or(|d| d.seq() < r.seq())
         {
             mine.newest_kept = Some(r);
         }
     }
     for (field, slots) in merged {
-        match slots.newest {
-            Some(Slot::Line(..)) if !plan.pin && !read.contains(field) => {}
-            Some(newest) => held.push(newest.record(plan)?),
-            None => {}
+        let FactSlots {
+            newest,
+            newest_kept,
+            ..
+        } = slots;
+        // A line is parsed only when its field is read; a fact that is both the newest
+        // and the newest kept, once (with its digest, as a kept record).
+        let unread = |s: &Option<Slot>| {
+            matches!(s, Some(Slot::Line(..))) && !plan.pin && !read.contains(field)
+        };
+        let same = matches!((&newest, &newest_kept), (Some(n), Some(k)) if n.seq() == k.seq());
+        if !same && !unread(&newest) {
+            held.extend(newest.map(|s| s.record(plan, false)).transpose()?);
         }
-        held.extend(slots.newest_kept);
+        if !unread(&newest_kept) {
+            held.extend(newest_kept.map(|s| s.record(plan, true)).transpose()?);
+        }
     }
     held.sort_by_key(|r| r.seq);
     held.dedup_by_key(|r| r.seq);

@@ -59,6 +59,24 @@ fn big_store() -> String {
             out.push_str(&format!(
                 "{{\"id\":\"s{n}\",\"seq\":{seq},\"kind\":\"summary\",\"text\":\"earlier {n}\"}}\n"
             ));
+            // Facts of a field one policy reads (kept ones among them: the newest kept is
+            // read from its line at the end), with no depends_on.
+            seq += 1;
+            let sup = if n > 0 {
+                format!(",\"supersedes\":\"g{}\"", n - 1)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{{\"id\":\"g{n}\",\"seq\":{seq},\"kind\":\"fact\",\"field\":\"region\",\"value\":\"eu-{}\"{sup},\"meta\":{{\"n\":[{n},1.50]}}}}\n",
+                n % 3
+            ));
+            if n == 5 {
+                seq += 1;
+                out.push_str(&format!(
+                    "{{\"id\":\"q{n}\",\"seq\":{seq},\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{{\"field\":\"region\",\"op\":\"eq\",\"value\":\"eu-1\"}},\"effect\":\"require_approval\"}}\n"
+                ));
+            }
         }
     }
     assert!(out.len() > 1 << 20);
@@ -80,7 +98,7 @@ fn lean_cli_reports_are_the_exact_reports() {
     std::fs::write(&path, &text).unwrap();
     let p = path.to_str().unwrap();
     let exact = input::load(p, text.as_bytes(), Limits::default()).unwrap();
-    let kept_text = "c8990,p29,f28,c5,e3,s29";
+    let kept_text = "c8990,p29,f28,c5,e3,s29,f1,g10,g20,e4";
     let kept = kept_from_flag("--kept", kept_text, false).unwrap();
     let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
 
@@ -148,17 +166,22 @@ fn lean_cli_reports_are_the_exact_reports() {
         }
     }
 
-    // check
+    // check, also with the newest fact of a read field kept (and a kept rule on it)
     let action = r#"{"tool":"pay","params":{"amount":500}}"#;
     let a = input::action_from_flag("--action", action).unwrap();
-    let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
-    let want = Report::check(&a, &c, outcome).render(Format::Json);
-    let got = run(&[
-        "check", p, "--kept", kept_text, "--action", action, "--format", "json",
-    ]);
-    assert_eq!(
-        String::from_utf8(got).unwrap(),
-        String::from_utf8(want).unwrap()
-    );
+    for kept_text in [kept_text, "g29,g10,f0,q5,e5,c7"] {
+        let kept = kept_from_flag("--kept", kept_text, false).unwrap();
+        let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
+        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
+        let want = Report::check(&a, &c, outcome).render(Format::Json);
+        let got = run(&[
+            "check", p, "--kept", kept_text, "--action", action, "--format", "json",
+        ]);
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(want).unwrap(),
+            "{kept_text}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
