@@ -30,7 +30,9 @@ use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, fingerprint_of};
 use crate::json;
-use crate::record::{Kind, Limits, Place, Record, Store, glob_match, parse_record_with};
+use crate::record::{
+    Kind, Limits, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
+};
 use crate::scan;
 
 /// The lean loader cannot decide on its own: run the exact loader.
@@ -228,40 +230,49 @@ impl<'a> Plan<'a> {
     }
 
     fn in_scope(&self, record: &Record) -> bool {
-        let Some(tools) = &self.tools else {
-            return matches!(record.kind, Kind::Policy(_) | Kind::Effect(_));
-        };
-        match (&record.kind, self.pin) {
-            (Kind::Policy(p), false) => self.policy_in_scope(&p.scope),
-            (Kind::Policy(p), true) => tools.iter().any(|t| p.may_scope(t)),
-            (Kind::Effect(e), false) => self.effect_in_scope(&e.tool),
-            (Kind::Effect(e), true) => tools.iter().any(|t| glob_match(t, &e.tool)),
+        match &record.kind {
+            Kind::Policy(p) => self.policy_in_scope(&p.scope),
+            Kind::Effect(e) => self.effect_in_scope(&e.tool),
             _ => false,
         }
     }
 
-    /// Whether records other than chatter may take the light paths, which hold less than
-    /// `pin` (and its token count) reads.
+    /// Whether records other than chatter may take the light paths, which count no
+    /// tokens (`pin --budget` needs every record's).
     fn light(&self) -> bool {
-        !self.pin && !self.count_tokens
+        !self.count_tokens
     }
 
-    /// Outside `pin`: whether a policy with this `scope` scopes one of the tools (as
-    /// [`crate::record::Policy::scopes`] decides; any does when the tools are not known).
+    /// Whether a policy with this `scope` scopes one of the tools (as
+    /// [`crate::record::Policy::scopes`] decides; for `pin`, whose tools may be globs, as
+    /// [`crate::record::Policy::may_scope`] does; any does when the tools are not known).
     fn policy_in_scope<S: AsRef<str>>(&self, scope: &[S]) -> bool {
+        let scopes = |s: &str, t: &str| {
+            if self.pin {
+                globs_overlap(s, t)
+            } else {
+                glob_match(s, t)
+            }
+        };
         self.tools.as_ref().is_none_or(|tools| {
             tools
                 .iter()
-                .any(|t| scope.iter().any(|s| glob_match(s.as_ref(), t)))
+                .any(|t| scope.iter().any(|s| scopes(s.as_ref(), t)))
         })
     }
 
-    /// Outside `pin`: whether an effect of `tool` is one of the tools' (any is when the
-    /// tools are not known).
+    /// Whether an effect of `tool` is one of the tools' (for `pin`, one a tool glob
+    /// covers; any is when the tools are not known).
     fn effect_in_scope(&self, tool: &str) -> bool {
-        self.tools
-            .as_ref()
-            .is_none_or(|tools| tools.iter().any(|t| t == tool))
+        self.tools.as_ref().is_none_or(|tools| {
+            tools.iter().any(|t| {
+                if self.pin {
+                    glob_match(t, tool)
+                } else {
+                    t == tool
+                }
+            })
+        })
     }
 }
 
@@ -720,7 +731,8 @@ impl Worker {
             policy: false,
             supersedes: None,
             depends_on: (0, 0),
-            raw: None,
+            // `pin` parses a record a held one depends on from its line.
+            raw: (plan.pin && kept.is_some()).then(|| text.into()),
         });
         Ok(())
     }
@@ -776,7 +788,7 @@ impl Worker {
             policy: false,
             supersedes,
             depends_on,
-            raw: None,
+            raw: plan.pin.then(|| text.into()),
         });
         Ok(())
     }
@@ -835,7 +847,7 @@ impl Worker {
             policy,
             supersedes: None,
             depends_on,
-            raw: None,
+            raw: plan.pin.then(|| text.into()),
         });
         Ok(())
     }
