@@ -631,12 +631,9 @@ fn lean_pin(
 ) -> Option<Report> {
     let Some(budget) = args.budget else {
         let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::Pin)?;
-        return Some(pin::report(
-            &lean.input.store,
-            &lean.tools,
-            None,
-            args.max_calls,
-        ));
+        let report = pin::report(&lean.input.store, &lean.tools, None, args.max_calls);
+        exiting_with(lean);
+        return Some(report);
     };
     // The file must not change between the two passes.
     let stamp = |path: &str| {
@@ -809,7 +806,9 @@ fn run_pin(args: &PinArgs) -> u8 {
         }
     };
     if args.format != PinFormat::Ids {
-        return finish(&report, format);
+        let code = finish(&report, format);
+        exiting_with(report);
+        return code;
     }
     if report.verdict != Verdict::Pass {
         for f in report

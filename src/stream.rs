@@ -289,8 +289,9 @@ struct Entry {
     supersedes: Option<Name>,
     /// The range of this record's `depends_on` in the worker's `deps`.
     depends_on: (u32, u32),
-    /// For `pin`, the line of a record not held: parsed again if a held one depends on it.
-    raw: Option<Box<str>>,
+    /// For `pin`, the line of a record not held (in the worker's `names`): parsed again if
+    /// a held one depends on it.
+    raw: Option<Name>,
 }
 
 const NOT_A_FACT: u32 = u32::MAX;
@@ -413,7 +414,8 @@ struct Worker {
     hashes: Vec<u64>,
     batches: Vec<BatchSeqs>,
     entries: Vec<Entry>,
-    /// The ids the entries name, one after the other.
+    /// The ids the entries name (and for `pin`, the lines of the records it does not
+    /// hold), one after the other.
     names: String,
     /// The `depends_on` ids of the entries, each entry's in one run.
     deps: Vec<Name>,
@@ -537,6 +539,11 @@ impl Worker {
     }
 
     /// `id`, added to `names`.
+    /// With `keep`, the line `text` of a record not held, for `pin` (see [`Entry::raw`]).
+    fn raw(&mut self, keep: bool, text: &str) -> Result<Option<Name>, Fallback> {
+        keep.then(|| Name::push(&mut self.names, text)).transpose()
+    }
+
     fn name(&mut self, id: &str) -> Result<Name, Fallback> {
         Name::push(&mut self.names, id)
     }
@@ -723,6 +730,7 @@ impl Worker {
             });
         }
         let id = self.name(s.id)?;
+        let raw = self.raw(plan.pin && kept.is_some(), text)?;
         self.entries.push(Entry {
             id,
             hash: h,
@@ -732,7 +740,7 @@ impl Worker {
             supersedes: None,
             depends_on: (0, 0),
             // `pin` parses a record a held one depends on from its line.
-            raw: (plan.pin && kept.is_some()).then(|| text.into()),
+            raw,
         });
         Ok(())
     }
@@ -780,6 +788,7 @@ impl Worker {
             _ => None,
         };
         let depends_on = self.deps(f.depends_on.iter().map(|d| &**d))?;
+        let raw = self.raw(plan.pin, text)?;
         self.entries.push(Entry {
             id,
             hash: h,
@@ -788,7 +797,7 @@ impl Worker {
             policy: false,
             supersedes,
             depends_on,
-            raw: plan.pin.then(|| text.into()),
+            raw,
         });
         Ok(())
     }
@@ -839,6 +848,7 @@ impl Worker {
             scan::Rule::Policy { depends_on, .. } => self.deps(depends_on.iter().map(|d| &**d))?,
             scan::Rule::Effect { .. } => (0, 0),
         };
+        let raw = self.raw(plan.pin, text)?;
         self.entries.push(Entry {
             id,
             hash: h,
@@ -847,7 +857,7 @@ impl Worker {
             policy,
             supersedes: None,
             depends_on,
-            raw: plan.pin.then(|| text.into()),
+            raw,
         });
         Ok(())
     }
@@ -942,7 +952,7 @@ impl Worker {
         if hold {
             self.held.push(record);
         } else if plan.pin {
-            entry.raw = Some(text.into());
+            entry.raw = self.raw(true, text)?;
         }
         self.entries.push(entry);
         Ok(())
@@ -1507,11 +1517,11 @@ fn hold_inputs(
         .collect();
     let mut added = false;
     while let Some(id) = queue.pop() {
-        let (_, entry) = entries.get(&id).ok_or(Fallback)?;
+        let (w, entry) = entries.get(&id).ok_or(Fallback)?;
         if have.contains(&entry.seq) {
             continue;
         }
-        let raw = entry.raw.as_deref().ok_or(Fallback)?;
+        let raw = entry.raw.and_then(|r| entries.name(w, r)).ok_or(Fallback)?;
         let value = json::parse(raw.as_bytes()).map_err(|_| Fallback)?;
         let record = parse_record_with(
             &plan.origin,
