@@ -241,11 +241,13 @@ impl Calls {
     /// Calls `f` on each call until it returns true.
     pub fn try_each(&self, mut f: impl FnMut(&Action) -> bool) {
         for base in &self.bases {
-            for params in Combinations::new(base, &self.dims) {
-                let action = Action {
-                    tool: self.tool.clone(),
-                    params,
-                };
+            // One call, its params changed in place from one combination to the next.
+            let mut action = Action {
+                tool: self.tool.clone(),
+                params: base.clone(),
+            };
+            let mut combinations = Combinations::new(base, &self.dims);
+            while combinations.next_into(&mut action.params) {
                 if f(&action) {
                     return;
                 }
@@ -264,7 +266,10 @@ fn product(dims: &Dims) -> usize {
 struct Combinations<'a> {
     base: &'a Map<String, Value>,
     dims: &'a Dims,
+    /// The choice per dimension of the next object; `None` past the last one.
     index: Option<Vec<usize>>,
+    /// The first dimension whose choice changed since the last object.
+    changed: usize,
 }
 
 impl<'a> Combinations<'a> {
@@ -274,27 +279,34 @@ impl<'a> Combinations<'a> {
             base,
             dims,
             index: (!empty).then(|| vec![0; dims.len()]),
+            changed: 0,
         }
     }
-}
 
-impl Iterator for Combinations<'_> {
-    type Item = Map<String, Value>;
-
-    fn next(&mut self) -> Option<Map<String, Value>> {
-        let index = self.index.as_mut()?;
-        let mut params = self.base.clone();
-        for ((key, options), &i) in self.dims.iter().zip(index.iter()) {
-            if let Some(Some(v)) = options.get(i) {
-                params.insert(key.clone(), v.clone());
+    /// Makes `params` the next object (given the object before it, or the base before
+    /// the first): only the dimensions whose choice changed are written. `false` past
+    /// the last object.
+    fn next_into(&mut self, params: &mut Map<String, Value>) -> bool {
+        let Some(index) = self.index.as_mut() else {
+            return false;
+        };
+        for ((key, options), &i) in self.dims.iter().zip(index.iter()).skip(self.changed) {
+            // A choice of "absent" leaves what the base has.
+            match (options.get(i), self.base.get(key)) {
+                (Some(Some(v)), _) | (_, Some(v)) => match params.get_mut(key) {
+                    Some(slot) => *slot = v.clone(),
+                    None => drop(params.insert(key.clone(), v.clone())),
+                },
+                (_, None) => drop(params.remove(key)),
             }
         }
         // Advance the mixed-radix counter; past the last combination, stop.
         let mut done = true;
-        for (slot, (_, options)) in index.iter_mut().zip(self.dims).rev() {
+        for (d, (slot, (_, options))) in index.iter_mut().zip(self.dims).enumerate().rev() {
             *slot += 1;
             if *slot < options.len() {
                 done = false;
+                self.changed = d;
                 break;
             }
             *slot = 0;
@@ -302,7 +314,7 @@ impl Iterator for Combinations<'_> {
         if done {
             self.index = None;
         }
-        Some(params)
+        true
     }
 }
 
@@ -365,7 +377,11 @@ fn values(schema: &Schema, reads: &Reads<'_>, budget: usize) -> Result<Vec<Value
             let mut all_absent = false;
             if let Some((base, dims)) = object_space(schema, &reads.children, budget)? {
                 all_absent = dims.iter().all(|(_, o)| o.contains(&None));
-                out.extend(Combinations::new(&base, &dims).map(Value::Object));
+                let mut combinations = Combinations::new(&base, &dims);
+                let mut object = base.clone();
+                while combinations.next_into(&mut object) {
+                    out.push(Value::Object(object.clone()));
+                }
             }
             // A value that is no object lacks every path below it; it matters only when
             // no admitted object can lack them all.
