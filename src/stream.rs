@@ -1117,6 +1117,16 @@ fn finish<R>(
         [std::mem::take(&mut a.seqs), std::mem::take(&mut b.seqs)],
     ));
     let mut parts = [Held::take(&mut a), Held::take(&mut b)];
+    // The fingerprint of the kept records, from their digests: on the checks' thread when
+    // there is one (the store is built meanwhile, and needs it last).
+    let digests = Mutex::new(Some([
+        std::mem::take(&mut a.digests),
+        std::mem::take(&mut b.digests),
+    ]));
+    let fingerprint = || -> Result<String, Fallback> {
+        let digests = digests.lock().map_err(|_| Fallback)?.take();
+        kept_fingerprint(plan, digests.ok_or(Fallback)?)
+    };
     let links = Links {
         entries: [&a.entries, &b.entries],
         names: [&a.names, &b.names],
@@ -1126,32 +1136,46 @@ fn finish<R>(
     if plan.pin {
         let index = links.index();
         links.check(&hashes, &index, true)?;
-        let (store, compaction) = build(plan, &mut parts, links.fields, total, Some(&index))?;
+        let (store, compaction) = build(
+            plan,
+            &mut parts,
+            links.fields,
+            total,
+            Some(&index),
+            fingerprint,
+        )?;
         return Ok(then(store, compaction, budget));
     }
     std::thread::scope(|s| {
         // The store is built beside them: one thread is theirs.
-        let checks = || links.check(&hashes, &links.index(), false);
+        let (sha, sha_here) = std::sync::mpsc::channel();
+        let (links, hashes, fingerprint) = (&links, &hashes, &fingerprint);
+        let checks = move || {
+            // A failed send: the store's side gave up already.
+            let _ = sha.send(fingerprint());
+            links.check(hashes, &links.index(), false)
+        };
         match std::thread::Builder::new().spawn_scoped(s, checks) {
             Ok(checker) => {
-                let result = build(plan, &mut parts, links.fields, total, None)
+                let sha = || sha_here.recv().unwrap_or(Err(Fallback));
+                let result = build(plan, &mut parts, links.fields, total, None, sha)
                     .map(|(store, compaction)| then(store, compaction, budget));
                 checker.join().unwrap_or(Err(Fallback))?;
                 result
             }
             // No second thread (a resource limit): the checks run here, first.
             Err(_) => {
-                links.check(&hashes, &links.index(), true)?;
-                let (store, compaction) = build(plan, &mut parts, links.fields, total, None)?;
+                links.check(hashes, &links.index(), true)?;
+                let (store, compaction) =
+                    build(plan, &mut parts, links.fields, total, None, fingerprint)?;
                 Ok(then(store, compaction, budget))
             }
         }
     })
 }
 
-/// What a worker gathered for the store: digests, held records, fact slots, tool names.
+/// What a worker gathered for the store: held records, fact slots, tool names.
 struct Held {
-    digests: Vec<(u64, u32, [u8; 32])>,
     held: Vec<Record>,
     slots: Vec<FactSlots>,
     named: BTreeSet<String>,
@@ -1160,7 +1184,6 @@ struct Held {
 impl Held {
     fn take(w: &mut Worker) -> Held {
         Held {
-            digests: std::mem::take(&mut w.digests),
             held: std::mem::take(&mut w.held),
             slots: std::mem::take(&mut w.slots),
             named: std::mem::take(&mut w.named),
@@ -1177,16 +1200,9 @@ fn build(
     fields: [Fields<'_>; 2],
     total: usize,
     entries: Option<&Entries<'_>>,
+    fingerprint: impl FnOnce() -> Result<String, Fallback>,
 ) -> Result<(Store, Compaction), Fallback> {
     let [a, b] = parts;
-    // Every kept id names a record: each was digested exactly once.
-    if a.digests.len() + b.digests.len() != plan.kept.len() {
-        return Err(Fallback);
-    }
-    let digests = in_seq_order(
-        std::mem::take(&mut a.digests),
-        std::mem::take(&mut b.digests),
-    );
 
     // The facts a view can read: per field the newest, and the newest kept. The gate
     // and precheck look facts up only by the fields that policies in scope of their
@@ -1253,13 +1269,23 @@ fn build(
         .iter()
         .map(|r| plan.kept_index(&r.id, id_hash(r.id.as_bytes())).is_some())
         .collect();
-    let sha = fingerprint_of(digests.filter_map(|(_, k, d)| {
-        let id = plan.kept.get(k as usize).copied()?;
-        Some((id, d))
-    }));
     let hashes = plan.kept_hashes.clone();
-    let compaction = Compaction::lean(&store, mask, hashes, sha);
+    let compaction = Compaction::lean(&store, mask, hashes, fingerprint()?);
     Ok((store, compaction))
+}
+
+/// The fingerprint of the kept records (see [`fingerprint_of`]) from the two workers'
+/// digests; [`Fallback`] unless every kept id named a record (each digested once).
+fn kept_fingerprint(plan: &Plan<'_>, [a, b]: [Vec<Digested>; 2]) -> Result<String, Fallback> {
+    if a.len() + b.len() != plan.kept.len() {
+        return Err(Fallback);
+    }
+    Ok(fingerprint_of(in_seq_order(a, b).filter_map(
+        |(_, k, d)| {
+            let id = plan.kept.get(k as usize).copied()?;
+            Some((id, d))
+        },
+    )))
 }
 
 /// A kept record's `seq`, index among the plan's kept ids, and digest.
