@@ -163,11 +163,15 @@ impl<'a> Plan<'a> {
         };
         for id in kept {
             let h = id_hash(id.as_bytes());
-            match plan.index.get(&h).and_then(|&k| plan.kept.get(k as usize)) {
-                Some(other) if *other == id => {}
-                Some(_) => plan.clash = true,
-                None => {
-                    plan.index.insert(h, plan.kept.len() as u32);
+            match plan.index.entry(h) {
+                std::collections::hash_map::Entry::Occupied(k) => {
+                    // A repeat is harmless; another id of the same hash is a clash.
+                    if plan.kept.get(*k.get() as usize) != Some(&id) {
+                        plan.clash = true;
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(plan.kept.len() as u32);
                     plan.kept.push(id);
                     plan.kept_hashes.push(h);
                 }
