@@ -542,12 +542,13 @@ impl Worker {
         Some(k)
     }
 
-    /// `id`, added to `names`.
-    /// With `keep`, the line `text` of a record not held, for `pin` (see [`Entry::raw`]).
+    /// With `keep`, the line `text` of a record not held, added to `names` for `pin` (see
+    /// [`Entry::raw`]).
     fn raw(&mut self, keep: bool, text: &str) -> Result<Option<Name>, Fallback> {
         keep.then(|| Name::push(&mut self.names, text)).transpose()
     }
 
+    /// `id`, added to `names`.
     fn name(&mut self, id: &str) -> Result<Name, Fallback> {
         Name::push(&mut self.names, id)
     }
@@ -734,6 +735,7 @@ impl Worker {
             });
         }
         let id = self.name(s.id)?;
+        // A kept one is not held: `pin` parses it from its line if a held one depends on it.
         let raw = self.raw(plan.pin && kept.is_some(), text)?;
         self.entries.push(Entry {
             id,
@@ -743,7 +745,6 @@ impl Worker {
             policy: false,
             supersedes: None,
             depends_on: (0, 0),
-            // `pin` parses a record a held one depends on from its line.
             raw,
         });
         Ok(())
@@ -1640,7 +1641,8 @@ fn has_duplicate([a, b]: [&mut Vec<u64>; 2], two_threads: bool, spare: [Vec<u64>
     }
 }
 
-/// How many top bits [`has_duplicate`] orders by: three passes of [`DIGIT_BITS`].
+/// How many top bits [`has_duplicate`] orders by: a pass of [`TOP_BITS`], then three of
+/// at most [`DIGIT_BITS`] within each run.
 const RUN_BITS: u32 = 33;
 
 /// Bits of the first pass of [`radix_sort_from`] (the most significant ones): 256 runs,
