@@ -1,0 +1,448 @@
+//! The light scans of one record line: what the lean loader needs of a record, without
+//! building a DOM.
+//!
+//! About nine records in ten are chatter, and the gate needs nothing from a chatter
+//! record but its id, its `seq` and its token estimate. The hand-written scan here
+//! ([`simple`], [`simple_in`], [`simple_item`]) reads the commonest shape straight out of
+//! the chunk; the typed serde scans of whole records ([`chatter_by_serde`], [`fact`],
+//! [`rule`], in `records`) read the rest with the seeds in `seeds` (values and predicates
+//! checked as they are read: keys compared as borrowed strings, a key that appears twice
+//! in any object refused, as [`crate::json`] does); [`canonical`] writes a kept record's
+//! canonical JSON from its text. No `Value` is built for a record the gate does not hold.
+//!
+//! The scans only ever say yes to a record the strict path ([`crate::json::parse`] then
+//! [`crate::record::parse_record`]) accepts with the same values. Anything else (an unknown
+//! kind, a malformed line, an escaped key, an odd number) is `None`, and the caller takes
+//! the strict path, which gives the exact record or the exact error. This module reads
+//! bytes; it never touches files.
+
+use std::borrow::Cow;
+
+mod canonical;
+mod records;
+mod seeds;
+
+pub use canonical::canonical;
+pub use records::{Early, FactLine, Rule, RuleLine, chatter_by_serde, fact, rule, seq_of};
+
+/// A chatter record as the light scan read it.
+#[derive(Debug, Clone)]
+pub struct Chatter<'a> {
+    /// The record's id (borrowed from the line unless it had escapes).
+    pub id: Cow<'a, str>,
+    /// The record's `seq`.
+    pub seq: u64,
+    /// `text`, as written in the line (a JSON string, quotes included).
+    text: Option<&'a str>,
+    /// Whether `text` as written is already canonical (see [`Simple::text_plain`]).
+    text_plain: bool,
+    /// `tokens`, if declared.
+    tokens: Option<u64>,
+    /// Whether the record has keys besides id, seq, kind, text and tokens.
+    other_keys: bool,
+}
+
+impl Chatter<'_> {
+    /// `tokens`, if the record declares it.
+    pub fn tokens(&self) -> Option<u64> {
+        self.tokens
+    }
+
+    /// Writes the record's canonical JSON (keys sorted, no whitespace, strings escaped as
+    /// serde_json escapes them) into `out`, exactly as [`crate::json::canonical`] would.
+    /// `false` (and `out` unspecified) when the record has other keys: use the strict path.
+    pub fn canonical(&self, out: &mut Vec<u8>) -> bool {
+        if self.other_keys {
+            return false;
+        }
+        write_canonical(
+            out,
+            (&self.id, matches!(self.id, Cow::Borrowed(_))),
+            "chatter",
+            self.seq,
+            self.text.map(|t| (t, self.text_plain)),
+            self.tokens,
+        )
+    }
+}
+
+/// Writes the canonical JSON of a record with only id, kind, seq, text and tokens into
+/// `out` (cleared first), exactly as [`crate::json::canonical`] would. `id` is decoded,
+/// with whether it was written without escapes; `text` is as written in the line, with
+/// whether that is already canonical. `false` (and `out`
+/// unspecified) when the text cannot be decoded.
+fn write_canonical(
+    out: &mut Vec<u8>,
+    id: (&str, bool),
+    kind: &str,
+    seq: u64,
+    text: Option<(&str, bool)>,
+    tokens: Option<u64>,
+) -> bool {
+    out.clear();
+    out.extend_from_slice(b"{\"id\":");
+    match id {
+        // No escapes in the line, and a JSON string cannot hold raw control characters.
+        (id, true) => {
+            out.push(b'"');
+            out.extend_from_slice(id.as_bytes());
+            out.push(b'"');
+        }
+        (id, false) => write_str(out, id),
+    }
+    out.extend_from_slice(b",\"kind\":");
+    write_str(out, kind);
+    out.extend_from_slice(b",\"seq\":");
+    write_u64(out, seq);
+    if let Some((raw, plain)) = text {
+        out.extend_from_slice(b",\"text\":");
+        if plain {
+            out.extend_from_slice(raw.as_bytes());
+        } else {
+            match serde_json::from_str::<String>(raw) {
+                Ok(s) => write_str(out, &s),
+                Err(_) => return false,
+            }
+        }
+    }
+    if let Some(tokens) = tokens {
+        out.extend_from_slice(b",\"tokens\":");
+        write_u64(out, tokens);
+    }
+    out.push(b'}');
+    true
+}
+
+/// Appends a number in decimal, without allocating.
+fn write_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(i..).unwrap_or_default());
+}
+
+/// Appends a string as serde_json writes it.
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    // INVARIANT: writing a &str into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a well-formed
+/// chatter record that the strict path would accept with the same id and seq; `None` means
+/// "take the strict path".
+pub fn chatter(line: &str) -> Option<Chatter<'_>> {
+    match simple(line) {
+        Fast::Done(s) => s.chatter(),
+        Fast::NotChatter(_) => None,
+        Fast::Unknown => chatter_by_serde(line),
+    }
+}
+
+/// A record line made of nothing but `id`, `seq`, `kind`, `text` and `tokens`, each a
+/// plain value, as [`simple`] read it: most of a store's lines (chatter, summaries).
+#[derive(Debug, Clone)]
+pub struct Simple<'a> {
+    /// `id` (non-empty, written without escapes).
+    pub id: &'a str,
+    /// `seq`.
+    pub seq: u64,
+    /// `kind` (written without escapes).
+    pub kind: &'a str,
+    /// `text`, as written in the line (quotes included).
+    pub text: Option<&'a str>,
+    /// Whether `text` as written is its canonical JSON already: its only escapes are
+    /// among `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, which serde_json writes the same.
+    pub text_plain: bool,
+    /// `tokens`, if declared.
+    pub tokens: Option<u64>,
+}
+
+impl<'a> Simple<'a> {
+    /// The chatter record, if it is one.
+    pub fn chatter(self) -> Option<Chatter<'a>> {
+        (self.kind == "chatter").then_some(Chatter {
+            id: Cow::Borrowed(self.id),
+            seq: self.seq,
+            text: self.text,
+            text_plain: self.text_plain,
+            tokens: self.tokens,
+            other_keys: false,
+        })
+    }
+
+    /// Writes the record's canonical JSON into `out`, exactly as
+    /// [`crate::json::canonical`] would; `false` when the text cannot be decoded.
+    pub fn canonical(&self, out: &mut Vec<u8>) -> bool {
+        write_canonical(
+            out,
+            (self.id, true),
+            self.kind,
+            self.seq,
+            self.text.map(|t| (t, self.text_plain)),
+            self.tokens,
+        )
+    }
+
+    /// `text`, decoded.
+    pub fn text(&self) -> Option<Result<String, ()>> {
+        self.text.map(|raw| {
+            if !raw.contains('\\') {
+                Ok(raw.get(1..raw.len() - 1).unwrap_or_default().to_string())
+            } else {
+                serde_json::from_str::<String>(raw).map_err(|_| ())
+            }
+        })
+    }
+}
+
+/// What [`simple`] made of a line.
+#[derive(Debug, Clone)]
+pub enum Fast<'a> {
+    /// A well-formed record of plain keys and values, which the strict JSON parser
+    /// accepts with exactly these values.
+    Done(Simple<'a>),
+    /// Not decided, but its `kind` is a string other than `chatter` (this one): not
+    /// chatter.
+    NotChatter(&'a str),
+    /// Not decided: anything else (another key, an escaped key or id, a `\u` escape, an
+    /// odd number, a nested value, a malformed line, ...).
+    Unknown,
+}
+
+/// A hand-written scan of the commonest record shape: one object whose keys are among
+/// `id`, `seq`, `kind`, `text` and `tokens` (each once, no escapes in the keys), with
+/// string values for `id`, `kind` and `text` (no `\u` escapes; none at all in `id` and
+/// `kind`) and integers below 2^64 for `seq` and `tokens`. It decides only lines that are
+/// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
+/// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
+pub fn simple(line: &str) -> Fast<'_> {
+    let mut kind_seen: Option<&str> = None;
+    match simple_scan::<false, false>(line, 0, &mut kind_seen) {
+        Some((s, _)) => Fast::Done(s),
+        None => match kind_seen {
+            Some(kind) if kind != "chatter" => Fast::NotChatter(kind),
+            _ => Fast::Unknown,
+        },
+    }
+}
+
+/// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
+/// its end first: `Some((record, end, next))` when [`simple`] decides the line
+/// `chunk[start..end]` with exactly this record (`end` is the index of its `\n`, or the
+/// chunk's length; `next` is where the next line starts). `None`: not decided here; find
+/// the line's end and ask [`simple`].
+pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
+    let (s, end) = simple_scan::<true, false>(chunk, start, &mut None)?;
+    Some((s, end, (end + 1).min(chunk.len())))
+}
+
+/// [`simple`] on the object that starts at `start` in a document's text (an element of
+/// its `records`), without finding its end first: `Some((record, end))` when the object
+/// `text[start..end]` is one [`simple`] decides with exactly this record (`end` is just
+/// past its `}`; what follows is not looked at). `None`: not decided here.
+pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
+    simple_scan::<false, true>(text, start, &mut None)
+}
+
+/// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
+/// of [`simple_in`] (`LINE` true: the object must fill the line that starts at `start`;
+/// whitespace never takes a `\n`). The record, and where its line ends. With `ITEM`
+/// (for [`simple_item`]), the object may be followed by anything: the record, and the
+/// index just past its `}`.
+fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
+    line: &'a str,
+    start: usize,
+    kind_seen: &mut Option<&'a str>,
+) -> Option<(Simple<'a>, usize)> {
+    let b = line.as_bytes();
+    let skip_ws = |b: &[u8], i: usize| {
+        if LINE {
+            skip_ws_in_line(b, i)
+        } else {
+            skip_ws(b, i)
+        }
+    };
+    let mut i = skip_ws(b, start);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let (mut id, mut seq, mut kind, mut text, mut tokens) = (None, None, None, None, None);
+    let mut text_plain = true;
+    i = skip_ws(b, i + 1);
+    loop {
+        // A key: a string without escapes.
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (end, escapes) = string_end(b, i + 1)?;
+        if escapes != Escapes::None {
+            return None;
+        }
+        let key = b.get(i + 1..end - 1)?;
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        match key {
+            b"id" | b"kind" | b"text" => {
+                if b.get(i) != Some(&b'"') {
+                    return None;
+                }
+                let (end, escapes) = string_end(b, i + 1)?;
+                let raw = line.get(i..end)?;
+                let inner = line.get(i + 1..end - 1)?;
+                let slot = match key {
+                    b"id" if !inner.is_empty() => &mut id,
+                    b"kind" => &mut kind,
+                    b"text" => &mut text,
+                    _ => return None,
+                };
+                if slot.is_some() {
+                    return None;
+                }
+                if key == b"text" {
+                    text_plain = escapes != Escapes::Slash;
+                    *slot = Some(raw);
+                } else if escapes == Escapes::None {
+                    *slot = Some(inner);
+                } else {
+                    return None;
+                }
+                if key == b"kind" {
+                    *kind_seen = kind;
+                }
+                i = end;
+            }
+            b"seq" | b"tokens" => {
+                let (n, end) = integer(b, i)?;
+                let slot = if key == b"seq" { &mut seq } else { &mut tokens };
+                if slot.replace(n).is_some() {
+                    return None;
+                }
+                i = end;
+            }
+            _ => return None,
+        }
+        i = skip_ws(b, i);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    let end = if ITEM { i + 1 } else { skip_ws(b, i + 1) };
+    if !(ITEM || end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
+        return None;
+    }
+    let simple = Simple {
+        id: id?,
+        seq: seq?,
+        kind: kind?,
+        text,
+        text_plain,
+        tokens,
+    };
+    Some((simple, end))
+}
+
+/// The escapes met in a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    None,
+    /// Only `\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t`: as serde_json writes them.
+    Plain,
+    /// `\/` too (serde_json writes a bare `/`).
+    Slash,
+}
+
+/// The index just past the closing quote of the string whose contents start at `i`, and
+/// its escapes; `None` for a `\u` escape, an invalid escape, a raw control character or a
+/// string that does not end.
+fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut escapes = Escapes::None;
+    loop {
+        // Eight bytes at a time up to the first `"`, `\` or byte below 0x20. A borrow can
+        // only mark bytes after a true one, so the lowest mark is the first such byte.
+        while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let w = u64::from_le_bytes(word);
+            let special = zero_byte(w ^ (ONES * 0x22))
+                | zero_byte(w ^ (ONES * 0x5c))
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+            if special != 0 {
+                i += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match *b.get(i)? {
+            b'"' => return Some((i + 1, escapes)),
+            b'\\' => {
+                match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                        if escapes == Escapes::None {
+                            escapes = Escapes::Plain;
+                        }
+                    }
+                    b'/' => escapes = Escapes::Slash,
+                    _ => return None,
+                }
+                i += 2;
+            }
+            c if c < 0x20 => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// A JSON integer in `0..2^64` at `i` (no sign, fraction or exponent), and the index just
+/// past it; `None` otherwise, or when what follows is not whitespace, `,` or `}`.
+fn integer(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let first = *b.get(i)?;
+    if !first.is_ascii_digit() {
+        return None;
+    }
+    let mut n = u64::from(first - b'0');
+    i += 1;
+    if n != 0 {
+        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            i += 1;
+        }
+    }
+    match b.get(i) {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}') => Some((n, i)),
+        _ => None,
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// [`skip_ws`] within one line: a `\n` is where the line ends, not whitespace.
+fn skip_ws_in_line(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests;
