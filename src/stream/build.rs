@@ -1,0 +1,189 @@
+//! The lean store and its compaction, from what the two workers gathered: the held
+//! records in `seq` order, the newest facts parsed where the gate reads them, the kept
+//! records' fingerprint.
+
+use super::*;
+
+/// What a worker gathered for the store: held records, fact slots, tool names.
+pub(super) struct Held {
+    pub(super) held: Vec<Record>,
+    pub(super) slots: Vec<FactSlots>,
+    pub(super) named: BTreeSet<String>,
+}
+
+impl Held {
+    pub(super) fn take(w: &mut Worker) -> Held {
+        Held {
+            held: std::mem::take(&mut w.held),
+            slots: std::mem::take(&mut w.slots),
+            named: std::mem::take(&mut w.named),
+        }
+    }
+}
+
+/// The store and compaction from what the workers gathered (`fields[w]` names the fact
+/// fields of `parts[w].slots`); for `pin`, given the entries, with every record a held
+/// record depends on, transitively.
+pub(super) fn build(
+    plan: &Plan<'_>,
+    parts: &mut [Held; 2],
+    fields: [Fields<'_>; 2],
+    total: usize,
+    entries: Option<&Entries<'_>>,
+    fingerprint: impl FnOnce() -> Result<String, Fallback>,
+) -> Result<(Store, Compaction), Fallback> {
+    let [a, b] = parts;
+
+    // The facts a view can read: per field the newest, and the newest kept. The gate
+    // and precheck look facts up only by the fields that policies in scope of their
+    // tools read (a policy held only as another's revoker is never evaluated), so for
+    // them a fact's line is parsed only when its field is one of those (pin reads all).
+    let mut held = std::mem::take(&mut a.held);
+    held.append(&mut b.held);
+    let read: BTreeSet<String> = held
+        .iter()
+        .filter(|r| plan.in_scope(r))
+        .filter_map(|r| match &r.kind {
+            Kind::Policy(p) => Some(p.predicate.fields()),
+            _ => None,
+        })
+        .flatten()
+        .map(str::to_string)
+        .collect();
+    let [a_fields, b_fields] = fields;
+    let mut merged: IdMap<&str, FactSlots> =
+        a_fields.iter().zip(std::mem::take(&mut a.slots)).collect();
+    for (field, slots) in b_fields.iter().zip(std::mem::take(&mut b.slots)) {
+        let mine = merged.entry(field).or_default();
+        if let Some(r) = slots.newest
+            && mine.newest.as_ref().is_none_or(|d| d.seq() < r.seq())
+        {
+            mine.newest = Some(r);
+        }
+        if let Some(r) = slots.newest_kept
+            && mine.newest_kept.as_ref().is_none_or(|d| d.seq() < r.seq())
+        {
+            mine.newest_kept = Some(r);
+        }
+    }
+    for (field, slots) in merged {
+        let FactSlots {
+            newest,
+            newest_kept,
+            ..
+        } = slots;
+        // A line is parsed only when its field is read; a fact that is both the newest
+        // and the newest kept, once (with its digest, as a kept record).
+        let unread = |s: &Option<Slot>| {
+            matches!(s, Some(Slot::Line(..))) && !plan.pin && !read.contains(field)
+        };
+        let same = matches!((&newest, &newest_kept), (Some(n), Some(k)) if n.seq() == k.seq());
+        if !same && !unread(&newest) {
+            held.extend(newest.map(|s| s.record(plan, false)).transpose()?);
+        }
+        if !unread(&newest_kept) {
+            held.extend(newest_kept.map(|s| s.record(plan, true)).transpose()?);
+        }
+    }
+    held.sort_by_key(|r| r.seq);
+    held.dedup_by_key(|r| r.seq);
+    if let Some(entries) = entries {
+        hold_inputs(plan, entries, &mut held)?;
+    }
+
+    let mut named = std::mem::take(&mut a.named);
+    named.append(&mut b.named);
+    let store = Store::lean(held, total, named);
+    let mask: Vec<bool> = store
+        .records()
+        .iter()
+        .map(|r| plan.kept_index(&r.id, id_hash(r.id.as_bytes())).is_some())
+        .collect();
+    let hashes = plan.kept_hashes.clone();
+    let compaction = Compaction::lean(&store, mask, hashes, fingerprint()?);
+    Ok((store, compaction))
+}
+
+/// The fingerprint of the kept records (see [`fingerprint_of`]) from the two workers'
+/// digests; [`Fallback`] unless every kept id named a record (each digested once).
+pub(super) fn kept_fingerprint(
+    plan: &Plan<'_>,
+    [a, b]: [Vec<Digested>; 2],
+) -> Result<String, Fallback> {
+    if a.len() + b.len() != plan.kept.len() {
+        return Err(Fallback);
+    }
+    Ok(fingerprint_of(in_seq_order(a, b).filter_map(
+        |(_, k, d)| {
+            let id = plan.kept.get(k as usize).copied()?;
+            Some((id, d))
+        },
+    )))
+}
+
+/// A kept record's `seq`, index among the plan's kept ids, and digest.
+pub(super) type Digested = (u64, u32, [u8; 32]);
+
+/// Two workers' digests in `seq` order: merged as they come when each is in order already
+/// (a worker meets its batches in input order, so it is when the input's `seq`s rise),
+/// sorted together otherwise.
+pub(super) fn in_seq_order(
+    mut a: Vec<Digested>,
+    mut b: Vec<Digested>,
+) -> impl Iterator<Item = Digested> {
+    let sorted = |v: &[Digested]| v.windows(2).all(|w| matches!(w, [x, y] if x.0 <= y.0));
+    if !(sorted(&a) && sorted(&b)) {
+        a.append(&mut b);
+        a.sort_unstable_by_key(|d| d.0);
+    }
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+/// Adds to `held` (sorted by seq, no repeats) every record a held record depends on,
+/// transitively, parsing again the lines `pin` kept for that. Every `depends_on` target
+/// is among `entries` (checked before).
+pub(super) fn hold_inputs(
+    plan: &Plan<'_>,
+    entries: &Entries<'_>,
+    held: &mut Vec<Record>,
+) -> Result<(), Fallback> {
+    let mut have: std::collections::HashSet<u64, BuildHasherDefault<IdHasher>> =
+        held.iter().map(|r| r.seq).collect();
+    let mut queue: Vec<Box<str>> = held
+        .iter()
+        .flat_map(|r| r.depends_on().iter().map(|d| d.as_str().into()))
+        .collect();
+    let mut added = false;
+    while let Some(id) = queue.pop() {
+        let (w, entry) = entries.get(&id).ok_or(Fallback)?;
+        if have.contains(&entry.seq) {
+            continue;
+        }
+        let raw = entry.raw.and_then(|r| entries.name(w, r)).ok_or(Fallback)?;
+        let value = json::parse(raw.as_bytes()).map_err(|_| Fallback)?;
+        let record = parse_record_with(
+            &plan.origin,
+            &Place::Line(0),
+            &value,
+            plan.limits,
+            plan.count_tokens,
+        )
+        .map_err(|_| Fallback)?;
+        if record.seq != entry.seq {
+            return Err(Fallback);
+        }
+        queue.extend(record.depends_on().iter().map(|d| d.as_str().into()));
+        have.insert(record.seq);
+        held.push(record);
+        added = true;
+    }
+    if added {
+        held.sort_by_key(|r| r.seq);
+    }
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! The checks that need the whole input: no id twice (the id hashes radix-sorted and
+//! merged) and each `supersedes` and `depends_on` naming a record it may name.
+
+use super::*;
+
+/// Each worker's id hashes, and a spare buffer per worker for sorting them.
+pub(super) type IdHashes = ([Vec<u64>; 2], [Vec<u64>; 2]);
+
+/// The workers' entries, for the checks that link records: their ids, `supersedes` and
+/// `depends_on` (in `names` and `deps`) and fact fields.
+pub(super) struct Links<'e> {
+    pub(super) entries: [&'e [Entry]; 2],
+    pub(super) names: [&'e str; 2],
+    pub(super) deps: [&'e [Name]; 2],
+    pub(super) fields: [Fields<'e>; 2],
+}
+
+impl<'e> Links<'e> {
+    /// Every entry, with its worker.
+    pub(super) fn all(&self) -> impl Iterator<Item = (usize, &'e Entry)> + '_ {
+        let [a, b] = self.entries;
+        a.iter().map(|e| (0, e)).chain(b.iter().map(|e| (1, e)))
+    }
+
+    /// The entries by id hash (distinct once the duplicate check has passed: a repeat
+    /// only hides an entry from the link check, which then falls back or is moot).
+    pub(super) fn index(&self) -> Entries<'e> {
+        Entries {
+            map: self.all().map(|(w, e)| (e.hash, (w, e))).collect(),
+            names: self.names,
+            deps: self.deps,
+        }
+    }
+
+    /// The field of a fact entry of worker `w`.
+    pub(super) fn field_of(&self, w: usize, e: &Entry) -> Option<&'e str> {
+        self.fields.get(w)?.get(e.field)
+    }
+
+    /// No two records share an id (`hashes`, each worker's id hashes, are sorted in
+    /// place, on a second thread too when `two_threads`), and each `supersedes` and
+    /// `depends_on` names a record it may name.
+    pub(super) fn check(
+        &self,
+        hashes: &Mutex<IdHashes>,
+        entries: &Entries<'e>,
+        two_threads: bool,
+    ) -> Result<(), Fallback> {
+        {
+            let mut hashes = hashes.lock().map_err(|_| Fallback)?;
+            let ([a, b], spare) = &mut *hashes;
+            // A shared hash may be a real duplicate: the exact loader decides.
+            if has_duplicate([a, b], two_threads, std::mem::take(spare)) {
+                return Err(Fallback);
+            }
+        }
+        for (w, e) in self.all() {
+            if let Some(target) = e.supersedes {
+                let target = entries.name(w, target).ok_or(Fallback)?;
+                let ok = entries.get(target).is_some_and(|(tw, t)| {
+                    t.seq < e.seq
+                        && match (self.field_of(w, e), self.field_of(tw, t)) {
+                            (Some(f), Some(g)) => f == g,
+                            (None, None) => e.policy && t.policy,
+                            _ => false,
+                        }
+                });
+                if !ok {
+                    return Err(Fallback);
+                }
+            }
+            // A depends_on naming chatter (which this loader does not index) falls back too.
+            if e.depends_on.0 == e.depends_on.1 {
+                continue;
+            }
+            let id = entries.name(w, e.id).ok_or(Fallback)?;
+            let deps = entries
+                .deps
+                .get(w)
+                .and_then(|d| d.get(e.depends_on.0 as usize..e.depends_on.1 as usize));
+            for &d in deps.ok_or(Fallback)? {
+                let d = entries.name(w, d).ok_or(Fallback)?;
+                if d == id || entries.get(d).is_none() {
+                    return Err(Fallback);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The non-chatter records' entries by id hash, with the worker (0 or 1) each came from.
+pub(super) struct Entries<'e> {
+    pub(super) map: IdMap<u64, (usize, &'e Entry)>,
+    /// Each worker's `names` and `deps`.
+    pub(super) names: [&'e str; 2],
+    pub(super) deps: [&'e [Name]; 2],
+}
+
+impl<'e> Entries<'e> {
+    /// The entry whose id is `id`.
+    pub(super) fn get(&self, id: &str) -> Option<(usize, &'e Entry)> {
+        self.map
+            .get(&id_hash(id.as_bytes()))
+            .filter(|(w, e)| self.name(*w, e.id) == Some(id))
+            .copied()
+    }
+
+    /// The id `name` of worker `w`.
+    pub(super) fn name(&self, w: usize, name: Name) -> Option<&'e str> {
+        name.of(self.names.get(w)?)
+    }
+}
+
+/// True when some value occurs twice across the two lists (each is put in order of its
+/// top [`RUN_BITS`] bits in place, on two threads when `two_threads` and one can be had;
+/// `spare[k]` is scratch space for list `k`).
+///
+/// A full sort is not needed to find a repeat: equal values have equal top bits, so after
+/// ordering by those only the runs of equal top bits (across both lists) are compared
+/// whole, and for uniform hashes nearly every run is a single value.
+pub(super) fn has_duplicate(
+    [a, b]: [&mut Vec<u64>; 2],
+    two_threads: bool,
+    spare: [Vec<u64>; 2],
+) -> bool {
+    const LOW: u32 = 64 - RUN_BITS;
+    let [mut spare_a, mut spare_b] = spare;
+    let both = two_threads
+        && std::thread::scope(|s| {
+            let other = std::thread::Builder::new()
+                .spawn_scoped(s, || radix_sort_from(b, std::mem::take(&mut spare_b), LOW));
+            radix_sort_from(a, std::mem::take(&mut spare_a), LOW);
+            other.is_ok_and(|h| h.join().is_ok())
+        });
+    if !both {
+        radix_sort_from(a, spare_a, LOW);
+        radix_sort_from(b, spare_b, LOW);
+    }
+    let top = |h: u64| h >> LOW;
+    // The two lists merged by top bits: a value whose top bits are those of the value
+    // before it starts a run of equal top bits (rare), whose values are compared whole.
+    // The merge picks each next value without a branch that guesses.
+    let (a, b) = (a.as_slice(), b.as_slice());
+    let (mut i, mut j) = (0, 0);
+    let mut last: Option<u64> = None;
+    loop {
+        let t = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) => {
+                let from_a = top(x) <= top(y);
+                i += usize::from(from_a);
+                j += usize::from(!from_a);
+                if from_a { top(x) } else { top(y) }
+            }
+            (Some(&x), None) => {
+                i += 1;
+                top(x)
+            }
+            (None, Some(&y)) => {
+                j += 1;
+                top(y)
+            }
+            (None, None) => return false,
+        };
+        if last == Some(t) {
+            // The whole run, in both lists: ordered, so a repeat is a neighbour.
+            let run_of = |v: &[u64]| {
+                let from = v.partition_point(|&h| top(h) < t);
+                (from, v.partition_point(|&h| top(h) <= t))
+            };
+            let ((a_from, a_to), (b_from, b_to)) = (run_of(a), run_of(b));
+            let mut run: Vec<u64> = a.get(a_from..a_to).unwrap_or_default().to_vec();
+            run.extend_from_slice(b.get(b_from..b_to).unwrap_or_default());
+            run.sort_unstable();
+            if run.windows(2).any(|w| matches!(w, [p, q] if p == q)) {
+                return true;
+            }
+            (i, j) = (a_to, b_to);
+        }
+        last = Some(t);
+    }
+}
+
+/// How many top bits [`has_duplicate`] orders by: a pass of [`TOP_BITS`], then three of
+/// at most [`DIGIT_BITS`] within each run.
+pub(super) const RUN_BITS: u32 = 33;
+
+/// Bits of the first pass of [`radix_sort_from`] (the most significant ones): 256 runs,
+/// few enough that writing to all of them at once stays within the cache and the TLB.
+pub(super) const TOP_BITS: u32 = 8;
+
+/// Bits per pass of [`radix_sort_from`] within a run of equal top bits: a 512-entry count
+/// table, and a run that stays in the first-level cache.
+pub(super) const DIGIT_BITS: u32 = 9;
+
+/// Sorts `v`: hashes are uniform, and on them this radix sort is several times as fast as
+/// a comparison sort. `spare` is scratch space.
+pub(crate) fn radix_sort(v: &mut [u64], spare: Vec<u64>) {
+    radix_sort_from(v, spare, 0);
+}
+
+/// [`radix_sort`] by the bits from `low` up only: `v` ends in order of `v >> low`. One
+/// pass by the top [`TOP_BITS`] cuts `v` into runs, then each run is sorted by the bits
+/// below them, least significant digit first, [`DIGIT_BITS`] per pass, while it is in
+/// cache (one pass over the whole of `v` at a time would write to thousands of places
+/// at once, and miss the cache and the TLB on most of them).
+pub(super) fn radix_sort_from(v: &mut [u64], spare: Vec<u64>, low: u32) {
+    const RUNS: usize = 1 << TOP_BITS;
+    const TOP_SHIFT: u32 = 64 - TOP_BITS;
+    let mut other = spare;
+    other.clear();
+    other.resize(v.len(), 0);
+    // The runs' bounds: run r is other[starts[r]..starts[r + 1]].
+    let mut starts = [0usize; RUNS + 1];
+    for &x in v.iter() {
+        if let Some(n) = starts.get_mut((x >> TOP_SHIFT) as usize + 1) {
+            *n += 1;
+        }
+    }
+    for r in 1..=RUNS {
+        let before = starts.get(r - 1).copied().unwrap_or(0);
+        if let Some(n) = starts.get_mut(r) {
+            *n += before;
+        }
+    }
+    let mut at = starts;
+    for &x in v.iter() {
+        if let Some(n) = at.get_mut((x >> TOP_SHIFT) as usize) {
+            if let Some(slot) = other.get_mut(*n) {
+                *slot = x;
+            }
+            *n += 1;
+        }
+    }
+    let shifts: Vec<u32> = (low.min(TOP_SHIFT)..TOP_SHIFT)
+        .step_by(DIGIT_BITS as usize)
+        .collect();
+    let mut counts = [0usize; 1 << DIGIT_BITS];
+    for bounds in starts.windows(2) {
+        let &[from, to] = bounds else { continue };
+        let (Some(mut src), Some(mut dst)) = (other.get_mut(from..to), v.get_mut(from..to)) else {
+            continue;
+        };
+        for &shift in &shifts {
+            let mask = (1u64 << DIGIT_BITS.min(TOP_SHIFT - shift)) - 1;
+            counts.fill(0);
+            for &x in src.iter() {
+                if let Some(n) = counts.get_mut(((x >> shift) & mask) as usize) {
+                    *n += 1;
+                }
+            }
+            let mut sum = 0;
+            for n in counts.iter_mut() {
+                let here = *n;
+                *n = sum;
+                sum += here;
+            }
+            for &x in src.iter() {
+                if let Some(n) = counts.get_mut(((x >> shift) & mask) as usize) {
+                    if let Some(slot) = dst.get_mut(*n) {
+                        *slot = x;
+                    }
+                    *n += 1;
+                }
+            }
+            std::mem::swap(&mut src, &mut dst);
+        }
+        // The run ends where the last pass wrote it (`src` after the swap): in `v`, or
+        // copied there.
+        if shifts.len().is_multiple_of(2) {
+            dst.copy_from_slice(src);
+        }
+    }
+}

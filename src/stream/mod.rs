@@ -1,0 +1,472 @@
+//! The lean loader: a record store read in one streaming pass on two threads, holding
+//! only what one command can consult.
+//!
+//! The exact loader ([`crate::input::load`]) builds a `Value` and a [`Record`] for every
+//! record and keeps them all. For a million records that is seconds and gigabytes. This
+//! loader is given the compaction (the kept ids) and the tools up front ([`Plan`]), so it
+//! can:
+//!
+//! - read chatter, summaries, facts and the rules it does not hold with the light scans
+//!   of [`crate::scan`] (no `Value`), and parse only the records it holds with the strict
+//!   path, on two threads over chunks of lines (`worker`);
+//! - digest (sha256 of canonical JSON) only the kept records;
+//! - hold per record only a 64-bit id hash and the `seq` (to refuse duplicates), and hold
+//!   as a [`Record`] only what the gate can read for these tools under this compaction
+//!   (see `Store::lean`, `build`): out-of-scope policies and effects, superseded facts and
+//!   chatter are validated, counted and let go;
+//! - check what needs the whole input (`checks`: duplicate ids, `supersedes` and
+//!   `depends_on`) beside the build, the gate and the report.
+//!
+//! It never reports an error itself. Anything it cannot prove fine (a line the strict path
+//! refuses, two ids with one hash, a `depends_on` naming a record it let go, a kept id it
+//! did not see, bytes that are not UTF-8, ...) is [`Fallback`]: the caller then runs the
+//! exact loader, which gives the same report, or the same error, as it always did. This
+//! module reads bytes handed to it; it never touches files.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::compaction::{Compaction, fingerprint_of};
+use crate::json;
+use crate::record::{
+    Kind, Limits, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
+};
+use crate::scan;
+
+mod build;
+mod checks;
+mod plan;
+mod worker;
+
+pub(crate) use checks::radix_sort;
+pub use plan::{Plan, id_hash};
+
+use build::*;
+use checks::*;
+use plan::*;
+use worker::*;
+
+/// The lean loader cannot decide on its own: run the exact loader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fallback;
+
+/// Chunk buffers the workers are done with, for the reader to fill again: a fresh
+/// megabyte per chunk costs page faults to map it and a system call to unmap it.
+static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// An empty buffer to read a chunk into: a spare one when there is one.
+pub fn spare_buffer() -> Vec<u8> {
+    SPARE
+        .lock()
+        .ok()
+        .and_then(|mut spare| spare.pop())
+        .unwrap_or_default()
+}
+
+/// Gives a chunk buffer back (a few are kept; the rest are freed).
+pub(crate) fn give_back(mut buf: Vec<u8>) {
+    buf.clear();
+    if let Ok(mut spare) = SPARE.lock()
+        && spare.len() < 4
+    {
+        spare.push(buf);
+    }
+}
+
+/// One unit of work: a chunk of JSON Lines, or a run of a document's records.
+pub enum Batch<'a> {
+    /// Whole lines (the chunk ends at a line end, or at the end of the input).
+    Lines(Vec<u8>),
+    /// Elements of a document's `records`, as [`crate::document::spans`] cuts them: the
+    /// text starts at a record and ends after a `,` (and whitespace), or, when the flag
+    /// says it is the last, after a record (and whitespace) right before the `]`.
+    Span(std::borrow::Cow<'a, [u8]>, bool),
+}
+
+/// For `pin --budget` ([`Plan::counting_tokens`]): every record's `(seq, tokens)`, and
+/// each batch's `seq` range, so that [`digests`] reads again only the batches it needs.
+pub struct Budget {
+    /// `(seq, tokens)` of every record of the input, in `seq` order.
+    pub tokens: Vec<(u64, u64)>,
+    /// (batch, lowest seq, highest seq) per batch.
+    ranges: Vec<(usize, u64, u64)>,
+}
+
+/// Loads records from batches handed out by `source` (pulled from two threads), for
+/// `plan`, and hands the lean store and its compaction (and with
+/// [`Plan::counting_tokens`], the [`Budget`]) to `then`: its result, or [`Fallback`].
+/// `then` runs while the last checks of the input do (see `finish`): it may be given a
+/// store whose input then falls back, so it must only compute.
+pub fn load<'a, I, R>(
+    plan: &Plan<'_>,
+    source: I,
+    then: impl FnOnce(Store, Compaction, Option<Budget>) -> R,
+) -> Result<R, Fallback>
+where
+    I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
+{
+    if plan.clash {
+        return Err(Fallback);
+    }
+    let source = Mutex::new(source.enumerate());
+    let failed = AtomicBool::new(false);
+    let work = || -> Result<Worker, Fallback> {
+        let mut worker = Worker::default();
+        loop {
+            if failed.load(Ordering::Relaxed) {
+                return Err(Fallback);
+            }
+            let next = source.lock().map_err(|_| Fallback)?.next();
+            let Some((index, batch)) = next else {
+                return Ok(worker);
+            };
+            let result = batch.and_then(|b| match b {
+                Batch::Lines(bytes) => {
+                    let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                    let done = worker.lines(plan, index, text);
+                    give_back(bytes);
+                    done
+                }
+                Batch::Span(bytes, last) => {
+                    let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                    let done = worker.span(plan, index, text, last);
+                    if let std::borrow::Cow::Owned(bytes) = bytes {
+                        give_back(bytes);
+                    }
+                    done
+                }
+            });
+            if result.is_err() {
+                failed.store(true, Ordering::Relaxed);
+                return Err(Fallback);
+            }
+        }
+    };
+    let (a, b) = std::thread::scope(|s| {
+        // No second thread (a resource limit): this one does all the batches.
+        match std::thread::Builder::new().spawn_scoped(s, work) {
+            Ok(other) => {
+                let mine = work();
+                (other.join().unwrap_or(Err(Fallback)), mine)
+            }
+            Err(_) => (Ok(Worker::default()), work()),
+        }
+    });
+    finish(plan, a?, b?, then)
+}
+
+/// Checks what needs the whole input (duplicates, `supersedes`, `depends_on`, kept ids),
+/// builds the store and compaction, and hands them to `then`.
+///
+/// The duplicate-id and link checks decide only whether the input is valid, never what
+/// the gate reads, so (but for `pin`, which reads the entries they index) they run on a
+/// thread of their own while the store is built and `then` runs; if they fail, `then`'s
+/// result is dropped and the load falls back. `then` may so see a store from input that
+/// turns out invalid: it must only compute (the gate and report code do).
+fn finish<R>(
+    plan: &Plan<'_>,
+    mut a: Worker,
+    mut b: Worker,
+    then: impl FnOnce(Store, Compaction, Option<Budget>) -> R,
+) -> Result<R, Fallback> {
+    let budget = plan.count_tokens.then(|| {
+        let mut tokens: Vec<(u64, u64)> = a
+            .seqs
+            .iter()
+            .copied()
+            .zip(a.tokens.iter().copied())
+            .chain(b.seqs.iter().copied().zip(b.tokens.iter().copied()))
+            .collect();
+        tokens.sort_unstable_by_key(|t| t.0);
+        let mut ranges = std::mem::take(&mut a.ranges);
+        ranges.append(&mut b.ranges);
+        Budget { tokens, ranges }
+    });
+    if budget
+        .as_ref()
+        .is_some_and(|t| t.tokens.len() != a.seqs.len() + b.seqs.len())
+    {
+        return Err(Fallback);
+    }
+    // Duplicate seqs: none when seq rises strictly through the batches in input order.
+    let mut batches: Vec<&BatchSeqs> = a.batches.iter().chain(&b.batches).collect();
+    batches.sort_by_key(|s| s.batch);
+    let rising = batches.iter().all(|s| s.rising)
+        && batches
+            .windows(2)
+            .all(|w| matches!(w, [x, y] if x.last < y.first));
+    if !rising && has_duplicate([&mut a.seqs, &mut b.seqs], true, [Vec::new(), Vec::new()]) {
+        return Err(Fallback);
+    }
+    let total = a.hashes.len() + b.hashes.len();
+
+    // The id hashes (sorted in place by the duplicate check, with the `seq` lists, as
+    // long and no longer needed, for its scratch space) and the entries go to the checks;
+    // the rest of each worker goes to the store.
+    let hashes = Mutex::new((
+        [std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)],
+        [std::mem::take(&mut a.seqs), std::mem::take(&mut b.seqs)],
+    ));
+    let mut parts = [Held::take(&mut a), Held::take(&mut b)];
+    // The fingerprint of the kept records, from their digests: on the checks' thread when
+    // there is one (the store is built meanwhile, and needs it last).
+    let digests = Mutex::new(Some([
+        std::mem::take(&mut a.digests),
+        std::mem::take(&mut b.digests),
+    ]));
+    let fingerprint = || -> Result<String, Fallback> {
+        let digests = digests.lock().map_err(|_| Fallback)?.take();
+        kept_fingerprint(plan, digests.ok_or(Fallback)?)
+    };
+    let links = Links {
+        entries: [&a.entries, &b.entries],
+        names: [&a.names, &b.names],
+        deps: [&a.deps, &b.deps],
+        fields: [a.fields(), b.fields()],
+    };
+    if plan.pin {
+        let index = links.index();
+        links.check(&hashes, &index, true)?;
+        let (store, compaction) = build(
+            plan,
+            &mut parts,
+            links.fields,
+            total,
+            Some(&index),
+            fingerprint,
+        )?;
+        return Ok(then(store, compaction, budget));
+    }
+    std::thread::scope(|s| {
+        // The store is built beside them: one thread is theirs.
+        let (sha, sha_here) = std::sync::mpsc::channel();
+        let (links, hashes, fingerprint) = (&links, &hashes, &fingerprint);
+        let checks = move || {
+            // A failed send: the store's side gave up already.
+            let _ = sha.send(fingerprint());
+            links.check(hashes, &links.index(), false)
+        };
+        match std::thread::Builder::new().spawn_scoped(s, checks) {
+            Ok(checker) => {
+                let sha = || sha_here.recv().unwrap_or(Err(Fallback));
+                let result = build(plan, &mut parts, links.fields, total, None, sha)
+                    .map(|(store, compaction)| then(store, compaction, budget));
+                checker.join().unwrap_or(Err(Fallback))?;
+                result
+            }
+            // No second thread (a resource limit): the checks run here, first.
+            Err(_) => {
+                links.check(hashes, &links.index(), true)?;
+                let (store, compaction) =
+                    build(plan, &mut parts, links.fields, total, None, fingerprint)?;
+                Ok(then(store, compaction, budget))
+            }
+        }
+    })
+}
+
+/// A second pass over the same batches as the [`load`] that gave `budget`: the id and the
+/// sha256 of canonical JSON of each record whose `seq` is in `wanted`, by `seq`. Batches
+/// whose `seq` range holds none of them are not parsed. [`Fallback`] unless each wanted
+/// `seq` is met exactly once.
+pub fn digests<'a, I>(
+    plan: &Plan<'_>,
+    budget: &Budget,
+    wanted: &BTreeSet<u64>,
+    source: I,
+) -> Result<BTreeMap<u64, (String, [u8; 32])>, Fallback>
+where
+    I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
+{
+    let ranges: IdMap<u64, (u64, u64)> = budget
+        .ranges
+        .iter()
+        .map(|&(i, lo, hi)| (i as u64, (lo, hi)))
+        .collect();
+    let source = Mutex::new(source.enumerate());
+    let failed = AtomicBool::new(false);
+    let one = |text: &str,
+               out: &mut Vec<(u64, String, [u8; 32])>,
+               scratch: &mut Vec<u8>|
+     -> Result<(), Fallback> {
+        // The lines were validated by the load: most are passed over on their seq alone.
+        if !wanted.contains(&scan::seq_of(text).ok_or(Fallback)?) {
+            return Ok(());
+        }
+        if let Some(c) = scan::chatter(text) {
+            if wanted.contains(&c.seq) {
+                let digest: [u8; 32] = if c.canonical(scratch) {
+                    Sha256::digest(&*scratch).into()
+                } else {
+                    let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                    Sha256::digest(json::canonical(&value).as_bytes()).into()
+                };
+                out.push((c.seq, c.id.into_owned(), digest));
+            }
+            return Ok(());
+        }
+        let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+        let seq = value
+            .get("seq")
+            .and_then(crate::record::whole_number)
+            .ok_or(Fallback)?;
+        if wanted.contains(&seq) {
+            let r = parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, true)
+                .map_err(|_| Fallback)?;
+            out.push((r.seq, r.id, r.digest));
+        }
+        Ok(())
+    };
+    let work = || -> Result<Vec<(u64, String, [u8; 32])>, Fallback> {
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        loop {
+            if failed.load(Ordering::Relaxed) {
+                return Err(Fallback);
+            }
+            let next = source.lock().map_err(|_| Fallback)?.next();
+            let Some((index, batch)) = next else {
+                return Ok(out);
+            };
+            let needed = ranges
+                .get(&(index as u64))
+                .is_some_and(|&(lo, hi)| wanted.range(lo..=hi).next().is_some());
+            let result = batch.and_then(|b| {
+                if !needed {
+                    return Ok(());
+                }
+                match b {
+                    Batch::Lines(bytes) => {
+                        let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                        text.split('\n')
+                            .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace()))
+                            .try_for_each(|l| one(l, &mut out, &mut scratch))
+                    }
+                    Batch::Span(bytes, last) => {
+                        let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
+                        walk_span(text, last, |item, _| one(item, &mut out, &mut scratch))
+                    }
+                }
+            });
+            if result.is_err() {
+                failed.store(true, Ordering::Relaxed);
+                return Err(Fallback);
+            }
+        }
+    };
+    let (a, b) = std::thread::scope(
+        |s| match std::thread::Builder::new().spawn_scoped(s, work) {
+            Ok(other) => {
+                let mine = work();
+                (other.join().unwrap_or(Err(Fallback)), mine)
+            }
+            Err(_) => (Ok(Vec::new()), work()),
+        },
+    );
+    let mut found = BTreeMap::new();
+    for (seq, id, digest) in a?.into_iter().chain(b?) {
+        if found.insert(seq, (id, digest)).is_some() {
+            return Err(Fallback);
+        }
+    }
+    if found.len() != wanted.len() {
+        return Err(Fallback);
+    }
+    Ok(found)
+}
+
+/// Whether the first JSON value of an input is a document (an object with `records`),
+/// decided from a prefix of the input. `None`: the prefix does not tell.
+pub fn is_document(prefix: &[u8]) -> Option<bool> {
+    struct Probe<'f>(&'f std::cell::Cell<bool>);
+    impl<'de> Visitor<'de> for Probe<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "records" {
+                    self.0.set(true);
+                    return Err(de::Error::custom("document"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let start = prefix.iter().position(|b| !b.is_ascii_whitespace())?;
+    if prefix.get(start) != Some(&b'{') {
+        return Some(false);
+    }
+    let found = std::cell::Cell::new(false);
+    let mut de = serde_json::Deserializer::from_slice(prefix.get(start..)?);
+    match de.deserialize_map(Probe(&found)) {
+        Ok(()) => Some(false),
+        Err(_) if found.get() => Some(true),
+        Err(_) => None,
+    }
+}
+
+/// Walks the records of a [`Batch::Span`] one by one from its first byte (a record's
+/// `{`), each followed by whitespace and a `,` (and whitespace); the walk must end exactly
+/// at the end of `text`: after a `,` unless `last`, after a record if `last`. Anything
+/// else is [`Fallback`]. `each` is given each record's text, and what the simple scan
+/// made of it when it decided it; a record it did not decide is held to the nesting a
+/// record may have in a document.
+fn walk_span<'t>(
+    text: &'t str,
+    last: bool,
+    mut each: impl FnMut(&'t str, Option<scan::Simple<'t>>) -> Result<(), Fallback>,
+) -> Result<(), Fallback> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    loop {
+        if b.get(at) != Some(&b'{') {
+            return Err(Fallback);
+        }
+        let end = match scan::simple_item(text, at) {
+            Some((s, end)) => {
+                each(text.get(at..end).ok_or(Fallback)?, Some(s))?;
+                end
+            }
+            None => {
+                let end = crate::document::value_end(text, at).ok_or(Fallback)?;
+                let item = text.get(at..end).ok_or(Fallback)?;
+                if !crate::document::record_depth_ok(item.as_bytes()) {
+                    return Err(Fallback);
+                }
+                each(item, None)?;
+                end
+            }
+        };
+        at = skip_ws(b, end);
+        match b.get(at) {
+            None if last => return Ok(()),
+            Some(b',') => {
+                at = skip_ws(b, at + 1);
+                if at == b.len() {
+                    return if last { Err(Fallback) } else { Ok(()) };
+                }
+            }
+            _ => return Err(Fallback),
+        }
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests;

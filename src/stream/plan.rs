@@ -1,0 +1,246 @@
+//! The plan of a lean load: the kept ids (an index, and a blocked Bloom filter that
+//! stays in cache), the tools whose rules must be held, and the id hash everything is
+//! keyed by.
+
+use super::*;
+
+/// A 64-bit hash of a record id: each eight-byte word (the last zero-padded, the length
+/// mixed in first) is folded in by a full 64x64->128-bit multiply, whose halves are
+/// XORed, then a murmur3 finalizer. Structured ids (`field_1181`, `field_1971`) must
+/// not collide: the multiply-rotate mix this replaced made such pairs share a hash, and
+/// every shared hash sends a load to the exact path. Equal hashes are never taken for
+/// equal ids without a check: two records whose ids share a hash make the load fall back.
+pub fn id_hash(bytes: &[u8]) -> u64 {
+    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+    const K2: u64 = 0xd6e8_feb8_6659_fd93;
+    let fold = |a: u64, b: u64| {
+        let p = u128::from(a) * u128::from(b);
+        (p as u64) ^ ((p >> 64) as u64)
+    };
+    let mut h = fold((bytes.len() as u64) ^ K2, K1);
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        h = fold(h ^ u64::from_le_bytes(b) ^ K2, K1);
+    }
+    let mut b = [0u8; 8];
+    let tail = words.remainder();
+    if let Some(dst) = b.get_mut(..tail.len()) {
+        dst.copy_from_slice(tail);
+    }
+    h = fold(h ^ u64::from_le_bytes(b) ^ K2, K1);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// A `Hasher` over [`id_hash`], for maps keyed by ids.
+#[derive(Default)]
+pub(super) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 ^= id_hash(bytes);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // Keys that are already id hashes pass through.
+        self.0 ^= n;
+    }
+}
+
+pub(super) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// Most words the kept-id prefilter may have (128 KiB): small enough to stay in cache
+/// while the input streams past it. Most records are not kept, and most of those are
+/// turned away by one word of it.
+pub(super) const FILTER_MAX_WORDS: usize = 1 << 14;
+
+/// The prefilter's word for an id hash, and the three bits of that word the id sets (a
+/// blocked Bloom filter: one cache line read per lookup). `words` is a power of two.
+pub(super) fn filter_slot(h: u64, words: usize) -> (usize, u64) {
+    let bits = (1 << ((h >> 32) & 63)) | (1 << ((h >> 38) & 63)) | (1 << ((h >> 44) & 63));
+    ((h as usize) & (words - 1), bits)
+}
+
+/// What the load is for: the kept ids (retention `given`) and the tools a gate will judge.
+pub struct Plan<'a> {
+    /// Each distinct kept id's hash, mapped to its index in `kept`.
+    pub(super) index: IdMap<u64, u32>,
+    /// The kept ids' hashes in a blocked Bloom filter (see [`filter_slot`]); its length
+    /// is a power of two.
+    pub(super) filter: Vec<u64>,
+    /// The distinct kept ids, in first-seen order.
+    pub(super) kept: Vec<&'a str>,
+    /// The hash of each of `kept`.
+    pub(super) kept_hashes: Vec<u64>,
+    /// Two distinct kept ids share a hash: the load falls back.
+    pub(super) clash: bool,
+    /// Tools whose in-scope policies and effects must be held; `None`: every policy and
+    /// every effect (the tools are known only once the whole store is read).
+    pub(super) tools: Option<Vec<String>>,
+    /// For `pin`: scope by [`crate::record::Policy::may_scope`] and effect globs, and hold
+    /// every record a held one depends on, transitively.
+    pub(super) pin: bool,
+    /// For `pin --budget`: gather every record's tokens (see [`Budget`]), and digest
+    /// every record parsed by the strict path (so each held record has its digest).
+    pub(super) count_tokens: bool,
+    /// Limits for the strict path.
+    pub(super) limits: Limits,
+    /// The file name, for the strict path's messages (never shown: errors fall back).
+    pub(super) origin: String,
+}
+
+impl<'a> Plan<'a> {
+    /// A plan for kept ids `kept` (repeats are harmless) and the given tools.
+    pub fn new(
+        origin: &str,
+        kept: impl IntoIterator<Item = &'a str>,
+        tools: Option<Vec<String>>,
+        limits: Limits,
+    ) -> Plan<'a> {
+        let kept = kept.into_iter();
+        // Sized for the most ids the iterator may give (an upper bound, when it has one),
+        // within reason: past that the index grows as it fills.
+        let n = match kept.size_hint() {
+            (_, Some(most)) => most,
+            (least, None) => least,
+        }
+        .min(1 << 22);
+        let mut plan = Plan {
+            index: IdMap::with_capacity_and_hasher(n, Default::default()),
+            filter: Vec::new(),
+            kept: Vec::with_capacity(n),
+            kept_hashes: Vec::with_capacity(n),
+            clash: false,
+            tools,
+            pin: false,
+            count_tokens: false,
+            limits,
+            origin: origin.to_string(),
+        };
+        for id in kept {
+            let h = id_hash(id.as_bytes());
+            match plan.index.entry(h) {
+                std::collections::hash_map::Entry::Occupied(k) => {
+                    // A repeat is harmless; another id of the same hash is a clash.
+                    if plan.kept.get(*k.get() as usize) != Some(&id) {
+                        plan.clash = true;
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(plan.kept.len() as u32);
+                    plan.kept.push(id);
+                    plan.kept_hashes.push(h);
+                }
+            }
+        }
+        // About ten bits per kept id, up to the cap (past it, more ids only raise the
+        // filter's false positives, which the index then turns away).
+        let words = (plan.kept.len() * 10 / 64)
+            .next_power_of_two()
+            .clamp(64, FILTER_MAX_WORDS);
+        plan.filter = vec![0; words];
+        for &h in &plan.kept_hashes {
+            let (at, bits) = filter_slot(h, words);
+            if let Some(w) = plan.filter.get_mut(at) {
+                *w |= bits;
+            }
+        }
+        plan
+    }
+
+    /// The plan for `pin`: tool names may be globs, a policy is held when it may scope one
+    /// of them, an effect when one covers its tool, and every record a held record
+    /// depends on (transitively) is held too.
+    pub fn for_pin(mut self) -> Plan<'a> {
+        self.pin = true;
+        self
+    }
+
+    /// Also gather every record's tokens, for `pin --budget` (see [`Budget`]), and give
+    /// every held record its digest.
+    pub fn counting_tokens(mut self) -> Plan<'a> {
+        self.count_tokens = true;
+        self
+    }
+
+    /// Starts reading the filter word [`Plan::kept_index`] will test for `h`, so that it
+    /// is in cache by then.
+    pub(super) fn fetch_filter(&self, h: u64) {
+        let (at, _) = filter_slot(h, self.filter.len());
+        #[cfg(target_arch = "x86_64")]
+        if let Some(word) = self.filter.get(at) {
+            // SAFETY: a prefetch only hints the cache; it never reads through the
+            // pointer (and this one points at a live element anyway).
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    (word as *const u64).cast::<i8>(),
+                );
+            }
+        }
+    }
+
+    /// The index of `id` (whose hash is `h`) among the kept ids.
+    pub(super) fn kept_index(&self, id: &str, h: u64) -> Option<u32> {
+        let (at, bits) = filter_slot(h, self.filter.len());
+        if self.filter.get(at).is_none_or(|w| w & bits != bits) {
+            return None;
+        }
+        let k = *self.index.get(&h)?;
+        (self.kept.get(k as usize) == Some(&id)).then_some(k)
+    }
+
+    pub(super) fn in_scope(&self, record: &Record) -> bool {
+        match &record.kind {
+            Kind::Policy(p) => self.policy_in_scope(&p.scope),
+            Kind::Effect(e) => self.effect_in_scope(&e.tool),
+            _ => false,
+        }
+    }
+
+    /// Whether records other than chatter may take the light paths, which count no
+    /// tokens (`pin --budget` needs every record's).
+    pub(super) fn light(&self) -> bool {
+        !self.count_tokens
+    }
+
+    /// Whether a policy with this `scope` scopes one of the tools (as
+    /// [`crate::record::Policy::scopes`] decides; for `pin`, whose tools may be globs, as
+    /// [`crate::record::Policy::may_scope`] does; any does when the tools are not known).
+    pub(super) fn policy_in_scope<S: AsRef<str>>(&self, scope: &[S]) -> bool {
+        let scopes = |s: &str, t: &str| {
+            if self.pin {
+                globs_overlap(s, t)
+            } else {
+                glob_match(s, t)
+            }
+        };
+        self.tools.as_ref().is_none_or(|tools| {
+            tools
+                .iter()
+                .any(|t| scope.iter().any(|s| scopes(s.as_ref(), t)))
+        })
+    }
+
+    /// Whether an effect of `tool` is one of the tools' (for `pin`, one a tool glob
+    /// covers; any is when the tools are not known).
+    pub(super) fn effect_in_scope(&self, tool: &str) -> bool {
+        self.tools.as_ref().is_none_or(|tools| {
+            tools.iter().any(|t| {
+                if self.pin {
+                    glob_match(t, tool)
+                } else {
+                    t == tool
+                }
+            })
+        })
+    }
+}
