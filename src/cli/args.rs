@@ -1,0 +1,247 @@
+//! The flags: what clap parses (commands, their arguments, the input limits), and the
+//! small parsers and conversions of flag values.
+
+use super::*;
+
+/// Is there, among the records a compactor dropped, one that binds this action?
+#[derive(Debug, Parser)]
+#[command(
+    name = "omission-gate",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 PASS, 1 BLOCK, 2 ERROR (invalid input, a predicate the gate cannot \
+                  resolve, or a report that could not be written). Never 0 on error."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub(super) limits: LimitArgs,
+    #[command(subcommand)]
+    pub(super) command: Command,
+}
+
+/// The limits a user can see and raise. Exceeding one is ERROR `invalid-input`.
+#[derive(Debug, Args)]
+pub(super) struct LimitArgs {
+    /// Refuse any input, flag file, hook payload or report larger than this (suffix K,
+    /// M or G for powers of 1024).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "BYTES",
+          default_value = "1G", value_parser = parse_bytes)]
+    pub(super) max_input_bytes: u64,
+    /// Refuse any predicate nested deeper than this many levels (JSON nesting is capped
+    /// at 127 levels of arrays and objects in any case).
+    #[arg(long, global = true, help_heading = "Limits", value_name = "LEVELS",
+          default_value_t = DEFAULT_MAX_DEPTH as u32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(super) max_predicate_depth: u32,
+}
+
+impl LimitArgs {
+    pub(super) fn limits(&self) -> Limits {
+        Limits {
+            max_predicate_depth: usize::try_from(self.max_predicate_depth).unwrap_or(usize::MAX),
+            max_input_bytes: self.max_input_bytes,
+        }
+    }
+}
+
+/// `1048576`, `512K`, `64M`, `1G` (powers of 1024).
+pub(super) fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (s.get(..i).unwrap_or(""), Some(c)),
+        _ => (s, None),
+    };
+    let shift = match unit.map(|c| c.to_ascii_uppercase()) {
+        None => 0,
+        Some('K') => 10,
+        Some('M') => 20,
+        Some('G') => 30,
+        Some(_) => return Err("expected a byte count such as 1048576, 512K, 64M or 1G".into()),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "expected a positive byte count such as 1048576, 512K, 64M or 1G".into())
+}
+
+/// The limits of this run, set once from the command line before anything is read.
+pub(super) static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+pub(super) fn limits() -> Limits {
+    LIMITS.get().copied().unwrap_or_default()
+}
+
+#[derive(Debug, Subcommand)]
+pub(super) enum Command {
+    /// Judge one action under one compaction: PASS (0), BLOCK (1) or ERROR (2).
+    Check(CheckArgs),
+    /// Print the records a compactor must keep; with --budget, the ids to keep.
+    Pin(PinArgs),
+    /// Judge each input's own action under each retention; exit with the worst verdict.
+    Sweep(SweepArgs),
+    /// Recompute a report's seal: 0 when it matches, 1 when it does not, 2 if unreadable.
+    Verify {
+        /// The report file, or `-` for stdin.
+        report: String,
+    },
+    /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.
+    Hook(HookArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum HookArg {
+    /// Claude Code PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
+    ClaudeCode,
+    /// Codex PreToolUse: deny with exit 2 and the reason on stderr; silent on PASS.
+    Codex,
+    /// Gemini CLI BeforeTool: deny with exit 2 and the reason on stderr; silent on PASS.
+    GeminiCli,
+    /// Claude Code PreCompact: the records to keep, as text; never blocks.
+    ClaudeCodePrecompact,
+}
+
+impl HookArg {
+    pub(super) fn adapter(self) -> Adapter {
+        match self {
+            HookArg::ClaudeCode => Adapter::PreTool(Harness::ClaudeCode),
+            HookArg::Codex => Adapter::PreTool(Harness::Codex),
+            HookArg::GeminiCli => Adapter::PreTool(Harness::GeminiCli),
+            HookArg::ClaudeCodePrecompact => Adapter::PreCompact,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(super) struct HookArgs {
+    /// The harness and event to answer.
+    #[arg(value_enum)]
+    pub(super) harness: HookArg,
+    /// The record store: a document or JSON Lines file (stdin carries the payload).
+    #[arg(long)]
+    pub(super) store: String,
+    /// Kept ids: `a,b,c` inline, or `@FILE`; default: the store document's `kept`.
+    #[arg(long)]
+    pub(super) kept: Option<String>,
+    /// How the kept set is obtained: given, head_tail:K or recency:K.
+    #[arg(long, default_value = "given", value_parser = parse_retention)]
+    pub(super) retention: Retention,
+    /// The guarded tools (names or `*` globs, or `@FILE`); calls of other tools pass.
+    #[arg(long)]
+    pub(super) tools: Option<String>,
+    /// Report dropped unevaluable records as a signed note instead of blocking.
+    #[arg(long)]
+    pub(super) allow_unevaluable: bool,
+    /// Our own deadline: with no answer by then, deny (keep it below the harness's
+    /// hook timeout, which would run the tool).
+    #[arg(long, default_value_t = 10_000)]
+    pub(super) timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum FormatArg {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum SweepFormat {
+    Text,
+    Tsv,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct CheckArgs {
+    /// The full pre-compaction records: a document or JSON Lines; `-` for stdin.
+    pub(super) input: String,
+    /// The proposed call, `{"tool":...,"params":{...}}`, inline or `@FILE`.
+    #[arg(long)]
+    pub(super) action: Option<String>,
+    /// Judge every reachable call of the tools instead of one action (never reads one).
+    #[arg(long, conflicts_with = "action")]
+    pub(super) precheck: bool,
+    /// Tools for --precheck: names `a,b`, or a JSON array of `{"name","input_schema"}`,
+    /// inline or `@FILE`. Default: the document's `tools`, else every tool a record names.
+    #[arg(long, requires = "precheck")]
+    pub(super) tools: Option<String>,
+    /// The most calls --precheck tries per rule and tool before answering "may bind".
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
+    pub(super) max_calls: usize,
+    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line).
+    #[arg(long)]
+    pub(super) kept: Option<String>,
+    /// How the kept set is obtained: given, head_tail:K or recency:K.
+    #[arg(long, default_value = "given", value_parser = parse_retention)]
+    pub(super) retention: Retention,
+    /// Report dropped unevaluable records as a signed note instead of blocking.
+    #[arg(long)]
+    pub(super) allow_unevaluable: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: FormatArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum PinFormat {
+    Text,
+    Json,
+    /// The ids to keep (with --budget) or the pinned ids, one per line, for `--kept @FILE`.
+    Ids,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct PinArgs {
+    /// The full records: a document or JSON Lines; `-` for stdin.
+    pub(super) input: String,
+    /// Tools: names `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`.
+    /// Default: the document's `tools`, else every tool a record names.
+    #[arg(long)]
+    pub(super) tools: Option<String>,
+    /// Token budget: keep the pinned records, then the most recent others that fit.
+    #[arg(long)]
+    pub(super) budget: Option<u64>,
+    /// Report format, or `ids` for a file `check --kept @FILE` reads.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: PinFormat,
+    /// The most calls tried per rule and tool before a rule is pinned as undecided.
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
+    pub(super) max_calls: usize,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct SweepArgs {
+    /// Documents that carry their own action (and `kept` for retention=given).
+    #[arg(required = true)]
+    pub(super) inputs: Vec<String>,
+    /// Retentions to judge under; repeat for a table input x retention.
+    #[arg(long, value_parser = parse_retention)]
+    pub(super) retention: Vec<Retention>,
+    /// Report dropped unevaluable records as a signed note instead of blocking.
+    #[arg(long)]
+    pub(super) allow_unevaluable: bool,
+    /// Precheck each input (every reachable call of its tools) instead of its action.
+    #[arg(long)]
+    pub(super) precheck: bool,
+    /// Tools for --precheck, for every input (default: each document's own `tools`, else
+    /// every tool its records name).
+    #[arg(long, requires = "precheck")]
+    pub(super) tools: Option<String>,
+    /// The most calls --precheck tries per rule and tool before answering "may bind".
+    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
+    pub(super) max_calls: usize,
+    /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) format: SweepFormat,
+}
+
+pub(super) fn parse_retention(s: &str) -> Result<Retention, String> {
+    s.parse()
+}
+
+pub(super) fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Text => Format::Text,
+        FormatArg::Json => Format::Json,
+    }
+}

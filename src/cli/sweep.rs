@@ -1,0 +1,180 @@
+//! `sweep` (many inputs, many retentions, one line each) and `verify` (a report's seal).
+
+use super::*;
+
+/// One cell of a sweep: the verdict and its codes.
+pub(super) struct Cell {
+    pub(super) verdict: Verdict,
+    pub(super) codes: Vec<&'static str>,
+}
+
+impl Cell {
+    pub(super) fn text(&self) -> String {
+        if self.codes.is_empty() {
+            self.verdict.as_str().to_string()
+        } else {
+            format!("{} {}", self.verdict.as_str(), self.codes.join(","))
+        }
+    }
+}
+
+/// What a sweep judges in each cell.
+#[derive(Clone, Copy)]
+pub(super) enum SweepMode<'a> {
+    /// Each document's own action.
+    Check(CheckOptions),
+    /// Every reachable call of the tools (`--tools`, else each document's).
+    Precheck(PrecheckOptions, Option<&'a str>),
+}
+
+pub(super) fn sweep_cell(path: &str, retention: Retention, mode: SweepMode<'_>) -> Cell {
+    let judged = load_with(path, retention, None).and_then(|loaded| match mode {
+        SweepMode::Check(options) => {
+            let action = resolve_action(&loaded, None, origin_name(path))?;
+            Ok(gate::check(
+                &loaded.input.store,
+                &loaded.compaction,
+                &action,
+                options,
+            ))
+        }
+        SweepMode::Precheck(options, tools) => {
+            let tools = resolve_tools(&loaded.input, tools)?;
+            Ok(precheck::precheck(
+                &loaded.input.store,
+                &loaded.compaction,
+                &tools,
+                options,
+            ))
+        }
+    });
+    match judged {
+        Ok(outcome) => {
+            let severity = match outcome.verdict {
+                Verdict::Pass => None,
+                Verdict::Block => Some(Severity::Block),
+                Verdict::Error => Some(Severity::Error),
+            };
+            let report = Report::from_outcome(Mode::Check, outcome);
+            Cell {
+                verdict: report.verdict,
+                codes: report.verdict_codes(severity),
+            }
+        }
+        Err(e) => {
+            warn(&format!("omission-gate: invalid-input: {e}"));
+            Cell {
+                verdict: Verdict::Error,
+                codes: vec!["invalid-input"],
+            }
+        }
+    }
+}
+
+pub(super) fn run_sweep(args: &SweepArgs) -> u8 {
+    let retentions = if args.retention.is_empty() {
+        vec![Retention::Given]
+    } else {
+        args.retention.clone()
+    };
+    let mode = if args.precheck {
+        SweepMode::Precheck(
+            PrecheckOptions {
+                allow_unevaluable: args.allow_unevaluable,
+                max_calls: args.max_calls,
+            },
+            args.tools.as_deref(),
+        )
+    } else {
+        SweepMode::Check(CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        })
+    };
+    let rows: Vec<(String, Vec<Cell>)> = args
+        .inputs
+        .iter()
+        .map(|path| {
+            let cells = retentions
+                .iter()
+                .map(|&r| sweep_cell(path, r, mode))
+                .collect();
+            (clean(path).into_owned(), cells)
+        })
+        .collect();
+    let all = || rows.iter().flat_map(|(_, cells)| cells);
+    let count = |v: Verdict| all().filter(|c| c.verdict == v).count();
+    let worst = all().map(|c| c.verdict).max().unwrap_or(Verdict::Pass);
+    let mut out = String::new();
+    match args.format {
+        SweepFormat::Tsv => {
+            for (input, cells) in &rows {
+                for (r, cell) in retentions.iter().zip(cells) {
+                    let codes = if cell.codes.is_empty() {
+                        "-".to_string()
+                    } else {
+                        cell.codes.join(",")
+                    };
+                    out.push_str(&format!(
+                        "{input}\t{r}\t{}\t{codes}\n",
+                        cell.verdict.as_str()
+                    ));
+                }
+            }
+        }
+        SweepFormat::Text => {
+            let mut table: Vec<Vec<String>> = vec![
+                std::iter::once("input".to_string())
+                    .chain(retentions.iter().map(ToString::to_string))
+                    .collect(),
+            ];
+            for (input, cells) in &rows {
+                table.push(
+                    std::iter::once(input.clone())
+                        .chain(cells.iter().map(Cell::text))
+                        .collect(),
+                );
+            }
+            out.push_str(&report::align(&table));
+        }
+    }
+    out.push_str(&format!(
+        "{} PASS, {} BLOCK, {} ERROR -> overall exit {}\n",
+        count(Verdict::Pass),
+        count(Verdict::Block),
+        count(Verdict::Error),
+        worst.exit_code()
+    ));
+    match emit(out.as_bytes()) {
+        Ok(()) => worst.exit_code(),
+        Err(e) => {
+            warn(&format!(
+                "omission-gate: cannot write the table: {}",
+                io_reason(&e)
+            ));
+            2
+        }
+    }
+}
+
+pub(super) fn run_verify(path: &str) -> u8 {
+    let bytes = match read_source(path) {
+        Ok(b) => b,
+        Err(e) => {
+            warn(&format!("omission-gate: verify: {e}"));
+            return 2;
+        }
+    };
+    match report::verify(&bytes) {
+        Ok(digest) => match emit(format!("ok: sha256 {digest}\n").as_bytes()) {
+            Ok(()) => 0,
+            Err(_) => 2,
+        },
+        Err(e) => {
+            warn(&format!(
+                "omission-gate: verify: {}: {e}",
+                clean(origin_name(path))
+            ));
+            1
+        }
+    }
+}
