@@ -8,11 +8,12 @@
     clippy::indexing_slicing
 )]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
 
@@ -198,20 +199,11 @@ fn run_snippet_with(
         "/usr/bin:/bin".to_string()
     };
     let mut c = Command::new("sh");
-    c.arg("-c")
-        .arg(command)
-        .current_dir(dir)
-        .env("PATH", path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    c.arg("-c").arg(command).current_dir(dir).env("PATH", path);
     for (k, v) in env {
         c.env(k, v);
     }
-    let mut child = c.spawn().unwrap();
-    // A command that fails before reading stdin closes the pipe early.
-    let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_of(c, Some(payload.as_bytes()));
     Out {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),

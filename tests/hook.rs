@@ -14,6 +14,8 @@ use std::process::{Command, Stdio};
 
 use omission_gate::report::{self, Mode, Report};
 
+mod common;
+
 const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
 const STORE: &str = "examples/store.json";
 
@@ -30,16 +32,7 @@ fn command(args: &[&str]) -> Command {
 }
 
 fn run(args: &[&str], payload: &str) -> Out {
-    let mut child = command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A process that exits before reading (a usage error) closes the pipe: not our
-    // concern here, the exit code and output say what happened.
-    let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_of(command(args), Some(payload.as_bytes()));
     Out {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),

@@ -12,9 +12,10 @@
 )]
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
 const ACTION: &str = r#"{"tool":"refunds.create","params":{"amount":8400}}"#;
@@ -34,23 +35,9 @@ fn generated(name: &str, make: impl FnOnce() -> Vec<u8>) -> String {
 }
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        // The gate may stop reading early (a size limit): a broken pipe here is fine.
-        let _ = pipe.write_all(bytes);
-    }
-    let out = child.wait_with_output().unwrap();
+    let mut command = Command::new(BIN);
+    command.args(args);
+    let out = common::output_of(command, stdin);
     assert_ne!(
         out.status.code(),
         Some(101),

@@ -9,7 +9,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 /// What one run of the binary produced.
 pub struct Run {
@@ -39,9 +39,22 @@ impl Run {
 
 /// Runs omission-gate with arguments and optional stdin.
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_omission-gate"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    let out = output_of(command, stdin);
+    Run {
+        code: out.status.code().expect("exited by a signal"),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs `command` with `stdin` on its standard input (none: `/dev/null`) and collects
+/// what it writes. The input is written from a thread of its own, so a child that writes
+/// before it has read everything cannot block, and one that stops reading early (a size
+/// limit, a usage error) only closes the pipe.
+pub fn output_of(mut command: Command, stdin: Option<&[u8]>) -> Output {
+    let mut child = command
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -50,20 +63,19 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Run {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn omission-gate");
-    if let Some(bytes) = stdin {
+        .expect("spawn the command");
+    let writer = stdin.map(|bytes| {
         let mut pipe = child.stdin.take().unwrap();
         let bytes = bytes.to_vec();
         std::thread::spawn(move || {
             let _ = pipe.write_all(&bytes);
-        });
-    }
+        })
+    });
     let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().expect("exited by a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    if let Some(writer) = writer {
+        writer.join().unwrap();
     }
+    out
 }
 
 /// A temporary directory that lives as long as the value.
