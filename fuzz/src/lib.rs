@@ -206,30 +206,18 @@ pub fn assert_lean_agrees(
         Some(Err(_)) => return,
         None => None,
     };
-    let parts = chunks(bytes, chunk);
-    let mut it = parts.into_iter();
-    let first = it.next().unwrap_or_default();
+    let (first, rest) = lean_source(bytes, chunk);
     let lean = input::load_lean(
         "fuzz.json",
         first,
-        it.map(Ok::<_, Fallback>),
+        rest,
         kept.map(|k| (k, true)),
         action_flag.clone(),
         Limits::default(),
     );
     let Ok(lean) = lean else { return };
     let exact = (|| {
-        let input = input::load("fuzz.json", bytes, Limits::default())?;
-        let kept_ids = match kept {
-            Some(k) => Some(input::kept_from_flag("--kept", k, true)?),
-            None => input.kept.clone(),
-        };
-        let c = Compaction::new(
-            &input.store,
-            Retention::Given,
-            kept_ids.as_deref(),
-            "fuzz.json",
-        )?;
+        let (input, c) = exact_given(bytes, kept)?;
         let action = match action_flag {
             Some(a) => a,
             None => input
@@ -246,15 +234,24 @@ pub fn assert_lean_agrees(
     };
     let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
     let lean = Report::check(&lean.action, &lean.compaction, outcome);
-    for format in [Format::Text, Format::Json] {
-        let (a, b) = (exact.render(format), lean.render(format));
-        assert!(
-            a == b,
-            "lean and exact reports differ:\n{}\n---\n{}",
-            String::from_utf8_lossy(&a),
-            String::from_utf8_lossy(&b)
-        );
-    }
+    assert_same_bytes(&exact, &lean, "check");
+}
+
+/// The exact load of `bytes` and its compaction under retention `given`, the kept ids
+/// from `kept` (the `--kept` flag's text, as from a file) or else the document's.
+fn exact_given(bytes: &[u8], kept: Option<&str>) -> Result<(Input, Compaction), InputError> {
+    let input = input::load("fuzz.json", bytes, Limits::default())?;
+    let kept_ids = match kept {
+        Some(k) => Some(input::kept_from_flag("--kept", k, true)?),
+        None => input.kept.clone(),
+    };
+    let c = Compaction::new(
+        &input.store,
+        Retention::Given,
+        kept_ids.as_deref(),
+        "fuzz.json",
+    )?;
+    Ok((input, c))
 }
 
 /// Asserts two inputs give byte-identical reports under the retentions `judge` uses.
@@ -314,7 +311,6 @@ pub fn assert_lean_for_agrees(
         allow_unevaluable,
         max_calls: MAX_CALLS,
     };
-    let exact_input = || input::load("fuzz.json", bytes, Limits::default());
     let (first, rest) = lean_source(bytes, chunk);
     let lean = input::load_lean_for(
         "fuzz.json",
@@ -326,17 +322,7 @@ pub fn assert_lean_for_agrees(
     );
     if let Ok(lean) = lean {
         let exact = (|| {
-            let input = exact_input()?;
-            let kept_ids = match kept {
-                Some(k) => Some(input::kept_from_flag("--kept", k, true)?),
-                None => input.kept.clone(),
-            };
-            let c = Compaction::new(
-                &input.store,
-                Retention::Given,
-                kept_ids.as_deref(),
-                "fuzz.json",
-            )?;
+            let (input, c) = exact_given(bytes, kept)?;
             let tools = input.tools_or_named();
             let outcome = precheck::precheck(&input.store, &c, &tools, pre);
             Ok::<_, InputError>(Report::precheck(&tools, &c, outcome))
@@ -361,7 +347,7 @@ pub fn assert_lean_for_agrees(
         Limits::default(),
     );
     if let Ok(lean) = lean {
-        let exact = exact_input()
+        let exact = input::load("fuzz.json", bytes, Limits::default())
             .map(|input| {
                 let tools = input.tools_or_named();
                 pin::report(&input.store, &tools, None, MAX_CALLS)
