@@ -1,0 +1,394 @@
+//! The lean loader's entry points for large inputs: a load for one command (`check`,
+//! precheck, `pin`, the second pass of `pin --budget`) given its kept ids and tools up
+//! front, by [`crate::stream`] over JSON Lines chunks or a document read by position.
+//! [`Fallback`] sends the caller to the exact loader.
+
+use super::*;
+
+/// A `check` read by the lean loader ([`crate::stream`]): the input, and the compaction
+/// it was loaded for.
+pub struct Lean {
+    /// The lean store and the document's `action` and `tools` (see [`LeanFor`]).
+    pub input: Input,
+    /// The `given` compaction.
+    pub compaction: Compaction,
+    /// The action to judge: the flag's, else the document's.
+    pub action: Action,
+}
+
+/// Loads an input for one `check` with retention `given`, leanly (see [`crate::stream`]).
+/// `first` is the start of the input and `rest` the remaining chunks, each ending at a line
+/// end; `kept` is the `--kept` flag's text (and whether it came from a file) and `action`
+/// the `--action` flag's, both already read. Any problem at all, including every error
+/// the exact path would report, is [`Fallback`]: run [`load`] instead.
+pub fn load_lean(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    action: Option<Action>,
+    limits: Limits,
+) -> Result<Lean, Fallback> {
+    load_lean_then(origin, first, rest, kept, action, limits, Ok)
+}
+
+/// [`load_lean`], handing the load to `then` while the input's last checks run beside it
+/// (see [`crate::stream::load`]): `then`'s result once they pass, else [`Fallback`].
+pub fn load_lean_then<R>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    action: Option<Action>,
+    limits: Limits,
+    then: impl FnOnce(Lean) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let purpose = Purpose::Check(action);
+    load_lean_with(origin, first, rest, None, kept, purpose, limits, |lean| {
+        then(Lean {
+            input: lean.input,
+            compaction: lean.compaction,
+            action: lean.action.ok_or(Fallback)?,
+        })
+    })
+}
+
+/// What a lean load is for: it holds only what that command reads.
+pub enum Purpose {
+    /// `check` of one action: `--action`'s, else the document's.
+    Check(Option<Action>),
+    /// `check --precheck` of the `--tools` given, else the document's `tools`, else every
+    /// tool the records name.
+    Precheck(Option<Vec<Tool>>),
+    /// `pin` of the `--tools` given, else as for precheck. Reads no kept ids.
+    Pin(Option<Vec<Tool>>),
+    /// `pin --budget`, as `Pin`, gathering every record's tokens too.
+    PinBudget(Option<Vec<Tool>>),
+}
+
+/// A lean load for some [`Purpose`].
+pub struct LeanFor {
+    /// The lean store and the document's `action` and `tools` (not its `kept`: the
+    /// compaction is what those ids were read for).
+    pub input: Input,
+    /// The `given` compaction (keeping nothing for `pin`).
+    pub compaction: Compaction,
+    /// For `check`, the action to judge.
+    pub action: Option<Action>,
+    /// For precheck and pin, the tools to judge (as [`Input::tools_or_named`] resolves
+    /// them when no `--tools` was given).
+    pub tools: Vec<Tool>,
+    /// For `pin --budget`, every record's tokens (see [`lean_digests`]).
+    pub budget: Option<crate::stream::Budget>,
+}
+
+/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (its
+/// chunks given again the same way): the id and digest of each record whose `seq` is in
+/// `wanted`.
+pub fn lean_digests(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    lean_digests_with(origin, first, rest, None, budget, wanted, limits)
+}
+
+/// [`lean_digests`] after a [`load_lean_with`] given `whole`: a document is read again
+/// by position, in the same chunks.
+pub fn lean_digests_with<'w>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    whole: Option<&mut (dyn Positional<'w> + 'w)>,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    let mut first = first;
+    let bom = first.starts_with(BOM);
+    if bom {
+        first.drain(..BOM.len());
+    }
+    let plan = Plan::new(origin, std::iter::empty(), None, limits);
+    let document = |src: &mut dyn Positional<'_>, start: u64| {
+        let layout = crate::document::layout(src, start)?;
+        crate::stream::digests(&plan, budget, wanted, crate::document::spans(src, &layout))
+    };
+    match crate::stream::is_document(&first) {
+        Some(false) => {
+            let batches = std::iter::once(Ok(first))
+                .chain(rest)
+                .map(|chunk| chunk.map(Batch::Lines));
+            crate::stream::digests(&plan, budget, wanted, batches)
+        }
+        Some(true) => match whole {
+            Some(whole) => document(whole, if bom { BOM.len() as u64 } else { 0 }),
+            None => {
+                let mut bytes = first;
+                for chunk in rest {
+                    bytes.extend_from_slice(&chunk?);
+                }
+                document(&mut bytes.as_slice(), 0)
+            }
+        },
+        None => Err(Fallback),
+    }
+}
+
+/// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
+pub fn load_lean_for(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    kept: Option<(&str, bool)>,
+    purpose: Purpose,
+    limits: Limits,
+) -> Result<LeanFor, Fallback> {
+    load_lean_with(origin, first, rest, None, kept, purpose, limits, Ok)
+}
+
+/// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
+/// or stdin's bytes), which a document is read from: its head, then its tail, then its
+/// records in chunks (see [`crate::document`]), never all at once. Without it, a document's
+/// chunks are put together in memory first.
+#[allow(clippy::too_many_arguments)]
+pub fn load_lean_with<'w, R>(
+    origin: &str,
+    first: Vec<u8>,
+    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+    whole: Option<&mut (dyn Positional<'w> + 'w)>,
+    kept: Option<(&str, bool)>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let mut first = first;
+    let bom = first.starts_with(BOM);
+    if bom {
+        first.drain(..BOM.len());
+    }
+    let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
+    let owned_kept = match kept {
+        _ if pin => KeptIds::Owned(Vec::new()),
+        Some((text, from_file)) if !kept_is_json(text) => {
+            let sep = if from_file { '\n' } else { ',' };
+            KeptIds::Plain(text.trim_start_matches('\u{feff}'), sep)
+        }
+        Some((text, from_file)) => {
+            KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
+        }
+        None => KeptIds::None,
+    };
+    match crate::stream::is_document(&first) {
+        Some(false) => {
+            let ids = owned_kept.ids().ok_or(Fallback)?;
+            let plan = purpose.plan(origin, ids, purpose.scope(None, None)?, limits);
+            let batches = std::iter::once(Ok(first))
+                .chain(rest)
+                .map(|chunk| chunk.map(Batch::Lines));
+            crate::stream::load(&plan, batches, |store, compaction, budget| {
+                let input = Input {
+                    store,
+                    kept: None,
+                    action: None,
+                    tools: None,
+                };
+                then(purpose.lean_for(input, compaction, budget))
+            })?
+        }
+        Some(true) => match whole {
+            Some(whole) => {
+                // Read by position from here on: the chunks (and their carry) go.
+                drop(rest);
+                let start = if bom { BOM.len() as u64 } else { 0 };
+                lean_document(origin, whole, start, &owned_kept, purpose, limits, then)
+            }
+            None => {
+                let mut bytes = first;
+                for chunk in rest {
+                    bytes.extend_from_slice(&chunk?);
+                }
+                let src = &mut bytes.as_slice();
+                lean_document(origin, src, 0, &owned_kept, purpose, limits, then)
+            }
+        },
+        None => Err(Fallback),
+    }
+}
+
+impl Purpose {
+    /// What a lean load for this purpose gives: the action (`check`: the flag's, else
+    /// the document's) or the tools (the flag's, else as [`Input::tools_or_named`]).
+    pub(super) fn lean_for(
+        self,
+        input: Input,
+        compaction: Compaction,
+        budget: Option<crate::stream::Budget>,
+    ) -> LeanFor {
+        let (action, tools) = match self {
+            Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
+            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
+                (None, t.unwrap_or_else(|| input.tools_or_named()))
+            }
+        };
+        LeanFor {
+            input,
+            compaction,
+            action,
+            tools,
+            budget,
+        }
+    }
+
+    /// The tools a plan holds policies and effects for (`None`: every one), given the
+    /// document's action and tools.
+    pub(super) fn scope(
+        &self,
+        doc_action: Option<&Action>,
+        doc_tools: Option<&Vec<Tool>>,
+    ) -> Result<Option<Vec<String>>, Fallback> {
+        match self {
+            Purpose::Check(a) => a
+                .as_ref()
+                .or(doc_action)
+                .map(|a| Some(vec![a.tool.clone()]))
+                .ok_or(Fallback),
+            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
+                .as_ref()
+                .or(doc_tools)
+                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
+        }
+    }
+
+    /// The plan of a lean load for this purpose.
+    pub(super) fn plan<'a>(
+        &self,
+        origin: &str,
+        ids: impl IntoIterator<Item = &'a str>,
+        tools: Option<Vec<String>>,
+        limits: Limits,
+    ) -> Plan<'a> {
+        let plan = Plan::new(origin, ids, tools, limits);
+        match self {
+            Purpose::PinBudget(_) => plan.for_pin().counting_tokens(),
+            Purpose::Pin(_) => plan.for_pin(),
+            Purpose::Check(_) | Purpose::Precheck(_) => plan,
+        }
+    }
+}
+
+/// The document branch of [`load_lean_with`]: a document read from `src`, its JSON
+/// starting at `start`.
+pub(super) fn lean_document<R>(
+    origin: &str,
+    src: &mut dyn Positional<'_>,
+    start: u64,
+    owned_kept: &KeptIds<'_>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let mut layout = crate::document::layout(src, start)?;
+    // The exact path reads these whatever the flags say, so they must be valid;
+    // and it refuses an unknown key or one given twice. (Each value is let go once read.)
+    let (mut doc_kept, mut doc_action, mut doc_tools) = (None, None, None);
+    let mut seen = std::collections::BTreeSet::new();
+    for (key, value) in std::mem::take(&mut layout.keys) {
+        match (key.as_str(), value) {
+            ("kept", Member::Kept(ids)) => doc_kept = Some(ids),
+            ("action", Member::Value(v)) => {
+                doc_action = Some(Action::from_json(&v).map_err(|_| Fallback)?);
+            }
+            ("tools", Member::Value(v)) => {
+                doc_tools = Some(Tool::list_from_json(&v).map_err(|_| Fallback)?);
+            }
+            ("meta", _) => {}
+            _ => return Err(Fallback),
+        }
+        if !seen.insert(key) {
+            return Err(Fallback);
+        }
+    }
+    let tools = purpose.scope(doc_action.as_ref(), doc_tools.as_ref())?;
+    if owned_kept.ids().is_none() && doc_kept.is_none() {
+        return Err(Fallback);
+    }
+    let ids: Box<dyn Iterator<Item = &str>> = match owned_kept.ids() {
+        Some(ids) => ids,
+        None => Box::new(doc_kept.iter().flatten().map(String::as_str)),
+    };
+    let plan = purpose.plan(origin, ids, tools, limits);
+    crate::stream::load(
+        &plan,
+        crate::document::spans(src, &layout),
+        |store, compaction, budget| {
+            // The plan reads the document's kept ids: the input holds none (as for JSON
+            // Lines), the compaction is what they were read for.
+            let input = Input {
+                store,
+                kept: None,
+                action: doc_action,
+                tools: doc_tools,
+            };
+            then(purpose.lean_for(input, compaction, budget))
+        },
+    )?
+}
+
+/// Kept ids from a flag, read straight from its text where that is plain.
+pub(super) enum KeptIds<'a> {
+    None,
+    /// [`kept_from_flag`]'s plain form (ids per line, or comma separated): its text with
+    /// any BOM removed, and the separator.
+    Plain(&'a str, char),
+    Owned(Vec<String>),
+}
+
+impl KeptIds<'_> {
+    pub(super) fn ids(&self) -> Option<Box<dyn Iterator<Item = &str> + '_>> {
+        match self {
+            KeptIds::None => None,
+            KeptIds::Plain(text, sep) => Some(Box::new(PlainIds {
+                ids: text.split(*sep),
+                // One id per separator at most, plus one: an upper bound the plan sizes
+                // its index by (blank entries are passed over).
+                most: text.bytes().filter(|&b| char::from(b) == *sep).count() + 1,
+            })),
+            KeptIds::Owned(v) => Some(Box::new(v.iter().map(String::as_str))),
+        }
+    }
+}
+
+/// The ids of a plain `--kept` text, trimmed, blanks passed over; `most` bounds how many
+/// are left.
+pub(super) struct PlainIds<'a> {
+    pub(super) ids: std::str::Split<'a, char>,
+    pub(super) most: usize,
+}
+
+impl<'a> Iterator for PlainIds<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let id = self.ids.next()?.trim();
+            self.most = self.most.saturating_sub(1);
+            if !id.is_empty() {
+                return Some(id);
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.most))
+    }
+}
+
+pub(super) fn kept_is_json(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('[')
+}

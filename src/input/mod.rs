@@ -1,0 +1,242 @@
+//! Turning input bytes into a validated store plus the document's `kept`, `action` and
+//! `tools` (SPEC 2). Two forms, told apart by the first JSON value: a document object
+//! with `records`, or a JSON Lines record stream. Flag values (`--kept`, `--action`,
+//! `--tools`) are parsed here too, from text the CLI has already read. The lean
+//! loader's entry points are in `lean`.
+
+use serde_json::Value;
+
+use crate::action::{Action, Tool};
+use crate::compaction::Compaction;
+use crate::document::{Member, Positional};
+use crate::error::InputError;
+use crate::json;
+use crate::record::{Limits, Place, Record, Store, parse_record};
+use crate::stream::{Batch, Fallback, Plan};
+
+mod lean;
+
+pub use lean::{
+    Lean, LeanFor, Purpose, lean_digests, lean_digests_with, load_lean, load_lean_for,
+    load_lean_then, load_lean_with,
+};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What a document or stream supplied.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The validated records.
+    pub store: Store,
+    /// The document's `kept` ids, if any.
+    pub kept: Option<Vec<String>>,
+    /// The document's `action`, if any.
+    pub action: Option<Action>,
+    /// The document's `tools`, if any.
+    pub tools: Option<Vec<Tool>>,
+}
+
+impl Input {
+    /// The tools precheck and pin consider when no `--tools` is given: the document's
+    /// `tools`, else every tool name a policy scope or an effect spells out exactly, with
+    /// no schema (SPEC 2.3).
+    pub fn tools_or_named(&self) -> Vec<Tool> {
+        match &self.tools {
+            Some(tools) => tools.clone(),
+            None => self
+                .store
+                .named_tools()
+                .into_iter()
+                .map(|name| Tool {
+                    name: name.to_string(),
+                    input_schema: None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Which of the two input forms a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// One JSON object with `records`.
+    Document,
+    /// One record object per line.
+    Stream,
+}
+
+const DOCUMENT_KEYS: [&str; 5] = ["records", "kept", "action", "tools", "meta"];
+
+/// Reads an input in either form. `origin` names it in messages (a path or `<stdin>`).
+/// A leading UTF-8 byte-order mark is skipped.
+pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
+    check_size(origin, bytes.len() as u64, limits)?;
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(InputError::at(
+            origin,
+            "input",
+            "empty input: expected a document or JSON Lines records",
+        ));
+    }
+    let (first, end) = json::parse_first(bytes).map_err(|e| InputError::syntax(origin, e, 0))?;
+    match first {
+        Value::Object(obj) if obj.contains_key("records") => {
+            let rest = bytes.get(end..).unwrap_or(&[]);
+            if !rest.iter().all(u8::is_ascii_whitespace) {
+                // Parse the whole input again for the exact position of the trailing data.
+                let err = json::parse(bytes).err().unwrap_or(json::SyntaxError {
+                    line: 1,
+                    column: 1,
+                    message: "trailing data after the document".into(),
+                });
+                return Err(InputError::syntax(origin, err, 0));
+            }
+            load_document(origin, &Value::Object(obj), limits)
+        }
+        _ => load_stream(origin, bytes, limits),
+    }
+}
+
+/// Refuses an input larger than `limits.max_input_bytes`. The CLI checks the size
+/// before reading too; this keeps the library's own entry point bounded.
+pub fn check_size(origin: &str, len: u64, limits: Limits) -> Result<(), InputError> {
+    if len > limits.max_input_bytes {
+        return Err(InputError::at(
+            origin,
+            "input",
+            format!(
+                "larger than the input limit of {} bytes (raise it with --max-input-bytes)",
+                limits.max_input_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, InputError> {
+    let Value::Object(obj) = doc else {
+        return Err(InputError::at(origin, "document", "expected an object"));
+    };
+    if let Some(k) = obj.keys().find(|k| !DOCUMENT_KEYS.contains(&k.as_str())) {
+        return Err(InputError::at(
+            origin,
+            format!("key `{}`", crate::report::clean(k)),
+            "unknown document key (a document takes records, kept, action, tools, meta)",
+        ));
+    }
+    let Some(Value::Array(items)) = obj.get("records") else {
+        return Err(InputError::at(
+            origin,
+            "key `records`",
+            "must be an array of record objects",
+        ));
+    };
+    let records = items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_record(origin, &Place::Index(i), v, limits))
+        .collect::<Result<Vec<Record>, _>>()?;
+    let store = Store::new(origin, records)?;
+    let kept = obj
+        .get("kept")
+        .map(|v| kept_from_json(v).map_err(|m| InputError::at(origin, "key `kept`", m)))
+        .transpose()?;
+    let action = obj
+        .get("action")
+        .map(|v| Action::from_json(v).map_err(|m| InputError::at(origin, "key `action`", m)))
+        .transpose()?;
+    let tools = obj
+        .get("tools")
+        .map(|v| Tool::list_from_json(v).map_err(|m| InputError::at(origin, "key `tools`", m)))
+        .transpose()?;
+    Ok(Input {
+        store,
+        kept,
+        action,
+        tools,
+    })
+}
+
+fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
+    let mut records = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value = json::parse(line).map_err(|e| InputError::syntax(origin, e, i))?;
+        records.push(parse_record(origin, &Place::Line(i + 1), &value, limits)?);
+    }
+    Ok(Input {
+        store: Store::new(origin, records)?,
+        kept: None,
+        action: None,
+        tools: None,
+    })
+}
+
+/// Reads kept ids from a JSON array of strings.
+pub fn kept_from_json(value: &Value) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err("must be an array of record ids".into());
+    };
+    items
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(format!(
+                "expected a record id string, found {}",
+                crate::report::json_text(other)
+            )),
+        })
+        .collect()
+}
+
+/// Reads `--kept`: inline `a,b,c`, or the contents of an `@FILE` (a JSON array, or one
+/// id per line). An empty inline value keeps nothing.
+pub fn kept_from_flag(
+    origin: &str,
+    text: &str,
+    from_file: bool,
+) -> Result<Vec<String>, InputError> {
+    let trimmed = text.trim_start_matches('\u{feff}');
+    if trimmed.trim_start().starts_with('[') {
+        let v = json::parse(trimmed.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?;
+        return kept_from_json(&v).map_err(|m| InputError::at(origin, "--kept", m));
+    }
+    let sep = if from_file { '\n' } else { ',' };
+    Ok(trimmed
+        .split(sep)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Reads `--action`: a JSON object, inline or from a file.
+pub fn action_from_flag(origin: &str, text: &str) -> Result<Action, InputError> {
+    let v = json::parse(text.trim_start_matches('\u{feff}').as_bytes())
+        .map_err(|e| InputError::syntax(origin, e, 0))?;
+    Action::from_json(&v).map_err(|m| InputError::at(origin, "--action", m))
+}
+
+/// Reads `--tools`: inline names `a,b`, or a JSON array (inline or from a file).
+pub fn tools_from_flag(origin: &str, text: &str) -> Result<Vec<Tool>, InputError> {
+    let trimmed = text.trim_start_matches('\u{feff}');
+    let value = if trimmed.trim_start().starts_with('[') {
+        json::parse(trimmed.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?
+    } else {
+        Value::Array(
+            trimmed
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.to_string()))
+                .collect(),
+        )
+    };
+    Tool::list_from_json(&value).map_err(|m| InputError::at(origin, "--tools", m))
+}
+
+#[cfg(test)]
+mod tests;

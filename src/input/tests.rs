@@ -1,0 +1,467 @@
+//! Tests of loading, flag values and the lean entry points.
+
+use super::*;
+use crate::compaction::Compaction;
+
+fn load_str(text: &str) -> Result<Input, InputError> {
+    load("in.json", text.as_bytes(), Limits::default())
+}
+
+#[test]
+fn forms_are_told_apart_by_the_first_value() {
+    let doc =
+        load_str(r#"{"records":[{"id":"a","seq":1,"kind":"chatter"}],"kept":["a"]}"#).unwrap();
+    assert_eq!(doc.store.len(), 1);
+    assert_eq!(doc.kept, Some(vec!["a".to_string()]));
+    let stream = load_str("{\"id\":\"a\",\"seq\":2,\"kind\":\"chatter\"}\n\n{\"id\":\"b\",\"seq\":1,\"kind\":\"chatter\"}\n").unwrap();
+    assert_eq!(stream.store.len(), 2);
+    assert_eq!(stream.store.get(0).unwrap().id, "b");
+}
+
+#[test]
+fn stream_errors_name_the_line() {
+    let err =
+        load_str("{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}\n{\"id\":\"b\",\n").unwrap_err();
+    assert!(err.to_string().starts_with("in.json:2:"), "{err}");
+    let err = load_str("{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}\n\n[1]\n").unwrap_err();
+    assert!(err.to_string().contains("line 3"), "{err}");
+}
+
+#[test]
+fn empty_and_bom_inputs() {
+    assert!(load_str("").is_err());
+    assert!(load_str(" \n ").is_err());
+    assert!(load("x", b"\xEF\xBB\xBF{\"records\":[]}", Limits::default()).is_ok());
+}
+
+#[test]
+fn unknown_document_keys_and_trailing_data_are_refused() {
+    assert!(load_str(r#"{"records":[],"kpet":[]}"#).is_err());
+    let err = load_str("{\"records\":[]}\n{}").unwrap_err();
+    assert!(err.to_string().starts_with("in.json:2:"), "{err}");
+}
+
+#[test]
+fn kept_flag_forms() {
+    assert_eq!(
+        kept_from_flag("--kept", "a, b,,c", false).unwrap(),
+        ["a", "b", "c"]
+    );
+    assert_eq!(
+        kept_from_flag("k.txt", "a\nb\r\n\n", true).unwrap(),
+        ["a", "b"]
+    );
+    assert_eq!(kept_from_flag("k.json", "[\"a\"]", true).unwrap(), ["a"]);
+    assert!(kept_from_flag("k.json", "[1]", true).is_err());
+    assert!(kept_from_flag("--kept", "", false).unwrap().is_empty());
+}
+
+fn lean(text: &str, kept: Option<&str>, action: Option<&str>) -> Result<Lean, Fallback> {
+    // Three-byte chunks cut lines anywhere but at line ends only, as the CLI's do.
+    let bytes = text.as_bytes();
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut start = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\n' && i + 1 - start >= 3 {
+            chunks.push(bytes[start..=i].to_vec());
+            start = i + 1;
+        }
+    }
+    chunks.push(bytes[start..].to_vec());
+    let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
+    let first = chunks.next().unwrap_or_default();
+    let action = action.map(|a| action_from_flag("--action", a).unwrap());
+    load_lean(
+        "in.jsonl",
+        first,
+        chunks.map(Ok),
+        kept.map(|k| (k, false)),
+        action,
+        Limits::default(),
+    )
+}
+
+fn exact_report(text: &str, kept: Option<&str>, action: &str) -> Vec<u8> {
+    let input = load_str(text).unwrap();
+    let kept = match kept {
+        Some(k) => kept_from_flag("--kept", k, false).unwrap(),
+        None => input.kept.clone().unwrap(),
+    };
+    let c = Compaction::new(
+        &input.store,
+        crate::compaction::Retention::Given,
+        Some(&kept),
+        "in.json",
+    )
+    .unwrap();
+    let a = action_from_flag("--action", action).unwrap();
+    let outcome = crate::gate::check(&input.store, &c, &a, Default::default());
+    crate::report::Report::check(&a, &c, outcome).render(crate::report::Format::Json)
+}
+
+fn lean_report(l: &Lean) -> Vec<u8> {
+    let outcome = crate::gate::check(&l.input.store, &l.compaction, &l.action, Default::default());
+    crate::report::Report::check(&l.action, &l.compaction, outcome)
+        .render(crate::report::Format::Json)
+}
+
+const STORE: &str = concat!(
+    "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"hello \\t there\"}\n",
+    "{\"id\":\"f1\",\"seq\":2,\"kind\":\"fact\",\"field\":\"limit\",\"value\":100}\n",
+    "{\"id\":\"p1\",\"seq\":3,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":{\"x\":1}},\"effect\":\"deny\"}\n",
+    "{\"id\":\"p2\",\"seq\":4,\"kind\":\"policy\",\"scope\":\"other\",\"predicate\":{\"all\":[]},\"effect\":\"deny\"}\n",
+    "\n",
+    "{\"id\":\"f2\",\"seq\":5,\"kind\":\"fact\",\"field\":\"limit\",\"value\":50,\"supersedes\":\"f1\",\"depends_on\":[\"p1\"]}\n",
+    "{\"id\":\"p3\",\"seq\":6,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":\"limit\"},\"effect\":\"require_approval\",\"depends_on\":[\"f2\"]}\n",
+    "{\"id\":\"s1\",\"seq\":7,\"kind\":\"summary\",\"text\":\"earlier\"}\n",
+    "{\"id\":\"e1\",\"seq\":8,\"kind\":\"effect\",\"tool\":\"pay\",\"match\":{\"amount\":5}}\n",
+    "{\"id\":\"c2\",\"seq\":9,\"kind\":\"chatter\",\"meta\":{\"a\":[1,2]}}\n",
+    "{\"id\":\"c\\u0033\",\"seq\":10,\"kind\":\"chatter\",\"tokens\":4}\n",
+);
+
+#[test]
+fn lean_load_gives_the_exact_report() {
+    let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+    for kept in ["c1,p3,c2,c3", "f1,p1,s1", "", "c3,e1,f2,p3,c1"] {
+        let l = lean(STORE, Some(kept), Some(action)).unwrap();
+        assert_eq!(
+            lean_report(&l),
+            exact_report(STORE, Some(kept), action),
+            "kept {kept}"
+        );
+        assert_eq!(l.compaction.records(), 10);
+    }
+}
+
+#[test]
+fn facts_whose_field_names_look_alike_stay_on_the_lean_path() {
+    // Regression: `field_1181` and `field_1971` shared an id hash, and the load fell
+    // back to the exact path (same report, seconds slower on a large store).
+    let store = concat!(
+        "{\"id\":\"record_0000001\",\"seq\":1,\"kind\":\"fact\",\"field\":\"field_1181\",\"value\":1}\n",
+        "{\"id\":\"record_0000002\",\"seq\":2,\"kind\":\"fact\",\"field\":\"field_1971\",\"value\":2}\n",
+        "{\"id\":\"record_0000003\",\"seq\":3,\"kind\":\"chatter\"}\n",
+    );
+    let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+    let l = lean(store, Some("record_0000003"), Some(action)).unwrap();
+    assert_eq!(
+        lean_report(&l),
+        exact_report(store, Some("record_0000003"), action)
+    );
+}
+
+#[test]
+fn a_fact_superseding_the_last_one_met_is_linked_only_when_that_is_earlier() {
+    // f1 is met first but has the later seq: f2 cannot supersede it, whatever the
+    // input order, and the lean load must not take the link on trust.
+    let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+    let bad = concat!(
+        "{\"id\":\"f1\",\"seq\":2,\"kind\":\"fact\",\"field\":\"x\",\"value\":1}\n",
+        "{\"id\":\"f2\",\"seq\":1,\"kind\":\"fact\",\"field\":\"x\",\"value\":2,\"supersedes\":\"f1\"}\n",
+    );
+    assert!(load_str(bad).is_err());
+    assert!(lean(bad, Some("f1"), Some(action)).is_err());
+    // g2 names f2, the fact met just before it, but of another field: refused too.
+    let mixed = concat!(
+        "{\"id\":\"f1\",\"seq\":1,\"kind\":\"fact\",\"field\":\"x\",\"value\":1}\n",
+        "{\"id\":\"g1\",\"seq\":2,\"kind\":\"fact\",\"field\":\"y\",\"value\":1}\n",
+        "{\"id\":\"f2\",\"seq\":3,\"kind\":\"fact\",\"field\":\"x\",\"value\":2,\"supersedes\":\"f1\"}\n",
+        "{\"id\":\"g2\",\"seq\":4,\"kind\":\"fact\",\"field\":\"y\",\"value\":2,\"supersedes\":\"f2\"}\n",
+    );
+    assert!(load_str(mixed).is_err());
+    assert!(lean(mixed, Some("f1"), Some(action)).is_err());
+    // Without g2's link, f2's (past a fact of another field) holds.
+    let good = mixed.replace(",\"supersedes\":\"f2\"}", "}");
+    let l = lean(&good, Some("f1"), Some(action)).unwrap();
+    assert_eq!(lean_report(&l), exact_report(&good, Some("f1"), action));
+}
+
+fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor, Fallback> {
+    let bytes = text.as_bytes();
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut start = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\n' && i + 1 - start >= 3 {
+            chunks.push(bytes[start..=i].to_vec());
+            start = i + 1;
+        }
+    }
+    chunks.push(bytes[start..].to_vec());
+    let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
+    let first = chunks.next().unwrap_or_default();
+    load_lean_for(
+        "in.jsonl",
+        first,
+        chunks.map(Ok),
+        kept.map(|k| (k, false)),
+        purpose,
+        Limits::default(),
+    )
+}
+
+fn tools_of(names: Option<&str>) -> Option<Vec<Tool>> {
+    names.map(|n| tools_from_flag("--tools", n).unwrap())
+}
+
+#[test]
+fn lean_precheck_gives_the_exact_report() {
+    let options = crate::precheck::PrecheckOptions::default();
+    for tools in [Some("pay"), Some("other,pay"), Some("nothing"), None] {
+        for kept in ["c1,p3,c2,c3", "f1,p1,s1", "", "c3,e1,f2,p3,c1"] {
+            let l = lean_for(STORE, Some(kept), Purpose::Precheck(tools_of(tools))).unwrap();
+            let lean = crate::precheck::precheck(&l.input.store, &l.compaction, &l.tools, options);
+            let lean = crate::report::Report::precheck(&l.tools, &l.compaction, lean)
+                .render(crate::report::Format::Json);
+            let input = load_str(STORE).unwrap();
+            let ids = kept_from_flag("--kept", kept, false).unwrap();
+            let c = Compaction::new(
+                &input.store,
+                crate::compaction::Retention::Given,
+                Some(&ids),
+                "in.json",
+            )
+            .unwrap();
+            let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
+            let exact = crate::precheck::precheck(&input.store, &c, &t, options);
+            let exact =
+                crate::report::Report::precheck(&t, &c, exact).render(crate::report::Format::Json);
+            assert_eq!(
+                String::from_utf8(lean).unwrap(),
+                String::from_utf8(exact).unwrap(),
+                "tools {tools:?} kept {kept}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lean_pin_gives_the_exact_report() {
+    // A chain of derivations: the pinned rule p3 needs f2, which needs p1.
+    let store = format!(
+        "{STORE}{}\n{}\n",
+        r#"{"id":"f3","seq":20,"kind":"fact","field":"other","value":1,"depends_on":["p2"]}"#,
+        r#"{"id":"p4","seq":21,"kind":"policy","scope":"pa*","predicate":{"field":"other","op":"eq","value":1},"effect":"deny","depends_on":["f3"]}"#
+    );
+    for tools in [
+        Some("pay"),
+        Some("p*"),
+        Some("other"),
+        Some("nothing"),
+        None,
+    ] {
+        let l = lean_for(&store, None, Purpose::Pin(tools_of(tools))).unwrap();
+        let lean = crate::pin::report(&l.input.store, &l.tools, None, 64)
+            .render(crate::report::Format::Json);
+        let input = load_str(&store).unwrap();
+        let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
+        let exact =
+            crate::pin::report(&input.store, &t, None, 64).render(crate::report::Format::Json);
+        assert_eq!(
+            String::from_utf8(lean).unwrap(),
+            String::from_utf8(exact).unwrap(),
+            "tools {tools:?}"
+        );
+    }
+}
+
+#[test]
+fn lean_store_holds_only_what_a_check_reads() {
+    let l = lean(STORE, Some("c1"), Some(r#"{"tool":"pay"}"#)).unwrap();
+    let held: Vec<&str> = l
+        .input
+        .store
+        .records()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    // p2 is out of scope; f1 and f2 are facts of `limit`, which no held policy reads
+    // (f1 is not even the newest); chatter is counted.
+    assert_eq!(held, ["p1", "p3", "s1", "e1"]);
+    assert_eq!(l.input.store.total(), 10);
+    assert_eq!(
+        l.input.store.named_tools().into_iter().collect::<Vec<_>>(),
+        ["other", "pay"]
+    );
+}
+
+#[test]
+fn lean_store_holds_the_newest_fact_of_a_field_a_held_policy_reads() {
+    let store = STORE.replace(
+        r#""predicate":{"field":"amount","op":"gt","value":"limit"}"#,
+        r#""predicate":{"field":"limit","op":"gt","value":1}"#,
+    );
+    let l = lean(&store, Some("c1"), Some(r#"{"tool":"pay"}"#)).unwrap();
+    let held: Vec<&str> = l
+        .input
+        .store
+        .records()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(held, ["p1", "f2", "p3", "s1", "e1"]);
+    let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+    let l = lean(&store, Some("c1"), Some(action)).unwrap();
+    assert_eq!(lean_report(&l), exact_report(&store, Some("c1"), action));
+}
+
+#[test]
+fn lean_load_of_a_document_gives_the_exact_report() {
+    let records: Vec<&str> = STORE.lines().filter(|l| !l.is_empty()).collect();
+    let doc = format!(
+        "{{\"records\":[\n{}\n],\"action\":{{\"tool\":\"pay\",\"params\":{{\"amount\":7}}}},\"kept\":[\"p1\",\"c3\"]}}",
+        records.join(",\n")
+    );
+    let l = lean(&doc, None, None).unwrap();
+    let exact = exact_report(&doc, None, r#"{"tool":"pay","params":{"amount":7}}"#);
+    assert_eq!(lean_report(&l), exact);
+}
+
+#[test]
+fn lean_load_falls_back_where_the_exact_path_must_speak() {
+    let action = Some(r#"{"tool":"pay"}"#);
+    let with = |line: &str| format!("{STORE}{line}\n");
+    for (what, text, kept) in [
+        (
+            "duplicate key in chatter",
+            with(r#"{"id":"c9","seq":99,"kind":"chatter","text":"a","text":"b"}"#),
+            "c1",
+        ),
+        (
+            "nested duplicate key in chatter",
+            with(r#"{"id":"c9","seq":99,"kind":"chatter","meta":{"k":1,"k":1}}"#),
+            "c1",
+        ),
+        (
+            "duplicate id",
+            with(r#"{"id":"c1","seq":99,"kind":"chatter"}"#),
+            "c1",
+        ),
+        (
+            "duplicate seq",
+            with(r#"{"id":"c9","seq":9,"kind":"chatter"}"#),
+            "c1",
+        ),
+        (
+            "dangling supersedes",
+            with(
+                r#"{"id":"f9","seq":99,"kind":"fact","field":"limit","value":1,"supersedes":"c1"}"#,
+            ),
+            "c1",
+        ),
+        (
+            "depends_on a chatter record",
+            with(r#"{"id":"f9","seq":99,"kind":"fact","field":"x","value":1,"depends_on":["c1"]}"#),
+            "c1",
+        ),
+        ("syntax error", with(r#"{"id":"c9","#), "c1"),
+        (
+            "an older fact with an unknown key",
+            with(concat!(
+                r#"{"id":"f8","seq":98,"kind":"fact","field":"z","value":1,"valeu":2}"#,
+                "\n",
+                r#"{"id":"f9","seq":99,"kind":"fact","field":"z","value":1}"#
+            )),
+            "c1",
+        ),
+        (
+            "an older fact with a duplicate key in its value",
+            with(concat!(
+                r#"{"id":"f8","seq":98,"kind":"fact","field":"z","value":{"a":1,"a":2}}"#,
+                "\n",
+                r#"{"id":"f9","seq":99,"kind":"fact","field":"z","value":1}"#
+            )),
+            "c1",
+        ),
+        ("kept id naming nothing", STORE.to_string(), "c1,ghost"),
+        (
+            "duplicate key in a summary",
+            with(r#"{"id":"s9","seq":99,"kind":"summary","text":"a","text":"a"}"#),
+            "c1",
+        ),
+        (
+            "raw control character in a summary",
+            with("{\"id\":\"s9\",\"seq\":99,\"kind\":\"summary\",\"text\":\"a\u{1}\"}"),
+            "c1",
+        ),
+        (
+            "leading zero in a summary's seq",
+            with(r#"{"id":"s9","seq":099,"kind":"summary"}"#),
+            "c1",
+        ),
+        (
+            "trailing comma in a summary",
+            with(r#"{"id":"s9","seq":99,"kind":"summary",}"#),
+            "c1",
+        ),
+        (
+            "summary with a duplicate id",
+            with(r#"{"id":"c1","seq":99,"kind":"summary"}"#),
+            "c1",
+        ),
+    ] {
+        assert!(lean(&text, Some(kept), action).is_err(), "{what}");
+    }
+    assert!(lean(STORE, None, action).is_err(), "no kept ids");
+    assert!(lean(STORE, Some("c1"), None).is_err(), "no action");
+}
+
+#[test]
+fn summaries_read_by_the_simple_scan_give_the_exact_report() {
+    // Kept and dropped, with and without tokens, escapes that are canonical as written
+    // and ones that are not (`\/`, `\u`), other unevaluable kinds, odd spacing.
+    let store = concat!(
+        "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"x\"}\n",
+        "{\"id\":\"s1\",\"seq\":2,\"kind\":\"summary\",\"text\":\"tab\\there \\\\ \\\"q\\\" d\u{e9}j\u{e0}\"}\n",
+        "{\"id\":\"s2\",\"seq\":3,\"kind\":\"summary\",\"text\":\"a\\/b\",\"tokens\":9}\n",
+        "{\"id\":\"s3\",\"seq\":4,\"kind\":\"summary\",\"text\":\"\\u00e9\\n\"}\n",
+        " { \"tokens\" : 0 , \"kind\" : \"note\" , \"seq\" : 5 , \"id\" : \"n1\" }\r\n",
+        "{\"id\":\"s4\",\"seq\":6,\"kind\":\"summary\"}\n",
+        "{\"id\":\"s5\",\"seq\":7,\"kind\":\"summary\",\"text\":\"\",\"meta\":{\"k\":1}}\n",
+        "{\"id\":\"p1\",\"seq\":8,\"kind\":\"policy\",\"scope\":\"pay\",\"predicate\":{\"field\":\"amount\",\"op\":\"gt\",\"value\":1},\"effect\":\"deny\",\"depends_on\":[\"s2\"]}\n",
+    );
+    let action = r#"{"tool":"pay","params":{"amount":5}}"#;
+    for kept in ["c1", "s1,s2,s3,n1,s4,s5", "s2,n1", "c1,s1,s3,s5,p1"] {
+        let l = lean(store, Some(kept), Some(action)).unwrap();
+        assert_eq!(
+            String::from_utf8(lean_report(&l)).unwrap(),
+            String::from_utf8(exact_report(store, Some(kept), action)).unwrap(),
+            "kept {kept}"
+        );
+        // The records it holds are the exact loader's (digests aside: zeros when not
+        // kept), text and tokens included.
+        let exact = load_str(store).unwrap();
+        let mut held = 0;
+        for r in l.input.store.records() {
+            let mut e = exact
+                .store
+                .records()
+                .iter()
+                .find(|e| e.id == r.id)
+                .unwrap()
+                .clone();
+            if r.digest == [0; 32] {
+                e.digest = [0; 32];
+            }
+            assert_eq!(*r, e, "kept {kept}");
+            held += usize::from(matches!(r.kind, crate::record::Kind::Unevaluable(_)));
+        }
+        let dropped = ["s1", "s2", "s3", "n1", "s4", "s5"];
+        let dropped = dropped
+            .iter()
+            .filter(|id| !kept.split(',').any(|k| k == **id));
+        assert_eq!(held, dropped.count(), "kept {kept}");
+    }
+}
+
+#[test]
+fn duplicate_keys_inside_chatter_keep_their_exact_position() {
+    let text = format!(
+        "{STORE}{}\n",
+        r#"{"id":"c9","seq":99,"kind":"chatter","text":"a","text":"b"}"#
+    );
+    let err = load_str(&text).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "in.json:12:59: duplicate key `text` in one object"
+    );
+}
