@@ -1,0 +1,357 @@
+//! The calls a policy's predicate can tell apart, within a tool's schema ([`Calls`]):
+//! one value per class its constants separate for each param it reads, "absent" where
+//! the schema allows, and every combination, enumerated in place.
+
+use super::*;
+
+/// A tool as precheck reads it: its name and the domain of its params.
+#[derive(Debug, Clone)]
+pub struct Domain {
+    /// The tool's name.
+    pub name: String,
+    /// The params objects its schema admits (every object when it has none).
+    pub schema: Schema,
+    /// True when the tool came with a schema.
+    pub declared: bool,
+    /// Schema keywords read as admitting every value.
+    pub ignored: BTreeSet<String>,
+    /// Why the schema could not be read, if it could not (it is then read as `{}`).
+    pub unreadable: Option<String>,
+}
+
+impl Domain {
+    /// Reads a tool's schema. Params are always an object, whatever the schema's `type`.
+    pub fn of(tool: &Tool) -> Domain {
+        let mut ignored = BTreeSet::new();
+        let (schema, unreadable) = match &tool.input_schema {
+            None => (Schema::any(), None),
+            Some(value) => match Schema::compile(value, &mut ignored) {
+                Ok(s) => (s, None),
+                Err(e) => (Schema::any(), Some(e)),
+            },
+        };
+        Domain {
+            name: tool.name.clone(),
+            schema: schema.objects_only(),
+            declared: tool.input_schema.is_some(),
+            ignored,
+            unreadable,
+        }
+    }
+
+    /// The domain of a tool without a schema: any params at all.
+    pub fn any(name: &str) -> Domain {
+        Domain::of(&Tool {
+            name: name.to_string(),
+            input_schema: None,
+        })
+    }
+
+    /// True when the schema admits some params object.
+    pub fn has_calls(&self) -> bool {
+        !matches!(self.schema.sample_object(), Ok(None))
+    }
+
+    /// Can a reachable call leave `field` unresolved by params, so that it resolves from
+    /// facts? (`true` when unsure.)
+    pub fn may_leave_unset(&self, field: &str) -> bool {
+        if let Some(values) = self.schema.finite() {
+            return values.into_iter().any(|v| match v {
+                Value::Object(params) => Action {
+                    tool: self.name.clone(),
+                    params,
+                }
+                .param(field)
+                .is_none(),
+                _ => false,
+            });
+        }
+        let path: Vec<&str> = field.split('.').collect();
+        self.schema.may_lack(&[field]) && (path.len() < 2 || self.schema.may_lack(&path))
+    }
+
+    /// Can a reachable call set `field` through its params? (`true` when unsure.)
+    pub fn may_set(&self, field: &str) -> bool {
+        let path: Vec<&str> = field.split('.').collect();
+        self.schema.may_have(&[field]) || (path.len() > 1 && self.schema.may_have(&path))
+    }
+}
+
+/// Reads every tool's schema.
+pub fn domains(tools: &[Tool]) -> Vec<Domain> {
+    tools.iter().map(Domain::of).collect()
+}
+
+/// Per field, what the predicate compares it against.
+pub fn probes(predicate: &Predicate) -> BTreeMap<String, Probe> {
+    let mut out: BTreeMap<String, Probe> = BTreeMap::new();
+    collect_probes(predicate, &mut out);
+    out
+}
+
+pub(super) fn collect_probes(predicate: &Predicate, out: &mut BTreeMap<String, Probe>) {
+    match predicate {
+        Predicate::Cmp(c) => {
+            let probe = out.entry(c.field.clone()).or_default();
+            match (&c.op, &c.value) {
+                (Op::In | Op::NotIn, Value::Array(items)) => {
+                    probe.constants.extend(items.iter().cloned());
+                }
+                (Op::Lt | Op::Lte | Op::Gt | Op::Gte, v) => {
+                    probe.orders_numbers |= v.is_number();
+                    probe.orders_strings |= v.is_string();
+                    probe.constants.push(v.clone());
+                }
+                (_, v) => probe.constants.push(v.clone()),
+            }
+        }
+        Predicate::All(ps) | Predicate::Any(ps) => {
+            ps.iter().for_each(|p| collect_probes(p, out));
+        }
+        Predicate::Not(p) => collect_probes(p, out),
+    }
+}
+
+/// The params a predicate can tell apart: for each base object, every combination of
+/// one choice per dimension (a top-level key set to a value, or left out).
+#[derive(Debug, Clone)]
+pub struct Calls {
+    tool: String,
+    bases: Vec<Map<String, Value>>,
+    dims: Dims,
+}
+
+/// Where the predicate's fields read inside the params: a node is read as a whole
+/// (`whole`, with the field and its probe) or through its children.
+#[derive(Default)]
+pub(super) struct Reads<'p> {
+    pub(super) whole: Option<(&'p str, &'p Probe)>,
+    pub(super) children: BTreeMap<String, Reads<'p>>,
+}
+
+impl<'p> Reads<'p> {
+    pub(super) fn insert(&mut self, path: &[&str], field: &'p str, probe: &'p Probe) {
+        let node = path.iter().fold(self, |node, key| {
+            node.children.entry((*key).to_string()).or_default()
+        });
+        node.whole = Some((field, probe));
+    }
+}
+
+pub(super) type Dims = Vec<(String, Vec<Option<Value>>)>;
+
+/// The required keys nobody reads, filled once, and one dimension per read key.
+pub(super) type ObjectSpace = (Map<String, Value>, Dims);
+
+impl Calls {
+    /// The calls of `domain` that `probes` can tell apart; `Err` when they cannot be
+    /// built exactly within `max_calls`.
+    pub fn new(
+        domain: &Domain,
+        probes: &BTreeMap<String, Probe>,
+        max_calls: usize,
+    ) -> Result<Calls, Undecided> {
+        let mut root = Reads::default();
+        for (field, probe) in probes {
+            // SPEC 4: a param whose key is exactly the field, else the dotted path.
+            root.insert(&[field.as_str()], field, probe);
+            let path: Vec<&str> = field.split('.').collect();
+            if path.len() > 1 {
+                root.insert(&path, field, probe);
+            }
+        }
+        let tool = domain.name.clone();
+        let schema = &domain.schema;
+        if let Some(values) = schema.finite() {
+            let bases = values
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Object(m) => Some(m),
+                    _ => None,
+                })
+                .collect();
+            return Ok(Calls {
+                tool,
+                bases,
+                dims: Vec::new(),
+            });
+        }
+        let (bases, dims) = match object_space(schema, &root.children, max_calls)? {
+            Some((base, dims)) => (vec![base], dims),
+            None => (Vec::new(), Vec::new()),
+        };
+        let calls = Calls { tool, bases, dims };
+        if calls.len() > max_calls {
+            return Err(Undecided::Bound(max_calls));
+        }
+        Ok(calls)
+    }
+
+    /// How many calls there are.
+    pub fn len(&self) -> usize {
+        self.bases.len().saturating_mul(product(&self.dims))
+    }
+
+    /// True when the schema admits no call at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `f` on each call until it returns true.
+    pub fn try_each(&self, mut f: impl FnMut(&Action) -> bool) {
+        for base in &self.bases {
+            // One call, its params changed in place from one combination to the next.
+            let mut action = Action {
+                tool: self.tool.clone(),
+                params: base.clone(),
+            };
+            let mut combinations = Combinations::new(base, &self.dims);
+            while combinations.next_into(&mut action.params) {
+                if f(&action) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn product(dims: &Dims) -> usize {
+    dims.iter()
+        .fold(1usize, |n, (_, options)| n.saturating_mul(options.len()))
+}
+
+/// Every object a base and one choice per dimension make; the last dimension varies
+/// fastest.
+pub(super) struct Combinations<'a> {
+    pub(super) base: &'a Map<String, Value>,
+    pub(super) dims: &'a Dims,
+    /// The choice per dimension of the next object; `None` past the last one.
+    pub(super) index: Option<Vec<usize>>,
+    /// The first dimension whose choice changed since the last object.
+    pub(super) changed: usize,
+}
+
+impl<'a> Combinations<'a> {
+    pub(super) fn new(base: &'a Map<String, Value>, dims: &'a Dims) -> Combinations<'a> {
+        let empty = dims.iter().any(|(_, o)| o.is_empty());
+        Combinations {
+            base,
+            dims,
+            index: (!empty).then(|| vec![0; dims.len()]),
+            changed: 0,
+        }
+    }
+
+    /// Makes `params` the next object (given the object before it, or the base before
+    /// the first): only the dimensions whose choice changed are written. `false` past
+    /// the last object.
+    pub(super) fn next_into(&mut self, params: &mut Map<String, Value>) -> bool {
+        let Some(index) = self.index.as_mut() else {
+            return false;
+        };
+        for ((key, options), &i) in self.dims.iter().zip(index.iter()).skip(self.changed) {
+            // A choice of "absent" leaves what the base has.
+            match (options.get(i), self.base.get(key)) {
+                (Some(Some(v)), _) | (_, Some(v)) => match params.get_mut(key) {
+                    Some(slot) => *slot = v.clone(),
+                    None => drop(params.insert(key.clone(), v.clone())),
+                },
+                (_, None) => drop(params.remove(key)),
+            }
+        }
+        // Advance the mixed-radix counter; past the last combination, stop.
+        let mut done = true;
+        for (d, (slot, (_, options))) in index.iter_mut().zip(self.dims).enumerate().rev() {
+            *slot += 1;
+            if *slot < options.len() {
+                done = false;
+                self.changed = d;
+                break;
+            }
+            *slot = 0;
+        }
+        if done {
+            self.index = None;
+        }
+        true
+    }
+}
+
+/// The objects `schema` admits, as far as `children` can tell them apart: the required
+/// keys nobody reads filled once, and one dimension per read key. `None` when no object
+/// is admitted.
+pub(super) fn object_space(
+    schema: &Schema,
+    children: &BTreeMap<String, Reads<'_>>,
+    budget: usize,
+) -> Result<Option<ObjectSpace>, Undecided> {
+    if !schema.admits_objects() {
+        return Ok(None);
+    }
+    let mut dims = Vec::new();
+    // Witnesses read better with fewer params and nested objects rather than dotted
+    // keys: "absent" comes first, and dotted keys vary slowest (they come first).
+    let mut keys: Vec<(&String, &Reads<'_>)> = children.iter().collect();
+    keys.sort_by_key(|(k, _)| !k.contains('.'));
+    for (key, child) in keys {
+        let slot = schema.slot(key);
+        let mut options: Vec<Option<Value>> = Vec::new();
+        if !slot.required {
+            options.push(None);
+        }
+        options.extend(values(slot.schema, child, budget)?.into_iter().map(Some));
+        if options.is_empty() {
+            return Ok(None);
+        }
+        dims.push((key.clone(), options));
+    }
+    let mut base = Map::new();
+    for key in schema.required() {
+        if children.contains_key(key) {
+            continue;
+        }
+        match schema.slot(key).schema.sample()? {
+            Some(v) => {
+                base.insert(key.to_string(), v);
+            }
+            None => return Ok(None),
+        }
+    }
+    if product(&dims) > budget {
+        return Err(Undecided::Bound(budget));
+    }
+    Ok(Some((base, dims)))
+}
+
+/// The values a key can hold, as far as the reads below it can tell them apart.
+pub(super) fn values(
+    schema: &Schema,
+    reads: &Reads<'_>,
+    budget: usize,
+) -> Result<Vec<Value>, Undecided> {
+    if let Some(values) = schema.finite() {
+        return Ok(values);
+    }
+    match (reads.whole, reads.children.is_empty()) {
+        (Some((field, probe)), true) => schema.reps(field, probe),
+        (Some((field, _)), false) => Err(Undecided::Overlap(field.to_string())),
+        (None, _) => {
+            let mut out = Vec::new();
+            let mut all_absent = false;
+            if let Some((base, dims)) = object_space(schema, &reads.children, budget)? {
+                all_absent = dims.iter().all(|(_, o)| o.contains(&None));
+                let mut combinations = Combinations::new(&base, &dims);
+                let mut object = base.clone();
+                while combinations.next_into(&mut object) {
+                    out.push(Value::Object(object.clone()));
+                }
+            }
+            // A value that is no object lacks every path below it; it matters only when
+            // no admitted object can lack them all.
+            if !all_absent && let Some(v) = schema.sample_non_object()? {
+                out.push(v);
+            }
+            Ok(out)
+        }
+    }
+}

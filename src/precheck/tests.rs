@@ -1,0 +1,182 @@
+//! Tests of precheck's call enumeration and judging.
+
+use super::*;
+use crate::json::parse;
+use crate::predicate::DEFAULT_MAX_DEPTH;
+
+fn v(text: &str) -> Value {
+    parse(text.as_bytes()).unwrap()
+}
+
+fn domain(schema: Option<&str>) -> Domain {
+    Domain::of(&Tool {
+        name: "t".into(),
+        input_schema: schema.map(v),
+    })
+}
+
+fn probes_of(pred: &str) -> BTreeMap<String, Probe> {
+    probes(&Predicate::parse(&v(pred), DEFAULT_MAX_DEPTH).unwrap())
+}
+
+fn all_calls(d: &Domain, pred: &str, max: usize) -> Result<Vec<String>, Undecided> {
+    let calls = Calls::new(d, &probes_of(pred), max)?;
+    let mut out = Vec::new();
+    calls.try_each(|a| {
+        out.push(json_text(&Value::Object(a.params.clone())));
+        false
+    });
+    assert_eq!(out.len(), calls.len());
+    Ok(out)
+}
+
+#[test]
+fn probes_collect_every_constant_and_what_is_ordered() {
+    let p = probes_of(
+        r#"{"all":[{"field":"amount","op":"gt","value":5000},{"field":"amount","op":"in","value":[1,2]},
+                   {"not":{"field":"tier","op":"eq","value":"x"}}]}"#,
+    );
+    assert_eq!(p["amount"].constants, [v("5000"), v("1"), v("2")]);
+    assert!(p["amount"].orders_numbers && !p["amount"].orders_strings);
+    assert_eq!(p["tier"].constants, [v("\"x\"")]);
+    assert!(!p["tier"].orders_numbers && !p["tier"].orders_strings);
+}
+
+#[test]
+fn without_a_schema_calls_try_absent_then_every_class() {
+    let calls = all_calls(
+        &domain(None),
+        r#"{"field":"amount","op":"gt","value":5000}"#,
+        100,
+    )
+    .unwrap();
+    assert_eq!(
+        calls,
+        [
+            "{}",
+            r#"{"amount":4999}"#,
+            r#"{"amount":5000}"#,
+            r#"{"amount":5001}"#,
+            r#"{"amount":""}"#,
+            r#"{"amount":true}"#,
+            r#"{"amount":null}"#,
+            r#"{"amount":[]}"#,
+            r#"{"amount":{}}"#,
+        ]
+    );
+}
+
+#[test]
+fn required_params_are_never_absent_and_unread_ones_are_filled() {
+    let d = domain(Some(
+        r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000},
+            "currency":{"enum":["USD","EUR"]}},"required":["amount","currency"],"additionalProperties":false}"#,
+    ));
+    let calls = all_calls(&d, r#"{"field":"amount","op":"gt","value":5000}"#, 100).unwrap();
+    assert_eq!(
+        calls,
+        [
+            r#"{"amount":4999,"currency":"USD"}"#,
+            r#"{"amount":5000,"currency":"USD"}"#
+        ]
+    );
+    // A field the closed schema does not name can only be absent.
+    let calls = all_calls(&d, r#"{"field":"tier","op":"eq","value":"gold"}"#, 100).unwrap();
+    assert_eq!(calls, [r#"{"amount":0,"currency":"USD"}"#]);
+    assert!(!d.may_leave_unset("amount"));
+    assert!(d.may_leave_unset("tier"));
+    assert!(!d.may_set("tier"));
+}
+
+#[test]
+fn dotted_fields_read_the_nested_path_and_the_literal_key() {
+    let calls = all_calls(
+        &domain(None),
+        r#"{"field":"customer.tier","op":"eq","value":"gold"}"#,
+        1000,
+    )
+    .unwrap();
+    // The literal key varies slowest, so the nested form comes first.
+    assert_eq!(
+        &calls[..4],
+        [
+            "{}",
+            r#"{"customer":{}}"#,
+            r#"{"customer":{"tier":"gold"}}"#,
+            r#"{"customer":{"tier":""}}"#,
+        ]
+    );
+    assert!(calls.contains(&r#"{"customer.tier":"gold"}"#.to_string()));
+    // Objects without the path stand in for non-objects: no `"customer":""` needed.
+    assert!(
+        !calls.iter().any(|c| c.contains(r#""customer":"""#)),
+        "{calls:?}"
+    );
+}
+
+#[test]
+fn a_required_nested_path_can_still_be_missed_through_a_non_object() {
+    let d = domain(Some(
+        r#"{"type":"object","properties":{"c":{"type":["object","null"],"properties":{"d":{"type":"integer"}},"required":["d"]}},"required":["c"]}"#,
+    ));
+    let calls = all_calls(&d, r#"{"field":"c.d","op":"gt","value":1}"#, 1000).unwrap();
+    assert!(calls.contains(&r#"{"c":null}"#.to_string()), "{calls:?}");
+    assert!(calls.contains(&r#"{"c":{"d":2}}"#.to_string()), "{calls:?}");
+}
+
+#[test]
+fn what_cannot_be_told_apart_exactly_is_undecided() {
+    let d = domain(None);
+    assert!(matches!(
+        all_calls(
+            &d,
+            r#"{"any":[{"field":"c","op":"eq","value":1},{"field":"c.d","op":"eq","value":1}]}"#,
+            1000
+        ),
+        Err(Undecided::Overlap(_))
+    ));
+    assert_eq!(
+        all_calls(&d, r#"{"field":"amount","op":"gt","value":5000}"#, 8),
+        Err(Undecided::Bound(8))
+    );
+    assert!(matches!(
+        all_calls(&d, r#"{"field":"amount","op":"gt","value":1e999999}"#, 100),
+        Err(Undecided::Arithmetic(_))
+    ));
+}
+
+#[test]
+fn a_finite_root_enumerates_its_members() {
+    let d = domain(Some(
+        r#"{"enum":[{"amount":1},{"amount":9000},"not an object"]}"#,
+    ));
+    let calls = all_calls(&d, r#"{"field":"amount","op":"gt","value":5000}"#, 100).unwrap();
+    assert_eq!(calls, [r#"{"amount":1}"#, r#"{"amount":9000}"#]);
+    let never = domain(Some("false"));
+    assert!(!never.has_calls());
+    assert!(
+        all_calls(&never, r#"{"field":"a","op":"eq","value":1}"#, 100)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_effect_witness_is_its_match_plus_the_required_params() {
+    let effect = Effect {
+        tool: "t".into(),
+        matches: v(r#"{"order":"o_1"}"#).as_object().unwrap().clone(),
+    };
+    let d = domain(Some(
+        r#"{"type":"object","properties":{"order":{"type":"string"},"n":{"type":"integer","minimum":3}},"required":["n"]}"#,
+    ));
+    let w = effect_witness(&d, &effect).unwrap().unwrap();
+    assert_eq!(
+        json_text(&Value::Object(w.params)),
+        r#"{"n":3,"order":"o_1"}"#
+    );
+    let closed = domain(Some(
+        r#"{"type":"object","properties":{"order":{"enum":["o_2"]}}}"#,
+    ));
+    assert_eq!(effect_witness(&closed, &effect), Ok(None));
+}
