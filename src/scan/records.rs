@@ -357,7 +357,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
         let mut text = None;
         let mut tokens = None;
         let mut seen = 0u8;
-        let mut others: Vec<Cow<'de, str>> = Vec::new();
+        let mut others = Keys::default();
         while let Some(key) = map.next_key_seed(StrSeed)? {
             let known = match &*key {
                 "id" => Some(Known::Id),
@@ -372,7 +372,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
                     return Err(not_light());
                 }
                 seen |= k as u8;
-            } else if key == NUMBER_TOKEN || others.contains(&key) {
+            } else if key == NUMBER_TOKEN {
                 return Err(not_light());
             }
             match known {
@@ -402,10 +402,16 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 }
                 Some(Known::Tokens) => tokens = Some(map.next_value_seed(U64Seed)?),
                 None => {
+                    if !others.insert(key) {
+                        return Err(not_light());
+                    }
                     map.next_value_seed(Skip)?;
-                    others.push(key);
                 }
             }
+        }
+        let other_keys = !others.is_empty();
+        if !others.distinct() {
+            return Err(not_light());
         }
         match (id, seq, chatter) {
             (Some(id), Some(seq), true) => Ok(Chatter {
@@ -414,7 +420,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
                 text,
                 text_plain: text.is_some_and(|t| !t.contains('\\')),
                 tokens,
-                other_keys: !others.is_empty(),
+                other_keys,
             }),
             _ => Err(not_light()),
         }

@@ -220,7 +220,7 @@ impl<'de> Keys<'de> {
     const FEW: usize = 16;
 
     /// Notes `key`: `false` when it is already known to be a repeat.
-    fn insert(&mut self, key: Cow<'de, str>) -> bool {
+    pub(super) fn insert(&mut self, key: Cow<'de, str>) -> bool {
         if self.0.len() < Self::FEW && self.0.contains(&key) {
             return false;
         }
@@ -228,8 +228,13 @@ impl<'de> Keys<'de> {
         true
     }
 
+    /// Whether there is none.
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Whether no key came twice.
-    fn distinct(mut self) -> bool {
+    pub(super) fn distinct(mut self) -> bool {
         if self.0.len() <= Self::FEW {
             return true;
         }

@@ -88,6 +88,21 @@ fn anything_unusual_takes_the_strict_path() {
 }
 
 #[test]
+fn many_other_keys_are_checked_for_repeats() {
+    // Past the first few, the keys the chatter scan passes over are sorted once: a repeat
+    // far down is still refused, as the strict path refuses it.
+    let keys: Vec<String> = (0..40).map(|i| format!(r#""k{i}":{i}"#)).collect();
+    for (extra, ok) in [("", true), (r#","k3":0"#, false)] {
+        let line = format!(
+            r#"{{"id":"c","seq":1,"kind":"chatter",{}{extra}}}"#,
+            keys.join(",")
+        );
+        assert_eq!(chatter_by_serde(&line).is_some(), ok, "{extra}");
+        assert_eq!(light(&line), strict(&line), "{extra}");
+    }
+}
+
+#[test]
 fn escaped_ids_are_owned_and_equal() {
     let line = r#"{"id":"a\u0062","seq":1,"kind":"chatter"}"#;
     assert_eq!(light(line), strict(line));
