@@ -301,13 +301,10 @@ where
         }
         if let Some(c) = scan::chatter(text) {
             if wanted.contains(&c.seq) {
-                let digest: [u8; 32] = if c.canonical(scratch) {
-                    Sha256::digest(&*scratch).into()
-                } else {
-                    let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
-                    Sha256::digest(json::canonical(&value).as_bytes()).into()
-                };
-                out.push((c.seq, c.id.into_owned(), digest));
+                if !c.canonical(scratch) && !scan::canonical(text, scratch) {
+                    return Err(Fallback);
+                }
+                out.push((c.seq, c.id.into_owned(), Sha256::digest(&*scratch).into()));
             }
             return Ok(());
         }

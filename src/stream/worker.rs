@@ -395,13 +395,11 @@ impl Worker {
             self.tokens.push(tokens);
         }
         if let Some(k) = self.kept_index(plan, &c.id, h) {
-            let digest: [u8; 32] = if c.canonical(&mut self.scratch) {
-                Sha256::digest(&self.scratch).into()
+            if c.canonical(&mut self.scratch) {
+                self.note_digest(c.seq, k);
             } else {
-                let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
-                Sha256::digest(json::canonical(&value).as_bytes()).into()
-            };
-            self.digests.push((c.seq, k, digest));
+                self.digest(text, c.seq, k)?;
+            }
         }
         Ok(())
     }
@@ -456,8 +454,7 @@ impl Worker {
         self.seqs.push(s.seq);
         self.hashes.push(h);
         if let Some(k) = kept {
-            self.digests
-                .push((s.seq, k, Sha256::digest(&self.scratch).into()));
+            self.note_digest(s.seq, k);
         } else {
             let text = match s.text() {
                 Some(Ok(t)) => Some(t),
@@ -495,9 +492,15 @@ impl Worker {
         if !scan::canonical(text, &mut self.scratch) {
             return Err(Fallback);
         }
+        self.note_digest(seq, k);
+        Ok(())
+    }
+
+    /// Notes the digest of the kept record of `seq` (kept id `k`) whose canonical JSON is
+    /// in `scratch`.
+    pub(super) fn note_digest(&mut self, seq: u64, k: u32) {
         self.digests
             .push((seq, k, Sha256::digest(&self.scratch).into()));
-        Ok(())
     }
 
     /// A fact the light scan read: only its line is held, while it is the newest (or, if
