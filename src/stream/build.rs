@@ -55,16 +55,8 @@ pub(super) fn build(
         a_fields.iter().zip(std::mem::take(&mut a.slots)).collect();
     for (field, slots) in b_fields.iter().zip(std::mem::take(&mut b.slots)) {
         let mine = merged.entry(field).or_default();
-        if let Some(r) = slots.newest
-            && mine.newest.as_ref().is_none_or(|d| d.seq() < r.seq())
-        {
-            mine.newest = Some(r);
-        }
-        if let Some(r) = slots.newest_kept
-            && mine.newest_kept.as_ref().is_none_or(|d| d.seq() < r.seq())
-        {
-            mine.newest_kept = Some(r);
-        }
+        Slot::keep_newer(&mut mine.newest, slots.newest);
+        Slot::keep_newer(&mut mine.newest_kept, slots.newest_kept);
     }
     for (field, slots) in merged {
         let FactSlots {

@@ -101,6 +101,16 @@ impl Slot {
         }
     }
 
+    /// Puts `other` in `slot` if it is newer than what is there (the two workers' slots
+    /// of one field, merged).
+    pub(super) fn keep_newer(slot: &mut Option<Slot>, other: Option<Slot>) {
+        if let Some(o) = other
+            && slot.as_ref().is_none_or(|s| s.seq() < o.seq())
+        {
+            *slot = Some(o);
+        }
+    }
+
     pub(super) fn seq(&self) -> u64 {
         match self {
             Slot::Parsed(r) => r.seq,
@@ -549,9 +559,10 @@ impl Worker {
         Ok(())
     }
 
-    /// A policy or effect the light scan read: one this load does not hold (not kept,
-    /// out of scope, superseding nothing) is only noted for the cross-record checks; any
-    /// other takes the strict path, which builds it.
+    /// A policy or effect the light scan read: one this load does not hold (out of scope,
+    /// superseding nothing, and if kept, depending on nothing) is only noted for the
+    /// cross-record checks, and digested if kept; any other takes the strict path, which
+    /// builds it.
     pub(super) fn light_rule(
         &mut self,
         plan: &Plan<'_>,
