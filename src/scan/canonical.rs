@@ -42,18 +42,18 @@ impl<'de> Node<'de> {
     }
 
     /// Writes the node's canonical JSON; `false` for an object with a key twice.
-    fn write(mut self, out: &mut Vec<u8>) -> bool {
-        match &mut self {
+    fn write(self, out: &mut Vec<u8>) -> bool {
+        match self {
             Node::Literal(s) => out.extend_from_slice(s.as_bytes()),
-            Node::Unsigned(n) => write_u64(out, *n),
+            Node::Unsigned(n) => write_u64(out, n),
             Node::Negative(n) => {
                 out.push(b'-');
-                write_u64(out, *n);
+                write_u64(out, n);
             }
-            Node::Str(s) => write_str(out, s),
+            Node::Str(s) => write_str(out, &s),
             Node::Array(items) => {
                 out.push(b'[');
-                for (i, item) in std::mem::take(items).into_iter().enumerate() {
+                for (i, item) in items.into_iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
                     }
@@ -63,7 +63,7 @@ impl<'de> Node<'de> {
                 }
                 out.push(b']');
             }
-            Node::Object(entries) => {
+            Node::Object(mut entries) => {
                 entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                 if entries
                     .windows(2)
@@ -72,7 +72,7 @@ impl<'de> Node<'de> {
                     return false;
                 }
                 out.push(b'{');
-                for (i, (key, value)) in std::mem::take(entries).into_iter().enumerate() {
+                for (i, (key, value)) in entries.into_iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
                     }
