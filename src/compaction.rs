@@ -11,6 +11,7 @@ use std::str::FromStr;
 use sha2::{Digest, Sha256};
 
 use crate::error::InputError;
+use crate::harness::Harness;
 use crate::record::Store;
 use crate::report::clean;
 
@@ -23,6 +24,8 @@ pub enum Retention {
     HeadTail(usize),
     /// The last K records by `seq`.
     Recency(usize),
+    /// The records in view of the harness's transcript (SPEC 10).
+    Transcript(Harness),
 }
 
 impl fmt::Display for Retention {
@@ -31,6 +34,7 @@ impl fmt::Display for Retention {
             Retention::Given => f.write_str("given"),
             Retention::HeadTail(k) => write!(f, "head_tail:{k}"),
             Retention::Recency(k) => write!(f, "recency:{k}"),
+            Retention::Transcript(h) => write!(f, "transcript:{h}"),
         }
     }
 }
@@ -114,6 +118,13 @@ impl Compaction {
             // would overflow for a K near usize::MAX and wrap to a wrong kept set).
             Retention::HeadTail(k) => (0..n).map(|i| i < k || i >= n.saturating_sub(k)).collect(),
             Retention::Recency(k) => (0..n).map(|i| i >= n.saturating_sub(k)).collect(),
+            Retention::Transcript(_) => {
+                return Err(InputError::at(
+                    origin,
+                    "kept",
+                    "retention transcript:H is read from a transcript: use --transcript FILE",
+                ));
+            }
         };
         Ok(Compaction::from_mask(store, retention, kept))
     }

@@ -27,12 +27,13 @@ use serde_json::{Map, Value};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Severity, Verdict, shorten};
+use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
 use crate::predicate::{Predicate, check_numbers};
 use crate::record::{Kind, Record, Store, glob_match};
 use crate::report::{self, Format, Mode, Pinned, Report, clean, json_text, one_line};
+use crate::view::Context;
 
 /// Where the payload came from, in messages.
 const PAYLOAD: &str = "payload";
@@ -44,27 +45,9 @@ const LABEL_WIDTH: usize = 10;
 /// the report's sha256 stands for the rest.
 const MAX_SHOWN: usize = 8;
 
-/// A harness whose pre-tool hook the gate can answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Harness {
-    /// Claude Code, `PreToolUse`.
-    ClaudeCode,
-    /// OpenAI Codex CLI, `PreToolUse`.
-    Codex,
-    /// Gemini CLI, `BeforeTool`.
-    GeminiCli,
-}
+pub use crate::harness::Harness;
 
 impl Harness {
-    /// The harness as named on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::Codex => "codex",
-            Harness::GeminiCli => "gemini-cli",
-        }
-    }
-
     /// The `hook_event_name` of the harness's pre-tool event.
     pub fn event(self) -> &'static str {
         match self {
@@ -98,6 +81,73 @@ pub struct Setup {
     pub tools: Option<Vec<String>>,
     /// `--allow-unevaluable` and the like.
     pub options: CheckOptions,
+    /// Where the kept set comes from.
+    pub kept_from: KeptFrom,
+    /// Under [`KeptFrom::Transcript`]: the agent's context read from the payload's
+    /// transcript, or why it could not be read (`None` until it has been read).
+    pub context: Option<Result<Context, InputError>>,
+}
+
+/// Where a hook's kept set comes from (`--kept-from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeptFrom {
+    /// The kept ids: `--kept`, else the store document's `kept`, under `--retention`.
+    #[default]
+    Kept,
+    /// The records in view of the session transcript the payload names (SPEC 10).
+    Transcript,
+}
+
+/// The transcript a pre-tool payload names, and the call it asks about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptRequest {
+    /// The payload's `transcript_path`.
+    pub path: String,
+    /// The payload's `tool_use_id`, when it has one: the transcript is fresh once it
+    /// records this call.
+    pub call: Option<String>,
+}
+
+/// The transcript to read before answering, under `--kept-from transcript`: `None` when
+/// the answer does not depend on it (a payload the adapter refuses anyway, a tool the
+/// gate does not guard); an error when the payload names no transcript.
+pub fn transcript_request(
+    harness: Harness,
+    payload: &[u8],
+    setup: &Setup,
+) -> Option<Result<TranscriptRequest, InputError>> {
+    if setup.kept_from != KeptFrom::Transcript {
+        return None;
+    }
+    let action = pre_tool_action(harness, payload).ok()?;
+    if let Some(tools) = setup.tools()
+        && !tools.iter().any(|t| glob_match(t, &action.tool))
+    {
+        return None;
+    }
+    let obj = payload_object(payload, harness.event(), harness.name()).ok()?;
+    let path = match obj.get("transcript_path") {
+        Some(Value::String(p)) if !p.is_empty() => p.clone(),
+        Some(Value::String(_)) | Some(Value::Null) | None => {
+            return Some(Err(InputError::at(
+                PAYLOAD,
+                "key `transcript_path`",
+                "missing or empty: --kept-from transcript judges against the session transcript the harness names there, and this session has none (run the harness with session recording on, or use --kept)",
+            )));
+        }
+        Some(_) => {
+            return Some(Err(InputError::at(
+                PAYLOAD,
+                "key `transcript_path`",
+                "must be a string",
+            )));
+        }
+    };
+    let call = match obj.get("tool_use_id") {
+        Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
+        _ => None,
+    };
+    Some(Ok(TranscriptRequest { path, call }))
 }
 
 impl Setup {
@@ -197,19 +247,31 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         return Answer::Pass;
     }
     let store = &setup.input.store;
-    let kept = setup.kept.as_deref().or(setup.input.kept.as_deref());
-    let compaction = match Compaction::new(store, setup.retention, kept, &setup.kept_origin) {
-        Ok(c) => c,
-        Err(e) => return refuse(&e),
+    let (compaction, context) = match (setup.kept_from, &setup.context) {
+        (KeptFrom::Transcript, Some(Ok(context))) => (context.compaction(store), Some(context)),
+        (KeptFrom::Transcript, Some(Err(e))) => return refuse(e),
+        (KeptFrom::Transcript, None) => {
+            return refuse(&InputError::at(
+                PAYLOAD,
+                "key `transcript_path`",
+                "the transcript was not read",
+            ));
+        }
+        (KeptFrom::Kept, _) => {
+            let kept = setup.kept.as_deref().or(setup.input.kept.as_deref());
+            match Compaction::new(store, setup.retention, kept, &setup.kept_origin) {
+                Ok(c) => (c, None),
+                Err(e) => return refuse(&e),
+            }
+        }
     };
     let outcome = gate::check(store, &compaction, &action, setup.options);
     if outcome.verdict == Verdict::Pass {
         return Answer::Pass;
     }
-    Answer::Deny(deny_reason(
-        &Report::check(&action, &compaction, outcome),
-        Some(store),
-    ))
+    let mut report = Report::check(&action, &compaction, outcome);
+    report.transcript = context.map(Context::summary);
+    Answer::Deny(deny_reason(&report, Some(store)))
 }
 
 /// The harness's rendering of an answer: PASS is silent, exit 0; a deny is exit 2 with
@@ -402,6 +464,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
         codes.join(", ")
     )];
     lines.push(match report.verdict {
+        Verdict::Block if report.transcript.is_some() => "Records that are not in your context bind this call: they are listed under restore and shown below. Read them and re-plan: from now on they are in your context, so a call that takes them into account is not stopped for missing them again".to_string(),
         Verdict::Block => "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set".to_string(),
         _ if codes == ["invalid-input"] => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help".to_string(),
         _ => "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user".to_string(),
@@ -471,10 +534,13 @@ pub fn describe(record: &Record) -> String {
         Kind::Chatter => "declared inconsequential".to_string(),
         Kind::Unevaluable(_) => "the gate cannot evaluate this kind".to_string(),
     };
+    // The text goes whole and as it is (whitespace and control characters made single
+    // spaces, nothing escaped), last on the line: the model reads it back from the
+    // reason, and under `--kept-from transcript` that puts the record in view.
     let text = record
         .text
         .as_deref()
-        .map(|t| format!("; text: {}", json_text(&Value::String(shorten(t)))))
+        .map(|t| format!("; text: {}", crate::view::normalize(t)))
         .unwrap_or_default();
     format!(
         "{} ({}, seq {}): {body}{text}",
@@ -595,6 +661,8 @@ mod tests {
             retention: Retention::Given,
             tools: tools.map(|ts| ts.iter().map(|t| t.to_string()).collect()),
             options: CheckOptions::default(),
+            kept_from: KeptFrom::Kept,
+            context: None,
         };
         protected(&setup)
             .into_iter()
@@ -648,7 +716,7 @@ mod tests {
         );
         assert_eq!(
             d(8),
-            "s9 (summary, seq 9): the gate cannot evaluate this kind; text: \"...\""
+            "s9 (summary, seq 9): the gate cannot evaluate this kind; text: ..."
         );
         let nested = Predicate::parse(
             &crate::json::parse(

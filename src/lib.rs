@@ -86,6 +86,7 @@ pub mod decimal;
 pub mod document;
 pub mod error;
 pub mod gate;
+pub mod harness;
 pub mod hook;
 pub mod input;
 pub mod json;
@@ -97,6 +98,8 @@ pub mod report;
 pub mod scan;
 pub mod schema;
 pub mod stream;
+pub mod transcript;
+pub mod view;
 
 pub use crate::action::{Action, Tool};
 pub use crate::compaction::{Compaction, Retention};

@@ -57,6 +57,43 @@ impl From<&Compaction> for CompactionSummary {
     }
 }
 
+/// The transcript a `transcript:H` compaction was read from (SPEC 10).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TranscriptSummary {
+    /// The transcript file, as named.
+    pub file: String,
+    /// The harness whose format it is.
+    pub harness: String,
+    /// True when the format was recognised rather than named with `--harness`.
+    pub harness_detected: bool,
+    /// Byte offset of the line of the last compaction, when the live context starts at one.
+    pub last_compaction_byte: Option<u64>,
+    /// How many strings the live context holds (context files included).
+    pub live_strings: usize,
+}
+
+impl TranscriptSummary {
+    /// `session.jsonl (claude-code, detected; last compaction at byte 5120; 42 live strings)`
+    pub fn describe(&self) -> String {
+        let detected = if self.harness_detected {
+            ", detected"
+        } else {
+            ""
+        };
+        let compaction = match self.last_compaction_byte {
+            Some(at) => format!("last compaction at byte {at}"),
+            None => "no compaction".to_string(),
+        };
+        format!(
+            "{} ({}{detected}; {compaction}; {} live string{})",
+            clean(&self.file),
+            self.harness,
+            self.live_strings,
+            if self.live_strings == 1 { "" } else { "s" }
+        )
+    }
+}
+
 /// A record `pin` protects, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Pinned {
@@ -114,6 +151,9 @@ pub struct Report {
     /// The compaction judged, if the input got that far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionSummary>,
+    /// The transcript the kept set was read from (retention `transcript:H`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<TranscriptSummary>,
     /// Every finding, in order.
     pub findings: Vec<Finding>,
     /// `pin`: the protected records, in seq order.
@@ -153,6 +193,7 @@ impl Report {
             action: None,
             tools: None,
             compaction: None,
+            transcript: None,
             findings: outcome.findings,
             pinned: None,
             kept: None,
@@ -203,6 +244,9 @@ impl Report {
                     c.records, c.kept, c.dropped, c.retention, c.kept_sha256
                 ),
             );
+        }
+        if let Some(t) = &self.transcript {
+            line("transcript", &t.describe());
         }
         line("verdict", &self.verdict_text());
         for f in &self.findings {
@@ -421,7 +465,7 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Characters that could forge or hide report content on a terminal: controls (C0,
 /// DEL, C1), line and paragraph separators, bidirectional overrides, the BOM.
-fn is_unsafe(c: char) -> bool {
+pub(crate) fn is_unsafe(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

@@ -88,6 +88,53 @@ pub(super) enum Command {
     },
     /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.
     Hook(HookArgs),
+    /// Print a transcript's live context and, with --store, each record in view or not.
+    Context(ContextArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum KeptFromArg {
+    /// The kept ids: --kept, else the store document's `kept`, under --retention.
+    Kept,
+    /// The records in view of the session transcript the payload's `transcript_path`
+    /// names: what the agent can have read.
+    Transcript,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum HarnessArg {
+    /// Claude Code's session JSON Lines.
+    ClaudeCode,
+    /// A Codex rollout.
+    Codex,
+    /// A Gemini CLI session file.
+    GeminiCli,
+}
+
+impl HarnessArg {
+    pub(super) fn harness(self) -> Harness {
+        match self {
+            HarnessArg::ClaudeCode => Harness::ClaudeCode,
+            HarnessArg::Codex => Harness::Codex,
+            HarnessArg::GeminiCli => Harness::GeminiCli,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(super) struct ContextArgs {
+    /// The transcript file.
+    pub(super) file: String,
+    /// Its format; default: recognised from its first line.
+    #[arg(long, value_enum)]
+    pub(super) harness: Option<HarnessArg>,
+    /// A record store: list each record in view and each not in view.
+    #[arg(long)]
+    pub(super) store: Option<String>,
+    /// An instruction file the harness sends but does not record (CLAUDE.md, AGENTS.md,
+    /// GEMINI.md); repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub(super) context_file: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -137,6 +184,14 @@ pub(super) struct HookArgs {
     /// hook timeout, which would run the tool).
     #[arg(long, default_value_t = 10_000)]
     pub(super) timeout_ms: u64,
+    /// Where the kept set comes from: `kept` (--kept or the store's `kept`) or
+    /// `transcript` (the records in view of the session transcript the payload names).
+    #[arg(long, value_enum, default_value = "kept")]
+    pub(super) kept_from: KeptFromArg,
+    /// With --kept-from transcript: an instruction file the harness sends but does not
+    /// record (CLAUDE.md, AGENTS.md, GEMINI.md); repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub(super) context_file: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -174,6 +229,16 @@ pub(super) struct CheckArgs {
     /// How the kept set is obtained: given, head_tail:K or recency:K.
     #[arg(long, default_value = "given", value_parser = parse_retention)]
     pub(super) retention: Retention,
+    /// Kept = the records in view of this harness transcript (retention transcript:H).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["kept", "retention"])]
+    pub(super) transcript: Option<String>,
+    /// The transcript's format; default: recognised from its first line.
+    #[arg(long, value_enum, requires = "transcript")]
+    pub(super) harness: Option<HarnessArg>,
+    /// With --transcript: an instruction file the harness sends but does not record
+    /// (CLAUDE.md, AGENTS.md, GEMINI.md); repeatable.
+    #[arg(long, value_name = "FILE", requires = "transcript")]
+    pub(super) context_file: Vec<String>,
     /// Report dropped unevaluable records as a signed note instead of blocking.
     #[arg(long)]
     pub(super) allow_unevaluable: bool,

@@ -4,6 +4,9 @@
 use super::*;
 
 pub(super) fn run_check(args: &CheckArgs) -> u8 {
+    if let Some(path) = &args.transcript {
+        return run_check_transcript(args, path);
+    }
     if args.precheck {
         return run_precheck(args);
     }
@@ -56,6 +59,67 @@ pub(super) fn run_check(args: &CheckArgs) -> u8 {
     match report {
         Ok(r) => finish(&r, format),
         Err(e) => fail(Mode::Check, &e, format),
+    }
+}
+
+/// `check --transcript` (and with `--precheck`): kept = the records in view of the
+/// transcript's live context (retention `transcript:H`).
+pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> u8 {
+    let format = format_of(args.format);
+    let mode = if args.precheck {
+        Mode::Precheck
+    } else {
+        Mode::Check
+    };
+    let report = (|| {
+        let action = args
+            .action
+            .as_deref()
+            .map(|v| flag_text("--action", v))
+            .transpose()?;
+        let tools = args.tools.as_deref().map(|v| flag_text("--tools", v));
+        let bytes = read_source(&args.input)?;
+        let origin = origin_name(&args.input);
+        let input = input::load(origin, &bytes, limits())?;
+        let context = read_context(&Wanted {
+            path,
+            harness: args.harness.map(HarnessArg::harness),
+            call: None,
+            deadline: None,
+            files: &args.context_file,
+        })?;
+        let compaction = context.compaction(&input.store);
+        let mut report = if args.precheck {
+            let tools = tools_from_read(&input, tools)?;
+            let options = PrecheckOptions {
+                allow_unevaluable: args.allow_unevaluable,
+                max_calls: args.max_calls,
+            };
+            let outcome = precheck::precheck(&input.store, &compaction, &tools, options);
+            Report::precheck(&tools, &compaction, outcome)
+        } else {
+            let action = match &action {
+                Some((o, text, _)) => input::action_from_flag(o, text)?,
+                None => input.action.clone().ok_or_else(|| {
+                    InputError::at(
+                        origin,
+                        "action",
+                        "check needs an action: a document `action` key or --action",
+                    )
+                })?,
+            };
+            let options = CheckOptions {
+                allow_unevaluable: args.allow_unevaluable,
+            };
+            let outcome = gate::check(&input.store, &compaction, &action, options);
+            Report::check(&action, &compaction, outcome)
+        };
+        report.transcript = Some(context.summary());
+        Ok::<_, InputError>(report)
+    })();
+    match report {
+        Ok(r) => finish(&r, format),
+        Err(e) => fail(mode, &e, format),
     }
 }
 

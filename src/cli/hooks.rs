@@ -9,11 +9,15 @@ use super::*;
 pub(super) fn run_hook(args: HookArgs) -> u8 {
     let adapter = args.harness.adapter();
     let timeout_ms = args.timeout_ms;
+    // The transcript may be waited for until three quarters of the deadline, so that a
+    // stale one is a clear error rather than our own timeout.
+    let wait_until = std::time::Instant::now()
+        + std::time::Duration::from_millis(timeout_ms.saturating_mul(3) / 4);
     let (tx, rx) = std::sync::mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("hook".into())
         .spawn(move || {
-            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args));
+            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args, wait_until));
             let _ = tx.send(reply.ok());
         });
     let reply = match worker {
@@ -31,8 +35,13 @@ pub(super) fn run_hook(args: HookArgs) -> u8 {
     write_reply(&reply)
 }
 
-/// Reads the payload and the store, then answers.
-pub(super) fn hook_reply(adapter: Adapter, args: &HookArgs) -> hook::Reply {
+/// Reads the payload and the store (and under `--kept-from transcript` the transcript the
+/// payload names, waiting for it until `wait_until`), then answers.
+pub(super) fn hook_reply(
+    adapter: Adapter,
+    args: &HookArgs,
+    wait_until: std::time::Instant,
+) -> hook::Reply {
     let mut payload = Vec::new();
     let max = limits().max_input_bytes;
     let mut stdin = io::stdin().lock();
@@ -50,7 +59,20 @@ pub(super) fn hook_reply(adapter: Adapter, args: &HookArgs) -> hook::Reply {
     if let Err(err) = input::check_size("payload", payload.len() as u64, limits()) {
         return hook::failed(adapter, &Failure::Input(err));
     }
-    let setup = hook_setup(args);
+    let mut setup = hook_setup(args);
+    if let (Adapter::PreTool(harness), Ok(setup)) = (adapter, setup.as_mut())
+        && let Some(request) = hook::transcript_request(harness, &payload, setup)
+    {
+        setup.context = Some(request.and_then(|r| {
+            read_context(&Wanted {
+                path: &r.path,
+                harness: Some(harness),
+                call: r.call.as_deref(),
+                deadline: Some(wait_until),
+                files: &args.context_file,
+            })
+        }));
+    }
     hook::answer(adapter, &payload, setup.as_ref())
 }
 
@@ -60,6 +82,24 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
             "--store",
             "`-`",
             "the store must be a file: stdin carries the hook payload",
+        ));
+    }
+    let kept_from = match args.kept_from {
+        KeptFromArg::Kept => hook::KeptFrom::Kept,
+        KeptFromArg::Transcript => hook::KeptFrom::Transcript,
+    };
+    if kept_from == hook::KeptFrom::Transcript && args.kept.is_some() {
+        return Err(InputError::at(
+            "--kept",
+            "flags",
+            "--kept and --kept-from transcript both say what the agent kept: give one",
+        ));
+    }
+    if kept_from == hook::KeptFrom::Kept && !args.context_file.is_empty() {
+        return Err(InputError::at(
+            "--context-file",
+            "flags",
+            "a context file adds to a transcript's live context: it needs --kept-from transcript",
         ));
     }
     let bytes = read_source(&args.store)?;
@@ -94,6 +134,8 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
         options: CheckOptions {
             allow_unevaluable: args.allow_unevaluable,
         },
+        kept_from,
+        context: None,
     })
 }
 

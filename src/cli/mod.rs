@@ -21,7 +21,7 @@ use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
-use crate::report::{self, Format, Mode, Report, clean};
+use crate::report::{self, Format, Mode, Report, clean, clean_brief};
 use crate::stream::Fallback;
 
 mod args;
@@ -29,6 +29,7 @@ mod commands;
 mod hooks;
 mod lean;
 mod sweep;
+mod transcript;
 
 pub use args::Cli;
 
@@ -37,6 +38,7 @@ use commands::*;
 use hooks::*;
 use lean::*;
 use sweep::*;
+use transcript::*;
 
 /// Runs the command line and returns the process exit code. A panic is a bug, never a
 /// verdict: it is reported on one line and exits 2 (ERROR; 1 for the PreCompact hook,
@@ -88,6 +90,7 @@ fn run() -> ExitCode {
         Command::Sweep(args) => run_sweep(&args),
         Command::Verify { report } => run_verify(&report),
         Command::Hook(args) => run_hook(args),
+        Command::Context(args) => run_context(&args),
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,320 @@
+//! Reading a harness transcript: from the end, as much as the live context needs, and
+//! fresh (waiting, within a deadline, until it records the call being judged).
+
+use std::fs::File;
+use std::io::{Seek, SeekFrom};
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::transcript::{self, Live, Window};
+use crate::view::Context;
+
+/// How much of a transcript's end is read first; each retry reads four times as much.
+const FIRST_TAIL: u64 = 256 * 1024;
+
+/// How long to sleep between looks at a transcript that is not fresh yet.
+const POLL: Duration = Duration::from_millis(10);
+
+/// What to read and how long to wait for it.
+pub(super) struct Wanted<'a> {
+    /// The transcript file.
+    pub(super) path: &'a str,
+    /// Its format, when named; recognised otherwise.
+    pub(super) harness: Option<Harness>,
+    /// The call the transcript must record before it is judged.
+    pub(super) call: Option<&'a str>,
+    /// Until when to wait for the file and the call; `None`: read once.
+    pub(super) deadline: Option<Instant>,
+    /// `--context-file` values.
+    pub(super) files: &'a [String],
+}
+
+/// The agent's context: the transcript's live context, read fresh, and the context files.
+pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
+    let started = Instant::now();
+    let live = loop {
+        let waiting = wanted.deadline.is_some_and(|d| Instant::now() < d);
+        match read_live(wanted.path, wanted.harness, wanted.call) {
+            Ok(live) if wanted.call.is_none() || live.call_seen => break live,
+            Ok(_) if waiting => {}
+            Ok(_) => {
+                let ms = started.elapsed().as_millis();
+                return Err(InputError::at(
+                    wanted.path,
+                    "transcript",
+                    format!(
+                        "does not record the call being judged (`{}`) after {ms} ms: the gate never judges a transcript older than the call; if the harness writes it later than that, raise --timeout-ms",
+                        clean(wanted.call.unwrap_or_default())
+                    ),
+                ));
+            }
+            Err(Unread::NotYet(_)) if waiting => {}
+            Err(Unread::NotYet(e) | Unread::Invalid(e)) => return Err(e),
+        }
+        std::thread::sleep(POLL);
+    };
+    let mut files = Vec::with_capacity(wanted.files.len());
+    for name in wanted.files {
+        let bytes = read_source(name)?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            InputError::at(name, "--context-file", "the file is not valid UTF-8 text")
+        })?;
+        files.push((name.clone(), text));
+    }
+    Ok(Context {
+        file: wanted.path.to_string(),
+        detected: wanted.harness.is_none(),
+        live,
+        files,
+    })
+}
+
+/// Why a transcript gave no live context.
+enum Unread {
+    /// Not there, or empty, yet: worth another look while waiting.
+    NotYet(InputError),
+    /// Anything else.
+    Invalid(InputError),
+}
+
+/// Reads a transcript's live context from its end: a first tail, then four times more
+/// each time the reader asks for more, up to the whole file.
+fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result<Live, Unread> {
+    let cannot = |e: &io::Error| {
+        let err = InputError::at(path, "transcript", format!("cannot read: {}", io_reason(e)));
+        if e.kind() == io::ErrorKind::NotFound {
+            Unread::NotYet(err)
+        } else {
+            Unread::Invalid(err)
+        }
+    };
+    let mut file = File::open(path).map_err(|e| cannot(&e))?;
+    let len = file.metadata().map_err(|e| cannot(&e))?.len();
+    input::check_size(path, len, limits()).map_err(Unread::Invalid)?;
+    let head = read_head(&mut file, len).map_err(|e| cannot(&e))?;
+    let mut size = FIRST_TAIL.min(len);
+    loop {
+        let offset = len - size;
+        let tail = read_range(&mut file, offset, size).map_err(|e| cannot(&e))?;
+        let window = Window {
+            head: &head,
+            tail: &tail,
+            offset,
+        };
+        match transcript::read(harness, window, call) {
+            Ok(live) => return Ok(live),
+            Err(transcript::Failure::NeedMore) if offset > 0 => {
+                size = size.saturating_mul(4).min(len);
+            }
+            Err(transcript::Failure::NeedMore) => {
+                return Err(Unread::Invalid(InputError::at(
+                    path,
+                    "transcript",
+                    "the reader found no start of the live context",
+                )));
+            }
+            Err(transcript::Failure::Invalid { at, message }) => {
+                let line = line_number(&mut file, at).map_err(|e| cannot(&e))?;
+                let err = InputError::at(path, format!("line {line}"), message);
+                return Err(if len == 0 || at == 0 && !head.ends_with(b"\n") {
+                    Unread::NotYet(err)
+                } else {
+                    Unread::Invalid(err)
+                });
+            }
+        }
+    }
+}
+
+/// The file's first line, up to and including its `\n` (all of a file that has none).
+fn read_head(file: &mut File, len: u64) -> io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    let mut chunk = 64 * 1024u64;
+    while (head.len() as u64) < len {
+        let start = head.len() as u64;
+        let more = read_range(file, start, chunk.min(len - start))?;
+        if more.is_empty() {
+            break;
+        }
+        if let Some(i) = memchr::memchr(b'\n', &more) {
+            head.extend_from_slice(more.get(..=i).unwrap_or_default());
+            return Ok(head);
+        }
+        head.extend_from_slice(&more);
+        chunk = chunk.saturating_mul(2);
+    }
+    Ok(head)
+}
+
+fn read_range(file: &mut File, offset: u64, size: u64) -> io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(size).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// The 1-based line that starts at byte `at` (for messages only: it reads the file up
+/// to there).
+fn line_number(file: &mut File, at: u64) -> io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = io::BufReader::new(file.take(at));
+    let mut count = 1u64;
+    loop {
+        let buf = io::BufRead::fill_buf(&mut reader)?;
+        if buf.is_empty() {
+            return Ok(count);
+        }
+        count += memchr::memchr_iter(b'\n', buf).count() as u64;
+        let n = buf.len();
+        io::BufRead::consume(&mut reader, n);
+    }
+}
+
+/// `context FILE [--harness H] [--store S]`: the audit behind a `transcript` verdict.
+pub(super) fn run_context(args: &ContextArgs) -> u8 {
+    match context_text(args) {
+        Ok(text) => write_report(text.as_bytes(), 0),
+        Err(e) => {
+            warn(&format!("omission-gate: invalid-input: {e}"));
+            2
+        }
+    }
+}
+
+fn context_text(args: &ContextArgs) -> Result<String, InputError> {
+    let context = read_context(&Wanted {
+        path: &args.file,
+        harness: args.harness.map(HarnessArg::harness),
+        call: None,
+        deadline: None,
+        files: &args.context_file,
+    })?;
+    let live = &context.live;
+    let bytes = read_source(&args.file)?;
+    let found = transcript::compactions(live.harness, &bytes).map_err(|f| match f {
+        transcript::Failure::Invalid { at, message } => {
+            InputError::at(&args.file, format!("line {}", line_of(&bytes, at)), message)
+        }
+        transcript::Failure::NeedMore => {
+            InputError::at(&args.file, "transcript", "cannot be read whole")
+        }
+    })?;
+    let store = args
+        .store
+        .as_deref()
+        .map(|s| {
+            let b = read_source(s)?;
+            input::load(origin_name(s), &b, limits())
+        })
+        .transpose()?;
+    let mut out = String::new();
+    let mut line = |label: &str, value: &str| {
+        out.push_str(&format!("{label:<10}: {}\n", report::one_line(value)));
+    };
+    line(
+        "harness",
+        &format!(
+            "{}{}",
+            live.harness,
+            if context.detected { " (detected)" } else { "" }
+        ),
+    );
+    let lines: Vec<String> = found
+        .iter()
+        .map(|&at| line_of(&bytes, at).to_string())
+        .collect();
+    line(
+        "compacted",
+        &match found.len() {
+            0 => "no compaction found".to_string(),
+            n => format!(
+                "{n} compaction{} found, at line{} {}; the live context starts at the last",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "" } else { "s" },
+                lines.join(", ")
+            ),
+        },
+    );
+    line(
+        "live",
+        &format!(
+            "{} strings from the transcript, {} context file{}",
+            live.pieces.len(),
+            context.files.len(),
+            if context.files.len() == 1 { "" } else { "s" }
+        ),
+    );
+    for piece in &live.pieces {
+        line(
+            "entry",
+            &format!(
+                "line {} {} ({} chars): {}",
+                line_of(&bytes, piece.at),
+                piece.role.name(),
+                piece.text.chars().count(),
+                first_words(&piece.text)
+            ),
+        );
+    }
+    for (name, text) in &context.files {
+        line(
+            "file",
+            &format!(
+                "{} ({} chars): {}",
+                clean(name),
+                text.chars().count(),
+                first_words(text)
+            ),
+        );
+    }
+    if let Some(input) = &store {
+        let compaction = context.compaction(&input.store);
+        for (pos, record) in input.store.records().iter().enumerate() {
+            let label = if compaction.is_kept(pos) {
+                "in view"
+            } else {
+                "not seen"
+            };
+            let why = match &record.text {
+                None => " (no text: never in view)".to_string(),
+                Some(_) => String::new(),
+            };
+            line(
+                label,
+                &format!(
+                    "{} ({}, seq {}){why}",
+                    clean(&record.id),
+                    clean(record.kind.name()),
+                    record.seq
+                ),
+            );
+        }
+        line(
+            "kept",
+            &format!(
+                "{} of {} records in view (retention={}, kept-sha256={})",
+                compaction.kept(),
+                compaction.records(),
+                compaction.retention,
+                compaction.kept_sha256
+            ),
+        );
+    }
+    Ok(out)
+}
+
+/// The first few words of a string, normalised, for a listing.
+fn first_words(text: &str) -> String {
+    const WORDS: usize = 12;
+    let normal = crate::view::normalize(text);
+    let mut words = normal.split(' ');
+    let head: Vec<&str> = words.by_ref().take(WORDS).collect();
+    let more = if words.next().is_some() { " ..." } else { "" };
+    format!("{}{more}", clean_brief(&head.join(" ")))
+}
+
+/// The 1-based line of a byte offset in a whole file.
+fn line_of(bytes: &[u8], at: u64) -> usize {
+    let end = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
+    1 + memchr::memchr_iter(b'\n', bytes.get(..end).unwrap_or_default()).count()
+}

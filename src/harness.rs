@@ -1,0 +1,52 @@
+//! The agent harnesses the gate knows: their names on the command line. Which hook event
+//! each answers lives in `hook`; how each writes its transcript lives in `transcript`.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An agent harness: Claude Code, Codex or Gemini CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Harness {
+    /// Claude Code.
+    ClaudeCode,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    GeminiCli,
+}
+
+impl Harness {
+    /// Every harness, in the order messages list them.
+    pub const ALL: [Harness; 3] = [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli];
+
+    /// The harness as named on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::GeminiCli => "gemini-cli",
+        }
+    }
+}
+
+impl fmt::Display for Harness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Harness {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Harness, String> {
+        Harness::ALL
+            .into_iter()
+            .find(|h| h.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown harness `{}` (claude-code, codex or gemini-cli)",
+                    crate::report::clean(s)
+                )
+            })
+    }
+}

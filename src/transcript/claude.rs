@@ -1,0 +1,435 @@
+//! Claude Code's session file: one entry a line, chained by `parentUuid`.
+//!
+//! The live context is the chain walked back from the newest entry to its root. After a
+//! compaction the root is a `compact_boundary` system entry; the entry after it is the
+//! summary (`isCompactSummary`), and the entries the boundary lists under
+//! `compactMetadata.preservedMessages.uuids` (which sit before the boundary in the file)
+//! follow the summary, in that order. Only user and assistant messages are sent to the
+//! model: system entries, attachments and progress entries are links of the chain only.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::{Map, Value};
+
+use super::{Failure, Line, Live, Piece, Role, Window, push_strings, string_at};
+use crate::harness::Harness;
+
+const NAME: &str = "Claude Code";
+
+/// Entries that are links of the `parentUuid` chain.
+const CHAINED: [&str; 5] = ["user", "assistant", "system", "attachment", "progress"];
+
+/// Entries outside the chain that are never sent to the model: titles, file snapshots,
+/// the prompt queue, session labels.
+const UNCHAINED: [&str; 9] = [
+    "mode",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "custom-title",
+    "tag",
+    "agent-name",
+    "last-prompt",
+    "pr-link",
+];
+
+/// True for a line that is a Claude Code entry (for recognising the format).
+pub(super) fn is_entry(obj: &Map<String, Value>) -> bool {
+    matches!(obj.get("type"), Some(Value::String(t))
+        if CHAINED.contains(&t.as_str()) || UNCHAINED.contains(&t.as_str()))
+}
+
+/// A link of the chain.
+struct Entry {
+    at: u64,
+    uuid: String,
+    parent: Option<String>,
+    obj: Map<String, Value>,
+}
+
+impl Entry {
+    fn kind(&self) -> &str {
+        match self.obj.get("type") {
+            Some(Value::String(t)) => t,
+            _ => "",
+        }
+    }
+
+    fn is_boundary(&self) -> bool {
+        self.kind() == "system"
+            && matches!(self.obj.get("subtype"), Some(Value::String(s)) if s == "compact_boundary")
+    }
+
+    fn is_summary(&self) -> bool {
+        self.kind() == "user" && self.obj.get("isCompactSummary") == Some(&Value::Bool(true))
+    }
+}
+
+/// Reads one line: a chain link, or `None` for an entry outside the chain (and for a
+/// sidechain link, which belongs to a subagent's conversation).
+fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
+    let obj = line.object(NAME)?;
+    let what = "a Claude Code entry";
+    let kind = string_at(&obj, "type", line.at, what)?;
+    if UNCHAINED.contains(&kind) {
+        return Ok(None);
+    }
+    if !CHAINED.contains(&kind) {
+        return Err(Failure::at(
+            line.at,
+            "an entry of a type this version of omission-gate does not know (a newer Claude Code?): it cannot tell whether the model sees it",
+        ));
+    }
+    let uuid = string_at(&obj, "uuid", line.at, what)?.to_string();
+    let parent = match obj.get("parentUuid") {
+        Some(Value::String(p)) => Some(p.clone()),
+        Some(Value::Null) => None,
+        _ => {
+            return Err(Failure::at(
+                line.at,
+                "a Claude Code entry: `parentUuid` must be a string or null",
+            ));
+        }
+    };
+    if obj.get("isSidechain") == Some(&Value::Bool(true)) {
+        return Ok(None);
+    }
+    if matches!(kind, "user" | "assistant") && !matches!(obj.get("message"), Some(Value::Object(_)))
+    {
+        return Err(Failure::at(
+            line.at,
+            "a Claude Code message entry: `message` must be an object",
+        ));
+    }
+    Ok(Some(Entry {
+        at: line.at,
+        uuid,
+        parent,
+        obj,
+    }))
+}
+
+/// The lines read so far, from the end of the window back.
+struct Backward<'l, 'a> {
+    lines: &'l [Line<'a>],
+    /// How many lines from the end have been read.
+    read: usize,
+    entries: Vec<Entry>,
+    by_uuid: HashMap<String, usize>,
+}
+
+impl Backward<'_, '_> {
+    /// Reads the next line back; false when the window is exhausted.
+    fn step(&mut self) -> Result<bool, Failure> {
+        let Some(index) = self.lines.len().checked_sub(self.read + 1) else {
+            return Ok(false);
+        };
+        self.read += 1;
+        if let Some(line) = self.lines.get(index)
+            && let Some(e) = entry(line)?
+        {
+            // The newest entry with a uuid wins: a later line is the later state.
+            self.by_uuid
+                .entry(e.uuid.clone())
+                .or_insert(self.entries.len());
+            self.entries.push(e);
+        }
+        Ok(true)
+    }
+
+    /// The entry with this uuid, reading further back as needed; `None` when the window
+    /// holds no such entry.
+    fn find(&mut self, uuid: &str) -> Result<Option<usize>, Failure> {
+        loop {
+            if let Some(&i) = self.by_uuid.get(uuid) {
+                return Ok(Some(i));
+            }
+            if !self.step()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<&Entry> {
+        self.entries.get(i)
+    }
+}
+
+pub(super) fn read(
+    lines: &[Line<'_>],
+    window: Window<'_>,
+    call: Option<&str>,
+) -> Result<Live, Failure> {
+    let missing = |at: u64, message: &str| {
+        if window.is_whole() {
+            Failure::at(at, message)
+        } else {
+            Failure::NeedMore
+        }
+    };
+    let mut back = Backward {
+        lines,
+        read: 0,
+        entries: Vec::new(),
+        by_uuid: HashMap::new(),
+    };
+    // The newest link of the chain.
+    while back.entries.is_empty() {
+        if !back.step()? {
+            if window.is_whole() {
+                return Ok(Live {
+                    harness: Harness::ClaudeCode,
+                    pieces: Vec::new(),
+                    compaction: None,
+                    call_seen: false,
+                });
+            }
+            return Err(Failure::NeedMore);
+        }
+    }
+    // Walk back to the root, newest first.
+    let mut chain = vec![0usize];
+    let mut seen = BTreeSet::from([0usize]);
+    while let Some(current) = chain.last().and_then(|&i| back.get(i)) {
+        let (at, Some(parent)) = (current.at, current.parent.clone()) else {
+            break;
+        };
+        let Some(i) = back.find(&parent)? else {
+            return Err(missing(
+                at,
+                "this entry's `parentUuid` names no entry of the transcript: the chain is broken",
+            ));
+        };
+        if !seen.insert(i) {
+            return Err(Failure::at(at, "the `parentUuid` chain runs in a circle"));
+        }
+        chain.push(i);
+    }
+    chain.reverse();
+    // A compaction: the root is its boundary; splice the preserved entries after the summary.
+    let mut order: Vec<usize> = chain.clone();
+    let mut compaction = None;
+    if let Some(root) = chain.first().and_then(|&i| back.get(i))
+        && root.is_boundary()
+    {
+        compaction = Some(root.at);
+        let root_at = root.at;
+        let preserved = preserved_uuids(root)?;
+        let mut spliced = Vec::with_capacity(preserved.len());
+        for uuid in &preserved {
+            match back.find(uuid)? {
+                Some(i) => spliced.push(i),
+                None => {
+                    return Err(missing(
+                        root_at,
+                        "this compaction boundary lists preserved entries that are not in the transcript",
+                    ));
+                }
+            }
+        }
+        let summary = chain
+            .iter()
+            .position(|&i| back.get(i).is_some_and(Entry::is_summary))
+            .ok_or_else(|| {
+                Failure::at(
+                    root_at,
+                    "this compaction boundary is followed by no compaction summary (`isCompactSummary`)",
+                )
+            })?;
+        order = chain.get(..=summary).unwrap_or_default().to_vec();
+        order.extend(spliced);
+        order.extend(chain.get(summary + 1..).unwrap_or_default());
+    }
+    let entries: Vec<&Entry> = order.iter().filter_map(|&i| back.get(i)).collect();
+    pieces(&entries, compaction, call)
+}
+
+/// The uuids a boundary's `compactMetadata.preservedMessages.uuids` lists (none when it
+/// lists none).
+fn preserved_uuids(boundary: &Entry) -> Result<Vec<String>, Failure> {
+    let bad = || {
+        Failure::at(
+            boundary.at,
+            "a compaction boundary: `compactMetadata.preservedMessages.uuids` must be an array of strings",
+        )
+    };
+    let Some(meta) = boundary.obj.get("compactMetadata") else {
+        return Ok(Vec::new());
+    };
+    let Some(preserved) = meta.get("preservedMessages") else {
+        return Ok(Vec::new());
+    };
+    match preserved.get("uuids") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
+            .collect(),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// The strings the chain sends, in order. A tool call with no result yet is pending, and
+/// so is the one the hook asks about: their arguments are not context.
+fn pieces(
+    entries: &[&Entry],
+    compaction: Option<u64>,
+    call: Option<&str>,
+) -> Result<Live, Failure> {
+    let mut answered = BTreeSet::new();
+    let mut call_seen = false;
+    for e in entries {
+        for block in blocks(e) {
+            match block.get("type").and_then(Value::as_str) {
+                Some("tool_result") => {
+                    if let Some(Value::String(id)) = block.get("tool_use_id") {
+                        answered.insert(id.clone());
+                    }
+                }
+                Some("tool_use") => {
+                    if let (Some(Value::String(id)), Some(c)) = (block.get("id"), call) {
+                        call_seen |= id == c;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for e in entries {
+        let role = match e.kind() {
+            "user" if e.is_summary() => Role::Summary,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            _ => continue,
+        };
+        let content = e.obj.get("message").and_then(|m| m.get("content"));
+        match content {
+            Some(Value::String(s)) => out.push(Piece {
+                role,
+                text: s.clone(),
+                at: e.at,
+            }),
+            Some(Value::Array(items)) => {
+                for item in items {
+                    block(&mut out, role, e.at, item, &answered, call)?;
+                }
+            }
+            _ => {
+                return Err(Failure::at(
+                    e.at,
+                    "a Claude Code message: `message.content` must be a string or an array",
+                ));
+            }
+        }
+    }
+    Ok(Live {
+        harness: Harness::ClaudeCode,
+        pieces: out,
+        compaction,
+        call_seen,
+    })
+}
+
+fn blocks(e: &Entry) -> impl Iterator<Item = &Map<String, Value>> {
+    e.obj
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+}
+
+/// One content block of a message.
+fn block(
+    out: &mut Vec<Piece>,
+    role: Role,
+    at: u64,
+    item: &Value,
+    answered: &BTreeSet<String>,
+    call: Option<&str>,
+) -> Result<(), Failure> {
+    let unknown = || {
+        Failure::at(
+            at,
+            "a message block of a type this version of omission-gate does not know (a newer Claude Code?)",
+        )
+    };
+    let Value::Object(b) = item else {
+        return Err(unknown());
+    };
+    let kind = b.get("type").and_then(Value::as_str).ok_or_else(unknown)?;
+    match kind {
+        "text" => out.push(Piece {
+            role,
+            text: string_at(b, "text", at, "a text block")?.to_string(),
+            at,
+        }),
+        "tool_use" | "server_tool_use" => {
+            let id = string_at(b, "id", at, "a tool_use block")?;
+            let pending = call == Some(id) || (kind == "tool_use" && !answered.contains(id));
+            if !pending && let Some(input) = b.get("input") {
+                push_strings(out, Role::Call, at, input);
+            }
+        }
+        "tool_result" => match b.get("content") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => out.push(Piece {
+                role: Role::Result,
+                text: s.clone(),
+                at,
+            }),
+            Some(Value::Array(parts)) => {
+                for part in parts {
+                    result_part(out, at, part)?;
+                }
+            }
+            Some(_) => {
+                return Err(Failure::at(
+                    at,
+                    "a tool_result block: `content` must be a string or an array",
+                ));
+            }
+        },
+        // Sent, but not as text the gate can read: the model's own reasoning, images,
+        // documents, search results.
+        "thinking" | "redacted_thinking" | "image" | "document" | "web_search_tool_result" => {}
+        _ => return Err(unknown()),
+    }
+    Ok(())
+}
+
+fn result_part(out: &mut Vec<Piece>, at: u64, part: &Value) -> Result<(), Failure> {
+    match part.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            let Some(Value::Object(p)) = Some(part) else {
+                return Ok(());
+            };
+            out.push(Piece {
+                role: Role::Result,
+                text: string_at(p, "text", at, "a tool result's text part")?.to_string(),
+                at,
+            });
+            Ok(())
+        }
+        Some("image" | "document" | "tool_reference") => Ok(()),
+        _ => Err(Failure::at(
+            at,
+            "a tool result part of a type this version of omission-gate does not know (a newer Claude Code?)",
+        )),
+    }
+}
+
+/// Every compaction boundary of a whole file.
+pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
+    let mut out = Vec::new();
+    for line in lines {
+        if let Some(e) = entry(line)?
+            && e.is_boundary()
+        {
+            out.push(e.at);
+        }
+    }
+    Ok(out)
+}

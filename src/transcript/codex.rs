@@ -1,0 +1,336 @@
+//! Codex's rollout: `{"timestamp", "type", "payload"}` a line.
+//!
+//! The live context is the session's base instructions (the first line, `session_meta`),
+//! then the last `compacted` entry's `replacement_history` (the messages the compaction
+//! kept and its summary, as a user message), then the model items recorded after it
+//! (`response_item`). Before any compaction it is every model item. Turn contexts and
+//! events are the harness's own bookkeeping and are not sent.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::{Failure, Line, Live, Piece, Role, Window, push_strings, string_at};
+use crate::harness::Harness;
+
+const NAME: &str = "Codex rollout";
+
+/// True for a rollout's first line (for recognising the format).
+pub(super) fn is_head(obj: &Map<String, Value>) -> bool {
+    matches!(obj.get("type"), Some(Value::String(t)) if t == "session_meta")
+        && matches!(obj.get("payload"), Some(Value::Object(_)))
+}
+
+/// One rollout line.
+enum Item {
+    /// A model item.
+    Model(Map<String, Value>),
+    /// A compaction: its summary message and the items it kept.
+    Compacted {
+        message: String,
+        history: Vec<Value>,
+    },
+    /// Anything the model is not sent.
+    Other,
+}
+
+fn item(line: &Line<'_>) -> Result<Item, Failure> {
+    let mut obj = line.object(NAME)?;
+    let what = "a rollout entry";
+    let kind = string_at(&obj, "type", line.at, what)?.to_string();
+    let payload = match obj.remove("payload") {
+        Some(Value::Object(p)) => p,
+        _ => {
+            return Err(Failure::at(
+                line.at,
+                "a rollout entry: `payload` must be an object",
+            ));
+        }
+    };
+    match kind.as_str() {
+        "response_item" => Ok(Item::Model(payload)),
+        "compacted" => {
+            let message = string_at(&payload, "message", line.at, "a compacted entry")?.to_string();
+            match payload.get("replacement_history") {
+                Some(Value::Array(items)) => Ok(Item::Compacted {
+                    message,
+                    history: items.clone(),
+                }),
+                _ => Err(Failure::at(
+                    line.at,
+                    "a compacted entry without a `replacement_history` array: this Codex version's compactions are not supported",
+                )),
+            }
+        }
+        "session_meta" | "turn_context" | "event_msg" | "world_state" | "token_usage_record" => {
+            Ok(Item::Other)
+        }
+        _ => Err(Failure::at(
+            line.at,
+            "a rollout entry of a type this version of omission-gate does not know (a newer Codex?): it cannot tell whether the model sees it",
+        )),
+    }
+}
+
+pub(super) fn read(
+    lines: &[Line<'_>],
+    window: Window<'_>,
+    call: Option<&str>,
+) -> Result<Live, Failure> {
+    let mut after: Vec<(u64, Map<String, Value>)> = Vec::new();
+    let mut compacted = None;
+    for line in lines.iter().rev() {
+        match item(line)? {
+            Item::Model(m) => after.push((line.at, m)),
+            Item::Compacted { message, history } => {
+                compacted = Some((line.at, message, history));
+                break;
+            }
+            Item::Other => {}
+        }
+    }
+    if compacted.is_none() && !window.is_whole() {
+        return Err(Failure::NeedMore);
+    }
+    after.reverse();
+    // Every model item in order, with the summary marked.
+    let mut items: Vec<(u64, Map<String, Value>, bool)> = Vec::new();
+    let mut compaction = None;
+    if let Some((at, message, history)) = compacted {
+        compaction = Some(at);
+        for v in history {
+            let Value::Object(m) = v else {
+                return Err(Failure::at(
+                    at,
+                    "a compacted entry: each `replacement_history` item must be an object",
+                ));
+            };
+            let is_summary = message_text(&m).as_deref() == Some(message.as_str());
+            items.push((at, m, is_summary));
+        }
+    }
+    items.extend(after.into_iter().map(|(at, m)| (at, m, false)));
+
+    let mut answered = BTreeSet::new();
+    let mut call_seen = false;
+    for (_, m, _) in &items {
+        let id = m.get("call_id").and_then(Value::as_str);
+        match (m.get("type").and_then(Value::as_str), id) {
+            (Some("function_call_output" | "custom_tool_call_output"), Some(id)) => {
+                answered.insert(id.to_string());
+            }
+            (Some("function_call" | "custom_tool_call" | "local_shell_call"), Some(id)) => {
+                call_seen |= call == Some(id);
+            }
+            _ => {}
+        }
+    }
+    let mut out = base_instructions(window.head)?;
+    for (at, m, is_summary) in &items {
+        model_item(&mut out, *at, m, *is_summary, &answered, call)?;
+    }
+    Ok(Live {
+        harness: Harness::Codex,
+        pieces: out,
+        compaction,
+        call_seen,
+    })
+}
+
+/// `session_meta`'s `base_instructions`: a string, or `{"text": ...}`.
+fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
+    let line = Line {
+        at: 0,
+        bytes: super::trim_line(head),
+    };
+    let obj = line.object(NAME)?;
+    if !is_head(&obj) {
+        return Err(Failure::at(
+            0,
+            "a Codex rollout starts with its `session_meta` entry",
+        ));
+    }
+    let text = match obj.get("payload").and_then(|p| p.get("base_instructions")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Object(o)) => match o.get("text") {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        },
+        Some(_) => {
+            return Err(Failure::at(
+                0,
+                "a session_meta entry: `base_instructions` must be a string or an object with `text`",
+            ));
+        }
+    };
+    Ok(text
+        .into_iter()
+        .map(|text| Piece {
+            role: Role::Instructions,
+            text,
+            at: 0,
+        })
+        .collect())
+}
+
+/// A message item's text parts joined, for recognising the summary.
+fn message_text(m: &Map<String, Value>) -> Option<String> {
+    if m.get("type").and_then(Value::as_str) != Some("message") {
+        return None;
+    }
+    let parts = m.get("content")?.as_array()?;
+    Some(
+        parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+    )
+}
+
+fn model_item(
+    out: &mut Vec<Piece>,
+    at: u64,
+    m: &Map<String, Value>,
+    is_summary: bool,
+    answered: &BTreeSet<String>,
+    call: Option<&str>,
+) -> Result<(), Failure> {
+    let unknown = || {
+        Failure::at(
+            at,
+            "a model item of a type this version of omission-gate does not know (a newer Codex?): it cannot tell whether the model sees it",
+        )
+    };
+    let kind = m.get("type").and_then(Value::as_str).ok_or_else(unknown)?;
+    let pending = |id: Option<&str>| match id {
+        Some(id) => call == Some(id) || !answered.contains(id),
+        None => false,
+    };
+    match kind {
+        "message" => {
+            let role = match string_at(m, "role", at, "a message item")? {
+                _ if is_summary => Role::Summary,
+                "user" => Role::User,
+                "assistant" => Role::Assistant,
+                "developer" | "system" => Role::Developer,
+                _ => return Err(unknown()),
+            };
+            let Some(Value::Array(parts)) = m.get("content") else {
+                return Err(Failure::at(
+                    at,
+                    "a message item: `content` must be an array",
+                ));
+            };
+            for part in parts {
+                content_part(out, role, at, part)?;
+            }
+        }
+        "function_call" => {
+            let id = string_at(m, "call_id", at, "a function_call item")?;
+            let args = string_at(m, "arguments", at, "a function_call item")?;
+            if !pending(Some(id)) {
+                call_arguments(out, at, args);
+            }
+        }
+        "custom_tool_call" => {
+            let id = string_at(m, "call_id", at, "a custom_tool_call item")?;
+            let input = string_at(m, "input", at, "a custom_tool_call item")?;
+            if !pending(Some(id)) {
+                out.push(Piece {
+                    role: Role::Call,
+                    text: input.to_string(),
+                    at,
+                });
+            }
+        }
+        "local_shell_call" => {
+            let id = m.get("call_id").and_then(Value::as_str);
+            if !pending(id)
+                && let Some(action) = m.get("action")
+            {
+                push_strings(out, Role::Call, at, action);
+            }
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            output(out, at, m.get("output"))?;
+        }
+        // Sent, but not as text the gate can read: reasoning (encrypted), snapshots the
+        // harness keeps for undo, encrypted compaction items, web searches, images.
+        "reasoning"
+        | "ghost_snapshot"
+        | "compaction"
+        | "compaction_summary"
+        | "web_search_call"
+        | "image_generation_call" => {}
+        _ => return Err(unknown()),
+    }
+    Ok(())
+}
+
+/// A function call's arguments: a JSON text whose strings count each on its own; text
+/// that is not JSON counts whole.
+fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
+    match serde_json::from_str::<Value>(args) {
+        Ok(v @ (Value::Object(_) | Value::Array(_))) => push_strings(out, Role::Call, at, &v),
+        _ => out.push(Piece {
+            role: Role::Call,
+            text: args.to_string(),
+            at,
+        }),
+    }
+}
+
+/// A tool output: a string, content parts, or `{"content": ...}`.
+fn output(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Failure> {
+    match value {
+        Some(Value::String(s)) => {
+            out.push(Piece {
+                role: Role::Result,
+                text: s.clone(),
+                at,
+            });
+            Ok(())
+        }
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .try_for_each(|p| content_part(out, Role::Result, at, p)),
+        Some(Value::Object(o)) if o.contains_key("content") => output(out, at, o.get("content")),
+        _ => Err(Failure::at(
+            at,
+            "a tool output: `output` must be a string, an array of content parts or an object with `content`",
+        )),
+    }
+}
+
+fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Result<(), Failure> {
+    let Value::Object(p) = part else {
+        return Err(Failure::at(at, "a content part must be an object"));
+    };
+    match p.get("type").and_then(Value::as_str) {
+        Some("input_text" | "output_text" | "text") => {
+            out.push(Piece {
+                role,
+                text: string_at(p, "text", at, "a text part")?.to_string(),
+                at,
+            });
+            Ok(())
+        }
+        Some("input_image" | "input_file") => Ok(()),
+        _ => Err(Failure::at(
+            at,
+            "a content part of a type this version of omission-gate does not know (a newer Codex?)",
+        )),
+    }
+}
+
+/// Every `compacted` entry of a whole file.
+pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
+    let mut out = Vec::new();
+    for line in lines {
+        if let Item::Compacted { .. } = item(line)? {
+            out.push(line.at);
+        }
+    }
+    Ok(out)
+}

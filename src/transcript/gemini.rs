@@ -1,0 +1,325 @@
+//! Gemini CLI's session file: a metadata line, message records and updates.
+//!
+//! As Gemini CLI's own resume loader does: the messages form a list ordered by `id`; a
+//! message record whose id is listed replaces that message in place (that is how a
+//! call's `toolCalls` arrive), otherwise it is appended; `{"$set": {"messages": [...]}}`
+//! replaces the whole list (a compression writes one, and so do a session's start and a
+//! resume), and records after it apply on top; `{"$rewindTo": ID}` removes ID and every
+//! message after it (every message, when ID is not listed). Only `user` and `gemini`
+//! messages are sent to the model; `info`, `warning` and `error` are screen notices.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::{Failure, Line, Live, Piece, Role, Window, push_strings};
+use crate::harness::Harness;
+
+const NAME: &str = "Gemini CLI session";
+
+/// The model's fixed reply that follows a compression's summary (the summary is the user
+/// message just before it).
+const COMPRESSED: &str = "Got it. Thanks for the additional context!";
+
+/// True for a session file's first line (for recognising the format).
+pub(super) fn is_head(obj: &Map<String, Value>) -> bool {
+    matches!(obj.get("sessionId"), Some(Value::String(_)))
+        && matches!(obj.get("projectHash"), Some(Value::String(_)))
+        && !obj.contains_key("type")
+}
+
+enum Record {
+    /// `$rewindTo`.
+    Rewind(String),
+    /// A message record.
+    Message(Map<String, Value>),
+    /// A `$set` update or the metadata line; with `messages`, the list that replaces all.
+    Set(Option<Vec<Value>>),
+}
+
+fn record(line: &Line<'_>) -> Result<Record, Failure> {
+    let mut obj = line.object(NAME)?;
+    if let Some(Value::String(id)) = obj.get("$rewindTo") {
+        return Ok(Record::Rewind(id.clone()));
+    }
+    if matches!(obj.get("id"), Some(Value::String(_))) {
+        check_message(&obj, line.at)?;
+        return Ok(Record::Message(obj));
+    }
+    let set = match obj.remove("$set") {
+        Some(Value::Object(set)) => Some(set),
+        Some(_) => {
+            return Err(Failure::at(line.at, "a `$set` update must hold an object"));
+        }
+        None if is_head(&obj) => Some(obj),
+        None => None,
+    };
+    let Some(mut set) = set else {
+        return Err(Failure::at(
+            line.at,
+            "a line of a shape this version of omission-gate does not know (a newer Gemini CLI?): expected a message, `$set`, `$rewindTo` or the metadata line",
+        ));
+    };
+    match set.remove("messages") {
+        None => Ok(Record::Set(None)),
+        Some(Value::Array(items)) => Ok(Record::Set(Some(items))),
+        Some(_) => Err(Failure::at(line.at, "`messages` must be an array")),
+    }
+}
+
+fn check_message(obj: &Map<String, Value>, at: u64) -> Result<(), Failure> {
+    match obj.get("type").and_then(Value::as_str) {
+        Some("user" | "gemini" | "info" | "error" | "warning") => Ok(()),
+        _ => Err(Failure::at(
+            at,
+            "a message of a type this version of omission-gate does not know (a newer Gemini CLI?): it cannot tell whether the model sees it",
+        )),
+    }
+}
+
+/// The ordered message list, by id.
+#[derive(Default)]
+struct Messages {
+    list: Vec<(u64, Map<String, Value>)>,
+    index: HashMap<String, usize>,
+}
+
+impl Messages {
+    fn id(m: &Map<String, Value>) -> String {
+        m.get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn put(&mut self, at: u64, m: Map<String, Value>) {
+        let id = Messages::id(&m);
+        match self.index.get(&id).and_then(|&i| self.list.get_mut(i)) {
+            Some(slot) => *slot = (at, m),
+            None => {
+                self.index.insert(id, self.list.len());
+                self.list.push((at, m));
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.list.clear();
+        self.index.clear();
+    }
+
+    fn rewind(&mut self, id: &str) {
+        match self.index.get(id).copied() {
+            Some(i) => {
+                for (_, m) in self.list.drain(i..) {
+                    self.index.remove(&Messages::id(&m));
+                }
+            }
+            None => self.clear(),
+        }
+    }
+}
+
+pub(super) fn read(
+    lines: &[Line<'_>],
+    window: Window<'_>,
+    call: Option<&str>,
+) -> Result<Live, Failure> {
+    // The last line that sets the whole list: the live context starts there.
+    let mut records = Vec::new();
+    let mut start = None;
+    for line in lines.iter().rev() {
+        let r = record(line)?;
+        let sets_all = matches!(r, Record::Set(Some(_)));
+        records.push((line.at, r));
+        if sets_all {
+            start = Some(line.at);
+            break;
+        }
+    }
+    if start.is_none() && !window.is_whole() {
+        return Err(Failure::NeedMore);
+    }
+    records.reverse();
+    let mut messages = Messages::default();
+    let mut compaction = None;
+    let mut summary = None;
+    for (at, r) in records {
+        match r {
+            Record::Rewind(id) => messages.rewind(&id),
+            Record::Message(m) => messages.put(at, m),
+            Record::Set(None) => {}
+            Record::Set(Some(items)) => {
+                messages.clear();
+                if let Some(id) = summary_id(&items) {
+                    compaction = Some(at);
+                    summary = Some(id);
+                }
+                for item in items {
+                    let Value::Object(m) = item else {
+                        return Err(Failure::at(at, "each of `messages` must be an object"));
+                    };
+                    if !matches!(m.get("id"), Some(Value::String(_))) {
+                        return Err(Failure::at(at, "each of `messages` needs a string `id`"));
+                    }
+                    check_message(&m, at)?;
+                    messages.put(at, m);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut call_seen = false;
+    for (at, m) in &messages.list {
+        let role = match m.get("type").and_then(Value::as_str) {
+            Some("user") if summary.as_deref() == m.get("id").and_then(Value::as_str) => {
+                Role::Summary
+            }
+            Some("user") => Role::User,
+            Some("gemini") => Role::Assistant,
+            _ => continue,
+        };
+        parts(&mut out, role, *at, m.get("content"))?;
+        call_seen |= tool_calls(&mut out, *at, m.get("toolCalls"), call)?;
+    }
+    Ok(Live {
+        harness: Harness::GeminiCli,
+        pieces: out,
+        compaction,
+        call_seen,
+    })
+}
+
+/// The id of a compression's summary in a list of messages: the user message followed by
+/// the model's fixed reply.
+fn summary_id(items: &[Value]) -> Option<String> {
+    items.windows(2).find_map(|pair| {
+        let [user, model] = pair else { return None };
+        let text = |m: &Value| match m.get("content") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(parts)) => Some(
+                parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let is = |m: &Value, t: &str| m.get("type").and_then(Value::as_str) == Some(t);
+        (is(user, "user") && is(model, "gemini") && text(model).as_deref() == Some(COMPRESSED))
+            .then(|| user.get("id").and_then(Value::as_str).map(str::to_string))
+            .flatten()
+    })
+}
+
+/// A `toolCalls` list: each call's arguments and result; a call with no result yet is
+/// pending and its arguments are not context. True when it records `call`.
+fn tool_calls(
+    out: &mut Vec<Piece>,
+    at: u64,
+    calls: Option<&Value>,
+    call: Option<&str>,
+) -> Result<bool, Failure> {
+    let calls = match calls {
+        None | Some(Value::Null) => return Ok(false),
+        Some(Value::Array(calls)) => calls,
+        Some(_) => return Err(Failure::at(at, "`toolCalls` must be an array")),
+    };
+    let mut seen = false;
+    for c in calls {
+        let Value::Object(c) = c else {
+            return Err(Failure::at(at, "each of `toolCalls` must be an object"));
+        };
+        let id = c.get("id").and_then(Value::as_str);
+        seen |= call.is_some() && id == call;
+        let result = c.get("result").filter(|r| !r.is_null());
+        if result.is_some()
+            && id != call
+            && let Some(args) = c.get("args")
+        {
+            push_strings(out, Role::Call, at, args);
+        }
+        parts(out, Role::Result, at, result)?;
+    }
+    Ok(seen)
+}
+
+/// Keys a part may carry besides the one that says what it is.
+const PART_KEYS: [&str; 12] = [
+    "text",
+    "thought",
+    "thoughtSignature",
+    "functionCall",
+    "functionResponse",
+    "inlineData",
+    "fileData",
+    "executableCode",
+    "codeExecutionResult",
+    "videoMetadata",
+    "partMetadata",
+    "mediaResolution",
+];
+
+/// A `PartListUnion`: a string, a part, or an array of strings and parts. A part marked
+/// `thought` is not sent.
+fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Result<(), Failure> {
+    match value {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(s)) => {
+            out.push(Piece {
+                role,
+                text: s.clone(),
+                at,
+            });
+            Ok(())
+        }
+        Some(Value::Array(items)) => items.iter().try_for_each(|p| parts(out, role, at, Some(p))),
+        Some(Value::Object(p)) => {
+            if p.keys().any(|k| !PART_KEYS.contains(&k.as_str())) {
+                return Err(Failure::at(
+                    at,
+                    "a message part of a shape this version of omission-gate does not know (a newer Gemini CLI?)",
+                ));
+            }
+            if p.get("thought") == Some(&Value::Bool(true)) {
+                return Ok(());
+            }
+            match p.get("text") {
+                Some(Value::String(s)) => out.push(Piece {
+                    role,
+                    text: s.clone(),
+                    at,
+                }),
+                Some(_) => return Err(Failure::at(at, "a part's `text` must be a string")),
+                None => {}
+            }
+            if let Some(args) = p.get("functionCall").and_then(|f| f.get("args")) {
+                push_strings(out, Role::Call, at, args);
+            }
+            if let Some(response) = p.get("functionResponse").and_then(|f| f.get("response")) {
+                push_strings(out, Role::Result, at, response);
+            }
+            Ok(())
+        }
+        Some(_) => Err(Failure::at(
+            at,
+            "a message's `content` must be a string, a part or an array of them",
+        )),
+    }
+}
+
+/// Every compression of a whole file: each list set that holds a compression's summary
+/// (a resume sets the list again, with the same summary: that is not a new compression).
+pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for line in lines {
+        if let Record::Set(Some(items)) = record(line)?
+            && let Some(id) = summary_id(&items)
+            && seen.insert(id)
+        {
+            out.push(line.at);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,293 @@
+//! Harness transcripts: the live context a harness will send its model next (SPEC 10).
+//!
+//! Claude Code, Codex and Gemini CLI each write their session to a JSON Lines file and
+//! record their compactions in it, each in its own way (a module per harness reads one
+//! format). A reader gives the live context as the strings the harness sends: message
+//! text, tool-call arguments, tool results, the compaction's summary. It reads from the
+//! end: everything after the last compaction sits there, so a reader is handed the end
+//! of the file ([`Window`]) and asks for more ([`Failure::NeedMore`]) until it has
+//! reached the compaction, which keeps the cost in line with the live context rather
+//! than the session.
+//!
+//! Readers are exact and fail closed: an entry shape a reader does not know, a boundary
+//! that names entries that are not there, is [`Failure::Invalid`] at that entry's line,
+//! with a message that never quotes the file (a hook's reason goes to the model). The
+//! last line is read only when it is terminated: the harness may still be writing it.
+//! This module reads bytes; the CLI reads the file.
+
+use serde_json::{Map, Value};
+
+use crate::harness::Harness;
+
+mod claude;
+mod codex;
+mod gemini;
+
+/// The part of a transcript file a reader is given: its first line and its end.
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    /// The file's first line (up to and including its `\n`, when it has one).
+    pub head: &'a [u8],
+    /// The last bytes of the file.
+    pub tail: &'a [u8],
+    /// Where `tail` starts in the file: 0 when it is the whole file.
+    pub offset: u64,
+}
+
+impl<'a> Window<'a> {
+    /// A window over a whole file.
+    pub fn whole(bytes: &'a [u8]) -> Window<'a> {
+        let head_end = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+        Window {
+            head: bytes.get(..head_end).unwrap_or(bytes),
+            tail: bytes,
+            offset: 0,
+        }
+    }
+
+    /// True when the window holds the whole file.
+    pub fn is_whole(&self) -> bool {
+        self.offset == 0
+    }
+}
+
+/// What a live-context string is, for `context` and for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// The harness's standing instructions recorded in the transcript (Codex's base
+    /// instructions).
+    Instructions,
+    /// A developer or system message.
+    Developer,
+    /// A user message.
+    User,
+    /// A model message.
+    Assistant,
+    /// A string in a tool call's arguments.
+    Call,
+    /// A tool result.
+    Result,
+    /// A compaction's summary.
+    Summary,
+    /// A file named with `--context-file`.
+    File,
+}
+
+impl Role {
+    /// The role as `context` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Instructions => "instructions",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Call => "call",
+            Role::Result => "result",
+            Role::Summary => "summary",
+            Role::File => "file",
+        }
+    }
+}
+
+/// One string of the live context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// What it is.
+    pub role: Role,
+    /// The string as the harness sends it.
+    pub text: String,
+    /// Byte offset of the line of the entry it came from (0 for a context file).
+    pub at: u64,
+}
+
+/// The live context of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Live {
+    /// The harness whose format it is.
+    pub harness: Harness,
+    /// The strings the harness will send its model, in order.
+    pub pieces: Vec<Piece>,
+    /// Byte offset of the line of the last compaction, when there is one.
+    pub compaction: Option<u64>,
+    /// True when the transcript records the pending call the reader was asked about.
+    pub call_seen: bool,
+}
+
+/// Why a window gave no live context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The live context starts before the window: give the reader more of the file.
+    NeedMore,
+    /// The transcript cannot be read: at the line starting at this byte offset, and why.
+    /// The message never quotes the file.
+    Invalid {
+        /// Byte offset of the line's start.
+        at: u64,
+        /// What was expected there.
+        message: String,
+    },
+}
+
+impl Failure {
+    pub(crate) fn at(at: u64, message: impl Into<String>) -> Failure {
+        Failure::Invalid {
+            at,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads the live context from a window. `harness` names the format; without it the
+/// format is recognised from the first line. `call` is the pending call's id when the
+/// hook payload gives one: its arguments are never context, and [`Live::call_seen`] says
+/// whether the transcript records it yet.
+pub fn read(
+    harness: Option<Harness>,
+    window: Window<'_>,
+    call: Option<&str>,
+) -> Result<Live, Failure> {
+    let harness = match harness {
+        Some(h) => h,
+        None => detect(window.head)?,
+    };
+    let lines = lines(window);
+    match harness {
+        Harness::ClaudeCode => claude::read(&lines, window, call),
+        Harness::Codex => codex::read(&lines, window, call),
+        Harness::GeminiCli => gemini::read(&lines, window, call),
+    }
+}
+
+/// Byte offsets of the lines of every compaction in a whole transcript, oldest first.
+pub fn compactions(harness: Harness, bytes: &[u8]) -> Result<Vec<u64>, Failure> {
+    let window = Window::whole(bytes);
+    let lines = lines(window);
+    match harness {
+        Harness::ClaudeCode => claude::compactions(&lines),
+        Harness::Codex => codex::compactions(&lines),
+        Harness::GeminiCli => gemini::compactions(&lines),
+    }
+}
+
+/// The harness whose transcript starts with this line.
+pub fn detect(head: &[u8]) -> Result<Harness, Failure> {
+    const WHAT: &str = "not a transcript of a known harness: expected Claude Code's session JSON Lines, a Codex rollout or a Gemini CLI session file (name it with --harness)";
+    let line = trim_line(head);
+    if line.is_empty() || !head.ends_with(b"\n") {
+        return Err(Failure::at(
+            0,
+            "the transcript has no complete first line yet",
+        ));
+    }
+    let Ok(Value::Object(obj)) = crate::json::parse(line) else {
+        return Err(Failure::at(0, WHAT));
+    };
+    if codex::is_head(&obj) {
+        Ok(Harness::Codex)
+    } else if gemini::is_head(&obj) {
+        Ok(Harness::GeminiCli)
+    } else if claude::is_entry(&obj) {
+        Ok(Harness::ClaudeCode)
+    } else {
+        Err(Failure::at(0, WHAT))
+    }
+}
+
+/// A complete, non-blank line of a window.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line<'a> {
+    /// Byte offset of the line's start in the file.
+    pub at: u64,
+    /// The line without its terminator.
+    pub bytes: &'a [u8],
+}
+
+impl Line<'_> {
+    /// The line's JSON object, or why it is not one.
+    pub(crate) fn object(&self, harness: &str) -> Result<Map<String, Value>, Failure> {
+        match crate::json::parse(self.bytes) {
+            Ok(Value::Object(obj)) => Ok(obj),
+            Ok(_) => Err(Failure::at(
+                self.at,
+                format!("expected a JSON object, one {harness} entry a line"),
+            )),
+            Err(e) => Err(Failure::at(
+                self.at,
+                format!(
+                    "not valid JSON at column {}: expected one {harness} entry a line",
+                    e.column
+                ),
+            )),
+        }
+    }
+}
+
+/// The complete lines of a window, blank ones left out. A window that does not start
+/// the file starts with a cut line, which is left out too; so is an unterminated last
+/// line, which the harness may still be writing.
+pub(crate) fn lines(window: Window<'_>) -> Vec<Line<'_>> {
+    let tail = window.tail;
+    let mut start = if window.is_whole() {
+        0
+    } else {
+        match memchr::memchr(b'\n', tail) {
+            Some(i) => i + 1,
+            None => tail.len(),
+        }
+    };
+    let mut out = Vec::new();
+    for end in memchr::memchr_iter(b'\n', tail) {
+        if end < start {
+            continue;
+        }
+        let bytes = trim_line(tail.get(start..end).unwrap_or_default());
+        if !bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            out.push(Line {
+                at: window.offset + start as u64,
+                bytes,
+            });
+        }
+        start = end + 1;
+    }
+    out
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Every string in a JSON value (object keys left out), depth first: the strings of a
+/// tool call's arguments or a tool result, each on its own.
+pub(crate) fn strings_of(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
+        Value::Object(map) => map.values().for_each(|v| strings_of(v, out)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// The live-context pieces of `role` from a JSON value's strings.
+pub(crate) fn push_strings(out: &mut Vec<Piece>, role: Role, at: u64, value: &Value) {
+    let mut strings = Vec::new();
+    strings_of(value, &mut strings);
+    out.extend(strings.into_iter().map(|text| Piece { role, text, at }));
+}
+
+/// A key's value as a string, or an error naming the key.
+pub(crate) fn string_at<'v>(
+    obj: &'v Map<String, Value>,
+    key: &str,
+    at: u64,
+    what: &str,
+) -> Result<&'v str, Failure> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(Failure::at(at, format!("{what}: `{key}` must be a string"))),
+        None => Err(Failure::at(at, format!("{what}: no `{key}`"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;
