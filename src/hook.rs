@@ -509,7 +509,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
     lines.join("\n")
 }
 
-/// `f_011 (policy, seq 11): require_approval on refunds.create when amount gt 5000; text: "..."`
+/// `f_011 (policy, seq 11): require_approval on refunds.create when amount gt 5000; text: ...`
 pub fn describe(record: &Record) -> String {
     let body = match &record.kind {
         Kind::Policy(p) => {

@@ -122,7 +122,7 @@ fn refund_block_reason() -> String {
         BLOCK_ADVICE.to_string(),
         r#"reason    : dropped-binding-constraint: dropped policy 'r2' (require_approval) scopes to mcp__billing__refunds_create and resolves TRUE here (amount = 8400 gt 5000); its text: "Refunds over 5,000 need a human approver.""#.to_string(),
         "restore   : r2".to_string(),
-        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: "Refunds over 5,000 need a human approver.""#.to_string(),
+        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver."#.to_string(),
     ]
     .join("\n")
 }
@@ -180,7 +180,7 @@ fn a_replayed_effect_is_denied() {
         BLOCK_ADVICE.to_string(),
         r#"reason    : dropped-effect-replay: dropped effect 'r3' records that Bash already ran with {"command":"./scripts/send-invoice.sh 7741"} (seq 3); this call replays a non-idempotent side effect the agent can no longer see"#.to_string(),
         "restore   : r3".to_string(),
-        r#"record    : r3 (effect, seq 3): Bash already ran with {"command":"./scripts/send-invoice.sh 7741"}; text: "The corrected invoice for 7741 was already emailed.""#.to_string(),
+        r#"record    : r3 (effect, seq 3): Bash already ran with {"command":"./scripts/send-invoice.sh 7741"}; text: The corrected invoice for 7741 was already emailed."#.to_string(),
     ]
     .join("\n");
     let out = hook(
@@ -438,7 +438,7 @@ fn dropped_unevaluable_records_block_unless_allowed() {
         out.stderr
     );
     assert!(
-        out.stderr.contains(r#"record    : s1 (summary, seq 1): the gate cannot evaluate this kind; text: "We agreed on a refund rule.""#),
+        out.stderr.contains(r#"record    : s1 (summary, seq 1): the gate cannot evaluate this kind; text: We agreed on a refund rule."#),
         "{}",
         out.stderr
     );
@@ -628,9 +628,9 @@ const PRESERVE: &str = "omission-gate: keep each record below in the summary, ve
 fn precompact_prints_the_records_to_keep_for_manual_and_auto() {
     let expected = format!(
         "{PRESERVE}{}{}{}",
-        "- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: \"Refunds over 5,000 need a human approver.\" [kept because: active require_approval rule in scope of *: TRUE for a call with {\"amount\":5001}]\n",
-        "- r3 (effect, seq 3): Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: \"The corrected invoice for 7741 was already emailed.\" [kept because: effect ledger entry of Bash: a reachable call can replay it]\n",
-        "- r4 (policy, seq 4): deny on payouts.send, mcp__billing__payouts_send when payee.verified ne true; text: \"Never pay out to an unverified payee.\" [kept because: active deny rule in scope of *: TRUE for a call with {\"payee\":{\"verified\":false}}]\n",
+        "- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of *: TRUE for a call with {\"amount\":5001}]\n",
+        "- r3 (effect, seq 3): Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: The corrected invoice for 7741 was already emailed. [kept because: effect ledger entry of Bash: a reachable call can replay it]\n",
+        "- r4 (policy, seq 4): deny on payouts.send, mcp__billing__payouts_send when payee.verified ne true; text: Never pay out to an unverified payee. [kept because: active deny rule in scope of *: TRUE for a call with {\"payee\":{\"verified\":false}}]\n",
     );
     for p in [
         precompact_payload("manual", "focus on the API work"),
@@ -658,7 +658,7 @@ fn precompact_tools_narrow_what_is_kept() {
     assert_eq!(
         out.stdout,
         format!(
-            "{PRESERVE}- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: \"Refunds over 5,000 need a human approver.\" [kept because: active require_approval rule in scope of mcp__billing__refunds_create: TRUE for mcp__billing__refunds_create {{\"amount\":5001}}]\n"
+            "{PRESERVE}- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of mcp__billing__refunds_create: TRUE for mcp__billing__refunds_create {{\"amount\":5001}}]\n"
         )
     );
     // Nothing to keep for this tool: no output at all.

@@ -95,6 +95,13 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
             "--kept and --kept-from transcript both say what the agent kept: give one",
         ));
     }
+    if kept_from == hook::KeptFrom::Transcript && args.retention != Retention::Given {
+        return Err(InputError::at(
+            "--retention",
+            "flags",
+            "--retention and --kept-from transcript both say what the agent kept: give one",
+        ));
+    }
     if kept_from == hook::KeptFrom::Kept && !args.context_file.is_empty() {
         return Err(InputError::at(
             "--context-file",

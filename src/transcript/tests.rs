@@ -1,1 +1,444 @@
+//! The readers over real transcripts (trimmed copies under `tests/transcripts/`), each
+//! fail-closed case on a real file made wrong in one place, and reading from the end.
 
+use super::*;
+
+const RULE: &str = "Never run touch gate-marker without the user's sign-off.";
+
+macro_rules! fixture {
+    ($harness:literal, $name:literal) => {
+        (
+            concat!($harness, "/", $name),
+            &include_bytes!(concat!(
+                "../../tests/transcripts/",
+                $harness,
+                "/",
+                $name,
+                ".jsonl"
+            ))[..],
+            include_str!(concat!(
+                "../../tests/transcripts/",
+                $harness,
+                "/",
+                $name,
+                ".payload.json"
+            )),
+        )
+    };
+}
+
+/// (name, transcript, payload) of every fixture.
+fn fixtures() -> Vec<(&'static str, &'static [u8], &'static str)> {
+    vec![
+        fixture!("claude-code", "AE-1"),
+        fixture!("claude-code", "AE-2"),
+        fixture!("claude-code", "B-1"),
+        fixture!("claude-code", "C-1"),
+        fixture!("claude-code", "D-1"),
+        fixture!("codex", "AE-1"),
+        fixture!("codex", "AE-2"),
+        fixture!("codex", "AE-3"),
+        fixture!("codex", "B-1"),
+        fixture!("codex", "B-2"),
+        fixture!("codex", "C-1"),
+        fixture!("codex", "C-2"),
+        fixture!("codex", "D-1"),
+        fixture!("codex", "D-2"),
+        fixture!("gemini-cli", "AE-1"),
+        fixture!("gemini-cli", "AE-2"),
+        fixture!("gemini-cli", "AE-3"),
+        fixture!("gemini-cli", "B-1"),
+        fixture!("gemini-cli", "B-2"),
+        fixture!("gemini-cli", "C-1"),
+        fixture!("gemini-cli", "C-2"),
+        fixture!("gemini-cli", "D-1"),
+        fixture!("gemini-cli", "D-2"),
+    ]
+}
+
+fn call_of(payload: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(payload).unwrap();
+    v["tool_use_id"].as_str().map(str::to_string)
+}
+
+fn harness_of(name: &str) -> Harness {
+    name.split('/').next().unwrap().parse().unwrap()
+}
+
+fn read_fixture(name: &str, bytes: &[u8], payload: &str) -> Live {
+    let call = call_of(payload);
+    let live = read(None, Window::whole(bytes), call.as_deref())
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    assert_eq!(live.harness, harness_of(name), "{name}: detected");
+    live
+}
+
+fn in_view(live: &Live, text: &str) -> bool {
+    let text = crate::view::normalize(text);
+    live.pieces
+        .iter()
+        .any(|p| crate::view::normalize(&p.text).contains(&text))
+}
+
+/// Byte offset of the start of 1-based line `n`.
+fn line_start(bytes: &[u8], n: usize) -> u64 {
+    if n == 1 {
+        return 0;
+    }
+    memchr::memchr_iter(b'\n', bytes).nth(n - 2).unwrap() as u64 + 1
+}
+
+fn lines_of(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn joined(lines: &[String]) -> Vec<u8> {
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s.into_bytes()
+}
+
+#[test]
+fn the_rule_is_in_view_exactly_where_the_model_had_it() {
+    // Claude Code: 1 = the call after the compaction, 2 = its retry after the block.
+    // Codex and Gemini CLI: 1 = a warm-up call before the compaction, 2 = the call,
+    // 3 = the retry. D never states the rule.
+    let expected = [
+        ("claude-code/AE-1", false),
+        ("claude-code/AE-2", true),
+        ("claude-code/B-1", true),
+        ("claude-code/C-1", true),
+        ("claude-code/D-1", false),
+        ("codex/AE-1", true),
+        ("codex/AE-2", false),
+        ("codex/AE-3", true),
+        ("codex/B-1", true),
+        ("codex/B-2", true),
+        ("codex/C-1", true),
+        ("codex/C-2", true),
+        ("codex/D-1", false),
+        ("codex/D-2", false),
+        ("gemini-cli/AE-1", true),
+        ("gemini-cli/AE-2", false),
+        ("gemini-cli/AE-3", true),
+        ("gemini-cli/B-1", true),
+        ("gemini-cli/B-2", true),
+        ("gemini-cli/C-1", true),
+        ("gemini-cli/C-2", true),
+        ("gemini-cli/D-1", false),
+        ("gemini-cli/D-2", false),
+    ];
+    let all = fixtures();
+    assert_eq!(all.len(), expected.len());
+    for ((name, bytes, payload), (want_name, want)) in all.into_iter().zip(expected) {
+        assert_eq!(name, want_name);
+        let live = read_fixture(name, bytes, payload);
+        assert_eq!(in_view(&live, RULE), want, "{name}");
+        if call_of(payload).is_some() {
+            assert!(live.call_seen, "{name}: the call is recorded");
+        }
+    }
+}
+
+#[test]
+fn the_compaction_is_found_where_each_harness_wrote_it() {
+    let at =
+        |name: &str, bytes: &[u8], payload: &str| read_fixture(name, bytes, payload).compaction;
+    for (name, bytes, payload) in fixtures() {
+        let line = match name {
+            // The boundary (Claude Code), the `compacted` entry (Codex), the list set with
+            // the summary (Gemini CLI).
+            "claude-code/AE-1" | "claude-code/AE-2" | "claude-code/B-1" => Some(17),
+            "codex/AE-2" | "codex/AE-3" | "codex/B-2" => Some(19),
+            "gemini-cli/AE-2" | "gemini-cli/AE-3" | "gemini-cli/B-2" => Some(17),
+            _ => None,
+        };
+        assert_eq!(
+            at(name, bytes, payload),
+            line.map(|n| line_start(bytes, n)),
+            "{name}"
+        );
+        let all = compactions(harness_of(name), bytes).unwrap();
+        assert_eq!(
+            all,
+            line.map(|n| line_start(bytes, n))
+                .into_iter()
+                .collect::<Vec<_>>(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn claude_code_splices_the_preserved_message_after_the_summary() {
+    let (name, bytes, payload) = fixture!("claude-code", "AE-1");
+    let live = read_fixture(name, bytes, payload);
+    let roles: Vec<(Role, &str)> = live
+        .pieces
+        .iter()
+        .take(2)
+        .map(|p| (p.role, p.text.as_str()))
+        .collect();
+    assert_eq!(roles[0].0, Role::Summary);
+    assert!(
+        roles[0].1.contains("working in a test project"),
+        "{}",
+        roles[0].1
+    );
+    // `/compact` preserved the last assistant message, which sits before the boundary.
+    assert_eq!(roles[1], (Role::Assistant, "Noted."));
+    assert!(live.pieces.iter().all(|p| p.at >= line_start(bytes, 11)));
+}
+
+#[test]
+fn the_pending_call_is_not_context() {
+    // Claude Code's retry: the first call's arguments (answered by the block) are
+    // context; the retry's own (`toolu_0007`) are not, nor is a call with no result.
+    let (name, bytes, payload) = fixture!("claude-code", "AE-2");
+    let live = read_fixture(name, bytes, payload);
+    let calls: Vec<u64> = live
+        .pieces
+        .iter()
+        .filter(|p| p.role == Role::Call && p.text == "touch gate-marker")
+        .map(|p| p.at)
+        .collect();
+    assert_eq!(calls, [line_start(bytes, 30)]);
+    let without_id = read(None, Window::whole(bytes), None).unwrap();
+    assert_eq!(without_id.pieces, live.pieces);
+    assert!(!without_id.call_seen);
+    // Codex records the pending call before the hook runs: it is seen, not context.
+    let (name, bytes, payload) = fixture!("codex", "AE-2");
+    let live = read_fixture(name, bytes, payload);
+    assert!(live.call_seen);
+    assert!(
+        !live
+            .pieces
+            .iter()
+            .any(|p| p.role == Role::Call && p.text == "touch gate-marker"),
+        "{:?}",
+        live.pieces
+    );
+}
+
+#[test]
+fn codex_keeps_the_base_instructions_and_the_truncated_message() {
+    let (name, bytes, payload) = fixture!("codex", "AE-2");
+    let live = read_fixture(name, bytes, payload);
+    let first = &live.pieces[0];
+    assert_eq!((first.role, first.at), (Role::Instructions, 0));
+    assert!(live.pieces.iter().any(|p| {
+        p.role == Role::Summary
+            && p.text
+                .starts_with("Another language model started to solve this problem")
+    }));
+    assert!(
+        live.pieces
+            .iter()
+            .any(|p| p.role == Role::User && p.text.contains("tokens truncated"))
+    );
+}
+
+#[test]
+fn reading_from_the_end_gives_the_whole_answer_or_asks_for_more() {
+    for (name, bytes, payload) in fixtures() {
+        let call = call_of(payload);
+        let whole = read_fixture(name, bytes, payload);
+        let head = Window::whole(bytes).head;
+        let mut asked = false;
+        for size in (1..bytes.len()).step_by(97) {
+            let offset = bytes.len() - size;
+            let window = Window {
+                head,
+                tail: &bytes[offset..],
+                offset: offset as u64,
+            };
+            match read(None, window, call.as_deref()) {
+                Ok(l) => assert_eq!(l, whole, "{name} from byte {offset}"),
+                Err(Failure::NeedMore) => asked = true,
+                Err(e) => panic!("{name} from byte {offset}: {e:?}"),
+            }
+        }
+        assert!(asked, "{name}");
+    }
+}
+
+#[test]
+fn an_unterminated_last_line_is_not_read() {
+    for (name, bytes, payload) in fixtures() {
+        let call = call_of(payload);
+        let cut = &bytes[..bytes.len() - 1];
+        let lines = lines_of(bytes);
+        let without_last = joined(&lines[..lines.len() - 1]);
+        let a = read(None, Window::whole(cut), call.as_deref());
+        let b = read(None, Window::whole(&without_last), call.as_deref());
+        assert_eq!(a, b, "{name}");
+    }
+    // Claude Code's last line is the call: half written, it is not seen yet.
+    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
+    let live = read(
+        None,
+        Window::whole(&bytes[..bytes.len() - 20]),
+        call_of(payload).as_deref(),
+    )
+    .unwrap();
+    assert!(!live.call_seen);
+}
+
+#[test]
+fn an_unknown_entry_shape_is_an_error_at_its_line() {
+    let extra = [
+        (
+            "claude-code",
+            r#"{"type":"hologram","uuid":"u-x","parentUuid":null}"#,
+        ),
+        (
+            "codex",
+            r#"{"timestamp":"t","type":"hologram","payload":{}}"#,
+        ),
+        ("gemini-cli", r#"{"hologram":true}"#),
+    ];
+    for (name, bytes, payload) in fixtures() {
+        let (_, line) = extra.iter().find(|(h, _)| name.starts_with(h)).unwrap();
+        let mut lines = lines_of(bytes);
+        let n = lines.len() + 1;
+        lines.push(line.to_string());
+        let bad = joined(&lines);
+        match read(None, Window::whole(&bad), call_of(payload).as_deref()) {
+            Err(Failure::Invalid { at, message }) => {
+                assert_eq!(at, line_start(&bad, n), "{name}");
+                assert!(message.contains("does not know"), "{name}: {message}");
+                assert!(
+                    !message.contains("hologram"),
+                    "{name}: quotes the file: {message}"
+                );
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    // A model item or message block of an unknown type fails too.
+    let (_, bytes, _) = fixture!("codex", "C-2");
+    let mut lines = lines_of(bytes);
+    lines.push(r#"{"timestamp":"t","type":"response_item","payload":{"type":"hologram"}}"#.into());
+    assert!(matches!(
+        read(None, Window::whole(&joined(&lines)), None),
+        Err(Failure::Invalid { .. })
+    ));
+    let (_, bytes, _) = fixture!("gemini-cli", "C-2");
+    let mut lines = lines_of(bytes);
+    lines.push(r#"{"id":"m-x","timestamp":"t","type":"hologram","content":"x"}"#.into());
+    assert!(matches!(
+        read(None, Window::whole(&joined(&lines)), None),
+        Err(Failure::Invalid { .. })
+    ));
+    let (_, bytes, _) = fixture!("claude-code", "C-1");
+    let text = String::from_utf8(bytes.to_vec()).unwrap().replace(
+        r#""type":"text","text":"Noted."#,
+        r#""type":"hologram","text":"Noted."#,
+    );
+    assert!(matches!(
+        read(None, Window::whole(text.as_bytes()), None),
+        Err(Failure::Invalid { .. })
+    ));
+}
+
+#[test]
+fn a_boundary_that_names_missing_entries_is_an_error() {
+    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    // Line 11 is the assistant's "Noted.", which the boundary (line 17) preserves.
+    assert!(lines[10].contains("Noted."));
+    lines.remove(10);
+    let bad = joined(&lines);
+    match read(None, Window::whole(&bad), call.as_deref()) {
+        Err(Failure::Invalid { at, message }) => {
+            assert_eq!(at, line_start(&bad, 16));
+            assert!(message.contains("preserved entries"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A broken link of the chain: the summary (line 18) removed.
+    let mut lines = lines_of(bytes);
+    assert!(lines[17].contains("isCompactSummary"));
+    lines.remove(17);
+    let bad = joined(&lines);
+    assert!(matches!(
+        read(None, Window::whole(&bad), call.as_deref()),
+        Err(Failure::Invalid { message, .. }) if message.contains("chain is broken")
+    ));
+}
+
+#[test]
+fn a_codex_compaction_without_its_history_is_an_error() {
+    let (_, bytes, _) = fixture!("codex", "AE-2");
+    let mut lines = lines_of(bytes);
+    let mut v: Value = serde_json::from_str(&lines[18]).unwrap();
+    assert_eq!(v["type"], "compacted");
+    v["payload"]
+        .as_object_mut()
+        .unwrap()
+        .remove("replacement_history");
+    lines[18] = v.to_string();
+    let bad = joined(&lines);
+    assert!(matches!(
+        read(None, Window::whole(&bad), None),
+        Err(Failure::Invalid { at, .. }) if at == line_start(&bad, 19)
+    ));
+}
+
+#[test]
+fn gemini_cli_rewinds_and_replaces_in_place() {
+    let (_, bytes, _) = fixture!("gemini-cli", "C-2");
+    let base = read(None, Window::whole(bytes), None).unwrap();
+    assert!(in_view(&base, RULE));
+    // The rule's message id, from the file.
+    let rule_id = lines_of(bytes)
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "user" && v.to_string().contains("gate-marker without"))
+        .and_then(|v| v["id"].as_str().map(str::to_string))
+        .unwrap();
+    let mut lines = lines_of(bytes);
+    lines.push(format!(r#"{{"$rewindTo":"{rule_id}"}}"#));
+    let rewound = read(None, Window::whole(&joined(&lines)), None).unwrap();
+    assert!(!in_view(&rewound, RULE));
+    let mut lines = lines_of(bytes);
+    lines.push(format!(
+        r#"{{"id":"{rule_id}","timestamp":"t","type":"user","content":[{{"text":"something else"}}]}}"#
+    ));
+    let replaced = read(None, Window::whole(&joined(&lines)), None).unwrap();
+    assert!(!in_view(&replaced, RULE));
+    assert_eq!(replaced.pieces.len(), base.pieces.len());
+    // A notice is never sent.
+    let mut lines = lines_of(bytes);
+    lines.push(format!(
+        r#"{{"id":"n-1","timestamp":"t","type":"info","content":"{RULE}"}}"#
+    ));
+    let noticed = read(None, Window::whole(&joined(&lines)), None).unwrap();
+    assert_eq!(noticed.pieces, base.pieces);
+}
+
+#[test]
+fn a_file_of_no_known_format_is_refused() {
+    for bad in [
+        &b""[..],
+        b"{\"records\":[]}\n",
+        b"not json\n",
+        b"{\"type\":\"user\"}",
+    ] {
+        assert!(matches!(
+            read(None, Window::whole(bad), None),
+            Err(Failure::Invalid { at: 0, .. })
+        ));
+    }
+    // Named, a format is read as that format: a Codex rollout is not a Claude Code file.
+    let (_, bytes, _) = fixture!("codex", "C-1");
+    assert!(matches!(
+        read(Some(Harness::ClaudeCode), Window::whole(bytes), None),
+        Err(Failure::Invalid { .. })
+    ));
+}

@@ -1,0 +1,637 @@
+//! The gate judged against what the agent sees: `check --transcript`, `hook --kept-from
+//! transcript` and `context`, over real transcripts (trimmed, under tests/transcripts/).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::io::Write;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Run, Scratch, output_of, run};
+use serde_json::Value;
+
+const RULE: &str = "Never run touch gate-marker without the user's sign-off.";
+
+fn fixture(harness: &str, name: &str) -> String {
+    format!("tests/transcripts/{harness}/{name}.jsonl")
+}
+
+fn store(harness: &str) -> String {
+    format!("tests/transcripts/store-{harness}.jsonl")
+}
+
+fn shell_tool(harness: &str) -> &'static str {
+    if harness == "gemini-cli" {
+        "run_shell_command"
+    } else {
+        "Bash"
+    }
+}
+
+fn action(harness: &str) -> String {
+    format!(
+        r#"{{"tool":"{}","params":{{"command":"touch gate-marker"}}}}"#,
+        shell_tool(harness)
+    )
+}
+
+/// The hook payload the harness sent for this fixture, naming `transcript`.
+fn payload(harness: &str, name: &str, transcript: &str) -> String {
+    let text = std::fs::read_to_string(format!("tests/transcripts/{harness}/{name}.payload.json"))
+        .unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["transcript_path"] = Value::String(transcript.to_string());
+    v.to_string()
+}
+
+fn hook_with(harness: &str, store: &str, payload: &str, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "hook",
+        harness,
+        "--store",
+        store,
+        "--kept-from",
+        "transcript",
+        "--timeout-ms",
+        "2000",
+    ];
+    args.extend_from_slice(extra);
+    run(&args, Some(payload.as_bytes()))
+}
+
+fn normalize(s: &str) -> String {
+    s.split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// (harness, fixture, the rule in view) for the gated calls of every session.
+const SESSIONS: [(&str, &str, bool); 14] = [
+    ("claude-code", "AE-1", false),
+    ("claude-code", "AE-2", true),
+    ("claude-code", "B-1", true),
+    ("claude-code", "C-1", true),
+    ("claude-code", "D-1", false),
+    ("codex", "AE-2", false),
+    ("codex", "AE-3", true),
+    ("codex", "B-2", true),
+    ("codex", "C-2", true),
+    ("codex", "D-2", false),
+    ("gemini-cli", "AE-2", false),
+    ("gemini-cli", "AE-3", true),
+    ("gemini-cli", "B-2", true),
+    ("gemini-cli", "D-2", false),
+];
+
+#[test]
+fn check_with_a_transcript_blocks_exactly_where_the_rule_is_out_of_view() {
+    for (h, name, in_view) in SESSIONS {
+        let out = run(
+            &[
+                "check",
+                &store(h),
+                "--action",
+                &action(h),
+                "--transcript",
+                &fixture(h, name),
+            ],
+            None,
+        );
+        let (verdict, code) = if in_view {
+            ("verdict   : PASS exit 0", 0)
+        } else {
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1)
+        };
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            (verdict, code),
+            "{h} {name}"
+        );
+        let transcript = out.labelled("transcript");
+        assert_eq!(transcript.len(), 1, "{h} {name}");
+        assert!(
+            transcript[0].starts_with(&format!("{} ({h}, detected; ", fixture(h, name))),
+            "{}",
+            transcript[0]
+        );
+        let compaction = out.labelled("compaction");
+        assert!(
+            compaction[0].contains(&format!("retention=transcript:{h}")),
+            "{}",
+            compaction[0]
+        );
+    }
+}
+
+#[test]
+fn the_json_report_names_the_transcript_and_its_last_compaction() {
+    let out = run(
+        &[
+            "check",
+            &store("codex"),
+            "--action",
+            &action("codex"),
+            "--transcript",
+            &fixture("codex", "AE-2"),
+            "--harness",
+            "codex",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let t = &v["transcript"];
+    assert_eq!(t["file"], fixture("codex", "AE-2"));
+    assert_eq!(t["harness"], "codex");
+    assert_eq!(t["harness_detected"], false);
+    // The `compacted` entry is line 19.
+    let bytes = std::fs::read(fixture("codex", "AE-2")).unwrap();
+    let line19 = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(17)
+        .unwrap()
+        .0
+        + 1;
+    assert_eq!(t["last_compaction_byte"], line19);
+    assert_eq!(v["compaction"]["retention"], "transcript:codex");
+    assert_eq!(v["compaction"]["kept"], 0);
+    let sealed = run(&["verify", "-"], Some(out.stdout.as_bytes()));
+    assert_eq!(sealed.code, 0);
+    // The same kept set gives the same kept-sha256 as `--kept` naming it.
+    let given = run(
+        &[
+            "check",
+            &store("codex"),
+            "--action",
+            &action("codex"),
+            "--transcript",
+            &fixture("codex", "C-2"),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let kept = run(
+        &[
+            "check",
+            &store("codex"),
+            "--action",
+            &action("codex"),
+            "--kept",
+            "marker-rule,c2",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let sha =
+        |s: &str| serde_json::from_str::<Value>(s).unwrap()["compaction"]["kept_sha256"].clone();
+    assert_eq!(sha(&given.stdout), sha(&kept.stdout));
+}
+
+#[test]
+fn precheck_with_a_transcript_judges_every_call_against_the_view() {
+    let pre = |name: &str| {
+        run(
+            &[
+                "check",
+                "--precheck",
+                &store("claude-code"),
+                "--transcript",
+                &fixture("claude-code", name),
+                "--tools",
+                r#"[{"name":"Bash","input_schema":{"type":"object","required":["command"],"properties":{"command":{"type":"string"}}}}]"#,
+            ],
+            None,
+        )
+    };
+    let blocked = pre("AE-1");
+    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
+    assert!(blocked.verdict_line().contains("may-bind-some-action"));
+    assert_eq!(pre("C-1").code, 0);
+}
+
+#[test]
+fn the_hook_judges_each_real_call_against_its_transcript() {
+    for (h, name, in_view) in SESSIONS {
+        let out = hook_with(h, &store(h), &payload(h, name, &fixture(h, name)), &[]);
+        if in_view {
+            assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{h} {name}");
+        } else {
+            assert_eq!(out.code, 2, "{h} {name}");
+            assert!(
+                out.stderr.starts_with(
+                    "omission-gate denied this call: BLOCK (dropped-binding-constraint)"
+                ),
+                "{h} {name}: {}",
+                out.stderr
+            );
+            assert!(normalize(&out.stderr).contains(RULE), "{}", out.stderr);
+        }
+    }
+}
+
+/// The block result each harness recorded in AE (from a stand-in gate) with its reason
+/// replaced by `reason`: the transcript as it would be after a real block.
+fn with_block_reason(harness: &str, name: &str, reason: &str) -> Vec<u8> {
+    let text = std::fs::read_to_string(fixture(harness, name)).unwrap();
+    let mut out = String::new();
+    let mut replaced = 0;
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        replace_reason(&mut v, reason, &mut replaced);
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    assert!(replaced > 0, "{harness} {name}: no block result");
+    out.into_bytes()
+}
+
+fn replace_reason(v: &mut Value, reason: &str, replaced: &mut usize) {
+    const MARK: &str = "omission-gate denied this call";
+    match v {
+        Value::String(s) => {
+            if let Some(i) = s.find(MARK) {
+                *s = format!("{}{reason}", &s[..i]);
+                *replaced += 1;
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|x| replace_reason(x, reason, replaced)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|x| replace_reason(x, reason, replaced)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_block_reason_puts_the_record_back_in_view() {
+    // A rule whose text has quotes, a backslash, non-ASCII and control characters: the
+    // reason must carry it so that it comes back into view as surely as a plain one.
+    let tricky = "Never run touch gate-marker: refunds over €5,000 need a \"human\" approver\\sign-off.\tEnd\u{7}.";
+    let scratch = Scratch::new();
+    for (h, blocked, retry) in [
+        ("claude-code", "AE-1", "AE-2"),
+        ("codex", "AE-2", "AE-3"),
+        ("gemini-cli", "AE-2", "AE-3"),
+    ] {
+        for text in [RULE, tricky] {
+            let record = serde_json::json!({
+                "id": "marker-rule", "seq": 1, "kind": "policy", "scope": shell_tool(h),
+                "predicate": {"field": "command", "op": "eq", "value": "touch gate-marker"},
+                "effect": "deny", "text": text,
+            });
+            let store = scratch.file(
+                &format!("{h}-store.jsonl"),
+                format!("{record}\n").as_bytes(),
+            );
+            // The call is blocked: the rule is not in view.
+            let first = hook_with(h, &store, &payload(h, blocked, &fixture(h, blocked)), &[]);
+            assert_eq!(first.code, 2, "{h}: {}", first.stderr);
+            let reason = first.stderr.trim_end().to_string();
+            assert!(
+                normalize(&reason).contains(&normalize(text)),
+                "{h}: the reason does not carry the text: {reason}"
+            );
+            // The harness records the reason as the call's result; the retry passes.
+            let after = scratch.file(
+                &format!("{h}-after.jsonl"),
+                &with_block_reason(h, retry, &reason),
+            );
+            let second = hook_with(h, &store, &payload(h, retry, &after), &[]);
+            assert_eq!((second.code, second.stderr.as_str()), (0, ""), "{h} retry");
+            // A reason without the text would not have restored it.
+            let silent = scratch.file(
+                &format!("{h}-silent.jsonl"),
+                &with_block_reason(h, retry, "omission-gate denied this call: BLOCK"),
+            );
+            let third = hook_with(h, &store, &payload(h, retry, &silent), &[]);
+            assert_eq!(third.code, 2, "{h} without the text");
+        }
+    }
+}
+
+#[test]
+fn a_payload_without_a_transcript_is_an_error() {
+    let p: Value = serde_json::from_str(&payload("claude-code", "AE-1", "x")).unwrap();
+    for transcript in [None, Some(Value::String(String::new())), Some(Value::Null)] {
+        let mut p = p.clone();
+        match transcript {
+            None => {
+                p.as_object_mut().unwrap().remove("transcript_path");
+            }
+            Some(t) => p["transcript_path"] = t,
+        }
+        let out = hook_with("claude-code", &store("claude-code"), &p.to_string(), &[]);
+        assert_eq!(out.code, 2);
+        assert!(
+            out.stderr
+                .starts_with("omission-gate denied this call: ERROR (invalid-input)")
+                && out
+                    .stderr
+                    .contains("payload: key `transcript_path`: missing or empty"),
+            "{}",
+            out.stderr
+        );
+    }
+    // Gemini CLI sends "" when it keeps no session file.
+    let p = payload("gemini-cli", "D-2", "");
+    let out = hook_with("gemini-cli", &store("gemini-cli"), &p, &[]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("transcript_path"), "{}", out.stderr);
+}
+
+#[test]
+fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
+    let scratch = Scratch::new();
+    let missing = scratch.path().join("never.jsonl");
+    let p = payload("claude-code", "AE-1", missing.to_str().unwrap());
+    let started = std::time::Instant::now();
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            &store("claude-code"),
+            "--kept-from",
+            "transcript",
+            "--timeout-ms",
+            "400",
+        ],
+        Some(p.as_bytes()),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("ERROR (invalid-input)") && out.stderr.contains("no such file"),
+        "{}",
+        out.stderr
+    );
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    // A transcript that exists but never records the call.
+    let lines: Vec<&str> = include_str!("transcripts/claude-code/AE-1.jsonl")
+        .lines()
+        .collect();
+    let stale = scratch.file(
+        "stale.jsonl",
+        (lines[..lines.len() - 1].join("\n") + "\n").as_bytes(),
+    );
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            &store("claude-code"),
+            "--kept-from",
+            "transcript",
+            "--timeout-ms",
+            "400",
+        ],
+        Some(payload("claude-code", "AE-1", &stale).as_bytes()),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("does not record the call being judged (`toolu_0005`)"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Runs the hook while a thread writes the transcript late: first `early` (if any), then
+/// after `delay` the rest.
+fn hook_while_written(early: Option<&[u8]>, late: &[u8], delay: Duration) -> Run {
+    let scratch = Scratch::new();
+    let path = scratch.path().join("session.jsonl");
+    if let Some(early) = early {
+        std::fs::write(&path, early).unwrap();
+    }
+    let writer = {
+        let path = path.clone();
+        let late = late.to_vec();
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .unwrap();
+            f.write_all(&late).unwrap();
+        })
+    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+    command
+        .args([
+            "hook",
+            "claude-code",
+            "--store",
+            &store("claude-code"),
+            "--kept-from",
+            "transcript",
+            "--timeout-ms",
+            "8000",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let p = payload("claude-code", "AE-1", path.to_str().unwrap());
+    let out = output_of(command, Some(p.as_bytes()));
+    writer.join().unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn a_transcript_written_late_is_waited_for() {
+    // As Claude Code does: the call's entry lands after the hook has started. Read early,
+    // the file holds the session before the compaction's last turn; the gate must wait
+    // for the call and judge the compacted view (BLOCK), never the stale one.
+    let text = include_str!("transcripts/claude-code/AE-1.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    // Before the compaction (lines 1-16) the rule is in view.
+    let before: String = lines[..16].iter().map(|l| format!("{l}\n")).collect();
+    let rest: String = lines[16..].iter().map(|l| format!("{l}\n")).collect();
+    let stale = run(
+        &[
+            "check",
+            &store("claude-code"),
+            "--action",
+            &action("claude-code"),
+            "--transcript",
+            &Scratch::new().file("t.jsonl", before.as_bytes()),
+        ],
+        None,
+    );
+    assert_eq!(stale.code, 0, "the stale view passes: {}", stale.stdout);
+    let out = hook_while_written(
+        Some(before.as_bytes()),
+        rest.as_bytes(),
+        Duration::from_millis(400),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK"),
+        "{}",
+        out.stderr
+    );
+    // The call's own line written in two halves: the first half is not read.
+    let (last, head) = lines.split_last().unwrap();
+    let early: String = head.iter().map(|l| format!("{l}\n")).collect::<String>() + &last[..40];
+    let out = hook_while_written(
+        Some(early.as_bytes()),
+        format!("{}\n", &last[40..]).as_bytes(),
+        Duration::from_millis(300),
+    );
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK"),
+        "{}",
+        out.stderr
+    );
+    // The file does not exist yet when the hook starts.
+    let out = hook_while_written(None, text.as_bytes(), Duration::from_millis(300));
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_unknown_entry_is_an_error_naming_the_file_and_line_never_its_content() {
+    let scratch = Scratch::new();
+    for h in ["claude-code", "codex", "gemini-cli"] {
+        let name = if h == "claude-code" { "C-1" } else { "C-2" };
+        let mut text = std::fs::read_to_string(fixture(h, name)).unwrap();
+        let n = text.lines().count() + 1;
+        text.push_str(r#"{"type":"secret-sauce","payload":{},"uuid":"u","parentUuid":null}"#);
+        text.push('\n');
+        let path = scratch.file(&format!("{h}.jsonl"), text.as_bytes());
+        let out = run(
+            &[
+                "check",
+                &store(h),
+                "--action",
+                &action(h),
+                "--transcript",
+                &path,
+            ],
+            None,
+        );
+        assert_eq!(out.code, 2, "{h}");
+        assert!(
+            out.stderr
+                .starts_with(&format!("omission-gate: invalid-input: {path}: line {n}: ")),
+            "{h}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("secret-sauce"), "{}", out.stderr);
+        let hooked = hook_with(h, &store(h), &payload(h, name, &path), &[]);
+        assert_eq!(hooked.code, 2);
+        assert!(
+            hooked.stderr.contains(&format!("line {n}")) && !hooked.stderr.contains("secret-sauce"),
+            "{}",
+            hooked.stderr
+        );
+    }
+}
+
+#[test]
+fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
+    let scratch = Scratch::new();
+    let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check".to_string(),
+            store("claude-code"),
+            "--action".into(),
+            action("claude-code"),
+            "--transcript".into(),
+            fixture("claude-code", "D-1"),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args, None).code
+    };
+    assert_eq!(check(&[]), 1);
+    assert_eq!(check(&["--context-file", &claude_md]), 0);
+    let p = payload("claude-code", "D-1", &fixture("claude-code", "D-1"));
+    let out = hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &p,
+        &["--context-file", &claude_md],
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn kept_and_kept_from_transcript_cannot_both_be_given() {
+    let p = payload("claude-code", "C-1", &fixture("claude-code", "C-1"));
+    let out = hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &p,
+        &["--kept", "marker-rule"],
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("give one"), "{}", out.stderr);
+}
+
+#[test]
+fn context_prints_the_live_context_and_each_record_in_view_or_not() {
+    let out = run(
+        &[
+            "context",
+            &fixture("claude-code", "AE-1"),
+            "--store",
+            &store("claude-code"),
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.labelled("harness"), ["claude-code (detected)"]);
+    assert_eq!(
+        out.labelled("compacted"),
+        ["1 compaction found, at line 17; the live context starts at the last"]
+    );
+    let entries = out.labelled("entry");
+    assert!(
+        entries[0].starts_with("line 18 summary ("),
+        "{}",
+        entries[0]
+    );
+    assert_eq!(entries[1], "line 11 assistant (6 chars): Noted.");
+    assert_eq!(out.labelled("not seen"), ["marker-rule (policy, seq 1)"]);
+    assert_eq!(out.labelled("in view"), ["c2 (chatter, seq 2)"]);
+    assert!(
+        out.labelled("kept")[0]
+            .starts_with("1 of 2 records in view (retention=transcript:claude-code")
+    );
+    for h in ["codex", "gemini-cli"] {
+        let out = run(&["context", &fixture(h, "B-2"), "--harness", h], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.labelled("harness"), [h]);
+        assert!(out.labelled("compacted")[0].starts_with("1 compaction found"));
+        assert!(
+            out.labelled("entry")
+                .iter()
+                .any(|e| e.contains(" summary ("))
+        );
+    }
+}
