@@ -51,6 +51,10 @@ fn payload(harness: &str, name: &str, transcript: &str) -> String {
 }
 
 fn hook_with(harness: &str, store: &str, payload: &str, extra: &[&str]) -> Run {
+    hook_within(harness, store, payload, extra, "2000")
+}
+
+fn hook_within(harness: &str, store: &str, payload: &str, extra: &[&str], ms: &str) -> Run {
     let mut args = vec![
         "hook",
         harness,
@@ -59,7 +63,7 @@ fn hook_with(harness: &str, store: &str, payload: &str, extra: &[&str]) -> Run {
         "--kept-from",
         "transcript",
         "--timeout-ms",
-        "2000",
+        ms,
     ];
     args.extend_from_slice(extra);
     run(&args, Some(payload.as_bytes()))
@@ -360,19 +364,7 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
     let missing = scratch.path().join("never.jsonl");
     let p = payload("claude-code", "AE-1", missing.to_str().unwrap());
     let started = std::time::Instant::now();
-    let out = run(
-        &[
-            "hook",
-            "claude-code",
-            "--store",
-            &store("claude-code"),
-            "--kept-from",
-            "transcript",
-            "--timeout-ms",
-            "400",
-        ],
-        Some(p.as_bytes()),
-    );
+    let out = hook_within("claude-code", &store("claude-code"), &p, &[], "400");
     assert_eq!(out.code, 2);
     assert!(
         out.stderr.contains("ERROR (invalid-input)") && out.stderr.contains("no such file"),
@@ -388,19 +380,8 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
         "stale.jsonl",
         (lines[..lines.len() - 1].join("\n") + "\n").as_bytes(),
     );
-    let out = run(
-        &[
-            "hook",
-            "claude-code",
-            "--store",
-            &store("claude-code"),
-            "--kept-from",
-            "transcript",
-            "--timeout-ms",
-            "400",
-        ],
-        Some(payload("claude-code", "AE-1", &stale).as_bytes()),
-    );
+    let p = payload("claude-code", "AE-1", &stale);
+    let out = hook_within("claude-code", &store("claude-code"), &p, &[], "400");
     assert_eq!(out.code, 2);
     assert!(
         out.stderr

@@ -75,10 +75,7 @@ fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
         return Ok(None);
     }
     if !CHAINED.contains(&kind) {
-        return Err(Failure::at(
-            line.at,
-            "an entry of a type this version of omission-gate does not know (a newer Claude Code?): it cannot tell whether the model sees it",
-        ));
+        return Err(Failure::unknown(line.at, "an entry", Harness::ClaudeCode));
     }
     let uuid = string_at(&obj, "uuid", line.at, what)?.to_string();
     let parent = match obj.get("parentUuid") {
@@ -350,12 +347,7 @@ fn block(
     answered: &BTreeSet<String>,
     call: Option<&str>,
 ) -> Result<(), Failure> {
-    let unknown = || {
-        Failure::at(
-            at,
-            "a message block of a type this version of omission-gate does not know (a newer Claude Code?)",
-        )
-    };
+    let unknown = || Failure::unknown(at, "a message block", Harness::ClaudeCode);
     let Value::Object(b) = item else {
         return Err(unknown());
     };
@@ -414,9 +406,10 @@ fn result_part(out: &mut Vec<Piece>, at: u64, part: &Value) -> Result<(), Failur
             Ok(())
         }
         Some("image" | "document" | "tool_reference") => Ok(()),
-        _ => Err(Failure::at(
+        _ => Err(Failure::unknown(
             at,
-            "a tool result part of a type this version of omission-gate does not know (a newer Claude Code?)",
+            "a tool result part",
+            Harness::ClaudeCode,
         )),
     }
 }

@@ -65,10 +65,7 @@ fn item(line: &Line<'_>) -> Result<Item, Failure> {
         "session_meta" | "turn_context" | "event_msg" | "world_state" | "token_usage_record" => {
             Ok(Item::Other)
         }
-        _ => Err(Failure::at(
-            line.at,
-            "a rollout entry of a type this version of omission-gate does not know (a newer Codex?): it cannot tell whether the model sees it",
-        )),
+        _ => Err(Failure::unknown(line.at, "a rollout entry", Harness::Codex)),
     }
 }
 
@@ -196,12 +193,7 @@ fn model_item(
     answered: &BTreeSet<String>,
     call: Option<&str>,
 ) -> Result<(), Failure> {
-    let unknown = || {
-        Failure::at(
-            at,
-            "a model item of a type this version of omission-gate does not know (a newer Codex?): it cannot tell whether the model sees it",
-        )
-    };
+    let unknown = || Failure::unknown(at, "a model item", Harness::Codex);
     let kind = m.get("type").and_then(Value::as_str).ok_or_else(unknown)?;
     let pending = |id: Option<&str>| match id {
         Some(id) => call == Some(id) || !answered.contains(id),
@@ -317,10 +309,7 @@ fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Resu
             Ok(())
         }
         Some("input_image" | "input_file") => Ok(()),
-        _ => Err(Failure::at(
-            at,
-            "a content part of a type this version of omission-gate does not know (a newer Codex?)",
-        )),
+        _ => Err(Failure::unknown(at, "a content part", Harness::Codex)),
     }
 }
 

@@ -55,10 +55,7 @@ fn record(line: &Line<'_>) -> Result<Record, Failure> {
         None => None,
     };
     let Some(mut set) = set else {
-        return Err(Failure::at(
-            line.at,
-            "a line of a shape this version of omission-gate does not know (a newer Gemini CLI?): expected a message, `$set`, `$rewindTo` or the metadata line",
-        ));
+        return Err(Failure::unknown(line.at, "a line", Harness::GeminiCli));
     };
     match set.remove("messages") {
         None => Ok(Record::Set(None)),
@@ -70,10 +67,7 @@ fn record(line: &Line<'_>) -> Result<Record, Failure> {
 fn check_message(obj: &Map<String, Value>, at: u64) -> Result<(), Failure> {
     match obj.get("type").and_then(Value::as_str) {
         Some("user" | "gemini" | "info" | "error" | "warning") => Ok(()),
-        _ => Err(Failure::at(
-            at,
-            "a message of a type this version of omission-gate does not know (a newer Gemini CLI?): it cannot tell whether the model sees it",
-        )),
+        _ => Err(Failure::unknown(at, "a message", Harness::GeminiCli)),
     }
 }
 
@@ -276,10 +270,7 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
         Some(Value::Array(items)) => items.iter().try_for_each(|p| parts(out, role, at, Some(p))),
         Some(Value::Object(p)) => {
             if p.keys().any(|k| !PART_KEYS.contains(&k.as_str())) {
-                return Err(Failure::at(
-                    at,
-                    "a message part of a shape this version of omission-gate does not know (a newer Gemini CLI?)",
-                ));
+                return Err(Failure::unknown(at, "a message part", Harness::GeminiCli));
             }
             if p.get("thought") == Some(&Value::Bool(true)) {
                 return Ok(());

@@ -135,6 +135,22 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// `what` (an entry, a block, a part) of a kind the reader does not know: a newer
+    /// version of the harness may send it to the model, or may not.
+    pub(crate) fn unknown(at: u64, what: &str, harness: Harness) -> Failure {
+        let name = match harness {
+            Harness::ClaudeCode => "Claude Code",
+            Harness::Codex => "Codex",
+            Harness::GeminiCli => "Gemini CLI",
+        };
+        Failure::at(
+            at,
+            format!(
+                "{what} of a kind this version of omission-gate does not know (written by a newer {name}?): it cannot tell whether the model sees it"
+            ),
+        )
+    }
 }
 
 /// Reads the live context from a window. `harness` names the format; without it the
