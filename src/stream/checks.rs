@@ -193,6 +193,9 @@ pub(super) const TOP_BITS: u32 = 8;
 /// table, and a run that stays in the first-level cache.
 pub(super) const DIGIT_BITS: u32 = 9;
 
+/// Runs of [`radix_sort_from`]'s first pass at most this long are sorted by comparison.
+const SHORT_RUN: usize = 64;
+
 /// Sorts `v`: hashes are uniform, and on them this radix sort is several times as fast as
 /// a comparison sort. `spare` is scratch space.
 pub(crate) fn radix_sort(v: &mut [u64], spare: Vec<u64>) {
@@ -241,6 +244,13 @@ pub(super) fn radix_sort_from(v: &mut [u64], spare: Vec<u64>, low: u32) {
         let (Some(mut src), Some(mut dst)) = (other.get_mut(from..to), v.get_mut(from..to)) else {
             continue;
         };
+        // A short run (most of them, when `v` is small) is sorted by comparison: the
+        // passes' count tables would cost more than the run.
+        if to - from <= SHORT_RUN {
+            dst.copy_from_slice(src);
+            dst.sort_unstable();
+            continue;
+        }
         for &shift in &shifts {
             let mask = (1u64 << DIGIT_BITS.min(TOP_SHIFT - shift)) - 1;
             counts.fill(0);

@@ -35,6 +35,9 @@ fn the_radix_sort_sorts_and_duplicates_are_found() {
         .collect();
     for v in [
         random.clone(),
+        // Runs long enough for the radix passes, and short ones sorted by comparison.
+        random.iter().map(|h| h >> 8).collect(),
+        random.iter().take(40).copied().collect(),
         (0..3000u64).rev().collect(),
         vec![7; 10],
         vec![u64::MAX, 0, 1 << 63, 255, 256],
@@ -48,17 +51,21 @@ fn the_radix_sort_sorts_and_duplicates_are_found() {
     }
     // By the bits from `low` up only: odd and even numbers of passes within the runs,
     // and none.
-    for low in [0, 20, 31, 38, 47, 55, 56, 60] {
-        let mut radix = random.clone();
-        radix_sort_from(&mut radix, Vec::new(), low);
-        assert!(
-            radix.windows(2).all(|w| w[0] >> low <= w[1] >> low),
-            "{low}"
-        );
-        let (mut got, mut want) = (radix, random.clone());
-        got.sort_unstable();
-        want.sort_unstable();
-        assert_eq!(got, want, "{low}");
+    // Short runs (sorted by comparison) and one long run (sorted by the passes).
+    let one_run: Vec<u64> = random.iter().map(|h| h >> 8).collect();
+    for input in [&random, &one_run] {
+        for low in [0, 20, 31, 38, 47, 55, 56, 60] {
+            let mut radix = input.clone();
+            radix_sort_from(&mut radix, Vec::new(), low);
+            assert!(
+                radix.windows(2).all(|w| w[0] >> low <= w[1] >> low),
+                "{low}"
+            );
+            let (mut got, mut want) = (radix, input.clone());
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "{low}");
+        }
     }
     let mut other: Vec<u64> = random.iter().map(|h| h.wrapping_add(1) | 1).collect();
     random.iter_mut().for_each(|h| *h &= !1);
