@@ -416,13 +416,14 @@ fn a_100_mb_string_is_judged_in_bounded_output() {
     assert!(report.len() < 2_000, "{} bytes", report.len());
 }
 
-#[test]
-fn a_100_mb_id_is_refused_in_one_short_line() {
-    let path = generated("id_100mb.jsonl", || {
-        let mut s = String::with_capacity(100_000_100);
+/// An id of `len` bytes on the second line of a JSON Lines store (past the lean path's
+/// threshold, across many of its chunks) is refused in one short line.
+fn a_huge_id_is_refused_in_one_short_line(len: usize) {
+    let path = generated(&format!("id_{len}.jsonl"), || {
+        let mut s = String::with_capacity(len + 100);
         s.push_str(r#"{"id":"a","seq":1,"kind":"chatter"}"#);
         s.push_str("\n{\"id\":\"");
-        s.push_str(&"i".repeat(100_000_000));
+        s.push_str(&"i".repeat(len));
         s.push_str("\",\"kind\":\"chatter\"}\n");
         s.into_bytes()
     });
@@ -432,6 +433,18 @@ fn a_100_mb_id_is_refused_in_one_short_line() {
         &["record `iii", "characters cut]", "iii`: missing key `seq`"],
     );
     assert!(m.len() < 600, "{m}");
+}
+
+#[test]
+fn an_8_mb_id_is_refused_in_one_short_line() {
+    // 32 of the lean path's 256 KiB chunks.
+    a_huge_id_is_refused_in_one_short_line(8 << 20);
+}
+
+#[test]
+#[ignore = "large: run by .ci/run (cargo test -- --ignored)"]
+fn a_100_mb_id_is_refused_in_one_short_line() {
+    a_huge_id_is_refused_in_one_short_line(100_000_000);
 }
 
 #[test]
@@ -477,12 +490,12 @@ fn a_huge_value_read_by_many_leaves_is_shown_briefly() {
     assert!(report.len() < 1_000_000, "{} bytes", report.len());
 }
 
-#[test]
-fn one_bad_line_among_a_million_is_named() {
-    let bad = 765_432;
-    let path = generated("million_lines.jsonl", || {
-        let mut s = String::with_capacity(48_000_000);
-        for i in 1..=1_000_000 {
+/// A trailing comma on line `bad` of `lines` chatter lines is named by its line number,
+/// far into the lean path's chunks.
+fn one_bad_line_is_named(lines: usize, bad: usize) {
+    let path = generated(&format!("lines_{lines}.jsonl"), || {
+        let mut s = String::with_capacity(lines * 48);
+        for i in 1..=lines {
             if i == bad {
                 let _ = writeln!(s, r#"{{"id":"r{i}","seq":{i},"kind":"chatter",}}"#);
             } else {
@@ -494,21 +507,33 @@ fn one_bad_line_among_a_million_is_named() {
     refused(
         &["check", &path, "--action", ACTION, "--kept", "r1"],
         None,
-        &["million_lines.jsonl:765432:", "trailing comma"],
+        &[&format!("lines_{lines}.jsonl:{bad}:"), "trailing comma"],
     );
 }
 
 #[test]
-fn kept_naming_a_million_ids() {
-    let n = 1_000_000;
-    let records = generated("kept_million_records.jsonl", || {
-        let mut s = String::with_capacity(40_000_000);
+fn one_bad_line_among_a_hundred_thousand_is_named() {
+    // About 4.5 MB: the bad line is in the 14th of the lean path's 256 KiB chunks.
+    one_bad_line_is_named(100_000, 76_543);
+}
+
+#[test]
+#[ignore = "large: run by .ci/run (cargo test -- --ignored)"]
+fn one_bad_line_among_a_million_is_named() {
+    one_bad_line_is_named(1_000_000, 765_432);
+}
+
+/// A kept file naming `n` ids, each a record: all kept; one unknown id among them is
+/// named.
+fn kept_naming_ids(n: usize) {
+    let records = generated(&format!("kept_{n}_records.jsonl"), || {
+        let mut s = String::with_capacity(n * 40);
         for i in 0..n {
             let _ = writeln!(s, r#"{{"id":"r{i}","seq":{i},"kind":"chatter"}}"#);
         }
         s.into_bytes()
     });
-    let kept = generated("kept_million.txt", || {
+    let kept = generated(&format!("kept_{n}.txt"), || {
         (0..n)
             .fold(String::new(), |mut s, i| {
                 let _ = writeln!(s, "r{i}");
@@ -522,9 +547,9 @@ fn kept_naming_a_million_ids() {
         None,
     );
     assert_eq!(code, 0);
-    assert!(report.contains("compaction: 1000000 records, 1000000 kept, 0 dropped"));
+    assert!(report.contains(&format!("compaction: {n} records, {n} kept, 0 dropped")));
     // One unknown id among them is named.
-    let bad = generated("kept_million_one_bad.txt", || {
+    let bad = generated(&format!("kept_{n}_one_bad.txt"), || {
         let mut s = String::from("nope-0\n");
         for i in 1..n {
             let _ = writeln!(s, "r{i}");
@@ -543,6 +568,18 @@ fn kept_naming_a_million_ids() {
         None,
         &["kept id `nope-0` names no record"],
     );
+}
+
+#[test]
+fn kept_naming_200_000_ids() {
+    // Past the most ids the lean path's kept-id prefilter is sized for (about 105,000).
+    kept_naming_ids(200_000);
+}
+
+#[test]
+#[ignore = "large: run by .ci/run (cargo test -- --ignored)"]
+fn kept_naming_a_million_ids() {
+    kept_naming_ids(1_000_000);
 }
 
 #[test]
