@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: build omission-gate, run the demo over fixtures/ twice, and check that the
-# two runs are byte-identical and that every verdict matches the expectations checked in
-# beside the fixtures (fixtures/expected.tsv and the action table below).
+# The demo: build omission-gate, sweep fixtures/ twice, and check that the two runs are
+# byte-identical and that every verdict matches the expectations checked in beside the
+# fixtures (fixtures/expected.tsv and the action table below).
 # Exit 0 only when both hold.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -10,7 +10,9 @@ if ! command -v cargo >/dev/null 2>&1; then
   [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 fi
 command -v cargo >/dev/null 2>&1 || { echo "run_demo: cargo not found (install Rust with rustup)" >&2; exit 2; }
-cargo build --release --quiet --bin omission-gate || { echo "run_demo: build failed" >&2; exit 2; }
+# cargo's progress goes to stderr: a first build takes a few minutes, a later one seconds.
+echo "run_demo: building omission-gate (cargo build --release)" >&2
+cargo build --release --bin omission-gate || { echo "run_demo: build failed" >&2; exit 2; }
 bin=target/release/omission-gate
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
