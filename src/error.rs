@@ -21,7 +21,7 @@ pub enum InputError {
         message: String,
     },
     /// Well-formed JSON that breaks a rule of the input format.
-    #[error("{origin}: {place}: {message}")]
+    #[error("{origin}: {}{message}", place_part(.origin, .place))]
     At {
         /// The file, `<stdin>` or flag the value came from.
         origin: String,
@@ -51,6 +51,16 @@ impl InputError {
             column: err.column,
             message: elide(err.message),
         }
+    }
+}
+
+/// `PLACE: `, or nothing where the place only repeats the origin (`--kept` and `kept`),
+/// so that no message reads `--kept: kept: ...`.
+fn place_part(origin: &str, place: &str) -> String {
+    if place.is_empty() || origin.trim_start_matches('-') == place.trim_start_matches('-') {
+        String::new()
+    } else {
+        format!("{place}: ")
     }
 }
 
@@ -89,5 +99,18 @@ mod tests {
         assert!(text.ends_with("xxx`: missing key `seq`"), "{text}");
         let short = InputError::at("in.json", "record `a`", "missing key `seq`");
         assert_eq!(short.to_string(), "in.json: record `a`: missing key `seq`");
+    }
+
+    #[test]
+    fn a_place_that_repeats_the_origin_is_said_once() {
+        let kept = InputError::at("--kept", "kept", "kept id `x` names no record");
+        assert_eq!(kept.to_string(), "--kept: kept id `x` names no record");
+        let action = InputError::at("--action", "--action", "the action's `tool` must be");
+        assert_eq!(action.to_string(), "--action: the action's `tool` must be");
+        let file = InputError::at("a.json", "kept file", "cannot read: no such file");
+        assert_eq!(
+            file.to_string(),
+            "a.json: kept file: cannot read: no such file"
+        );
     }
 }

@@ -619,7 +619,7 @@ fn input_size_limit_is_visible_and_raisable() {
             &format!("@{action}"),
         ],
         None,
-        &["big_action.json: input: larger than the input limit of 1024 bytes"],
+        &["big_action.json: action file: larger than the input limit of 1024 bytes"],
     );
     let (code, _) = judged(
         &["check", &path, "--max-input-bytes", &size.to_string()],

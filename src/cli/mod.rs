@@ -106,10 +106,16 @@ fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 /// regular file by its size before reading, anything else (a pipe, a device) after
 /// reading one byte past the limit, so that memory stays bounded either way.
 fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
+    read_as(path, "input")
+}
+
+/// [`read_source`] for a file that plays `role` (`input`, `kept file`...): messages name
+/// the role, so that a missing `--kept @FILE` is not taken for a missing input.
+fn read_as(path: &str, role: &str) -> Result<Vec<u8>, InputError> {
     let limits = limits();
     let origin = origin_name(path);
     let cannot =
-        |e: io::Error| InputError::at(origin, "input", format!("cannot read: {}", io_reason(&e)));
+        |e: io::Error| InputError::at(origin, role, format!("cannot read: {}", io_reason(&e)));
     let cap = limits.max_input_bytes.saturating_add(1);
     let mut bytes = Vec::new();
     if path == "-" {
@@ -122,14 +128,14 @@ fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
         let file = std::fs::File::open(path).map_err(cannot)?;
         let meta = file.metadata().map_err(cannot)?;
         if meta.is_file() {
-            input::check_size(origin, meta.len(), limits)?;
+            input::check_size_of(origin, role, meta.len(), limits)?;
             // Sized once, rather than grown by doubling (a failure only means growing).
             let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
             let _ = bytes.try_reserve_exact(len.saturating_add(1));
         }
         file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
     }
-    input::check_size(origin, bytes.len() as u64, limits)?;
+    input::check_size_of(origin, role, bytes.len() as u64, limits)?;
     Ok(bytes)
 }
 
@@ -149,9 +155,10 @@ fn io_reason(e: &io::Error) -> String {
 fn flag_text(flag: &str, value: &str) -> Result<(String, String, bool), InputError> {
     match value.strip_prefix('@') {
         Some(path) => {
-            let bytes = read_source(path)?;
+            let role = format!("{} file", flag.trim_start_matches('-'));
+            let bytes = read_as(path, &role)?;
             let text = String::from_utf8(bytes)
-                .map_err(|_| InputError::at(path, flag, "the file is not valid UTF-8"))?;
+                .map_err(|_| InputError::at(path, &role, "not valid UTF-8"))?;
             Ok((path.to_string(), text, true))
         }
         None => Ok((flag.to_string(), value.to_string(), false)),

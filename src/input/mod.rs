@@ -94,6 +94,11 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
             }
             load_document(origin, &Value::Object(obj), limits)
         }
+        Value::Array(_) => Err(InputError::at(
+            origin,
+            "input",
+            "a JSON array is neither input form: wrap the records as a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)",
+        )),
         _ => load_stream(origin, bytes, limits),
     }
 }
@@ -101,10 +106,15 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
 /// Refuses an input larger than `limits.max_input_bytes`. The CLI checks the size
 /// before reading too; this keeps the library's own entry point bounded.
 pub fn check_size(origin: &str, len: u64, limits: Limits) -> Result<(), InputError> {
+    check_size_of(origin, "input", len, limits)
+}
+
+/// [`check_size`] for a file that plays `role` (`input`, `action file`...).
+pub fn check_size_of(origin: &str, role: &str, len: u64, limits: Limits) -> Result<(), InputError> {
     if len > limits.max_input_bytes {
         return Err(InputError::at(
             origin,
-            "input",
+            role,
             format!(
                 "larger than the input limit of {} bytes (raise it with --max-input-bytes)",
                 limits.max_input_bytes
@@ -164,7 +174,14 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let value = json::parse(line).map_err(|e| InputError::syntax(origin, e, i))?;
+        let value = json::parse(line).map_err(|mut e| {
+            if e.message.starts_with("EOF while parsing") {
+                e.message.push_str(
+                    " (in JSON Lines each record is one line: join its lines, or put the records in a document, `{\"records\": [...]}`)",
+                );
+            }
+            InputError::syntax(origin, e, i)
+        })?;
         records.push(parse_record(origin, &Place::Line(i + 1), &value, limits)?);
     }
     Ok(Input {
@@ -215,9 +232,28 @@ pub fn kept_from_flag(
 
 /// Reads `--action`: a JSON object, inline or from a file.
 pub fn action_from_flag(origin: &str, text: &str) -> Result<Action, InputError> {
-    let v = json::parse(text.trim_start_matches('\u{feff}').as_bytes())
-        .map_err(|e| InputError::syntax(origin, e, 0))?;
+    let text = text.trim_start_matches('\u{feff}');
+    let v = json::parse(text.as_bytes()).map_err(|mut e| {
+        e.message.push_str(&action_shape(text));
+        InputError::syntax(origin, e, 0)
+    })?;
     Action::from_json(&v).map_err(|m| InputError::at(origin, "--action", m))
+}
+
+/// The hint for an action that is not JSON: its shape, with the value as the tool when it
+/// looks like a bare tool name (`--action deploy.run`).
+fn action_shape(text: &str) -> String {
+    let name = text.trim();
+    let bare = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/'));
+    let tool = if bare {
+        crate::report::clean(name).into_owned()
+    } else {
+        "TOOL".to_string()
+    };
+    format!(" (an action is one JSON object: `{{\"tool\":\"{tool}\",\"params\":{{}}}}`)")
 }
 
 /// Reads `--tools`: inline names `a,b`, or a JSON array (inline or from a file).

@@ -1,0 +1,150 @@
+//! Errors that say how to fix them: each common mistake is refused on one line of
+//! stderr that names the file by its role and says what to write instead, with no
+//! repeated prefix.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+use common::{Scratch, run};
+
+const DOC: &str = r#"{"records":[{"id":"a","seq":1,"kind":"chatter"}],"kept":["a"]}"#;
+const ACTION: &str = r#"{"tool":"t"}"#;
+
+/// Runs the command, asserts an invalid-input refusal on one line, and returns that
+/// line without the `omission-gate: invalid-input: ` prefix.
+fn refusal(args: &[&str]) -> String {
+    let r = run(args, None);
+    assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{args:?}: {}", r.stderr);
+    let line = r
+        .stderr
+        .trim_end()
+        .strip_prefix("omission-gate: invalid-input: ")
+        .unwrap_or_else(|| panic!("{args:?}: {}", r.stderr))
+        .to_string();
+    assert_eq!(r.verdict_line(), "verdict   : ERROR (invalid-input) exit 2");
+    line
+}
+
+#[test]
+fn a_plain_array_of_records_is_told_to_wrap_them() {
+    let s = Scratch::new();
+    let path = s.file(
+        "records.json",
+        br#"[{"id":"a","seq":1,"kind":"chatter"},{"id":"b","seq":2,"kind":"chatter"}]"#,
+    );
+    let err = refusal(&["check", &path, "--action", ACTION, "--kept", "a"]);
+    assert_eq!(
+        err,
+        format!(
+            "{path}: input: a JSON array is neither input form: wrap the records as a document, `{{\"records\": [...]}}`, or write one record object per line (JSON Lines)"
+        )
+    );
+    // Pretty-printed over several lines, the same.
+    let pretty = s.file(
+        "pretty_array.json",
+        b"[\n  {\"id\": \"a\", \"seq\": 1, \"kind\": \"chatter\"}\n]\n",
+    );
+    let err = refusal(&["check", &pretty, "--action", ACTION, "--kept", "a"]);
+    assert!(err.contains("wrap the records as a document"), "{err}");
+}
+
+#[test]
+fn a_record_over_several_lines_of_json_lines_is_told_to_join_them() {
+    let s = Scratch::new();
+    let path = s.file(
+        "pretty.jsonl",
+        b"{\n  \"id\": \"a\",\n  \"seq\": 1,\n  \"kind\": \"chatter\"\n}\n",
+    );
+    let err = refusal(&["check", &path, "--action", ACTION, "--kept", "a"]);
+    assert_eq!(
+        err,
+        format!(
+            "{path}:1:1: EOF while parsing an object (in JSON Lines each record is one line: join its lines, or put the records in a document, `{{\"records\": [...]}}`)"
+        )
+    );
+}
+
+#[test]
+fn an_action_that_is_not_json_is_shown_its_shape() {
+    let s = Scratch::new();
+    let doc = s.file("doc.json", DOC.as_bytes());
+    let err = refusal(&["check", &doc, "--action", "deploy.run"]);
+    assert_eq!(
+        err,
+        r#"--action:1:1: expected value (an action is one JSON object: `{"tool":"deploy.run","params":{}}`)"#
+    );
+    // Not a bare name: the shape with a placeholder.
+    let err = refusal(&["check", &doc, "--action", "{tool: deploy.run}"]);
+    assert!(
+        err.ends_with(r#"(an action is one JSON object: `{"tool":"TOOL","params":{}}`)"#),
+        "{err}"
+    );
+    // From a file, the file is named.
+    let file = s.file("action.txt", b"deploy.run\n");
+    let err = refusal(&["check", &doc, "--action", &format!("@{file}")]);
+    assert!(
+        err.starts_with(&format!("{file}:1:1: expected value")),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#"`{"tool":"deploy.run","params":{}}`"#),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_flag_file_is_named_by_its_role() {
+    let s = Scratch::new();
+    let doc = s.file("doc.json", DOC.as_bytes());
+    let missing = s.path().join("nope.txt").to_str().unwrap().to_string();
+    let at = format!("@{missing}");
+    assert_eq!(
+        refusal(&["check", &doc, "--kept", &at, "--action", ACTION]),
+        format!("{missing}: kept file: cannot read: no such file")
+    );
+    assert_eq!(
+        refusal(&["check", &doc, "--action", &at]),
+        format!("{missing}: action file: cannot read: no such file")
+    );
+    assert_eq!(
+        refusal(&["check", "--precheck", &doc, "--tools", &at]),
+        format!("{missing}: tools file: cannot read: no such file")
+    );
+    // pin names it the same way (its text report is an ERROR report too).
+    let r = run(&["pin", &doc, "--tools", &at], None);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!("omission-gate: invalid-input: {missing}: tools file: cannot read: no such file\n")
+    );
+    // The input itself is still the input.
+    assert_eq!(
+        refusal(&["check", &missing, "--action", ACTION]),
+        format!("{missing}: input: cannot read: no such file")
+    );
+}
+
+#[test]
+fn no_message_repeats_its_prefix() {
+    let s = Scratch::new();
+    let doc = s.file("doc.json", DOC.as_bytes());
+    assert_eq!(
+        refusal(&["check", &doc, "--action", r#"{"tool":1}"#]),
+        "--action: the action's `tool` must be a non-empty string"
+    );
+    let err = refusal(&["check", &doc, "--kept", "zz", "--action", ACTION]);
+    assert!(
+        err.starts_with("--kept: kept id `zz` names no record"),
+        "{err}"
+    );
+    let err = refusal(&["check", &doc, "--kept", "[1]", "--action", ACTION]);
+    assert_eq!(err, "--kept: expected a record id string, found 1");
+    let err = refusal(&["check", "--precheck", &doc, "--tools", "[1]"]);
+    assert!(err.starts_with("--tools: "), "{err}");
+    assert!(!err.starts_with("--tools: --tools"), "{err}");
+}
