@@ -102,11 +102,7 @@ impl Compaction {
                 let mut kept = vec![false; n];
                 for id in ids {
                     let Some(pos) = store.position(id) else {
-                        return Err(InputError::at(
-                            origin,
-                            "kept",
-                            format!("kept id `{}` names no record", clean(id)),
-                        ));
+                        return Err(unknown_kept_id(store, id, origin));
                     };
                     if let Some(slot) = kept.get_mut(pos) {
                         *slot = true;
@@ -210,6 +206,117 @@ impl Compaction {
     }
 }
 
+/// The error for a kept id that names no record, with the record id it nearly names
+/// (SPEC 2): ids are matched exactly, so `--kept 'a, b'` fails closed with a hint
+/// instead of matching `b`.
+fn unknown_kept_id(store: &Store, id: &str, origin: &str) -> InputError {
+    let hint = nearest_id(store, id)
+        .map(|near| format!(" (did you mean `{}`?)", visible(near)))
+        .unwrap_or_default();
+    InputError::at(
+        origin,
+        "kept",
+        format!("kept id `{}` names no record{hint}", visible(id)),
+    )
+}
+
+/// Longest kept id (in characters) compared by edit distance; longer ones get a
+/// suggestion only when they differ from a record id by invisible characters alone.
+const MAX_EDIT_LEN: usize = 64;
+
+/// The record id that `id` nearly names, if any: first one that differs from it only by
+/// whitespace and other invisible characters (a trailing space, a no-break space, a
+/// byte-order mark); else the one nearest by edit distance (Levenshtein, over
+/// characters), when that distance is at most a third of the id's length (at least 1).
+/// Ties go to the record with the lowest `seq`. Only the error path calls this.
+fn nearest_id<'s>(store: &'s Store, id: &str) -> Option<&'s str> {
+    let ids = || store.records().iter().map(|r| r.id.as_str());
+    let seen = |s: &str| {
+        s.chars()
+            .filter(|&c| !is_invisible(c))
+            .collect::<Vec<char>>()
+    };
+    let bare = seen(id);
+    if !bare.is_empty()
+        && let Some(near) = ids().find(|r| {
+            r.chars()
+                .filter(|&c| !is_invisible(c))
+                .eq(bare.iter().copied())
+        })
+    {
+        return Some(near);
+    }
+    let chars: Vec<char> = id.chars().collect();
+    if chars.len() > MAX_EDIT_LEN {
+        return None;
+    }
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in ids() {
+        let most = best.map_or((chars.len() / 3).max(1), |(d, _)| d.saturating_sub(1));
+        if let Some(d) = edit_distance(&chars, candidate, most) {
+            best = Some((d, candidate));
+            if d == 0 {
+                break;
+            }
+        }
+    }
+    best.map(|(_, near)| near)
+}
+
+/// Levenshtein distance between `a` and `b` over characters, if it is at most `most`.
+fn edit_distance(a: &[char], b: &str, most: usize) -> Option<usize> {
+    // A length difference alone costs that many edits: far longer ids are passed over
+    // without walking them.
+    if b.len() > (a.len() + most) * 4 {
+        return None;
+    }
+    let b: Vec<char> = b.chars().collect();
+    if b.len().abs_diff(a.len()) > most {
+        return None;
+    }
+    let mut row: Vec<usize> = (0..=a.len()).collect();
+    for (j, &cb) in b.iter().enumerate() {
+        let mut diagonal = j;
+        let mut left = j + 1;
+        let mut lowest = left;
+        for (slot, &ca) in row.iter_mut().skip(1).zip(a) {
+            let up = *slot;
+            let cost = if ca == cb { diagonal } else { diagonal + 1 };
+            left = cost.min(up + 1).min(left + 1);
+            diagonal = up;
+            *slot = left;
+            lowest = lowest.min(left);
+        }
+        if let Some(first) = row.first_mut() {
+            *first = j + 1;
+        }
+        if lowest > most {
+            return None;
+        }
+    }
+    row.last().copied().filter(|&d| d <= most)
+}
+
+/// Whitespace, and the zero-width characters that look like nothing: what a reader
+/// cannot see in an id.
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+}
+
+/// An id as a message shows it: escaped like every input string, with every invisible
+/// character but a plain space spelt `\u{XXXX}`, so that `p` and `p\u{a0}` look apart.
+fn visible(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for c in clean(id).chars() {
+        if c != ' ' && is_invisible(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Per fact field of `store`, the position of its newest fact that `kept` marks.
 fn newest_kept_facts(store: &Store, kept: &[bool]) -> BTreeMap<String, usize> {
     store
@@ -307,6 +414,37 @@ mod tests {
         let bad = vec!["nope".to_string()];
         let err = Compaction::new(&s, Retention::Given, Some(&bad), "t").unwrap_err();
         assert!(err.to_string().contains("`nope` names no record"));
+    }
+
+    #[test]
+    fn an_unknown_kept_id_suggests_the_record_it_nearly_names() {
+        let s = store(12);
+        let hint = |id: &str| {
+            let err = Compaction::new(&s, Retention::Given, Some(&[id.to_string()]), "t");
+            err.unwrap_err().to_string()
+        };
+        // Whitespace and invisible characters alone, whatever their number.
+        assert!(hint(" r1").ends_with("kept id ` r1` names no record (did you mean `r1`?)"));
+        assert!(hint("r\u{a0}1\u{200b}\u{3000}\t").contains("(did you mean `r1`?)"));
+        assert!(hint("\u{feff}r12").contains("kept id `\\u{feff}r12`"));
+        // Else the nearest by edits, within a third of the length; ties to the lowest seq.
+        assert!(hint("R10").contains("(did you mean `r10`?)"));
+        assert!(hint("r13").contains("(did you mean `r1`?)"));
+        assert!(hint("rr").contains("(did you mean `r1`?)"));
+        assert!(hint("nope").ends_with("names no record"));
+        assert!(hint(&"r".repeat(MAX_EDIT_LEN + 1)).ends_with("names no record"));
+    }
+
+    #[test]
+    fn edit_distance_is_levenshtein_within_a_bound() {
+        let d = |a: &str, b: &str, most| edit_distance(&a.chars().collect::<Vec<_>>(), b, most);
+        assert_eq!(d("kitten", "sitting", 3), Some(3));
+        assert_eq!(d("kitten", "sitting", 2), None);
+        assert_eq!(d("", "abc", 3), Some(3));
+        assert_eq!(d("abc", "", 3), Some(3));
+        assert_eq!(d("f_002", "f_02", 1), Some(1));
+        assert_eq!(d("é1", "e1", 1), Some(1));
+        assert_eq!(d("a", &"a".repeat(100), 2), None);
     }
 
     #[test]

@@ -53,6 +53,23 @@ fn plain(message: &str) -> String {
     }
 }
 
+/// True for JSON whitespace: space, tab, line feed and carriage return, and nothing
+/// else (a form feed or a vertical tab is not whitespace in JSON, unlike in
+/// [`u8::is_ascii_whitespace`]).
+pub fn is_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// [`is_whitespace`] for a `char`.
+pub fn is_whitespace_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// True when `bytes` hold nothing but JSON whitespace: an empty input, a blank line.
+pub fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| is_whitespace(b))
+}
+
 /// Parses one complete JSON value from `bytes`, refusing duplicate keys and trailing data.
 pub fn parse(bytes: &[u8]) -> Result<Value, SyntaxError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);

@@ -173,10 +173,7 @@ pub fn load_lean_with<'w, R>(
     let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
     let owned_kept = match kept {
         _ if pin => KeptIds::Owned(Vec::new()),
-        Some((text, from_file)) if !kept_is_json(text) => {
-            let sep = if from_file { '\n' } else { ',' };
-            KeptIds::Plain(text.trim_start_matches('\u{feff}'), sep)
-        }
+        Some((text, from_file)) if kept_json(text).is_none() => KeptIds::Plain(text, from_file),
         Some((text, from_file)) => {
             KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
         }
@@ -341,9 +338,9 @@ pub(super) fn lean_document<R>(
 /// Kept ids from a flag, read straight from its text where that is plain.
 pub(super) enum KeptIds<'a> {
     None,
-    /// [`kept_from_flag`]'s plain form (ids per line, or comma separated): its text with
-    /// any BOM removed, and the separator.
-    Plain(&'a str, char),
+    /// [`kept_from_flag`]'s plain form (ids per line in a file, else comma separated):
+    /// its text, and whether it came from a file.
+    Plain(&'a str, bool),
     Owned(Vec<String>),
 }
 
@@ -351,44 +348,37 @@ impl KeptIds<'_> {
     pub(super) fn ids(&self) -> Option<Box<dyn Iterator<Item = &str> + '_>> {
         match self {
             KeptIds::None => None,
-            KeptIds::Plain(text, sep) => Some(Box::new(PlainIds {
-                ids: text.split(*sep),
-                // One id per separator at most, plus one: an upper bound the plan sizes
-                // its index by (blank entries are passed over).
-                most: text.bytes().filter(|&b| char::from(b) == *sep).count() + 1,
-            })),
+            KeptIds::Plain(text, from_file) => {
+                let sep = if *from_file { b'\n' } else { b',' };
+                Some(Box::new(PlainIds {
+                    ids: plain_kept_ids(text, *from_file),
+                    // One id per separator at most, plus one: an upper bound the plan
+                    // sizes its index by (empty entries are passed over).
+                    most: text.bytes().filter(|&b| b == sep).count() + 1,
+                }))
+            }
             KeptIds::Owned(v) => Some(Box::new(v.iter().map(String::as_str))),
         }
     }
 }
 
-/// The ids of a plain `--kept` text, trimmed, blanks passed over; `most` bounds how many
-/// are left.
-pub(super) struct PlainIds<'a> {
-    pub(super) ids: std::str::Split<'a, char>,
+/// The ids of a plain `--kept` text (as [`plain_kept_ids`] reads them), with `most`
+/// bounding how many are left.
+pub(super) struct PlainIds<I> {
+    pub(super) ids: I,
     pub(super) most: usize,
 }
 
-impl<'a> Iterator for PlainIds<'a> {
+impl<'a, I: Iterator<Item = &'a str>> Iterator for PlainIds<I> {
     type Item = &'a str;
 
     fn next(&mut self) -> Option<&'a str> {
-        loop {
-            let id = self.ids.next()?.trim();
-            self.most = self.most.saturating_sub(1);
-            if !id.is_empty() {
-                return Some(id);
-            }
-        }
+        let id = self.ids.next()?;
+        self.most = self.most.saturating_sub(1);
+        Some(id)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (0, Some(self.most))
     }
-}
-
-pub(super) fn kept_is_json(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('[')
 }

@@ -72,7 +72,7 @@ const DOCUMENT_KEYS: [&str; 5] = ["records", "kept", "action", "tools", "meta"];
 pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
     check_size(origin, bytes.len() as u64, limits)?;
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if json::is_blank(bytes) {
         return Err(InputError::at(
             origin,
             "input",
@@ -83,7 +83,7 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
     match first {
         Value::Object(obj) if obj.contains_key("records") => {
             let rest = bytes.get(end..).unwrap_or(&[]);
-            if !rest.iter().all(u8::is_ascii_whitespace) {
+            if !json::is_blank(rest) {
                 // Parse the whole input again for the exact position of the trailing data.
                 let err = json::parse(bytes).err().unwrap_or(json::SyntaxError {
                     line: 1,
@@ -171,7 +171,7 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
 fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputError> {
     let mut records = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
+        if json::is_blank(line) {
             continue;
         }
         let value = json::parse(line).map_err(|mut e| {
@@ -210,24 +210,44 @@ pub fn kept_from_json(value: &Value) -> Result<Vec<String>, String> {
 }
 
 /// Reads `--kept`: inline `a,b,c`, or the contents of an `@FILE` (a JSON array, or one
-/// id per line). An empty inline value keeps nothing.
+/// id per line). Ids are taken exactly as written (SPEC 2): nothing is trimmed, only a
+/// `\n` or `\r\n` line terminator (in a file) or a comma (inline) ends one, and an empty
+/// entry is passed over (no record has an empty id). An empty inline value keeps
+/// nothing.
 pub fn kept_from_flag(
     origin: &str,
     text: &str,
     from_file: bool,
 ) -> Result<Vec<String>, InputError> {
-    let trimmed = text.trim_start_matches('\u{feff}');
-    if trimmed.trim_start().starts_with('[') {
-        let v = json::parse(trimmed.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?;
+    if let Some(array) = kept_json(text) {
+        let v = json::parse(array.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?;
         return kept_from_json(&v).map_err(|m| InputError::at(origin, "--kept", m));
     }
-    let sep = if from_file { '\n' } else { ',' };
-    Ok(trimmed
-        .split(sep)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+    Ok(plain_kept_ids(text, from_file)
         .map(str::to_string)
         .collect())
+}
+
+/// The JSON array a `--kept` value holds (after a file's byte-order mark), if it is
+/// one: JSON whitespace, then `[`. Anything else is plain ids.
+fn kept_json(text: &str) -> Option<&str> {
+    let json = text.strip_prefix('\u{feff}').unwrap_or(text);
+    json.trim_start_matches(json::is_whitespace_char)
+        .starts_with('[')
+        .then_some(json)
+}
+
+/// The ids of a plain `--kept` value, exactly as written: split at commas (inline) or
+/// line ends (a file, where a `\r` before the `\n` belongs to the terminator), empty
+/// entries passed over.
+fn plain_kept_ids(text: &str, from_file: bool) -> impl Iterator<Item = &str> {
+    let sep = if from_file { '\n' } else { ',' };
+    text.split(sep)
+        .map(move |id| match from_file {
+            true => id.strip_suffix('\r').unwrap_or(id),
+            false => id,
+        })
+        .filter(|id| !id.is_empty())
 }
 
 /// Reads `--action`: a JSON object, inline or from a file.

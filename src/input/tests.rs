@@ -43,13 +43,33 @@ fn unknown_document_keys_and_trailing_data_are_refused() {
 
 #[test]
 fn kept_flag_forms() {
+    // Ids as written: nothing trimmed, empty entries passed over.
     assert_eq!(
-        kept_from_flag("--kept", "a, b,,c", false).unwrap(),
-        ["a", "b", "c"]
+        kept_from_flag("--kept", "a, b,,c ,", false).unwrap(),
+        ["a", " b", "c "]
     );
     assert_eq!(
-        kept_from_flag("k.txt", "a\nb\r\n\n", true).unwrap(),
-        ["a", "b"]
+        kept_from_flag("k.txt", "a\nb\r\n\n \n\tc\r\r\n\u{a0}", true).unwrap(),
+        ["a", "b", " ", "\tc\r", "\u{a0}"]
+    );
+    // Inline, a `\r` or a byte-order mark is part of an id; in a file, a byte-order mark
+    // is skipped only before a JSON array.
+    assert_eq!(
+        kept_from_flag("--kept", "a\r,\u{feff}b", false).unwrap(),
+        ["a\r", "\u{feff}b"]
+    );
+    assert_eq!(
+        kept_from_flag("k.txt", "\u{feff}a\n", true).unwrap(),
+        ["\u{feff}a"]
+    );
+    assert_eq!(
+        kept_from_flag("k.json", "\u{feff} [\"a\"]\n", true).unwrap(),
+        ["a"]
+    );
+    // Only JSON whitespace may come before a JSON array's `[`.
+    assert_eq!(
+        kept_from_flag("k.txt", "\u{c}[\"a\"]", true).unwrap(),
+        ["\u{c}[\"a\"]"]
     );
     assert_eq!(kept_from_flag("k.json", "[\"a\"]", true).unwrap(), ["a"]);
     assert!(kept_from_flag("k.json", "[1]", true).is_err());

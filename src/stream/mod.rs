@@ -342,7 +342,7 @@ where
                     Batch::Lines(bytes) => {
                         let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
                         text.split('\n')
-                            .filter(|l| !l.bytes().all(|b| b.is_ascii_whitespace()))
+                            .filter(|l| !json::is_blank(l.as_bytes()))
                             .try_for_each(|l| one(l, &mut out, &mut scratch))
                     }
                     Batch::Span(bytes, last) => {
@@ -398,7 +398,7 @@ pub fn is_document(prefix: &[u8]) -> Option<bool> {
             Ok(())
         }
     }
-    let start = prefix.iter().position(|b| !b.is_ascii_whitespace())?;
+    let start = prefix.iter().position(|&b| !json::is_whitespace(b))?;
     if prefix.get(start) != Some(&b'{') {
         return Some(false);
     }

@@ -213,7 +213,7 @@ impl Worker {
             let rest = chunk.get(at..).ok_or(Fallback)?;
             let end = rest.find('\n').map_or(chunk.len(), |n| at + n);
             let text = chunk.get(at..end).ok_or(Fallback)?;
-            if !text.bytes().all(|b| b.is_ascii_whitespace()) {
+            if !json::is_blank(text.as_bytes()) {
                 self.record(plan, text)?;
             }
             at = end + 1;
