@@ -327,7 +327,7 @@ fn an_unreadable_or_invalid_store_is_a_denial() {
         ),
         (
             vec!["--store", "-"],
-            "--store: `-`: the store must be a file: stdin carries the hook payload".to_string(),
+            "stdin: --store `-`: names standard input, already read for the hook payload (it is read once: put one of them in a file)".to_string(),
         ),
     ];
     for h in HARNESSES {

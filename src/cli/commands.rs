@@ -4,6 +4,27 @@
 use super::*;
 
 pub(super) fn run_check(args: &CheckArgs) -> u8 {
+    let reads = [
+        input_read("INPUT", &args.input),
+        flag_read("--kept", args.kept.as_deref()),
+        flag_read("--action", args.action.as_deref()),
+        flag_read("--tools", args.tools.as_deref()),
+        args.transcript
+            .as_deref()
+            .and_then(|t| input_read("--transcript", t)),
+    ];
+    let context_files = args
+        .context_file
+        .iter()
+        .map(|f| input_read("--context-file", f));
+    if let Err(e) = stdin_once(reads.into_iter().chain(context_files).flatten()) {
+        let mode = if args.precheck {
+            Mode::Precheck
+        } else {
+            Mode::Check
+        };
+        return fail(mode, &e, format_of(args.format));
+    }
     if let Some(path) = &args.transcript {
         return run_check_transcript(args, path);
     }
@@ -180,7 +201,8 @@ pub(super) fn run_precheck(args: &CheckArgs) -> u8 {
     }
 }
 
-/// [`resolve_tools`] with the `--tools` flag already read.
+/// The tools for precheck and pin: the `--tools` flag as read, else the document's
+/// `tools`, else every tool a policy scope or an effect names exactly (SPEC 2.3).
 pub(super) fn tools_from_read(
     input: &Input,
     flag: Option<Result<FlagText, InputError>>,
@@ -293,6 +315,17 @@ pub(super) fn run_pin(args: &PinArgs) -> u8 {
         PinFormat::Json => Format::Json,
         PinFormat::Text | PinFormat::Ids => Format::Text,
     };
+    let reads = [
+        input_read("INPUT", &args.input),
+        flag_read("--tools", args.tools.as_deref()),
+    ];
+    if let Err(e) = stdin_once(reads.into_iter().flatten()) {
+        if args.format == PinFormat::Ids {
+            warn(&format!("omission-gate: invalid-input: {e}"));
+            return 2;
+        }
+        return fail(Mode::Pin, &e, format);
+    }
     let stdin = if args.input == "-" {
         Some(read_source("-"))
     } else {

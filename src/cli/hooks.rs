@@ -77,13 +77,18 @@ pub(super) fn hook_reply(
 }
 
 pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
-    if args.store == "-" {
-        return Err(InputError::at(
-            "--store",
-            "`-`",
-            "the store must be a file: stdin carries the hook payload",
-        ));
-    }
+    // Standard input carries the hook payload, read before this.
+    let reads = [
+        Some(("the hook payload".to_string(), "-".to_string())),
+        input_read("--store", &args.store),
+        flag_read("--kept", args.kept.as_deref()),
+        flag_read("--tools", args.tools.as_deref()),
+    ];
+    let context_files = args
+        .context_file
+        .iter()
+        .map(|f| input_read("--context-file", f));
+    stdin_once(reads.into_iter().chain(context_files).flatten())?;
     let kept_from = match args.kept_from {
         KeptFromArg::Kept => hook::KeptFrom::Kept,
         KeptFromArg::Transcript => hook::KeptFrom::Transcript,
@@ -116,7 +121,11 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
         .as_deref()
         .map(|v| {
             let (origin, text, from_file) = flag_text("--kept", v)?;
-            input::kept_from_flag(&origin, &text, from_file)
+            let ids = input::kept_from_flag(&origin, &text, from_file)?;
+            if args.retention == Retention::Given && !from_file {
+                inline_kept_names_a_file(&input.store, &ids, &text)?;
+            }
+            Ok::<_, InputError>(ids)
         })
         .transpose()?;
     let tools = args

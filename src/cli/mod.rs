@@ -139,6 +139,83 @@ fn read_as(path: &str, role: &str) -> Result<Vec<u8>, InputError> {
     Ok(bytes)
 }
 
+/// The well-known paths of standard input itself. A pid's own `/proc/PID/fd/0` is
+/// checked besides these.
+const STDIN_PATHS: [&str; 4] = [
+    "/dev/stdin",
+    "/dev/fd/0",
+    "/proc/self/fd/0",
+    "/proc/thread-self/fd/0",
+];
+
+/// True when reading `path` reads standard input: `-`, one of [`STDIN_PATHS`] or this
+/// process's `/proc/PID/fd/0`, or (where standard input is a pipe, a terminal or a socket,
+/// which a second read finds empty or waiting) any path to that same pipe, terminal or
+/// socket: a symlink to it, a named pipe it reads.
+fn names_stdin(path: &str) -> bool {
+    path == "-"
+        || STDIN_PATHS.contains(&path)
+        || path == format!("/proc/{}/fd/0", std::process::id())
+        || is_stdin_stream(path)
+}
+
+#[cfg(unix)]
+fn is_stdin_stream(path: &str) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(stdin) = std::fs::File::from(fd).metadata() else {
+        return false;
+    };
+    // A regular file opened again by its path starts from its beginning.
+    !stdin.is_file()
+        && std::fs::metadata(path).is_ok_and(|m| m.dev() == stdin.dev() && m.ino() == stdin.ino())
+}
+
+#[cfg(not(unix))]
+fn is_stdin_stream(_path: &str) -> bool {
+    false
+}
+
+/// Refuses a command that would read standard input more than once (SPEC 2): a second
+/// read finds it empty, which must never pass for an empty kept list or tool list.
+/// `reads` are what the command reads, in order: (what it is, as messages name it; its
+/// path). See [`input_read`] and [`flag_read`].
+fn stdin_once(reads: impl IntoIterator<Item = (String, String)>) -> Result<(), InputError> {
+    let mut first: Option<String> = None;
+    for (what, path) in reads {
+        if !names_stdin(&path) {
+            continue;
+        }
+        match &first {
+            None => first = Some(what),
+            Some(before) => {
+                return Err(InputError::at(
+                    "stdin",
+                    what,
+                    format!(
+                        "names standard input, already read for {before} (it is read once: put one of them in a file)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What reading a path reads, for [`stdin_once`]: `INPUT `-``, `--store `FILE``.
+fn input_read(what: &str, path: &str) -> Option<(String, String)> {
+    Some((format!("{what} `{}`", clean(path)), path.to_string()))
+}
+
+/// What a flag's value reads, for [`stdin_once`]: the path after `@`, if any.
+fn flag_read(flag: &str, value: Option<&str>) -> Option<(String, String)> {
+    let path = value?.strip_prefix('@')?;
+    Some((format!("{flag} `@{}`", clean(path)), path.to_string()))
+}
+
 fn origin_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
@@ -207,17 +284,8 @@ struct Loaded {
 /// be read only once, so each flag is read once and the text passed on.
 type FlagText = (String, String, bool);
 
-fn load_with(
-    path: &str,
-    retention: Retention,
-    kept_flag: Option<&str>,
-) -> Result<Loaded, InputError> {
-    let kept = kept_flag.map(|v| flag_text("--kept", v)).transpose()?;
-    load_from(path, None, retention, kept.as_ref())
-}
-
-/// [`load_with`], for an input already read when `bytes` is given (stdin), with the
-/// `--kept` value already read.
+/// Loads the input (already read when `bytes` is given: stdin) and computes the
+/// compaction, with the `--kept` value already read.
 fn load_from(
     path: &str,
     bytes: Option<&[u8]>,
@@ -235,7 +303,13 @@ fn load_from(
     let origin = origin_name(path);
     let input = input::load(origin, bytes, limits())?;
     let kept = match kept_flag {
-        Some((o, text, from_file)) => Some(input::kept_from_flag(o, text, *from_file)?),
+        Some((o, text, from_file)) => {
+            let ids = input::kept_from_flag(o, text, *from_file)?;
+            if retention == Retention::Given && !from_file {
+                inline_kept_names_a_file(&input.store, &ids, text)?;
+            }
+            Some(ids)
+        }
         None => input.kept.clone(),
     };
     let kept_origin = if kept_flag.is_some() {
@@ -245,6 +319,26 @@ fn load_from(
     };
     let compaction = Compaction::new(&input.store, retention, kept.as_deref(), kept_origin)?;
     Ok(Loaded { input, compaction })
+}
+
+/// Refuses `--kept VALUE` (no `@`) whose ids name no record when `VALUE` is a file: the
+/// user meant `@VALUE`, and the message says so rather than suggesting a record id.
+fn inline_kept_names_a_file(
+    store: &crate::record::Store,
+    ids: &[String],
+    value: &str,
+) -> Result<(), InputError> {
+    if ids.iter().all(|id| store.position(id).is_some()) || !std::path::Path::new(value).is_file() {
+        return Ok(());
+    }
+    let value = clean(value);
+    Err(InputError::at(
+        "--kept",
+        "kept",
+        format!(
+            "kept id `{value}` names no record (did you mean `@{value}`? a file of ids is read with @)"
+        ),
+    ))
 }
 
 fn resolve_action(
@@ -261,18 +355,6 @@ fn resolve_action(
                 "check needs an action: a document `action` key or --action",
             )
         }),
-    }
-}
-
-/// The tools for precheck and pin: `--tools`, else the document's `tools`, else every
-/// tool a policy scope or an effect names exactly (SPEC 2.3).
-fn resolve_tools(input: &Input, flag: Option<&str>) -> Result<Vec<Tool>, InputError> {
-    match flag {
-        Some(v) => {
-            let (o, text, _) = flag_text("--tools", v)?;
-            input::tools_from_flag(&o, &text)
-        }
-        None => Ok(input.tools_or_named()),
     }
 }
 

@@ -23,12 +23,24 @@ impl Cell {
 pub(super) enum SweepMode<'a> {
     /// Each document's own action.
     Check(CheckOptions),
-    /// Every reachable call of the tools (`--tools`, else each document's).
-    Precheck(PrecheckOptions, Option<&'a str>),
+    /// Every reachable call of the tools (`--tools` as read once, else each document's).
+    Precheck(PrecheckOptions, Option<&'a Result<FlagText, InputError>>),
 }
 
-pub(super) fn sweep_cell(path: &str, retention: Retention, mode: SweepMode<'_>) -> Cell {
-    let judged = load_with(path, retention, None).and_then(|loaded| match mode {
+/// One cell: `path` under `retention`; `stdin` is standard input as read once, for `-`.
+pub(super) fn sweep_cell(
+    path: &str,
+    stdin: Option<&Result<Vec<u8>, InputError>>,
+    retention: Retention,
+    mode: SweepMode<'_>,
+) -> Cell {
+    let bytes = match stdin {
+        Some(Ok(bytes)) if path == "-" => Ok(Some(bytes.as_slice())),
+        Some(Err(e)) if path == "-" => Err(e.clone()),
+        _ => Ok(None),
+    };
+    let loaded = bytes.and_then(|bytes| load_from(path, bytes, retention, None));
+    let judged = loaded.and_then(|loaded| match mode {
         SweepMode::Check(options) => {
             let action = resolve_action(&loaded, None, origin_name(path))?;
             Ok(gate::check(
@@ -39,7 +51,7 @@ pub(super) fn sweep_cell(path: &str, retention: Retention, mode: SweepMode<'_>) 
             ))
         }
         SweepMode::Precheck(options, tools) => {
-            let tools = resolve_tools(&loaded.input, tools)?;
+            let tools = tools_from_read(&loaded.input, tools.cloned())?;
             Ok(precheck::precheck(
                 &loaded.input.store,
                 &loaded.compaction,
@@ -77,13 +89,29 @@ pub(super) fn run_sweep(args: &SweepArgs) -> u8 {
     } else {
         args.retention.clone()
     };
+    let reads = args
+        .inputs
+        .iter()
+        .map(|path| input_read("INPUT", path))
+        .chain([flag_read("--tools", args.tools.as_deref())]);
+    if let Err(e) = stdin_once(reads.flatten()) {
+        warn(&format!("omission-gate: invalid-input: {e}"));
+        return 2;
+    }
+    // Each is read once, however many cells use it.
+    let stdin = args
+        .inputs
+        .iter()
+        .any(|p| p == "-")
+        .then(|| read_source("-"));
+    let tools = args.tools.as_deref().map(|v| flag_text("--tools", v));
     let mode = if args.precheck {
         SweepMode::Precheck(
             PrecheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
                 max_calls: args.max_calls,
             },
-            args.tools.as_deref(),
+            tools.as_ref(),
         )
     } else {
         SweepMode::Check(CheckOptions {
@@ -96,7 +124,7 @@ pub(super) fn run_sweep(args: &SweepArgs) -> u8 {
         .map(|path| {
             let cells = retentions
                 .iter()
-                .map(|&r| sweep_cell(path, r, mode))
+                .map(|&r| sweep_cell(path, stdin.as_ref(), r, mode))
                 .collect();
             (clean(path).into_owned(), cells)
         })

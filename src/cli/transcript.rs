@@ -182,6 +182,15 @@ pub(super) fn run_context(args: &ContextArgs) -> u8 {
 }
 
 fn context_text(args: &ContextArgs) -> Result<String, InputError> {
+    let reads = [
+        input_read("FILE", &args.file),
+        args.store.as_deref().and_then(|s| input_read("--store", s)),
+    ];
+    let context_files = args
+        .context_file
+        .iter()
+        .map(|f| input_read("--context-file", f));
+    stdin_once(reads.into_iter().chain(context_files).flatten())?;
     let context = read_context(&Wanted {
         path: &args.file,
         harness: args.harness.map(HarnessArg::harness),
