@@ -17,7 +17,7 @@ pub enum DecimalError {
     Syntax(String),
     /// The exponent does not fit the range the gate compares in.
     #[error(
-        "the exponent of `{0}` is out of range (the gate compares exponents up to 2^60 exactly)"
+        "the exponent of `{0}` is out of range: the gate compares exponents from -2^60 to 2^60 (1152921504606846976) exactly"
     )]
     ExponentRange(String),
     /// More digits than the gate compares.
@@ -41,8 +41,13 @@ pub struct Decimal {
     exp: i64,
 }
 
-/// Exponents beyond this are refused, so every adjusted exponent fits an `i64`.
+/// Exponents beyond this (in absolute value) are refused, so every adjusted exponent
+/// fits an `i64`.
 const EXP_LIMIT: i64 = 1 << 60;
+
+/// Digits of [`EXP_LIMIT`] (1152921504606846976): an exponent of more significant
+/// digits is beyond it, one of as many or fewer is parsed and compared.
+const EXP_LIMIT_DIGITS: usize = 19;
 
 impl Decimal {
     /// Reads a JSON number literal (`-?int(.frac)?([eE][+-]?exp)?`).
@@ -76,11 +81,13 @@ impl Decimal {
                 if digits.is_empty() || !all_digits(digits) {
                     return Err(bad());
                 }
+                // Leading zeros are allowed and count for nothing: the limit is on the
+                // exponent's value, however many digits spell it.
                 let magnitude = digits.trim_start_matches('0');
                 let range = || DecimalError::ExponentRange(literal.to_string());
                 let value: i64 = if magnitude.is_empty() {
                     0
-                } else if magnitude.len() > 18 {
+                } else if magnitude.len() > EXP_LIMIT_DIGITS {
                     return Err(range());
                 } else {
                     magnitude.parse().map_err(|_| range())?
@@ -423,6 +430,34 @@ mod tests {
             Err(DecimalError::ExponentRange(_))
         ));
         assert!(Decimal::parse("1e999999999").is_ok());
+    }
+
+    #[test]
+    fn exponents_up_to_two_to_the_sixty_are_compared_however_many_digits_spell_them() {
+        // 2^60 = 1152921504606846976 has 19 digits: the limit is on the value.
+        for ok in [
+            "1e1152921504606846976",
+            "1e-1152921504606846976",
+            "1e1000000000000000000",
+            "1e0000000000000000000005",
+            "1E+00000000000000000000000000001152921504606846976",
+        ] {
+            assert!(Decimal::parse(ok).is_ok(), "{ok}");
+        }
+        assert_eq!(d("1e0000000000000000000005"), d("100000"));
+        assert!(d("1e1152921504606846976") > d("9e1152921504606846975"));
+        assert!(d("1e-1152921504606846976") > d("0"));
+        assert!(d("-1e1152921504606846976") < d("-1e1000000000000000000"));
+        for beyond in [
+            "1e1152921504606846977",
+            "1e-1152921504606846977",
+            "1e9999999999999999999",
+            "1e00000000000000000000000000000000000000000000000000000000000000000000001152921504606846977",
+        ] {
+            let err = Decimal::parse(beyond).unwrap_err();
+            assert!(matches!(err, DecimalError::ExponentRange(_)), "{beyond}");
+            assert!(err.to_string().contains("from -2^60 to 2^60"), "{err}");
+        }
     }
 
     #[test]
