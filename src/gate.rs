@@ -828,25 +828,38 @@ pub fn unevaluable_finding(record: &Record, kind: &str, options: CheckOptions) -
     f
 }
 
-/// The note for a kept derived record whose inputs were dropped.
+/// Most dropped inputs a derivation note names; it counts the rest, so that each note
+/// stays a line however long a `depends_on` list is (a report that named them all grew
+/// with kept derived records times their inputs).
+pub const MAX_NAMED_INPUTS: usize = 5;
+
+/// The note for a kept derived record whose inputs were dropped: the first
+/// [`MAX_NAMED_INPUTS`] of them by name, and how many more.
 pub fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> Option<Finding> {
-    let lost: Vec<String> = record
+    let mut lost = record
         .depends_on()
         .iter()
-        .filter(|id| !compaction.is_kept_id(store, id))
+        .filter(|id| !compaction.is_kept_id(store, id));
+    let named: Vec<String> = lost
+        .by_ref()
+        .take(MAX_NAMED_INPUTS)
         .map(|id| format!("'{}'", clean(id)))
         .collect();
-    if lost.is_empty() {
+    if named.is_empty() {
         return None;
     }
+    let more = match lost.count() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
     Some(Finding::new(
         Code::DerivationInputDropped,
         Some(record),
         format!(
-            "kept {} '{}' was derived from dropped {}: its conclusion can no longer be checked",
+            "kept {} '{}' was derived from dropped {}{more}: its conclusion can no longer be checked",
             record.kind.name(),
             clean(&record.id),
-            lost.join(", ")
+            named.join(", ")
         ),
     ))
 }
