@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Severity, Verdict};
+use crate::gate::{self, CheckOptions, Code, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
 use crate::predicate::{Predicate, check_numbers};
@@ -349,7 +349,7 @@ fn payload_object(
     adapter: &str,
 ) -> Result<Map<String, Value>, InputError> {
     let payload = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
-    if payload.iter().all(u8::is_ascii_whitespace) {
+    if json::is_blank(payload) {
         return Err(InputError::at(
             PAYLOAD,
             "stdin",
@@ -469,11 +469,16 @@ pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
         _ if codes == ["invalid-input"] => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help".to_string(),
         _ => "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user".to_string(),
     });
-    let binding: Vec<_> = report
+    // The findings about this call (its policies, facts, effects) come first, then the
+    // blanket ones that hold whatever the call (dropped unevaluable records), each in
+    // report order: however many summaries were dropped, the rule that binds this call
+    // is among those shown.
+    let (mut binding, blanket): (Vec<_>, Vec<_>) = report
         .findings
         .iter()
         .filter(|f| f.severity != Severity::Note)
-        .collect();
+        .partition(|f| f.code != Code::DroppedUnevaluableRecord);
+    binding.extend(blanket);
     let mut restore: Vec<&str> = Vec::new();
     for f in binding.iter().take(MAX_SHOWN) {
         lines.push(labelled(
