@@ -1,0 +1,612 @@
+//! Paths that once talked the gate into PASS (or into judging less than it was given):
+//! kept ids that were trimmed, standard input read twice, whitespace JSON does not have,
+//! exponents the documentation promised, a report that grew with the square of its
+//! input, and a hook reason whose binding rule fell under "more". Each store is inline.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::collections::BTreeSet;
+
+use omission_gate::compaction::{Compaction, Retention};
+use omission_gate::input::{self, kept_from_flag};
+use omission_gate::record::{Fact, Kind, Limits, Record, Store};
+use omission_gate::{Action, CheckOptions, Format, Report, gate};
+use proptest::prelude::*;
+
+mod common;
+
+use common::{Run, Scratch, run};
+
+/// A refund of 8,400: over the 5,000 a deny policy `p` allows.
+const REFUND: &str = r#"{"tool":"refunds.create","params":{"amount":8400}}"#;
+
+const POLICY_P: &str = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"Refunds over 5,000 are denied."}"#;
+
+/// JSON Lines: the policy `p` and a chatter record with id `chatter_id`.
+fn policy_and_chatter(chatter_id: &str) -> String {
+    let chatter = serde_json::json!({"id": chatter_id, "seq": 2, "kind": "chatter"});
+    format!("{POLICY_P}\n{chatter}\n")
+}
+
+fn check(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    run(&all, stdin)
+}
+
+/// Padding chatter that takes a store past the 1 MiB from which the CLI reads it with
+/// the lean loader.
+fn padding(from_seq: u64) -> String {
+    let words = "padding ".repeat(50);
+    (0..2800)
+        .map(|i| {
+            format!(
+                "{{\"id\":\"pad{i}\",\"seq\":{},\"kind\":\"chatter\",\"text\":\"{words}\"}}\n",
+                from_seq + i
+            )
+        })
+        .collect()
+}
+
+const WHITESPACE: [&str; 6] = ["\u{a0}", " ", "\t", "\u{3000}", "\u{2003}", "\u{feff}"];
+
+#[test]
+fn kept_ids_are_matched_exactly_never_trimmed() {
+    let dir = Scratch::new();
+    for (i, ws) in WHITESPACE.iter().enumerate() {
+        for id in [format!("p{ws}"), format!("{ws}p")] {
+            let store = dir.file(&format!("s{i}.jsonl"), policy_and_chatter(&id).as_bytes());
+            // Inline, and as the one line of a file (LF and CRLF): the compactor kept the
+            // chatter, not the policy, so the refund is blocked.
+            let file = dir.file(&format!("k{i}.txt"), format!("{id}\n").as_bytes());
+            let crlf = dir.file(&format!("k{i}.crlf"), format!("{id}\r\n").as_bytes());
+            for kept in [id.clone(), format!("@{file}"), format!("@{crlf}")] {
+                let out = check(&[&store, "--kept", &kept, "--action", REFUND], None);
+                assert_eq!(out.code, 1, "{id:?} via {kept:?}: {}", out.stdout);
+                assert!(
+                    out.stdout.contains("2 records, 1 kept, 1 dropped"),
+                    "{}",
+                    out.stdout
+                );
+                assert!(out.stdout.contains("dropped policy 'p'"), "{}", out.stdout);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_kept_id_that_names_no_record_is_refused_with_the_id_it_nearly_names() {
+    let dir = Scratch::new();
+    let two = format!(
+        "{POLICY_P}\n{}\n",
+        r#"{"id":"f_002","seq":2,"kind":"chatter"}"#
+    );
+    let store = dir.file("s.jsonl", two.as_bytes());
+    let cases = [
+        (
+            "p, f_002",
+            "kept id ` f_002` names no record (did you mean `f_002`?)",
+        ),
+        (
+            "p\u{a0}",
+            "kept id `p\\u{00a0}` names no record (did you mean `p`?)",
+        ),
+        (
+            "\u{feff}p",
+            "kept id `\\u{feff}p` names no record (did you mean `p`?)",
+        ),
+        (
+            "f_02",
+            "kept id `f_02` names no record (did you mean `f_002`?)",
+        ),
+        (
+            "F_002",
+            "kept id `F_002` names no record (did you mean `f_002`?)",
+        ),
+        ("zzzzzz", "kept id `zzzzzz` names no record"),
+    ];
+    for (kept, message) in cases {
+        let out = check(&[&store, "--kept", kept, "--action", REFUND], None);
+        assert_eq!(out.code, 2, "{kept:?}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("ERROR (invalid-input)"),
+            "{}",
+            out.stdout
+        );
+        assert!(out.stderr.contains(message), "{kept:?}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("zzzzzz` names no record (did"),
+            "{}",
+            out.stderr
+        );
+    }
+    // A line of a file is an id as written, spaces and all.
+    let file = dir.file("kept.txt", b"p\n f_002\n");
+    let out = check(
+        &[&store, "--kept", &format!("@{file}"), "--action", REFUND],
+        None,
+    );
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("(did you mean `f_002`?)"),
+        "{}",
+        out.stderr
+    );
+    // `--kept FILE` without `@`: the id is the file's name, and the hint says so.
+    let file = dir.file("ids.txt", b"p\n");
+    let out = check(&[&store, "--kept", &file, "--action", REFUND], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr.contains(&format!("(did you mean `@{file}`?")),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn kept_ids_are_matched_exactly_on_the_large_input_path() {
+    let dir = Scratch::new();
+    let store = format!("{}{}", policy_and_chatter("p\u{a0}"), padding(3));
+    assert!(store.len() > 1 << 20);
+    let store = dir.file("big.jsonl", store.as_bytes());
+    let file = dir.file("k.txt", "p\u{a0}\n".as_bytes());
+    for kept in ["p\u{a0}".to_string(), format!("@{file}")] {
+        let out = check(&[&store, "--kept", &kept, "--action", REFUND], None);
+        assert_eq!(out.code, 1, "{kept:?}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("2802 records, 1 kept, 2801 dropped"),
+            "{}",
+            out.stdout
+        );
+    }
+    let out = check(&[&store, "--kept", " p", "--action", REFUND], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("(did you mean `p`?)"), "{}", out.stderr);
+}
+
+/// An allow rule `a` kept without the rule that revoked it: BLOCK when `a` is kept (a
+/// stale permit), PASS when nothing is, which is what an empty second read of standard
+/// input would judge.
+const STALE_PERMIT: &str = concat!(
+    r#"{"id":"a","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"lt","value":10000},"effect":"allow"}"#,
+    "\n",
+    r#"{"id":"r","seq":2,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"lt","value":10000},"effect":"deny","supersedes":"a"}"#,
+    "\n"
+);
+
+#[test]
+fn standard_input_is_read_at_most_once() {
+    let dir = Scratch::new();
+    let store = dir.file("s.jsonl", STALE_PERMIT.as_bytes());
+    let kept = dir.file("k.txt", b"a\n");
+    // The kept set read properly: BLOCK.
+    let out = check(
+        &[&store, "--kept", &format!("@{kept}"), "--action", REFUND],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let stdin_store = Some(STALE_PERMIT.as_bytes());
+    for (args, names) in [
+        (vec!["-", "--kept", "@-"], "--kept `@-`"),
+        (vec!["-", "--kept", "@/dev/stdin"], "--kept `@/dev/stdin`"),
+        (vec!["-", "--kept", "@/dev/fd/0"], "--kept `@/dev/fd/0`"),
+        (
+            vec!["-", "--kept", "@/proc/self/fd/0"],
+            "--kept `@/proc/self/fd/0`",
+        ),
+        (vec!["/dev/stdin", "--kept", "@-"], "--kept `@-`"),
+    ] {
+        let mut args = args.clone();
+        args.extend(["--action", REFUND]);
+        let out = check(&args, stdin_store);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("ERROR (invalid-input)"),
+            "{}",
+            out.stdout
+        );
+        assert!(
+            out.stderr
+                .contains(&format!("{names}: names standard input, already read for")),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    let out = check(&["-", "--kept", "a", "--action", "@-"], stdin_store);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = check(
+        &["--precheck", "-", "--kept", "a", "--tools", "@-"],
+        stdin_store,
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--tools `@-`"), "{}", out.stderr);
+    let out = run(&["pin", "-", "--tools", "@/dev/stdin"], stdin_store);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = run(&["sweep", "-", "-"], stdin_store);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("INPUT `-`: names standard input"),
+        "{}",
+        out.stderr
+    );
+    // One name of it is fine, and it is read once however many cells judge it.
+    let document =
+        br#"{"records":[{"id":"s","seq":1,"kind":"chatter"}],"kept":["s"],"action":{"tool":"t"}}"#;
+    let out = run(
+        &[
+            "sweep",
+            "-",
+            "--retention",
+            "given",
+            "--retention",
+            "recency:1",
+        ],
+        Some(document),
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("2 PASS, 0 BLOCK, 0 ERROR"),
+        "{}",
+        out.stdout
+    );
+    // The hook's payload is standard input: a store or flag file naming it is refused.
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":8400}}"#;
+    for args in [
+        vec!["--store", "-"],
+        vec!["--store", "/dev/stdin"],
+        vec!["--store", &store, "--kept", "@-"],
+    ] {
+        let mut all = vec!["hook", "claude-code"];
+        all.extend(args.iter());
+        let out = run(&all, Some(payload.as_bytes()));
+        assert_eq!(out.code, 2, "{args:?}");
+        assert!(
+            out.stderr
+                .contains("names standard input, already read for the hook payload"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn a_derivation_note_names_a_few_dropped_inputs_and_counts_the_rest() {
+    let mut lines: Vec<String> = (1..=7)
+        .map(|i| format!(r#"{{"id":"in{i}","seq":{i},"kind":"chatter"}}"#))
+        .collect();
+    lines.push(r#"{"id":"d","seq":8,"kind":"fact","field":"tier","value":"gold","depends_on":["in1","in2","in3","in4","in5","in6","in7"]}"#.to_string());
+    let dir = Scratch::new();
+    let store = dir.file("s.jsonl", lines.join("\n").as_bytes());
+    let out = check(
+        &[&store, "--kept", "d,in3", "--action", r#"{"tool":"t"}"#],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "kept fact 'd' was derived from dropped 'in1', 'in2', 'in4', 'in5', 'in6' and 1 more: its conclusion can no longer be checked"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+/// 10,000 dropped records and 1,000 kept facts, each derived from 250 of them: one note
+/// per kept fact, each a line, so the report grows with the records, not with the kept
+/// facts times their inputs (naming every input made a 198 MB report of a 200 MB
+/// store). Kept small enough to stay fast; the bound below is what matters.
+#[test]
+fn derivation_notes_keep_the_report_linear_in_the_store() {
+    const DROPPED: usize = 10_000;
+    const DERIVED: usize = 1_000;
+    const INPUTS: usize = 250;
+    let ids: Vec<String> = (0..DROPPED).map(|i| format!("in{i}")).collect();
+    let mut records: Vec<Record> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| Record {
+            id: id.clone(),
+            seq: i as u64,
+            kind: Kind::Chatter,
+            text: None,
+            tokens: 1,
+            digest: [0; 32],
+        })
+        .collect();
+    for d in 0..DERIVED {
+        let start = d * (DROPPED - INPUTS) / DERIVED;
+        records.push(Record {
+            id: format!("d{d}"),
+            seq: (DROPPED + d) as u64,
+            kind: Kind::Fact(Fact {
+                field: format!("f{d}"),
+                value: serde_json::json!(d),
+                supersedes: None,
+                depends_on: ids[start..start + INPUTS].to_vec(),
+            }),
+            text: None,
+            tokens: 1,
+            digest: [0; 32],
+        });
+    }
+    let store = Store::new("mem", records).unwrap();
+    let kept: Vec<String> = (0..DERIVED).map(|d| format!("d{d}")).collect();
+    let compaction = Compaction::new(&store, Retention::Given, Some(&kept), "kept").unwrap();
+    let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
+    let outcome = gate::check(&store, &compaction, &action, CheckOptions::default());
+    let report = Report::check(&action, &compaction, outcome);
+    assert_eq!(report.findings.len(), DERIVED);
+    let records = DROPPED + DERIVED;
+    for format in [Format::Text, Format::Json] {
+        let size = report.render(format).len();
+        // A few hundred bytes per note (30 per record); naming every input would be
+        // about 2.5 KB per note (250 per record).
+        assert!(
+            size < 60 * records,
+            "{format:?}: {size} bytes for {records} records"
+        );
+    }
+    assert!(
+        report.findings[0]
+            .message
+            .ends_with("and 245 more: its conclusion can no longer be checked")
+    );
+}
+
+#[test]
+fn whitespace_json_does_not_have_is_refused_on_every_path() {
+    let dir = Scratch::new();
+    let chatter = r#"{"id":"a","seq":1,"kind":"chatter"}"#;
+    let document = format!(r#"{{"records":[{chatter}],"kept":["a"],"action":{{"tool":"t"}}}}"#);
+    let action = r#"{"tool":"t"}"#;
+    let cases: Vec<(String, Vec<String>)> = vec![
+        (format!("{document}\u{c}"), vec![]),
+        (format!("{document}\n\u{c}\n"), vec![]),
+        (
+            format!("{chatter}\n\u{c}\n"),
+            vec!["--kept".into(), "a".into()],
+        ),
+        (
+            format!("{chatter}\u{c}\n"),
+            vec!["--kept".into(), "a".into()],
+        ),
+        (
+            format!("{chatter}\n\u{b}\n"),
+            vec!["--kept".into(), "a".into()],
+        ),
+        (
+            format!("{chatter}\n{}\u{c}\n", padding(2)),
+            vec!["--kept".into(), "a".into()],
+        ),
+        (
+            format!("{chatter}\n{}\u{c}", padding(2)),
+            vec!["--kept".into(), "a".into()],
+        ),
+    ];
+    for (i, (text, flags)) in cases.iter().enumerate() {
+        let path = dir.file(&format!("in{i}"), text.as_bytes());
+        let mut args: Vec<&str> = vec![&path, "--action", action];
+        args.extend(flags.iter().map(String::as_str));
+        let out = check(&args, None);
+        assert_eq!(out.code, 2, "case {i}: {}", out.stdout);
+        assert!(out.stdout.contains("ERROR (invalid-input)"), "case {i}");
+        if text.len() > 1 << 20 {
+            continue;
+        }
+        // The hook reads the same store the same way: it denies.
+        let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"t","tool_input":{}}"#;
+        let mut hook = vec!["hook", "claude-code", "--store", &path];
+        hook.extend(flags.iter().map(String::as_str));
+        let out = run(&hook, Some(payload.as_bytes()));
+        assert_eq!(out.code, 2, "hook, case {i}");
+        assert!(
+            out.stderr.contains("ERROR (invalid-input)"),
+            "hook, case {i}: {}",
+            out.stderr
+        );
+    }
+    // Flag files: a kept line holding a form feed is an id (naming no record), an
+    // action or a JSON kept list followed by one is not JSON.
+    let store = dir.file("s.jsonl", chatter.as_bytes());
+    for (name, content, flag) in [
+        ("kept.txt", "a\n\u{c}\n", "--kept"),
+        ("kept.json", "[\"a\"]\u{c}", "--kept"),
+        ("action.json", "{\"tool\":\"t\"}\u{c}", "--action"),
+    ] {
+        let file = format!("@{}", dir.file(name, content.as_bytes()));
+        let mut args = vec![store.as_str(), "--kept", "a", "--action", action];
+        let at = if flag == "--kept" { 2 } else { 4 };
+        args[at] = &file;
+        let out = check(&args, None);
+        assert_eq!(out.code, 2, "{name}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn exponents_up_to_two_to_the_sixty_are_compared_however_they_are_spelt() {
+    let dir = Scratch::new();
+    let store = |limit: &str| {
+        format!(
+            r#"{{"records":[{{"id":"p","seq":1,"kind":"policy","scope":"t","predicate":{{"field":"amount","op":"lt","value":{limit}}},"effect":"deny"}}],"kept":[]}}"#
+        )
+    };
+    // 10^18 and 2^60 have 19 digits; leading zeros count for nothing.
+    for (i, limit) in [
+        "1e1000000000000000000",
+        "1e1152921504606846976",
+        "1e+0000000000000000000005",
+        "1E0000000000000000000000000000001152921504606846976",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = dir.file(&format!("ok{i}.json"), store(limit).as_bytes());
+        let out = check(
+            &[
+                &path,
+                "--action",
+                r#"{"tool":"t","params":{"amount":8400}}"#,
+            ],
+            None,
+        );
+        assert_eq!(out.code, 1, "{limit}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains("dropped-binding-constraint"), "{limit}");
+    }
+    for (i, limit) in [
+        "1e1152921504606846977",
+        "1e-00000000000000000000001152921504606846977",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = dir.file(&format!("beyond{i}.json"), store(limit).as_bytes());
+        let out = check(
+            &[&path, "--action", r#"{"tool":"t","params":{"amount":1}}"#],
+            None,
+        );
+        assert_eq!(out.code, 2, "{limit}: {}", out.stdout);
+        assert!(
+            out.stderr
+                .contains("the gate compares exponents from -2^60 to 2^60"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn the_hook_reason_shows_the_rule_that_binds_this_call_before_dropped_summaries() {
+    let dir = Scratch::new();
+    let mut lines: Vec<String> = (1..=12)
+        .map(|i| {
+            format!(r#"{{"id":"sum{i}","seq":{i},"kind":"summary","text":"earlier turns {i}"}}"#)
+        })
+        .collect();
+    lines.push(POLICY_P.replace(r#""seq":1"#, r#""seq":20"#));
+    lines.push(r#"{"id":"c","seq":21,"kind":"chatter"}"#.to_string());
+    let store = dir.file("s.jsonl", lines.join("\n").as_bytes());
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":8400}}"#;
+    let out = run(
+        &["hook", "claude-code", "--store", &store, "--kept", "c"],
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(out.code, 2);
+    let reasons: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("reason    :"))
+        .collect();
+    assert_eq!(reasons.len(), 8, "{}", out.stderr);
+    assert!(
+        reasons[0].starts_with("reason    : dropped-binding-constraint: dropped policy 'p'"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        reasons[1].contains("dropped-unevaluable-record"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("more      : 5 more findings"),
+        "{}",
+        out.stderr
+    );
+    // The rule's own text comes back with it.
+    assert!(
+        out.stderr.contains("Refunds over 5,000 are denied."),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Ids built from a few names with whitespace (and invisible characters) around or inside
+/// them, and a change of case: near-duplicates of each other.
+fn near_id() -> impl Strategy<Value = String> {
+    let decoration = prop::sample::select(vec![
+        "", " ", "\t", "\u{a0}", "\u{3000}", "\u{2003}", "\u{200b}", "\u{feff}", "\u{b}", "\u{c}",
+        "\u{85}", "\u{2028}",
+    ]);
+    (
+        prop::sample::select(vec!["p", "f_1", "a", "P", "f_01"]),
+        decoration.clone(),
+        decoration.clone(),
+        decoration,
+    )
+        .prop_map(|(base, before, inside, after)| {
+            let (head, tail) = base.split_at(1);
+            format!("{before}{head}{inside}{tail}{after}")
+        })
+}
+
+/// A kept flag's text: inline (commas) or a file (LF or CRLF lines, with or without a
+/// final line end).
+fn kept_text(ids: &[String], form: u8) -> (String, bool) {
+    match form % 4 {
+        0 => (ids.join(","), false),
+        1 => (ids.join("\n"), true),
+        2 => (format!("{}\n", ids.join("\n")), true),
+        _ => (format!("{}\r\n", ids.join("\r\n")), true),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Whatever whitespace the ids carry, the kept set is exactly the records whose ids
+    /// the kept list spells byte for byte, on both loaders; a kept id that spells none
+    /// is refused by both.
+    #[test]
+    fn the_kept_set_changes_only_by_exact_match(
+        store_ids in prop::collection::btree_set(near_id(), 1..8),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        strays in prop::collection::vec(near_id(), 0..2),
+        form in any::<u8>(),
+    ) {
+        let store_ids: Vec<String> = store_ids.into_iter().collect();
+        let lines: String = store_ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| format!("{}\n", serde_json::json!({"id": id, "seq": i, "kind": "chatter"})))
+            .collect();
+        let mut kept: Vec<String> = picks.iter().map(|ix| ix.get(&store_ids).clone()).collect();
+        kept.extend(strays);
+        let (text, from_file) = kept_text(&kept, form);
+        let exact = input::load("s.jsonl", lines.as_bytes(), Limits::default()).unwrap();
+        let ids = kept_from_flag("--kept", &text, from_file).unwrap();
+        prop_assert_eq!(&ids, &kept);
+        let names_all = kept.iter().all(|k| store_ids.contains(k));
+        let exact = Compaction::new(&exact.store, Retention::Given, Some(&ids), "--kept")
+            .map(|c| kept_set(&exact.store, &c, &store_ids));
+        let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
+        let lean = input::load_lean(
+            "s.jsonl",
+            lines.into_bytes(),
+            std::iter::empty(),
+            Some((text.as_str(), from_file)),
+            Some(action),
+            Limits::default(),
+        )
+        .map(|l| kept_set(&l.input.store, &l.compaction, &store_ids));
+        let want: BTreeSet<String> = kept.iter().cloned().collect();
+        if names_all {
+            prop_assert_eq!(exact.as_ref().ok(), Some(&want));
+            prop_assert_eq!(lean.ok(), Some(want));
+        } else {
+            prop_assert!(exact.is_err());
+            prop_assert!(lean.is_err());
+        }
+    }
+}
+
+fn kept_set(store: &Store, compaction: &Compaction, ids: &[String]) -> BTreeSet<String> {
+    ids.iter()
+        .filter(|id| compaction.is_kept_id(store, id))
+        .cloned()
+        .collect()
+}
