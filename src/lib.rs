@@ -100,6 +100,7 @@ pub mod schema;
 pub mod stream;
 pub mod transcript;
 pub mod view;
+pub mod wiring;
 
 pub use crate::action::{Action, Tool};
 pub use crate::compaction::{Compaction, Retention};

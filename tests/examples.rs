@@ -289,32 +289,37 @@ fn claude_code_settings_run_the_claude_code_adapters() {
 }
 
 #[test]
-fn codex_hooks_json_and_config_toml_run_the_codex_adapter() {
+fn codex_hooks_json_runs_the_codex_adapter_and_config_toml_trusts_it() {
     let settings = json_file("examples/codex/hooks.json");
     let (command, timeout) = command_of(&settings, "PreToolUse");
     assert!(
-        command.starts_with("omission-gate hook codex --store "),
+        command.starts_with("omission-gate hook codex --store /path/to/project/"),
         "{command}"
     );
     assert!(own_deadline_ms(&command) < timeout.as_u64().unwrap() * 1000);
 
+    // config.toml holds the trust Codex needs for exactly this hook.
     let text = std::fs::read_to_string(root().join("examples/codex/config.toml")).unwrap();
     let toml: toml::Table = text.parse().unwrap();
-    let group = &toml["hooks"]["PreToolUse"][0];
     assert_eq!(
-        group["matcher"].as_str(),
-        settings["hooks"]["PreToolUse"][0]["matcher"].as_str()
+        toml["projects"]["/path/to/project"]["trust_level"].as_str(),
+        Some("trusted")
     );
-    let handler = &group["hooks"][0];
-    assert_eq!(handler["type"].as_str(), Some("command"));
-    assert_eq!(handler["command"].as_str(), Some(command.as_str()));
+    let group = &settings["hooks"]["PreToolUse"][0];
+    let hash = omission_gate::wiring::codex::trusted_hash(
+        group["matcher"].as_str(),
+        group["hooks"][0].as_object().unwrap(),
+    );
     assert_eq!(
-        handler["timeout"].as_integer(),
-        timeout.as_i64(),
-        "the TOML and JSON forms agree"
+        toml["hooks"]["state"]["/path/to/project/.codex/hooks.json:pre_tool_use:0:0"]
+            ["trusted_hash"]
+            .as_str(),
+        Some(hash.as_str())
     );
 
     let dir = project("codex");
+    // Codex has no project-directory variable: init writes the store's absolute path.
+    let command = command.replace("/path/to/project", dir.to_str().unwrap());
     let payload = format!(
         r#"{{"session_id":"s","turn_id":"t","transcript_path":null,"cwd":"/repo","hook_event_name":"PreToolUse","model":"m",{REFUND},"tool_use_id":"call_abc"}}"#
     );
@@ -341,10 +346,8 @@ fn gemini_cli_settings_run_the_gemini_adapter() {
     // must not quote it again.
     let quoted = format!("'{}'", dir.display().to_string().replace('\'', "'\\''"));
     let command = command.replace("$GEMINI_PROJECT_DIR", &quoted);
-    let payload = format!(
-        r#"{{"session_id":"s","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z",{REFUND}}}"#
-    );
-    let out = run_snippet(&command, &dir, &env, &payload);
+    let payload = r#"{"session_id":"s","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z","tool_name":"mcp_billing_refunds_create","tool_input":{"amount":8400}}"#;
+    let out = run_snippet(&command, &dir, &env, payload);
     assert_blocked(&out);
     assert_blocks_without_the_binary(&command, &dir, &env);
     // A harmless call passes silently.

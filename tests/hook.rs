@@ -122,7 +122,7 @@ fn refund_block_reason() -> String {
         BLOCK_ADVICE.to_string(),
         r#"reason    : dropped-binding-constraint: dropped policy 'r2' (require_approval) scopes to mcp__billing__refunds_create and resolves TRUE here (amount = 8400 gt 5000); its text: "Refunds over 5,000 need a human approver.""#.to_string(),
         "restore   : r2".to_string(),
-        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver."#.to_string(),
+        r#"record    : r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create, mcp_billing_refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver."#.to_string(),
     ]
     .join("\n")
 }
@@ -628,9 +628,9 @@ const PRESERVE: &str = "omission-gate: keep each record below in the summary, ve
 fn precompact_prints_the_records_to_keep_for_manual_and_auto() {
     let expected = format!(
         "{PRESERVE}{}{}{}",
-        "- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of *: TRUE for a call with {\"amount\":5001}]\n",
+        "- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create, mcp_billing_refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of *: TRUE for a call with {\"amount\":5001}]\n",
         "- r3 (effect, seq 3): Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: The corrected invoice for 7741 was already emailed. [kept because: effect ledger entry of Bash: a reachable call can replay it]\n",
-        "- r4 (policy, seq 4): deny on payouts.send, mcp__billing__payouts_send when payee.verified ne true; text: Never pay out to an unverified payee. [kept because: active deny rule in scope of *: TRUE for a call with {\"payee\":{\"verified\":false}}]\n",
+        "- r4 (policy, seq 4): deny on payouts.send, mcp__billing__payouts_send, mcp_billing_payouts_send when payee.verified ne true; text: Never pay out to an unverified payee. [kept because: active deny rule in scope of *: TRUE for a call with {\"payee\":{\"verified\":false}}]\n",
     );
     for p in [
         precompact_payload("manual", "focus on the API work"),
@@ -658,7 +658,7 @@ fn precompact_tools_narrow_what_is_kept() {
     assert_eq!(
         out.stdout,
         format!(
-            "{PRESERVE}- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of mcp__billing__refunds_create: TRUE for mcp__billing__refunds_create {{\"amount\":5001}}]\n"
+            "{PRESERVE}- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create, mcp_billing_refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of mcp__billing__refunds_create: TRUE for mcp__billing__refunds_create {{\"amount\":5001}}]\n"
         )
     );
     // Nothing to keep for this tool: no output at all.

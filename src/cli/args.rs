@@ -90,6 +90,11 @@ pub(super) enum Command {
     Hook(HookArgs),
     /// Print a transcript's live context and, with --store, each record in view or not.
     Context(ContextArgs),
+    /// Write a project's hook configuration for a harness, and a starter store if none.
+    Init(InitArgs),
+    /// Check a harness's hook wiring as the harness reads and runs it: 0 it gates, 1 problems
+    /// (one line each, with the fix), 2 cannot tell.
+    Doctor(DoctorArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -101,13 +106,15 @@ pub(super) enum KeptFromArg {
     Transcript,
 }
 
+/// A harness: its transcript format (`context`, `check --transcript`), or the one `init`
+/// and `doctor` wire the gate into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(super) enum HarnessArg {
-    /// Claude Code's session JSON Lines.
+    /// Claude Code: session JSON Lines; `.claude/settings.json`.
     ClaudeCode,
-    /// A Codex rollout.
+    /// Codex: a rollout; `.codex/hooks.json` (and the trust Codex needs).
     Codex,
-    /// A Gemini CLI session file.
+    /// Gemini CLI: a session file; `.gemini/settings.json`.
     GeminiCli,
 }
 
@@ -135,6 +142,30 @@ pub(super) struct ContextArgs {
     /// GEMINI.md); repeatable.
     #[arg(long, value_name = "FILE")]
     pub(super) context_file: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct InitArgs {
+    /// The harness to wire.
+    #[arg(value_enum)]
+    pub(super) harness: HarnessArg,
+    /// The project directory (where the harness is started).
+    #[arg(long, default_value = ".")]
+    pub(super) dir: std::path::PathBuf,
+    /// The record store, relative to the project directory or absolute; a starter store
+    /// is written there when there is none.
+    #[arg(long, default_value = crate::wiring::DEFAULT_STORE)]
+    pub(super) store: String,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct DoctorArgs {
+    /// The harness to check.
+    #[arg(value_enum)]
+    pub(super) harness: HarnessArg,
+    /// The project directory: the one the harness is started in.
+    #[arg(long, default_value = ".")]
+    pub(super) dir: std::path::PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

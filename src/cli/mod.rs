@@ -1,7 +1,8 @@
 //! The command line: parse flags, read files, call the library, write the report, map
 //! the verdict to an exit code. The only module that does I/O. Here: the entry point and
 //! the reading, loading and writing every command shares; the flags in `args`, the
-//! commands in `commands`, `sweep` and `hooks`, the lean loader's reads in `lean`.
+//! commands in `commands`, `sweep` and `hooks`, the lean loader's reads in `lean`, `init`
+//! and `doctor` in their own.
 
 use std::borrow::Cow;
 use std::io::{self, Read, Write};
@@ -26,7 +27,9 @@ use crate::stream::Fallback;
 
 mod args;
 mod commands;
+mod doctor;
 mod hooks;
+mod init;
 mod lean;
 mod sweep;
 mod transcript;
@@ -35,7 +38,9 @@ pub use args::Cli;
 
 use args::*;
 use commands::*;
+use doctor::run_doctor;
 use hooks::*;
+use init::run_init;
 use lean::*;
 use sweep::*;
 use transcript::*;
@@ -91,6 +96,8 @@ fn run() -> ExitCode {
         Command::Verify { report } => run_verify(&report),
         Command::Hook(args) => run_hook(args),
         Command::Context(args) => run_context(&args),
+        Command::Init(args) => run_init(&args),
+        Command::Doctor(args) => run_doctor(&args),
     };
     ExitCode::from(code)
 }

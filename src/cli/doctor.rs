@@ -1,0 +1,645 @@
+//! `doctor`: reads a harness's hook configuration the way the harness does (which files,
+//! which directory, which trust), then runs each hook of ours exactly as the harness
+//! would, with a call it must deny and one it must let run. Each problem is one line
+//! with its fix. The harness facts and the pure checks are in [`crate::wiring`].
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::init::{codex_home, codex_project_root, home, project_dir, read_optional, say};
+use super::*;
+use crate::report::one_line;
+use crate::wiring::{self, Handler, Outcome, Wiring, claude_code, codex, edit, gemini_cli};
+
+/// The first line of every deny the gate writes.
+const DENY_PREFIX: &str = "omission-gate denied this call";
+
+/// What `doctor` found: problems (each one line with its fix), or why it cannot tell.
+#[derive(Default)]
+struct Findings {
+    problems: Vec<String>,
+    unsure: Option<String>,
+}
+
+impl Findings {
+    fn problem(&mut self, line: String) {
+        if !self.problems.contains(&line) {
+            self.problems.push(line);
+        }
+    }
+}
+
+pub(super) fn run_doctor(args: &DoctorArgs) -> u8 {
+    let harness = args.harness.harness();
+    let mut f = Findings::default();
+    let passed = match project_dir(&args.dir) {
+        Ok((dir, project)) => doctor(harness, &dir, &project, &mut f),
+        Err(e) => {
+            f.unsure = Some(e);
+            None
+        }
+    };
+    for p in &f.problems {
+        say(p);
+    }
+    if let Some(why) = &f.unsure {
+        say(&format!(
+            "omission-gate doctor: cannot tell whether {} gates: {why}",
+            harness.name()
+        ));
+        return 2;
+    }
+    if !f.problems.is_empty() {
+        let n = f.problems.len();
+        say(&format!(
+            "{n} problem{}: {} would not gate as configured",
+            if n == 1 { "" } else { "s" },
+            harness.name()
+        ));
+        return 1;
+    }
+    if let Some(file) = passed {
+        say(&format!(
+            "ok: the hook in `{file}` gates: run as {} runs it, it denied a call it must deny and let a harmless one run",
+            harness.name()
+        ));
+    }
+    0
+}
+
+/// Checks the files, then runs each hook of ours; the file of the hook that gated.
+fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Option<String> {
+    let w = Wiring::of(harness);
+    let files = match settings_files(harness, dir) {
+        Ok(files) => files,
+        Err(e) => {
+            f.unsure = Some(e);
+            return None;
+        }
+    };
+    let mut ours = Vec::new();
+    for path in &files {
+        let text = match read_optional(path) {
+            Ok(Some(t)) => t,
+            Ok(None) => continue,
+            Err(e) => {
+                f.problem(format!(
+                    "{e}: {} cannot read it either; fix its permissions",
+                    w_name(harness)
+                ));
+                continue;
+            }
+        };
+        let shown = path.display().to_string();
+        let value = match edit::read(&text, w.comments) {
+            Ok(v) => v,
+            Err(e) => {
+                f.problem(format!(
+                    "`{shown}` is not valid JSON ({e}), and {} ignores it: fix the syntax",
+                    w_name(harness)
+                ));
+                continue;
+            }
+        };
+        if harness == Harness::ClaudeCode {
+            if let Some(problem) = claude_code::invalid_key(&value) {
+                f.problem(format!(
+                    "`{shown}`: {problem}, and Claude Code ignores this whole file, hooks included: fix that key"
+                ));
+                continue;
+            }
+            if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
+                f.problem(format!(
+                    "`{shown}` sets `disableAllHooks` to true, so no hook runs: remove it"
+                ));
+            }
+        }
+        ours.extend(wiring::handlers_in(&value, w.event, harness.name(), &shown));
+    }
+    if ours.is_empty() {
+        let looked: Vec<String> = files.iter().map(|p| format!("`{}`", p.display())).collect();
+        if harness == Harness::GeminiCli
+            && let Some(up) = gemini_hook_above(dir)
+        {
+            f.problem(format!(
+                "the hook in `{up}` is not read when Gemini CLI starts in `{project}`: it reads `.gemini/settings.json` only from its start directory; start it where that file's `.gemini` is, or run `omission-gate init gemini-cli --dir {}`",
+                wiring::sh_quote(project)
+            ));
+        }
+        f.problem(format!(
+            "no `omission-gate hook {}` command under `hooks.{}` in {}: run `omission-gate init {} --dir {}`",
+            harness.name(),
+            w.event,
+            looked.join(", "),
+            harness.name(),
+            wiring::sh_quote(project)
+        ));
+        return None;
+    }
+    match harness {
+        Harness::Codex => check_codex_trust(dir, &ours, f),
+        Harness::GeminiCli => check_gemini_trust(project, f),
+        Harness::ClaudeCode => {}
+    }
+    if f.unsure.is_some() {
+        return None;
+    }
+    let mut gated = None;
+    for h in &ours {
+        if check_handler(harness, dir, project, h, f) && gated.is_none() {
+            gated = Some(h.file.clone());
+        }
+    }
+    gated
+}
+
+fn w_name(h: Harness) -> &'static str {
+    match h {
+        Harness::ClaudeCode => "Claude Code",
+        Harness::Codex => "Codex",
+        Harness::GeminiCli => "Gemini CLI",
+    }
+}
+
+/// The files the harness reads hooks from, lowest precedence first.
+fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let home = home().ok_or("`HOME` is not set, so the user settings cannot be found")?;
+    Ok(match harness {
+        Harness::ClaudeCode => {
+            let user = std::env::var_os("CLAUDE_CONFIG_DIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".claude"));
+            vec![
+                user.join("settings.json"),
+                dir.join(".claude/settings.json"),
+                dir.join(".claude/settings.local.json"),
+            ]
+        }
+        Harness::Codex => {
+            let mut files = vec![
+                codex_home()
+                    .unwrap_or_else(|| home.join(".codex"))
+                    .join("hooks.json"),
+            ];
+            // Project layers: every `.codex` from the project root (the nearest `.git`
+            // above) down to the start directory.
+            let root = codex_project_root(dir);
+            let mut layers: Vec<&Path> = dir
+                .ancestors()
+                .take_while(|a| a.starts_with(&root))
+                .collect();
+            layers.reverse();
+            files.extend(layers.iter().map(|l| l.join(".codex/hooks.json")));
+            files
+        }
+        Harness::GeminiCli => vec![
+            home.join(".gemini/settings.json"),
+            dir.join(".gemini/settings.json"),
+        ],
+    })
+}
+
+/// A `.gemini/settings.json` with our hook in a directory above `dir`.
+fn gemini_hook_above(dir: &Path) -> Option<String> {
+    dir.ancestors().skip(1).find_map(|a| {
+        let path = a.join(".gemini/settings.json");
+        let text = read_optional(&path).ok()??;
+        let value = edit::read(&text, true).ok()?;
+        (!wiring::handlers_in(&value, "BeforeTool", "gemini-cli", "").is_empty())
+            .then(|| path.display().to_string())
+    })
+}
+
+fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
+    let Some(home) = codex_home() else {
+        f.unsure = Some("neither `CODEX_HOME` nor `HOME` is set".into());
+        return;
+    };
+    let config_path = home.join("config.toml");
+    let config = config_path.display().to_string();
+    let user = match read_optional(&config_path) {
+        Ok(Some(t)) => match t.parse::<toml::Table>() {
+            Ok(t) => t,
+            Err(e) => {
+                f.problem(format!(
+                    "`{config}` is not valid TOML ({}), and Codex will not start: fix it",
+                    one_line(&e.to_string())
+                ));
+                return;
+            }
+        },
+        Ok(None) => toml::Table::new(),
+        Err(e) => {
+            f.problem(format!("{e}: fix its permissions"));
+            return;
+        }
+    };
+    for h in ours {
+        let key = codex::hook_key(&h.file, h.group, h.index);
+        let hash = codex::trusted_hash(h.matcher.as_deref(), &h.object);
+        let state = codex::hook_state(&user, &key);
+        let add = format!(
+            "trust it in the Codex TUI (`/hooks`) or put `trusted_hash = \"{hash}\"` under `[hooks.state.{}]` in `{config}`",
+            codex::toml_string(&key)
+        );
+        if state.enabled == Some(false) {
+            f.problem(format!(
+                "the hook `{key}` is disabled (`enabled = false` in `{config}`): remove that line"
+            ));
+        }
+        match state.trusted_hash {
+            None => f.problem(format!(
+                "the hook `{key}` is not trusted, so `codex exec` skips it without a word and the tool runs: {add}"
+            )),
+            Some(t) if t != hash => f.problem(format!(
+                "the hook `{key}` changed since it was trusted (trusted `{t}`, now `{hash}`), so `codex exec` skips it without a word and the tool runs: {add}"
+            )),
+            Some(_) => {}
+        }
+        // A project's `.codex` is read only when the project (its root: the nearest
+        // directory above with `.git`, else the start directory) is trusted.
+        let root = codex_project_root(dir);
+        let in_project = Path::new(&h.file).starts_with(&root);
+        let root_text = root.display().to_string();
+        if in_project && codex::project_trust(&user, &root_text).as_deref() != Some("trusted") {
+            f.problem(format!(
+                "the project `{root_text}` is not trusted, so Codex ignores the hooks in its `.codex` folders: add `[projects.{}]` with `trust_level = \"trusted\"` to `{config}`",
+                codex::toml_string(&root_text)
+            ));
+        }
+    }
+}
+
+fn check_gemini_trust(project: &str, f: &mut Findings) {
+    let Some(home) = home() else {
+        f.unsure = Some("`HOME` is not set".into());
+        return;
+    };
+    let user_settings = read_optional(&home.join(".gemini/settings.json"))
+        .ok()
+        .flatten()
+        .and_then(|t| edit::read(&t, true).ok());
+    let trust_enabled = user_settings
+        .as_ref()
+        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
+        .and_then(Value::as_bool)
+        != Some(false);
+    if !trust_enabled {
+        return;
+    }
+    let path = std::env::var_os("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".gemini/trustedFolders.json"));
+    let shown = path.display().to_string();
+    let rules = match read_optional(&path) {
+        Ok(Some(t)) => match edit::read(&t, true) {
+            Ok(v) => v,
+            Err(e) => {
+                f.problem(format!(
+                    "`{shown}` is not valid JSON ({e}), so Gemini CLI trusts no folder: fix it"
+                ));
+                return;
+            }
+        },
+        Ok(None) => Value::Object(serde_json::Map::new()),
+        Err(e) => {
+            f.problem(format!("{e}: fix its permissions"));
+            return;
+        }
+    };
+    if gemini_cli::folder_trusted(&rules, project) != Some(true) {
+        f.problem(format!(
+            "Gemini CLI does not trust the folder `{project}`, so it registers no hooks there (and `gemini -p` exits 55): add {} to `{shown}`, or trust the folder when gemini asks",
+            serde_json::json!({ project: "TRUST_FOLDER" })
+        ));
+    }
+}
+
+/// Checks one handler, then runs it twice as the harness would. True when it gated.
+fn check_handler(
+    harness: Harness,
+    dir: &Path,
+    project: &str,
+    h: &Handler,
+    f: &mut Findings,
+) -> bool {
+    let w = Wiring::of(harness);
+    let at = format!("the hook in `{}`", h.file);
+    if !wiring::exits_2_on_failure(&h.command) && harness != Harness::GeminiCli {
+        f.problem(format!(
+            "{at} does not end in `|| exit 2`, so a binary that cannot be started lets the tool run: add it"
+        ));
+    }
+    let env = |name: &str| -> Option<String> {
+        match (harness, name) {
+            (Harness::ClaudeCode, "CLAUDE_PROJECT_DIR")
+            | (Harness::GeminiCli, "GEMINI_PROJECT_DIR" | "GEMINI_CWD" | "CLAUDE_PROJECT_DIR") => {
+                Some(project.to_string())
+            }
+            _ => std::env::var(name).ok(),
+        }
+    };
+    let words = wiring::split_words(&h.command).unwrap_or_default();
+    if let Some(bin) = words.first() {
+        let bin = wiring::expand(bin, env);
+        if !binary_found(&bin) {
+            f.problem(format!(
+                "`{bin}`, the program {at} runs, is not found: run `omission-gate init {} --dir {}` again to write this binary's absolute path",
+                harness.name(),
+                wiring::sh_quote(project)
+            ));
+        }
+    }
+    if h.matcher.is_some() && wiring::matches(harness, h.matcher.as_deref(), "x").is_none() {
+        f.problem(format!(
+            "the matcher `{}` of {at} is not a valid regular expression, so {} never runs the hook: write a valid one such as `{}`",
+            h.matcher.as_deref().unwrap_or(""),
+            w_name(harness),
+            w.matcher
+        ));
+    }
+    match wiring::store_of(&h.command) {
+        None => f.problem(format!("{at} has no `--store`: run init again")),
+        Some(store) => {
+            let store = wiring::expand(&store, env);
+            let path = if store.starts_with('/') {
+                PathBuf::from(&store)
+            } else {
+                dir.join(&store)
+            };
+            check_store(harness, &path, h, &at, f);
+        }
+    }
+    run_checks(harness, dir, project, h, &at, f)
+}
+
+fn binary_found(bin: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if bin.contains('/') {
+        return runnable(Path::new(bin));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| runnable(&d.join(bin))))
+}
+
+/// The store loads, and the matcher lets the harness show the gate every tool a record
+/// names (in this harness's naming).
+fn check_store(harness: Harness, path: &Path, h: &Handler, at: &str, f: &mut Findings) {
+    let w = Wiring::of(harness);
+    let shown = path.display().to_string();
+    let input = match std::fs::read(path)
+        .map_err(|e| InputError::at(&shown, "input", format!("cannot read: {}", io_reason(&e))))
+        .and_then(|bytes| input::load(&shown, &bytes, limits()))
+    {
+        Ok(input) => input,
+        Err(e) => {
+            f.problem(format!(
+                "the store does not load ({}), so the hook denies every call: fix it, or move it away and run init to write a starter store",
+                one_line(&e.to_string())
+            ));
+            return;
+        }
+    };
+    for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
+        f.problem(match miss {
+            wiring::Unguarded::Misnamed { id, tool, instead } => format!(
+                "record `{id}` scopes to `{tool}`, a name {} never gives a tool{}: write `{instead}`",
+                w_name(harness),
+                if tool.starts_with("mcp") {
+                    format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
+                } else {
+                    String::new()
+                }
+            ),
+            wiring::Unguarded::Missed { id, tool } => format!(
+                "the matcher `{}` of {at} misses `{tool}`, which record `{id}` names, so the gate never sees those calls: add it to the matcher",
+                h.matcher.as_deref().unwrap_or("")
+            ),
+        });
+    }
+}
+
+/// Runs the hook with a call it must deny and one it must let run. True when both did.
+fn run_checks(
+    harness: Harness,
+    dir: &Path,
+    project: &str,
+    h: &Handler,
+    at: &str,
+    f: &mut Findings,
+) -> bool {
+    let w = Wiring::of(harness);
+    let tool = w.shell_tool;
+    if wiring::matches(harness, h.matcher.as_deref(), tool) != Some(true) {
+        // The shell tool is not guarded: nothing to run the hook with.
+        return true;
+    }
+    let deny = wiring::payload(
+        harness,
+        project,
+        tool,
+        Value::String("omission-gate doctor: a call the hook must deny".into()),
+    );
+    let pass = wiring::payload(
+        harness,
+        project,
+        tool,
+        serde_json::json!({"command": "true", "description": "omission-gate doctor"}),
+    );
+    let timeout = match harness {
+        Harness::GeminiCli => h
+            .object
+            .get("timeout")
+            .and_then(Value::as_u64)
+            .unwrap_or(60_000),
+        _ => {
+            h.object
+                .get("timeout")
+                .and_then(Value::as_u64)
+                .unwrap_or(60)
+                * 1000
+        }
+    };
+    let mut ok = true;
+    match run_hook_command(harness, dir, project, &h.command, &deny, timeout) {
+        Err(e) => {
+            f.unsure = Some(e);
+            return false;
+        }
+        Ok(run) => match wiring::outcome(harness, run.exit, &run.stdout, &run.stderr) {
+            Outcome::Denied(reason) if reason.starts_with(DENY_PREFIX) => {}
+            Outcome::Denied(reason) => {
+                ok = false;
+                f.problem(format!(
+                    "{at} did not answer as omission-gate (exit {}: {}): the harness denies, but not with the gate's reason",
+                    exit_text(run.exit),
+                    first_line(&reason)
+                ));
+            }
+            Outcome::Runs => {
+                ok = false;
+                f.problem(format!(
+                    "{at} let a malformed call run (exit {}{}): {} would run the tool",
+                    exit_text(run.exit),
+                    with_output(&run.stderr),
+                    w_name(harness)
+                ));
+            }
+        },
+    }
+    match run_hook_command(harness, dir, project, &h.command, &pass, timeout) {
+        Err(e) => {
+            f.unsure = Some(e);
+            return false;
+        }
+        Ok(run) => match wiring::outcome(harness, run.exit, &run.stdout, &run.stderr) {
+            Outcome::Denied(reason) => {
+                ok = false;
+                f.problem(format!(
+                    "{at} denied `{tool}` with `true`, a call nothing in the store binds: {}",
+                    reason_line(&reason)
+                ));
+            }
+            Outcome::Runs if run.exit != Some(0) => {
+                ok = false;
+                f.problem(format!(
+                    "{at} failed (exit {}{}), and {} runs the tool when it does",
+                    exit_text(run.exit),
+                    with_output(&run.stderr),
+                    w_name(harness)
+                ));
+            }
+            Outcome::Runs => {}
+        },
+    }
+    ok
+}
+
+fn exit_text(exit: Option<i32>) -> String {
+    exit.map_or_else(|| "none: killed".to_string(), |c| c.to_string())
+}
+
+fn with_output(stderr: &str) -> String {
+    let line = first_line(stderr);
+    if line.is_empty() {
+        String::new()
+    } else {
+        format!(", `{line}`")
+    }
+}
+
+fn first_line(text: &str) -> String {
+    one_line(text.trim().lines().next().unwrap_or("")).into_owned()
+}
+
+/// The line of a deny reason that says why: its first `reason` line, else its first.
+fn reason_line(reason: &str) -> String {
+    reason
+        .lines()
+        .find_map(|l| l.strip_prefix("reason"))
+        .map(|l| l.trim_start().trim_start_matches(':').trim().to_string())
+        .map_or_else(|| first_line(reason), |l| one_line(&l).into_owned())
+}
+
+struct Run {
+    exit: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs a hook command as the harness does: its shell, the project directory as the
+/// working directory, its variables (Gemini CLI: the command text expanded and the
+/// environment cut down to `PATH`, `HOME` and its own variables).
+fn run_hook_command(
+    harness: Harness,
+    dir: &Path,
+    project: &str,
+    command: &str,
+    payload: &str,
+    timeout_ms: u64,
+) -> Result<Run, String> {
+    let w = Wiring::of(harness);
+    let (shell, flags) = match w.shell {
+        [shell, flags @ ..] => (*shell, flags),
+        [] => return Err("no shell".into()),
+    };
+    let mut c = std::process::Command::new(shell);
+    c.args(flags).current_dir(dir);
+    match harness {
+        Harness::ClaudeCode => {
+            c.arg(command).env("CLAUDE_PROJECT_DIR", project);
+        }
+        Harness::Codex => {
+            c.arg(command);
+        }
+        Harness::GeminiCli => {
+            c.arg(gemini_cli::expand_command(command, project))
+                .env_clear();
+            for var in ["PATH", "HOME"] {
+                if let Some(v) = std::env::var_os(var) {
+                    c.env(var, v);
+                }
+            }
+            c.env("GEMINI_PROJECT_DIR", project)
+                .env("GEMINI_CWD", project)
+                .env("GEMINI_SESSION_ID", "omission-gate-doctor")
+                .env("CLAUDE_PROJECT_DIR", project);
+        }
+    }
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c
+        .spawn()
+        .map_err(|e| format!("cannot run `{shell}`: {}", io_reason(&e)))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(payload.as_bytes());
+    }
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("cannot wait for the hook: {}", io_reason(&e))),
+        }
+    };
+    Ok(Run {
+        exit: status.and_then(|s| s.code()),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}

@@ -1,0 +1,236 @@
+//! `init`: writes a project's hook configuration for a harness (merged into the file the
+//! harness reads, every other byte kept), a starter store when there is none, and what
+//! the user must still do (Codex's trust, Gemini CLI's start directory and folder
+//! trust). What is written comes from [`crate::wiring`]; this module reads and writes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::*;
+use crate::wiring::{self, Wiring, claude_code, codex, edit};
+
+pub(super) fn say(line: &str) {
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// A path for messages and for the harness's files: UTF-8 or refused.
+pub(super) fn text_of(path: &Path) -> Result<String, String> {
+    path.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("`{}` is not valid UTF-8", path.display()))
+}
+
+/// The project directory, resolved (harnesses see the real path).
+pub(super) fn project_dir(dir: &Path) -> Result<(PathBuf, String), String> {
+    let real = std::fs::canonicalize(dir)
+        .map_err(|e| format!("`{}`: {}", clean(&dir.display().to_string()), io_reason(&e)))?;
+    if !real.is_dir() {
+        return Err(format!("`{}` is not a directory", real.display()));
+    }
+    let text = text_of(&real)?;
+    Ok((real, text))
+}
+
+/// Writes a file whole: to a temporary file beside it, then renamed over it.
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    let fail = |e: io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    let tmp = path.with_extension("omission-gate.tmp");
+    std::fs::write(&tmp, text).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}
+
+/// Reads a file that may be absent.
+pub(super) fn read_optional(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("`{}` is not valid UTF-8", path.display())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!(
+            "cannot read `{}`: {}",
+            path.display(),
+            io_reason(&e)
+        )),
+    }
+}
+
+pub(super) fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// `$CODEX_HOME`, else `~/.codex`.
+pub(super) fn codex_home() -> Option<PathBuf> {
+    std::env::var_os("CODEX_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home().map(|h| h.join(".codex")))
+}
+
+pub(super) fn run_init(args: &InitArgs) -> u8 {
+    match init(args) {
+        Ok(lines) => {
+            for l in lines {
+                say(&l);
+            }
+            0
+        }
+        Err(e) => {
+            warn(&format!("omission-gate: init: {e}"));
+            2
+        }
+    }
+}
+
+fn init(args: &InitArgs) -> Result<Vec<String>, String> {
+    let harness = args.harness.harness();
+    let w = Wiring::of(harness);
+    let (dir, project) = project_dir(&args.dir)?;
+    let binary = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| format!("cannot find this program's own path: {}", io_reason(&e)))?;
+    let binary = text_of(&binary)?;
+    let store_arg = w.store_arg(&project, &args.store);
+    let command = w.command(&binary, &store_arg);
+    let settings = dir.join(w.settings);
+    let shown = text_of(&settings)?;
+    let existing = read_optional(&settings)?;
+    if let Some(text) = &existing {
+        let value = edit::read(text, w.comments).map_err(|e| {
+            format!("`{shown}` is not valid JSON ({e}): it was left as it is; fix it, then run init again")
+        })?;
+        if harness == Harness::ClaudeCode
+            && let Some(problem) = claude_code::invalid_key(&value)
+        {
+            return Err(format!(
+                "`{shown}`: {problem}, and Claude Code ignores the whole file (hooks included) until it is: it was left as it is; fix that key, then run init again"
+            ));
+        }
+    }
+    let before = existing.clone().unwrap_or_else(|| "{}\n".to_string());
+    let refuse = |e: wiring::ConfigError| {
+        format!("`{shown}`: {e}: it was left as it is; fix it, then run init again")
+    };
+    let name = harness.name();
+    let pre_tool = edit::add_group(&before, w.comments, w.event, &w.group(&command), |g| {
+        wiring::is_ours(g, name)
+    })
+    .map_err(refuse)?;
+    let mut text = pre_tool.text.clone();
+    if harness == Harness::ClaudeCode {
+        let compact = Wiring::precompact_group(&binary, &store_arg);
+        text = edit::add_group(&text, false, "PreCompact", &compact, |g| {
+            wiring::is_ours(g, "claude-code-precompact")
+        })
+        .map_err(refuse)?
+        .text;
+    }
+    let mut lines = Vec::new();
+    if existing.as_deref() == Some(text.as_str()) {
+        lines.push(format!(
+            "`{shown}` already runs the gate: nothing to change"
+        ));
+    } else {
+        write_file(&settings, &text)?;
+        lines.push(format!(
+            "{} `{shown}`: the {} hook runs `{name}` through the gate",
+            if existing.is_some() {
+                "updated"
+            } else {
+                "wrote"
+            },
+            w.event
+        ));
+    }
+    let store_path = if args.store.starts_with('/') {
+        PathBuf::from(&args.store)
+    } else {
+        dir.join(&args.store)
+    };
+    let store_shown = text_of(&store_path)?;
+    if std::fs::symlink_metadata(&store_path).is_ok() {
+        lines.push(format!("kept the existing store `{store_shown}`"));
+    } else {
+        write_file(&store_path, &wiring::starter_store(harness))?;
+        lines.push(format!(
+            "wrote a starter store `{store_shown}`: four example records, all kept; whatever compacts the agent's context must keep it up to date (docs/hooks.md)"
+        ));
+    }
+    match harness {
+        Harness::Codex => {
+            let root = text_of(&codex_project_root(&dir))?;
+            lines.extend(codex_trust_lines(&root, &shown, &text, pre_tool.index)?);
+        }
+        Harness::GeminiCli => lines.push(format!(
+            "Gemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{project}` and trust that folder"
+        )),
+        Harness::ClaudeCode => {}
+    }
+    lines.push(format!(
+        "check the wiring with: omission-gate doctor {name} --dir {}",
+        wiring::sh_quote(&project)
+    ));
+    Ok(lines)
+}
+
+/// What the user must do for Codex to run the hook, from the file as written.
+fn codex_trust_lines(
+    project: &str,
+    settings: &str,
+    text: &str,
+    group: usize,
+) -> Result<Vec<String>, String> {
+    let value = edit::read(text, false).map_err(|e| e.to_string())?;
+    let g = value
+        .get("hooks")
+        .and_then(|h| h.get("PreToolUse"))
+        .and_then(|l| l.get(group))
+        .ok_or("the hook just written is not where it was written")?;
+    let matcher = g.get("matcher").and_then(Value::as_str);
+    let Some(Value::Object(handler)) = g.get("hooks").and_then(|h| h.get(0)) else {
+        return Err("the hook just written has no handler".into());
+    };
+    let key = codex::hook_key(settings, group, 0);
+    let hash = codex::trusted_hash(matcher, handler);
+    let config = codex_home()
+        .map(|h| h.join("config.toml").display().to_string())
+        .unwrap_or_else(|| "~/.codex/config.toml".to_string());
+    let user = read_optional(Path::new(&config))
+        .ok()
+        .flatten()
+        .and_then(|t| t.parse::<toml::Table>().ok());
+    if let Some(user) = &user
+        && codex::hook_state(user, &key).trusted_hash.as_deref() == Some(hash.as_str())
+        && codex::project_trust(user, project).as_deref() == Some("trusted")
+    {
+        return Ok(vec![format!("`{config}` already trusts this hook")]);
+    }
+    Ok(vec![
+        "Codex runs this hook only once you trust it: `codex exec` skips an untrusted hook, or one edited since it was trusted, without a word, and the tool runs.".to_string(),
+        format!(
+            "trust it in the Codex TUI (run `codex` in `{project}`, then `/hooks`), or add these lines to `{config}`:"
+        ),
+        String::new(),
+        codex::trust_snippet(project, &key, &hash).trim_end().to_string(),
+        String::new(),
+    ])
+}
+
+/// Codex's project root: the nearest directory from `dir` up that holds `.git`, else
+/// `dir` itself. Its `.codex` folders from there down to `dir` are read.
+pub(super) fn codex_project_root(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(dir)
+        .to_path_buf()
+}

@@ -1,0 +1,153 @@
+//! Codex's hook trust.
+//!
+//! `codex exec` runs a non-managed hook only when the user config holds
+//! `[hooks.state."<key>"] trusted_hash = "<hash>"` for it, and the hash is the hook's
+//! current one: an untrusted hook, or a trusted one edited since, is skipped without a
+//! word and the tool runs. The key is `<settings file>:pre_tool_use:<group>:<handler>`;
+//! the hash is Codex's: sha256 over the compact JSON, keys sorted, of the event's label
+//! and the matcher group reduced to this one handler, normalized the way Codex does
+//! (the timeout defaulted to 600 seconds, `async` written out, absent fields left out).
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::report::hex;
+
+/// Codex's label for the pre-tool event in trust keys and hashes.
+pub const EVENT_LABEL: &str = "pre_tool_use";
+
+/// The trust key of a handler: `<settings file>:pre_tool_use:<group>:<handler>`.
+pub fn hook_key(settings_path: &str, group: usize, handler: usize) -> String {
+    format!("{settings_path}:{EVENT_LABEL}:{group}:{handler}")
+}
+
+/// The hash Codex compares with `trusted_hash`, for one command handler of a group.
+/// `handler` is the handler object as written in the settings.
+pub fn trusted_hash(matcher: Option<&str>, handler: &Map<String, Value>) -> String {
+    let command = handler.get("command").cloned().unwrap_or(Value::Null);
+    let timeout = handler
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .unwrap_or(600)
+        .max(1);
+    let is_async = handler
+        .get("async")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mut normalized = Map::new();
+    normalized.insert("type".into(), json!("command"));
+    normalized.insert("command".into(), command);
+    normalized.insert("timeout".into(), json!(timeout));
+    normalized.insert("async".into(), json!(is_async));
+    if let Some(s) = handler.get("statusMessage").filter(|s| s.is_string()) {
+        normalized.insert("statusMessage".into(), s.clone());
+    }
+    let mut identity = Map::new();
+    identity.insert("event_name".into(), json!(EVENT_LABEL));
+    if let Some(m) = matcher {
+        identity.insert("matcher".into(), json!(m));
+    }
+    identity.insert(
+        "hooks".into(),
+        Value::Array(vec![Value::Object(normalized)]),
+    );
+    // serde_json's map keeps its keys sorted, which is Codex's canonical form.
+    let bytes = serde_json::to_vec(&Value::Object(identity)).unwrap_or_default();
+    format!("sha256:{}", hex(&Sha256::digest(&bytes)))
+}
+
+/// What the user config says of one handler: its `trusted_hash` and `enabled`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookState {
+    /// The hash the user trusted, if any.
+    pub trusted_hash: Option<String>,
+    /// `enabled = false` turns the hook off.
+    pub enabled: Option<bool>,
+}
+
+/// The state of a handler in the user config (`[hooks.state."<key>"]`).
+pub fn hook_state(user_config: &toml::Table, key: &str) -> HookState {
+    let state = user_config
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(|s| s.get(key));
+    HookState {
+        trusted_hash: state
+            .and_then(|s| s.get("trusted_hash"))
+            .and_then(|h| h.as_str())
+            .map(str::to_string),
+        enabled: state
+            .and_then(|s| s.get("enabled"))
+            .and_then(|e| e.as_bool()),
+    }
+}
+
+/// The trust level the user config gives a project directory (`[projects."<dir>"]`).
+pub fn project_trust(user_config: &toml::Table, dir: &str) -> Option<String> {
+    user_config
+        .get("projects")
+        .and_then(|p| p.get(dir))
+        .and_then(|p| p.get("trust_level"))
+        .and_then(|t| t.as_str())
+        .map(str::to_string)
+}
+
+/// The lines to add to the user config so that Codex runs the hook: the project marked
+/// trusted, and the handler's hash.
+pub fn trust_snippet(project: &str, key: &str, hash: &str) -> String {
+    let q = |s: &str| toml_string(s);
+    format!(
+        "[projects.{}]\ntrust_level = \"trusted\"\n\n[hooks.state.{}]\ntrusted_hash = {}\n",
+        q(project),
+        q(key),
+        q(hash)
+    )
+}
+
+/// A TOML basic string.
+pub fn toml_string(s: &str) -> String {
+    // A JSON string is a TOML basic string for every character JSON escapes.
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_over_the_sorted_normalized_identity() {
+        let handler = json!({"type": "command", "command": "echo hello", "timeout": 30});
+        let Value::Object(h) = handler else {
+            unreachable!()
+        };
+        let hash = trusted_hash(Some("^Bash$"), &h);
+        let expected = format!(
+            "sha256:{}",
+            hex(&Sha256::digest(
+                br#"{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"echo hello","timeout":30,"type":"command"}],"matcher":"^Bash$"}"#
+            ))
+        );
+        assert_eq!(hash, expected);
+        // No timeout is Codex's default of 600 seconds.
+        let Value::Object(h) = json!({"type": "command", "command": "x"}) else {
+            unreachable!()
+        };
+        let Value::Object(h600) = json!({"type": "command", "command": "x", "timeout": 600}) else {
+            unreachable!()
+        };
+        assert_eq!(trusted_hash(None, &h), trusted_hash(None, &h600));
+    }
+
+    #[test]
+    fn state_and_snippet_agree_on_the_key() {
+        let key = hook_key("/p/.codex/hooks.json", 0, 0);
+        assert_eq!(key, "/p/.codex/hooks.json:pre_tool_use:0:0");
+        let snippet = trust_snippet("/p", &key, "sha256:ab");
+        let table: toml::Table = snippet.parse().unwrap();
+        assert_eq!(
+            hook_state(&table, &key).trusted_hash.as_deref(),
+            Some("sha256:ab")
+        );
+        assert_eq!(project_trust(&table, "/p").as_deref(), Some("trusted"));
+    }
+}

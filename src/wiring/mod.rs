@@ -1,0 +1,464 @@
+//! Wiring the gate into a harness: what `init` writes and what `doctor` checks.
+//!
+//! Each harness reads its hook configuration from its own files, runs the command in its
+//! own shell and reads the answer by its own rules; a slip in any of these leaves no gate
+//! and nobody is told. This module holds those facts as data and pure functions: the
+//! hook command and group `init` writes for each harness, the starter store, how each
+//! harness matches a tool name against a matcher and how it reads a hook's exit code and
+//! output. [`claude_code`], [`codex`] and [`gemini_cli`] hold what only one harness does
+//! (settings validation, hook trust, folder trust). The CLI reads and writes the files
+//! and runs the commands.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::hook::Harness;
+use crate::record::{Kind, Store};
+
+pub mod claude_code;
+pub mod codex;
+pub mod edit;
+pub mod gemini_cli;
+mod protocol;
+mod shell;
+
+pub use protocol::{Outcome, matches, outcome};
+pub use shell::{exits_2_on_failure, expand, runs_adapter, sh_quote, split_words, store_of};
+
+/// Why a settings file cannot be read or edited.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// Not valid JSON (or TOML).
+    #[error("line {line} column {column}: {message}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Valid, but not the shape the harness (or the edit) needs.
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// The store path `init` uses when none is given, relative to the project directory.
+pub const DEFAULT_STORE: &str = ".omission-gate/store.json";
+
+/// Our own deadline in the hook command, in milliseconds: below every harness timeout
+/// `init` writes, so that our fail-closed deny comes before the harness gives up (a hook
+/// the harness kills counts as failed, and the tool runs).
+pub const OWN_TIMEOUT_MS: u64 = 10_000;
+
+/// How the gate learns which records the agent still sees. The transcript is the
+/// harness's own record of the live context; until the gate can read it, the store's
+/// `kept` is used.
+pub const KEPT_FROM: Option<&str> = None;
+
+/// What `init` writes into a harness's settings, and how the harness runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wiring {
+    /// The harness.
+    pub harness: Harness,
+    /// The project settings file `init` writes, relative to the project directory.
+    pub settings: &'static str,
+    /// The pre-tool event's key under `hooks`.
+    pub event: &'static str,
+    /// The matcher `init` writes: the tools that change things, and every MCP tool.
+    pub matcher: &'static str,
+    /// The harness's hook timeout `init` writes, in the harness's unit.
+    pub timeout: u64,
+    /// The shell and its flags, as the harness runs a hook command.
+    pub shell: &'static [&'static str],
+    /// The harness's shell tool: its name and an input it sends.
+    pub shell_tool: &'static str,
+    /// How the harness names an MCP tool, `mcp__<server>__<tool>` or `mcp_<server>_<tool>`.
+    pub mcp_separator: &'static str,
+    /// The variable the harness sets to the project directory, when the store path can
+    /// be written relative to it.
+    pub project_var: Option<&'static str>,
+    /// Whether the settings file may hold comments.
+    pub comments: bool,
+}
+
+impl Wiring {
+    /// The wiring of one harness.
+    pub fn of(harness: Harness) -> Wiring {
+        match harness {
+            Harness::ClaudeCode => Wiring {
+                harness,
+                settings: ".claude/settings.json",
+                event: "PreToolUse",
+                matcher: "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
+                timeout: 30,
+                shell: &["/bin/sh", "-c"],
+                shell_tool: "Bash",
+                mcp_separator: "__",
+                project_var: Some("CLAUDE_PROJECT_DIR"),
+                comments: false,
+            },
+            Harness::Codex => Wiring {
+                harness,
+                settings: ".codex/hooks.json",
+                event: "PreToolUse",
+                matcher: "^(Bash|apply_patch|mcp__.*)$",
+                timeout: 30,
+                shell: &["bash", "-lc"],
+                shell_tool: "Bash",
+                mcp_separator: "__",
+                project_var: None,
+                comments: false,
+            },
+            Harness::GeminiCli => Wiring {
+                harness,
+                settings: ".gemini/settings.json",
+                event: "BeforeTool",
+                matcher: "run_shell_command|write_file|replace|mcp_.*",
+                timeout: 30_000,
+                shell: &["bash", "-c"],
+                shell_tool: "run_shell_command",
+                mcp_separator: "_",
+                project_var: Some("GEMINI_PROJECT_DIR"),
+                comments: true,
+            },
+        }
+    }
+
+    /// An MCP tool's name in this harness.
+    pub fn mcp_tool(&self, server: &str, tool: &str) -> String {
+        let sep = self.mcp_separator;
+        format!("mcp{sep}{server}{sep}{tool}")
+    }
+
+    /// The store path as the hook command writes it: relative to the project variable
+    /// where the harness sets one (quoted for Claude Code's `sh`; bare for Gemini CLI,
+    /// which puts the already quoted directory in its place), else absolute.
+    pub fn store_arg(&self, project: &str, store: &str) -> String {
+        if store.starts_with('/') {
+            return sh_quote(store);
+        }
+        match self.project_var {
+            Some(var @ "CLAUDE_PROJECT_DIR") => format!("\"${var}\"/{}", sh_quote(store)),
+            Some(var) => format!("${var}/{}", sh_quote(store)),
+            None => sh_quote(&format!("{}/{store}", project.trim_end_matches('/'))),
+        }
+    }
+
+    /// The pre-tool hook command: the binary by absolute path, the store, our deadline,
+    /// and `|| exit 2` so that a binary that cannot be started still blocks.
+    pub fn command(&self, binary: &str, store_arg: &str) -> String {
+        let kept = KEPT_FROM
+            .map(|k| format!(" --kept-from {k}"))
+            .unwrap_or_default();
+        format!(
+            "{} hook {} --store {store_arg}{kept} --timeout-ms {OWN_TIMEOUT_MS} || exit 2",
+            sh_quote(binary),
+            self.harness.name()
+        )
+    }
+
+    /// The hook group `init` writes for the pre-tool event, as pretty JSON.
+    pub fn group(&self, command: &str) -> String {
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let handler = match self.harness {
+            Harness::GeminiCli => format!(
+                "{{\n      \"name\": \"omission-gate\",\n      \"type\": \"command\",\n      \"command\": {},\n      \"timeout\": {},\n      \"description\": \"deny a tool call that a record the compactor dropped binds\"\n    }}",
+                q(command),
+                self.timeout
+            ),
+            Harness::ClaudeCode | Harness::Codex => format!(
+                "{{\n      \"type\": \"command\",\n      \"command\": {},\n      \"timeout\": {}\n    }}",
+                q(command),
+                self.timeout
+            ),
+        };
+        format!(
+            "{{\n  \"matcher\": {},\n  \"hooks\": [\n    {handler}\n  ]\n}}",
+            q(self.matcher)
+        )
+    }
+
+    /// The `PreCompact` group for Claude Code: its stdout reaches the summarizer. No
+    /// `|| exit 2` here, since exit 2 would block the compaction.
+    pub fn precompact_group(binary: &str, store_arg: &str) -> String {
+        let command = format!(
+            "{} hook claude-code-precompact --store {store_arg} --timeout-ms {OWN_TIMEOUT_MS}",
+            sh_quote(binary)
+        );
+        format!(
+            "{{\n  \"hooks\": [\n    {{\n      \"type\": \"command\",\n      \"command\": {},\n      \"timeout\": 30\n    }}\n  ]\n}}",
+            serde_json::to_string(&command).unwrap_or_default()
+        )
+    }
+}
+
+/// One hook handler of ours, as a harness would load it.
+#[derive(Debug, Clone)]
+pub struct Handler {
+    /// The settings file, as shown to the user (and, for Codex, in the trust key).
+    pub file: String,
+    /// The group's index in the event's list.
+    pub group: usize,
+    /// The handler's index in its group.
+    pub index: usize,
+    /// The group's matcher.
+    pub matcher: Option<String>,
+    /// The command.
+    pub command: String,
+    /// The handler as written.
+    pub object: serde_json::Map<String, Value>,
+}
+
+/// The handlers that run `omission-gate hook <adapter>` under `hooks.<event>` of one settings file.
+pub fn handlers_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec<Handler> {
+    let groups = value
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(Value::as_array);
+    let mut out = Vec::new();
+    for (gi, g) in groups.into_iter().flatten().enumerate() {
+        let matcher = g.get("matcher").and_then(Value::as_str).map(str::to_string);
+        for (hi, h) in g
+            .get("hooks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let Value::Object(obj) = h else { continue };
+            let Some(command) = obj.get("command").and_then(Value::as_str) else {
+                continue;
+            };
+            if runs_adapter(command, adapter) {
+                out.push(Handler {
+                    file: file.to_string(),
+                    group: gi,
+                    index: hi,
+                    matcher: matcher.clone(),
+                    command: command.to_string(),
+                    object: obj.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The payload the harness would send for a call of `tool` with `input`.
+pub fn payload(harness: Harness, project: &str, tool: &str, input: Value) -> String {
+    use serde_json::json;
+    let event = Wiring::of(harness).event;
+    let v = match harness {
+        Harness::ClaudeCode => json!({
+            "session_id": "omission-gate-doctor", "transcript_path": "", "cwd": project,
+            "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
+            "tool_input": input, "tool_use_id": "toolu_doctor"
+        }),
+        Harness::Codex => json!({
+            "session_id": "omission-gate-doctor", "turn_id": "doctor", "transcript_path": null,
+            "cwd": project, "hook_event_name": event, "model": "doctor",
+            "permission_mode": "default", "tool_name": tool, "tool_input": input,
+            "tool_use_id": "call_doctor"
+        }),
+        Harness::GeminiCli => json!({
+            "session_id": "omission-gate-doctor", "transcript_path": "", "cwd": project,
+            "hook_event_name": event, "timestamp": "2026-01-01T00:00:00.000Z",
+            "tool_name": tool, "tool_input": input
+        }),
+    };
+    v.to_string()
+}
+
+/// A tool name a record scopes to that the hook will never be asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unguarded {
+    /// Spelt as another harness names its MCP tools (`mcp__s__t` in Gemini CLI).
+    Misnamed {
+        /// The first record naming it.
+        id: String,
+        /// The name as written.
+        tool: String,
+        /// The harness's spelling.
+        instead: String,
+    },
+    /// The matcher does not select it.
+    Missed {
+        /// The first record naming it.
+        id: String,
+        /// The name as written.
+        tool: String,
+    },
+}
+
+/// The tool names the store's policies and effect records give (each with the first
+/// record naming it) that the harness never shows this hook: misspelt for the harness,
+/// or outside the matcher. A glob stands for the names it covers: one of them is tried.
+pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
+    let mut named: BTreeMap<&str, &str> = BTreeMap::new();
+    for r in store.records() {
+        let names: &[String] = match &r.kind {
+            Kind::Policy(p) => &p.scope,
+            Kind::Effect(e) => std::slice::from_ref(&e.tool),
+            _ => &[],
+        };
+        for n in names {
+            named.entry(n).or_insert(&r.id);
+        }
+    }
+    let mut out = Vec::new();
+    for (tool, id) in &named {
+        if *tool == "*" {
+            continue;
+        }
+        let (id, name) = (id.to_string(), tool.to_string());
+        if let Some(instead) = spelling(harness, tool) {
+            // A store shared by harnesses may spell a tool both ways.
+            if !named.contains_key(instead.as_str()) {
+                out.push(Unguarded::Misnamed {
+                    id,
+                    tool: name,
+                    instead,
+                });
+            }
+        } else if matches(harness, matcher, &tool.replace('*', "x")) == Some(false) {
+            out.push(Unguarded::Missed { id, tool: name });
+        }
+    }
+    out
+}
+
+/// How this harness spells a tool that another harness names `tool`, when `tool` is
+/// not a name this harness gives: the shell, edit and write tools, and MCP tools
+/// (`mcp__<server>__<tool>` in Claude Code and Codex, `mcp_<server>_<tool>` in Gemini
+/// CLI).
+pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
+    let mcp = |from: &str, to: &str| {
+        let rest = tool.strip_prefix(&format!("mcp{from}"))?;
+        let (server, name) = rest.split_once(from)?;
+        Some(format!("mcp{to}{server}{to}{name}"))
+    };
+    match harness {
+        Harness::GeminiCli => match tool {
+            "Bash" => Some("run_shell_command".into()),
+            "Write" => Some("write_file".into()),
+            "Edit" | "MultiEdit" => Some("replace".into()),
+            _ => mcp("__", "_"),
+        },
+        Harness::ClaudeCode => match tool {
+            "run_shell_command" => Some("Bash".into()),
+            "write_file" => Some("Write".into()),
+            "replace" => Some("Edit".into()),
+            _ => None,
+        },
+        Harness::Codex => match tool {
+            "run_shell_command" => Some("Bash".into()),
+            "write_file" | "replace" | "Write" | "Edit" | "MultiEdit" => Some("apply_patch".into()),
+            _ => None,
+        },
+    }
+}
+
+/// Whether a hook group is one `init` wrote for this adapter: a handler whose command
+/// runs an `omission-gate` binary's `hook <adapter>`.
+pub fn is_ours(group: &Value, adapter: &str) -> bool {
+    handlers(group).any(|h| runs_adapter(h, adapter))
+}
+
+/// The command handlers of a hook group.
+pub fn handlers(group: &Value) -> impl Iterator<Item = &str> {
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+}
+
+/// The store `init` writes when there is none: one record of each kind the gate
+/// evaluates, each with its `text`, all kept, named the way this harness names its tools.
+pub fn starter_store(harness: Harness) -> String {
+    let w = Wiring::of(harness);
+    let refund = w.mcp_tool("billing", "refunds_create");
+    let shell = w.shell_tool;
+    format!(
+        r#"{{"records": [
+  {{"id": "rule-refund-approval", "seq": 1, "kind": "policy", "scope": ["{refund}"], "predicate": {{"field": "amount", "op": "gt", "value": 5000}}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."}},
+  {{"id": "fact-currency", "seq": 2, "kind": "fact", "field": "currency", "value": "USD", "text": "The account is billed in USD."}},
+  {{"id": "done-invoice-7741", "seq": 3, "kind": "effect", "tool": "{shell}", "match": {{"command": "./scripts/send-invoice.sh 7741"}}, "text": "The corrected invoice for ticket 7741 was already emailed."}},
+  {{"id": "note-ticket-7741", "seq": 4, "kind": "chatter", "text": "Ticket 7741: the customer asks for a refund of a duplicate charge."}}
+],
+ "kept": ["rule-refund-approval", "fact-currency", "done-invoice-7741", "note-ticket-7741"]}}
+"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_starter_store_loads_and_names_the_harness_tools() {
+        for h in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
+            let text = starter_store(h);
+            let input =
+                crate::input::load("s", text.as_bytes(), crate::record::Limits::default()).unwrap();
+            assert_eq!(input.store.len(), 4);
+            assert_eq!(input.kept.as_ref().map(Vec::len), Some(4));
+        }
+        assert!(starter_store(Harness::GeminiCli).contains("\"mcp_billing_refunds_create\""));
+        assert!(starter_store(Harness::GeminiCli).contains("\"run_shell_command\""));
+        assert!(starter_store(Harness::Codex).contains("\"mcp__billing__refunds_create\""));
+    }
+
+    #[test]
+    fn unguarded_names_each_tool_the_hook_never_sees() {
+        let text = r#"{"records": [
+          {"id": "a", "seq": 1, "kind": "policy", "scope": ["mcp__billing__refunds_create", "deploy"], "predicate": {"all": []}, "effect": "deny"},
+          {"id": "b", "seq": 2, "kind": "effect", "tool": "Bash", "match": {}},
+          {"id": "c", "seq": 3, "kind": "policy", "scope": "mcp__ops__*", "predicate": {"all": []}, "effect": "deny"}
+        ], "kept": []}"#;
+        let store = crate::input::load("s", text.as_bytes(), crate::record::Limits::default())
+            .unwrap()
+            .store;
+        let cc = Wiring::of(Harness::ClaudeCode);
+        assert_eq!(
+            unguarded(Harness::ClaudeCode, Some(cc.matcher), &store),
+            [Unguarded::Missed {
+                id: "a".into(),
+                tool: "deploy".into()
+            }]
+        );
+        let g = Wiring::of(Harness::GeminiCli);
+        assert_eq!(
+            unguarded(Harness::GeminiCli, Some(g.matcher), &store),
+            [
+                Unguarded::Misnamed {
+                    id: "b".into(),
+                    tool: "Bash".into(),
+                    instead: "run_shell_command".into()
+                },
+                Unguarded::Missed {
+                    id: "a".into(),
+                    tool: "deploy".into()
+                },
+                Unguarded::Misnamed {
+                    id: "a".into(),
+                    tool: "mcp__billing__refunds_create".into(),
+                    instead: "mcp_billing_refunds_create".into()
+                },
+                Unguarded::Misnamed {
+                    id: "c".into(),
+                    tool: "mcp__ops__*".into(),
+                    instead: "mcp_ops_*".into()
+                },
+            ]
+        );
+        assert_eq!(
+            spelling(Harness::Codex, "Edit").as_deref(),
+            Some("apply_patch")
+        );
+        assert_eq!(spelling(Harness::ClaudeCode, "mcp__a__b"), None);
+    }
+}

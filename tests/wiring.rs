@@ -1,0 +1,676 @@
+//! `init` and `doctor` for each harness: init then doctor is clean (in a fresh project and
+//! in one with a configuration of its own, kept byte for byte), each wiring problem is
+//! found with its exact line, and the example configurations are what init writes.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+mod common;
+
+const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
+const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini-cli"];
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// A project directory and a home of its own, so no real user settings count.
+struct Sandbox {
+    _root: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let root = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(root.path()).unwrap();
+        let home = base.join("home");
+        let project = base.join("project");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        Sandbox {
+            _root: root,
+            home,
+            project,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("CODEX_HOME", self.home.join(".codex"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH");
+        let out = common::output_of(c, None);
+        Out {
+            code: out.status.code().unwrap(),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    fn p(&self) -> &str {
+        self.project.to_str().unwrap()
+    }
+
+    fn init(&self, harness: &str) -> Out {
+        let out = self.run(&["init", harness, "--dir", self.p()]);
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        out
+    }
+
+    fn doctor(&self, harness: &str) -> Out {
+        self.doctor_in(harness, self.p())
+    }
+
+    fn doctor_in(&self, harness: &str, dir: &str) -> Out {
+        self.run(&["doctor", harness, "--dir", dir])
+    }
+
+    fn settings(&self, harness: &str) -> PathBuf {
+        self.project.join(match harness {
+            "claude-code" => ".claude/settings.json",
+            "codex" => ".codex/hooks.json",
+            _ => ".gemini/settings.json",
+        })
+    }
+
+    fn store(&self) -> PathBuf {
+        self.project.join(".omission-gate/store.json")
+    }
+
+    /// What the docs tell the user to do so the harness runs the hook: for Codex, the
+    /// lines init printed, in the user config; for Gemini CLI, the folder trusted.
+    fn trust(&self, harness: &str, init_stdout: &str) {
+        match harness {
+            "codex" => {
+                let lines: Vec<&str> = init_stdout
+                    .lines()
+                    .skip_while(|l| !l.starts_with("[projects."))
+                    .take_while(|l| !l.starts_with("check the wiring"))
+                    .collect();
+                assert!(!lines.is_empty(), "{init_stdout}");
+                let dir = self.home.join(".codex");
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join("config.toml"), lines.join("\n")).unwrap();
+            }
+            "gemini-cli" => {
+                let dir = self.home.join(".gemini");
+                std::fs::create_dir_all(&dir).unwrap();
+                let rules = serde_json::json!({ self.p(): "TRUST_FOLDER" });
+                std::fs::write(dir.join("trustedFolders.json"), rules.to_string()).unwrap();
+            }
+            _ => {}
+        }
+    }
+
+    /// Trusts the Codex hook as the file now has it.
+    fn trust_codex_as_is(&self) {
+        use omission_gate::wiring::codex;
+        let hooks: Value =
+            serde_json::from_str(&std::fs::read_to_string(self.settings("codex")).unwrap())
+                .unwrap();
+        let group = &hooks["hooks"]["PreToolUse"][0];
+        let hash = codex::trusted_hash(
+            group["matcher"].as_str(),
+            group["hooks"][0].as_object().unwrap(),
+        );
+        let key = codex::hook_key(self.settings("codex").to_str().unwrap(), 0, 0);
+        std::fs::write(
+            self.home.join(".codex/config.toml"),
+            codex::trust_snippet(self.p(), &key, &hash),
+        )
+        .unwrap();
+    }
+
+    /// init, and the trust the docs describe.
+    fn wired(&self, harness: &str) -> Out {
+        let out = self.init(harness);
+        self.trust(harness, &out.stdout);
+        out
+    }
+
+    fn edit_settings(&self, harness: &str, edit: impl Fn(String) -> String) {
+        let path = self.settings(harness);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, edit(text)).unwrap();
+    }
+}
+
+fn binary() -> String {
+    std::fs::canonicalize(BIN)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[track_caller]
+fn assert_clean(out: &Out, settings: &Path, harness: &str) {
+    assert_eq!(
+        out.stdout,
+        format!(
+            "ok: the hook in `{}` gates: run as {harness} runs it, it denied a call it must deny and let a harmless one run\n",
+            settings.display(),
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 0);
+}
+
+/// The findings doctor printed (all lines but the count), exit 1.
+#[track_caller]
+fn findings(out: &Out) -> Vec<String> {
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let lines: Vec<String> = out.stdout.lines().map(str::to_string).collect();
+    let (last, rest) = lines.split_last().unwrap();
+    assert!(last.contains("would not gate as configured"), "{last}");
+    rest.to_vec()
+}
+
+#[track_caller]
+fn assert_finds(out: &Out, line: &str) {
+    let found = findings(out);
+    assert!(
+        found.iter().any(|l| l == line),
+        "expected\n  {line}\namong\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn init_then_doctor_is_clean_in_a_fresh_directory() {
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        s.wired(h);
+        assert_clean(&s.doctor(h), &s.settings(h), h);
+        let store: Value =
+            serde_json::from_str(&std::fs::read_to_string(s.store()).unwrap()).unwrap();
+        assert_eq!(store["records"].as_array().unwrap().len(), 4, "{h}");
+    }
+}
+
+#[test]
+fn a_second_init_changes_nothing() {
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        s.wired(h);
+        let before = std::fs::read_to_string(s.settings(h)).unwrap();
+        let store = std::fs::read_to_string(s.store()).unwrap();
+        let out = s.init(h);
+        assert!(
+            out.stdout.starts_with(&format!(
+                "`{}` already runs the gate: nothing to change\nkept the existing store `{}`\n",
+                s.settings(h).display(),
+                s.store().display()
+            )),
+            "{}",
+            out.stdout
+        );
+        assert_eq!(std::fs::read_to_string(s.settings(h)).unwrap(), before);
+        assert_eq!(std::fs::read_to_string(s.store()).unwrap(), store);
+        if h == "codex" {
+            assert!(
+                out.stdout.contains("already trusts this hook"),
+                "{}",
+                out.stdout
+            );
+        }
+    }
+}
+
+/// Whether every byte of `old` is in `new`, in order.
+fn kept_in_order(old: &str, new: &str) -> bool {
+    let mut rest = new.bytes();
+    old.bytes().all(|b| rest.any(|n| n == b))
+}
+
+/// The settings with our groups taken out (and the lists that held only them).
+fn without_ours(mut v: Value) -> Value {
+    if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
+        hooks.retain(|_, list| {
+            let Some(groups) = list.as_array_mut() else {
+                return true;
+            };
+            let before = groups.len();
+            groups.retain(|g| !g.to_string().contains("omission-gate"));
+            // A list that held only ours was added by init.
+            !(groups.is_empty() && before > 0)
+        });
+        if hooks.is_empty()
+            && let Some(o) = v.as_object_mut()
+        {
+            o.remove("hooks");
+        }
+    }
+    v
+}
+
+#[test]
+fn init_merges_into_an_existing_configuration_and_keeps_it_byte_for_byte() {
+    let existing = [
+        (
+            "claude-code",
+            "{\n    \"model\": \"opus\",\n    \"permissions\": {\"allow\": [\"Bash(ls:*)\"]},\n    \"hooks\": {\n        \"PreToolUse\": [ {\"matcher\": \"Read\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo read\"}]} ]\n    }\n}\n",
+        ),
+        (
+            "codex",
+            "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"^Read$\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo read\"}]}],\n \"Stop\": []}}",
+        ),
+        (
+            "gemini-cli",
+            "// my settings\n{\n  \"ui\": {\"theme\": \"GitHub\"}, /* keep */\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n",
+        ),
+    ];
+    for (h, text) in existing {
+        let s = Sandbox::new();
+        let path = s.settings(h);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        s.wired(h);
+        let new = std::fs::read_to_string(&path).unwrap();
+        assert!(kept_in_order(text, &new), "{h}:\n{new}");
+        assert!(
+            new.starts_with(&text[..text.find("\"hooks\"").unwrap_or(text.len() - 3)]),
+            "{h}:\n{new}"
+        );
+        let strip = |t: &str| {
+            let plain = omission_gate::wiring::edit::blank_comments(t);
+            serde_json::from_str::<Value>(&plain).unwrap()
+        };
+        assert_eq!(without_ours(strip(&new)), strip(text), "{h}");
+        assert_clean(&s.doctor(h), &path, h);
+    }
+}
+
+#[test]
+fn init_refuses_a_file_it_cannot_parse_and_leaves_it_alone() {
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        let path = s.settings(h);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\"hooks\": ").unwrap();
+        let out = s.run(&["init", h, "--dir", s.p()]);
+        assert_eq!(out.code, 2, "{h}");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "omission-gate: init: `{}` is not valid JSON (line 1 column 10: EOF while parsing a value): it was left as it is; fix it, then run init again\n",
+                path.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"hooks\": ");
+        assert!(!s.store().exists(), "nothing else is written either");
+    }
+}
+
+#[test]
+fn init_refuses_claude_code_settings_that_claude_code_would_ignore() {
+    let s = Sandbox::new();
+    let path = s.settings("claude-code");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "{\"permissions\": {\"allow\": \"Bash\"}}").unwrap();
+    let out = s.run(&["init", "claude-code", "--dir", s.p()]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate: init: `{}`: `permissions.allow` must be an array of strings, and Claude Code ignores the whole file (hooks included) until it is: it was left as it is; fix that key, then run init again\n",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn doctor_finds_a_settings_file_that_does_not_parse() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| t.replacen('{', "{,", 1));
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "`{}` is not valid JSON (line 1 column 2: key must be a string), and Claude Code ignores it: fix the syntax",
+            s.settings("claude-code").display()
+        ),
+    );
+}
+
+#[test]
+fn doctor_finds_a_claude_code_key_of_the_wrong_shape() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| {
+        t.replacen('{', "{\"permissions\": {\"allow\": \"Bash(ls)\"},", 1)
+    });
+    let out = s.doctor("claude-code");
+    let path = s.settings("claude-code");
+    assert_eq!(
+        findings(&out),
+        [
+            format!(
+                "`{}`: `permissions.allow` must be an array of strings, and Claude Code ignores this whole file, hooks included: fix that key",
+                path.display()
+            ),
+            format!(
+                "no `omission-gate hook claude-code` command under `hooks.PreToolUse` in `{home}/.claude/settings.json`, `{p}/.claude/settings.json`, `{p}/.claude/settings.local.json`: run `omission-gate init claude-code --dir {p}`",
+                home = s.home.display(),
+                p = s.p()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn doctor_finds_no_hook() {
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        let out = s.doctor(h);
+        let found = findings(&out);
+        assert_eq!(found.len(), 1, "{h}: {found:?}");
+        assert!(
+            found[0].starts_with(&format!(
+                "no `omission-gate hook {h}` command under `hooks."
+            )),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[0].ends_with(&format!(": run `omission-gate init {h} --dir {}`", s.p())),
+            "{}",
+            found[0]
+        );
+    }
+}
+
+#[test]
+fn doctor_finds_a_binary_that_is_not_there() {
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        s.wired(h);
+        s.edit_settings(h, |t| t.replace(&binary(), "/nowhere/omission-gate"));
+        if h == "codex" {
+            // The edit changed the hook: trust it as it now is, as the user would.
+            s.trust_codex_as_is();
+        }
+        let out = s.doctor(h);
+        assert_finds(
+            &out,
+            &format!(
+                "`/nowhere/omission-gate`, the program the hook in `{}` runs, is not found: run `omission-gate init {h} --dir {}` again to write this binary's absolute path",
+                s.settings(h).display(),
+                s.p()
+            ),
+        );
+    }
+}
+
+#[test]
+fn doctor_finds_a_matcher_that_misses_a_tool_the_store_names() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    std::fs::write(
+        s.store(),
+        r#"{"records": [{"id": "deploys", "seq": 1, "kind": "policy", "scope": "deploy_service", "predicate": {"all": []}, "effect": "require_approval"}], "kept": ["deploys"]}"#,
+    )
+    .unwrap();
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "the matcher `Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*` of the hook in `{}` misses `deploy_service`, which record `deploys` names, so the gate never sees those calls: add it to the matcher",
+            s.settings("claude-code").display()
+        ),
+    );
+}
+
+#[test]
+fn doctor_finds_a_claude_code_mcp_name_in_a_gemini_cli_store() {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let store = std::fs::read_to_string(s.store())
+        .unwrap()
+        .replace("mcp_billing_refunds_create", "mcp__billing__refunds_create");
+    std::fs::write(s.store(), store).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [
+            "record `rule-refund-approval` scopes to `mcp__billing__refunds_create`, a name Gemini CLI never gives a tool (it names MCP tools `mcp_<server>_<tool>`): write `mcp_billing_refunds_create`"
+        ]
+    );
+}
+
+#[test]
+fn doctor_finds_a_store_that_does_not_load() {
+    let s = Sandbox::new();
+    s.wired("codex");
+    std::fs::write(s.store(), "{\"records\": [").unwrap();
+    let out = s.doctor("codex");
+    let found = findings(&out);
+    assert_eq!(
+        found[0],
+        format!(
+            "the store does not load ({}:1:13: EOF while parsing a list), so the hook denies every call: fix it, or move it away and run init to write a starter store",
+            s.store().display()
+        )
+    );
+}
+
+#[test]
+fn doctor_finds_a_harmless_call_denied() {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let store = std::fs::read_to_string(s.store()).unwrap();
+    let store = &store[..store.find(",\n \"kept\"").unwrap()];
+    std::fs::write(s.store(), format!("{store}}}\n")).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "the hook in `{}` denied `run_shell_command` with `true`, a call nothing in the store binds: invalid-input: {}: kept: retention=given needs the kept ids: a document `kept` key or --kept",
+            s.settings("gemini-cli").display(),
+            s.store().display()
+        )]
+    );
+}
+
+#[test]
+fn doctor_finds_a_codex_hook_that_is_not_trusted() {
+    let s = Sandbox::new();
+    s.init("codex");
+    let key = format!("{}:pre_tool_use:0:0", s.settings("codex").display());
+    let found = findings(&s.doctor("codex"));
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].starts_with(&format!(
+            "the hook `{key}` is not trusted, so `codex exec` skips it without a word and the tool runs: trust it in the Codex TUI (`/hooks`) or put `trusted_hash = \"sha256:"
+        )),
+        "{}",
+        found[0]
+    );
+    assert_eq!(
+        found[1],
+        format!(
+            "the project `{p}` is not trusted, so Codex ignores the hooks in its `.codex` folders: add `[projects.\"{p}\"]` with `trust_level = \"trusted\"` to `{}/.codex/config.toml`",
+            s.home.display(),
+            p = s.p()
+        )
+    );
+}
+
+#[test]
+fn doctor_finds_a_codex_hook_edited_since_it_was_trusted() {
+    let s = Sandbox::new();
+    s.wired("codex");
+    s.edit_settings("codex", |t| t.replace("\"timeout\": 30", "\"timeout\": 20"));
+    let found = findings(&s.doctor("codex"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let key = format!("{}:pre_tool_use:0:0", s.settings("codex").display());
+    assert!(
+        found[0].starts_with(&format!(
+            "the hook `{key}` changed since it was trusted (trusted `sha256:"
+        )),
+        "{}",
+        found[0]
+    );
+}
+
+#[test]
+fn doctor_finds_a_gemini_cli_folder_that_is_not_trusted() {
+    let s = Sandbox::new();
+    s.init("gemini-cli");
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "Gemini CLI does not trust the folder `{p}`, so it registers no hooks there (and `gemini -p` exits 55): add {{\"{p}\":\"TRUST_FOLDER\"}} to `{}/.gemini/trustedFolders.json`, or trust the folder when gemini asks",
+            s.home.display(),
+            p = s.p()
+        )]
+    );
+}
+
+#[test]
+fn doctor_finds_gemini_cli_started_below_the_configured_directory() {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let sub = s.project.join("src");
+    std::fs::create_dir_all(&sub).unwrap();
+    let found = findings(&s.doctor_in("gemini-cli", sub.to_str().unwrap()));
+    assert_eq!(
+        found[0],
+        format!(
+            "the hook in `{}` is not read when Gemini CLI starts in `{}`: it reads `.gemini/settings.json` only from its start directory; start it where that file's `.gemini` is, or run `omission-gate init gemini-cli --dir {}`",
+            s.settings("gemini-cli").display(),
+            sub.display(),
+            sub.display()
+        )
+    );
+}
+
+#[test]
+fn doctor_finds_a_command_without_exit_2() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| t.replace(" || exit 2", ""));
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [format!(
+            "the hook in `{}` does not end in `|| exit 2`, so a binary that cannot be started lets the tool run: add it",
+            s.settings("claude-code").display()
+        )]
+    );
+}
+
+#[test]
+fn doctor_finds_a_hook_that_lets_a_malformed_call_run() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    // A command that swallows the gate's answer.
+    s.edit_settings("claude-code", |t| t.replace(" || exit 2", " || exit 0"));
+    let found = findings(&s.doctor("claude-code"));
+    let ran = format!(
+        "the hook in `{}` let a malformed call run (exit 0, `omission-gate denied this call: ERROR (invalid-input); report sha256 ",
+        s.settings("claude-code").display()
+    );
+    assert!(
+        found
+            .iter()
+            .any(|l| l.starts_with(&ran) && l.ends_with("`): Claude Code would run the tool")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn doctor_cannot_tell_without_the_project_directory() {
+    let s = Sandbox::new();
+    let out = s.doctor_in("codex", "/no/such/dir");
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stdout,
+        "omission-gate doctor: cannot tell whether codex gates: `/no/such/dir`: no such file\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The examples are what init writes.
+
+/// Where the examples put the project and the binary.
+const EXAMPLE_PROJECT: &str = "/path/to/project";
+
+/// init's files, with this sandbox's project directory and binary path written as the
+/// examples write them.
+fn as_example(s: &Sandbox, text: &str) -> String {
+    text.replace(&binary(), "omission-gate")
+        .replace(s.p(), EXAMPLE_PROJECT)
+}
+
+fn example(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(path)
+}
+
+#[test]
+fn the_example_configurations_are_what_init_writes() {
+    let update = std::env::var_os("UPDATE_EXAMPLES").is_some();
+    for (h, file) in [
+        ("claude-code", "claude-code/settings.json"),
+        ("codex", "codex/hooks.json"),
+        ("gemini-cli", "gemini-cli/settings.json"),
+    ] {
+        let s = Sandbox::new();
+        s.init(h);
+        let written = as_example(&s, &std::fs::read_to_string(s.settings(h)).unwrap());
+        if update {
+            std::fs::write(example(file), &written).unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(example(file)).unwrap(),
+            written,
+            "examples/{file} (UPDATE_EXAMPLES=1 rewrites it)"
+        );
+    }
+    // The Codex trust lines, as init prints them for the example's paths.
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(example("codex/hooks.json")).unwrap())
+            .unwrap();
+    let group = &hooks["hooks"]["PreToolUse"][0];
+    let hash = omission_gate::wiring::codex::trusted_hash(
+        group["matcher"].as_str(),
+        group["hooks"][0].as_object().unwrap(),
+    );
+    let key = format!("{EXAMPLE_PROJECT}/.codex/hooks.json:pre_tool_use:0:0");
+    let trust = format!(
+        "# What `omission-gate init codex --dir {EXAMPLE_PROJECT}` asks you to add to\n# ~/.codex/config.toml (or $CODEX_HOME/config.toml) so that Codex runs the hook in\n# examples/codex/hooks.json: the project trusted, and the hook's hash. Codex skips an\n# untrusted hook, or one edited since, without a word.\n{}",
+        omission_gate::wiring::codex::trust_snippet(EXAMPLE_PROJECT, &key, &hash)
+    );
+    if update {
+        std::fs::write(example("codex/config.toml"), &trust).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(example("codex/config.toml")).unwrap(),
+        trust
+    );
+}
+
+#[test]
+fn the_docs_show_the_starter_store_init_writes() {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hooks.md"))
+        .unwrap();
+    let s = Sandbox::new();
+    s.init("claude-code");
+    let store = std::fs::read_to_string(s.store()).unwrap();
+    assert!(docs.contains(&store), "docs/hooks.md must show:\n{store}");
+}
