@@ -160,6 +160,17 @@ fn command_of(settings: &Value, event: &str) -> (String, Value) {
     )
 }
 
+/// A real session transcript of the harness with no compaction, in which the example
+/// store's records were never mentioned (tests/transcripts/README.md).
+fn transcript(harness: &str) -> String {
+    root()
+        .join("tests/transcripts")
+        .join(harness)
+        .join("D-1.jsonl")
+        .display()
+        .to_string()
+}
+
 /// A project directory with the example store where the snippets expect it.
 fn project(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -259,7 +270,10 @@ fn claude_code_settings_run_the_claude_code_adapters() {
 
     let dir = project("claude-code");
     let env = [("CLAUDE_PROJECT_DIR", dir.as_path())];
-    let payload = format!(r#"{{"session_id":"s","hook_event_name":"PreToolUse",{REFUND}}}"#);
+    let payload = format!(
+        r#"{{"session_id":"s","transcript_path":"{}","hook_event_name":"PreToolUse",{REFUND}}}"#,
+        transcript("claude-code")
+    );
     let out = run_snippet(&pre_tool, &dir, &env, &payload);
     assert_blocked(&out);
     assert_blocks_without_the_binary(&pre_tool, &dir, &env);
@@ -321,7 +335,8 @@ fn codex_hooks_json_runs_the_codex_adapter_and_config_toml_trusts_it() {
     // Codex has no project-directory variable: init writes the store's absolute path.
     let command = command.replace("/path/to/project", dir.to_str().unwrap());
     let payload = format!(
-        r#"{{"session_id":"s","turn_id":"t","transcript_path":null,"cwd":"/repo","hook_event_name":"PreToolUse","model":"m",{REFUND},"tool_use_id":"call_abc"}}"#
+        r#"{{"session_id":"s","turn_id":"t","transcript_path":"{}","cwd":"/repo","hook_event_name":"PreToolUse","model":"m",{REFUND},"tool_use_id":"call_0003"}}"#,
+        transcript("codex")
     );
     let out = run_snippet(&command, &dir, &[], &payload);
     assert_blocked(&out);
@@ -346,12 +361,18 @@ fn gemini_cli_settings_run_the_gemini_adapter() {
     // must not quote it again.
     let quoted = format!("'{}'", dir.display().to_string().replace('\'', "'\\''"));
     let command = command.replace("$GEMINI_PROJECT_DIR", &quoted);
-    let payload = r#"{"session_id":"s","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z","tool_name":"mcp_billing_refunds_create","tool_input":{"amount":8400}}"#;
-    let out = run_snippet(&command, &dir, &env, payload);
+    let payload = format!(
+        r#"{{"session_id":"s","transcript_path":"{}","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z","tool_name":"mcp_billing_refunds_create","tool_input":{{"amount":8400}}}}"#,
+        transcript("gemini-cli")
+    );
+    let out = run_snippet(&command, &dir, &env, &payload);
     assert_blocked(&out);
     assert_blocks_without_the_binary(&command, &dir, &env);
     // A harmless call passes silently.
-    let payload = r#"{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}"#;
-    let out = run_snippet(&command, &dir, &env, payload);
+    let payload = format!(
+        r#"{{"hook_event_name":"BeforeTool","transcript_path":"{}","tool_name":"run_shell_command","tool_input":{{"command":"ls"}}}}"#,
+        transcript("gemini-cli")
+    );
+    let out = run_snippet(&command, &dir, &env, &payload);
     assert_eq!((out.stdout.as_str(), out.code), ("", 0));
 }

@@ -473,15 +473,18 @@ fn doctor_finds_a_store_that_does_not_load() {
 fn doctor_finds_a_harmless_call_denied() {
     let s = Sandbox::new();
     s.wired("gemini-cli");
-    let store = std::fs::read_to_string(s.store()).unwrap();
-    let store = &store[..store.find(",\n \"kept\"").unwrap()];
-    std::fs::write(s.store(), format!("{store}}}\n")).unwrap();
+    // A record the gate cannot evaluate, which the agent has not read, binds every call.
+    let store = std::fs::read_to_string(s.store()).unwrap().replacen(
+        "{\"records\": [\n",
+        "{\"records\": [\n  {\"id\": \"memo\", \"seq\": 0, \"kind\": \"summary\", \"text\": \"Earlier work, summarised.\"},\n",
+        1,
+    );
+    std::fs::write(s.store(), store).unwrap();
     assert_eq!(
         findings(&s.doctor("gemini-cli")),
         [format!(
-            "the hook in `{}` denied `run_shell_command` with `true`, a call nothing in the store binds: invalid-input: {}: kept: retention=given needs the kept ids: a document `kept` key or --kept",
+            "the hook in `{}` denied `run_shell_command` with `true`, a call nothing in the store binds: dropped-unevaluable-record: dropped record 'memo' (seq 0) is of kind `summary`, which the gate cannot evaluate: it can prove nothing about what it said",
             s.settings("gemini-cli").display(),
-            s.store().display()
         )]
     );
 }

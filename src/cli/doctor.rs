@@ -442,18 +442,52 @@ fn run_checks(
         // The shell tool is not guarded: nothing to run the hook with.
         return true;
     }
+    // The session's transcript, for a hook that reads the kept set from it.
+    let transcript = std::env::temp_dir().join(format!(
+        "omission-gate-doctor-{}-{}.jsonl",
+        std::process::id(),
+        harness.name()
+    ));
+    if let Err(e) = std::fs::write(&transcript, wiring::doctor_transcript(harness)) {
+        f.unsure = Some(format!(
+            "cannot write a test transcript `{}`: {}",
+            transcript.display(),
+            io_reason(&e)
+        ));
+        return false;
+    }
+    let path = transcript.display().to_string();
     let deny = wiring::payload(
         harness,
         project,
         tool,
         Value::String("omission-gate doctor: a call the hook must deny".into()),
+        &path,
     );
     let pass = wiring::payload(
         harness,
         project,
         tool,
         serde_json::json!({"command": "true", "description": "omission-gate doctor"}),
+        &path,
     );
+    let ok = run_both(harness, dir, project, h, at, f, [&deny, &pass]);
+    let _ = std::fs::remove_file(&transcript);
+    ok
+}
+
+/// Runs the two calls, one the hook must deny and one it must let run; true when both
+/// went so.
+fn run_both(
+    harness: Harness,
+    dir: &Path,
+    project: &str,
+    h: &Handler,
+    at: &str,
+    f: &mut Findings,
+    [deny, pass]: [&str; 2],
+) -> bool {
+    let tool = Wiring::of(harness).shell_tool;
     let timeout = match harness {
         Harness::GeminiCli => h
             .object
@@ -469,7 +503,7 @@ fn run_checks(
         }
     };
     let mut ok = true;
-    match run_hook_command(harness, dir, project, &h.command, &deny, timeout) {
+    match run_hook_command(harness, dir, project, &h.command, deny, timeout) {
         Err(e) => {
             f.unsure = Some(e);
             return false;
@@ -495,7 +529,7 @@ fn run_checks(
             }
         },
     }
-    match run_hook_command(harness, dir, project, &h.command, &pass, timeout) {
+    match run_hook_command(harness, dir, project, &h.command, pass, timeout) {
         Err(e) => {
             f.unsure = Some(e);
             return false;

@@ -52,10 +52,10 @@ pub const DEFAULT_STORE: &str = ".omission-gate/store.json";
 /// the harness kills counts as failed, and the tool runs).
 pub const OWN_TIMEOUT_MS: u64 = 10_000;
 
-/// How the gate learns which records the agent still sees. The transcript is the
-/// harness's own record of the live context; until the gate can read it, the store's
-/// `kept` is used.
-pub const KEPT_FROM: Option<&str> = None;
+/// How the gate learns which records the agent still sees: from the session transcript
+/// the payload names (the harness's own record of the live context), so that nothing
+/// has to keep the store's `kept` up to date.
+pub const KEPT_FROM: &str = "transcript";
 
 /// What `init` writes into a harness's settings, and how the harness runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,11 +149,8 @@ impl Wiring {
     /// The pre-tool hook command: the binary by absolute path, the store, our deadline,
     /// and `|| exit 2` so that a binary that cannot be started still blocks.
     pub fn command(&self, binary: &str, store_arg: &str) -> String {
-        let kept = KEPT_FROM
-            .map(|k| format!(" --kept-from {k}"))
-            .unwrap_or_default();
         format!(
-            "{} hook {} --store {store_arg}{kept} --timeout-ms {OWN_TIMEOUT_MS} || exit 2",
+            "{} hook {} --store {store_arg} --kept-from {KEPT_FROM} --timeout-ms {OWN_TIMEOUT_MS} || exit 2",
             sh_quote(binary),
             self.harness.name()
         )
@@ -246,29 +243,67 @@ pub fn handlers_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec
     out
 }
 
-/// The payload the harness would send for a call of `tool` with `input`.
-pub fn payload(harness: Harness, project: &str, tool: &str, input: Value) -> String {
+/// The payload the harness would send for a call of `tool` with `input`, in a session
+/// whose transcript is `transcript` (see [`doctor_transcript`]).
+pub fn payload(
+    harness: Harness,
+    project: &str,
+    tool: &str,
+    input: Value,
+    transcript: &str,
+) -> String {
     use serde_json::json;
     let event = Wiring::of(harness).event;
     let v = match harness {
         Harness::ClaudeCode => json!({
-            "session_id": "omission-gate-doctor", "transcript_path": "", "cwd": project,
+            "session_id": DOCTOR_SESSION, "transcript_path": transcript, "cwd": project,
             "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
             "tool_input": input, "tool_use_id": "toolu_doctor"
         }),
         Harness::Codex => json!({
-            "session_id": "omission-gate-doctor", "turn_id": "doctor", "transcript_path": null,
+            "session_id": DOCTOR_SESSION, "turn_id": "doctor", "transcript_path": transcript,
             "cwd": project, "hook_event_name": event, "model": "doctor",
             "permission_mode": "default", "tool_name": tool, "tool_input": input,
             "tool_use_id": "call_doctor"
         }),
         Harness::GeminiCli => json!({
-            "session_id": "omission-gate-doctor", "transcript_path": "", "cwd": project,
+            "session_id": DOCTOR_SESSION, "transcript_path": transcript, "cwd": project,
             "hook_event_name": event, "timestamp": "2026-01-01T00:00:00.000Z",
             "tool_name": tool, "tool_input": input
         }),
     };
     v.to_string()
+}
+
+/// The session id of doctor's synthetic calls.
+pub const DOCTOR_SESSION: &str = "omission-gate-doctor";
+
+/// A session transcript in the harness's format, as it stands when the harness calls the
+/// hook for doctor's harmless call: one user message, then the call (recorded under the
+/// `tool_use_id` the payload names, so a gate that waits for it finds it).
+pub fn doctor_transcript(harness: Harness) -> &'static str {
+    match harness {
+        Harness::ClaudeCode => concat!(
+            r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"omission-gate doctor: a harmless call"},"uuid":"doctor-1","sessionId":"omission-gate-doctor"}"#,
+            "\n",
+            r#"{"parentUuid":"doctor-1","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_doctor","name":"Bash","input":{"command":"true"}}]},"uuid":"doctor-2","sessionId":"omission-gate-doctor"}"#,
+            "\n"
+        ),
+        Harness::Codex => concat!(
+            r#"{"type":"session_meta","payload":{"id":"omission-gate-doctor","cwd":"/","base_instructions":{"text":"omission-gate doctor"}}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"omission-gate doctor: a harmless call"}]}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"true\"}","call_id":"call_doctor"}}"#,
+            "\n"
+        ),
+        Harness::GeminiCli => concat!(
+            r#"{"sessionId":"omission-gate-doctor","projectHash":"0","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}"#,
+            "\n",
+            r#"{"id":"doctor-1","timestamp":"2026-01-01T00:00:00.000Z","type":"user","content":[{"text":"omission-gate doctor: a harmless call"}]}"#,
+            "\n"
+        ),
+    }
 }
 
 /// A tool name a record scopes to that the hook will never be asked about.

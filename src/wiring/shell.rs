@@ -143,7 +143,7 @@ mod tests {
         );
         assert_eq!(
             cmd,
-            "'/opt/my tools/omission-gate' hook claude-code --store \"$CLAUDE_PROJECT_DIR\"/.og/s.json --timeout-ms 10000 || exit 2"
+            "'/opt/my tools/omission-gate' hook claude-code --store \"$CLAUDE_PROJECT_DIR\"/.og/s.json --kept-from transcript --timeout-ms 10000 || exit 2"
         );
         assert!(runs_adapter(&cmd, "claude-code") && !runs_adapter(&cmd, "codex"));
         assert_eq!(store_of(&cmd).unwrap(), "$CLAUDE_PROJECT_DIR/.og/s.json");
