@@ -66,6 +66,9 @@ pub enum Code {
     ToolSchema,
     /// Note: a dropped record binds calls the tool's schema rules out, and no other.
     RuledOutBySchema,
+    /// Precheck note: `check` fails closed on some reachable call whatever is kept (it
+    /// omits or mistypes a param a rule reads), so not through this compaction.
+    FailsWhateverKept,
 }
 
 impl Code {
@@ -90,6 +93,7 @@ impl Code {
             Code::DerivationInputDropped => "derivation-input-dropped",
             Code::ToolSchema => "tool-schema",
             Code::RuledOutBySchema => "ruled-out-by-schema",
+            Code::FailsWhateverKept => "fails-closed-whatever-kept",
         }
     }
 
@@ -113,7 +117,8 @@ impl Code {
             | Code::KeptEffectReplay
             | Code::DerivationInputDropped
             | Code::ToolSchema
-            | Code::RuledOutBySchema => Severity::Note,
+            | Code::RuledOutBySchema
+            | Code::FailsWhateverKept => Severity::Note,
         }
     }
 }
@@ -139,7 +144,8 @@ pub struct Finding {
     /// Dropped records whose restoration removes this finding (block findings).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub restore: Vec<String>,
-    /// A concrete call that `check` blocks (precheck findings).
+    /// A concrete call for which `check` reports what the finding says (precheck
+    /// findings).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Action>,
     /// Where the record sits, for ordering; not printed.

@@ -129,11 +129,12 @@ pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
                 }
             }
             Kind::Effect(effect) => {
-                let Some(domain) = live.iter().find(|d| glob_match(&d.name, &effect.tool)) else {
-                    continue;
-                };
-                // An effect whose replay cannot be ruled out is pinned.
-                if !matches!(precheck::effect_witness(domain, effect), Ok(None)) {
+                // An effect whose replay some covering tool cannot rule out is pinned.
+                let replayable = live.iter().any(|d| {
+                    glob_match(&d.name, &effect.tool)
+                        && !matches!(precheck::effect_witness(d, effect), Ok(None))
+                });
+                if replayable {
                     why.entry(pos).or_default().reasons.push(format!(
                         "effect ledger entry of {}: a reachable call can replay it",
                         clean(&effect.tool)
@@ -169,7 +170,7 @@ fn fires(
     let full = View::full(store);
     let mut undecided = None;
     for domain in in_scope {
-        match scan.calls(domain, max_calls) {
+        match scan.calls(&domain.name, domain, max_calls) {
             Ok(calls) => {
                 let mut witness = None;
                 calls.try_each(|action| {

@@ -426,10 +426,92 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
-/// True when some name could match both patterns. Two globs are taken to overlap
-/// (conservative: pinning too much is safe, too little is not).
+/// True when some name matches both patterns (names or `*` globs), decided exactly.
 pub fn globs_overlap(a: &str, b: &str) -> bool {
-    (a.contains('*') && b.contains('*')) || glob_match(a, b) || glob_match(b, a)
+    glob_meet(a, b).is_some()
+}
+
+/// The most pattern characters [`glob_meet`] searches two globs with exactly (the product
+/// of their lengths); past it two globs are taken to overlap.
+const MEET_MAX_STATES: usize = 1 << 16;
+
+/// A name that both patterns (names or `*` globs) match, or `None` when no name does. A
+/// plain name is its own example; for two globs, a shortest common name, with one `x`
+/// where both could take any run (`deploy.*` and `*` meet in `deploy.x`). Two globs too
+/// long to search exactly are taken to overlap, in `b` itself: a caller then judges a
+/// rule it might have skipped, never the other way round.
+pub fn glob_meet(a: &str, b: &str) -> Option<String> {
+    if !a.contains('*') {
+        return glob_match(b, a).then(|| a.to_string());
+    }
+    if !b.contains('*') {
+        return glob_match(a, b).then(|| b.to_string());
+    }
+    let a: Vec<char> = a.chars().collect();
+    let b_chars: Vec<char> = b.chars().collect();
+    let (n, m) = (a.len() + 1, b_chars.len() + 1);
+    if n.saturating_mul(m) > MEET_MAX_STATES {
+        return Some(b.to_string());
+    }
+    meet_search(&a, &b_chars)
+}
+
+/// A breadth-first search of the product of the two patterns' automata: state `(i, j)`
+/// has read `a[..i]` and `b[..j]`; a `*` may be passed over, or stay and take a
+/// character the other side reads literally.
+fn meet_search(a: &[char], b: &[char]) -> Option<String> {
+    let m = b.len() + 1;
+    let state = |i: usize, j: usize| i * m + j;
+    let goal = state(a.len(), b.len());
+    // For each state reached: the state before it and the character read on the way.
+    let mut from: Vec<Option<(usize, Option<char>)>> = vec![None; (a.len() + 1) * m];
+    let mut queue = std::collections::VecDeque::from([0usize]);
+    if let Some(first) = from.get_mut(0) {
+        *first = Some((0, None));
+    }
+    while let Some(s) = queue.pop_front() {
+        if s == goal {
+            break;
+        }
+        let (i, j) = (s / m, s % m);
+        let (x, y) = (a.get(i).copied(), b.get(j).copied());
+        let mut next: Vec<(usize, usize, Option<char>)> = Vec::new();
+        match (x, y) {
+            (Some('*'), Some('*')) => next.extend([(i + 1, j, None), (i, j + 1, None)]),
+            (Some('*'), Some(c)) => next.extend([(i + 1, j, None), (i, j + 1, Some(c))]),
+            (Some(c), Some('*')) => next.extend([(i, j + 1, None), (i + 1, j, Some(c))]),
+            (Some(c), Some(d)) if c == d => next.push((i + 1, j + 1, Some(c))),
+            (Some('*'), None) => next.push((i + 1, j, None)),
+            (None, Some('*')) => next.push((i, j + 1, None)),
+            _ => {}
+        }
+        for (i2, j2, c) in next {
+            let t = state(i2, j2);
+            if let Some(slot) = from.get_mut(t)
+                && slot.is_none()
+            {
+                *slot = Some((s, c));
+                queue.push_back(t);
+            }
+        }
+    }
+    // Walk back from the goal; where both patterns sit on a `*`, one `x` reads better
+    // than nothing there.
+    let mut out: Vec<char> = Vec::new();
+    let mut s = goal;
+    let mut filled = false;
+    while s != 0 {
+        let (before, c) = (*from.get(s)?)?;
+        out.extend(c);
+        let (i, j) = (before / m, before % m);
+        if !filled && a.get(i) == Some(&'*') && b.get(j) == Some(&'*') && c.is_none() {
+            out.push('x');
+            filled = true;
+        }
+        s = before;
+    }
+    out.reverse();
+    Some(out.into_iter().collect())
 }
 
 /// The validated record set, ordered by `seq`, with the indexes views need.
@@ -445,7 +527,8 @@ pub struct Store {
     revokers: BTreeMap<usize, Vec<usize>>,
     /// Records in the input, held or not.
     total: usize,
-    /// Tool names spelt out by every policy and effect, held or not (lean stores only).
+    /// Tool names and globs given by every policy and effect, held or not (lean stores
+    /// only).
     named: Option<BTreeSet<String>>,
 }
 
@@ -535,8 +618,8 @@ impl Store {
 
     /// A store of the records a lean load held, already validated against the whole input
     /// by the loader (which is why supersedes targets may be absent here). `total` counts
-    /// every record of the input; `named` is every tool name that any policy scope or
-    /// effect of the input spells out exactly.
+    /// every record of the input; `named` is every tool name or glob that any policy
+    /// scope or effect of the input gives.
     ///
     /// The held records must include, for the compaction and tools the load was for: each
     /// policy in scope of a tool, each policy that supersedes another, each effect of a
@@ -617,7 +700,7 @@ impl Store {
         self.revokers.get(&pos).map_or(&[], Vec::as_slice)
     }
 
-    /// Every tool name that a policy scope or an effect spells out exactly (no glob).
+    /// Every tool name or glob that a policy scope or an effect gives (SPEC 2.3).
     pub fn named_tools(&self) -> BTreeSet<&str> {
         if let Some(named) = &self.named {
             return named.iter().map(String::as_str).collect();
@@ -625,12 +708,7 @@ impl Store {
         let mut out = BTreeSet::new();
         for r in &self.records {
             match &r.kind {
-                Kind::Policy(p) => out.extend(
-                    p.scope
-                        .iter()
-                        .filter(|s| !s.contains('*'))
-                        .map(String::as_str),
-                ),
+                Kind::Policy(p) => out.extend(p.scope.iter().map(String::as_str)),
                 Kind::Effect(e) => {
                     out.insert(e.tool.as_str());
                 }
@@ -670,12 +748,76 @@ mod tests {
     }
 
     #[test]
-    fn globs_overlap_conservatively() {
+    fn globs_overlap_exactly() {
         assert!(globs_overlap("refunds.create", "refunds.*"));
         assert!(globs_overlap("refunds.*", "refunds.create"));
         assert!(globs_overlap("*create", "refunds.*"));
         assert!(!globs_overlap("email.send", "refunds.*"));
         assert!(globs_overlap("*", "email.send"));
+        assert!(!globs_overlap("deploy.*", "db.*"));
+        assert!(!globs_overlap("*.run", "*.stop"));
+        assert!(!globs_overlap("a*b", "c*"));
+        assert!(globs_overlap("a*", "*b"));
+        assert!(globs_overlap("a*a", "*aa*"));
+        assert!(!globs_overlap("ab*", "ba*"));
+    }
+
+    #[test]
+    fn glob_meet_names_a_tool_both_cover() {
+        for (a, b, name) in [
+            ("deploy.*", "*", "deploy.x"),
+            ("*", "deploy.*", "deploy.x"),
+            ("*.run", "deploy.*", "deploy.run"),
+            ("refunds.create", "*", "refunds.create"),
+            ("*", "*", "x"),
+            ("a*", "*b", "ab"),
+        ] {
+            let got = glob_meet(a, b).unwrap();
+            assert_eq!(got, name, "{a} {b}");
+            assert!(glob_match(a, &got) && glob_match(b, &got), "{a} {b} {got}");
+        }
+        assert_eq!(glob_meet("deploy.*", "db.*"), None);
+        // Past the search bound, two globs are taken to meet (judged, never skipped).
+        let long = format!("{}*", "a".repeat(2000));
+        let other = format!("{}*", "b".repeat(2000));
+        assert_eq!(glob_meet(&long, &other), Some(other.clone()));
+    }
+
+    #[test]
+    fn glob_meet_agrees_with_brute_force() {
+        // Every pair of short patterns over {a, b, *}: an example exists exactly when
+        // some name of up to 6 characters over {a, b} matches both.
+        let alphabet = ['a', 'b', '*'];
+        let mut patterns = vec![String::new()];
+        for len in 1..=3 {
+            let mut more = Vec::new();
+            for p in patterns.iter().filter(|p| p.chars().count() == len - 1) {
+                for c in alphabet {
+                    more.push(format!("{p}{c}"));
+                }
+            }
+            patterns.extend(more);
+        }
+        let mut names = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> = names
+                .iter()
+                .flat_map(|n| [format!("{n}a"), format!("{n}b")])
+                .collect();
+            names.extend(longer);
+        }
+        names.sort();
+        names.dedup();
+        for a in &patterns {
+            for b in &patterns {
+                let brute = names.iter().any(|n| glob_match(a, n) && glob_match(b, n));
+                let meet = glob_meet(a, b);
+                assert_eq!(meet.is_some(), brute, "{a:?} {b:?}");
+                if let Some(name) = meet {
+                    assert!(glob_match(a, &name) && glob_match(b, &name), "{a:?} {b:?} {name:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! Property tests for precheck and pin over generated records, tool schemas and kept sets
-//! (issue 3): soundness against `check`, witnesses that `check` blocks, and pin's promise.
+//! Property tests for precheck and pin over generated records, tool schemas and kept sets:
+//! soundness against `check`, witnesses that `check` reproduces, and pin's promise. Rules
+//! are scoped by names and globs, and the tools are names, globs (each standing for every
+//! tool it covers) or, as without `--tools`, every name or glob the records give.
 //!
 //! Calls are sampled at and around every constant the generated predicates and effects
 //! mention, and filtered by a small schema validator written here, independently of the
@@ -17,11 +19,24 @@ use omission_gate::gate::{self, CheckOptions, Code, Outcome, Severity, Verdict};
 use omission_gate::input;
 use omission_gate::pin;
 use omission_gate::precheck::{self, PrecheckOptions};
-use omission_gate::record::{Limits, Store};
+use omission_gate::record::{Limits, Store, glob_match};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-const TOOLS: [&str; 2] = ["t1", "t2"];
+/// Concrete tool names calls are sampled from: those a tool (a name or a glob) covers.
+const NAMES: [&str; 7] = ["t1", "t2", "t3", "tx", "u1", "other", "x"];
+
+/// The tools precheck and pin are given: two names, a glob and a name, or (`None`) every
+/// name or glob the records give, without schemas.
+fn tool_names() -> impl Strategy<Value = Option<[&'static str; 2]>> {
+    prop_oneof![
+        2 => Just(Some(["t1", "t2"])),
+        1 => Just(Some(["t*", "t2"])),
+        1 => Just(Some(["*", "t1"])),
+        1 => Just(Some(["*1", "u*"])),
+        1 => Just(None),
+    ]
+}
 
 /// Fields predicates read: plain params, a dotted path, a fact-only field; `c` (which
 /// overlaps `c.d`) is rare.
@@ -89,12 +104,12 @@ fn body() -> impl Strategy<Value = Value> {
         4 => (field(), constant())
             .prop_map(|(f, v)| json!({"kind": "fact", "field": f, "value": v})),
         5 => (
-            prop::sample::select(vec!["t1", "t2", "t*", "*", "other"]),
+            prop::sample::select(vec!["t1", "t2", "t*", "*", "other", "*1", "u*", "t?*"]),
             prop::sample::select(vec!["allow", "deny", "require_approval"]),
             predicate(),
         )
             .prop_map(|(s, e, p)| json!({"kind": "policy", "scope": s, "effect": e, "predicate": p})),
-        2 => (prop::sample::select(TOOLS.to_vec()), scalar(), prop::option::of(scalar()))
+        2 => (prop::sample::select(vec!["t1", "t2", "t3"]), scalar(), prop::option::of(scalar()))
             .prop_map(|(t, a, b)| {
                 let mut m = Map::new();
                 m.insert("a".into(), a);
@@ -283,6 +298,7 @@ struct Case {
     records: Vec<Value>,
     kept: Vec<bool>,
     schemas: Vec<Option<ToolSchema>>,
+    tools: Option<[&'static str; 2]>,
     seed: u64,
     max_calls: usize,
 }
@@ -299,10 +315,11 @@ fn case() -> impl Strategy<Value = Case> {
         ),
         prop::collection::vec(any::<bool>(), 12),
         prop::collection::vec(tool_schema(), 2),
+        tool_names(),
         any::<u64>(),
         prop_oneof![4 => Just(100_000usize), 1 => Just(3usize)],
     )
-        .prop_map(|(bodies, kept, schemas, seed, max_calls)| {
+        .prop_map(|(bodies, kept, schemas, tools, seed, max_calls)| {
             let mut records: Vec<Value> = Vec::new();
             for (i, (mut b, sup, dep)) in bodies.into_iter().enumerate() {
                 let id = format!("r{i}");
@@ -333,6 +350,7 @@ fn case() -> impl Strategy<Value = Case> {
                 records,
                 kept: kept.into_iter().take(n).collect(),
                 schemas,
+                tools,
                 seed,
                 max_calls,
             }
@@ -342,8 +360,12 @@ fn case() -> impl Strategy<Value = Case> {
 struct Loaded {
     store: Store,
     compaction: Compaction,
+    /// The tools precheck and pin are given.
     tools: Vec<Tool>,
-    schemas: Vec<Option<ToolSchema>>,
+    /// The tools calls are sampled from (names or globs), with their schemas: the given
+    /// ones, or without `--tools` every name or glob a policy scope or an effect gives,
+    /// worked out here from the records.
+    sampled: Vec<(String, Option<ToolSchema>)>,
 }
 
 fn load(case: &Case) -> Loaded {
@@ -351,22 +373,43 @@ fn load(case: &Case) -> Loaded {
     let input = input::load("gen.json", text.as_bytes(), Limits::default())
         .unwrap_or_else(|e| panic!("generated input refused: {e}\n{text}"));
     let compaction = Compaction::from_mask(&input.store, Retention::Given, case.kept.clone());
-    let tools = TOOLS
-        .iter()
-        .zip(&case.schemas)
-        .map(|(name, s)| {
-            let mut obj = json!({ "name": name });
-            if let Some(s) = s {
-                obj["input_schema"] = s.json();
+    let (tools, sampled) = match case.tools {
+        Some(names) => {
+            let tools = names
+                .iter()
+                .zip(&case.schemas)
+                .map(|(name, s)| {
+                    let mut obj = json!({ "name": name });
+                    if let Some(s) = s {
+                        obj["input_schema"] = s.json();
+                    }
+                    Tool::from_json(&obj).unwrap()
+                })
+                .collect();
+            let sampled = names
+                .iter()
+                .map(|n| n.to_string())
+                .zip(case.schemas.iter().cloned())
+                .collect();
+            (tools, sampled)
+        }
+        None => {
+            let mut given: Vec<String> = Vec::new();
+            for r in &case.records {
+                match r["kind"].as_str() {
+                    Some("policy") => given.push(r["scope"].as_str().unwrap().to_string()),
+                    Some("effect") => given.push(r["tool"].as_str().unwrap().to_string()),
+                    _ => {}
+                }
             }
-            Tool::from_json(&obj).unwrap()
-        })
-        .collect();
+            (input.tools_or_named(), given.into_iter().map(|g| (g, None)).collect())
+        }
+    };
     Loaded {
         store: input.store,
         compaction,
         tools,
-        schemas: case.schemas.clone(),
+        sampled,
     }
 }
 
@@ -439,12 +482,21 @@ impl Rng {
     }
 }
 
-/// Calls of each tool inside its schema, built from the boundary values.
+/// Calls of each tool inside its schema, built from the boundary values; a glob's calls
+/// go to the tools it covers.
 fn sample_calls(l: &Loaded, records: &[Value], seed: u64, n: usize) -> Vec<Action> {
     let values = boundary_values(records);
     let mut rng = Rng(seed | 1);
     let mut out = Vec::new();
-    for (tool, schema) in TOOLS.iter().zip(&l.schemas) {
+    for (tool, schema) in &l.sampled {
+        let covered: Vec<&str> = NAMES
+            .iter()
+            .copied()
+            .filter(|n| glob_match(tool, n))
+            .collect();
+        if covered.is_empty() {
+            continue;
+        }
         let mut made = 0;
         for _ in 0..n * 8 {
             if made == n {
@@ -473,7 +525,7 @@ fn sample_calls(l: &Loaded, records: &[Value], seed: u64, n: usize) -> Vec<Actio
             }
             made += 1;
             out.push(Action {
-                tool: (*tool).to_string(),
+                tool: (*rng.pick(&covered)).to_string(),
                 params,
             });
         }
@@ -516,18 +568,22 @@ fn describe(outcome: &Outcome) -> String {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
-    /// Soundness: whenever `check` gives BLOCK or ERROR for a sampled call inside a
-    /// tool's schema, precheck on the same compaction does not PASS.
+    /// Soundness: when precheck passes, `check` of every sampled call inside a tool's
+    /// schema (a glob's calls going to tools it covers) has no block finding, and fails
+    /// closed only on calls it fails closed on with nothing dropped.
     #[test]
     fn precheck_never_passes_what_check_blocks_or_errors(case in case()) {
         let l = load(&case);
         let pre = run_precheck(&l, &l.compaction, case.max_calls);
         if pre.verdict == Verdict::Pass {
+            let everything =
+                Compaction::from_mask(&l.store, Retention::Given, vec![true; l.store.len()]);
             for call in sample_calls(&l, &case.records, case.seed, 60) {
                 let out = gate::check(&l.store, &l.compaction, &call, CheckOptions::default());
-                prop_assert_eq!(
-                    out.verdict,
-                    Verdict::Pass,
+                let whatever = gate::check(&l.store, &everything, &call, CheckOptions::default());
+                prop_assert!(
+                    out.findings.iter().all(|f| f.severity != Severity::Block)
+                        && (out.verdict != Verdict::Error || whatever.verdict == Verdict::Error),
                     "precheck passed but check of {} {} gives:\n{}\nprecheck said:\n{}",
                     call.tool,
                     serde_json::to_string(&call.params).unwrap(),
@@ -547,19 +603,32 @@ proptest! {
         let pre = run_precheck(&l, &l.compaction, case.max_calls);
         for f in pre.findings.iter().filter(|f| f.witness.is_some()) {
             let w = f.witness.as_ref().unwrap();
-            let i = TOOLS.iter().position(|t| *t == w.tool).unwrap();
-            if let Some(s) = &l.schemas[i] {
-                prop_assert!(s.admits(&w.params), "witness outside the schema: {:?}", w.params);
-            }
+            let inside = l.sampled.iter().any(|(t, s)| {
+                glob_match(t, &w.tool) && s.as_ref().is_none_or(|s| s.admits(&w.params))
+            });
+            prop_assert!(inside, "witness outside every tool's schema: {} {:?}", w.tool, w.params);
             let out = gate::check(&l.store, &l.compaction, w, CheckOptions::default());
             let hit = out.findings.iter().any(|g| {
                 g.record == f.record
-                    && if f.code == Code::MayBindSomeAction {
-                        g.severity == Severity::Block
-                    } else {
-                        g.code == f.code
+                    && match f.code {
+                        Code::MayBindSomeAction => g.severity == Severity::Block,
+                        Code::FailsWhateverKept => g.severity == Severity::Error,
+                        code => g.code == code,
                     }
             });
+            if f.code == Code::FailsWhateverKept {
+                // ... and with nothing dropped too: the compaction did not cause it.
+                let everything =
+                    Compaction::from_mask(&l.store, Retention::Given, vec![true; l.store.len()]);
+                let out = gate::check(&l.store, &everything, w, CheckOptions::default());
+                prop_assert!(
+                    out.findings.iter().any(|g| g.record == f.record && g.severity == Severity::Error),
+                    "a note's witness {} {} is decided with nothing dropped:\n{}",
+                    w.tool,
+                    serde_json::to_string(&w.params).unwrap(),
+                    describe(&out)
+                );
+            }
             prop_assert!(
                 hit,
                 "witness {} {} of {} does not reproduce in check:\n{}",

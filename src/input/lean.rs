@@ -272,7 +272,8 @@ impl Purpose {
         match self {
             Purpose::PinBudget(_) => plan.for_pin().counting_tokens(),
             Purpose::Pin(_) => plan.for_pin(),
-            Purpose::Check(_) | Purpose::Precheck(_) => plan,
+            Purpose::Precheck(_) => plan.for_patterns(),
+            Purpose::Check(_) => plan,
         }
     }
 }

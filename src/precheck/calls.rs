@@ -144,9 +144,10 @@ pub(super) type Dims = Vec<(String, Vec<Option<Value>>)>;
 pub(super) type ObjectSpace = (Map<String, Value>, Dims);
 
 impl Calls {
-    /// The calls of `domain` that `probes` can tell apart; `Err` when they cannot be
-    /// built exactly within `max_calls`.
+    /// The calls of `tool`, with the params of `domain`, that `probes` can tell apart;
+    /// `Err` when they cannot be built exactly within `max_calls`.
     pub fn new(
+        tool: &str,
         domain: &Domain,
         probes: &BTreeMap<String, Probe>,
         max_calls: usize,
@@ -160,7 +161,7 @@ impl Calls {
                 root.insert(&path, field, probe);
             }
         }
-        let tool = domain.name.clone();
+        let tool = tool.to_string();
         let schema = &domain.schema;
         if let Some(values) = schema.finite() {
             let bases = values

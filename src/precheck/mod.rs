@@ -19,8 +19,8 @@ use serde_json::{Map, Value};
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
-use crate::predicate::{Op, Predicate};
-use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
+use crate::predicate::{Op, Predicate, Tri};
+use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store, glob_match, glob_meet};
 use crate::report::{clean, json_text};
 use crate::schema::{Probe, Schema, Undecided};
 
@@ -77,6 +77,41 @@ fn rule_name(record: &Record, policy: &Policy, kept: bool) -> String {
     )
 }
 
+/// A tool a policy scopes to, as precheck judges it: the domain its calls come from (a
+/// glob's domain stands for every tool it covers) and a tool name that both the domain
+/// and the policy's scope cover, which its witnesses call.
+pub struct Target<'d> {
+    /// The tool name the witnesses call.
+    pub tool: String,
+    /// The params the calls may have.
+    pub domain: &'d Domain,
+}
+
+impl<'d> Target<'d> {
+    /// The target of `domain` for `policy`, or `None` when the policy scopes no tool the
+    /// domain covers.
+    pub fn of(policy: &Policy, domain: &'d Domain) -> Option<Target<'d>> {
+        let tool = policy
+            .scope
+            .iter()
+            .find_map(|s| glob_meet(s, &domain.name))?;
+        Some(Target { tool, domain })
+    }
+}
+
+/// What one call shows about one policy under the compaction (SPEC 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Seen {
+    /// `check` blocks the call on this policy.
+    Block(Code),
+    /// `check` fails closed on the call under this compaction, and decides it on this
+    /// policy with nothing dropped: the compaction's doing.
+    Error(Code),
+    /// `check` fails closed on the call whatever is kept (it omits or mistypes a param the
+    /// rule reads): not the compaction's doing.
+    Whatever(Code),
+}
+
 /// One policy under one compaction, as precheck and pin judge it.
 pub struct PolicyScan<'a> {
     store: &'a Store,
@@ -113,13 +148,22 @@ impl<'a> PolicyScan<'a> {
         self.probes.keys().map(String::as_str)
     }
 
-    /// The reachable calls of `domain` the predicate can tell apart.
-    pub fn calls(&self, domain: &Domain, max_calls: usize) -> Result<Calls, Undecided> {
-        Calls::new(domain, &self.probes, max_calls)
+    /// The reachable calls of `tool` with the params of `domain` that the predicate can
+    /// tell apart.
+    pub fn calls(&self, tool: &str, domain: &Domain, max_calls: usize) -> Result<Calls, Undecided> {
+        Calls::new(tool, domain, &self.probes, max_calls)
     }
 
     fn kept(&self) -> bool {
         self.compaction.is_kept(self.pos)
+    }
+
+    /// Does the agent's view see some field this rule reads differently, for a call of
+    /// `domain` that leaves it to facts?
+    fn facts_differ(&self, domain: &Domain) -> bool {
+        self.fields().any(|f| {
+            domain.may_leave_unset(f) && self.full.newest_fact(f) != self.agent.newest_fact(f)
+        })
     }
 
     /// Can this compaction make `check` block some call of `domain` on this policy? A
@@ -130,9 +174,7 @@ impl<'a> PolicyScan<'a> {
     fn can_block(&self, domain: &Domain) -> bool {
         let full_active = self.full.active(self.pos);
         let agent_active = self.agent.active(self.pos);
-        let facts_differ = self.fields().any(|f| {
-            domain.may_leave_unset(f) && self.full.newest_fact(f) != self.agent.newest_fact(f)
-        });
+        let facts_differ = self.facts_differ(domain);
         if self.policy.effect.is_restrictive() {
             full_active && (!self.kept() || facts_differ || !agent_active)
         } else {
@@ -140,26 +182,61 @@ impl<'a> PolicyScan<'a> {
         }
     }
 
-    /// The first call (in enumeration order) for which `check` gives each of `wanted`.
+    /// Do both views judge this rule alike for every call of `domain`? Then `check` says
+    /// on it under this compaction exactly what it says with nothing dropped.
+    fn views_agree(&self, domain: &Domain) -> bool {
+        self.kept()
+            && self.full.active(self.pos) == self.agent.active(self.pos)
+            && !self.facts_differ(domain)
+    }
+
+    /// What `action` shows about this policy under the compaction, if anything.
+    fn seen(&self, action: &Action) -> Option<Seen> {
+        let code = gate::policy_code(self.store, self.compaction, action, self.pos)?;
+        match code.severity() {
+            Severity::Block => Some(Seen::Block(code)),
+            Severity::Note => None,
+            Severity::Error => {
+                // With nothing dropped both views are the full one: `check` fails closed
+                // there when the full records cannot evaluate the rule, or leave a
+                // restrictive one UNKNOWN.
+                let whatever = match gate::policy_truth(self.store, self.full, action, self.pos)
+                {
+                    None => true,
+                    Some(Tri::Unknown) => self.policy.effect.is_restrictive(),
+                    Some(_) => false,
+                };
+                Some(if whatever {
+                    Seen::Whatever(code)
+                } else {
+                    Seen::Error(code)
+                })
+            }
+        }
+    }
+
+    /// The first call (in enumeration order) that shows each of `wanted`, with the index
+    /// of its target.
     fn witnesses(
         &self,
+        at: usize,
         calls: &Calls,
-        wanted: &BTreeSet<Code>,
-        found: &mut BTreeMap<Code, Action>,
+        wanted: &BTreeSet<Seen>,
+        found: &mut BTreeMap<Seen, (usize, Action)>,
     ) {
-        let mut missing: BTreeSet<Code> = wanted
+        let mut missing: BTreeSet<Seen> = wanted
             .iter()
             .copied()
-            .filter(|c| !found.contains_key(c))
+            .filter(|s| !found.contains_key(s))
             .collect();
         if missing.is_empty() {
             return;
         }
         calls.try_each(|action| {
-            if let Some(code) = gate::policy_code(self.store, self.compaction, action, self.pos)
-                && missing.remove(&code)
+            if let Some(seen) = self.seen(action)
+                && missing.remove(&seen)
             {
-                found.insert(code, action.clone());
+                found.insert(seen, (at, action.clone()));
             }
             missing.is_empty()
         });
@@ -183,26 +260,39 @@ impl<'a> PolicyScan<'a> {
             .collect()
     }
 
+    /// The fields this rule reads that no call of `domain` sets and no fact resolves.
+    fn never_resolved(&self, domain: &Domain) -> Vec<&str> {
+        self.fields()
+            .filter(|f| !domain.may_set(f) && self.full.newest_fact(f).is_none())
+            .collect()
+    }
+
     /// Precheck's findings for this policy over the tools it scopes to.
-    fn judge(&self, domains: &[&Domain], max_calls: usize) -> Vec<Finding> {
+    fn judge(&self, targets: &[Target<'_>], max_calls: usize) -> Vec<Finding> {
         if !self.full.active(self.pos) && !self.agent.active(self.pos) {
             // FALSE in both views for every call: `check` says nothing.
             return Vec::new();
         }
         let effect = self.policy.effect;
-        let mut found: BTreeMap<Code, Action> = BTreeMap::new();
-        let mut undecided: Option<(&Domain, Undecided, bool)> = None;
-        for domain in domains {
+        let mut found: BTreeMap<Seen, (usize, Action)> = BTreeMap::new();
+        let mut undecided: Option<(&Target<'_>, Undecided, bool, bool)> = None;
+        for (at, target) in targets.iter().enumerate() {
+            let domain = target.domain;
             let can_block = self.can_block(domain);
-            let mut wanted: BTreeSet<Code> = error_codes(effect).iter().copied().collect();
-            if can_block {
-                wanted.extend(block_codes(effect, self.kept()));
+            let agree = self.views_agree(domain);
+            let errors = error_codes(effect).iter().copied();
+            let mut wanted: BTreeSet<Seen> = errors.clone().map(Seen::Whatever).collect();
+            if !agree {
+                wanted.extend(errors.map(Seen::Error));
             }
-            match self.calls(domain, max_calls) {
-                Ok(calls) => self.witnesses(&calls, &wanted, &mut found),
+            if can_block {
+                wanted.extend(block_codes(effect, self.kept()).iter().map(|&c| Seen::Block(c)));
+            }
+            match self.calls(&target.tool, domain, max_calls) {
+                Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
                 Err(u) => {
                     if undecided.is_none() {
-                        undecided = Some((domain, u, can_block));
+                        undecided = Some((target, u, can_block, agree));
                     }
                 }
             }
@@ -210,12 +300,14 @@ impl<'a> PolicyScan<'a> {
         let rule = rule_name(self.record, self.policy, self.kept());
         let mut out: Vec<Finding> = found
             .iter()
-            .map(|(code, action)| self.finding(*code, action, domains))
+            .filter_map(|(seen, (at, action))| Some(self.finding(*seen, action, targets.get(*at)?)))
             .collect();
-        let blocked = found.keys().any(|c| c.severity() == Severity::Block);
+        let blocked = found.keys().any(|s| matches!(s, Seen::Block(_)));
+        let errored = found.keys().any(|s| matches!(s, Seen::Error(_)));
         let decided = undecided.is_none();
-        if let Some((domain, why, can_block)) = undecided {
-            let tool = clean(&domain.name);
+        if let Some((target, why, can_block, agree)) = undecided {
+            let tool = clean(&target.domain.name);
+            let never = self.never_resolved(target.domain);
             if can_block && !blocked {
                 let mut f = Finding::new(
                     Code::MayBindSomeAction,
@@ -227,13 +319,27 @@ impl<'a> PolicyScan<'a> {
                 );
                 f.restore = self.restore_all();
                 out.push(f);
-            } else if !can_block && found.is_empty() {
+            } else if !agree && !errored {
                 out.push(Finding::new(
                     Code::Undecided,
                     Some(self.record),
                     format!(
-                        "{rule}: precheck cannot decide whether some reachable call of {tool} makes check fail closed on it, because {}; this compaction cannot make it bind",
+                        "{rule}: precheck cannot decide whether some reachable call of {tool} makes check fail closed on it under this compaction only, because {}; this compaction cannot make it bind",
                         why.describe()
+                    ),
+                ));
+            } else if agree
+                && effect.is_restrictive()
+                && self.full.active(self.pos)
+                && !never.is_empty()
+                && !found.contains_key(&Seen::Whatever(Code::UnresolvedField))
+            {
+                out.push(Finding::new(
+                    Code::UnresolvedField,
+                    Some(self.record),
+                    format!(
+                        "{rule} reads {} that no reachable call of {tool} sets and no fact resolves: the rule can never be decided",
+                        names(&never)
                     ),
                 ));
             }
@@ -243,22 +349,23 @@ impl<'a> PolicyScan<'a> {
             && effect.is_restrictive()
             && !self.kept()
             && self.full.active(self.pos)
-            && let Some(note) = self.ruled_out(domains, max_calls)
+            && let Some(note) = self.ruled_out(targets, max_calls)
         {
             out.push(note);
         }
         out
     }
 
-    /// A precheck finding for the witness `action` of `check`'s `code`.
-    fn finding(&self, code: Code, action: &Action, domains: &[&Domain]) -> Finding {
+    /// A precheck finding for the call `action` of `target`, which shows `seen`.
+    fn finding(&self, seen: Seen, action: &Action, target: &Target<'_>) -> Finding {
+        let (Seen::Block(code) | Seen::Error(code) | Seen::Whatever(code)) = seen;
         // INVARIANT: `policy_code` gave `code` for this call, so `check` reports it; the
         // fallback only keeps a hazard from vanishing if that ever broke.
         let check = gate::judge_policy(self.store, self.compaction, action, self.pos)
             .unwrap_or_else(|| Finding::new(code, Some(self.record), String::new()));
         let tool = clean(&action.tool);
-        let mut f = match code.severity() {
-            Severity::Block => Finding::new(
+        let mut f = match seen {
+            Seen::Block(_) => Finding::new(
                 Code::MayBindSomeAction,
                 Some(self.record),
                 format!(
@@ -267,86 +374,109 @@ impl<'a> PolicyScan<'a> {
                     check.message
                 ),
             ),
-            _ => {
-                let hint = if code == Code::UnresolvedField {
-                    self.unresolved_hint(action, domains)
+            Seen::Error(_) => Finding::new(
+                code,
+                Some(self.record),
+                format!(
+                    "a reachable call of {tool}: {} (under this compaction only: with nothing dropped, check decides this call)",
+                    check.message
+                ),
+            ),
+            Seen::Whatever(_) => {
+                let never = self.never_resolved(target.domain);
+                if code == Code::UnresolvedField && !never.is_empty() {
+                    Finding::new(
+                        code,
+                        Some(self.record),
+                        format!(
+                            "a reachable call of {tool}: {} (no reachable call of {} sets {} and no fact resolves it: the rule can never be decided)",
+                            check.message,
+                            clean(&target.domain.name),
+                            names(&never)
+                        ),
+                    )
                 } else {
-                    String::new()
-                };
-                Finding::new(
-                    code,
-                    Some(self.record),
-                    format!("a reachable call of {tool}: {}{hint}", check.message),
-                )
+                    Finding::new(
+                        Code::FailsWhateverKept,
+                        Some(self.record),
+                        format!(
+                            "a reachable call of {tool} gets {} whatever the compaction keeps: {}{}",
+                            code.as_str(),
+                            check.message,
+                            self.schema_hint(code, action)
+                        ),
+                    )
+                }
             }
         };
-        f.restore = check.restore;
+        if matches!(seen, Seen::Block(_)) {
+            f.restore = check.restore;
+        }
         f.witness = Some(action.clone());
         f
     }
 
-    /// Why no compaction fixes an unresolved field, and what would.
-    fn unresolved_hint(&self, action: &Action, domains: &[&Domain]) -> String {
-        let Some(domain) = domains.iter().find(|d| d.name == action.tool) else {
-            return String::new();
-        };
-        let unset: Vec<&str> = self
-            .fields()
-            .filter(|f| action.param(f).is_none() && self.full.newest_fact(f).is_none())
-            .collect();
-        let (settable, never): (Vec<&str>, Vec<&str>) =
-            unset.into_iter().partition(|f| domain.may_set(f));
-        let names = |v: &[&str]| {
-            v.iter()
-                .map(|f| format!("`{}`", clean(f)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if !never.is_empty() {
-            format!(
-                " (no reachable call of {} sets {} and no fact resolves it, whatever the compaction)",
-                clean(&domain.name),
-                names(&never)
-            )
+    /// What schema would rule out a call that `check` fails closed on whatever is kept.
+    fn schema_hint(&self, code: Code, action: &Action) -> String {
+        let fields: Vec<&str> = if code == Code::UnresolvedField {
+            self.fields()
+                .filter(|f| action.param(f).is_none() && self.full.newest_fact(f).is_none())
+                .collect()
         } else {
-            format!(
-                " (this holds whatever the compaction; a schema that requires {} rules it out)",
-                names(&settable)
-            )
+            self.fields().filter(|f| action.param(f).is_some()).collect()
+        };
+        if fields.is_empty() {
+            return String::new();
         }
+        let what = if code == Code::UnresolvedField {
+            "requires"
+        } else {
+            "types"
+        };
+        format!(" (a schema that {what} {} rules it out)", names(&fields))
     }
 
     /// A note when the tools' schemas are what keeps this dropped rule from binding.
-    fn ruled_out(&self, domains: &[&Domain], max_calls: usize) -> Option<Finding> {
-        let declared = domains.iter().find(|d| d.declared)?;
-        let open = Domain::any(&declared.name);
-        let calls = self.calls(&open, max_calls).ok()?;
+    fn ruled_out(&self, targets: &[Target<'_>], max_calls: usize) -> Option<Finding> {
+        let declared = targets.iter().find(|t| t.domain.declared)?;
+        let open = Domain::any(&declared.domain.name);
+        let calls = self.calls(&declared.tool, &open, max_calls).ok()?;
         let mut found = BTreeMap::new();
-        let wanted = BTreeSet::from([Code::DroppedBindingConstraint]);
-        self.witnesses(&calls, &wanted, &mut found);
-        let (_, example) = found.into_iter().next()?;
+        let wanted = BTreeSet::from([Seen::Block(Code::DroppedBindingConstraint)]);
+        self.witnesses(0, &calls, &wanted, &mut found);
+        let (_, (_, example)) = found.into_iter().next()?;
         Some(Finding::new(
             Code::RuledOutBySchema,
             Some(self.record),
             format!(
                 "{} binds calls that the schema of {} rules out (e.g. {}), and no call it admits: not a block reason",
                 rule_name(self.record, self.policy, false),
-                clean(&declared.name),
+                clean(&declared.domain.name),
                 json_text(&Value::Object(example.params))
             ),
         ))
     }
 }
 
-/// A call of `domain` that replays `effect`: its `match` entries, plus the required
-/// params filled; `None` when the schema admits no such call.
+/// `` `amount`, `tier` ``
+fn names(fields: &[&str]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("`{}`", clean(f)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A call of the effect's tool, with the params of `domain` (a tool that covers it),
+/// that replays `effect`: its `match` entries, plus the required params filled; `None`
+/// when the schema admits no such call.
 pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>, Undecided> {
     let schema = &domain.schema;
     if let Some(values) = schema.finite() {
         return Ok(values.into_iter().find_map(|v| match v {
             Value::Object(params) => {
                 let action = Action {
-                    tool: domain.name.clone(),
+                    tool: effect.tool.clone(),
                     params,
                 };
                 gate::replays(effect, &action).then_some(action)
@@ -376,54 +506,66 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
         }
     }
     Ok(Some(Action {
-        tool: domain.name.clone(),
+        tool: effect.tool.clone(),
         params,
     }))
 }
 
-fn effect_findings(record: &Record, effect: &Effect, domain: &Domain) -> Option<Finding> {
-    let tool = clean(&domain.name);
-    match effect_witness(domain, effect) {
-        Ok(Some(action)) => {
-            let check = gate::effect_finding(record, effect, false, &action);
-            let mut f = Finding::new(
-                Code::MayBindSomeAction,
-                Some(record),
-                format!(
-                    "a reachable call of {tool} gets {}: {}",
-                    check.code.as_str(),
-                    check.message
-                ),
-            );
-            f.restore = check.restore;
-            f.witness = Some(action);
-            Some(f)
-        }
-        Ok(None) => domain.declared.then(|| {
-            Finding::new(
-                Code::RuledOutBySchema,
-                Some(record),
-                format!(
-                    "dropped effect '{}' records a call of {tool} with {} that the schema of {tool} rules out: no reachable call replays it",
-                    clean(&record.id),
-                    json_text(&Value::Object(effect.matches.clone()))
-                ),
-            )
-        }),
-        Err(why) => {
-            let mut f = Finding::new(
-                Code::MayBindSomeAction,
-                Some(record),
-                format!(
-                    "dropped effect '{}' may be replayed by a reachable call of {tool}: precheck could not decide, because {}",
-                    clean(&record.id),
-                    why.describe()
-                ),
-            );
-            f.restore = vec![record.id.clone()];
-            Some(f)
+/// Precheck's finding for a dropped effect over the tools that cover its tool: the first
+/// replaying call, else a replay it could not rule out, else a note when a schema rules
+/// every replay out.
+fn effect_findings(record: &Record, effect: &Effect, covering: &[&Domain]) -> Option<Finding> {
+    let mut undecided = None;
+    for domain in covering {
+        match effect_witness(domain, effect) {
+            Ok(Some(action)) => {
+                let check = gate::effect_finding(record, effect, false, &action);
+                let mut f = Finding::new(
+                    Code::MayBindSomeAction,
+                    Some(record),
+                    format!(
+                        "a reachable call of {} gets {}: {}",
+                        clean(&action.tool),
+                        check.code.as_str(),
+                        check.message
+                    ),
+                );
+                f.restore = check.restore;
+                f.witness = Some(action);
+                return Some(f);
+            }
+            Ok(None) => {}
+            Err(why) => {
+                undecided.get_or_insert((domain, why));
+            }
         }
     }
+    if let Some((domain, why)) = undecided {
+        let mut f = Finding::new(
+            Code::MayBindSomeAction,
+            Some(record),
+            format!(
+                "dropped effect '{}' may be replayed by a reachable call of {}: precheck could not decide, because {}",
+                clean(&record.id),
+                clean(&domain.name),
+                why.describe()
+            ),
+        );
+        f.restore = vec![record.id.clone()];
+        return Some(f);
+    }
+    let declared = covering.iter().find(|d| d.declared)?;
+    let tool = clean(&declared.name);
+    Some(Finding::new(
+        Code::RuledOutBySchema,
+        Some(record),
+        format!(
+            "dropped effect '{}' records a call of {} with {} that the schema of {tool} rules out: no reachable call replays it",
+            clean(&record.id),
+            clean(&effect.tool),
+            json_text(&Value::Object(effect.matches.clone()))
+        ),
+    ))
 }
 
 /// Notes on how a tool's schema was read: keywords ignored, no reachable call.
@@ -480,20 +622,25 @@ pub fn precheck(
         let kept = compaction.is_kept(pos);
         match &record.kind {
             Kind::Policy(policy) => {
-                let in_scope: Vec<&Domain> = live
+                let targets: Vec<Target<'_>> = live
                     .iter()
-                    .copied()
-                    .filter(|d| policy.scopes(&d.name))
+                    .filter_map(|d| Target::of(policy, d))
                     .collect();
-                if !in_scope.is_empty()
+                if !targets.is_empty()
                     && let Some(scan) = PolicyScan::new(store, compaction, pos)
                 {
-                    findings.extend(scan.judge(&in_scope, options.max_calls));
+                    findings.extend(scan.judge(&targets, options.max_calls));
                 }
             }
             Kind::Effect(effect) if !kept => {
-                if let Some(domain) = live.iter().find(|d| d.name == effect.tool) {
-                    findings.extend(effect_findings(record, effect, domain));
+                // A glob stands for every tool it covers (SPEC 2.3).
+                let covering: Vec<&Domain> = live
+                    .iter()
+                    .copied()
+                    .filter(|d| glob_match(&d.name, &effect.tool))
+                    .collect();
+                if !covering.is_empty() {
+                    findings.extend(effect_findings(record, effect, &covering));
                 }
             }
             Kind::Unevaluable(kind) if !kept => {

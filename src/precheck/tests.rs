@@ -20,7 +20,7 @@ fn probes_of(pred: &str) -> BTreeMap<String, Probe> {
 }
 
 fn all_calls(d: &Domain, pred: &str, max: usize) -> Result<Vec<String>, Undecided> {
-    let calls = Calls::new(d, &probes_of(pred), max)?;
+    let calls = Calls::new(&d.name, d, &probes_of(pred), max)?;
     let mut out = Vec::new();
     calls.try_each(|a| {
         out.push(json_text(&Value::Object(a.params.clone())));

@@ -86,8 +86,11 @@ pub struct Plan<'a> {
     /// Tools whose in-scope policies and effects must be held; `None`: every policy and
     /// every effect (the tools are known only once the whole store is read).
     pub(super) tools: Option<Vec<String>>,
-    /// For `pin`: scope by [`crate::record::Policy::may_scope`] and effect globs, and hold
-    /// every record a held one depends on, transitively.
+    /// For precheck and pin: tool names may be globs, each standing for every tool it
+    /// covers (SPEC 2.3), so a policy is held when its scope meets one
+    /// ([`crate::record::Policy::may_scope`]) and an effect when one covers its tool.
+    pub(super) patterns: bool,
+    /// For `pin`: hold every record a held one depends on, transitively.
     pub(super) pin: bool,
     /// For `pin --budget`: gather every record's tokens (see [`Budget`]), and digest
     /// every record parsed by the strict path (so each held record has its digest).
@@ -121,6 +124,7 @@ impl<'a> Plan<'a> {
             kept_hashes: Vec::with_capacity(n),
             clash: false,
             tools,
+            patterns: false,
             pin: false,
             count_tokens: false,
             limits,
@@ -157,12 +161,18 @@ impl<'a> Plan<'a> {
         plan
     }
 
-    /// The plan for `pin`: tool names may be globs, a policy is held when it may scope one
-    /// of them, an effect when one covers its tool, and every record a held record
+    /// The plan for precheck: tool names may be globs, a policy is held when it may
+    /// scope one of them, an effect when one covers its tool.
+    pub fn for_patterns(mut self) -> Plan<'a> {
+        self.patterns = true;
+        self
+    }
+
+    /// The plan for `pin`: as [`Plan::for_patterns`], and every record a held record
     /// depends on (transitively) is held too.
     pub fn for_pin(mut self) -> Plan<'a> {
         self.pin = true;
-        self
+        self.for_patterns()
     }
 
     /// Also gather every record's tokens, for `pin --budget` (see [`Budget`]), and give
@@ -213,11 +223,12 @@ impl<'a> Plan<'a> {
     }
 
     /// Whether a policy with this `scope` scopes one of the tools (as
-    /// [`crate::record::Policy::scopes`] decides; for `pin`, whose tools may be globs, as
-    /// [`crate::record::Policy::may_scope`] does; any does when the tools are not known).
+    /// [`crate::record::Policy::scopes`] decides; for precheck and pin, whose tools may be
+    /// globs, as [`crate::record::Policy::may_scope`] does; any does when the tools are
+    /// not known).
     pub(super) fn policy_in_scope<S: AsRef<str>>(&self, scope: &[S]) -> bool {
         let scopes = |s: &str, t: &str| {
-            if self.pin {
+            if self.patterns {
                 globs_overlap(s, t)
             } else {
                 glob_match(s, t)
@@ -230,12 +241,12 @@ impl<'a> Plan<'a> {
         })
     }
 
-    /// Whether an effect of `tool` is one of the tools' (for `pin`, one a tool glob
-    /// covers; any is when the tools are not known).
+    /// Whether an effect of `tool` is one of the tools' (for precheck and pin, one a tool
+    /// glob covers; any is when the tools are not known).
     pub(super) fn effect_in_scope(&self, tool: &str) -> bool {
         self.tools.as_ref().is_none_or(|tools| {
             tools.iter().any(|t| {
-                if self.pin {
+                if self.patterns {
                     glob_match(t, tool)
                 } else {
                     t == tool

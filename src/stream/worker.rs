@@ -583,7 +583,7 @@ impl Worker {
                 if supersedes.is_some() || plan.policy_in_scope(scope) || derived_and_kept {
                     return self.strict(plan, text);
                 }
-                for tool in scope.iter().filter(|t| !t.contains('*')) {
+                for tool in scope {
                     self.name_tool(tool);
                 }
                 true
@@ -660,7 +660,7 @@ impl Worker {
             Kind::Chatter => return Ok(()),
             Kind::Policy(p) => {
                 entry.policy = true;
-                for tool in p.scope.iter().filter(|t| !t.contains('*')) {
+                for tool in &p.scope {
                     self.name_tool(tool);
                 }
                 plan.in_scope(&record) || p.supersedes.is_some() || derived_and_kept
