@@ -102,7 +102,17 @@ fn lean_cli_reports_are_the_exact_reports() {
     let kept = kept_from_flag("--kept", kept_text, false).unwrap();
     let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
 
-    for tools in [Some("pay"), Some("pay,refund"), None] {
+    // Globs stand for every tool they cover: `*`, one that meets the `pa*` scope and
+    // covers `pay` and `pat` (no record names `pat`), one that covers nothing.
+    for tools in [
+        Some("pay"),
+        Some("pay,refund"),
+        None,
+        Some("*"),
+        Some("p*t"),
+        Some("*y"),
+        Some("zz*"),
+    ] {
         // precheck
         let t = tools.map_or_else(
             || exact.tools_or_named(),

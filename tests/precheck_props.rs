@@ -34,7 +34,7 @@ fn tool_names() -> impl Strategy<Value = Option<[&'static str; 2]>> {
         1 => Just(Some(["t*", "t2"])),
         1 => Just(Some(["*", "t1"])),
         1 => Just(Some(["*1", "u*"])),
-        1 => Just(None),
+        2 => Just(None),
     ]
 }
 
