@@ -120,10 +120,11 @@ else
 fi
 
 precheck_line() { "$bin" check --precheck "$fx1" --tools "$1" | grep '^verdict'; }
-if [ "$(precheck_line refunds.create)" = "verdict   : ERROR (type-mismatch, unresolved-field) exit 2" ] \
+if [ "$(precheck_line refunds.create)" = "verdict   : BLOCK (may-bind-some-action) exit 1" ] \
+  && [ "$(precheck_line '*')" = "verdict   : BLOCK (may-bind-some-action) exit 1" ] \
   && [ "$(precheck_line @fixtures/tools/refunds_typed.json)" = "verdict   : BLOCK (may-bind-some-action) exit 1" ] \
   && [ "$(precheck_line @fixtures/tools/refunds_capped.json)" = "verdict   : PASS exit 0" ]; then
-  echo "ok   precheck on fx1: ERROR without a schema, BLOCK with the typed schema, PASS with the capped one"
+  echo "ok   precheck on fx1: BLOCK without a schema (also for the glob '*') and with the typed schema, PASS with the capped one"
 else
   fail "precheck verdicts on fx1 changed"
 fi
@@ -131,7 +132,8 @@ fi
 "$bin" pin "$fx1" --tools @fixtures/tools/refunds_typed.json --budget 800 --format ids > "$work/pinned.txt"
 if grep -qx f_011 "$work/pinned.txt" \
   && [ "$("$bin" check "$fx1" --kept @"$work/pinned.txt" | grep '^verdict')" = "verdict   : PASS exit 0" ] \
-  && "$bin" check --precheck "$fx1" --tools @fixtures/tools/refunds_typed.json --kept @"$work/pinned.txt" >/dev/null; then
+  && "$bin" check --precheck "$fx1" --tools @fixtures/tools/refunds_typed.json --kept @"$work/pinned.txt" >/dev/null \
+  && "$bin" check --precheck "$fx1" --kept @"$work/pinned.txt" >/dev/null; then
   echo "ok   pin keeps f_011 within 800 tokens; under pin's kept set precheck and the 8,400 check pass"
 else
   fail "pin's kept set does not protect the refund thread"

@@ -151,8 +151,10 @@ pub fn check(
 
 /// Action-blind precheck (SPEC 5): could a dropped record bind some reachable call of the
 /// tools? `tools` overrides the document's `tools`; with neither, the tools are every name
-/// a policy scope or an effect spells out, with no schema. Each finding that blocks on a
-/// concrete call carries it as `witness`. `kept` is as for [`compaction()`].
+/// or glob a policy scope or an effect gives, with no schema. A tool name may be a glob,
+/// standing for every tool it covers. Each finding about a concrete call carries it as
+/// `witness`; a call `check` fails closed on whatever is kept is a note, not an error.
+/// `kept` is as for [`compaction()`].
 pub fn precheck(
     input: &Input,
     retention: Retention,

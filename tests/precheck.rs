@@ -560,9 +560,17 @@ fn a_glob_in_tools_stands_for_every_tool_it_covers() {
         assert_eq!(r.code, 0, "a glob that covers no rule's tool: {}", r.stdout);
         let r = run(&["sweep", "--precheck", "--tools", "*", path], None);
         assert_eq!(r.code, 1, "{}", r.stdout);
-        assert!(r.stdout.contains("BLOCK may-bind-some-action"), "{}", r.stdout);
+        assert!(
+            r.stdout.contains("BLOCK may-bind-some-action"),
+            "{}",
+            r.stdout
+        );
         let r = run(&["pin", path, "--tools", "*"], None);
-        assert!(r.labelled("pinned").iter().any(|p| p.starts_with("r11 ")), "{}", r.stdout);
+        assert!(
+            r.labelled("pinned").iter().any(|p| p.starts_with("r11 ")),
+            "{}",
+            r.stdout
+        );
     }
     // Glob against glob: `*.run` meets `deploy.*` in `deploy.run`; `db.*` meets nothing.
     // An effect of a tool no `--tools` names is covered by `payouts.*`.
@@ -570,14 +578,27 @@ fn a_glob_in_tools_stands_for_every_tool_it_covers() {
     let r = run(&["check", "--precheck", &globs, "--tools", "*.run"], None);
     assert_eq!(r.labelled("witness"), ["deploy.run {}"], "{}", r.stdout);
     let c = run(
-        &["check", &globs, "--action", r#"{"tool":"deploy.run","params":{}}"#],
+        &[
+            "check",
+            &globs,
+            "--action",
+            r#"{"tool":"deploy.run","params":{}}"#,
+        ],
         None,
     );
     assert_eq!(c.code, 1, "check blocks the witness: {}", c.stdout);
     let r = run(&["check", "--precheck", &globs, "--tools", "db.*"], None);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    let r = run(&["check", "--precheck", &globs, "--tools", "payouts.*"], None);
-    assert_eq!(r.labelled("witness"), [r#"payouts.send {"batch":7}"#], "{}", r.stdout);
+    let r = run(
+        &["check", "--precheck", &globs, "--tools", "payouts.*"],
+        None,
+    );
+    assert_eq!(
+        r.labelled("witness"),
+        [r#"payouts.send {"batch":7}"#],
+        "{}",
+        r.stdout
+    );
 }
 
 /// With no tools given, the tools are every name or glob a policy scope or an effect
@@ -617,7 +638,10 @@ fn without_tools_rules_scoped_by_a_glob_are_judged() {
         None,
     );
     assert_eq!(c.verdict_line(), "verdict   : PASS exit 0", "{}", c.stdout);
-    let r = run(&["check", "--precheck", &path, "--kept", &format!("@{kept}")], None);
+    let r = run(
+        &["check", "--precheck", &path, "--kept", &format!("@{kept}")],
+        None,
+    );
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
 
     // A store whose only rules are scoped by a glob: precheck judges the glob.
@@ -688,14 +712,27 @@ fn precheck_notes_what_fails_whatever_is_kept_and_blocks_what_the_compaction_hid
     let old = r#"{"id":"f1","seq":1,"kind":"fact","field":"tier","value":"gold"}"#;
     let new = r#"{"id":"f2","seq":2,"kind":"fact","field":"tier","value":5,"supersedes":"f1"}"#;
     let tier = r#"{"id":"p3","seq":3,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"tier","op":"gt","value":3}}"#;
-    let path = s.file("t.json", store(&[old, new, tier, chat], &["f1", "p3", "c20"]).as_bytes());
+    let path = s.file(
+        "t.json",
+        store(&[old, new, tier, chat], &["f1", "p3", "c20"]).as_bytes(),
+    );
     let r = run(&["check", "--precheck", &path], None);
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert_eq!(r.verdict_line(), "verdict   : ERROR (type-mismatch) exit 2");
-    assert_eq!(r.labelled("witness")[0], "refunds.create {}", "{}", r.stdout);
-    assert!(r.labelled("reason")[0].ends_with(
-        "(under this compaction only: with nothing dropped, check decides this call)"
-    ));
-    let r = run(&["check", "--precheck", &path, "--kept", "f1,f2,p3,c20"], None);
+    assert_eq!(
+        r.labelled("witness")[0],
+        "refunds.create {}",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.labelled("reason")[0].ends_with(
+            "(under this compaction only: with nothing dropped, check decides this call)"
+        )
+    );
+    let r = run(
+        &["check", "--precheck", &path, "--kept", "f1,f2,p3,c20"],
+        None,
+    );
     assert_eq!(r.code, 0, "{}", r.stdout);
 }

@@ -402,7 +402,10 @@ fn load(case: &Case) -> Loaded {
                     _ => {}
                 }
             }
-            (input.tools_or_named(), given.into_iter().map(|g| (g, None)).collect())
+            (
+                input.tools_or_named(),
+                given.into_iter().map(|g| (g, None)).collect(),
+            )
         }
     };
     Loaded {

@@ -38,8 +38,8 @@ pub struct Input {
 
 impl Input {
     /// The tools precheck and pin consider when no `--tools` is given: the document's
-    /// `tools`, else every tool name a policy scope or an effect spells out exactly, with
-    /// no schema (SPEC 2.3).
+    /// `tools`, else every tool name or glob a policy scope or an effect gives, with no
+    /// schema (SPEC 2.3), so that no rule is out of their sight.
     pub fn tools_or_named(&self) -> Vec<Tool> {
         match &self.tools {
             Some(tools) => tools.clone(),

@@ -9,8 +9,12 @@
 //! leave the param out; then every combination, up to `max_calls`. Each candidate is
 //! judged by the gate's own code (`gate::policy_code`), so a witness is a call for which
 //! `check` reports that very finding. Effects are matched against the schema directly.
-//! Where the candidates cannot be built exactly (the bound, overlapping fields, huge
-//! constants) precheck answers "may bind": sound, never a silent PASS. No I/O.
+//! A tool name may be a glob: it stands for every tool it covers, and a rule is judged
+//! over it when its scope meets the glob ([`Target`]). A call `check` fails closed on
+//! whatever is kept is a note; only what the compaction causes, or a rule that can never
+//! be decided, is an error. Where the candidates cannot be built exactly (the bound,
+//! overlapping fields, huge constants) precheck answers "may bind": sound, never a
+//! silent PASS. No I/O.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -200,8 +204,7 @@ impl<'a> PolicyScan<'a> {
                 // With nothing dropped both views are the full one: `check` fails closed
                 // there when the full records cannot evaluate the rule, or leave a
                 // restrictive one UNKNOWN.
-                let whatever = match gate::policy_truth(self.store, self.full, action, self.pos)
-                {
+                let whatever = match gate::policy_truth(self.store, self.full, action, self.pos) {
                     None => true,
                     Some(Tri::Unknown) => self.policy.effect.is_restrictive(),
                     Some(_) => false,
@@ -286,7 +289,11 @@ impl<'a> PolicyScan<'a> {
                 wanted.extend(errors.map(Seen::Error));
             }
             if can_block {
-                wanted.extend(block_codes(effect, self.kept()).iter().map(|&c| Seen::Block(c)));
+                wanted.extend(
+                    block_codes(effect, self.kept())
+                        .iter()
+                        .map(|&c| Seen::Block(c)),
+                );
             }
             match self.calls(&target.tool, domain, max_calls) {
                 Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
@@ -423,7 +430,9 @@ impl<'a> PolicyScan<'a> {
                 .filter(|f| action.param(f).is_none() && self.full.newest_fact(f).is_none())
                 .collect()
         } else {
-            self.fields().filter(|f| action.param(f).is_some()).collect()
+            self.fields()
+                .filter(|f| action.param(f).is_some())
+                .collect()
         };
         if fields.is_empty() {
             return String::new();
@@ -622,10 +631,8 @@ pub fn precheck(
         let kept = compaction.is_kept(pos);
         match &record.kind {
             Kind::Policy(policy) => {
-                let targets: Vec<Target<'_>> = live
-                    .iter()
-                    .filter_map(|d| Target::of(policy, d))
-                    .collect();
+                let targets: Vec<Target<'_>> =
+                    live.iter().filter_map(|d| Target::of(policy, d)).collect();
                 if !targets.is_empty()
                     && let Some(scan) = PolicyScan::new(store, compaction, pos)
                 {
