@@ -436,10 +436,10 @@ pub fn globs_overlap(a: &str, b: &str) -> bool {
 const MEET_MAX_STATES: usize = 1 << 16;
 
 /// A name that both patterns (names or `*` globs) match, or `None` when no name does. A
-/// plain name is its own example; for two globs, a short common name (found breadth-first), with one `x`
-/// where both could take any run (`deploy.*` and `*` meet in `deploy.x`). Two globs too
-/// long to search exactly are taken to overlap, in `b` itself: a caller then judges a
-/// rule it might have skipped, never the other way round.
+/// plain name is its own example; for two globs, a short common name (found
+/// breadth-first), with one `x` where both could take any run (`deploy.*` and `*` meet
+/// in `deploy.x`). Two globs too long to search exactly are taken to overlap, in `b`
+/// itself: a caller then judges a rule it might have skipped, never the other way round.
 pub fn glob_meet(a: &str, b: &str) -> Option<String> {
     if !a.contains('*') {
         return glob_match(b, a).then(|| a.to_string());
