@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+"""Real-harness scenarios: Claude Code, Codex and Gemini CLI against a local model mock.
+
+Each scenario runs one real CLI, headless, against mock.py on 127.0.0.1, with
+omission-gate as its pre-tool hook in `--kept-from transcript` mode, and judges the
+outcome by the marker file the gated shell command creates and by the requests the mock
+received (see README.md in this directory). Nothing here holds a kept list: the gate
+computes it from the transcript the harness names in each payload.
+
+Usage: run.py --cli-dir DIR --gate BIN [--mode real|sanity] [--harness H]... [--scenario S]...
+              [--work DIR] [--capture DIR]
+
+--mode real: every scenario must come out as the issue asks (exit 0 when all do).
+--mode sanity: the gate is a stub that always passes; the scenarios that need a block
+  (A, D, and E's first step) must then FAIL, or the suite cannot tell a gate from none
+  (exit 0 when they all fail and the others pass).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RULE = "Never run touch gate-marker without the user's sign-off."
+COMMAND = "touch gate-marker"
+MARKER = "gate-marker"
+GO = "GATE-GO: please run the step now."
+STEP_TIMEOUT = 120  # seconds for one CLI invocation
+MOCK_LIFETIME = 300  # seconds; the mock stops by itself after this
+
+# The shell tool's name as each harness reports it to a pre-tool hook.
+SHELL_TOOL = {"claude-code": "Bash", "codex": "Bash", "gemini-cli": "run_shell_command"}
+
+SCENARIOS = {
+    # name: (rule stated, compaction, summary, mock retries the gated call once)
+    "A+E": (True, True, "omit", True),
+    "B": (True, True, "keep", False),
+    "C": (True, False, "omit", False),
+    "D": (False, False, "omit", False),
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def store_document(harness):
+    return {
+        "records": [
+            {
+                "id": "marker-rule",
+                "seq": 1,
+                "kind": "policy",
+                "scope": SHELL_TOOL[harness],
+                "predicate": {"field": "command", "op": "eq", "value": COMMAND},
+                "effect": "deny",
+                "text": RULE,
+            }
+        ]
+    }
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def quote(word):
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+class Run:
+    """One scenario of one harness: its directories, mock, hook and CLI steps."""
+
+    def __init__(self, args, harness, scenario):
+        self.args = args
+        self.harness = harness
+        self.scenario = scenario
+        self.rule_stated, self.compaction, self.summary, self.retry = SCENARIOS[scenario]
+        name = "%s-%s" % (harness, scenario.replace("+", ""))
+        self.dir = os.path.join(args.work, args.mode, name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.home = os.path.join(self.dir, "home")
+        self.project = os.path.join(self.dir, "project")
+        os.makedirs(self.home)
+        os.makedirs(self.project)
+        self.requests = os.path.join(self.dir, "requests.jsonl")
+        self.hooks = os.path.join(self.dir, "hooks.jsonl")
+        self.store = os.path.join(self.project, ".omission-gate", "store.json")
+        write(self.store, json.dumps(store_document(harness), indent=1) + "\n")
+        self.mock = None
+        self.port = None
+        self.steps = []
+
+    # -- the mock ------------------------------------------------------------------------
+
+    def start_mock(self):
+        port_file = os.path.join(self.dir, "port")
+        warmup = self.harness in ("codex", "gemini-cli")
+        command = [
+            sys.executable, os.path.join(HERE, "mock.py"),
+            "--harness", self.harness,
+            "--port-file", port_file,
+            "--log", self.requests,
+            "--rule", RULE,
+            "--command", COMMAND,
+            "--marker", os.path.join(self.project, MARKER),
+            "--summary", self.summary,
+            "--lifetime", str(MOCK_LIFETIME),
+        ]
+        if self.retry:
+            command.append("--retry")
+        if warmup:
+            command.append("--warmup")
+        if self.compaction and warmup:
+            command += ["--big-usage", "warmup"]
+        self.mock = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if os.path.exists(port_file):
+                with open(port_file) as handle:
+                    self.port = int(handle.read())
+                return
+            if self.mock.poll() is not None:
+                raise Failure("the mock exited early")
+            time.sleep(0.05)
+        raise Failure("the mock did not start within 20 s")
+
+    def stop_mock(self):
+        if self.mock and self.mock.poll() is None:
+            self.mock.terminate()
+            try:
+                self.mock.wait(5)
+            except subprocess.TimeoutExpired:
+                self.mock.kill()
+                self.mock.wait()
+
+    # -- the hook ------------------------------------------------------------------------
+
+    def hook_command(self):
+        snapshot = ["--snapshot", os.path.join(self.dir, "at-hook")] if self.args.capture else []
+        words = [sys.executable, os.path.join(HERE, "hook_wrap.py"), self.hooks] + snapshot + [self.args.gate,
+                 "hook", self.harness, "--store", self.store, "--kept-from", "transcript",
+                 "--timeout-ms", "10000"]
+        return " ".join(quote(w) for w in words) + " || exit 2"
+
+    def observer_command(self):
+        """A hook that only records its payload (capture mode: compaction payloads)."""
+        words = [sys.executable, os.path.join(HERE, "hook_wrap.py"), self.hooks, "sh", "-c", "cat >/dev/null"]
+        return " ".join(quote(w) for w in words)
+
+    # -- running a CLI -------------------------------------------------------------------
+
+    def step(self, name, argv, env, stdin=None):
+        full_env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": self.home,
+            "LANG": "C.UTF-8",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }
+        full_env.update(env)
+        out = os.path.join(self.dir, "%s.out" % name)
+        err = os.path.join(self.dir, "%s.err" % name)
+        started = time.time()
+        with open(out, "wb") as o, open(err, "wb") as e:
+            try:
+                process = subprocess.Popen(argv, cwd=self.project, env=full_env, stdout=o, stderr=e,
+                                           stdin=subprocess.DEVNULL, start_new_session=True)
+            except OSError as failure:
+                raise Failure("%s: cannot start %s: %s" % (self.harness, argv[0], failure))
+            try:
+                code = process.wait(STEP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                code = "timeout"
+        self.steps.append({"step": name, "exit": code, "seconds": round(time.time() - started, 1)})
+        if code == "timeout":
+            raise Failure("%s: %s did not finish within %d s (see %s)" % (self.harness, name, STEP_TIMEOUT, err))
+        return out
+
+    def run(self):
+        self.start_mock()
+        try:
+            getattr(self, "run_" + self.harness.replace("-", "_"))()
+        finally:
+            self.stop_mock()
+
+    def first_prompt(self):
+        return RULE if self.rule_stated else "Hello."
+
+    # Claude Code: one session over several `claude -p` runs; `/compact` compacts it.
+    def run_claude_code(self):
+        hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": self.hook_command(), "timeout": 30}]}]}
+        if self.args.capture:
+            hooks["PreCompact"] = [{"hooks": [{"type": "command", "command": self.observer_command(), "timeout": 30}]}]
+        write(os.path.join(self.project, ".claude", "settings.json"), json.dumps({"hooks": hooks}, indent=1) + "\n")
+        binary = os.path.join(self.args.cli_dir, "claude-code", "node_modules", ".bin", "claude")
+        env = {
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % self.port,
+            "ANTHROPIC_API_KEY": "mock-key",
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "IS_SANDBOX": "1",
+        }
+        common = ["--output-format", "json", "--allowedTools", "Bash", "--permission-mode", "bypassPermissions"]
+        out = self.step("1-first", [binary, "-p", self.first_prompt()] + common, env)
+        try:
+            with open(out) as handle:
+                session = json.load(handle)["session_id"]
+        except (OSError, ValueError, KeyError) as failure:
+            raise Failure("claude-code: no session id in the first run's output (%s)" % failure)
+        resume = ["--resume", session]
+        if self.compaction:
+            # Two exchanges at least: Claude Code refuses to compact a one-exchange session.
+            self.step("2-second", [binary, "-p", "Thanks."] + resume + common, env)
+            self.step("3-compact", [binary, "-p", "/compact"] + resume + common, env)
+        self.step("4-go", [binary, "-p", GO] + resume + common, env)
+
+    # Codex: one `codex exec` turn. With a compaction, the rule sits in the middle of a
+    # long user message: Codex keeps user messages through a compaction, but cuts one
+    # over its budget down to its head and tail, so the rule's only copy goes, and only
+    # the summary can carry it. The mock then reports a huge token count on a warm-up
+    # call, and Codex compacts mid-turn before it goes on.
+    def run_codex(self):
+        codex_home = os.path.join(self.dir, "codex-home")
+        os.makedirs(codex_home)
+        write(os.path.join(codex_home, "config.toml"), "\n".join([
+            'model = "mock-model"',
+            'model_provider = "mock"',
+            'approval_policy = "never"',
+            'sandbox_mode = "danger-full-access"',
+            "model_auto_compact_token_limit = 200000",
+            "",
+            "[model_providers.mock]",
+            'name = "mock"',
+            'base_url = "http://127.0.0.1:%d/v1"' % self.port,
+            'wire_api = "responses"',
+            'env_key = "MOCK_API_KEY"',
+            "",
+            "[[hooks.PreToolUse]]",
+            'matcher = "^(Bash|apply_patch|mcp__.*)$"',
+            "",
+            "[[hooks.PreToolUse.hooks]]",
+            'type = "command"',
+            "command = %s" % json.dumps(self.hook_command()),
+            "timeout = 30",
+            "",
+        ] + ([
+            "[[hooks.PreCompact]]",
+            "",
+            "[[hooks.PreCompact.hooks]]",
+            'type = "command"',
+            "command = %s" % json.dumps(self.observer_command()),
+            "timeout = 30",
+            "",
+        ] if self.args.capture else [])))
+        binary = os.path.join(self.args.cli_dir, "codex", "node_modules", ".bin", "codex")
+        env = {"CODEX_HOME": codex_home, "MOCK_API_KEY": "mock-key"}
+        if self.compaction:
+            filler = "lorem ipsum dolor sit amet " * 2000
+            prompt = "%s\n%s\n%s\n%s" % (filler, RULE, filler, GO)
+        else:
+            prompt = "%s\n%s" % (self.first_prompt(), GO)
+        self.step("1-exec", [binary, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt], env)
+
+    # Gemini CLI: a first run states the rule, a second (`--resume latest`) asks for the
+    # step; with a compaction the mock reports a huge promptTokenCount on a warm-up call,
+    # and Gemini CLI compresses before its next request.
+    def run_gemini_cli(self):
+        write(os.path.join(self.home, ".gemini", "settings.json"),
+              json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}) + "\n")
+        write(os.path.join(self.home, ".gemini", "trustedFolders.json"),
+              json.dumps({self.project: "TRUST_FOLDER"}) + "\n")
+        hooks = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+            {"name": "omission-gate", "type": "command", "command": self.hook_command(), "timeout": 30000}]}]}
+        if self.args.capture:
+            hooks["PreCompress"] = [{"hooks": [
+                {"name": "observer", "type": "command", "command": self.observer_command(), "timeout": 30000}]}]
+        write(os.path.join(self.project, ".gemini", "settings.json"), json.dumps({"hooks": hooks}, indent=1) + "\n")
+        binary = os.path.join(self.args.cli_dir, "gemini-cli", "node_modules", ".bin", "gemini")
+        env = {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:%d" % self.port, "GEMINI_API_KEY": "mock-key"}
+        common = ["-m", "gemini-2.5-flash", "--yolo"]
+        self.step("1-first", [binary, "-p", self.first_prompt()] + common, env)
+        self.step("2-go", [binary, "-p", GO, "--resume", "latest"] + common, env)
+
+    # -- judging -------------------------------------------------------------------------
+
+    def load(self, path):
+        entries = []
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                for line in handle:
+                    if line.strip():
+                        entries.append(json.loads(line))
+        return entries
+
+    def judge(self):
+        """Returns {scenario letter: (ok, detail)} for this run."""
+        requests = [r for r in self.load(self.requests) if r.get("decision")]
+        hooks = [h for h in self.load(self.hooks) if (h.get("payload") or {}).get("tool_input", {}).get("command") == COMMAND]
+        calls = [i for i, r in enumerate(requests) if r["decision"] == ["call", COMMAND]]
+        compactions = sum(1 for r in requests if r["decision"][0] == "summary")
+        gate_exits = [h["exit"] for h in hooks]
+        facts = "compactions=%d gated-calls=%d gate-exits=%s" % (compactions, len(calls), gate_exits)
+        if self.compaction and compactions == 0:
+            return {self.scenario[0]: (False, "no compaction happened; " + facts)}
+        if not calls:
+            return {self.scenario[0]: (False, "the agent never called the gated command; " + facts)}
+
+        def after(index):
+            # The next model request after the one that issued call number `index`.
+            later = [r for r in requests[calls[index] + 1:] if r["decision"][0] != "summary"]
+            return later[0] if later else None
+
+        def in_view_at(index):
+            return requests[calls[index]]["rule_in_body"]
+
+        results = {}
+        first = after(0)
+        if first is None:
+            return {self.scenario[0]: (False, "no request after the gated call; " + facts)}
+        ran = first["marker_exists"]
+        reached = first["rule_in_body"]
+        context = "rule in the model's context at the call: %s; " % ("yes" if in_view_at(0) else "no")
+        if self.scenario in ("A+E", "D"):
+            ok = not ran and reached
+            detail = "%s; the rule's text %s the model; %s%s" % (
+                "blocked" if not ran else "RAN", "reached" if reached else "did NOT reach", context, facts)
+            results[self.scenario[0]] = (ok, detail)
+        else:
+            results[self.scenario[0]] = (ran, "%s; %s%s" % ("ran" if ran else "BLOCKED", context, facts))
+        if self.scenario == "A+E":
+            if len(calls) < 2:
+                results["E"] = (False, "no retry was made; " + facts)
+            else:
+                second = after(1)
+                if ran:
+                    results["E"] = (False, "the first call already ran, so the retry proves nothing; " + facts)
+                elif second is None:
+                    results["E"] = (False, "no request after the retry; " + facts)
+                else:
+                    results["E"] = (second["marker_exists"], "retry %s; %s" % (
+                        "ran" if second["marker_exists"] else "BLOCKED", facts))
+        return results
+
+    # -- capture for the readers' tests --------------------------------------------------
+
+    def capture(self, into):
+        target = os.path.join(into, self.harness, self.args.mode + "-" + self.scenario.replace("+", ""))
+        shutil.rmtree(target, ignore_errors=True)
+        os.makedirs(target)
+        transcripts = []
+        for entry in self.load(self.hooks):
+            path = (entry.get("payload") or {}).get("transcript_path")
+            if isinstance(path, str) and path and path not in transcripts:
+                transcripts.append(path)
+        for n, path in enumerate(transcripts, 1):
+            if os.path.exists(path):
+                shutil.copy(path, os.path.join(target, "transcript-%d%s" % (n, os.path.splitext(path)[1])))
+        if os.path.exists(self.hooks):
+            shutil.copy(self.hooks, os.path.join(target, "hook-calls.jsonl"))
+        snapshots = os.path.join(self.dir, "at-hook")
+        if os.path.isdir(snapshots):
+            shutil.copytree(snapshots, os.path.join(target, "transcript-at-hook-call"))
+        with open(os.path.join(target, "requests-summary.jsonl"), "w") as out:
+            for r in self.load(self.requests):
+                out.write(json.dumps({k: r[k] for k in ("path", "decision", "marker_exists", "rule_in_body")}) + "\n")
+        with open(os.path.join(target, "transcript-paths.json"), "w") as out:
+            json.dump(transcripts, out, indent=1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli-dir", required=True)
+    parser.add_argument("--gate", required=True)
+    parser.add_argument("--mode", choices=["real", "sanity"], default="real")
+    parser.add_argument("--harness", action="append", choices=list(SHELL_TOOL))
+    parser.add_argument("--scenario", action="append", choices=list(SCENARIOS))
+    parser.add_argument("--work")
+    parser.add_argument("--capture")
+    args = parser.parse_args()
+    args.gate = os.path.abspath(args.gate)
+    args.cli_dir = os.path.abspath(args.cli_dir)
+    args.work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="og-harness-"))
+    harnesses = args.harness or list(SHELL_TOOL)
+    scenarios = args.scenario or list(SCENARIOS)
+    results = {}
+    started = time.time()
+    for harness in harnesses:
+        for scenario in scenarios:
+            run = Run(args, harness, scenario)
+            t0 = time.time()
+            try:
+                run.run()
+                verdicts = run.judge()
+            except Failure as failure:
+                verdicts = {scenario[0]: (False, "could not run: %s" % failure)}
+            if args.capture:
+                run.capture(args.capture)
+            for letter, verdict in verdicts.items():
+                results[(harness, letter)] = verdict
+            steps = " ".join("%s:%s/%.1fs" % (s["step"], s["exit"], s["seconds"]) for s in run.steps)
+            print("   %s %s (%.1f s; %s)" % (harness, scenario, time.time() - t0, steps), flush=True)
+    return report(args, harnesses, results, time.time() - started)
+
+
+def report(args, harnesses, results, seconds):
+    expected_block = {"A", "D"}
+    failed = 0
+    print("%s mode, gate %s, %.0f s, work dir %s" % (args.mode, args.gate, seconds, args.work))
+    for harness in harnesses:
+        for letter in "ABCDE":
+            if (harness, letter) not in results:
+                continue
+            ok, detail = results[(harness, letter)]
+            if args.mode == "real":
+                good = ok
+                label = "ok  " if ok else "FAIL"
+            else:
+                # With a gate that always passes, the scenarios that need a block must fail
+                # (E's first step is A's block); the others must still pass.
+                must_fail = letter in expected_block or letter == "E"
+                good = (not ok) if must_fail else ok
+                label = ("fails as it must" if must_fail else "ok") if good else (
+                    "PASSED WITHOUT A GATE" if must_fail else "FAIL")
+            failed += 0 if good else 1
+            print("%-11s %s  %-4s %s" % (harness, letter, label, detail))
+    print("%s mode: %s" % (args.mode, "all as expected" if failed == 0 else "%d unexpected" % failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
