@@ -280,7 +280,11 @@ class Run:
     # and Gemini CLI compresses before its next request.
     def run_gemini_cli(self):
         write(os.path.join(self.home, ".gemini", "settings.json"),
-              json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}) + "\n")
+              json.dumps({
+                  "security": {"auth": {"selectedType": "gemini-api-key"}},
+                  "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+                  "privacy": {"usageStatisticsEnabled": False},
+              }) + "\n")
         write(os.path.join(self.home, ".gemini", "trustedFolders.json"),
               json.dumps({self.project: "TRUST_FOLDER"}) + "\n")
         hooks = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
@@ -390,6 +394,7 @@ def main():
     parser.add_argument("--scenario", action="append", choices=list(SCENARIOS))
     parser.add_argument("--work")
     parser.add_argument("--capture")
+    parser.add_argument("--known", help="a file of known failures: `HARNESS LETTER reason` lines (real mode)")
     args = parser.parse_args()
     args.gate = os.path.abspath(args.gate)
     args.cli_dir = os.path.abspath(args.cli_dir)
@@ -416,8 +421,22 @@ def main():
     return report(args, harnesses, results, time.time() - started)
 
 
+def known_failures(path):
+    known = {}
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    words = line.split(None, 2)
+                    if len(words) == 3:
+                        known[(words[0], words[1])] = words[2]
+    return known
+
+
 def report(args, harnesses, results, seconds):
     expected_block = {"A", "D"}
+    known = known_failures(args.known) if args.mode == "real" else {}
     failed = 0
     print("%s mode, gate %s, %.0f s, work dir %s" % (args.mode, args.gate, seconds, args.work))
     for harness in harnesses:
@@ -425,7 +444,12 @@ def report(args, harnesses, results, seconds):
             if (harness, letter) not in results:
                 continue
             ok, detail = results[(harness, letter)]
-            if args.mode == "real":
+            if args.mode == "real" and (harness, letter) in known:
+                # A documented failure (known-failures): reported, not counted.
+                good = True
+                label = "KNOWN FAILURE (%s)" % known[(harness, letter)] if not ok else (
+                    "ok, and listed as a known failure: remove it from %s" % args.known)
+            elif args.mode == "real":
                 good = ok
                 label = "ok  " if ok else "FAIL"
             else:
