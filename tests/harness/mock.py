@@ -163,14 +163,13 @@ def claude_merge(turns):
 
 
 def claude_is_compaction(body):
+    # `/compact` sends the conversation followed by a user message holding its summary
+    # instructions ("CRITICAL: Respond with TEXT ONLY. ... create a detailed summary").
     messages = body.get("messages", [])
-    if not messages:
+    if not messages or messages[-1].get("role") != "user":
         return False
-    last = messages[-1]
-    text = " ".join(strings(last.get("content")))
-    return "summary" in text.lower() and "conversation" in text.lower() and GO_WORD not in text and not any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in (last.get("content") or []) if not isinstance(last.get("content"), str)
-    )
+    text = " ".join(strings(messages[-1].get("content")))
+    return "Respond with TEXT ONLY" in text and "summary" in text
 
 
 def claude_reply(handler, body):
