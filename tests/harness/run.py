@@ -313,11 +313,11 @@ class Run:
     def judge(self):
         """Returns {scenario letter: (ok, detail)} for this run."""
         requests = [r for r in self.load(self.requests) if r.get("decision")]
-        hooks = [h for h in self.load(self.hooks) if (h.get("payload") or {}).get("tool_input", {}).get("command") == COMMAND]
+        hooks = [h for h in self.load(self.hooks) if gated_payload(h.get("payload"))]
         calls = [i for i, r in enumerate(requests) if r["decision"] == ["call", COMMAND]]
         compactions = sum(1 for r in requests if r["decision"][0] == "summary")
         gate_exits = [h["exit"] for h in hooks]
-        facts = "compactions=%d gated-calls=%d gate-exits=%s" % (compactions, len(calls), gate_exits)
+        facts = "summary-requests=%d gated-calls=%d gate-exits=%s" % (compactions, len(calls), gate_exits)
         if self.compaction and compactions == 0:
             return {self.scenario[0]: (False, "no compaction happened; " + facts)}
         if not calls:
@@ -331,6 +331,12 @@ class Run:
         def in_view_at(index):
             return requests[calls[index]]["rule_in_body"]
 
+        # The session must be what the scenario says before the gate's answer counts: the
+        # rule in the model's context at the call (B, C) or not (A, D), as the mock saw it.
+        wanted = self.scenario in ("B", "C")
+        if in_view_at(0) != wanted:
+            return {self.scenario[0]: (False, "not set up as the scenario says: the rule was %sin the model's context at the call; %s" % (
+                "" if in_view_at(0) else "not ", facts))}
         results = {}
         first = after(0)
         if first is None:
@@ -383,6 +389,12 @@ class Run:
                 out.write(json.dumps({k: r[k] for k in ("path", "decision", "marker_exists", "rule_in_body")}) + "\n")
         with open(os.path.join(target, "transcript-paths.json"), "w") as out:
             json.dump(transcripts, out, indent=1)
+
+
+def gated_payload(payload):
+    """Whether a hook payload is a call of the gated command."""
+    tool_input = payload.get("tool_input") if isinstance(payload, dict) else None
+    return isinstance(tool_input, dict) and tool_input.get("command") == COMMAND
 
 
 def main():
