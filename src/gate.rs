@@ -69,6 +69,9 @@ pub enum Code {
     /// Precheck note: `check` fails closed on some reachable call whatever is kept (it
     /// omits or mistypes a param a rule reads), so not through this compaction.
     FailsWhateverKept,
+    /// Note: a record's kind is not one the gate evaluates but looks like a misspelling
+    /// of one (`Policy`, `facts`).
+    MisspeltKind,
 }
 
 impl Code {
@@ -94,6 +97,7 @@ impl Code {
             Code::ToolSchema => "tool-schema",
             Code::RuledOutBySchema => "ruled-out-by-schema",
             Code::FailsWhateverKept => "fails-closed-whatever-kept",
+            Code::MisspeltKind => "misspelt-kind",
         }
     }
 
@@ -118,7 +122,8 @@ impl Code {
             | Code::DerivationInputDropped
             | Code::ToolSchema
             | Code::RuledOutBySchema
-            | Code::FailsWhateverKept => Severity::Note,
+            | Code::FailsWhateverKept
+            | Code::MisspeltKind => Severity::Note,
         }
     }
 }
@@ -367,8 +372,11 @@ pub fn check(
             Kind::Effect(effect) if replays(effect, action) => {
                 findings.push(effect_finding(record, effect, kept, action));
             }
-            Kind::Unevaluable(kind) if !kept => {
-                findings.push(unevaluable_finding(record, kind, options));
+            Kind::Unevaluable(kind) => {
+                if !kept {
+                    findings.push(unevaluable_finding(record, kind, options));
+                }
+                findings.extend(misspelt_kind_note(record, kind));
             }
             _ => {}
         }
@@ -813,6 +821,22 @@ pub fn effect_finding(record: &Record, effect: &Effect, kept: bool, action: &Act
         f.restore = vec![record.id.clone()];
         f
     }
+}
+
+/// The note for a record whose kind the gate cannot evaluate but which looks like a
+/// misspelt kind it can (a kept `Policy` binds nothing, where a kept `policy` would).
+pub fn misspelt_kind_note(record: &Record, kind: &str) -> Option<Finding> {
+    let near = crate::record::misspelt_kind(kind)?;
+    Some(Finding::new(
+        Code::MisspeltKind,
+        Some(record),
+        format!(
+            "record '{}' (seq {}) is of kind `{}`, which the gate cannot evaluate: did you mean `{near}`?",
+            clean(&record.id),
+            record.seq,
+            clean(kind)
+        ),
+    ))
 }
 
 /// The finding `check` reports for a dropped record of an unevaluable kind.

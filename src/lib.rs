@@ -99,6 +99,7 @@ pub mod scan;
 pub mod schema;
 pub mod stream;
 pub mod transcript;
+pub mod validate;
 pub mod view;
 pub mod wiring;
 

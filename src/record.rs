@@ -120,6 +120,48 @@ impl Kind {
     }
 }
 
+/// The kinds the gate evaluates, as spelt in records.
+pub const EVALUABLE_KINDS: [&str; 4] = ["policy", "fact", "effect", "chatter"];
+
+/// The kind the gate evaluates that `kind` looks like a misspelling of (`Policy`,
+/// `polcy`, `facts`): the nearest of [`EVALUABLE_KINDS`] within two edits (Levenshtein
+/// over characters, letter case ignored), the first in that list on a tie. `None` for
+/// the evaluable kinds themselves and for kinds far from all of them (`summary`).
+pub fn misspelt_kind(kind: &str) -> Option<&'static str> {
+    const MOST: usize = 2;
+    if EVALUABLE_KINDS.contains(&kind) || kind.chars().count() > 7 + MOST {
+        return None;
+    }
+    let lower: Vec<char> = kind.chars().flat_map(char::to_lowercase).collect();
+    let mut best: Option<(usize, &'static str)> = None;
+    for candidate in EVALUABLE_KINDS {
+        let d = edit_distance(&lower, candidate);
+        if d <= MOST && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, candidate));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+/// Levenshtein distance between `a` and `b`, over characters (both short).
+fn edit_distance(a: &[char], b: &str) -> usize {
+    let mut row: Vec<usize> = (0..=a.len()).collect();
+    for (j, cb) in b.chars().enumerate() {
+        let mut diagonal = j;
+        let mut left = j + 1;
+        for (slot, &ca) in row.iter_mut().skip(1).zip(a) {
+            let up = *slot;
+            left = (diagonal + usize::from(ca != cb)).min(up + 1).min(left + 1);
+            diagonal = up;
+            *slot = left;
+        }
+        if let Some(first) = row.first_mut() {
+            *first = j + 1;
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
 /// One validated record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -623,7 +665,8 @@ impl Store {
     ///
     /// The held records must include, for the compaction and tools the load was for: each
     /// policy in scope of a tool, each policy that supersedes another, each effect of a
-    /// tool, each dropped record of an unevaluable kind, per fact field the newest fact and
+    /// tool, each dropped record of an unevaluable kind (and each kept one whose kind looks
+    /// misspelt: [`misspelt_kind`]), per fact field the newest fact and
     /// the newest kept fact, and each kept record with `depends_on`.
     pub(crate) fn lean(mut records: Vec<Record>, total: usize, named: BTreeSet<String>) -> Store {
         records.sort_by_key(|r| r.seq);
@@ -821,6 +864,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn misspelt_kinds_are_recognised() {
+        for (kind, want) in [
+            ("Policy", Some("policy")),
+            ("POLICY", Some("policy")),
+            ("polcy", Some("policy")),
+            ("poilcy", Some("policy")),
+            ("facts", Some("fact")),
+            ("Fact", Some("fact")),
+            ("efect", Some("effect")),
+            ("affects", Some("effect")),
+            ("chat", None),
+            ("chatters", Some("chatter")),
+            ("Chatter", Some("chatter")),
+            ("summary", None),
+            ("main", None),
+            ("policy", None),
+            ("fact", None),
+            ("", None),
+            ("a-very-long-kind-name", None),
+        ] {
+            assert_eq!(misspelt_kind(kind), want, "{kind}");
+        }
+        assert_eq!(edit_distance(&['a', 'b', 'c'], "abc"), 0);
+        assert_eq!(edit_distance(&['a', 'b'], "ba"), 2);
+        assert_eq!(edit_distance(&[], "fact"), 4);
     }
 
     #[test]

@@ -697,6 +697,8 @@ fn body() -> impl Strategy<Value = String> {
             .prop_map(|(s, e, p)| format!(r#""kind":"policy","scope":"{s}","effect":"{e}","predicate":{p}"#)),
         1 => value.prop_map(|v| format!(r#""kind":"effect","tool":"pay","match":{{"amount":{v}}}"#)),
         1 => Just(r#""kind":"summary","text":"prose","tokens":4"#.to_string()),
+        // A misspelt kind: unevaluable, and noted kept or dropped.
+        1 => Just(r#""kind":"Policy","scope":"pay","text":"a rule""#.to_string()),
     ]
 }
 

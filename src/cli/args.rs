@@ -77,6 +77,8 @@ pub(super) fn limits() -> Limits {
 pub(super) enum Command {
     /// Judge one action under one compaction: PASS (0), BLOCK (1) or ERROR (2).
     Check(CheckArgs),
+    /// Check a store: invalid input (exit 2), else warnings (exit 1), else clean (exit 0).
+    Validate(ValidateArgs),
     /// Print the records a compactor must keep; with --budget, the ids to keep.
     Pin(PinArgs),
     /// Judge each input's own action under each retention; exit with the worst verdict.

@@ -33,6 +33,7 @@ mod init;
 mod lean;
 mod sweep;
 mod transcript;
+mod validate;
 
 pub use args::Cli;
 
@@ -44,6 +45,7 @@ use init::run_init;
 use lean::*;
 use sweep::*;
 use transcript::*;
+use validate::*;
 
 /// Runs the command line and returns the process exit code. A panic is a bug, never a
 /// verdict: it is reported on one line and exits 2 (ERROR; 1 for the PreCompact hook,
@@ -91,6 +93,7 @@ fn run() -> ExitCode {
     let _ = LIMITS.set(cli.limits.limits());
     let code = match cli.command {
         Command::Check(args) => run_check(&args),
+        Command::Validate(args) => run_validate(&args),
         Command::Pin(args) => run_pin(&args),
         Command::Sweep(args) => run_sweep(&args),
         Command::Verify { report } => run_verify(&report),

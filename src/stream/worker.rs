@@ -453,6 +453,10 @@ impl Worker {
         text: &str,
         s: scan::Simple<'_>,
     ) -> Result<(), Fallback> {
+        if crate::record::misspelt_kind(s.kind).is_some() {
+            // Held kept or not (`check` notes it): the strict path holds it.
+            return self.strict(plan, text);
+        }
         let h = id_hash(s.id.as_bytes());
         let kept = self.kept_index(plan, s.id, h);
         let tokens = match s.tokens {
@@ -669,7 +673,7 @@ impl Worker {
                 self.name_tool(&e.tool);
                 plan.in_scope(&record)
             }
-            Kind::Unevaluable(_) => !is_kept,
+            Kind::Unevaluable(k) => !is_kept || crate::record::misspelt_kind(k).is_some(),
             Kind::Fact(f) => {
                 entry.field = self.field(&f.field)?;
                 if self.note_fact(entry.field, record.seq, entry.id, f.supersedes.as_deref()) {

@@ -1,0 +1,78 @@
+//! `validate`: load a store as `check` would, then list what may not mean what its
+//! author meant. One line per finding, then a summary line; exit 0 clean, 1 warnings,
+//! 2 invalid.
+
+use super::*;
+
+#[derive(Debug, Args)]
+pub(super) struct ValidateArgs {
+    /// The record store: a document or JSON Lines; `-` for stdin.
+    pub(super) input: String,
+    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line). Default:
+    /// the document's `kept`; with neither, kept records are not looked at.
+    #[arg(long)]
+    pub(super) kept: Option<String>,
+    /// The tools the agent has (names or `*` globs, or a JSON array of
+    /// `{"name","input_schema"}`, inline or `@FILE`). Default: the document's `tools`;
+    /// with neither, scopes are not looked at.
+    #[arg(long)]
+    pub(super) tools: Option<String>,
+}
+
+pub(super) fn run_validate(args: &ValidateArgs) -> u8 {
+    let origin = origin_name(&args.input);
+    let found = (|| {
+        let kept = args
+            .kept
+            .as_deref()
+            .map(|v| flag_text("--kept", v))
+            .transpose()?;
+        let loaded = load_from(&args.input, None, Retention::Given, kept.as_ref())?;
+        let tools = match args.tools.as_deref() {
+            Some(v) => {
+                let (o, text, _) = flag_text("--tools", v)?;
+                Some(input::tools_from_flag(&o, &text)?)
+            }
+            None => loaded.input.tools.clone(),
+        };
+        let has_kept = kept.is_some() || loaded.input.kept.is_some();
+        let warnings = crate::validate::warnings(
+            &loaded.input.store,
+            has_kept.then_some(&loaded.compaction),
+            tools.as_deref(),
+        );
+        Ok::<_, InputError>((loaded.input.store.total(), warnings))
+    })();
+    let (text, code) = match found {
+        Err(e) => (
+            format!("invalid-input: {e}\n{}: invalid\n", clean(origin)),
+            2,
+        ),
+        Ok((records, warnings)) => {
+            let mut text = String::new();
+            for w in &warnings {
+                text.push_str(&format!("warning: {}: {}\n", w.place, w.message));
+            }
+            let plural = |n: usize, one: &str| {
+                if n == 1 {
+                    format!("1 {one}")
+                } else {
+                    format!("{n} {one}s")
+                }
+            };
+            text.push_str(&format!(
+                "{}: {}, valid",
+                clean(origin),
+                plural(records, "record")
+            ));
+            if warnings.is_empty() {
+                text.push('\n');
+                (text, 0)
+            } else {
+                text.push_str(&format!(", {}\n", plural(warnings.len(), "warning")));
+                (text, 1)
+            }
+        }
+    };
+    write_report(text.as_bytes(), code)
+}

@@ -1,0 +1,291 @@
+//! `validate`: what in a valid store may not mean what its author meant. Nothing here
+//! is an error (the gate judges such a store as it is); each warning names the record
+//! and what to change.
+
+use std::collections::BTreeMap;
+
+use crate::action::Tool;
+use crate::compaction::Compaction;
+use crate::record::{Kind, Store, globs_overlap, misspelt_kind};
+use crate::report::clean;
+
+/// One thing worth a second look in a valid store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Where: `record `id``, or `records `a`, `b`` for a cycle.
+    pub place: String,
+    /// What, and what to change.
+    pub message: String,
+}
+
+/// The warnings for `store`, in `seq` order of the records they are about (a cycle
+/// where its first record is): a kind that looks misspelt, a kept record of a kind the
+/// gate cannot evaluate (when a kept set is given), a policy or fact without `text`, a
+/// policy whose scope surely matches none of `tools` (when tools are listed; two globs
+/// may always overlap), and `depends_on` cycles.
+pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    let cycles = depends_on_cycles(store);
+    for (pos, record) in store.records().iter().enumerate() {
+        let at = |message: String| Warning {
+            place: format!("record `{}`", clean(&record.id)),
+            message,
+        };
+        if let Kind::Unevaluable(kind) = &record.kind {
+            if let Some(near) = misspelt_kind(kind) {
+                out.push(at(format!(
+                    "kind `{}` is not a kind the gate evaluates: did you mean `{near}`?",
+                    clean(kind)
+                )));
+            }
+            if kept.is_some_and(|c| c.is_kept(pos)) {
+                out.push(at(format!(
+                    "kept, of kind `{}`, which the gate cannot evaluate: nothing it says binds a call while it is kept, and once dropped it blocks every call (type it as policy, fact or effect, or chatter)",
+                    clean(kind)
+                )));
+            }
+        }
+        let typed = match &record.kind {
+            Kind::Policy(_) => Some("policy"),
+            Kind::Fact(_) => Some("fact"),
+            _ => None,
+        };
+        if let Some(what) = typed
+            && record.text.is_none()
+        {
+            out.push(at(format!(
+                "{what} without `text`: it is never in view of a transcript, so a kept set read from one always drops it"
+            )));
+        }
+        if let (Kind::Policy(p), Some(tools)) = (&record.kind, tools)
+            && !p
+                .scope
+                .iter()
+                .any(|s| tools.iter().any(|t| globs_overlap(s, &t.name)))
+        {
+            out.push(at(format!(
+                "scope {} matches none of the listed tools ({}): the rule is never judged",
+                list(&p.scope),
+                list(tools.iter().map(|t| &t.name))
+            )));
+        }
+        for cycle in cycles.iter().filter(|c| c.first() == Some(&pos)) {
+            let ids: Vec<&str> = cycle
+                .iter()
+                .chain(cycle.first())
+                .filter_map(|&p| store.get(p).map(|r| r.id.as_str()))
+                .collect();
+            out.push(Warning {
+                place: format!(
+                    "records {}",
+                    list(ids.iter().take(ids.len().saturating_sub(1)))
+                ),
+                message: format!(
+                    "`depends_on` cycle: {} (each is derived from the next; none can be checked)",
+                    ids.iter()
+                        .map(|id| format!("`{}`", clean(id)))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// `a`, `b`, `c`, each in backticks.
+fn list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    items
+        .into_iter()
+        .map(|s| format!("`{}`", clean(s.as_ref())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `depends_on` cycles, each once: record positions along the cycle, starting at the
+/// one of lowest `seq` (the store is in `seq` order), in the order they depend.
+fn depends_on_cycles(store: &Store) -> Vec<Vec<usize>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        OnPath,
+        Done,
+    }
+    let edges: Vec<Vec<usize>> = store
+        .records()
+        .iter()
+        .map(|r| {
+            r.depends_on()
+                .iter()
+                .filter_map(|id| store.position(id))
+                .collect()
+        })
+        .collect();
+    let mut mark = vec![Mark::New; edges.len()];
+    let mut found: BTreeMap<Vec<usize>, ()> = BTreeMap::new();
+    for start in 0..edges.len() {
+        if mark.get(start) != Some(&Mark::New) {
+            continue;
+        }
+        // An explicit stack of (node, next edge to follow): no recursion on deep chains.
+        let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+        if let Some(m) = mark.get_mut(start) {
+            *m = Mark::OnPath;
+        }
+        while let Some(&(node, next)) = path.last() {
+            let Some(&to) = edges.get(node).and_then(|e| e.get(next)) else {
+                if let Some(m) = mark.get_mut(node) {
+                    *m = Mark::Done;
+                }
+                path.pop();
+                continue;
+            };
+            if let Some(top) = path.last_mut() {
+                top.1 += 1;
+            }
+            match mark.get(to) {
+                Some(Mark::New) => {
+                    if let Some(m) = mark.get_mut(to) {
+                        *m = Mark::OnPath;
+                    }
+                    path.push((to, 0));
+                }
+                Some(Mark::OnPath) => {
+                    let from = path.iter().position(|&(n, _)| n == to).unwrap_or(0);
+                    let mut cycle: Vec<usize> = path
+                        .get(from..)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|&(n, _)| n)
+                        .collect();
+                    // Start at the lowest position, keeping the order.
+                    let low = cycle
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|&(_, &n)| n)
+                        .map_or(0, |(i, _)| i);
+                    cycle.rotate_left(low);
+                    found.insert(cycle, ());
+                }
+                _ => {}
+            }
+        }
+    }
+    found.into_keys().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::Retention;
+    use crate::input::load;
+    use crate::record::Limits;
+
+    fn store(lines: &[&str]) -> Store {
+        load("in", lines.join("\n").as_bytes(), Limits::default())
+            .map(|i| i.store)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn said(w: &[Warning]) -> Vec<String> {
+        w.iter()
+            .map(|w| format!("{}: {}", w.place, w.message))
+            .collect()
+    }
+
+    #[test]
+    fn a_clean_store_has_no_warnings() {
+        let s = store(&[
+            r#"{"id":"f","seq":1,"kind":"fact","field":"x","value":1,"text":"x is 1"}"#,
+            r#"{"id":"p","seq":2,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny","text":"no t","depends_on":["f"]}"#,
+            r#"{"id":"c","seq":3,"kind":"chatter"}"#,
+        ]);
+        let tools = [Tool {
+            name: "t".into(),
+            input_schema: None,
+        }];
+        assert_eq!(warnings(&s, None, Some(&tools)), []);
+    }
+
+    #[test]
+    fn each_warning_names_its_record() {
+        let s = store(&[
+            r#"{"id":"a","seq":1,"kind":"Policy","text":"refunds over 5000 need approval"}"#,
+            r#"{"id":"b","seq":2,"kind":"summary","text":"prose"}"#,
+            r#"{"id":"p","seq":3,"kind":"policy","scope":["billing.*","x"],"predicate":{"all":[]},"effect":"deny"}"#,
+        ]);
+        let kept = ["a".to_string(), "b".to_string()];
+        let c = Compaction::new(&s, Retention::Given, Some(&kept), "in").unwrap();
+        let tools = [Tool {
+            name: "refunds.create".into(),
+            input_schema: None,
+        }];
+        let got = said(&warnings(&s, Some(&c), Some(&tools)));
+        assert_eq!(got.len(), 5, "{got:#?}");
+        assert_eq!(
+            got[0],
+            "record `a`: kind `Policy` is not a kind the gate evaluates: did you mean `policy`?"
+        );
+        assert!(
+            got[1].starts_with("record `a`: kept, of kind `Policy`"),
+            "{}",
+            got[1]
+        );
+        assert!(
+            got[2].starts_with("record `b`: kept, of kind `summary`"),
+            "{}",
+            got[2]
+        );
+        assert!(
+            got[3].starts_with("record `p`: policy without `text`"),
+            "{}",
+            got[3]
+        );
+        assert_eq!(
+            got[4],
+            "record `p`: scope `billing.*`, `x` matches none of the listed tools (`refunds.create`): the rule is never judged"
+        );
+        // Without a kept set or tools, those warnings are not given.
+        assert_eq!(warnings(&s, None, None).len(), 2);
+    }
+
+    #[test]
+    fn depends_on_cycles_are_found_once_each() {
+        let fact = |id: &str, seq: u32, deps: &str| {
+            format!(
+                r#"{{"id":"{id}","seq":{seq},"kind":"fact","field":"{id}","value":1,"text":"t","depends_on":[{deps}]}}"#
+            )
+        };
+        let lines = [
+            fact("a", 1, r#""b""#),
+            fact("b", 2, r#""c""#),
+            fact("c", 3, r#""a","d""#),
+            fact("d", 4, ""),
+            fact("e", 5, r#""f""#),
+            fact("f", 6, r#""e""#),
+            fact("g", 7, r#""a""#),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let got = said(&warnings(&store(&lines), None, None));
+        assert_eq!(
+            got,
+            [
+                "records `a`, `b`, `c`: `depends_on` cycle: `a` -> `b` -> `c` -> `a` (each is derived from the next; none can be checked)",
+                "records `e`, `f`: `depends_on` cycle: `e` -> `f` -> `e` (each is derived from the next; none can be checked)",
+            ]
+        );
+        // A long chain is no cycle, and no recursion.
+        let chain: Vec<String> = (0..20_000)
+            .map(|i| {
+                let deps = if i == 0 {
+                    String::new()
+                } else {
+                    format!("\"r{}\"", i - 1)
+                };
+                fact(&format!("r{i}"), i, &deps)
+            })
+            .collect();
+        let chain: Vec<&str> = chain.iter().map(String::as_str).collect();
+        assert_eq!(warnings(&store(&chain), None, None), []);
+    }
+}

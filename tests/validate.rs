@@ -1,0 +1,159 @@
+//! `validate`: a store's invalid input (exit 2), its warnings (exit 1) or a clean bill
+//! (exit 0), one line each; and `check`'s note on a kind that looks misspelt.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::fmt::Write as _;
+
+mod common;
+use common::{Scratch, fixture, run};
+
+const TYPO: &str = r#"{"records":[
+ {"id":"p1","seq":1,"kind":"Policy","scope":"refunds.create","effect":"require_approval","predicate":{"field":"amount","op":"gt","value":5000},"text":"Refunds over $5,000 need approval."},
+ {"id":"c2","seq":2,"kind":"chatter","text":"hi"}
+],"kept":["p1","c2"],"action":{"tool":"refunds.create","params":{"amount":8400}}}"#;
+
+#[test]
+fn a_clean_store_exits_0_with_one_line() {
+    let path = fixture("fx1_refund_thread.json");
+    let r = run(&["validate", &path], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, format!("{path}: 52 records, valid\n"));
+    assert!(r.stderr.is_empty());
+}
+
+#[test]
+fn a_misspelt_kind_is_a_warning_and_check_notes_it() {
+    let s = Scratch::new();
+    let path = s.file("typo.json", TYPO.as_bytes());
+    let r = run(&["validate", &path], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "warning: record `p1`: kind `Policy` is not a kind the gate evaluates: did you mean `policy`?"
+    );
+    assert!(lines[1].starts_with(
+        "warning: record `p1`: kept, of kind `Policy`, which the gate cannot evaluate"
+    ));
+    assert_eq!(lines[2], format!("{path}: 2 records, valid, 2 warnings"));
+    assert_eq!(lines.len(), 3);
+
+    // check passes (a kept record of a kind it cannot evaluate binds nothing) but says why.
+    let r = run(&["check", &path], None);
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        r.labelled("note"),
+        [
+            "misspelt-kind: record 'p1' (seq 1) is of kind `Policy`, which the gate cannot evaluate: did you mean `policy`?"
+        ]
+    );
+    // Dropped, it blocks as any unevaluable record does, and is noted too.
+    let r = run(&["check", &path, "--kept", "c2"], None);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-unevaluable-record) exit 1"
+    );
+    assert_eq!(r.labelled("note").len(), 1, "{}", r.stdout);
+    // Spelt right, the same call is blocked by the rule itself.
+    let right = TYPO.replace("\"Policy\"", "\"policy\"");
+    let path = s.file("right.json", right.as_bytes());
+    assert_eq!(run(&["validate", &path], None).code, 0);
+}
+
+#[test]
+fn the_note_is_the_same_on_a_large_store() {
+    // A megabyte and more takes the lean loader: it must hold a kept misspelt record.
+    let mut text = String::new();
+    for i in 1..=30_000 {
+        let _ = writeln!(text, r#"{{"id":"c{i}","seq":{i},"kind":"chatter"}}"#);
+    }
+    text.push_str(
+        r#"{"id":"p","seq":0,"kind":"Policy","scope":"t","text":"a rule"}
+"#,
+    );
+    assert!(text.len() > 1 << 20);
+    let s = Scratch::new();
+    let path = s.file("big.jsonl", text.as_bytes());
+    let action = r#"{"tool":"t"}"#;
+    let want = "misspelt-kind: record 'p' (seq 0) is of kind `Policy`, which the gate cannot evaluate: did you mean `policy`?";
+    for kept in ["p,c1", "c1"] {
+        let r = run(&["check", &path, "--action", action, "--kept", kept], None);
+        assert_eq!(r.labelled("note"), [want], "{kept}: {}", r.stdout);
+        // The exact loader (any other retention) says the same.
+        let r = run(
+            &[
+                "check",
+                &path,
+                "--action",
+                action,
+                "--retention",
+                "recency:1",
+            ],
+            None,
+        );
+        assert_eq!(r.labelled("note"), [want], "{}", r.stdout);
+    }
+}
+
+#[test]
+fn every_warning_kind_has_its_line() {
+    let store = r#"{"records":[
+ {"id":"s","seq":1,"kind":"summary","text":"prose"},
+ {"id":"f","seq":2,"kind":"fact","field":"x","value":1,"depends_on":["g"]},
+ {"id":"g","seq":3,"kind":"fact","field":"y","value":1,"text":"y","depends_on":["f"]},
+ {"id":"p","seq":4,"kind":"policy","scope":"billing.charge","effect":"deny","predicate":{"all":[]},"text":"no charges"}
+],"kept":["s"],"tools":[{"name":"refunds.create"}]}"#;
+    let s = Scratch::new();
+    let path = s.file("store.json", store.as_bytes());
+    let r = run(&["validate", &path], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{}", r.stdout);
+    assert!(lines[0].starts_with("warning: record `s`: kept, of kind `summary`"));
+    assert!(lines[1].starts_with("warning: record `f`: fact without `text`"));
+    assert_eq!(
+        lines[2],
+        "warning: records `f`, `g`: `depends_on` cycle: `f` -> `g` -> `f` (each is derived from the next; none can be checked)"
+    );
+    assert_eq!(
+        lines[3],
+        "warning: record `p`: scope `billing.charge` matches none of the listed tools (`refunds.create`): the rule is never judged"
+    );
+    assert_eq!(lines[4], format!("{path}: 4 records, valid, 4 warnings"));
+    // --tools and --kept replace the document's.
+    let r = run(
+        &["validate", &path, "--tools", "billing.*", "--kept", "f"],
+        None,
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
+}
+
+#[test]
+fn invalid_input_exits_2_as_check_would() {
+    let s = Scratch::new();
+    let path = s.file("bad.jsonl", b"{\"id\":\"a\",\"kind\":\"chatter\"}\n");
+    let r = run(&["validate", &path], None);
+    assert_eq!(r.code, 2);
+    let check = run(&["check", &path, "--action", r#"{"tool":"t"}"#], None);
+    let message = check
+        .stderr
+        .trim_end()
+        .strip_prefix("omission-gate: ")
+        .unwrap();
+    assert_eq!(r.stdout, format!("{message}\n{path}: invalid\n"));
+    // A kept id that names no record is invalid too.
+    let path = s.file("doc.json", TYPO.as_bytes());
+    let r = run(&["validate", &path, "--kept", "nope"], None);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .starts_with("invalid-input: --kept: kept id `nope` names no record")
+    );
+}
