@@ -14,6 +14,10 @@ use super::*;
                   resolve, or a report that could not be written). Never 0 on error."
 )]
 pub struct Cli {
+    /// Print nothing on stdout: the exit code is the verdict (errors are still one line
+    /// on stderr).
+    #[arg(long, short, global = true)]
+    pub(super) quiet: bool,
     #[command(flatten)]
     pub(super) limits: LimitArgs,
     #[command(subcommand)]
@@ -76,27 +80,57 @@ pub(super) fn limits() -> Limits {
 #[derive(Debug, Subcommand)]
 pub(super) enum Command {
     /// Judge one action under one compaction: PASS (0), BLOCK (1) or ERROR (2).
+    #[command(after_long_help = "Exit: 0 PASS, 1 BLOCK, 2 ERROR (never 0 on error).")]
     Check(CheckArgs),
     /// Check a store: invalid input (exit 2), else warnings (exit 1), else clean (exit 0).
+    #[command(after_long_help = "Exit: 0 clean, 1 warnings (one line each), 2 invalid input.")]
     Validate(ValidateArgs),
     /// Print the records a compactor must keep; with --budget, the ids to keep.
+    #[command(
+        after_long_help = "Exit: 0 PASS, 2 ERROR (invalid input, a rule undecided within --max-calls, or the pinned records alone over --budget)."
+    )]
     Pin(PinArgs),
     /// Judge each input's own action under each retention; exit with the worst verdict.
+    #[command(
+        after_long_help = "Exit: the worst verdict's: 2 if any ERROR, else 1 if any BLOCK, else 0."
+    )]
     Sweep(SweepArgs),
     /// Recompute a report's seal: 0 when it matches, 1 when it does not, 2 if unreadable.
-    Verify {
-        /// The report file, or `-` for stdin.
-        report: String,
-    },
+    #[command(
+        after_long_help = "Exit: 0 the seal matches, 1 it does not, 2 the report cannot be read."
+    )]
+    Verify(VerifyArgs),
     /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.
+    #[command(
+        after_long_help = "Exit: 0 allow (silent), 2 deny (the reason on stderr, as the harness reads it). The PreCompact hook never blocks: 0, or 1 on error."
+    )]
     Hook(HookArgs),
     /// Print a transcript's live context and, with --store, each record in view or not.
+    #[command(after_long_help = "Exit: 0, or 2 when the transcript or the store cannot be read.")]
     Context(ContextArgs),
     /// Write a project's hook configuration for a harness, and a starter store if none.
+    #[command(after_long_help = "Exit: 0 written, 2 when it cannot be (the reason on stderr).")]
     Init(InitArgs),
     /// Check a harness's hook wiring as the harness reads and runs it: 0 it gates, 1 problems
     /// (one line each, with the fix), 2 cannot tell.
+    #[command(
+        after_long_help = "Exit: 0 the hook gates, 1 problems (one line each, with the fix), 2 cannot tell."
+    )]
     Doctor(DoctorArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    #[command(
+        after_long_help = "Exit: 0, or 2 when it cannot be written. Bash: omission-gate completions bash > ~/.local/share/bash-completion/completions/omission-gate"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, omission-gate(1), in roff.
+    #[command(
+        after_long_help = "Exit: 0, or 2 when it cannot be written. Read it with: omission-gate man | man -l -"
+    )]
+    Man,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -201,13 +235,15 @@ pub(super) struct HookArgs {
     /// The record store: a document or JSON Lines file (stdin carries the payload).
     #[arg(long)]
     pub(super) store: String,
-    /// Kept ids: `a,b,c` inline, or `@FILE`; default: the store document's `kept`.
+    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line). Default:
+    /// the store document's `kept`.
     #[arg(long)]
     pub(super) kept: Option<String>,
     /// How the kept set is obtained: given, head_tail:K or recency:K.
     #[arg(long, default_value = "given", value_parser = parse_retention)]
     pub(super) retention: Retention,
-    /// The guarded tools (names or `*` globs, or `@FILE`); calls of other tools pass.
+    /// The guarded tools (calls of others pass): names or `*` globs `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`. Default: the store
+    /// document's `tools`, else every tool.
     #[arg(long)]
     pub(super) tools: Option<String>,
     /// Report dropped unevaluable records as a signed note instead of blocking.
@@ -215,8 +251,11 @@ pub(super) struct HookArgs {
     pub(super) allow_unevaluable: bool,
     /// Our own deadline: with no answer by then, deny (keep it below the harness's
     /// hook timeout, which would run the tool).
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub(super) timeout_ms: u64,
+    /// A hook's stdout is its reply to the harness: --quiet does not apply (not listed).
+    #[arg(long, short, hide = true)]
+    quiet: bool,
     /// Where the kept set comes from: `kept` (--kept or the store's `kept`) or
     /// `transcript` (the records in view of the session transcript the payload names).
     #[arg(long, value_enum, default_value = "kept")]
@@ -225,6 +264,15 @@ pub(super) struct HookArgs {
     /// record (CLAUDE.md, AGENTS.md, GEMINI.md); repeatable.
     #[arg(long, value_name = "FILE")]
     pub(super) context_file: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct VerifyArgs {
+    /// The report file, or `-` for stdin.
+    pub(super) report: String,
+    /// A report holds no predicate: accepted like everywhere, but not listed here.
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    max_predicate_depth: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -243,20 +291,22 @@ pub(super) enum SweepFormat {
 pub(super) struct CheckArgs {
     /// The full pre-compaction records: a document or JSON Lines; `-` for stdin.
     pub(super) input: String,
-    /// The proposed call, `{"tool":...,"params":{...}}`, inline or `@FILE`.
+    /// The proposed call, `{"tool":...,"params":{...}}`, inline or `@FILE`. Default: the
+    /// document's `action`.
     #[arg(long)]
     pub(super) action: Option<String>,
     /// Judge every reachable call of the tools instead of one action (never reads one).
     #[arg(long, conflicts_with = "action")]
     pub(super) precheck: bool,
-    /// Tools for --precheck: names `a,b`, or a JSON array of `{"name","input_schema"}`,
-    /// inline or `@FILE`. Default: the document's `tools`, else every tool a record names.
+    /// Tools for --precheck: names or `*` globs `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`. Default: the document's
+    /// `tools`, else every tool a record names.
     #[arg(long, requires = "precheck")]
     pub(super) tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
     pub(super) max_calls: usize,
-    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line).
+    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line). Default:
+    /// the document's `kept`.
     #[arg(long)]
     pub(super) kept: Option<String>,
     /// How the kept set is obtained: given, head_tail:K or recency:K.
@@ -292,18 +342,19 @@ pub(super) enum PinFormat {
 pub(super) struct PinArgs {
     /// The full records: a document or JSON Lines; `-` for stdin.
     pub(super) input: String,
-    /// Tools: names `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`.
-    /// Default: the document's `tools`, else every tool a record names.
+    /// Tools to pin for: names or `*` globs `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`. Default: the document's `tools`,
+    /// else every tool a record names.
     #[arg(long)]
     pub(super) tools: Option<String>,
     /// Token budget: keep the pinned records, then the most recent others that fit.
-    #[arg(long)]
+    /// Default: none (only the pinned records are listed).
+    #[arg(long, value_name = "TOKENS")]
     pub(super) budget: Option<u64>,
     /// Report format, or `ids` for a file `check --kept @FILE` reads.
     #[arg(long, value_enum, default_value = "text")]
     pub(super) format: PinFormat,
     /// The most calls tried per rule and tool before a rule is pinned as undecided.
-    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
     pub(super) max_calls: usize,
 }
 
@@ -312,8 +363,9 @@ pub(super) struct SweepArgs {
     /// Documents that carry their own action (and `kept` for retention=given).
     #[arg(required = true)]
     pub(super) inputs: Vec<String>,
-    /// Retentions to judge under; repeat for a table input x retention.
-    #[arg(long, value_parser = parse_retention)]
+    /// Retentions to judge under (given, head_tail:K or recency:K); repeat for a table
+    /// input x retention.
+    #[arg(long, default_value = "given", value_parser = parse_retention)]
     pub(super) retention: Vec<Retention>,
     /// Report dropped unevaluable records as a signed note instead of blocking.
     #[arg(long)]
@@ -321,12 +373,12 @@ pub(super) struct SweepArgs {
     /// Precheck each input (every reachable call of its tools) instead of its action.
     #[arg(long)]
     pub(super) precheck: bool,
-    /// Tools for --precheck, for every input (default: each document's own `tools`, else
-    /// every tool its records name).
+    /// Tools for --precheck, for every input: names or `*` globs `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`. Default:
+    /// each document's `tools`, else every tool its records name.
     #[arg(long, requires = "precheck")]
     pub(super) tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, help_heading = "Limits", default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
     pub(super) max_calls: usize,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]

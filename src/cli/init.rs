@@ -11,6 +11,9 @@ use super::*;
 use crate::wiring::{self, Wiring, claude_code, codex, edit};
 
 pub(super) fn say(line: &str) {
+    if quiet() {
+        return;
+    }
     let mut out = io::stdout().lock();
     let _ = writeln!(out, "{line}");
     let _ = out.flush();

@@ -9,7 +9,7 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
@@ -31,6 +31,7 @@ mod doctor;
 mod hooks;
 mod init;
 mod lean;
+mod output;
 mod sweep;
 mod transcript;
 mod validate;
@@ -43,6 +44,7 @@ use doctor::run_doctor;
 use hooks::*;
 use init::run_init;
 use lean::*;
+use output::*;
 use sweep::*;
 use transcript::*;
 use validate::*;
@@ -91,16 +93,20 @@ fn run() -> ExitCode {
         }
     };
     let _ = LIMITS.set(cli.limits.limits());
+    // A hook's stdout is its reply: --quiet never silences it.
+    let _ = QUIET.set(cli.quiet && !matches!(cli.command, Command::Hook(_)));
     let code = match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Validate(args) => run_validate(&args),
         Command::Pin(args) => run_pin(&args),
         Command::Sweep(args) => run_sweep(&args),
-        Command::Verify { report } => run_verify(&report),
+        Command::Verify(args) => run_verify(&args.report),
         Command::Hook(args) => run_hook(args),
         Command::Context(args) => run_context(&args),
         Command::Init(args) => run_init(&args),
         Command::Doctor(args) => run_doctor(&args),
+        Command::Completions { shell } => run_completions(shell),
+        Command::Man => run_man(),
     };
     ExitCode::from(code)
 }
@@ -254,8 +260,11 @@ fn flag_text(flag: &str, value: &str) -> Result<(String, String, bool), InputErr
 
 /// Writes bytes to stdout. A report that cannot be written is exit 2, never 0.
 fn emit(bytes: &[u8]) -> Result<(), io::Error> {
+    if quiet() {
+        return Ok(());
+    }
     let mut out = io::stdout().lock();
-    out.write_all(bytes)?;
+    out.write_all(&shown(bytes))?;
     out.flush()
 }
 
