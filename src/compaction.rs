@@ -264,7 +264,7 @@ fn nearest_id<'s>(store: &'s Store, id: &str) -> Option<&'s str> {
 }
 
 /// Levenshtein distance between `a` and `b` over characters, if it is at most `most`.
-fn edit_distance(a: &[char], b: &str, most: usize) -> Option<usize> {
+pub(crate) fn edit_distance(a: &[char], b: &str, most: usize) -> Option<usize> {
     // A length difference alone costs that many edits: far longer ids are passed over
     // without walking them.
     if b.len() > (a.len() + most) * 4 {

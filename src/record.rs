@@ -135,31 +135,13 @@ pub fn misspelt_kind(kind: &str) -> Option<&'static str> {
     let lower: Vec<char> = kind.chars().flat_map(char::to_lowercase).collect();
     let mut best: Option<(usize, &'static str)> = None;
     for candidate in EVALUABLE_KINDS {
-        let d = edit_distance(&lower, candidate);
-        if d <= MOST && best.is_none_or(|(b, _)| d < b) {
+        if let Some(d) = crate::compaction::edit_distance(&lower, candidate, MOST)
+            && best.is_none_or(|(b, _)| d < b)
+        {
             best = Some((d, candidate));
         }
     }
     best.map(|(_, k)| k)
-}
-
-/// Levenshtein distance between `a` and `b`, over characters (both short).
-fn edit_distance(a: &[char], b: &str) -> usize {
-    let mut row: Vec<usize> = (0..=a.len()).collect();
-    for (j, cb) in b.chars().enumerate() {
-        let mut diagonal = j;
-        let mut left = j + 1;
-        for (slot, &ca) in row.iter_mut().skip(1).zip(a) {
-            let up = *slot;
-            left = (diagonal + usize::from(ca != cb)).min(up + 1).min(left + 1);
-            diagonal = up;
-            *slot = left;
-        }
-        if let Some(first) = row.first_mut() {
-            *first = j + 1;
-        }
-    }
-    row.last().copied().unwrap_or(0)
 }
 
 /// One validated record.
@@ -889,9 +871,6 @@ mod tests {
         ] {
             assert_eq!(misspelt_kind(kind), want, "{kind}");
         }
-        assert_eq!(edit_distance(&['a', 'b', 'c'], "abc"), 0);
-        assert_eq!(edit_distance(&['a', 'b'], "ba"), 2);
-        assert_eq!(edit_distance(&[], "fact"), 4);
     }
 
     #[test]
