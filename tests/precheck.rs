@@ -493,7 +493,7 @@ fn sweep_precheck_tables_inputs_by_retention() {
     );
 }
 
-/// docs/precheck.md (README material) is real: every `$ omission-gate ...` line in a
+/// docs/precheck.md is real: every `$ omission-gate ...` line in a
 /// fenced block, run with bash from the repository root, prints the lines under it.
 #[test]
 fn docs_precheck_examples_print_what_they_say() {

@@ -119,12 +119,16 @@ pub fn doc(records: &[&str], kept: &[&str], action: &str) -> String {
     )
 }
 
-/// Every `$ omission-gate ...` line in a fenced block of the markdown file at `doc`
-/// (relative to the repository root), run with bash from the root with the binary on
-/// PATH, prints exactly the lines under it. Returns how many examples ran.
+/// Every `$ ` line in a fenced block of the markdown file at `doc` (relative to the
+/// repository root) is a shell command, and prints exactly the lines under it. A command
+/// may end in a here-document (`<<'EOF'`): its lines, up to the `EOF` line, are part of
+/// it. The commands run in order with bash, in a scratch directory that holds a link to
+/// every top-level entry of the repository (so `fixtures/...` resolves and a file one
+/// example writes is there for the next), with the binary on PATH. Returns how many
+/// examples ran.
 pub fn doc_examples_hold(doc: &str) -> usize {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let text = std::fs::read_to_string(Path::new(root).join(doc)).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(doc)).unwrap();
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_omission-gate"))
         .parent()
         .unwrap()
@@ -137,11 +141,23 @@ pub fn doc_examples_hold(doc: &str) -> usize {
     let mut examples: Vec<(String, String)> = Vec::new();
     let mut in_block = false;
     let mut open = false;
+    let mut heredoc: Option<String> = None;
     for line in text.lines() {
-        if line.starts_with("```") {
+        if let Some(end) = &heredoc {
+            let (cmd, _) = examples.last_mut().unwrap();
+            cmd.push('\n');
+            cmd.push_str(line);
+            if line == end {
+                heredoc = None;
+            }
+        } else if line.starts_with("```") {
             in_block = !in_block;
             open = false;
         } else if in_block && let Some(cmd) = line.strip_prefix("$ ") {
+            heredoc = cmd
+                .split_once("<<'")
+                .and_then(|(_, rest)| rest.split_once('\''))
+                .map(|(end, _)| end.to_string());
             examples.push((cmd.to_string(), String::new()));
             open = true;
         } else if open && let Some((_, out)) = examples.last_mut() {
@@ -149,21 +165,33 @@ pub fn doc_examples_hold(doc: &str) -> usize {
             out.push('\n');
         }
     }
-    let mut ran = 0;
-    for (cmd, want) in examples {
-        if !cmd.starts_with("omission-gate ") {
+    assert!(heredoc.is_none(), "{doc}: a here-document does not end");
+    let scratch = Scratch::new();
+    for entry in std::fs::read_dir(root).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == ".git" {
             continue;
         }
-        ran += 1;
+        std::os::unix::fs::symlink(entry.path(), scratch.path().join(&name)).unwrap();
+    }
+    for (cmd, want) in &examples {
         let out = Command::new("bash")
             .arg("-c")
-            .arg(&cmd)
+            .arg(cmd)
             .env("PATH", &path)
-            .current_dir(root)
+            .env_remove("NO_COLOR")
+            .current_dir(scratch.path())
+            .stdin(Stdio::null())
             .output()
             .unwrap();
         let got = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(got, want, "{doc} example `{cmd}` prints something else");
+        assert_eq!(
+            &got,
+            want,
+            "{doc} example `{cmd}` prints something else (stderr: {})",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    ran
+    examples.len()
 }
