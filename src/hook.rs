@@ -143,9 +143,26 @@ pub fn transcript_request(
             )));
         }
     };
-    let call = match obj.get("tool_use_id") {
-        Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
-        _ => None,
+    // Claude Code and Codex name the call in every pre-tool payload, and Claude Code
+    // writes its transcript after it calls the hook: without the id the gate cannot tell
+    // a fresh transcript from a stale one. Gemini CLI names no call.
+    let call = match (harness, obj.get("tool_use_id")) {
+        (_, Some(Value::String(id))) if !id.is_empty() => Some(id.clone()),
+        (Harness::GeminiCli, None) => None,
+        (Harness::GeminiCli, Some(_)) => {
+            return Some(Err(InputError::at(
+                PAYLOAD,
+                "key `tool_use_id`",
+                "must be a non-empty string",
+            )));
+        }
+        (Harness::ClaudeCode | Harness::Codex, _) => {
+            return Some(Err(InputError::at(
+                PAYLOAD,
+                "key `tool_use_id`",
+                "missing, empty or not a string: --kept-from transcript waits until the transcript records the call it names, and without it cannot tell a fresh transcript from a stale one (pass the payload on as the harness sent it, or use --kept)",
+            )));
+        }
     };
     Some(Ok(TranscriptRequest { path, call }))
 }

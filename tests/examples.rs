@@ -271,7 +271,7 @@ fn claude_code_settings_run_the_claude_code_adapters() {
     let dir = project("claude-code");
     let env = [("CLAUDE_PROJECT_DIR", dir.as_path())];
     let payload = format!(
-        r#"{{"session_id":"s","transcript_path":"{}","hook_event_name":"PreToolUse",{REFUND}}}"#,
+        r#"{{"session_id":"s","transcript_path":"{}","hook_event_name":"PreToolUse",{REFUND},"tool_use_id":"toolu_0003"}}"#,
         transcript("claude-code")
     );
     let out = run_snippet(&pre_tool, &dir, &env, &payload);

@@ -616,3 +616,50 @@ fn context_prints_the_live_context_and_each_record_in_view_or_not() {
         );
     }
 }
+
+#[test]
+fn a_payload_that_names_no_call_cannot_prove_the_transcript_fresh() {
+    // The session as it stood before its compaction: the rule is still in view there, so
+    // judging this stale file would pass the call that the compaction left unbound.
+    let scratch = Scratch::new();
+    let lines: Vec<&str> = include_str!("transcripts/claude-code/AE-1.jsonl")
+        .lines()
+        .collect();
+    let stale = scratch.file("stale.jsonl", (lines[..16].join("\n") + "\n").as_bytes());
+    for h in ["claude-code", "codex"] {
+        let name = if h == "codex" { "AE-2" } else { "AE-1" };
+        let transcript = if h == "codex" {
+            fixture(h, name)
+        } else {
+            stale.clone()
+        };
+        let p: Value = serde_json::from_str(&payload(h, name, &transcript)).unwrap();
+        for id in [None, Some(Value::from("")), Some(Value::from(5))] {
+            let mut p = p.clone();
+            match id {
+                None => {
+                    p.as_object_mut().unwrap().remove("tool_use_id");
+                }
+                Some(id) => p["tool_use_id"] = id,
+            }
+            let out = hook_within(h, &store(h), &p.to_string(), &[], "400");
+            assert_eq!(out.code, 2, "{h} {p}: {}", out.stderr);
+            assert!(
+                out.stderr
+                    .contains("payload: key `tool_use_id`: missing, empty or not a string"),
+                "{h}: {}",
+                out.stderr
+            );
+        }
+    }
+    // Gemini CLI names no call: its payload is judged as it comes.
+    let p = payload("gemini-cli", "D-2", &fixture("gemini-cli", "D-2"));
+    assert_eq!(
+        hook_with("gemini-cli", &store("gemini-cli"), &p, &[]).code,
+        2
+    );
+    let mut p: Value = serde_json::from_str(&p).unwrap();
+    p["tool_use_id"] = Value::from(7);
+    let out = hook_with("gemini-cli", &store("gemini-cli"), &p.to_string(), &[]);
+    assert!(out.stderr.contains("key `tool_use_id`"), "{}", out.stderr);
+}
