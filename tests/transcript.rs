@@ -663,3 +663,63 @@ fn a_payload_that_names_no_call_cannot_prove_the_transcript_fresh() {
     let out = hook_with("gemini-cli", &store("gemini-cli"), &p.to_string(), &[]);
     assert!(out.stderr.contains("key `tool_use_id`"), "{}", out.stderr);
 }
+
+/// The fixture with the model's response that holds the pending call quoting `RULE` in
+/// its text, as each harness records that text.
+fn quoting_the_rule(harness: &str, name: &str) -> Vec<u8> {
+    let quote = format!("As the user said: {RULE} Running it anyway.");
+    let text = std::fs::read_to_string(fixture(harness, name)).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    match harness {
+        "claude-code" => {
+            // Claude Code writes each block of a response as its own entry.
+            let mut call: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+            let mut said = call.clone();
+            said["uuid"] = Value::from("quote-1");
+            said["message"]["content"] = serde_json::json!([{"type": "text", "text": quote}]);
+            call["parentUuid"] = Value::from("quote-1");
+            let n = lines.len();
+            lines[n - 1] = said.to_string();
+            lines.push(call.to_string());
+        }
+        "codex" => {
+            let at = lines
+                .iter()
+                .rposition(|l| l.contains(r#""type":"function_call""#))
+                .unwrap();
+            let said = serde_json::json!({"timestamp": "2026-12-01T00:00:00Z", "type": "response_item",
+                "payload": {"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": quote}]}});
+            lines.insert(at, said.to_string());
+        }
+        _ => {
+            let at = lines
+                .iter()
+                .rposition(|l| l.contains(r#""type":"gemini""#))
+                .unwrap();
+            let mut said: Value = serde_json::from_str(&lines[at]).unwrap();
+            said["content"] = Value::from(quote);
+            lines[at] = said.to_string();
+        }
+    }
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+#[test]
+fn the_response_that_holds_the_call_cannot_put_a_rule_in_view_by_quoting_it() {
+    let scratch = Scratch::new();
+    for (h, name) in [
+        ("claude-code", "AE-1"),
+        ("codex", "AE-2"),
+        ("gemini-cli", "AE-2"),
+    ] {
+        let quoted = scratch.file(&format!("{h}-quoted.jsonl"), &quoting_the_rule(h, name));
+        let out = hook_with(h, &store(h), &payload(h, name, &quoted), &[]);
+        assert_eq!(out.code, 2, "{h}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h}: {}",
+            out.stderr
+        );
+    }
+}

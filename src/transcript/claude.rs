@@ -292,11 +292,27 @@ fn pieces(
             }
         }
     }
+    // The model's response that holds a pending call is what the model is sending, not
+    // what it was sent: none of its blocks (text, other calls) is context yet. Claude
+    // Code writes each block of a response as its own entry, under the same message id.
+    let responding: BTreeSet<&str> = entries
+        .iter()
+        .filter(|e| {
+            blocks(e).any(|b| {
+                b.get("type").and_then(Value::as_str) == Some("tool_use")
+                    && b.get("id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| call == Some(id) || !answered.contains(id))
+            })
+        })
+        .filter_map(|e| message_id(e))
+        .collect();
     let mut out = Vec::new();
     for e in entries {
         let role = match e.kind() {
             "user" if e.is_summary() => Role::Summary,
             "user" => Role::User,
+            "assistant" if message_id(e).is_some_and(|id| responding.contains(id)) => continue,
             "assistant" => Role::Assistant,
             _ => continue,
         };
@@ -326,6 +342,14 @@ fn pieces(
         compaction,
         call_seen,
     })
+}
+
+/// The id of the model response an assistant entry is part of.
+fn message_id(e: &Entry) -> Option<&str> {
+    e.obj
+        .get("message")
+        .and_then(|m| m.get("id"))
+        .and_then(Value::as_str)
 }
 
 fn blocks(e: &Entry) -> impl Iterator<Item = &Map<String, Value>> {

@@ -122,8 +122,12 @@ pub(super) fn read(
             _ => {}
         }
     }
+    let responding = responding(&items, &answered, call);
     let mut out = base_instructions(window.head)?;
-    for (at, m, is_summary) in &items {
+    for (i, (at, m, is_summary)) in items.iter().enumerate() {
+        if responding.contains(&i) {
+            continue;
+        }
         model_item(&mut out, *at, m, *is_summary, &answered, call)?;
     }
     Ok(Live {
@@ -132,6 +136,56 @@ pub(super) fn read(
         compaction,
         call_seen,
     })
+}
+
+/// The items of the model's response that holds a pending call: the run of model
+/// output (its messages, reasoning and calls) around the call, up to the nearest input
+/// (a user message, a tool output). They are what the model is sending, not what it was
+/// sent, so none of them is context yet.
+fn responding(
+    items: &[(u64, Map<String, Value>, bool)],
+    answered: &BTreeSet<String>,
+    call: Option<&str>,
+) -> BTreeSet<usize> {
+    let output = |m: &Map<String, Value>| match m.get("type").and_then(Value::as_str) {
+        Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
+        Some(
+            "reasoning"
+            | "function_call"
+            | "custom_tool_call"
+            | "local_shell_call"
+            | "web_search_call"
+            | "image_generation_call",
+        ) => true,
+        _ => false,
+    };
+    let pending = |m: &Map<String, Value>| {
+        matches!(
+            m.get("type").and_then(Value::as_str),
+            Some("function_call" | "custom_tool_call" | "local_shell_call")
+        ) && m
+            .get("call_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| call == Some(id) || !answered.contains(id))
+    };
+    let mut out = BTreeSet::new();
+    for (i, (_, m, _)) in items.iter().enumerate() {
+        if !pending(m) || out.contains(&i) {
+            continue;
+        }
+        let mut start = i;
+        while let Some(prev) = start.checked_sub(1)
+            && items.get(prev).is_some_and(|(_, p, _)| output(p))
+        {
+            start = prev;
+        }
+        let mut end = i + 1;
+        while items.get(end).is_some_and(|(_, n, _)| output(n)) {
+            end += 1;
+        }
+        out.extend(start..end);
+    }
+    out
 }
 
 /// `session_meta`'s `base_instructions`: a string, or `{"text": ...}`.

@@ -162,9 +162,37 @@ pub(super) fn read(
             }
         }
     }
+    // The model's last message, while a call of it has no result, is the response that
+    // holds the pending call (Gemini CLI records it before the hook runs, its calls only
+    // after they end): what the model is sending, not what it was sent. Its text and its
+    // calls' arguments are not context yet; the results of its calls that ended are.
+    // (Screen notices after it are not messages the model is sent.)
+    let last = messages.list.iter().rposition(|(_, m)| {
+        matches!(
+            m.get("type").and_then(Value::as_str),
+            Some("user" | "gemini")
+        )
+    });
+    let responding = last
+        .and_then(|i| messages.list.get(i))
+        .is_some_and(|(_, m)| {
+            m.get("type").and_then(Value::as_str) == Some("gemini")
+                && match m.get("toolCalls") {
+                    Some(Value::Array(calls)) => calls
+                        .iter()
+                        .any(|c| c.get("result").is_none_or(Value::is_null)),
+                    _ => true,
+                }
+        });
     let mut out = Vec::new();
     let mut call_seen = false;
-    for (at, m) in &messages.list {
+    for (i, (at, m)) in messages.list.iter().enumerate() {
+        if responding && Some(i) == last {
+            let mut results = Vec::new();
+            call_seen |= tool_calls(&mut results, *at, m.get("toolCalls"), call)?;
+            out.extend(results.into_iter().filter(|p| p.role == Role::Result));
+            continue;
+        }
         let role = match m.get("type").and_then(Value::as_str) {
             Some("user") if summary.as_deref() == m.get("id").and_then(Value::as_str) => {
                 Role::Summary
