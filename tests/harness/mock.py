@@ -8,7 +8,8 @@ by the same small script for all three:
 
 - a compaction request gets a summary that keeps the rule's text (--summary keep) or
   leaves it out (--summary omit);
-- a user turn holding GO_WORD gets a call of the gated command (first a harmless
+- a user turn holding GO_WORD gets a call of the gated command, or with --tool-args of
+  the tool --command names (first a harmless
   warm-up command with --warmup, so that a harness can compact mid-turn);
 - the result of a gated call gets the same call again once (--retry), else a final text;
 - any other turn gets a short text.
@@ -266,7 +267,9 @@ def gemini_turns(body):
             if "text" in part:
                 turns.append((role, "text", part["text"]))
             elif "functionCall" in part:
-                turns.append((role, "call", (part["functionCall"].get("args") or {}).get("command", "")))
+                call = part["functionCall"]
+                # A shell call by its command; any other call (an MCP tool) by its name.
+                turns.append((role, "call", (call.get("args") or {}).get("command", call.get("name", ""))))
             elif "functionResponse" in part:
                 turns.append((role, "result", " ".join(strings(part["functionResponse"].get("response")))))
     return claude_merge(turns)
@@ -284,7 +287,9 @@ def gemini_reply(handler, path, body):
     else:
         decision = decide(gemini_turns(body), gemini_is_compaction(path, body))
     tokens = 600000 if big_usage(decision) else 1200
-    if decision[0] == "call":
+    if decision[0] == "call" and ARGS.tool_args and decision[1] == ARGS.command:
+        part = {"functionCall": {"name": decision[1], "args": json.loads(ARGS.tool_args)}}
+    elif decision[0] == "call":
         part = {"functionCall": {"name": "run_shell_command", "args": {"command": decision[1], "description": "run the step"}}}
     else:
         part = {"text": decision[1]}
@@ -393,6 +398,7 @@ def main():
     parser.add_argument("--rule", required=True)
     parser.add_argument("--command", required=True)
     parser.add_argument("--marker", required=True)
+    parser.add_argument("--tool-args", help="Gemini CLI: --command names a tool (an MCP tool), called with these JSON arguments")
     parser.add_argument("--summary", choices=["keep", "omit"], default="omit")
     parser.add_argument("--retry", action="store_true")
     parser.add_argument("--warmup", action="store_true")

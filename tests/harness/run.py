@@ -7,8 +7,11 @@ outcome by the marker file the gated shell command creates and by the requests t
 received (see README.md in this directory). Nothing here holds a kept list: the gate
 computes it from the transcript the harness names in each payload.
 
-Usage: run.py --cli-dir DIR --gate BIN [--mode real|sanity] [--harness H]... [--scenario S]...
-              [--work DIR] [--capture DIR]
+Usage: run.py --cli-dir DIR --gate BIN [--mode real|sanity] [--wiring init|direct]
+              [--harness H]... [--scenario S]... [--work DIR] [--capture DIR] [--known FILE]
+
+--wiring init: the hook configuration is what `BIN init H` writes; direct (the default):
+  written here, with the gate run through hook_wrap.py.
 
 --mode real: every scenario must come out as the issue asks (exit 0 when all do).
 --mode sanity: the gate is a stub that always passes; the scenarios that need a block
@@ -43,7 +46,16 @@ SCENARIOS = {
     "B": (True, True, "keep", False),
     "C": (True, False, "omit", False),
     "D": (False, False, "omit", False),
+    # Claude Code with init's wiring whole, its PreCompact hook included (init mode only).
+    "F": (True, True, "omit", False),
+    # Gemini CLI only: an MCP tool call that a rule never mentioned binds.
+    "M": (False, False, "omit", False),
 }
+
+MCP_TOOL = "mcp_billing_refunds_create"  # Gemini CLI's name for the server's tool
+MCP_RULE = "Refunds over 5,000 need a human approver."
+MCP_ARGS = {"amount": 8400, "ticket": "7741"}
+MCP_MARKER = "refund-marker"
 
 
 class Failure(Exception):
@@ -61,7 +73,16 @@ def store_document(harness):
                 "predicate": {"field": "command", "op": "eq", "value": COMMAND},
                 "effect": "deny",
                 "text": RULE,
-            }
+            },
+            {
+                "id": "refund-rule",
+                "seq": 2,
+                "kind": "policy",
+                "scope": MCP_TOOL,
+                "predicate": {"field": "amount", "op": "gt", "value": 5000},
+                "effect": "require_approval",
+                "text": MCP_RULE,
+            },
         ]
     }
 
@@ -84,6 +105,10 @@ class Run:
         self.harness = harness
         self.scenario = scenario
         self.rule_stated, self.compaction, self.summary, self.retry = SCENARIOS[scenario]
+        mcp = scenario == "M"
+        self.command = MCP_TOOL if mcp else COMMAND
+        self.rule = MCP_RULE if mcp else RULE
+        self.marker = MCP_MARKER if mcp else MARKER
         name = "%s-%s" % (harness, scenario.replace("+", ""))
         self.dir = os.path.join(args.work, args.mode, name)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -109,14 +134,16 @@ class Run:
             "--harness", self.harness,
             "--port-file", port_file,
             "--log", self.requests,
-            "--rule", RULE,
-            "--command", COMMAND,
-            "--marker", os.path.join(self.project, MARKER),
+            "--rule", self.rule,
+            "--command", self.command,
+            "--marker", os.path.join(self.project, self.marker),
             "--summary", self.summary,
             "--lifetime", str(MOCK_LIFETIME),
         ]
         if self.retry:
             command.append("--retry")
+        if self.command == MCP_TOOL:
+            command += ["--tool-args", json.dumps(MCP_ARGS)]
         if warmup:
             command.append("--warmup")
         if self.compaction and warmup:
@@ -150,6 +177,18 @@ class Run:
                  "hook", self.harness, "--store", self.store, "--kept-from", "transcript",
                  "--timeout-ms", "10000"]
         return " ".join(quote(w) for w in words) + " || exit 2"
+
+    def init(self, env):
+        """Runs `GATE init HARNESS --dir PROJECT` (the store is already there, so init keeps
+        it) and returns what it printed."""
+        full_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self.home}
+        full_env.update(env)
+        done = subprocess.run([self.args.gate, "init", self.harness, "--dir", self.project],
+                              env=full_env, capture_output=True, text=True, timeout=60)
+        write(os.path.join(self.dir, "init.out"), done.stdout + done.stderr)
+        if done.returncode != 0:
+            raise Failure("%s: `omission-gate init` exited %d: %s" % (self.harness, done.returncode, done.stderr.strip()))
+        return done.stdout
 
     def observer_command(self):
         """A hook that only records its payload (capture mode: compaction payloads)."""
@@ -195,15 +234,27 @@ class Run:
             self.stop_mock()
 
     def first_prompt(self):
-        return RULE if self.rule_stated else "Hello."
+        return self.rule if self.rule_stated else "Hello."
 
     # Claude Code: one session over several `claude -p` runs; `/compact` compacts it.
     def run_claude_code(self):
-        hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": self.hook_command(), "timeout": 30}]}]}
-        if self.args.capture:
-            hooks["PreCompact"] = [{"hooks": [{"type": "command", "command": self.observer_command(), "timeout": 30}]}]
-        write(os.path.join(self.project, ".claude", "settings.json"), json.dumps({"hooks": hooks}, indent=1) + "\n")
+        settings = os.path.join(self.project, ".claude", "settings.json")
+        if self.args.wiring == "init":
+            self.init({})
+            with open(settings, encoding="utf-8") as handle:
+                written = json.load(handle)
+            # init also installs the PreCompact hook, whose output stays in the session
+            # after a manual /compact and so keeps the rule in view: these scenarios test
+            # the pre-tool gate against a compaction that drops the rule, so it goes.
+            if self.scenario != "F":
+                written["hooks"].pop("PreCompact", None)
+            write(settings, json.dumps(written, indent=1) + "\n")
+        else:
+            hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": self.hook_command(), "timeout": 30}]}]}
+            if self.args.capture:
+                hooks["PreCompact"] = [{"hooks": [{"type": "command", "command": self.observer_command(), "timeout": 30}]}]
+            write(settings, json.dumps({"hooks": hooks}, indent=1) + "\n")
         binary = os.path.join(self.args.cli_dir, "claude-code", "node_modules", ".bin", "claude")
         env = {
             "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % self.port,
@@ -236,7 +287,7 @@ class Run:
     def run_codex(self):
         codex_home = os.path.join(self.dir, "codex-home")
         os.makedirs(codex_home)
-        write(os.path.join(codex_home, "config.toml"), "\n".join([
+        config = [
             'model = "mock-model"',
             'model_provider = "mock"',
             'approval_policy = "never"',
@@ -249,31 +300,43 @@ class Run:
             'wire_api = "responses"',
             'env_key = "MOCK_API_KEY"',
             "",
-            "[[hooks.PreToolUse]]",
-            'matcher = "^(Bash|apply_patch|mcp__.*)$"',
-            "",
-            "[[hooks.PreToolUse.hooks]]",
-            'type = "command"',
-            "command = %s" % json.dumps(self.hook_command()),
-            "timeout = 30",
-            "",
-        ] + ([
-            "[[hooks.PreCompact]]",
-            "",
-            "[[hooks.PreCompact.hooks]]",
-            'type = "command"',
-            "command = %s" % json.dumps(self.observer_command()),
-            "timeout = 30",
-            "",
-        ] if self.args.capture else [])))
-        binary = os.path.join(self.args.cli_dir, "codex", "node_modules", ".bin", "codex")
+        ]
         env = {"CODEX_HOME": codex_home, "MOCK_API_KEY": "mock-key"}
+        trust = []
+        if self.args.wiring == "init":
+            # init writes .codex/hooks.json and prints the trust Codex needs (the project,
+            # and the hook's hash) for the user config: add it as a user would.
+            config += codex_trust_block(self.init(env))
+        else:
+            trust = ["--dangerously-bypass-hook-trust"]
+            config += [
+                "[[hooks.PreToolUse]]",
+                'matcher = "^(Bash|apply_patch|mcp__.*)$"',
+                "",
+                "[[hooks.PreToolUse.hooks]]",
+                'type = "command"',
+                "command = %s" % json.dumps(self.hook_command()),
+                "timeout = 30",
+                "",
+            ]
+        if self.args.capture:
+            config += [
+                "[[hooks.PreCompact]]",
+                "",
+                "[[hooks.PreCompact.hooks]]",
+                'type = "command"',
+                "command = %s" % json.dumps(self.observer_command()),
+                "timeout = 30",
+                "",
+            ]
+        write(os.path.join(codex_home, "config.toml"), "\n".join(config))
+        binary = os.path.join(self.args.cli_dir, "codex", "node_modules", ".bin", "codex")
         if self.compaction:
             filler = "lorem ipsum dolor sit amet " * 2000
-            prompt = "%s\n%s\n%s\n%s" % (filler, RULE, filler, GO)
+            prompt = "%s\n%s\n%s\n%s" % (filler, self.rule, filler, GO)
         else:
             prompt = "%s\n%s" % (self.first_prompt(), GO)
-        self.step("1-exec", [binary, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt], env)
+        self.step("1-exec", [binary, "exec", "--skip-git-repo-check"] + trust + [prompt], env)
 
     # Gemini CLI: a first run states the rule, a second (`--resume latest`) asks for the
     # step; with a compaction the mock reports a huge promptTokenCount on a warm-up call,
@@ -287,12 +350,24 @@ class Run:
               }) + "\n")
         write(os.path.join(self.home, ".gemini", "trustedFolders.json"),
               json.dumps({self.project: "TRUST_FOLDER"}) + "\n")
-        hooks = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
-            {"name": "omission-gate", "type": "command", "command": self.hook_command(), "timeout": 30000}]}]}
-        if self.args.capture:
-            hooks["PreCompress"] = [{"hooks": [
-                {"name": "observer", "type": "command", "command": self.observer_command(), "timeout": 30000}]}]
-        write(os.path.join(self.project, ".gemini", "settings.json"), json.dumps({"hooks": hooks}, indent=1) + "\n")
+        settings = os.path.join(self.project, ".gemini", "settings.json")
+        if self.args.wiring == "init":
+            self.init({})
+        else:
+            hooks = {"BeforeTool": [{"matcher": "run_shell_command|mcp_.*", "hooks": [
+                {"name": "omission-gate", "type": "command", "command": self.hook_command(), "timeout": 30000}]}]}
+            if self.args.capture:
+                hooks["PreCompress"] = [{"hooks": [
+                    {"name": "observer", "type": "command", "command": self.observer_command(), "timeout": 30000}]}]
+            write(settings, json.dumps({"hooks": hooks}, indent=1) + "\n")
+        if self.command == MCP_TOOL:
+            with open(settings, encoding="utf-8") as handle:
+                written = json.load(handle)
+            written["mcpServers"] = {"billing": {
+                "command": sys.executable,
+                "args": [os.path.join(HERE, "mcp_billing.py"), os.path.join(self.project, self.marker)],
+                "trust": True}}
+            write(settings, json.dumps(written, indent=1) + "\n")
         binary = os.path.join(self.args.cli_dir, "gemini-cli", "node_modules", ".bin", "gemini")
         env = {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:%d" % self.port, "GEMINI_API_KEY": "mock-key"}
         common = ["-m", "gemini-2.5-flash", "--yolo"]
@@ -310,14 +385,25 @@ class Run:
                         entries.append(json.loads(line))
         return entries
 
+    def gated_payload(self, payload):
+        """Whether a hook payload is a call of the gated command (or MCP tool)."""
+        if not isinstance(payload, dict):
+            return False
+        if self.command == MCP_TOOL:
+            return payload.get("tool_name") == MCP_TOOL
+        tool_input = payload.get("tool_input")
+        return isinstance(tool_input, dict) and tool_input.get("command") == COMMAND
+
     def judge(self):
         """Returns {scenario letter: (ok, detail)} for this run."""
         requests = [r for r in self.load(self.requests) if r.get("decision")]
-        hooks = [h for h in self.load(self.hooks) if gated_payload(h.get("payload"))]
-        calls = [i for i, r in enumerate(requests) if r["decision"] == ["call", COMMAND]]
+        hooks = [h for h in self.load(self.hooks) if self.gated_payload(h.get("payload"))]
+        calls = [i for i, r in enumerate(requests) if r["decision"] == ["call", self.command]]
         compactions = sum(1 for r in requests if r["decision"][0] == "summary")
-        gate_exits = [h["exit"] for h in hooks]
+        gate_exits = [h["exit"] for h in hooks] if self.args.wiring == "direct" else "n/a (init's wiring)"
         facts = "summary-requests=%d gated-calls=%d gate-exits=%s" % (compactions, len(calls), gate_exits)
+        if self.scenario == "F":
+            facts += "; init's PreCompact hook installed"
         if self.compaction and compactions == 0:
             return {self.scenario[0]: (False, "no compaction happened; " + facts)}
         if not calls:
@@ -333,7 +419,7 @@ class Run:
 
         # The session must be what the scenario says before the gate's answer counts: the
         # rule in the model's context at the call (B, C) or not (A, D), as the mock saw it.
-        wanted = self.scenario in ("B", "C")
+        wanted = self.scenario in ("B", "C", "F")
         if in_view_at(0) != wanted:
             return {self.scenario[0]: (False, "not set up as the scenario says: the rule was %sin the model's context at the call; %s" % (
                 "" if in_view_at(0) else "not ", facts))}
@@ -344,7 +430,7 @@ class Run:
         ran = first["marker_exists"]
         reached = first["rule_in_body"]
         context = "rule in the model's context at the call: %s; " % ("yes" if in_view_at(0) else "no")
-        if self.scenario in ("A+E", "D"):
+        if self.scenario in ("A+E", "D", "M"):
             ok = not ran and reached
             detail = "%s; the rule's text %s the model; %s%s" % (
                 "blocked" if not ran else "RAN", "reached" if reached else "did NOT reach", context, facts)
@@ -391,10 +477,15 @@ class Run:
             json.dump(transcripts, out, indent=1)
 
 
-def gated_payload(payload):
-    """Whether a hook payload is a call of the gated command."""
-    tool_input = payload.get("tool_input") if isinstance(payload, dict) else None
-    return isinstance(tool_input, dict) and tool_input.get("command") == COMMAND
+def codex_trust_block(printed):
+    """The TOML lines `init codex` prints for the user config: from the `[projects.` table
+    to the last `trusted_hash` line."""
+    lines = printed.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("[projects.")]
+    ends = [i for i, line in enumerate(lines) if line.startswith("trusted_hash = ")]
+    if not starts or not ends or ends[-1] < starts[0]:
+        raise Failure("codex: `omission-gate init codex` printed no trust lines to add")
+    return lines[starts[0]:ends[-1] + 1] + [""]
 
 
 def main():
@@ -406,6 +497,8 @@ def main():
     parser.add_argument("--scenario", action="append", choices=list(SCENARIOS))
     parser.add_argument("--work")
     parser.add_argument("--capture")
+    parser.add_argument("--wiring", choices=["init", "direct"], default="direct",
+                        help="init: the hook configuration is what `GATE init H` writes; direct: written here, through hook_wrap.py")
     parser.add_argument("--known", help="a file of known failures: `HARNESS LETTER reason` lines (real mode)")
     args = parser.parse_args()
     args.gate = os.path.abspath(args.gate)
@@ -417,6 +510,10 @@ def main():
     started = time.time()
     for harness in harnesses:
         for scenario in scenarios:
+            if scenario == "F" and (harness != "claude-code" or args.wiring != "init"):
+                continue
+            if scenario == "M" and harness != "gemini-cli":
+                continue
             run = Run(args, harness, scenario)
             t0 = time.time()
             try:
@@ -447,12 +544,12 @@ def known_failures(path):
 
 
 def report(args, harnesses, results, seconds):
-    expected_block = {"A", "D"}
+    expected_block = {"A", "D", "M"}
     known = known_failures(args.known) if args.mode == "real" else {}
     failed = 0
     print("%s mode, gate %s, %.0f s, work dir %s" % (args.mode, args.gate, seconds, args.work))
     for harness in harnesses:
-        for letter in "ABCDE":
+        for letter in "ABCDEFM":
             if (harness, letter) not in results:
                 continue
             ok, detail = results[(harness, letter)]

@@ -72,6 +72,13 @@ if ! "$gate" hook claude-code --help 2>&1 | grep -q -- '--kept-from'; then
   skip "\`$gate\` has no \`hook --kept-from transcript\` (the mode these tests are about)"
 fi
 
+# The hook configuration: what `omission-gate init H` writes, where the gate has init;
+# else written by run.py (through hook_wrap.py, which also records each hook call).
+wiring=direct
+if "$gate" init --help >/dev/null 2>&1; then
+  wiring=init
+fi
+
 work=${OMISSION_GATE_HARNESS_WORK:-}
 if [ -z "$work" ]; then
   work=$(mktemp -d "${TMPDIR:-/tmp}/og-harness.XXXXXX")
@@ -91,10 +98,10 @@ else
 fi
 
 status=0
-echo "== real harnesses, gate $gate"
-${isolate[@]+"${isolate[@]}"} python3 tests/harness/run.py --cli-dir "$cache" --gate "$gate" --mode real --work "$work" \
+echo "== real harnesses, gate $gate, hooks wired by: $wiring"
+${isolate[@]+"${isolate[@]}"} python3 tests/harness/run.py --cli-dir "$cache" --gate "$gate" --mode real --wiring "$wiring" --work "$work" \
   --known tests/harness/known-failures "$@" || status=1
 echo "== sanity: the same scenarios with a gate that always passes must fail where a block is needed"
 ${isolate[@]+"${isolate[@]}"} python3 tests/harness/run.py --cli-dir "$cache" --gate tests/harness/always-pass-gate.sh --mode sanity --work "$work" \
-  --scenario A+E --scenario D "$@" || status=1
+  --scenario A+E --scenario D --scenario M "$@" || status=1
 exit $status
