@@ -148,6 +148,11 @@ fn invalid_input_exits_2_as_check_would() {
         .strip_prefix("omission-gate: ")
         .unwrap();
     assert_eq!(r.stdout, format!("{message}\n{path}: invalid\n"));
+    assert_eq!(r.stderr, check.stderr);
+    // --quiet: nothing on stdout, the error still on stderr.
+    let q = run(&["validate", "-q", &path], None);
+    assert_eq!((q.code, q.stdout.as_str()), (2, ""));
+    assert_eq!(q.stderr, check.stderr);
     // A kept id that names no record is invalid too.
     let path = s.file("doc.json", TYPO.as_bytes());
     let r = run(&["validate", &path, "--kept", "nope"], None);
@@ -155,5 +160,17 @@ fn invalid_input_exits_2_as_check_would() {
     assert!(
         r.stdout
             .starts_with("invalid-input: --kept: kept id `nope` names no record")
+    );
+    // Standard input is read once: naming it twice is invalid, never an empty second read.
+    let r = run(&["validate", "-", "--kept", "@-"], Some(TYPO.as_bytes()));
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stdout.contains("names standard input"), "{}", r.stdout);
+    let r = run(&["validate", "-"], Some(TYPO.as_bytes()));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .ends_with("<stdin>: 2 records, valid, 2 warnings\n"),
+        "{}",
+        r.stdout
     );
 }

@@ -22,6 +22,12 @@ pub(super) struct ValidateArgs {
 pub(super) fn run_validate(args: &ValidateArgs) -> u8 {
     let origin = origin_name(&args.input);
     let found = (|| {
+        let reads = [
+            input_read("INPUT", &args.input),
+            flag_read("--kept", args.kept.as_deref()),
+            flag_read("--tools", args.tools.as_deref()),
+        ];
+        stdin_once(reads.into_iter().flatten())?;
         let kept = args
             .kept
             .as_deref()
@@ -44,10 +50,14 @@ pub(super) fn run_validate(args: &ValidateArgs) -> u8 {
         Ok::<_, InputError>((loaded.input.store.total(), warnings))
     })();
     let (text, code) = match found {
-        Err(e) => (
-            format!("invalid-input: {e}\n{}: invalid\n", clean(origin)),
-            2,
-        ),
+        Err(e) => {
+            // On stderr too, as every command says it (and --quiet keeps it).
+            warn(&format!("omission-gate: invalid-input: {e}"));
+            (
+                format!("invalid-input: {e}\n{}: invalid\n", clean(origin)),
+                2,
+            )
+        }
         Ok((records, warnings)) => {
             let mut text = String::new();
             for w in &warnings {
