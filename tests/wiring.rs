@@ -677,3 +677,62 @@ fn the_docs_show_the_starter_store_init_writes() {
     let store = std::fs::read_to_string(s.store()).unwrap();
     assert!(docs.contains(&store), "docs/hooks.md must show:\n{store}");
 }
+
+#[test]
+fn doctor_finds_a_rule_over_every_tool_that_the_matcher_hides() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    std::fs::write(
+        s.store(),
+        r#"{"records": [
+          {"id": "freeze", "seq": 1, "kind": "policy", "scope": "*", "predicate": {"field": "frozen", "op": "eq", "value": true}, "effect": "deny", "text": "Nothing runs during the freeze."},
+          {"id": "thaw", "seq": 2, "kind": "fact", "field": "frozen", "value": false}
+        ], "kept": ["freeze", "thaw"]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [format!(
+            "the matcher `Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*` of the hook in `{}` leaves tools out, and record `freeze` scopes to `*`, every tool, so the gate never sees the calls it leaves out: make the matcher `*`",
+            s.settings("claude-code").display()
+        )]
+    );
+    s.edit_settings("claude-code", |t| {
+        t.replace(
+            r#""matcher": "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*""#,
+            r#""matcher": "*""#,
+        )
+    });
+    assert_clean(
+        &s.doctor("claude-code"),
+        &s.settings("claude-code"),
+        "claude-code",
+    );
+}
+
+#[test]
+fn doctor_finds_our_deadline_not_below_the_harness_timeout() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    // Claude Code's timeout is 30 s as init writes it: a gate still waiting then is killed,
+    // and the tool runs.
+    for (own, shown) in [
+        ("--timeout-ms 30000", "`--timeout-ms 30000`"),
+        ("--timeout-ms 9x", "a `--timeout-ms` it cannot read"),
+    ] {
+        s.edit_settings("claude-code", |t| t.replace("--timeout-ms 10000", own));
+        assert_finds(
+            &s.doctor("claude-code"),
+            &format!(
+                "the hook in `{}` gives omission-gate {shown}, not below the harness's own timeout of 30000 ms, so a slow answer is killed first and Claude Code runs the tool: write `--timeout-ms 22500` or less",
+                s.settings("claude-code").display()
+            ),
+        );
+        s.edit_settings("claude-code", |t| t.replace(own, "--timeout-ms 10000"));
+    }
+    assert_clean(
+        &s.doctor("claude-code"),
+        &s.settings("claude-code"),
+        "claude-code",
+    );
+}

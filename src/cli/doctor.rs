@@ -355,6 +355,16 @@ fn check_handler(
             ));
         }
     }
+    let harness_ms = harness_timeout_ms(harness, h);
+    match own_timeout_ms(&words) {
+        Some(own) if own < harness_ms => {}
+        own => f.problem(format!(
+            "{at} gives omission-gate {}, not below the harness's own timeout of {harness_ms} ms, so a slow answer is killed first and {} runs the tool: write `--timeout-ms {}` or less",
+            own.map_or("a `--timeout-ms` it cannot read".to_string(), |ms| format!("`--timeout-ms {ms}`")),
+            w_name(harness),
+            harness_ms.saturating_mul(3) / 4
+        )),
+    }
     if h.matcher.is_some() && wiring::matches(harness, h.matcher.as_deref(), "x").is_none() {
         f.problem(format!(
             "the matcher `{}` of {at} is not a valid regular expression, so {} never runs the hook: write a valid one such as `{}`",
@@ -418,6 +428,10 @@ fn check_store(harness: Harness, path: &Path, h: &Handler, at: &str, f: &mut Fin
                 } else {
                     String::new()
                 }
+            ),
+            wiring::Unguarded::Missed { id, tool } if tool == "*" => format!(
+                "the matcher `{}` of {at} leaves tools out, and record `{id}` scopes to `*`, every tool, so the gate never sees the calls it leaves out: make the matcher `*`",
+                h.matcher.as_deref().unwrap_or("")
             ),
             wiring::Unguarded::Missed { id, tool } => format!(
                 "the matcher `{}` of {at} misses `{tool}`, which record `{id}` names, so the gate never sees those calls: add it to the matcher",
@@ -488,20 +502,7 @@ fn run_both(
     [deny, pass]: [&str; 2],
 ) -> bool {
     let tool = Wiring::of(harness).shell_tool;
-    let timeout = match harness {
-        Harness::GeminiCli => h
-            .object
-            .get("timeout")
-            .and_then(Value::as_u64)
-            .unwrap_or(60_000),
-        _ => {
-            h.object
-                .get("timeout")
-                .and_then(Value::as_u64)
-                .unwrap_or(60)
-                * 1000
-        }
-    };
+    let timeout = harness_timeout_ms(harness, h);
     let mut ok = true;
     match run_hook_command(harness, dir, project, &h.command, deny, timeout) {
         Err(e) => {
@@ -555,6 +556,32 @@ fn run_both(
         },
     }
     ok
+}
+
+/// The handler's timeout as the harness reads it, in milliseconds.
+fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
+    let given = h.object.get("timeout").and_then(Value::as_u64);
+    match harness {
+        Harness::GeminiCli => given.unwrap_or(60_000),
+        _ => given.unwrap_or(60).saturating_mul(1000),
+    }
+}
+
+/// The `--timeout-ms` a hook command gives the gate (its default when it gives none);
+/// `None` when it cannot be read.
+fn own_timeout_ms(words: &[String]) -> Option<u64> {
+    let mut given = None;
+    for (i, w) in words.iter().enumerate() {
+        if w == "--timeout-ms" {
+            given = Some(words.get(i + 1)?.as_str());
+        } else if let Some(v) = w.strip_prefix("--timeout-ms=") {
+            given = Some(v);
+        }
+    }
+    match given {
+        None => Some(10_000),
+        Some(v) => v.parse().ok(),
+    }
 }
 
 fn exit_text(exit: Option<i32>) -> String {

@@ -306,6 +306,9 @@ pub fn doctor_transcript(harness: Harness) -> &'static str {
     }
 }
 
+/// A tool name no matcher lists: a matcher that does not select it leaves some tool out.
+const ANY_TOOL: &str = "omission_gate_any_tool";
+
 /// A tool name a record scopes to that the hook will never be asked about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unguarded {
@@ -344,10 +347,15 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
     }
     let mut out = Vec::new();
     for (tool, id) in &named {
+        let (id, name) = (id.to_string(), tool.to_string());
         if *tool == "*" {
+            // Every tool: only a matcher that selects every tool shows the gate them all
+            // (a name no matcher lists stands for the ones it leaves out).
+            if matches(harness, matcher, ANY_TOOL) == Some(false) {
+                out.push(Unguarded::Missed { id, tool: name });
+            }
             continue;
         }
-        let (id, name) = (id.to_string(), tool.to_string());
         if let Some(instead) = spelling(harness, tool) {
             // A store shared by harnesses may spell a tool both ways.
             if !named.contains_key(instead.as_str()) {
@@ -490,6 +498,25 @@ mod tests {
                 },
             ]
         );
+        // A rule over every tool is out of sight of any matcher but `*` (or none).
+        let every = r#"{"records": [
+          {"id": "all", "seq": 1, "kind": "policy", "scope": "*", "predicate": {"all": []}, "effect": "deny"}
+        ], "kept": []}"#;
+        let every = crate::input::load("s", every.as_bytes(), crate::record::Limits::default())
+            .unwrap()
+            .store;
+        for h in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
+            assert_eq!(
+                unguarded(h, Some(Wiring::of(h).matcher), &every),
+                [Unguarded::Missed {
+                    id: "all".into(),
+                    tool: "*".into()
+                }]
+            );
+            for m in [None, Some("*"), Some(""), Some(".*")] {
+                assert_eq!(unguarded(h, m, &every), []);
+            }
+        }
         assert_eq!(
             spelling(Harness::Codex, "Edit").as_deref(),
             Some("apply_patch")
