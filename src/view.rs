@@ -1,7 +1,8 @@
 //! In view (SPEC 10): which records the agent can have read in its live context.
 //!
 //! A record is in view when its `text`, whitespace-normalised, occurs in one
-//! whitespace-normalised string of the live context. Normalising turns every run of
+//! whitespace-normalised string of the live context, as a whole: not as the start or
+//! end of a longer word or number there. Normalising turns every run of
 //! whitespace into one space and trims the ends; control characters and the characters
 //! a report escapes (bidirectional overrides, line separators, the BOM) count as
 //! whitespace too, so that a record's text carried back to the model in a hook's reason
@@ -128,7 +129,10 @@ pub fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) ->
     else {
         // Too many or too large texts for an automaton: look for each on its own.
         for (text, positions) in texts.iter().zip(&holders) {
-            if haystack.contains(text.as_str()) {
+            if haystack
+                .match_indices(text.as_str())
+                .any(|(start, _)| bounded(&haystack, text, start, start + text.len()))
+            {
                 mark(&mut kept, positions);
             }
         }
@@ -139,6 +143,9 @@ pub fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) ->
         let i = m.pattern().as_usize();
         if let Some(f) = found.get_mut(i)
             && !*f
+            && texts
+                .get(i)
+                .is_some_and(|t| bounded(&haystack, t, m.start(), m.end()))
         {
             *f = true;
             if let Some(positions) = holders.get(i) {
@@ -147,6 +154,17 @@ pub fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) ->
         }
     }
     kept
+}
+
+/// True when the text found at `start..end` of the haystack is not part of a longer
+/// word or number there: a text that starts (ends) with a letter or digit needs no
+/// letter or digit just before (after) it. `Refunds over 500` does not occur in
+/// `Refunds over 5000 need approval`: the agent read another rule.
+fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let before = haystack.get(..start).and_then(|h| h.chars().next_back());
+    let after = haystack.get(end..).and_then(|h| h.chars().next());
+    !(word(text.chars().next()) && word(before) || word(text.chars().next_back()) && word(after))
 }
 
 fn mark(kept: &mut [bool], positions: &[usize]) {
@@ -214,6 +232,34 @@ mod tests {
     #[test]
     fn overlapping_texts_are_all_found() {
         let s = store(&[Some("abc"), Some("b"), Some("bcd"), Some("abcde")]);
-        assert_eq!(in_view(&s, ["xabcdx"]), [true, true, true, false]);
+        assert_eq!(in_view(&s, ["x abc d x"]), [true, false, false, false]);
+        assert_eq!(in_view(&s, ["(abcde) b"]), [false, true, false, true]);
+        // Found as part of a longer word first, then on its own.
+        assert_eq!(in_view(&s, ["xabc abc"]), [true, false, false, false]);
+    }
+
+    #[test]
+    fn a_text_inside_a_longer_word_or_number_is_not_in_view() {
+        let s = store(&[
+            Some("Refunds over 500"),
+            Some("Refunds over 5000"),
+            Some("Never deploy."),
+            Some("sign-off"),
+        ]);
+        assert_eq!(
+            in_view(
+                &s,
+                [
+                    "Refunds over 5000 need approval",
+                    "Never deploy.Ever",
+                    "sign-offs"
+                ]
+            ),
+            [false, true, true, false]
+        );
+        assert_eq!(
+            in_view(&s, ["\"Refunds over 500\" (sign-off)"]),
+            [true, false, false, true]
+        );
     }
 }

@@ -723,3 +723,38 @@ fn the_response_that_holds_the_call_cannot_put_a_rule_in_view_by_quoting_it() {
         );
     }
 }
+
+#[test]
+fn a_rule_whose_text_is_only_the_start_of_another_is_not_in_view() {
+    // The user stated a 5,000 limit; the rule in the store is a 500 limit.
+    let scratch = Scratch::new();
+    let session = concat!(
+        r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"Refunds over 5000 need approval."},"uuid":"u1","sessionId":"s"}"#,
+        "\n",
+        r#"{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Noted."}]},"uuid":"a1","sessionId":"s"}"#,
+        "\n"
+    );
+    let transcript = scratch.file("session.jsonl", session.as_bytes());
+    let store = scratch.file(
+        "store.jsonl",
+        br#"{"id":"limit","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":500},"effect":"require_approval","text":"Refunds over 500"}
+"#,
+    );
+    let out = run(
+        &[
+            "check",
+            &store,
+            "--action",
+            r#"{"tool":"refunds.create","params":{"amount":800}}"#,
+            "--transcript",
+            &transcript,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("dropped-binding-constraint"),
+        "{}",
+        out.stdout
+    );
+}
