@@ -300,6 +300,9 @@ class Run:
             'wire_api = "responses"',
             'env_key = "MOCK_API_KEY"',
             "",
+            "[analytics]",
+            "enabled = false",
+            "",
         ]
         env = {"CODEX_HOME": codex_home, "MOCK_API_KEY": "mock-key"}
         trust = []
