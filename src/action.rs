@@ -23,7 +23,7 @@ impl Action {
         if let Some(k) = obj.keys().find(|k| *k != "tool" && *k != "params") {
             return Err(format!(
                 "unknown key `{}` in the action (it takes `tool` and `params`)",
-                crate::report::clean(k)
+                crate::text::clean(k)
             ));
         }
         let tool = match obj.get("tool") {
@@ -98,7 +98,7 @@ impl Tool {
                     _ => {
                         return Err(format!(
                             "tool `{}` has more than one of input_schema, parameters, inputSchema",
-                            crate::report::clean(&name)
+                            crate::text::clean(&name)
                         ));
                     }
                 };
@@ -106,15 +106,15 @@ impl Tool {
                     if !s.is_object() && !s.is_boolean() {
                         return Err(format!(
                             "the schema of tool `{}` must be a JSON Schema object",
-                            crate::report::clean(&name)
+                            crate::text::clean(&name)
                         ));
                     }
                     check_numbers(s).map_err(|e| {
-                        format!("the schema of tool `{}`: {e}", crate::report::clean(&name))
+                        format!("the schema of tool `{}`: {e}", crate::text::clean(&name))
                     })?;
                     crate::schema::Schema::compile(s, &mut std::collections::BTreeSet::new())
                         .map_err(|e| {
-                            format!("the schema of tool `{}`: {e}", crate::report::clean(&name))
+                            format!("the schema of tool `{}`: {e}", crate::text::clean(&name))
                         })?;
                 }
                 Ok(Tool { name, input_schema })
@@ -139,7 +139,7 @@ impl Tool {
         if let Some(w) = names.windows(2).find(|w| w.first() == w.get(1)) {
             return Err(format!(
                 "tool `{}` is listed twice",
-                crate::report::clean(w.first().copied().unwrap_or(""))
+                crate::text::clean(w.first().copied().unwrap_or(""))
             ));
         }
         Ok(tools)

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::error::InputError;
 use crate::harness::Harness;
 use crate::record::Store;
-use crate::report::clean;
+use crate::text::clean;
 
 /// How the kept set is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -366,7 +366,7 @@ pub(crate) fn fingerprint_of<S: AsRef<str>, D: AsRef<[u8]>>(
         }
     }
     hasher.update(&block);
-    let hex = crate::report::hex(&hasher.finalize());
+    let hex = crate::text::hex(&hasher.finalize());
     hex.get(..12).unwrap_or(&hex).to_string()
 }
 

@@ -36,7 +36,7 @@ impl InputError {
     /// An error at a named place in a named origin.
     pub fn at(origin: &str, place: impl Into<String>, message: impl Into<String>) -> InputError {
         InputError::At {
-            origin: elide(crate::report::clean(origin).into_owned()),
+            origin: elide(crate::text::clean(origin).into_owned()),
             place: elide(place.into()),
             message: elide(message.into()),
         }
@@ -46,7 +46,7 @@ impl InputError {
     /// (for a JSON Lines record that starts on a later line of the file).
     pub fn syntax(origin: &str, err: crate::json::SyntaxError, line_offset: usize) -> InputError {
         InputError::Syntax {
-            origin: elide(crate::report::clean(origin).into_owned()),
+            origin: elide(crate::text::clean(origin).into_owned()),
             line: err.line.saturating_add(line_offset),
             column: err.column,
             message: elide(err.message),

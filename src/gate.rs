@@ -10,9 +10,10 @@ use serde_json::Value;
 
 use crate::action::Action;
 use crate::compaction::Compaction;
+use crate::json::{json_brief, json_text};
 use crate::predicate::{Resolve, Tri, json_eq};
 use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
-use crate::report::{clean, clean_brief, json_brief, json_text};
+use crate::text::{clean, clean_brief};
 
 /// How much a finding weighs in the verdict. Ordered: errors first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

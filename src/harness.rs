@@ -45,7 +45,7 @@ impl FromStr for Harness {
             .ok_or_else(|| {
                 format!(
                     "unknown harness `{}` (claude-code, codex or gemini-cli)",
-                    crate::report::clean(s)
+                    crate::text::clean(s)
                 )
             })
     }

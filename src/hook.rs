@@ -30,9 +30,11 @@ use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Code, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
+use crate::json::json_text;
 use crate::predicate::{Predicate, check_numbers};
 use crate::record::{Kind, Record, Store, glob_match};
-use crate::report::{self, Format, Mode, Pinned, Report, clean, json_text, one_line};
+use crate::report::{self, Format, Mode, Pinned, Report};
+use crate::text::{clean, one_line};
 use crate::view::Context;
 
 /// Where the payload came from, in messages.
@@ -299,7 +301,7 @@ pub fn reply(harness: Harness, answer: &Answer) -> Reply {
     let Answer::Deny(reason) = answer else {
         return Reply::silent();
     };
-    let reason = report::escape_unsafe(reason);
+    let reason = crate::text::escape_unsafe(reason);
     Reply {
         stdout: Vec::new(),
         stderr: format!("{reason}\n").into_bytes(),
@@ -329,7 +331,7 @@ pub fn json_deny(harness: Harness, reason: &str) -> String {
         }),
     };
     // INVARIANT: the output structs hold only strings, so serialization cannot fail.
-    let mut line = report::escape_unsafe(&json.unwrap_or_default()).into_owned();
+    let mut line = crate::text::escape_unsafe(&json.unwrap_or_default()).into_owned();
     line.push('\n');
     line
 }
@@ -546,7 +548,7 @@ pub fn describe(record: &Record) -> String {
         Kind::Fact(f) => format!(
             "{} = {}",
             clean(&f.field),
-            crate::report::json_brief(&f.value)
+            crate::json::json_brief(&f.value)
         ),
         Kind::Effect(e) => format!(
             "{} already ran with {}",

@@ -10,6 +10,8 @@ use std::str::FromStr;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
+use crate::text::{BRIEF_CHARS, escape_unsafe};
+
 /// The key serde_json uses to hand an arbitrary-precision number to a visitor.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
@@ -170,7 +172,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!(
                     "duplicate key `{}` in one object",
-                    crate::report::clean(&key)
+                    crate::text::clean(&key)
                 )));
             }
             out.insert(key, value);
@@ -228,6 +230,84 @@ fn string_len(s: &str) -> usize {
         })
         .sum();
     s.len() + extra + 2
+}
+
+/// A JSON value as compact, canonical, terminal-safe text.
+pub fn json_text(value: &Value) -> String {
+    escape_unsafe(&canonical(value)).into_owned()
+}
+
+/// Like `json_text`, but cut after [`BRIEF_CHARS`] characters, marked `...`. For values
+/// that a message may repeat once per rule (a resolved field, a fact's value): the work
+/// and the text stay bounded however large the value, so that a few huge values times
+/// many rules cannot blow up a report.
+pub fn json_brief(value: &Value) -> String {
+    let mut out = String::new();
+    let complete = brief_into(value, &mut out);
+    let cut = out.char_indices().nth(BRIEF_CHARS).map(|(i, _)| i);
+    let text = match cut {
+        Some(i) => format!("{}...", out.get(..i).unwrap_or(&out)),
+        None if !complete => format!("{out}..."),
+        None => out,
+    };
+    escape_unsafe(&text).into_owned()
+}
+
+/// Writes canonical JSON of `value` into `out` until it holds more than [`BRIEF_CHARS`]
+/// bytes; false when it stopped early. Every value visited adds at least one byte, so
+/// the work is bounded by the cap, not by the value.
+fn brief_into(value: &Value, out: &mut String) -> bool {
+    let room = (BRIEF_CHARS + 1).saturating_sub(out.len());
+    if room == 0 {
+        return false;
+    }
+    match value {
+        Value::String(s) => {
+            let end = s.char_indices().nth(room).map_or(s.len(), |(i, _)| i);
+            let head = s.get(..end).unwrap_or("");
+            out.push_str(&canonical(&Value::String(head.to_string())));
+            end == s.len()
+        }
+        Value::Number(n) => {
+            let lit = n.as_str();
+            out.push_str(lit.get(..room.min(lit.len())).unwrap_or(lit));
+            lit.len() <= room
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if !brief_into(item, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+            true
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if !brief_into(&Value::String(k.clone()), out) {
+                    return false;
+                }
+                out.push(':');
+                if !brief_into(v, out) {
+                    return false;
+                }
+            }
+            out.push('}');
+            true
+        }
+        Value::Null | Value::Bool(_) => {
+            out.push_str(&canonical(value));
+            true
+        }
+    }
 }
 
 #[cfg(test)]
@@ -308,5 +388,27 @@ mod tests {
         let (v, end) = parse_first(b"{\"a\":1}\n{\"b\":2}").unwrap();
         assert_eq!(canonical(&v), r#"{"a":1}"#);
         assert_eq!(end, 7);
+    }
+
+    #[test]
+    fn briefs_are_bounded_and_safe() {
+        let small = serde_json::json!({"a": [1, "x"]});
+        assert_eq!(json_brief(&small), json_text(&small));
+        let big = Value::String("\u{202e}é".repeat(1_000_000));
+        let b = json_brief(&big);
+        assert!(b.len() < 8 * BRIEF_CHARS, "{}", b.len());
+        assert!(b.starts_with("\"\\u202eé") && b.ends_with("..."), "{b}");
+        assert!(!b.chars().any(crate::text::is_unsafe));
+        let nested = parse(format!("[{}]", "[1,2],".repeat(100_000) + "0").as_bytes()).unwrap();
+        let b = json_brief(&nested);
+        assert!(b.starts_with("[[1,2],[1,2],") && b.ends_with("..."), "{b}");
+        assert_eq!(b.chars().count(), BRIEF_CHARS + 3);
+        let long_number = parse("1".repeat(50_000).as_bytes()).unwrap();
+        assert_eq!(
+            json_brief(&long_number),
+            format!("{}...", "1".repeat(BRIEF_CHARS))
+        );
+        let exact = Value::String("x".repeat(BRIEF_CHARS - 2));
+        assert_eq!(json_brief(&exact), json_text(&exact));
     }
 }

@@ -98,6 +98,7 @@ pub mod report;
 pub mod scan;
 pub mod schema;
 pub mod stream;
+pub mod text;
 pub mod transcript;
 pub mod validate;
 pub mod view;

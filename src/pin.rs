@@ -16,12 +16,12 @@ use std::collections::BTreeMap;
 use crate::action::Tool;
 use crate::compaction::{Compaction, Retention};
 use crate::gate::{self, Code, Finding, Outcome, View};
+use crate::json::json_text;
 use crate::precheck::{self, Domain, PolicyScan};
 use crate::predicate::Tri;
 use crate::record::{Kind, Store, glob_match};
-use crate::report::{
-    CompactionSummary, Mode, Pinned, Report, TokenSummary, action_text, clean, json_text,
-};
+use crate::report::{CompactionSummary, Mode, Pinned, Report, TokenSummary, action_text};
+use crate::text::clean;
 
 /// Why one record is pinned; several reasons can hold at once.
 #[derive(Debug, Default)]

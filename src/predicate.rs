@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::decimal::Decimal;
-use crate::report::{json_brief, json_text};
+use crate::json::{json_brief, json_text};
 
 /// Nesting deeper than this is refused at parse time.
 pub const DEFAULT_MAX_DEPTH: usize = 64;
@@ -216,7 +216,7 @@ impl Predicate {
                 let _ = write!(
                     out,
                     "{} = {} {} {}",
-                    crate::report::clean(&c.field),
+                    crate::text::clean(&c.field),
                     left,
                     c.op.as_str(),
                     json_brief(&c.value)
@@ -309,7 +309,7 @@ fn parse_at(
             let op_text = obj.get("op").and_then(Value::as_str).unwrap_or("");
             let Some(op) = Op::parse(op_text) else {
                 let shown = match obj.get("op") {
-                    Some(Value::String(s)) => crate::report::clean(s).into_owned(),
+                    Some(Value::String(s)) => crate::text::clean(s).into_owned(),
                     Some(other) => json_text(other),
                     None => String::new(),
                 };
@@ -333,7 +333,7 @@ fn parse_at(
             format!(
                 "a predicate has exactly the keys of one form ({{field, op, value}}, {{all}}, {{any}} or {{not}}); found {{{}}}",
                 keys.iter()
-                    .map(|k| crate::report::clean(k))
+                    .map(|k| crate::text::clean(k))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -411,7 +411,7 @@ fn compare(c: &Comparison, left: &Value) -> Result<bool, TypeMismatch> {
             field: c.field.clone(),
             detail: format!(
                 "{} = {} {} {}: `{}` orders two numbers or two strings",
-                crate::report::clean(&c.field),
+                crate::text::clean(&c.field),
                 json_brief(left),
                 c.op.as_str(),
                 json_brief(&c.value),

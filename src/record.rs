@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::error::InputError;
 use crate::json::{canonical, canonical_len};
 use crate::predicate::{self, Predicate};
-use crate::report::clean;
+use crate::text::clean;
 
 /// What a policy does when its predicate is TRUE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -387,7 +387,7 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
         other => {
             let shown = match other {
                 Value::String(s) => clean(s).into_owned(),
-                v => crate::report::json_text(v),
+                v => crate::json::json_text(v),
             };
             return Err(format!(
                 "unknown effect `{shown}` (allow, deny or require_approval)"

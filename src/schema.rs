@@ -17,7 +17,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::decimal::Decimal;
 use crate::predicate::json_eq;
-use crate::report::clean;
+use crate::text::clean;
 
 const NULL: u8 = 1;
 const BOOLEAN: u8 = 2;
@@ -811,7 +811,7 @@ fn parse_types(v: &Value, at: &str) -> Result<u8, String> {
             Some("object") => Ok(OBJECT),
             _ => Err(format!(
                 "{at}: unknown type {} (null, boolean, integer, number, string, array, object)",
-                crate::report::json_text(name)
+                crate::json::json_text(name)
             )),
         }
     };

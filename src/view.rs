@@ -69,7 +69,7 @@ impl Context {
 
 /// True for a character that normalising turns into a space.
 pub fn is_space(c: char) -> bool {
-    c.is_whitespace() || crate::report::is_unsafe(c)
+    c.is_whitespace() || crate::text::is_unsafe(c)
 }
 
 /// `s` with every run of whitespace (and unsafe characters) made one space, trimmed.

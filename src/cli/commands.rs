@@ -416,7 +416,7 @@ pub(super) fn ids_file(ids: &[String]) -> String {
                 .map(|id| serde_json::Value::String(id.clone()))
                 .collect(),
         );
-        format!("{}\n", report::json_text(&array))
+        format!("{}\n", crate::json::json_text(&array))
     }
 }
 

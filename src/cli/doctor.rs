@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::init::{codex_home, codex_project_root, home, project_dir, read_optional, say};
 use super::*;
-use crate::report::one_line;
+use crate::text::one_line;
 use crate::wiring::{self, Handler, Outcome, Wiring, claude_code, codex, edit, gemini_cli};
 
 /// The first line of every deny the gate writes.

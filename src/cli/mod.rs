@@ -22,8 +22,9 @@ use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
-use crate::report::{self, Format, Mode, Report, clean, clean_brief};
+use crate::report::{self, Format, Mode, Report};
 use crate::stream::Fallback;
+use crate::text::{clean, clean_brief};
 
 mod args;
 mod commands;

@@ -218,7 +218,7 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
         .transpose()?;
     let mut out = String::new();
     let mut line = |label: &str, value: &str| {
-        out.push_str(&format!("{label:<10}: {}\n", report::one_line(value)));
+        out.push_str(&format!("{label:<10}: {}\n", crate::text::one_line(value)));
     };
     line(
         "harness",

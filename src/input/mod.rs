@@ -131,7 +131,7 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
     if let Some(k) = obj.keys().find(|k| !DOCUMENT_KEYS.contains(&k.as_str())) {
         return Err(InputError::at(
             origin,
-            format!("key `{}`", crate::report::clean(k)),
+            format!("key `{}`", crate::text::clean(k)),
             "unknown document key (a document takes records, kept, action, tools, meta)",
         ));
     }
@@ -203,7 +203,7 @@ pub fn kept_from_json(value: &Value) -> Result<Vec<String>, String> {
             Value::String(s) => Ok(s.clone()),
             other => Err(format!(
                 "expected a record id string, found {}",
-                crate::report::json_text(other)
+                crate::json::json_text(other)
             )),
         })
         .collect()
@@ -269,7 +269,7 @@ fn action_shape(text: &str) -> String {
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/'));
     let tool = if bare {
-        crate::report::clean(name).into_owned()
+        crate::text::clean(name).into_owned()
     } else {
         "TOOL".to_string()
     };

@@ -23,10 +23,11 @@ use serde_json::{Map, Value};
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
+use crate::json::json_text;
 use crate::predicate::{Op, Predicate, Tri};
 use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store, glob_match, glob_meet};
-use crate::report::{clean, json_text};
 use crate::schema::{Probe, Schema, Undecided};
+use crate::text::clean;
 
 mod calls;
 

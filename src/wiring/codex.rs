@@ -11,7 +11,7 @@
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::report::hex;
+use crate::text::hex;
 
 /// Codex's label for the pre-tool event in trust keys and hashes.
 pub const EVENT_LABEL: &str = "pre_tool_use";

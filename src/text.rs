@@ -1,0 +1,128 @@
+//! Text made safe to print: the bottom of the stack, used by every layer above it.
+//!
+//! Every string that came from the input passes through [`clean`] (text reports and
+//! messages) or [`escape_unsafe`] (JSON text) so that no input can add, hide or change a
+//! report line or send terminal control sequences. This module knows nothing of JSON
+//! values, records or reports.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// How much of an input value a finding message shows (`json_brief`, `clean_brief`).
+pub const BRIEF_CHARS: usize = 120;
+
+/// Lowercase hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Characters that could forge or hide report content on a terminal: controls (C0,
+/// DEL, C1), line and paragraph separators, bidirectional overrides, the BOM.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{FEFF}'
+        )
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Escapes a raw input string for a text report: `\` and `'` get a backslash, unsafe
+/// characters become `\u{XXXX}`. Safe strings are returned as they are.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_unsafe(c) || c == '\\' || c == '\'') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            c if is_unsafe(c) => {
+                let _ = write!(out, "\\u{{{:04x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Replaces unsafe characters in JSON text with `\uXXXX` escapes, keeping the line
+/// breaks of pretty-printing. Outside strings JSON is plain ASCII and inside them
+/// serde_json has already escaped C0 controls, so this only rewrites string contents and
+/// the JSON value is unchanged.
+pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
+    escape_chars(json, true, |c| c != '\n' && is_unsafe(c))
+}
+
+/// Like `escape_unsafe`, but a line break is escaped too: the result is one line.
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    escape_chars(s, false, is_unsafe)
+}
+
+fn escape_chars(s: &str, newline_ok: bool, unsafe_char: impl Fn(char) -> bool) -> Cow<'_, str> {
+    // Printable ASCII (and a line break, when it is kept) is never unsafe: a text of
+    // nothing else is passed over byte by byte, without decoding a char.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || (newline_ok && b == b'\n');
+    if s.bytes().all(plain) || !s.chars().any(&unsafe_char) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Like `clean`, but cut after [`BRIEF_CHARS`] characters, marked `...`.
+pub fn clean_brief(s: &str) -> Cow<'_, str> {
+    match s.char_indices().nth(BRIEF_CHARS) {
+        Some((i, _)) => Cow::Owned(format!("{}...", clean(s.get(..i).unwrap_or(s)))),
+        None => clean(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_brief_is_bounded() {
+        let id = "'".repeat(1000);
+        assert_eq!(
+            clean_brief(&id),
+            format!("{}...", "\\'".repeat(BRIEF_CHARS))
+        );
+        assert_eq!(clean_brief("f_011"), "f_011");
+    }
+
+    #[test]
+    fn clean_escapes_what_could_forge_a_line() {
+        assert_eq!(clean("f_011"), "f_011");
+        assert_eq!(clean("a\nb"), "a\\u{000a}b");
+        assert_eq!(clean("it's"), "it\\'s");
+        assert_eq!(clean("\u{202e}x"), "\\u{202e}x");
+        assert_eq!(escape_unsafe("\"\u{85}\""), "\"\\u0085\"");
+    }
+
+    #[test]
+    fn escaping_passes_plain_ascii_over_and_catches_what_follows_it() {
+        let plain = "{\n  \"a\": \"b\"\n}";
+        assert!(matches!(escape_unsafe(plain), Cow::Borrowed(_)));
+        assert_eq!(one_line(plain), "{\\u000a  \"a\": \"b\"\\u000a}");
+        assert!(matches!(escape_unsafe("caf\u{e9}\n"), Cow::Borrowed(_)));
+        assert_eq!(escape_unsafe("ok\nx\u{2028}"), "ok\nx\\u2028");
+        assert_eq!(escape_unsafe("ok\u{7f}"), "ok\\u007f");
+        assert_eq!(one_line("ok\t"), "ok\\u0009");
+    }
+}
