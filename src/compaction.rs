@@ -143,7 +143,7 @@ impl Compaction {
     }
 
     /// The compaction a lean load computed: `kept` is aligned with the lean store's
-    /// positions, `kept_hashes` holds [`crate::stream::id_hash`] of every kept record's id
+    /// positions, `kept_hashes` holds [`crate::ids::id_hash`] of every kept record's id
     /// (`kept_count` of them, distinct), `kept_sha256` is the fingerprint over all of them.
     pub(crate) fn lean(
         store: &Store,
@@ -151,7 +151,7 @@ impl Compaction {
         mut kept_hashes: Vec<u64>,
         kept_sha256: String,
     ) -> Compaction {
-        crate::stream::radix_sort(&mut kept_hashes, Vec::new());
+        crate::ids::radix_sort(&mut kept_hashes, Vec::new());
         let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
             retention: Retention::Given,
@@ -169,7 +169,7 @@ impl Compaction {
         match (store.position(id), &self.kept_hashes) {
             (Some(pos), _) => self.is_kept(pos),
             (None, Some(hashes)) => hashes
-                .binary_search(&crate::stream::id_hash(id.as_bytes()))
+                .binary_search(&crate::ids::id_hash(id.as_bytes()))
                 .is_ok(),
             (None, None) => false,
         }

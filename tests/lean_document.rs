@@ -16,10 +16,10 @@ mod common;
 use std::borrow::Cow;
 
 use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::document::Positional;
 use omission_gate::input::{self, Purpose};
 use omission_gate::record::Limits;
 use omission_gate::stream::Fallback;
+use omission_gate::stream::Positional;
 use omission_gate::{Format, PrecheckOptions, Report};
 use proptest::prelude::*;
 

@@ -13,7 +13,6 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
-use crate::document::Positional;
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
@@ -24,6 +23,7 @@ use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report};
 use crate::stream::Fallback;
+use crate::stream::Positional;
 use crate::text::{clean, clean_brief};
 
 mod args;

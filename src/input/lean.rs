@@ -114,8 +114,8 @@ pub fn lean_digests_with<'w>(
     }
     let plan = Plan::new(origin, std::iter::empty(), None, limits);
     let document = |src: &mut dyn Positional<'_>, start: u64| {
-        let layout = crate::document::layout(src, start)?;
-        crate::stream::digests(&plan, budget, wanted, crate::document::spans(src, &layout))
+        let layout = crate::stream::layout(src, start)?;
+        crate::stream::digests(&plan, budget, wanted, crate::stream::spans(src, &layout))
     };
     match crate::stream::is_document(&first) {
         Some(false) => {
@@ -289,7 +289,7 @@ pub(super) fn lean_document<R>(
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
-    let mut layout = crate::document::layout(src, start)?;
+    let mut layout = crate::stream::layout(src, start)?;
     // The exact path reads these whatever the flags say, so they must be valid;
     // and it refuses an unknown key or one given twice. (Each value is let go once read.)
     let (mut doc_kept, mut doc_action, mut doc_tools) = (None, None, None);
@@ -321,7 +321,7 @@ pub(super) fn lean_document<R>(
     let plan = purpose.plan(origin, ids, tools, limits);
     crate::stream::load(
         &plan,
-        crate::document::spans(src, &layout),
+        crate::stream::spans(src, &layout),
         |store, compaction, budget| {
             // The plan reads the document's kept ids: the input holds none (as for JSON
             // Lines), the compaction is what they were read for.

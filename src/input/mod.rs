@@ -8,11 +8,11 @@ use serde_json::Value;
 
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
-use crate::document::{Member, Positional};
 use crate::error::InputError;
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
 use crate::stream::{Batch, Fallback, Plan};
+use crate::stream::{Member, Positional};
 
 mod lean;
 

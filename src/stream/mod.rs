@@ -33,6 +33,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, fingerprint_of};
+use crate::ids::{id_hash, radix_sort_from};
 use crate::json;
 use crate::record::{
     Kind, Limits, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
@@ -41,11 +42,12 @@ use crate::scan;
 
 mod build;
 mod checks;
+mod document;
 mod plan;
 mod worker;
 
-pub(crate) use checks::radix_sort;
-pub use plan::{Plan, id_hash};
+pub use document::{Member, Positional, layout, spans};
+pub use plan::Plan;
 
 use build::*;
 use checks::*;
@@ -83,7 +85,7 @@ pub(crate) fn give_back(mut buf: Vec<u8>) {
 pub enum Batch<'a> {
     /// Whole lines (the chunk ends at a line end, or at the end of the input).
     Lines(Vec<u8>),
-    /// Elements of a document's `records`, as [`crate::document::spans`] cuts them: the
+    /// Elements of a document's `records`, as [`document::spans`] cuts them: the
     /// text starts at a record and ends after a `,` (and whitespace), or, when the flag
     /// says it is the last, after a record (and whitespace) right before the `]`.
     Span(std::borrow::Cow<'a, [u8]>, bool),
@@ -434,9 +436,9 @@ fn walk_span<'t>(
                 end
             }
             None => {
-                let end = crate::document::value_end(text, at).ok_or(Fallback)?;
+                let end = document::value_end(text, at).ok_or(Fallback)?;
                 let item = text.get(at..end).ok_or(Fallback)?;
-                if !crate::document::record_depth_ok(item.as_bytes()) {
+                if !document::record_depth_ok(item.as_bytes()) {
                     return Err(Fallback);
                 }
                 each(item, None)?;

@@ -4,39 +4,6 @@
 
 use super::*;
 
-/// A 64-bit hash of a record id: each eight-byte word (the last zero-padded, the length
-/// mixed in first) is folded in by a full 64x64->128-bit multiply, whose halves are
-/// XORed, then a murmur3 finalizer. Structured ids (`field_1181`, `field_1971`) must
-/// not collide: the multiply-rotate mix this replaced made such pairs share a hash, and
-/// every shared hash sends a load to the exact path. Equal hashes are never taken for
-/// equal ids without a check: two records whose ids share a hash make the load fall back.
-pub fn id_hash(bytes: &[u8]) -> u64 {
-    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
-    const K2: u64 = 0xd6e8_feb8_6659_fd93;
-    let fold = |a: u64, b: u64| {
-        let p = u128::from(a) * u128::from(b);
-        (p as u64) ^ ((p >> 64) as u64)
-    };
-    let mut h = fold((bytes.len() as u64) ^ K2, K1);
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        h = fold(h ^ u64::from_le_bytes(b) ^ K2, K1);
-    }
-    let mut b = [0u8; 8];
-    let tail = words.remainder();
-    if let Some(dst) = b.get_mut(..tail.len()) {
-        dst.copy_from_slice(tail);
-    }
-    h = fold(h ^ u64::from_le_bytes(b) ^ K2, K1);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
-}
-
 /// A `Hasher` over [`id_hash`], for maps keyed by ids.
 #[derive(Default)]
 pub(super) struct IdHasher(u64);

@@ -1,26 +1,7 @@
-//! Tests of the lean loader's hashing, sorting and duplicate checks.
+//! Tests of the lean loader's sorting and duplicate checks.
 
 use super::*;
-
-#[test]
-fn structured_ids_do_not_share_a_hash() {
-    // Every shared hash sends a load to the exact path: ids that differ in a digit or
-    // two, of every length around a word boundary, must not collide.
-    let mut hashes: Vec<u64> = Vec::new();
-    for width in [4usize, 6, 7, 8, 9, 12, 15, 16, 17] {
-        for prefix in ["r", "field_", "msg-", "record_id_"] {
-            for n in 0..20_000u32 {
-                let id = format!("{prefix}{n:0width$}");
-                hashes.push(id_hash(id.as_bytes()));
-            }
-        }
-    }
-    let all = hashes.len();
-    hashes.sort_unstable();
-    hashes.dedup();
-    // The ids are all distinct strings (the widths print different digit counts).
-    assert_eq!(hashes.len(), all);
-}
+use crate::ids::radix_sort;
 
 #[test]
 fn the_radix_sort_sorts_and_duplicates_are_found() {
@@ -136,12 +117,4 @@ fn repeats_are_found_inside_runs_of_equal_top_bits() {
             [Vec::new(), Vec::new()]
         ));
     }
-}
-
-#[test]
-fn the_id_hash_tells_lengths_and_padding_apart() {
-    assert_ne!(id_hash(b""), id_hash(b"\0"));
-    assert_ne!(id_hash(b"a"), id_hash(b"a\0"));
-    assert_ne!(id_hash(b"abcdefgh"), id_hash(b"abcdefgh\0"));
-    assert_ne!(id_hash(b"field_1181"), id_hash(b"field_1971"));
 }

@@ -7,7 +7,7 @@
 //! candidate positions of the `]` that closes `records` are tried, and the text after one
 //! is parsed strictly as the rest of the top-level object, up to the end of the input.
 //! Then the records are cut into chunks at speculated item starts, and each chunk is
-//! walked item by item by a worker of [`crate::stream`].
+//! walked item by item by a worker of [the lean loader](super).
 //!
 //! Nothing here is trusted. The first chunk starts where the head parse saw the first
 //! record start; each chunk's walk must consume it exactly, ending after a `,` (so the
@@ -22,8 +22,8 @@ use std::borrow::Cow;
 use serde::de::{Deserialize, IgnoredAny};
 use serde_json::Value;
 
+use super::{Batch, Fallback};
 use crate::json::{MAX_NESTING, StrictValue};
-use crate::stream::{Batch, Fallback};
 
 /// An input the document walk reads by position: a file (the CLI's reader), or bytes
 /// held in memory (stdin, or chunks put together).
@@ -159,7 +159,7 @@ fn recycle(buf: Cow<'_, [u8]>) {
         // A chunk's worth is kept (shrinking keeps the mapping).
         buf.clear();
         buf.shrink_to(SPAN + LOOKAHEAD + 1);
-        crate::stream::give_back(buf);
+        super::give_back(buf);
     }
 }
 
