@@ -190,16 +190,50 @@ pub enum Verdict {
     Error,
 }
 
-impl Verdict {
-    /// The one place verdicts become exit codes: 0, 1, 2.
-    pub fn exit_code(self) -> u8 {
+/// How a run ends, as the process exit status: the one place verdicts, errors and hook
+/// answers become exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// PASS, or a command that did what it was asked (a hook's answer on stdout
+    /// included): 0.
+    Success,
+    /// BLOCK: 1.
+    Block,
+    /// Something to fix that is not a verdict: `validate`'s warnings, `doctor`'s problems,
+    /// a report whose seal does not verify: 1.
+    Problems,
+    /// ERROR: invalid input, a usage error, a report that could not be written: 2.
+    Error,
+    /// A pre-tool hook's deny, the reason on stderr: 2, which the harnesses read as a
+    /// block.
+    Deny,
+    /// A hook failure that must not block (Claude Code `PreCompact`, where 2 would block
+    /// the compaction): 1.
+    NonBlocking,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
         match self {
-            Verdict::Pass => 0,
-            Verdict::Block => 1,
-            Verdict::Error => 2,
+            Exit::Success => 0,
+            Exit::Block | Exit::Problems | Exit::NonBlocking => 1,
+            Exit::Error | Exit::Deny => 2,
         }
     }
+}
 
+impl From<Verdict> for Exit {
+    fn from(verdict: Verdict) -> Exit {
+        match verdict {
+            Verdict::Pass => Exit::Success,
+            Verdict::Block => Exit::Block,
+            Verdict::Error => Exit::Error,
+        }
+    }
+}
+
+impl Verdict {
     /// The verdict as printed.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -323,23 +357,56 @@ impl Resolve for Env<'_> {
     }
 }
 
+/// The codes the firing table gives: each has its own message (`PolicyCtx::message`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fired {
+    /// [`Code::UnresolvedField`].
+    UnresolvedField,
+    /// [`Code::DroppedBindingConstraint`].
+    DroppedBindingConstraint,
+    /// [`Code::DroppedSupersederStaleKept`].
+    DroppedSupersederStaleKept,
+    /// [`Code::DroppedBindingFact`].
+    DroppedBindingFact,
+    /// [`Code::StaleValueSafeDirection`].
+    StaleValueSafeDirection,
+    /// [`Code::DroppedSupersederStalePermit`].
+    DroppedSupersederStalePermit,
+    /// [`Code::Permissive`].
+    Permissive,
+}
+
+impl From<Fired> for Code {
+    fn from(fired: Fired) -> Code {
+        match fired {
+            Fired::UnresolvedField => Code::UnresolvedField,
+            Fired::DroppedBindingConstraint => Code::DroppedBindingConstraint,
+            Fired::DroppedSupersederStaleKept => Code::DroppedSupersederStaleKept,
+            Fired::DroppedBindingFact => Code::DroppedBindingFact,
+            Fired::StaleValueSafeDirection => Code::StaleValueSafeDirection,
+            Fired::DroppedSupersederStalePermit => Code::DroppedSupersederStalePermit,
+            Fired::Permissive => Code::Permissive,
+        }
+    }
+}
+
 /// The firing table of SPEC 4, row for row: what a policy's pair of truth values means.
 /// `full` and `view` are already FALSE where the policy is not active in that view.
-pub fn fire(effect: PolicyEffect, kept: bool, full: Tri, view: Tri) -> Option<Code> {
+pub fn fire(effect: PolicyEffect, kept: bool, full: Tri, view: Tri) -> Option<Fired> {
     use Tri::{False, True, Unknown};
     if effect.is_restrictive() {
         match (kept, full, view) {
-            (_, Unknown, _) => Some(Code::UnresolvedField),
-            (false, True, _) => Some(Code::DroppedBindingConstraint),
-            (true, True, False) => Some(Code::DroppedSupersederStaleKept),
-            (true, True, Unknown) => Some(Code::DroppedBindingFact),
-            (_, False, True) => Some(Code::StaleValueSafeDirection),
+            (_, Unknown, _) => Some(Fired::UnresolvedField),
+            (false, True, _) => Some(Fired::DroppedBindingConstraint),
+            (true, True, False) => Some(Fired::DroppedSupersederStaleKept),
+            (true, True, Unknown) => Some(Fired::DroppedBindingFact),
+            (_, False, True) => Some(Fired::StaleValueSafeDirection),
             _ => None,
         }
     } else {
         match (full, view) {
-            (False | Unknown, True) => Some(Code::DroppedSupersederStalePermit),
-            (True, False | Unknown) => Some(Code::Permissive),
+            (False | Unknown, True) => Some(Fired::DroppedSupersederStalePermit),
+            (True, False | Unknown) => Some(Fired::Permissive),
             _ => None,
         }
     }
@@ -531,7 +598,8 @@ impl<'a> PolicyCtx<'a> {
                 self.compaction.is_kept(self.pos),
                 full,
                 view,
-            ),
+            )
+            .map(Code::from),
             _ => Some(Code::TypeMismatch),
         }
     }
@@ -567,8 +635,9 @@ impl<'a> PolicyCtx<'a> {
             }
         };
         let kept = self.compaction.is_kept(self.pos);
-        let code = fire(self.policy.effect, kept, full, view)?;
-        let mut finding = Finding::new(code, Some(self.record), self.message(code, full, view));
+        let fired = fire(self.policy.effect, kept, full, view)?;
+        let code = Code::from(fired);
+        let mut finding = Finding::new(code, Some(self.record), self.message(fired, full, view));
         if code.severity() == Severity::Block {
             finding.restore = self.restore();
         }
@@ -597,7 +666,7 @@ impl<'a> PolicyCtx<'a> {
             .unwrap_or_default()
     }
 
-    fn message(&self, code: Code, full: Tri, view: Tri) -> String {
+    fn message(&self, fired: Fired, full: Tri, view: Tri) -> String {
         // Brief: every in-scope rule's message names the tool.
         let tool = clean_brief(&self.action.tool);
         let rule = self.name("policy");
@@ -617,39 +686,38 @@ impl<'a> PolicyCtx<'a> {
         };
         let why = self.why_views_differ();
         let text = self.text_suffix();
-        match code {
-            Code::UnresolvedField => format!(
+        match fired {
+            Fired::UnresolvedField => format!(
                 "{rule} scopes to {tool} but reads {} that no param and no fact resolves ({}); the gate cannot decide, so it fails closed{text}",
                 self.unresolved_fields(),
                 self.explain(self.full)
             ),
-            Code::DroppedBindingConstraint => {
+            Fired::DroppedBindingConstraint => {
                 let reads = self.dropped_facts_read();
                 format!(
                     "{rule} scopes to {tool} and resolves TRUE here ({}){reads}{text}",
                     self.explain(self.full)
                 )
             }
-            Code::DroppedSupersederStaleKept => format!(
+            Fired::DroppedSupersederStaleKept => format!(
                 "{rule} resolves {on_full} but {on_view}: {why}; the agent cannot see that this rule binds{text}"
             ),
-            Code::DroppedBindingFact => format!(
+            Fired::DroppedBindingFact => format!(
                 "{rule} resolves {on_full} but {on_view}: {why}; the agent cannot tell that this rule binds{text}"
             ),
-            Code::StaleValueSafeDirection => format!(
+            Fired::StaleValueSafeDirection => format!(
                 "{rule} resolves {on_view} but {on_full}: {why}; the agent will be more cautious than the records warrant: a cost, not a block reason"
             ),
-            Code::DroppedSupersederStalePermit => format!(
+            Fired::DroppedSupersederStalePermit => format!(
                 "{rule} resolves {on_view} but {on_full}: {why}; the agent would license this call on a value or rule that was already taken back{text}"
             ),
-            Code::Permissive if !self.compaction.is_kept(self.pos) => format!(
+            Fired::Permissive if !self.compaction.is_kept(self.pos) => format!(
                 "{rule} resolves TRUE here ({}) but losing a permission cannot license an action; not a block reason",
                 self.explain(self.full)
             ),
-            Code::Permissive => format!(
+            Fired::Permissive => format!(
                 "{rule} resolves {on_full} but {on_view}: {why}; losing a permission cannot license an action; not a block reason"
             ),
-            _ => String::new(),
         }
     }
 

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Code, Severity, Verdict};
+use crate::gate::{self, CheckOptions, Code, Exit, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
 use crate::json::json_text;
@@ -209,8 +209,8 @@ pub struct Reply {
     pub stdout: Vec<u8>,
     /// For stderr.
     pub stderr: Vec<u8>,
-    /// The process exit code.
-    pub exit: u8,
+    /// How the process ends.
+    pub exit: Exit,
     /// What to print instead when this reply cannot be written: a pre-tool deny goes out
     /// as exit 2 with the reason on stderr, and falls back to the harness's JSON deny on
     /// stdout with exit 0. When neither can be written, the exit code is the larger of
@@ -223,7 +223,7 @@ impl Reply {
         Reply {
             stdout: Vec::new(),
             stderr: Vec::new(),
-            exit: 0,
+            exit: Exit::Success,
             fallback: None,
         }
     }
@@ -305,11 +305,11 @@ pub fn reply(harness: Harness, answer: &Answer) -> Reply {
     Reply {
         stdout: Vec::new(),
         stderr: format!("{reason}\n").into_bytes(),
-        exit: 2,
+        exit: Exit::Deny,
         fallback: Some(Box::new(Reply {
             stdout: json_deny(harness, &reason).into_bytes(),
             stderr: Vec::new(),
-            exit: 0,
+            exit: Exit::Success,
             fallback: None,
         })),
     }
@@ -628,7 +628,7 @@ fn pre_compact(payload: &[u8], setup: Result<&Setup, &InputError>) -> Reply {
     Reply {
         stdout: out.into_bytes(),
         stderr: Vec::new(),
-        exit: 0,
+        exit: Exit::Success,
         fallback: Some(Box::new(compact_error(
             "cannot write the preservation instructions",
         ))),
@@ -643,7 +643,7 @@ fn compact_error(message: &str) -> Reply {
     Reply {
         stdout: Vec::new(),
         stderr: line.into_bytes(),
-        exit: 1,
+        exit: Exit::NonBlocking,
         fallback: None,
     }
 }
@@ -759,7 +759,7 @@ mod tests {
             assert_eq!(reply(h, &Answer::Pass), Reply::silent());
             let r = reply(h, &Answer::Deny("why\nnot".into()));
             assert_eq!(
-                (r.stdout.as_slice(), r.stderr.as_slice(), r.exit),
+                (r.stdout.as_slice(), r.stderr.as_slice(), r.exit.code()),
                 (&b""[..], &b"why\nnot\n"[..], 2)
             );
             let json = r.fallback.unwrap();
@@ -769,7 +769,7 @@ mod tests {
                 "{text}"
             );
             assert!(text.ends_with("}\n") && text.matches('\n').count() == 1);
-            assert_eq!(json.exit, 0);
+            assert_eq!(json.exit.code(), 0);
         }
     }
 

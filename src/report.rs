@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
-use crate::gate::{Finding, Outcome, Severity, Verdict};
+use crate::gate::{Exit, Finding, Outcome, Severity, Verdict};
 use crate::json::json_text;
 use crate::text::{clean, escape_unsafe, hex, one_line};
 
@@ -190,7 +190,7 @@ impl Report {
     pub fn from_outcome(mode: Mode, outcome: Outcome) -> Report {
         Report {
             verdict: outcome.verdict,
-            exit_code: outcome.verdict.exit_code(),
+            exit_code: Exit::from(outcome.verdict).code(),
             mode,
             action: None,
             tools: None,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::action::Tool;
 use crate::compaction::Compaction;
 use crate::record::{Kind, Store, globs_overlap, misspelt_kind};
-use crate::report::clean;
+use crate::text::clean;
 
 /// One thing worth a second look in a valid store.
 #[derive(Debug, Clone, PartialEq, Eq)]

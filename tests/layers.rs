@@ -3,6 +3,12 @@
 //!
 //! Test code (`tests.rs` files and `#[cfg(test)]` items) may use any module, and comments
 //! (doc links included) are not imports: both are left out of the graph.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

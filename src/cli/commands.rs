@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn run_check(args: &CheckArgs) -> u8 {
+pub(super) fn run_check(args: &CheckArgs) -> Exit {
     let reads = [
         input_read("INPUT", &args.input),
         flag_read("--kept", args.kept.as_deref()),
@@ -61,7 +61,7 @@ pub(super) fn run_check(args: &CheckArgs) -> u8 {
         Ok(f) => f,
         Err(e) => return fail(Mode::Check, &e, format),
     };
-    if let Some((bytes, exit_code)) = lean_check(
+    if let Some((bytes, exit)) = lean_check(
         args,
         stdin.as_deref(),
         kept.as_ref(),
@@ -69,7 +69,7 @@ pub(super) fn run_check(args: &CheckArgs) -> u8 {
         options,
         format,
     ) {
-        return write_report(&bytes, exit_code);
+        return write_report(&bytes, exit);
     }
     let report = (|| {
         let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
@@ -85,7 +85,7 @@ pub(super) fn run_check(args: &CheckArgs) -> u8 {
 
 /// `check --transcript` (and with `--precheck`): kept = the records in view of the
 /// transcript's live context (retention `transcript:H`).
-pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> u8 {
+pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> Exit {
     let format = format_of(args.format);
     let mode = if args.precheck {
         Mode::Precheck
@@ -144,7 +144,7 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> u8 {
     }
 }
 
-pub(super) fn run_precheck(args: &CheckArgs) -> u8 {
+pub(super) fn run_precheck(args: &CheckArgs) -> Exit {
     let format = format_of(args.format);
     let options = PrecheckOptions {
         allow_unevaluable: args.allow_unevaluable,
@@ -171,7 +171,7 @@ pub(super) fn run_precheck(args: &CheckArgs) -> u8 {
     };
     let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
     if args.retention == Retention::Given
-        && let Some((bytes, exit_code)) = lean_load_then(
+        && let Some((bytes, exit)) = lean_load_then(
             &args.input,
             stdin.as_deref(),
             kept.as_ref(),
@@ -181,13 +181,13 @@ pub(super) fn run_precheck(args: &CheckArgs) -> u8 {
                 let store = &lean.input.store;
                 let outcome = precheck::precheck(store, &lean.compaction, &lean.tools, options);
                 let report = Report::precheck(&lean.tools, &lean.compaction, outcome);
-                let r = Ok((report.render(format), report.exit_code));
+                let r = Ok((report.render(format), Exit::from(report.verdict)));
                 exiting_with((lean, report));
                 r
             },
         )
     {
-        return write_report(&bytes, exit_code);
+        return write_report(&bytes, exit);
     }
     let report = (|| {
         let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
@@ -310,7 +310,7 @@ pub(super) fn lean_pin(
     ))
 }
 
-pub(super) fn run_pin(args: &PinArgs) -> u8 {
+pub(super) fn run_pin(args: &PinArgs) -> Exit {
     let format = match args.format {
         PinFormat::Json => Format::Json,
         PinFormat::Text | PinFormat::Ids => Format::Text,
@@ -322,7 +322,7 @@ pub(super) fn run_pin(args: &PinArgs) -> u8 {
     if let Err(e) = stdin_once(reads.into_iter().flatten()) {
         if args.format == PinFormat::Ids {
             warn(&format!("omission-gate: invalid-input: {e}"));
-            return 2;
+            return Exit::Error;
         }
         return fail(Mode::Pin, &e, format);
     }
@@ -356,7 +356,7 @@ pub(super) fn run_pin(args: &PinArgs) -> u8 {
                 Ok(x) => x,
                 Err(e) if args.format == PinFormat::Ids => {
                     warn(&format!("omission-gate: invalid-input: {e}"));
-                    return 2;
+                    return Exit::Error;
                 }
                 Err(e) => return fail(Mode::Pin, &e, format),
             };
@@ -380,7 +380,7 @@ pub(super) fn run_pin(args: &PinArgs) -> u8 {
                 f.message
             ));
         }
-        return report.exit_code;
+        return Exit::from(report.verdict);
     }
     let ids: Vec<String> = match (&report.kept, &report.pinned) {
         (Some(kept), _) => kept.clone(),
@@ -388,13 +388,13 @@ pub(super) fn run_pin(args: &PinArgs) -> u8 {
         (None, None) => Vec::new(),
     };
     match emit(ids_file(&ids).as_bytes()) {
-        Ok(()) => 0,
+        Ok(()) => Exit::Success,
         Err(e) => {
             warn(&format!(
                 "omission-gate: cannot write the ids: {}",
                 io_reason(&e)
             ));
-            2
+            Exit::Error
         }
     }
 }
@@ -431,7 +431,7 @@ pub(super) fn lean_check(
     action: Option<&FlagText>,
     options: CheckOptions,
     format: Format,
-) -> Option<(Vec<u8>, u8)> {
+) -> Option<(Vec<u8>, Exit)> {
     if args.retention != Retention::Given {
         return None;
     }
@@ -452,7 +452,7 @@ pub(super) fn lean_check(
             let action = lean.action.as_ref().ok_or(Fallback)?;
             let outcome = gate::check(&lean.input.store, &lean.compaction, action, options);
             let report = Report::check(action, &lean.compaction, outcome);
-            let rendered = (report.render(format), report.exit_code);
+            let rendered = (report.render(format), Exit::from(report.verdict));
             exiting_with((lean, report));
             Ok(rendered)
         },

@@ -32,7 +32,7 @@ impl Findings {
     }
 }
 
-pub(super) fn run_doctor(args: &DoctorArgs) -> u8 {
+pub(super) fn run_doctor(args: &DoctorArgs) -> Exit {
     let harness = args.harness.harness();
     let mut f = Findings::default();
     let passed = match project_dir(&args.dir) {
@@ -50,7 +50,7 @@ pub(super) fn run_doctor(args: &DoctorArgs) -> u8 {
             "omission-gate doctor: cannot tell whether {} gates: {why}",
             harness.name()
         ));
-        return 2;
+        return Exit::Error;
     }
     if !f.problems.is_empty() {
         let n = f.problems.len();
@@ -59,7 +59,7 @@ pub(super) fn run_doctor(args: &DoctorArgs) -> u8 {
             if n == 1 { "" } else { "s" },
             harness.name()
         ));
-        return 1;
+        return Exit::Problems;
     }
     if let Some(file) = passed {
         say(&format!(
@@ -67,7 +67,7 @@ pub(super) fn run_doctor(args: &DoctorArgs) -> u8 {
             harness.name()
         ));
     }
-    0
+    Exit::Success
 }
 
 /// Checks the files, then runs each hook of ours; the file of the hook that gated.

@@ -6,7 +6,7 @@ use super::*;
 /// thread so that our own deadline holds even when stdin never closes or the store is
 /// slow to read; a deadline missed or a panic is a reply too (a deny, for the pre-tool
 /// adapters), never the harness's fail-open crash or timeout.
-pub(super) fn run_hook(args: HookArgs) -> u8 {
+pub(super) fn run_hook(args: HookArgs) -> Exit {
     let adapter = args.harness.adapter();
     let timeout_ms = args.timeout_ms;
     // The transcript may be waited for until three quarters of the deadline, so that a
@@ -157,14 +157,14 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
 
 /// Writes a hook's reply, or its fallback when it cannot be written. When neither can
 /// be written the exit code is the larger of the two: a deny still exits 2.
-pub(super) fn write_reply(reply: &hook::Reply) -> u8 {
+pub(super) fn write_reply(reply: &hook::Reply) -> Exit {
     if write_out(reply) {
         return reply.exit;
     }
     match reply.fallback.as_deref() {
         Some(f) if write_out(f) => f.exit,
-        Some(f) => reply.exit.max(f.exit),
-        None => reply.exit,
+        Some(f) if f.exit.code() > reply.exit.code() => f.exit,
+        Some(_) | None => reply.exit,
     }
 }
 

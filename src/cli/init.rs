@@ -80,17 +80,17 @@ pub(super) fn codex_home() -> Option<PathBuf> {
         .or_else(|| home().map(|h| h.join(".codex")))
 }
 
-pub(super) fn run_init(args: &InitArgs) -> u8 {
+pub(super) fn run_init(args: &InitArgs) -> Exit {
     match init(args) {
         Ok(lines) => {
             for l in lines {
                 say(&l);
             }
-            0
+            Exit::Success
         }
         Err(e) => {
             warn(&format!("omission-gate: init: {e}"));
-            2
+            Exit::Error
         }
     }
 }

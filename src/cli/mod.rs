@@ -14,7 +14,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
-use crate::gate::{self, CheckOptions, Severity, Verdict};
+use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, Input, Purpose};
 use crate::pin;
@@ -61,11 +61,12 @@ pub fn main() -> ExitCode {
         ));
     }));
     std::panic::catch_unwind(run).unwrap_or_else(|_| {
-        ExitCode::from(if is_precompact_hook(std::env::args_os()) {
-            1
+        let exit = if is_precompact_hook(std::env::args_os()) {
+            Exit::NonBlocking
         } else {
-            2
-        })
+            Exit::Error
+        };
+        ExitCode::from(exit.code())
     })
 }
 
@@ -79,6 +80,11 @@ fn warn(line: &str) {
 }
 
 fn run() -> ExitCode {
+    ExitCode::from(run_command().code())
+}
+
+/// Parses the command line and runs the command.
+fn run_command() -> Exit {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -86,17 +92,17 @@ fn run() -> ExitCode {
             // PreCompact hook, where exit 2 would block the compaction.
             let _ = e.print();
             let usage = if is_precompact_hook(std::env::args_os()) {
-                1
+                Exit::NonBlocking
             } else {
-                2
+                Exit::Error
             };
-            return ExitCode::from(if e.use_stderr() { usage } else { 0 });
+            return if e.use_stderr() { usage } else { Exit::Success };
         }
     };
     let _ = LIMITS.set(cli.limits.limits());
     // A hook's stdout is its reply: --quiet never silences it.
     let _ = QUIET.set(cli.quiet && !matches!(cli.command, Command::Hook(_)));
-    let code = match cli.command {
+    match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Validate(args) => run_validate(&args),
         Command::Pin(args) => run_pin(&args),
@@ -108,8 +114,7 @@ fn run() -> ExitCode {
         Command::Doctor(args) => run_doctor(&args),
         Command::Completions { shell } => run_completions(shell),
         Command::Man => run_man(),
-    };
-    ExitCode::from(code)
+    }
 }
 
 /// True for a command line that asks for the PreCompact hook, however malformed (even
@@ -269,29 +274,29 @@ fn emit(bytes: &[u8]) -> Result<(), io::Error> {
     out.flush()
 }
 
-fn finish(report: &Report, format: Format) -> u8 {
-    write_report(&report.render(format), report.exit_code)
+fn finish(report: &Report, format: Format) -> Exit {
+    write_report(&report.render(format), Exit::from(report.verdict))
 }
 
 /// Writes a rendered report: its exit code, or 2 when it cannot be written.
-fn write_report(bytes: &[u8], exit_code: u8) -> u8 {
+fn write_report(bytes: &[u8], exit: Exit) -> Exit {
     match emit(bytes) {
-        Ok(()) => exit_code,
+        Ok(()) => exit,
         Err(e) => {
             warn(&format!(
                 "omission-gate: cannot write the report: {}",
                 io_reason(&e)
             ));
-            2
+            Exit::Error
         }
     }
 }
 
-fn fail(mode: Mode, err: &InputError, format: Format) -> u8 {
+fn fail(mode: Mode, err: &InputError, format: Format) -> Exit {
     let message = err.to_string();
     warn(&format!("omission-gate: invalid-input: {message}"));
     let _ = finish(&Report::invalid_input(mode, &message), format);
-    2
+    Exit::Error
 }
 
 /// The pieces a `check` needs, read from the input and the flags.

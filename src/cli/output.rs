@@ -68,23 +68,23 @@ pub(super) fn paint(bytes: &[u8]) -> Cow<'_, [u8]> {
 }
 
 /// `completions SHELL`: the completion script, from the command-line definition.
-pub(super) fn run_completions(shell: clap_complete::Shell) -> u8 {
+pub(super) fn run_completions(shell: clap_complete::Shell) -> Exit {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "omission-gate", &mut out);
-    write_report(&out, 0)
+    write_report(&out, Exit::Success)
 }
 
 /// `man`: the man page omission-gate(1), from the command-line definition.
-pub(super) fn run_man() -> u8 {
+pub(super) fn run_man() -> Exit {
     let mut out = Vec::new();
     match clap_mangen::Man::new(Cli::command()).render(&mut out) {
-        Ok(()) => write_report(&out, 0),
+        Ok(()) => write_report(&out, Exit::Success),
         Err(e) => {
             warn(&format!(
                 "omission-gate: cannot write the man page: {}",
                 io_reason(&e)
             ));
-            2
+            Exit::Error
         }
     }
 }

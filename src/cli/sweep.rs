@@ -83,7 +83,7 @@ pub(super) fn sweep_cell(
     }
 }
 
-pub(super) fn run_sweep(args: &SweepArgs) -> u8 {
+pub(super) fn run_sweep(args: &SweepArgs) -> Exit {
     let retentions = if args.retention.is_empty() {
         vec![Retention::Given]
     } else {
@@ -96,7 +96,7 @@ pub(super) fn run_sweep(args: &SweepArgs) -> u8 {
         .chain([flag_read("--tools", args.tools.as_deref())]);
     if let Err(e) = stdin_once(reads.flatten()) {
         warn(&format!("omission-gate: invalid-input: {e}"));
-        return 2;
+        return Exit::Error;
     }
     // Each is read once, however many cells use it.
     let stdin = args
@@ -170,39 +170,39 @@ pub(super) fn run_sweep(args: &SweepArgs) -> u8 {
         count(Verdict::Pass),
         count(Verdict::Block),
         count(Verdict::Error),
-        worst.exit_code()
+        Exit::from(worst).code()
     ));
     match emit(out.as_bytes()) {
-        Ok(()) => worst.exit_code(),
+        Ok(()) => Exit::from(worst),
         Err(e) => {
             warn(&format!(
                 "omission-gate: cannot write the table: {}",
                 io_reason(&e)
             ));
-            2
+            Exit::Error
         }
     }
 }
 
-pub(super) fn run_verify(path: &str) -> u8 {
+pub(super) fn run_verify(path: &str) -> Exit {
     let bytes = match read_source(path) {
         Ok(b) => b,
         Err(e) => {
             warn(&format!("omission-gate: verify: {e}"));
-            return 2;
+            return Exit::Error;
         }
     };
     match report::verify(&bytes) {
         Ok(digest) => match emit(format!("ok: sha256 {digest}\n").as_bytes()) {
-            Ok(()) => 0,
-            Err(_) => 2,
+            Ok(()) => Exit::Success,
+            Err(_) => Exit::Error,
         },
         Err(e) => {
             warn(&format!(
                 "omission-gate: verify: {}: {e}",
                 clean(origin_name(path))
             ));
-            1
+            Exit::Problems
         }
     }
 }

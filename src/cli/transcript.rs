@@ -171,12 +171,12 @@ fn line_number(file: &mut File, at: u64) -> io::Result<u64> {
 }
 
 /// `context FILE [--harness H] [--store S]`: the audit behind a `transcript` verdict.
-pub(super) fn run_context(args: &ContextArgs) -> u8 {
+pub(super) fn run_context(args: &ContextArgs) -> Exit {
     match context_text(args) {
-        Ok(text) => write_report(text.as_bytes(), 0),
+        Ok(text) => write_report(text.as_bytes(), Exit::Success),
         Err(e) => {
             warn(&format!("omission-gate: invalid-input: {e}"));
-            2
+            Exit::Error
         }
     }
 }

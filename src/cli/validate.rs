@@ -19,7 +19,7 @@ pub(super) struct ValidateArgs {
     pub(super) tools: Option<String>,
 }
 
-pub(super) fn run_validate(args: &ValidateArgs) -> u8 {
+pub(super) fn run_validate(args: &ValidateArgs) -> Exit {
     let origin = origin_name(&args.input);
     let found = (|| {
         let reads = [
@@ -55,7 +55,7 @@ pub(super) fn run_validate(args: &ValidateArgs) -> u8 {
             warn(&format!("omission-gate: invalid-input: {e}"));
             (
                 format!("invalid-input: {e}\n{}: invalid\n", clean(origin)),
-                2,
+                Exit::Error,
             )
         }
         Ok((records, warnings)) => {
@@ -77,10 +77,10 @@ pub(super) fn run_validate(args: &ValidateArgs) -> u8 {
             ));
             if warnings.is_empty() {
                 text.push('\n');
-                (text, 0)
+                (text, Exit::Success)
             } else {
                 text.push_str(&format!(", {}\n", plural(warnings.len(), "warning")));
-                (text, 1)
+                (text, Exit::Problems)
             }
         }
     };
