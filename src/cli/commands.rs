@@ -261,12 +261,10 @@ pub(super) fn lean_pin(
                 .copied()
                 .filter(|s| !held.contains_key(s))
                 .collect();
-            let (first, chunks, mut whole) = lean_chunks(&args.input, stdin)?;
-            let mut found = input::lean_digests_with(
+            let mut found = input::lean_digests_from(
                 origin_name(&args.input),
-                first,
-                chunks,
-                Some(&mut *whole),
+                &args.input,
+                stdin,
                 info,
                 &wanted,
                 limits(),
@@ -439,12 +437,10 @@ pub(super) fn lean_check(
         Some((o, text, _)) => Some(input::action_from_flag(o, text).ok()?),
         None => None,
     };
-    let (first, chunks, mut whole) = lean_chunks(&args.input, stdin)?;
-    input::load_lean_with(
+    input::load_lean_from(
         origin_name(&args.input),
-        first,
-        chunks,
-        Some(&mut *whole),
+        &args.input,
+        stdin,
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
         Purpose::Check(action),
         limits(),

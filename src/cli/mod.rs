@@ -1,10 +1,10 @@
 //! The command line: parse flags, read files, call the library, write the report, map
-//! the verdict to an exit code. The only module that does I/O. Here: the entry point and
-//! the reading, loading and writing every command shares; the flags in `args`, the
-//! commands in `commands`, `sweep` and `hooks`, the lean loader's reads in `lean`, `init`
-//! and `doctor` in their own.
+//! the outcome to an exit code ([`Exit`]). The only module that does I/O, besides the
+//! lean loader's reads of a large input (in `input`). Here: the entry point and the
+//! reading, loading and writing every command shares; the flags in `args`, the commands
+//! in `commands`, `sweep` and `hooks`, the lean loader's calls in `lean`, `init` and
+//! `doctor` in their own.
 
-use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 use std::sync::OnceLock;
@@ -16,14 +16,12 @@ use crate::compaction::{Compaction, Retention};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
-use crate::input::{self, Input, Purpose};
+use crate::input::{self, Fallback, Input, Purpose};
 use crate::pin;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report};
-use crate::stream::Fallback;
-use crate::stream::Positional;
 use crate::text::{clean, clean_brief};
 
 mod args;

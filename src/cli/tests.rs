@@ -15,28 +15,6 @@ fn byte_counts_parse_with_binary_suffixes() {
 }
 
 #[test]
-fn a_file_read_by_position_must_keep_its_size() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("f");
-    std::fs::write(&path, b"0123456789").unwrap();
-    let open = |size| FileAt {
-        file: std::fs::File::open(&path).unwrap(),
-        size,
-    };
-    let mut f = open(10);
-    assert_eq!(&*f.read_at(2, 3).unwrap(), b"234");
-    assert_eq!(&*f.read_at(0, 10).unwrap(), b"0123456789");
-    assert_eq!(&*f.read_at(7, 3).unwrap(), b"789");
-    assert!(f.read_at(8, 3).is_err());
-    // Grown past the size it had: a read up to that size sees the byte after.
-    let mut grown = open(8);
-    assert_eq!(&*grown.read_at(0, 7).unwrap(), b"0123456");
-    assert!(grown.read_at(4, 4).is_err());
-    // Shrunk: the bytes are not there.
-    assert!(open(12).read_at(6, 6).is_err());
-}
-
-#[test]
 fn the_help_shows_each_limit_and_its_default() {
     use clap::CommandFactory;
     let mut cli = Cli::command();

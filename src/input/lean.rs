@@ -138,6 +138,53 @@ pub fn lean_digests_with<'w>(
     }
 }
 
+/// [`load_lean_with`] of the input at `path` (`stdin`'s bytes instead, when given),
+/// read in chunks or, for a document, by position. An input too small for the lean
+/// loader to pay, or one that cannot be opened, is [`Fallback`] too.
+pub fn load_lean_from<R>(
+    origin: &str,
+    path: &str,
+    stdin: Option<&[u8]>,
+    kept: Option<(&str, bool)>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    load_lean_with(
+        origin,
+        first,
+        chunks,
+        Some(&mut *whole),
+        kept,
+        purpose,
+        limits,
+        then,
+    )
+}
+
+/// [`lean_digests_with`] of the input at `path` (`stdin`'s bytes instead, when given),
+/// read as [`load_lean_from`] read it.
+pub fn lean_digests_from(
+    origin: &str,
+    path: &str,
+    stdin: Option<&[u8]>,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    lean_digests_with(
+        origin,
+        first,
+        chunks,
+        Some(&mut *whole),
+        budget,
+        wanted,
+        limits,
+    )
+}
+
 /// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
 pub fn load_lean_for(
     origin: &str,
@@ -152,7 +199,7 @@ pub fn load_lean_for(
 
 /// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
 /// or stdin's bytes), which a document is read from: its head, then its tail, then its
-/// records in chunks (see [`crate::document`]), never all at once. Without it, a document's
+/// records in chunks (see [`crate::stream::spans`]), never all at once. Without it, a document's
 /// chunks are put together in memory first.
 #[allow(clippy::too_many_arguments)]
 pub fn load_lean_with<'w, R>(

@@ -11,14 +11,16 @@ use crate::compaction::Compaction;
 use crate::error::InputError;
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
-use crate::stream::{Batch, Fallback, Plan};
-use crate::stream::{Member, Positional};
+use crate::stream::{Batch, Member, Plan, Positional};
 
 mod lean;
+mod source;
+
+pub use crate::stream::Fallback;
 
 pub use lean::{
-    Lean, LeanFor, Purpose, lean_digests, lean_digests_with, load_lean, load_lean_for,
-    load_lean_then, load_lean_with,
+    Lean, LeanFor, Purpose, lean_digests, lean_digests_from, lean_digests_with, load_lean,
+    load_lean_for, load_lean_from, load_lean_then, load_lean_with,
 };
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";

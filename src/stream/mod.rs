@@ -63,7 +63,7 @@ pub struct Fallback;
 static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
 /// An empty buffer to read a chunk into: a spare one when there is one.
-pub fn spare_buffer() -> Vec<u8> {
+pub(crate) fn spare_buffer() -> Vec<u8> {
     SPARE
         .lock()
         .ok()
