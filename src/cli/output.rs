@@ -1,6 +1,7 @@
 //! What reaches the terminal: `--quiet`, the verdict line's colour, and the generated
 //! shell completions and man page.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use super::*;
