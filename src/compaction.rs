@@ -253,7 +253,7 @@ fn nearest_id<'s>(store: &'s Store, id: &str) -> Option<&'s str> {
     let mut best: Option<(usize, &str)> = None;
     for candidate in ids() {
         let most = best.map_or((chars.len() / 3).max(1), |(d, _)| d.saturating_sub(1));
-        if let Some(d) = edit_distance(&chars, candidate, most) {
+        if let Some(d) = crate::text::edit_distance(&chars, candidate, most) {
             best = Some((d, candidate));
             if d == 0 {
                 break;
@@ -261,40 +261,6 @@ fn nearest_id<'s>(store: &'s Store, id: &str) -> Option<&'s str> {
         }
     }
     best.map(|(_, near)| near)
-}
-
-/// Levenshtein distance between `a` and `b` over characters, if it is at most `most`.
-pub(crate) fn edit_distance(a: &[char], b: &str, most: usize) -> Option<usize> {
-    // A length difference alone costs that many edits: far longer ids are passed over
-    // without walking them.
-    if b.len() > (a.len() + most) * 4 {
-        return None;
-    }
-    let b: Vec<char> = b.chars().collect();
-    if b.len().abs_diff(a.len()) > most {
-        return None;
-    }
-    let mut row: Vec<usize> = (0..=a.len()).collect();
-    for (j, &cb) in b.iter().enumerate() {
-        let mut diagonal = j;
-        let mut left = j + 1;
-        let mut lowest = left;
-        for (slot, &ca) in row.iter_mut().skip(1).zip(a) {
-            let up = *slot;
-            let cost = if ca == cb { diagonal } else { diagonal + 1 };
-            left = cost.min(up + 1).min(left + 1);
-            diagonal = up;
-            *slot = left;
-            lowest = lowest.min(left);
-        }
-        if let Some(first) = row.first_mut() {
-            *first = j + 1;
-        }
-        if lowest > most {
-            return None;
-        }
-    }
-    row.last().copied().filter(|&d| d <= most)
 }
 
 /// Whitespace, and the zero-width characters that look like nothing: what a reader
@@ -433,18 +399,6 @@ mod tests {
         assert!(hint("rr").contains("(did you mean `r1`?)"));
         assert!(hint("nope").ends_with("names no record"));
         assert!(hint(&"r".repeat(MAX_EDIT_LEN + 1)).ends_with("names no record"));
-    }
-
-    #[test]
-    fn edit_distance_is_levenshtein_within_a_bound() {
-        let d = |a: &str, b: &str, most| edit_distance(&a.chars().collect::<Vec<_>>(), b, most);
-        assert_eq!(d("kitten", "sitting", 3), Some(3));
-        assert_eq!(d("kitten", "sitting", 2), None);
-        assert_eq!(d("", "abc", 3), Some(3));
-        assert_eq!(d("abc", "", 3), Some(3));
-        assert_eq!(d("f_002", "f_02", 1), Some(1));
-        assert_eq!(d("é1", "e1", 1), Some(1));
-        assert_eq!(d("a", &"a".repeat(100), 2), None);
     }
 
     #[test]

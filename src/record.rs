@@ -135,7 +135,7 @@ pub fn misspelt_kind(kind: &str) -> Option<&'static str> {
     let lower: Vec<char> = kind.chars().flat_map(char::to_lowercase).collect();
     let mut best: Option<(usize, &'static str)> = None;
     for candidate in EVALUABLE_KINDS {
-        if let Some(d) = crate::compaction::edit_distance(&lower, candidate, MOST)
+        if let Some(d) = crate::text::edit_distance(&lower, candidate, MOST)
             && best.is_none_or(|(b, _)| d < b)
         {
             best = Some((d, candidate));
