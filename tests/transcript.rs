@@ -758,3 +758,35 @@ fn a_rule_whose_text_is_only_the_start_of_another_is_not_in_view() {
         out.stdout
     );
 }
+
+#[test]
+fn gemini_cli_a_response_whose_first_call_ended_is_still_not_context() {
+    // Two calls in one response, run one after the other: when the second one's hook
+    // runs, the first one's result is recorded on the response, which is still the last
+    // message; its text and the first call's arguments quote the rule.
+    let scratch = Scratch::new();
+    let text = String::from_utf8(quoting_the_rule("gemini-cli", "AE-2")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.contains(r#""type":"gemini""#))
+        .unwrap();
+    let mut said: Value = serde_json::from_str(&lines[at]).unwrap();
+    said["toolCalls"] = serde_json::json!([{"id": "first", "name": "run_shell_command",
+        "args": {"command": format!("echo '{RULE}'")}, "result": [{"functionResponse":
+        {"id": "first", "name": "run_shell_command", "response": {"output": "done"}}}]}]);
+    lines.push(said.to_string());
+    let file = scratch.file("gemini.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let out = hook_with(
+        "gemini-cli",
+        &store("gemini-cli"),
+        &payload("gemini-cli", "AE-2", &file),
+        &[],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
+}

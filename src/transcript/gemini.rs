@@ -162,28 +162,23 @@ pub(super) fn read(
             }
         }
     }
-    // The model's last message, while a call of it has no result, is the response that
-    // holds the pending call (Gemini CLI records it before the hook runs, its calls only
-    // after they end): what the model is sending, not what it was sent. Its text and its
-    // calls' arguments are not context yet; the results of its calls that ended are.
-    // (Screen notices after it are not messages the model is sent.)
+    // The model's last message is the response that holds the pending call: Gemini CLI
+    // records it before the hook runs, and its calls' results only after they end. It is
+    // what the model is sending, not what it was sent: its text and its calls' arguments
+    // are not context yet; the results of its calls that ended are. (Screen notices after
+    // it are not messages the model is sent.)
     let last = messages.list.iter().rposition(|(_, m)| {
         matches!(
             m.get("type").and_then(Value::as_str),
             Some("user" | "gemini")
         )
     });
+    // A call that ended is answered by a user message of function responses, so a model
+    // message that is still the last one sent is the response being acted on, even when
+    // some of its calls (run one after another) already have their results.
     let responding = last
         .and_then(|i| messages.list.get(i))
-        .is_some_and(|(_, m)| {
-            m.get("type").and_then(Value::as_str) == Some("gemini")
-                && match m.get("toolCalls") {
-                    Some(Value::Array(calls)) => calls
-                        .iter()
-                        .any(|c| c.get("result").is_none_or(Value::is_null)),
-                    _ => true,
-                }
-        });
+        .is_some_and(|(_, m)| m.get("type").and_then(Value::as_str) == Some("gemini"));
     let mut out = Vec::new();
     let mut call_seen = false;
     for (i, (at, m)) in messages.list.iter().enumerate() {
