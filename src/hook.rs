@@ -122,9 +122,7 @@ pub fn transcript_request(
         return None;
     }
     let action = pre_tool_action(harness, payload).ok()?;
-    if let Some(tools) = setup.tools()
-        && !tools.iter().any(|t| glob_match(t, &action.tool))
-    {
+    if !setup.guards(&action.tool) {
         return None;
     }
     let obj = payload_object(payload, harness.event(), harness.name()).ok()?;
@@ -170,6 +168,21 @@ pub fn transcript_request(
 }
 
 impl Setup {
+    /// Whether the gate judges calls of `tool`: a guarded tool, or one that a policy's
+    /// scope or an effect record in the store names (a glob covering it included), so
+    /// that no rule in the store is silently out of the gate's sight.
+    fn guards(&self, tool: &str) -> bool {
+        let Some(tools) = self.tools() else {
+            return true;
+        };
+        tools.iter().any(|t| glob_match(t, tool))
+            || self.input.store.records().iter().any(|r| match &r.kind {
+                Kind::Policy(p) => p.scope.iter().any(|s| glob_match(s, tool)),
+                Kind::Effect(e) => glob_match(&e.tool, tool),
+                _ => false,
+            })
+    }
+
     /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
     /// tool is guarded).
     fn tools(&self) -> Option<Vec<String>> {
@@ -259,9 +272,7 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         Ok(s) => s,
         Err(e) => return refuse(e),
     };
-    if let Some(tools) = setup.tools()
-        && !tools.iter().any(|t| glob_match(t, &action.tool))
-    {
+    if !setup.guards(&action.tool) {
         // Outside the gate's charge, as if the harness's matcher had not matched.
         return Answer::Pass;
     }

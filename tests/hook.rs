@@ -400,12 +400,22 @@ fn tools_limits_which_calls_are_judged() {
         "--tools",
         "mcp__billing__payouts_*",
     ];
-    // Not a guarded tool: outside the gate's charge, as if the matcher had not matched.
-    let out = run(&args, &p(REFUND_TOOL));
+    // Not a guarded tool, and no record names it: outside the gate's charge, as if the
+    // matcher had not matched.
+    let out = run(&args, &p("mcp__notes__append"));
     assert_eq!(
         (out.stdout.as_str(), out.stderr.as_str(), out.code),
         ("", "", 0)
     );
+    // Not a guarded tool, but a rule in the store scopes to it: never out of sight.
+    let out = run(&args, &p(REFUND_TOOL));
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 2);
     let out = run(&args, &p("mcp__billing__payouts_send"));
     assert!(
         out.stderr

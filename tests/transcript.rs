@@ -790,3 +790,24 @@ fn gemini_cli_a_response_whose_first_call_ended_is_still_not_context() {
         out.stderr
     );
 }
+
+#[test]
+fn a_store_whose_tools_leave_out_a_tool_its_rule_scopes_to_still_judges_that_tool() {
+    // The store's `tools` (for precheck's schemas) list another tool; its rule scopes to
+    // the shell tool, and the compaction dropped it.
+    let scratch = Scratch::new();
+    let rule = std::fs::read_to_string(store("claude-code")).unwrap();
+    let rule = rule.lines().next().unwrap();
+    let doc = format!(r#"{{"records": [{rule}], "tools": [{{"name": "refunds.create"}}]}}"#);
+    let doc = scratch.file("store.json", doc.as_bytes());
+    let p = payload("claude-code", "AE-1", &fixture("claude-code", "AE-1"));
+    for extra in [&[][..], &["--tools", "Read"][..]] {
+        let out = hook_with("claude-code", &doc, &p, extra);
+        assert_eq!(out.code, 2, "{extra:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{}",
+            out.stderr
+        );
+    }
+}

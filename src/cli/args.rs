@@ -242,7 +242,7 @@ pub(super) struct HookArgs {
     /// How the kept set is obtained: given, head_tail:K or recency:K.
     #[arg(long, default_value = "given", value_parser = parse_retention)]
     pub(super) retention: Retention,
-    /// The guarded tools (calls of others pass): names or `*` globs `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`. Default: the store
+    /// The guarded tools (calls of others pass, unless a record names them): names or `*` globs `a,b`, or a JSON array of `{"name","input_schema"}`, inline or `@FILE`. Default: the store
     /// document's `tools`, else every tool.
     #[arg(long)]
     pub(super) tools: Option<String>,
