@@ -81,6 +81,7 @@ fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Opti
         }
     };
     let mut ours = Vec::new();
+    let mut dropped_ours = false;
     for path in &files {
         let text = match read_optional(path) {
             Ok(Some(t)) => t,
@@ -106,9 +107,12 @@ fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Opti
         };
         if harness == Harness::ClaudeCode {
             if let Some(problem) = claude_code::invalid_key(&value) {
+                let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);
                 f.problem(format!(
-                    "`{shown}`: {problem}, and Claude Code ignores this whole file, hooks included: fix that key"
+                    "`{shown}`: {problem}, and Claude Code ignores this whole file, hooks included{}: fix that key",
+                    if lost.is_empty() { "" } else { " (the gate's hook too)" }
                 ));
+                dropped_ours |= !lost.is_empty();
                 continue;
             }
             if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
@@ -118,6 +122,10 @@ fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Opti
             }
         }
         ours.extend(wiring::handlers_in(&value, w.event, harness.name(), &shown));
+    }
+    if ours.is_empty() && dropped_ours {
+        // Said above: the hook is in a file the harness ignores.
+        return None;
     }
     if ours.is_empty() {
         let looked: Vec<String> = files.iter().map(|p| format!("`{}`", p.display())).collect();
