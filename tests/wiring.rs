@@ -729,3 +729,27 @@ fn doctor_finds_our_deadline_not_below_the_harness_timeout() {
         "claude-code",
     );
 }
+
+#[test]
+fn doctor_runs_the_hook_with_a_tool_the_matcher_selects() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    // Only MCP tools are gated: doctor calls one.
+    s.edit_settings("claude-code", |t| {
+        t.replace("Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*", "mcp__.*")
+    });
+    std::fs::write(s.store(), r#"{"records": [], "kept": []}"#).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    // A matcher that selects no tool doctor knows: it cannot tell.
+    s.edit_settings("claude-code", |t| t.replace("\"mcp__.*\"", "\"Read\""));
+    let out = s.doctor("claude-code");
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "omission-gate doctor: cannot tell whether claude-code gates: the matcher `Read` of the hook in `{}` selects none of Bash, Write, Edit, mcp__doctor__check, so doctor has no call to run it with\n",
+            s.settings("claude-code").display()
+        )
+    );
+}

@@ -458,12 +458,17 @@ fn run_checks(
     at: &str,
     f: &mut Findings,
 ) -> bool {
-    let w = Wiring::of(harness);
-    let tool = w.shell_tool;
-    if wiring::matches(harness, h.matcher.as_deref(), tool) != Some(true) {
-        // The shell tool is not guarded: nothing to run the hook with.
-        return true;
-    }
+    let Some(tool) = wiring::probe_tools(harness)
+        .into_iter()
+        .find(|t| wiring::matches(harness, h.matcher.as_deref(), t) == Some(true))
+    else {
+        f.unsure = Some(format!(
+            "the matcher `{}` of {at} selects none of {}, so doctor has no call to run it with",
+            h.matcher.as_deref().unwrap_or(""),
+            wiring::probe_tools(harness).join(", ")
+        ));
+        return false;
+    };
     // The session's transcript, for a hook that reads the kept set from it.
     let transcript = std::env::temp_dir().join(format!(
         "omission-gate-doctor-{}-{}.jsonl",
@@ -493,7 +498,7 @@ fn run_checks(
         serde_json::json!({"command": "true", "description": "omission-gate doctor"}),
         &path,
     );
-    let ok = run_both(harness, dir, project, h, at, f, [&deny, &pass]);
+    let ok = run_both(harness, dir, project, h, at, f, [tool, &deny, &pass]);
     let _ = std::fs::remove_file(&transcript);
     ok
 }
@@ -507,9 +512,8 @@ fn run_both(
     h: &Handler,
     at: &str,
     f: &mut Findings,
-    [deny, pass]: [&str; 2],
+    [tool, deny, pass]: [&str; 3],
 ) -> bool {
-    let tool = Wiring::of(harness).shell_tool;
     let timeout = harness_timeout_ms(harness, h);
     let mut ok = true;
     match run_hook_command(harness, dir, project, &h.command, deny, timeout) {

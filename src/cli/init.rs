@@ -146,13 +146,14 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
     } else {
         write_file(&settings, &text)?;
         lines.push(format!(
-            "{} `{shown}`: the {} hook runs `{name}` through the gate",
+            "{} `{shown}`: the gate now runs before each call that the {} matcher `{}` selects",
             if existing.is_some() {
                 "updated"
             } else {
                 "wrote"
             },
-            w.event
+            w.event,
+            w.matcher
         ));
     }
     let store_path = if args.store.starts_with('/') {

@@ -278,6 +278,21 @@ pub fn payload(
 /// The session id of doctor's synthetic calls.
 pub const DOCTOR_SESSION: &str = "omission-gate-doctor";
 
+/// The tools doctor may call the hook with, in order: the first the matcher selects is
+/// used (the shell tool, then the write and edit tools, then an MCP tool).
+pub fn probe_tools(harness: Harness) -> [&'static str; 4] {
+    match harness {
+        Harness::ClaudeCode => ["Bash", "Write", "Edit", "mcp__doctor__check"],
+        Harness::Codex => ["Bash", "apply_patch", "mcp__doctor__check", "Write"],
+        Harness::GeminiCli => [
+            "run_shell_command",
+            "write_file",
+            "replace",
+            "mcp_doctor_check",
+        ],
+    }
+}
+
 /// A session transcript in the harness's format, as it stands when the harness calls the
 /// hook for doctor's harmless call: one user message, then the call (recorded under the
 /// `tool_use_id` the payload names, so a gate that waits for it finds it).
