@@ -9,9 +9,10 @@
 //! (where such characters cannot go as they are) comes back into view. A record without
 //! `text`, or whose text is only whitespace, is never in view.
 //!
-//! Every text is looked for in every string at once (an Aho-Corasick automaton over the
-//! distinct texts, run over the strings joined by a line break, which no normalised
-//! string holds), so the cost is the texts plus the live context, not their product.
+//! Every text is looked for in every string at once: an Aho-Corasick automaton over the
+//! first bytes of the distinct texts runs over the strings joined by a line break (which
+//! no normalised string holds), and a text is compared whole where its first bytes
+//! occur. The cost is the texts plus the live context, not their product.
 
 use std::collections::HashMap;
 
@@ -75,19 +76,36 @@ pub fn is_space(c: char) -> bool {
 /// `s` with every run of whitespace (and unsafe characters) made one space, trimmed.
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut space = false;
-    for c in s.chars() {
-        if is_space(c) {
-            space = !out.is_empty();
+    // Runs of characters kept as they are are copied whole; ASCII is told apart byte by
+    // byte (a space, a control or DEL), anything else by its character.
+    let mut run = 0;
+    let mut i = 0;
+    let bytes = s.as_bytes();
+    while let Some(&b) = bytes.get(i) {
+        let (width, space) = if b < 0x80 {
+            (1, b <= b' ' || b == 0x7f)
         } else {
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push(c);
+            let c = s.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
+            (c.len_utf8(), is_space(c))
+        };
+        if space {
+            push_word(&mut out, s.get(run..i).unwrap_or_default());
+            run = i + width;
         }
+        i += width;
     }
+    push_word(&mut out, s.get(run..).unwrap_or_default());
     out
+}
+
+fn push_word(out: &mut String, word: &str) {
+    if word.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(word);
 }
 
 /// The kept mask (aligned with store positions) of the records in view of a live
@@ -120,40 +138,73 @@ pub fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) ->
         }
     }
     let mut kept = vec![false; store.len()];
-    if texts.is_empty() {
-        return kept;
-    }
-    let Ok(automaton) = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .build(&texts)
-    else {
-        // Too many or too large texts for an automaton: look for each on its own.
-        for (text, positions) in texts.iter().zip(&holders) {
-            if haystack
-                .match_indices(text.as_str())
-                .any(|(start, _)| bounded(&haystack, text, start, start + text.len()))
-            {
-                mark(&mut kept, positions);
-            }
-        }
-        return kept;
-    };
-    let mut found = vec![false; texts.len()];
-    for m in automaton.find_overlapping_iter(&haystack) {
-        let i = m.pattern().as_usize();
-        if let Some(f) = found.get_mut(i)
-            && !*f
-            && texts
-                .get(i)
-                .is_some_and(|t| bounded(&haystack, t, m.start(), m.end()))
-        {
-            *f = true;
-            if let Some(positions) = holders.get(i) {
-                mark(&mut kept, positions);
-            }
+    for (i, found) in occurring(&texts, &haystack).into_iter().enumerate() {
+        if found && let Some(positions) = holders.get(i) {
+            mark(&mut kept, positions);
         }
     }
     kept
+}
+
+/// Bytes of a text the automaton is built from: a text is looked for where its first
+/// bytes occur, and compared whole there. The automaton stays small however long the
+/// texts are.
+const PREFIX: usize = 16;
+
+/// Which texts occur in `haystack`.
+fn occurring(texts: &[String], haystack: &str) -> Vec<bool> {
+    let mut found = vec![false; texts.len()];
+    // Distinct prefixes (cut at a character boundary), each with the texts that start so.
+    let mut prefixes: Vec<&str> = Vec::new();
+    let mut starting: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, text) in texts.iter().enumerate() {
+        let mut end = PREFIX.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let prefix = text.get(..end).unwrap_or(text);
+        let slot = *index.entry(prefix).or_insert_with(|| {
+            prefixes.push(prefix);
+            starting.push(Vec::new());
+            starting.len() - 1
+        });
+        if let Some(s) = starting.get_mut(slot) {
+            s.push(i);
+        }
+    }
+    if prefixes.is_empty() {
+        return found;
+    }
+    let Ok(automaton) = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(&prefixes)
+    else {
+        // Too large for an automaton: look for each text on its own.
+        for (f, text) in found.iter_mut().zip(texts) {
+            *f = occurs_at_all(haystack, text);
+        }
+        return found;
+    };
+    let bytes = haystack.as_bytes();
+    for m in automaton.find_overlapping_iter(haystack) {
+        let Some(group) = starting.get_mut(m.pattern().as_usize()) else {
+            continue;
+        };
+        let rest = bytes.get(m.start()..).unwrap_or_default();
+        // A text found once is done: the group shrinks as its texts are found.
+        group.retain(|&i| {
+            let hit = texts.get(i).is_some_and(|t| {
+                rest.starts_with(t.as_bytes())
+                    && bounded(haystack, t, m.start(), m.start() + t.len())
+            });
+            if hit && let Some(f) = found.get_mut(i) {
+                *f = true;
+            }
+            !hit
+        });
+    }
+    found
 }
 
 /// True when the text found at `start..end` of the haystack is not part of a longer
@@ -165,6 +216,17 @@ fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
     let before = haystack.get(..start).and_then(|h| h.chars().next_back());
     let after = haystack.get(end..).and_then(|h| h.chars().next());
     !(word(text.chars().next()) && word(before) || word(text.chars().next_back()) && word(after))
+}
+
+/// Whether `text` occurs in `haystack` as a whole, trying every position (occurrences
+/// may overlap: the first may be part of a longer word and a later one not).
+fn occurs_at_all(haystack: &str, text: &str) -> bool {
+    haystack.char_indices().any(|(start, _)| {
+        haystack
+            .get(start..)
+            .is_some_and(|rest| rest.starts_with(text))
+            && bounded(haystack, text, start, start + text.len())
+    })
 }
 
 fn mark(kept: &mut [bool], positions: &[usize]) {
@@ -200,6 +262,7 @@ mod tests {
         assert_eq!(normalize("  a \t\n b\u{a0}c  "), "a b c");
         assert_eq!(normalize("a\u{1b}b\u{202e}c"), "a b c");
         assert_eq!(normalize("\n\t "), "");
+        assert_eq!(normalize("é\u{2028}\u{7f}x\u{85}ü "), "é x ü");
         assert_eq!(
             normalize("Refunds over €5,000 need a \"human\" approver."),
             "Refunds over €5,000 need a \"human\" approver."
@@ -229,6 +292,26 @@ mod tests {
         assert_eq!(in_view(&s, []), [false; 6]);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn normalising_agrees_with_splitting_on_spaces(s in "[a b\t\n\u{1b}é\u{a0}\u{202e}]{0,40}") {
+            let words: Vec<&str> = s.split(is_space).filter(|w| !w.is_empty()).collect();
+            proptest::prop_assert_eq!(normalize(&s), words.join(" "));
+        }
+
+        #[test]
+        fn a_text_is_found_exactly_when_it_occurs(
+            texts in proptest::collection::vec("[ab ]{1,30}", 1..12),
+            live in proptest::collection::vec("[ab ]{0,60}", 0..4),
+        ) {
+            let found = occurring(&texts, &live.join("\n"));
+            for (text, f) in texts.iter().zip(found) {
+                let occurs = live.iter().any(|l| occurs_at_all(l, text));
+                proptest::prop_assert_eq!(f, occurs);
+            }
+        }
+    }
+
     #[test]
     fn overlapping_texts_are_all_found() {
         let s = store(&[Some("abc"), Some("b"), Some("bcd"), Some("abcde")]);
@@ -236,6 +319,10 @@ mod tests {
         assert_eq!(in_view(&s, ["(abcde) b"]), [false, true, false, true]);
         // Found as part of a longer word first, then on its own.
         assert_eq!(in_view(&s, ["xabc abc"]), [true, false, false, false]);
+        // Occurrences that overlap: the first inside a word, the second whole.
+        let t = store(&[Some("a a")]);
+        assert_eq!(in_view(&t, ["ba a a"]), [true]);
+        assert!(occurs_at_all("ba a a", "a a"));
     }
 
     #[test]

@@ -200,9 +200,13 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
     })?;
     let live = &context.live;
     let bytes = read_source(&args.file)?;
+    let starts: Vec<u64> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', &bytes).map(|i| i as u64 + 1))
+        .collect();
+    let line_of = |at: u64| starts.partition_point(|&s| s <= at);
     let found = transcript::compactions(live.harness, &bytes).map_err(|f| match f {
         transcript::Failure::Invalid { at, message } => {
-            InputError::at(&args.file, format!("line {}", line_of(&bytes, at)), message)
+            InputError::at(&args.file, format!("line {}", line_of(at)), message)
         }
         transcript::Failure::NeedMore => {
             InputError::at(&args.file, "transcript", "cannot be read whole")
@@ -228,10 +232,7 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
             if context.detected { " (detected)" } else { "" }
         ),
     );
-    let lines: Vec<String> = found
-        .iter()
-        .map(|&at| line_of(&bytes, at).to_string())
-        .collect();
+    let lines: Vec<String> = found.iter().map(|&at| line_of(at).to_string()).collect();
     line(
         "compacted",
         &match found.len() {
@@ -258,7 +259,7 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
             "entry",
             &format!(
                 "line {} {} ({} chars): {}",
-                line_of(&bytes, piece.at),
+                line_of(piece.at),
                 piece.role.name(),
                 piece.text.chars().count(),
                 first_words(&piece.text)
@@ -320,10 +321,4 @@ fn first_words(text: &str) -> String {
     let head: Vec<&str> = words.by_ref().take(WORDS).collect();
     let more = if words.next().is_some() { " ..." } else { "" };
     format!("{}{more}", clean_brief(&head.join(" ")))
-}
-
-/// The 1-based line of a byte offset in a whole file.
-fn line_of(bytes: &[u8], at: u64) -> usize {
-    let end = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
-    1 + memchr::memchr_iter(b'\n', bytes.get(..end).unwrap_or_default()).count()
 }

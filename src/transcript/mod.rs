@@ -166,6 +166,11 @@ pub fn read(
         Some(h) => h,
         None => detect(window.head)?,
     };
+    // A window that is not the whole file holds the start of the live context only if
+    // it holds this mark; without it, ask for more before parsing anything.
+    if !window.is_whole() && memchr::memmem::find(window.tail, mark(harness)).is_none() {
+        return Err(Failure::NeedMore);
+    }
     let lines = lines(window);
     match harness {
         Harness::ClaudeCode => claude::read(&lines, window, call),
@@ -177,11 +182,26 @@ pub fn read(
 /// Byte offsets of the lines of every compaction in a whole transcript, oldest first.
 pub fn compactions(harness: Harness, bytes: &[u8]) -> Result<Vec<u64>, Failure> {
     let window = Window::whole(bytes);
-    let lines = lines(window);
+    // Only a line that holds the harness's mark can be a compaction.
+    let finder = memchr::memmem::Finder::new(mark(harness));
+    let lines: Vec<Line<'_>> = lines(window)
+        .into_iter()
+        .filter(|l| finder.find(l.bytes).is_some())
+        .collect();
     match harness {
         Harness::ClaudeCode => claude::compactions(&lines),
         Harness::Codex => codex::compactions(&lines),
         Harness::GeminiCli => gemini::compactions(&lines),
+    }
+}
+
+/// Bytes every line that can start a live context holds: a compaction's, or (Gemini
+/// CLI) any line that sets the message list.
+fn mark(harness: Harness) -> &'static [u8] {
+    match harness {
+        Harness::ClaudeCode => b"compact_boundary",
+        Harness::Codex => b"\"compacted\"",
+        Harness::GeminiCli => b"\"messages\"",
     }
 }
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# bench/transcript.sh: what reading a harness transcript costs.
+#
+# Generates into bench/data/ (git-ignored) a 10,000-record store and, for each harness,
+# a 1 MB transcript (no compaction: all of it is live) and a 200 MB one whose last
+# compaction leaves about 1 MB live, then times, interleaved round by round (the median
+# of each command, the ratios of the medians):
+#
+#   read_<h>   check TINY --transcript <h>-200m  vs  <h>-1m        target <= 2x
+#              (a 2-record store: the cost is the transcript's)
+#   hook_<h>   hook <h> --store STORE_10K --kept-from transcript, payload naming <h>-200m
+#              vs  check STORE_10K --kept @kept --action @action   target <= 2x
+#              (and, for what the transcript adds, vs the same hook with --kept)
+#
+#   bash bench/transcript.sh               # build, generate (once), measure
+#   ROUNDS=30 SKIP_BUILD=1 bash bench/transcript.sh
+#   REGEN=1 bash bench/transcript.sh       # generate the data again
+#   STRICT=1 bash bench/transcript.sh      # exit 1 unless every target is met
+
+set -uo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+cd "$ROOT" || exit 2
+
+ROUNDS=${ROUNDS:-20}
+GATE=${GATE:-target/release/omission-gate}
+DATA=bench/data
+T=$DATA/transcripts
+mkdir -p "$T"
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    cargo build --release --bin omission-gate || exit 2
+fi
+
+STORE=$DATA/store_10k.jsonl
+if [ "${REGEN:-0}" = 1 ] || [ ! -f "$STORE" ]; then
+    python3 bench/gen_store.py --records 10000 --out "$STORE" || exit 2
+fi
+for h in claude-code codex gemini-cli; do
+    for size in 1m 200m; do
+        out=$T/$h-$size.jsonl
+        if [ "${REGEN:-0}" = 1 ] || [ ! -f "$out.payload.json" ]; then
+            upper=$(echo "$size" | tr m M)
+            python3 bench/gen_transcript.py --harness "$h" --size "$upper" --live 1M \
+                --store "$STORE" --out "$out" || exit 2
+        fi
+    done
+done
+TINY=$DATA/store_tiny.jsonl
+printf '%s\n' \
+    '{"id":"p1","seq":1,"kind":"policy","scope":"*","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"Refunds over 5,000 need a human approver."}' \
+    '{"id":"c2","seq":2,"kind":"chatter","text":"Preparing the refund."}' >"$TINY"
+
+GATE="$GATE" STORE="$STORE" TINY="$TINY" T="$T" ROUNDS="$ROUNDS" STRICT="${STRICT:-0}" python3 - <<'EOF'
+import os, statistics, subprocess, sys, time
+
+gate, store, tiny, t = os.environ["GATE"], os.environ["STORE"], os.environ["TINY"], os.environ["T"]
+rounds = int(os.environ["ROUNDS"])
+action = "@" + store + ".action.json"
+commands = {}
+for h in ["claude-code", "codex", "gemini-cli"]:
+    for size in ["1m", "200m"]:
+        commands[f"read_{h}_{size}"] = ([gate, "check", tiny, "--action", action,
+                                         "--transcript", f"{t}/{h}-{size}.jsonl"], None)
+    payload = open(f"{t}/{h}-200m.jsonl.payload.json", "rb").read()
+    commands[f"hook_{h}"] = ([gate, "hook", h, "--store", store, "--kept-from", "transcript"], payload)
+commands["check_kept"] = ([gate, "check", store, "--kept", "@" + store + ".kept.txt",
+                           "--action", action], None)
+# The same hook judging the store's kept ids instead of the transcript: what the
+# transcript adds to a hook call.
+payload = open(f"{t}/claude-code-200m.jsonl.payload.json", "rb").read()
+commands["hook_claude-code_kept"] = ([gate, "hook", "claude-code", "--store", store, "--kept",
+                                      "@" + store + ".kept.txt"], payload)
+
+def once(argv, stdin):
+    start = time.perf_counter()
+    p = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    took = time.perf_counter() - start
+    return took, p.returncode, p.stderr
+
+times = {name: [] for name in commands}
+codes = {}
+for name, (argv, stdin) in commands.items():  # warm-up, and the exit codes
+    _, codes[name], err = once(argv, stdin)
+    if codes[name] not in (0, 1) and not (name.startswith("hook_") and codes[name] == 2
+                                           and err.startswith(b"omission-gate denied this call: BLOCK")):
+        print(f"!! {name} exited {codes[name]}: {err[:300]!r}", file=sys.stderr)
+for _ in range(rounds):
+    for name, (argv, stdin) in commands.items():
+        times[name].append(once(argv, stdin)[0])
+med = {name: statistics.median(v) for name, v in times.items()}
+
+rows = []
+met_all = True
+def row(name, base, target):
+    global met_all
+    ratio = med[name] / med[base]
+    met = ratio <= target
+    met_all &= met
+    rows.append(f"| {name:<22} | {med[name] * 1000:8.1f} | {base:<22} | {med[base] * 1000:8.1f} | "
+                f"{ratio:5.2f}x | <= {target}x | {'yes' if met else 'NO'} |")
+for h in ["claude-code", "codex", "gemini-cli"]:
+    row(f"read_{h}_200m", f"read_{h}_1m", 2)
+for h in ["claude-code", "codex", "gemini-cli"]:
+    row(f"hook_{h}", "check_kept", 2)
+row("hook_claude-code", "hook_claude-code_kept", 2)
+print(f"rounds: {rounds}, median wall time of each command (ms), cores: {os.cpu_count()}")
+print()
+print("| command                | ms       | against                | ms       | ratio | target | met |")
+print("|------------------------|----------|------------------------|----------|-------|--------|-----|")
+print("\n".join(rows))
+print()
+print("all targets met" if met_all else "some targets NOT met")
+sys.exit(1 if (os.environ["STRICT"] == "1" and not met_all) else 0)
+EOF
