@@ -79,6 +79,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+//! # Judge against what the agent sees
+//!
+//! [`transcript::read`] gives the live context of a Claude Code, Codex or Gemini CLI
+//! session transcript (the strings the harness sends its model next, read from the end of
+//! the file), and [`view::Context::compaction`] the compaction whose kept set is the
+//! records in view of it (retention `transcript:H`).
+
 pub mod action;
 pub mod cli;
 pub mod compaction;

@@ -812,3 +812,8 @@ fn a_store_whose_tools_leave_out_a_tool_its_rule_scopes_to_still_judges_that_too
         );
     }
 }
+
+#[test]
+fn the_examples_in_the_transcript_guide_hold() {
+    assert_eq!(common::doc_examples_hold("docs/transcript.md"), 2);
+}

@@ -317,6 +317,9 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
 fn first_words(text: &str) -> String {
     const WORDS: usize = 12;
     let normal = crate::view::normalize(text);
+    if normal.is_empty() {
+        return "(no text)".to_string();
+    }
     let mut words = normal.split(' ');
     let head: Vec<&str> = words.by_ref().take(WORDS).collect();
     let more = if words.next().is_some() { " ..." } else { "" };
