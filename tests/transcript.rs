@@ -817,3 +817,52 @@ fn a_store_whose_tools_leave_out_a_tool_its_rule_scopes_to_still_judges_that_too
 fn the_examples_in_the_transcript_guide_hold() {
     assert_eq!(common::doc_examples_hold("docs/transcript.md"), 2);
 }
+
+#[test]
+fn the_input_limit_holds_for_what_is_read_not_for_the_whole_session() {
+    // A long session before the compaction: 400 KB of entries the live context never
+    // reaches. The file is over the limit; its live part is not.
+    let text = include_str!("transcripts/claude-code/AE-1.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    let filler = r#"{"type":"queue-operation","operation":"enqueue","sessionId":"s"}"#;
+    let mut long = String::new();
+    long.push_str(lines[0]);
+    long.push('\n');
+    for _ in 0..6000 {
+        long.push_str(filler);
+        long.push('\n');
+    }
+    for l in &lines[1..] {
+        long.push_str(l);
+        long.push('\n');
+    }
+    let scratch = Scratch::new();
+    let path = scratch.file("long.jsonl", long.as_bytes());
+    let check = |limit: &str| {
+        run(
+            &[
+                "--max-input-bytes",
+                limit,
+                "check",
+                &store("claude-code"),
+                "--action",
+                &action("claude-code"),
+                "--transcript",
+                &path,
+            ],
+            None,
+        )
+    };
+    assert!(long.len() > 400_000);
+    let read = check("100K");
+    assert_eq!(read.code, 1, "{}{}", read.stdout, read.stderr);
+    let short = check("8K");
+    assert_eq!(short.code, 2);
+    assert!(
+        short
+            .stderr
+            .contains("starts more than the input limit of 8192 bytes from its end"),
+        "{}",
+        short.stderr
+    );
+}

@@ -90,9 +90,12 @@ fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result
     };
     let mut file = File::open(path).map_err(|e| cannot(&e))?;
     let len = file.metadata().map_err(|e| cannot(&e))?.len();
-    input::check_size(path, len, limits()).map_err(Unread::Invalid)?;
+    // The limit holds for what is read (the first line and the end), not for the file:
+    // a long session costs only its live part.
     let head = read_head(&mut file, len).map_err(|e| cannot(&e))?;
-    let mut size = FIRST_TAIL.min(len);
+    input::check_size(path, head.len() as u64, limits()).map_err(Unread::Invalid)?;
+    let max = limits().max_input_bytes;
+    let mut size = FIRST_TAIL.min(len).min(max);
     loop {
         let offset = len - size;
         let tail = read_range(&mut file, offset, size).map_err(|e| cannot(&e))?;
@@ -104,7 +107,16 @@ fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result
         match transcript::read(harness, window, call) {
             Ok(live) => return Ok(live),
             Err(transcript::Failure::NeedMore) if offset > 0 => {
-                size = size.saturating_mul(4).min(len);
+                if size >= max {
+                    return Err(Unread::Invalid(InputError::at(
+                        path,
+                        "transcript",
+                        format!(
+                            "its live context starts more than the input limit of {max} bytes from its end (raise it with --max-input-bytes)"
+                        ),
+                    )));
+                }
+                size = size.saturating_mul(4).min(len).min(max);
             }
             Err(transcript::Failure::NeedMore) => {
                 return Err(Unread::Invalid(InputError::at(
@@ -130,9 +142,10 @@ fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result
 fn read_head(file: &mut File, len: u64) -> io::Result<Vec<u8>> {
     let mut head = Vec::new();
     let mut chunk = 64 * 1024u64;
-    while (head.len() as u64) < len {
+    let cap = len.min(limits().max_input_bytes.saturating_add(1));
+    while (head.len() as u64) < cap {
         let start = head.len() as u64;
-        let more = read_range(file, start, chunk.min(len - start))?;
+        let more = read_range(file, start, chunk.min(cap - start))?;
         if more.is_empty() {
             break;
         }
