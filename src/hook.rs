@@ -88,6 +88,10 @@ pub struct Setup {
     /// Under [`KeptFrom::Transcript`]: the agent's context read from the payload's
     /// transcript, or why it could not be read (`None` until it has been read).
     pub context: Option<Result<Context, InputError>>,
+    /// The compaction the loader computed with the store, for the payload's call (a lean
+    /// load holds only the records that call can consult, so the kept ids cannot be
+    /// matched against it again); `None`: computed from `kept` and `retention`.
+    pub compaction: Option<Compaction>,
 }
 
 /// Where a hook's kept set comes from (`--kept-from`).
@@ -278,7 +282,9 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     }
     let store = &setup.input.store;
     let (compaction, context) = match (setup.kept_from, &setup.context) {
-        (KeptFrom::Transcript, Some(Ok(context))) => (context.compaction(store), Some(context)),
+        (KeptFrom::Transcript, Some(Ok(context))) => {
+            (Some(context.compaction(store)), Some(context))
+        }
         (KeptFrom::Transcript, Some(Err(e))) => return refuse(e),
         (KeptFrom::Transcript, None) => {
             return refuse(&InputError::at(
@@ -287,19 +293,23 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
                 "the transcript was not read",
             ));
         }
+        (KeptFrom::Kept, _) if setup.compaction.is_some() => (None, None),
         (KeptFrom::Kept, _) => {
             let kept = setup.kept.as_deref().or(setup.input.kept.as_deref());
             match Compaction::new(store, setup.retention, kept, &setup.kept_origin) {
-                Ok(c) => (c, None),
+                Ok(c) => (Some(c), None),
                 Err(e) => return refuse(&e),
             }
         }
     };
-    let outcome = gate::check(store, &compaction, &action, setup.options);
+    let Some(compaction) = compaction.as_ref().or(setup.compaction.as_ref()) else {
+        return refuse(&InputError::at(PAYLOAD, "kept", "no kept set was computed"));
+    };
+    let outcome = gate::check(store, compaction, &action, setup.options);
     if outcome.verdict == Verdict::Pass {
         return Answer::Pass;
     }
-    let mut report = Report::check(&action, &compaction, outcome);
+    let mut report = Report::check(&action, compaction, outcome);
     report.transcript = context.map(Context::summary);
     Answer::Deny(deny_reason(&report, Some(store)))
 }
@@ -698,6 +708,7 @@ mod tests {
             options: CheckOptions::default(),
             kept_from: KeptFrom::Kept,
             context: None,
+            compaction: None,
         };
         protected(&setup)
             .into_iter()

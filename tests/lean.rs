@@ -195,3 +195,75 @@ fn lean_cli_reports_are_the_exact_reports() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_pre_tool_hook_on_a_large_store_replies_as_on_the_exact_load() {
+    use omission_gate::hook::{self, Adapter, Harness, KeptFrom, Setup};
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("og-lean-hook-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("store.jsonl");
+    let text = big_store();
+    std::fs::write(&path, &text).unwrap();
+    let p = path.to_str().unwrap();
+    let exact = input::load(p, text.as_bytes(), Limits::default()).unwrap();
+    // A BLOCK (p29 dropped, and dropped facts it reads), a PASS, an ERROR (no amount:
+    // unresolved), and a kept id that names no record (the exact path's error).
+    for (kept_text, tool, params) in [
+        (
+            "c8990,f28,c5,e3,s29,f1,g10,g20,e4",
+            "pay",
+            r#"{"amount":500}"#,
+        ),
+        (
+            "c8990,p29,f28,f29,c5,e3,s29,f1,g10,g20,g29,e4",
+            "refund",
+            r#"{"amount":1}"#,
+        ),
+        ("c8990,f28,c5", "pay", r#"{"currency":"EUR"}"#),
+        ("c8990,nope", "pay", r#"{"amount":500}"#),
+    ] {
+        let payload = format!(
+            r#"{{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/r","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"{tool}","tool_input":{params},"tool_use_id":"toolu_1"}}"#
+        );
+        let setup = Setup {
+            input: exact.clone(),
+            kept: Some(kept_from_flag("--kept", kept_text, false).unwrap()),
+            kept_origin: "--kept".to_string(),
+            retention: Retention::Given,
+            tools: None,
+            options: Default::default(),
+            kept_from: KeptFrom::Kept,
+            context: None,
+            compaction: None,
+        };
+        let want = hook::answer(
+            Adapter::PreTool(Harness::ClaudeCode),
+            payload.as_bytes(),
+            Ok(&setup),
+        );
+        let mut child = Command::new(BIN)
+            .args(["hook", "claude-code", "--store", p, "--kept", kept_text])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            String::from_utf8(want.stderr).unwrap(),
+            "{kept_text} {tool} {params}"
+        );
+        assert_eq!(out.stdout, want.stdout);
+        assert_eq!(out.status.code(), Some(i32::from(want.exit.code())));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

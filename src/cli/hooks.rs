@@ -59,7 +59,13 @@ pub(super) fn hook_reply(
     if let Err(err) = input::check_size("payload", payload.len() as u64, limits()) {
         return hook::failed(adapter, &Failure::Input(err));
     }
-    let mut setup = hook_setup(args);
+    // The call, when the payload gives one: a large store is then read by the lean
+    // loader for that call alone.
+    let call = match adapter {
+        Adapter::PreTool(harness) => hook::pre_tool_action(harness, &payload).ok(),
+        Adapter::PreCompact => None,
+    };
+    let mut setup = hook_setup(args, call);
     if let (Adapter::PreTool(harness), Ok(setup)) = (adapter, setup.as_mut())
         && let Some(request) = hook::transcript_request(harness, &payload, setup)
     {
@@ -76,7 +82,7 @@ pub(super) fn hook_reply(
     hook::answer(adapter, &payload, setup.as_ref())
 }
 
-pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
+pub(super) fn hook_setup(args: &HookArgs, call: Option<Action>) -> Result<Setup, InputError> {
     // Standard input carries the hook payload, read before this.
     let reads = [
         Some(("the hook payload".to_string(), "-".to_string())),
@@ -113,6 +119,12 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
             "flags",
             "a context file adds to a transcript's live context: it needs --kept-from transcript",
         ));
+    }
+    if kept_from == hook::KeptFrom::Kept
+        && args.retention == Retention::Given
+        && let Some(setup) = lean_hook_setup(args, call)
+    {
+        return Ok(setup);
     }
     let bytes = read_source(&args.store)?;
     let input = input::load(&args.store, &bytes, limits())?;
@@ -152,6 +164,54 @@ pub(super) fn hook_setup(args: &HookArgs) -> Result<Setup, InputError> {
         },
         kept_from,
         context: None,
+        compaction: None,
+    })
+}
+
+/// The setup of a pre-tool hook whose store the lean loader reads for the payload's call
+/// (kept ids from `--kept` or the document, retention `given`); `None` sends the caller
+/// to the exact loader, which reports exactly what it always did (errors included).
+fn lean_hook_setup(args: &HookArgs, call: Option<Action>) -> Option<Setup> {
+    let call = call?;
+    let kept = args
+        .kept
+        .as_deref()
+        .map(|v| flag_text("--kept", v))
+        .transpose()
+        .ok()?;
+    let tools = args
+        .tools
+        .as_deref()
+        .map(|v| {
+            let (origin, text, _) = flag_text("--tools", v)?;
+            input::tools_from_flag(&origin, &text)
+        })
+        .transpose()
+        .ok()?
+        .map(|ts| ts.into_iter().map(|t| t.name).collect());
+    let lean = input::load_lean_from(
+        &args.store,
+        &args.store,
+        None,
+        kept.as_ref()
+            .map(|(_, text, from_file)| (text.as_str(), *from_file)),
+        Purpose::Check(Some(call)),
+        limits(),
+        Ok,
+    )
+    .ok()?;
+    Some(Setup {
+        input: lean.input,
+        kept_origin: "--kept".to_string(),
+        kept: None,
+        retention: Retention::Given,
+        tools,
+        options: CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        },
+        kept_from: hook::KeptFrom::Kept,
+        context: None,
+        compaction: Some(lean.compaction),
     })
 }
 
