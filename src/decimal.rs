@@ -135,11 +135,6 @@ impl Decimal {
         self.exp >= 0
     }
 
-    /// True when the value is below zero.
-    pub fn is_negative(&self) -> bool {
-        self.neg
-    }
-
     /// Position of the leading digit: the value's magnitude is in [10^(a-1), 10^a).
     fn adjusted(&self) -> i64 {
         // INVARIANT: digits.len() and |exp| are both far below i64::MAX / 2.

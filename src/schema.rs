@@ -30,21 +30,6 @@ const ARRAY: u8 = 32;
 const OBJECT: u8 = 64;
 const ALL: u8 = 127;
 
-/// The keywords this module models; the README lists them beside the ignored ones.
-pub const MODELLED: [&str; 11] = [
-    "type",
-    "properties",
-    "required",
-    "enum",
-    "const",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "additionalProperties",
-    "nullable",
-];
-
 /// Keywords that annotate and never constrain: skipped without a note.
 const ANNOTATIONS: [&str; 12] = [
     "title",

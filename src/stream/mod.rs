@@ -7,7 +7,7 @@
 //! can:
 //!
 //! - read chatter, summaries, facts and the rules it does not hold with the light scans
-//!   of [`crate::scan`] (no `Value`), and parse only the records it holds with the strict
+//!   of `scan` (no `Value`), and parse only the records it holds with the strict
 //!   path, on two threads over chunks of lines (`worker`);
 //! - digest (sha256 of canonical JSON) only the kept records;
 //! - hold per record only a 64-bit id hash and the `seq` (to refuse duplicates), and hold
