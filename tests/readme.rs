@@ -130,3 +130,31 @@ fn json_snippets_parse_and_settings_run_the_hook() {
         }
     }
 }
+
+#[test]
+fn local_links_name_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap();
+            let file = target.split('#').next().unwrap();
+            if file.is_empty() || file.contains("://") || file.starts_with("mailto:") {
+                continue;
+            }
+            let path = page.parent().unwrap().join(file);
+            assert!(
+                path.exists(),
+                "{}: link to `{target}`, no such file",
+                page.display()
+            );
+        }
+    }
+}
