@@ -570,6 +570,21 @@ fn doctor_finds_a_command_without_exit_2() {
 }
 
 #[test]
+fn doctor_finds_a_hook_that_judges_against_a_kept_list_nothing_updates() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| t.replace(" --kept-from transcript", ""));
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [format!(
+            "the hook in `{}` judges calls against the store's `kept` ids, which Claude Code never updates, so a compaction that drops a rule goes unseen: add `--kept-from transcript` (run `omission-gate init claude-code --dir {}` again)",
+            s.settings("claude-code").display(),
+            s.project.display()
+        )]
+    );
+}
+
+#[test]
 fn doctor_finds_a_hook_that_lets_a_malformed_call_run() {
     let s = Sandbox::new();
     s.wired("claude-code");

@@ -164,6 +164,14 @@ fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Opti
     gated
 }
 
+/// True when a hook command's words take the kept set from the session transcript.
+fn kept_from_transcript(words: &[String]) -> bool {
+    words
+        .windows(2)
+        .any(|w| matches!(w, [flag, value] if flag == "--kept-from" && value == "transcript"))
+        || words.iter().any(|w| w == "--kept-from=transcript")
+}
+
 fn w_name(h: Harness) -> &'static str {
     match h {
         Harness::ClaudeCode => "Claude Code",
@@ -353,6 +361,14 @@ fn check_handler(
         }
     };
     let words = wiring::split_words(&h.command).unwrap_or_default();
+    if !kept_from_transcript(&words) {
+        f.problem(format!(
+            "{at} judges calls against the store's `kept` ids, which {} never updates, so a compaction that drops a rule goes unseen: add `--kept-from transcript` (run `omission-gate init {} --dir {}` again)",
+            w_name(harness),
+            harness.name(),
+            wiring::sh_quote(project)
+        ));
+    }
     if let Some(bin) = words.first() {
         let bin = wiring::expand(bin, env);
         if !binary_found(&bin) {
