@@ -20,7 +20,8 @@ pub struct Warning {
 
 /// The warnings for `store`, in `seq` order of the records they are about (a cycle
 /// where its first record is): a kind that looks misspelt, a kept record of a kind the
-/// gate cannot evaluate (when a kept set is given), a policy or fact without `text`, a
+/// gate cannot evaluate (when a kept set is given), a policy or fact without `text` or
+/// with a text too short to say the rule (a transcript may hold it by chance), a
 /// policy whose scope surely matches none of `tools` (when tools are listed; two globs
 /// may always overlap), and `depends_on` cycles.
 pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
@@ -57,6 +58,14 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
                 "{what} without `text`: it is never in view of a transcript, so a kept set read from one always drops it"
             )));
         }
+        if let (Some(what), Some(text)) = (typed, &record.text)
+            && looks_too_short(text)
+        {
+            out.push(at(format!(
+                "{what} whose `text` `{}` is so short that a transcript can hold it by chance: read from a transcript, the record counts as in view wherever those words occur, even where it was never said; write it out in full",
+                clean(text)
+            )));
+        }
         if let (Kind::Policy(p), Some(tools)) = (&record.kind, tools)
             && !p
                 .scope
@@ -91,6 +100,12 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
         }
     }
     out
+}
+
+/// A `text` of fewer than three words and fewer than 16 characters: a label rather than
+/// the rule itself, likely to occur in a transcript where the rule was never stated.
+fn looks_too_short(text: &str) -> bool {
+    text.split_whitespace().count() < 3 && text.trim().chars().count() < 16
 }
 
 /// `a`, `b`, `c`, each in backticks.
@@ -197,7 +212,7 @@ mod tests {
     fn a_clean_store_has_no_warnings() {
         let s = store(&[
             r#"{"id":"f","seq":1,"kind":"fact","field":"x","value":1,"text":"x is 1"}"#,
-            r#"{"id":"p","seq":2,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny","text":"no t","depends_on":["f"]}"#,
+            r#"{"id":"p","seq":2,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny","text":"never call t","depends_on":["f"]}"#,
             r#"{"id":"c","seq":3,"kind":"chatter"}"#,
         ]);
         let tools = [Tool {
@@ -205,6 +220,28 @@ mod tests {
             input_schema: None,
         }];
         assert_eq!(warnings(&s, None, Some(&tools)), []);
+    }
+
+    #[test]
+    fn a_text_too_short_to_say_the_rule_is_a_warning() {
+        let s = store(&[
+            r#"{"id":"p","seq":1,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny","text":"run"}"#,
+            r#"{"id":"f","seq":2,"kind":"fact","field":"x","value":1,"text":"x is 1"}"#,
+            r#"{"id":"q","seq":3,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny","text":"超过五千的退款需要人工审批"}"#,
+            r#"{"id":"c","seq":4,"kind":"chatter","text":"ok"}"#,
+        ]);
+        let got = said(&warnings(&s, None, None));
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert!(
+            got[0].starts_with("record `p`: policy whose `text` `run` is so short"),
+            "{}",
+            got[0]
+        );
+        assert!(
+            got[1].starts_with("record `q`: policy whose `text`"),
+            "{}",
+            got[1]
+        );
     }
 
     #[test]
@@ -253,7 +290,7 @@ mod tests {
     fn depends_on_cycles_are_found_once_each() {
         let fact = |id: &str, seq: u32, deps: &str| {
             format!(
-                r#"{{"id":"{id}","seq":{seq},"kind":"fact","field":"{id}","value":1,"text":"t","depends_on":[{deps}]}}"#
+                r#"{{"id":"{id}","seq":{seq},"kind":"fact","field":"{id}","value":1,"text":"the value is one","depends_on":[{deps}]}}"#
             )
         };
         let lines = [

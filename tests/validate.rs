@@ -106,8 +106,8 @@ fn every_warning_kind_has_its_line() {
     let store = r#"{"records":[
  {"id":"s","seq":1,"kind":"summary","text":"prose"},
  {"id":"f","seq":2,"kind":"fact","field":"x","value":1,"depends_on":["g"]},
- {"id":"g","seq":3,"kind":"fact","field":"y","value":1,"text":"y","depends_on":["f"]},
- {"id":"p","seq":4,"kind":"policy","scope":"billing.charge","effect":"deny","predicate":{"all":[]},"text":"no charges"}
+ {"id":"g","seq":3,"kind":"fact","field":"y","value":1,"text":"y is one for now","depends_on":["f"]},
+ {"id":"p","seq":4,"kind":"policy","scope":"billing.charge","effect":"deny","predicate":{"all":[]},"text":"no charges on any account"}
 ],"kept":["s"],"tools":[{"name":"refunds.create"}]}"#;
     let s = Scratch::new();
     let path = s.file("store.json", store.as_bytes());
