@@ -140,15 +140,7 @@ pub(super) fn hook_setup(args: &HookArgs, call: Option<Action>) -> Result<Setup,
             Ok::<_, InputError>(ids)
         })
         .transpose()?;
-    let tools = args
-        .tools
-        .as_deref()
-        .map(|v| {
-            let (origin, text, _) = flag_text("--tools", v)?;
-            input::tools_from_flag(&origin, &text)
-        })
-        .transpose()?
-        .map(|ts| ts.into_iter().map(|t| t.name).collect());
+    let tools = guarded_tools(args)?;
     Ok(Setup {
         input,
         kept_origin: if args.kept.is_some() {
@@ -168,6 +160,18 @@ pub(super) fn hook_setup(args: &HookArgs, call: Option<Action>) -> Result<Setup,
     })
 }
 
+/// The tool names `--tools` gives (inline or `@FILE`), if it is given.
+fn guarded_tools(args: &HookArgs) -> Result<Option<Vec<String>>, InputError> {
+    args.tools
+        .as_deref()
+        .map(|v| {
+            let (origin, text, _) = flag_text("--tools", v)?;
+            let tools = input::tools_from_flag(&origin, &text)?;
+            Ok(tools.into_iter().map(|t| t.name).collect())
+        })
+        .transpose()
+}
+
 /// The setup of a pre-tool hook whose store the lean loader reads for the payload's call
 /// (kept ids from `--kept` or the document, retention `given`); `None` sends the caller
 /// to the exact loader, which reports exactly what it always did (errors included).
@@ -179,16 +183,7 @@ fn lean_hook_setup(args: &HookArgs, call: Option<Action>) -> Option<Setup> {
         .map(|v| flag_text("--kept", v))
         .transpose()
         .ok()?;
-    let tools = args
-        .tools
-        .as_deref()
-        .map(|v| {
-            let (origin, text, _) = flag_text("--tools", v)?;
-            input::tools_from_flag(&origin, &text)
-        })
-        .transpose()
-        .ok()?
-        .map(|ts| ts.into_iter().map(|t| t.name).collect());
+    let tools = guarded_tools(args).ok()?;
     let lean = input::load_lean_from(
         &args.store,
         &args.store,
