@@ -166,10 +166,7 @@ fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Opti
 
 /// True when a hook command's words take the kept set from the session transcript.
 fn kept_from_transcript(words: &[String]) -> bool {
-    words
-        .windows(2)
-        .any(|w| matches!(w, [flag, value] if flag == "--kept-from" && value == "transcript"))
-        || words.iter().any(|w| w == "--kept-from=transcript")
+    flag_value(words, "--kept-from") == Ok(Some(wiring::KEPT_FROM))
 }
 
 fn w_name(h: Harness) -> &'static str {
@@ -598,18 +595,25 @@ fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
 /// The `--timeout-ms` a hook command gives the gate (its default when it gives none);
 /// `None` when it cannot be read.
 fn own_timeout_ms(words: &[String]) -> Option<u64> {
-    let mut given = None;
-    for (i, w) in words.iter().enumerate() {
-        if w == "--timeout-ms" {
-            given = Some(words.get(i + 1)?.as_str());
-        } else if let Some(v) = w.strip_prefix("--timeout-ms=") {
-            given = Some(v);
-        }
-    }
-    match given {
+    match flag_value(words, "--timeout-ms").ok()? {
         None => Some(10_000),
         Some(v) => v.parse().ok(),
     }
+}
+
+/// The value a hook command's words give `flag` (`--flag V` or `--flag=V`; the last one
+/// when given twice), `None` when not given; `Err` when the flag ends the command with
+/// no value.
+fn flag_value<'w>(words: &'w [String], flag: &str) -> Result<Option<&'w str>, ()> {
+    let mut given = None;
+    for (i, w) in words.iter().enumerate() {
+        if w == flag {
+            given = Some(words.get(i + 1).ok_or(())?.as_str());
+        } else if let Some(v) = w.strip_prefix(flag).and_then(|v| v.strip_prefix('=')) {
+            given = Some(v);
+        }
+    }
+    Ok(given)
 }
 
 fn exit_text(exit: Option<i32>) -> String {
