@@ -129,6 +129,15 @@ pub fn transcript_request(
     if !setup.guards(&action.tool) {
         return None;
     }
+    requested_transcript(harness, payload)
+}
+
+/// The transcript a pre-tool payload names and the call it asks about, whatever the
+/// setup: `None` for a payload the adapter refuses anyway.
+pub fn requested_transcript(
+    harness: Harness,
+    payload: &[u8],
+) -> Option<Result<TranscriptRequest, InputError>> {
     let obj = payload_object(payload, harness.event(), harness.name()).ok()?;
     let path = match obj.get("transcript_path") {
         Some(Value::String(p)) if !p.is_empty() => p.clone(),
@@ -282,6 +291,16 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     }
     let store = &setup.input.store;
     let (compaction, context) = match (setup.kept_from, &setup.context) {
+        // A compaction the loader computed from this context (the lean loader is given
+        // the records in view as its kept ids): only one under retention `transcript`.
+        (KeptFrom::Transcript, Some(Ok(context)))
+            if setup
+                .compaction
+                .as_ref()
+                .is_some_and(|c| c.retention == Retention::Transcript(context.live.harness)) =>
+        {
+            (None, Some(context))
+        }
         (KeptFrom::Transcript, Some(Ok(context))) => {
             (Some(context.compaction(store)), Some(context))
         }

@@ -866,3 +866,73 @@ fn the_input_limit_holds_for_what_is_read_not_for_the_whole_session() {
         short.stderr
     );
 }
+
+/// A store of a session padded past the size where the lean loader reads it (1 MiB), with
+/// chatter whose texts the transcript holds (the session's own prompt words) and does not.
+fn padded_store(harness: &str) -> String {
+    let mut out = std::fs::read_to_string(store(harness)).unwrap();
+    let mut seq = out.lines().count() + 1;
+    let mut i = 0;
+    while out.len() < 1_300_000 {
+        let text = match i % 4 {
+            0 => "GATE-GO: please run the step now.".to_string(),
+            1 => format!("padding words of chatter number {i} that no transcript holds"),
+            2 => format!("a note with\ttabs  and   runs of spaces, number {i}"),
+            _ => "run the step".to_string(),
+        };
+        out.push_str(&format!(
+            "{{\"id\":\"pad{i}\",\"seq\":{seq},\"kind\":\"chatter\",\"text\":{}}}\n",
+            Value::String(text)
+        ));
+        seq += 1;
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn a_large_store_is_judged_against_the_transcript_as_on_the_exact_load() {
+    use omission_gate::hook::{self, Adapter, Harness, KeptFrom, Setup};
+    use omission_gate::record::Limits;
+    use omission_gate::transcript::{self, Window};
+    use omission_gate::view::Context;
+    let scratch = Scratch::new();
+    for (h, name, _) in SESSIONS {
+        let harness: Harness = h.parse().unwrap();
+        let text = padded_store(h);
+        let path = scratch.file(&format!("store-{h}.jsonl"), text.as_bytes());
+        let transcript_file = fixture(h, name);
+        let payload = payload(h, name, &transcript_file);
+        let got = hook_with(h, &path, &payload, &[]);
+        // The same call judged in-process on the exact load of the store.
+        let input = omission_gate::input::load(&path, text.as_bytes(), Limits::default()).unwrap();
+        let bytes = std::fs::read(&transcript_file).unwrap();
+        let v: Value = serde_json::from_str(&payload).unwrap();
+        let call = v.get("tool_use_id").and_then(Value::as_str);
+        let live = transcript::read(Some(harness), Window::whole(&bytes), call).unwrap();
+        let setup = Setup {
+            input,
+            kept: None,
+            kept_origin: path.clone(),
+            retention: omission_gate::Retention::Given,
+            tools: None,
+            options: Default::default(),
+            kept_from: KeptFrom::Transcript,
+            context: Some(Ok(Context {
+                file: transcript_file.clone(),
+                detected: false,
+                live,
+                files: Vec::new(),
+            })),
+            compaction: None,
+        };
+        let want = hook::answer(Adapter::PreTool(harness), payload.as_bytes(), Ok(&setup));
+        assert_eq!(
+            got.stderr,
+            String::from_utf8(want.stderr).unwrap(),
+            "{h} {name}"
+        );
+        assert_eq!(got.stdout.as_bytes(), want.stdout, "{h} {name}");
+        assert_eq!(got.code, i32::from(want.exit.code()), "{h} {name}");
+    }
+}

@@ -1,6 +1,8 @@
 //! `hook`: the harness adapters' protocol on stdin and stdout.
 
 use super::*;
+use crate::record::glob_match;
+use crate::view::{self, Context};
 
 /// Runs a hook adapter. The payload and the store are read and judged on a worker
 /// thread so that our own deadline holds even when stdin never closes or the store is
@@ -65,8 +67,9 @@ pub(super) fn hook_reply(
         Adapter::PreTool(harness) => hook::pre_tool_action(harness, &payload).ok(),
         Adapter::PreCompact => None,
     };
-    let mut setup = hook_setup(args, call);
+    let mut setup = hook_setup(args, call, &payload, adapter, wait_until);
     if let (Adapter::PreTool(harness), Ok(setup)) = (adapter, setup.as_mut())
+        && setup.context.is_none()
         && let Some(request) = hook::transcript_request(harness, &payload, setup)
     {
         setup.context = Some(request.and_then(|r| {
@@ -82,7 +85,13 @@ pub(super) fn hook_reply(
     hook::answer(adapter, &payload, setup.as_ref())
 }
 
-pub(super) fn hook_setup(args: &HookArgs, call: Option<Action>) -> Result<Setup, InputError> {
+pub(super) fn hook_setup(
+    args: &HookArgs,
+    call: Option<Action>,
+    payload: &[u8],
+    adapter: Adapter,
+    wait_until: std::time::Instant,
+) -> Result<Setup, InputError> {
     // Standard input carries the hook payload, read before this.
     let reads = [
         Some(("the hook payload".to_string(), "-".to_string())),
@@ -120,6 +129,23 @@ pub(super) fn hook_setup(args: &HookArgs, call: Option<Action>) -> Result<Setup,
             "a context file adds to a transcript's live context: it needs --kept-from transcript",
         ));
     }
+    // The transcript's context, when it was read for the lean loader and the exact one
+    // must do after all.
+    let mut context = None;
+    if let (hook::KeptFrom::Transcript, Adapter::PreTool(harness), Some(call)) =
+        (kept_from, adapter, call.as_ref())
+    {
+        let wanted = Transcribed {
+            harness,
+            payload,
+            call,
+            wait_until,
+        };
+        match lean_transcript_setup(args, &wanted) {
+            Ok(setup) => return Ok(setup),
+            Err(read) => context = read,
+        }
+    }
     if kept_from == hook::KeptFrom::Kept
         && args.retention == Retention::Given
         && let Some(setup) = lean_hook_setup(args, call)
@@ -155,8 +181,108 @@ pub(super) fn hook_setup(args: &HookArgs, call: Option<Action>) -> Result<Setup,
             allow_unevaluable: args.allow_unevaluable,
         },
         kept_from,
-        context: None,
+        context,
         compaction: None,
+    })
+}
+
+/// A pre-tool call under `--kept-from transcript`.
+struct Transcribed<'a> {
+    harness: Harness,
+    payload: &'a [u8],
+    call: &'a Action,
+    wait_until: std::time::Instant,
+}
+
+/// The setup of a pre-tool hook under `--kept-from transcript` whose store the lean
+/// loader reads: a light pass over the store gives each record's text (on a thread of
+/// its own, while the transcript is read), the transcript gives the live context, and
+/// the records in view are the lean loader's kept ids. `Err` sends the caller to the
+/// exact loader, with the context when it was read (`None`: read it as for any store).
+fn lean_transcript_setup(
+    args: &HookArgs,
+    wanted: &Transcribed<'_>,
+) -> Result<Setup, Option<Result<Context, InputError>>> {
+    let tools = guarded_tools(args).map_err(|_| None)?;
+    let read = || {
+        hook::requested_transcript(wanted.harness, wanted.payload).map(|request| {
+            request.and_then(|r| {
+                read_context(&Wanted {
+                    path: &r.path,
+                    harness: Some(wanted.harness),
+                    call: r.call.as_deref(),
+                    deadline: Some(wanted.wait_until),
+                    files: &args.context_file,
+                })
+            })
+        })
+    };
+    let (light, context) = std::thread::scope(|scope| {
+        let light = scope.spawn(|| {
+            let texts = input::record_texts(&args.store, None, limits())?;
+            let sought = view::Sought::new(texts.texts.iter().map(|(_, t)| Some(t.as_str())));
+            Some((texts, sought))
+        });
+        if tools.is_none() {
+            // Every tool is guarded: read the transcript meanwhile.
+            let context = read();
+            (light.join().ok().flatten(), context)
+        } else {
+            // The light pass first: a tool it shows to be outside the gate's charge is
+            // never waited for.
+            let light = light.join().ok().flatten();
+            let guarded = light.as_ref().is_some_and(|(texts, _)| {
+                let named =
+                    |names: &[String]| names.iter().any(|t| glob_match(t, &wanted.call.tool));
+                match (&tools, &texts.named) {
+                    (None, _) | (_, None) => true,
+                    (Some(tools), Some(by_records)) => named(tools) || named(by_records),
+                }
+            });
+            let context = if guarded { read() } else { None };
+            (light, context)
+        }
+    });
+    let context = match context {
+        Some(Ok(context)) => context,
+        other => return Err(other),
+    };
+    let Some((texts, sought)) = light else {
+        return Err(Some(Ok(context)));
+    };
+    let in_view = sought.in_view(&view::Haystack::new(context.strings()));
+    let kept: Vec<String> = texts
+        .texts
+        .into_iter()
+        .zip(in_view)
+        .filter_map(|((id, _), seen)| seen.then_some(id))
+        .collect();
+    let lean = input::load_lean_ids_from(
+        &args.store,
+        &args.store,
+        None,
+        kept,
+        Purpose::Check(Some(wanted.call.clone())),
+        limits(),
+        Ok,
+    );
+    let Ok(lean) = lean else {
+        return Err(Some(Ok(context)));
+    };
+    let mut compaction = lean.compaction;
+    compaction.retention = Retention::Transcript(context.live.harness);
+    Ok(Setup {
+        input: lean.input,
+        kept_origin: clean(&args.store).into_owned(),
+        kept: None,
+        retention: Retention::Given,
+        tools,
+        options: CheckOptions {
+            allow_unevaluable: args.allow_unevaluable,
+        },
+        kept_from: hook::KeptFrom::Transcript,
+        context: Some(Ok(context)),
+        compaction: Some(compaction),
     })
 }
 

@@ -226,6 +226,47 @@ pub fn load_lean_with<'w, R>(
         }
         None => KeptIds::None,
     };
+    let input = (first, rest, whole, bom);
+    load_lean_kept(origin, input, owned_kept, purpose, limits, then)
+}
+
+/// [`load_lean_from`] with the kept ids given as they are (the records in view of a
+/// transcript), not as a flag's text.
+pub fn load_lean_ids_from<R>(
+    origin: &str,
+    path: &str,
+    stdin: Option<&[u8]>,
+    kept: Vec<String>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let (mut first, chunks, mut whole) =
+        source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    let bom = first.starts_with(BOM);
+    if bom {
+        first.drain(..BOM.len());
+    }
+    let input = (first, chunks, Some(&mut *whole), bom);
+    load_lean_kept(origin, input, KeptIds::Owned(kept), purpose, limits, then)
+}
+
+/// [`load_lean_with`] once the kept ids are read: the input is the first chunk (a
+/// byte-order mark taken off, and whether there was one), the rest, and the whole.
+fn load_lean_kept<'w, R>(
+    origin: &str,
+    input: (
+        Vec<u8>,
+        impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+        Option<&mut (dyn Positional<'w> + 'w)>,
+        bool,
+    ),
+    owned_kept: KeptIds<'_>,
+    purpose: Purpose,
+    limits: Limits,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Result<R, Fallback> {
+    let (first, rest, whole, bom) = input;
     match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;

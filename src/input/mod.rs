@@ -15,13 +15,15 @@ use crate::stream::{Batch, Member, Plan, Positional};
 
 mod lean;
 mod source;
+mod texts;
 
 pub use crate::stream::Fallback;
 
 pub use lean::{
     Lean, LeanFor, Purpose, lean_digests, lean_digests_from, lean_digests_with, load_lean,
-    load_lean_for, load_lean_from, load_lean_then, load_lean_with,
+    load_lean_for, load_lean_from, load_lean_ids_from, load_lean_then, load_lean_with,
 };
+pub use texts::{RecordTexts, record_texts};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -1,0 +1,175 @@
+//! The light pass of transcript mode: each record's id and `text`, and the tools its
+//! rules name, read from a large JSON Lines store without building its records.
+//!
+//! Which records are in view depends on every record's text, and the lean loader needs
+//! the kept ids before it starts. So a hook under `--kept-from transcript` reads the
+//! store twice: this pass for the texts, then the lean loader with the records in view
+//! as its kept ids. This pass decides nothing on its own: it reads only what it can read
+//! plainly (a line serde cannot read as an object with a string `id` is `None`, and the
+//! caller takes the exact path), and the lean loader then validates every record as it
+//! always does, falling back to the exact loader for anything it cannot prove fine. The
+//! texts are decoded by serde_json, as the exact loader decodes them.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::record::Limits;
+use crate::scan;
+
+/// The top-level keys of a record this pass reads; the others are skipped unread.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    scope: Option<Value>,
+    #[serde(default)]
+    tool: Option<Value>,
+}
+
+/// What the light pass read of a store.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RecordTexts {
+    /// The id and `text` of each record that has a text, in the store's order.
+    pub texts: Vec<(String, String)>,
+    /// The tool names and globs that policy scopes and effect tools give; `None` when
+    /// one could not be read as a string (then every tool counts as named).
+    pub named: Option<Vec<String>>,
+}
+
+/// The light pass over the JSON Lines store at `path` (`stdin`'s bytes instead, when
+/// given): `None` for a document, an input the lean loader would not read (too small,
+/// too large), or any line it cannot read plainly.
+pub fn record_texts(path: &str, stdin: Option<&[u8]>, limits: Limits) -> Option<RecordTexts> {
+    let (first, chunks, _) = super::source::lean_chunks(path, stdin, limits)?;
+    let first = first.strip_prefix(super::BOM).unwrap_or(&first).to_vec();
+    if crate::stream::is_document(&first) != Some(false) {
+        return None;
+    }
+    let mut out = RecordTexts {
+        texts: Vec::new(),
+        named: Some(Vec::new()),
+    };
+    for chunk in std::iter::once(Ok(first)).chain(chunks) {
+        let chunk = chunk.ok()?;
+        let chunk = simdutf8::basic::from_utf8(&chunk).ok()?;
+        for line in chunk.split('\n') {
+            if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                continue;
+            }
+            read_line(line, &mut out)?;
+        }
+    }
+    Some(out)
+}
+
+fn read_line(line: &str, out: &mut RecordTexts) -> Option<()> {
+    // The commonest shape (id, seq, kind, text, tokens; chatter and summaries) by the
+    // lean loader's own byte scan, which decides only lines serde reads the same.
+    if let scan::Fast::Done(simple) = scan::simple(line) {
+        if let Some(text) = simple.text() {
+            out.texts.push((simple.id.to_string(), text.ok()?));
+        }
+        return Some(());
+    }
+    let head: Head<'_> = serde_json::from_str(line).ok()?;
+    if let Some(text) = head.text {
+        out.texts.push((head.id.into_owned(), text.into_owned()));
+    }
+    let names = match head.kind.as_deref() {
+        Some("policy") => head.scope,
+        Some("effect") => head.tool,
+        _ => None,
+    };
+    let Some(names) = names else {
+        return Some(());
+    };
+    let strings: Option<Vec<String>> = match names {
+        Value::String(s) => Some(vec![s]),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    };
+    match (strings, out.named.as_mut()) {
+        (Some(strings), Some(named)) => named.extend(strings),
+        (None, _) => out.named = None,
+        (Some(_), None) => {}
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `lines` after enough chatter to reach the lean loader's size.
+    fn big(lines: &[&str]) -> Vec<u8> {
+        let mut out = String::new();
+        for l in lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+        let mut i = 0;
+        while out.len() < super::super::source::LEAN_FROM + 10 {
+            out.push_str(&format!(
+                "{{\"id\":\"c{i}\",\"seq\":{},\"kind\":\"chatter\"}}\n",
+                i + 100
+            ));
+            i += 1;
+        }
+        out.into_bytes()
+    }
+
+    #[test]
+    fn texts_are_decoded_and_rules_name_their_tools() {
+        let bytes = big(&[
+            r#"{"id":"p1","seq":1,"kind":"policy","scope":["pay","re*"],"predicate":{"field":"a","op":"gt","value":1},"effect":"deny","text":"Pay \u00e9 no \"more\""}"#,
+            r#"{"id":"e\u0031","seq":2,"kind":"effect","tool":"ship","match":{"text":"not a text"}}"#,
+            r#"{"id":"c1","seq":3,"kind":"chatter","text":"plain words"}"#,
+        ]);
+        let got = record_texts("-", Some(&bytes), Limits::default()).unwrap();
+        assert_eq!(
+            got.texts,
+            [
+                ("p1".to_string(), "Pay é no \"more\"".to_string()),
+                ("c1".to_string(), "plain words".to_string()),
+            ]
+        );
+        assert_eq!(
+            got.named,
+            Some(vec!["pay".into(), "re*".into(), "ship".into()])
+        );
+    }
+
+    #[test]
+    fn anything_not_read_plainly_is_left_to_the_exact_path() {
+        let plain = r#"{"id":"c1","seq":3,"kind":"chatter","text":"x"}"#;
+        for odd in [
+            r#"{"id":"c1","seq":3,"kind":"chatter","text":"x","text":"y"}"#,
+            r#"{"id":1,"seq":3,"kind":"chatter"}"#,
+            r#"{"id":"c1","seq":3,"kind":"chatter","text":5}"#,
+            r#"not json"#,
+        ] {
+            assert!(record_texts("-", Some(&big(&[plain, odd])), Limits::default()).is_none());
+        }
+        // A scope the pass cannot read names every tool.
+        let bad_scope = r#"{"id":"p","seq":1,"kind":"policy","scope":[1],"text":"t"}"#;
+        let got = record_texts("-", Some(&big(&[bad_scope])), Limits::default()).unwrap();
+        assert_eq!(got.named, None);
+        // A document, and an input too small for the lean loader.
+        let doc = format!("{{\"records\":[{plain}]}}{}", " ".repeat(1 << 21));
+        assert!(record_texts("-", Some(doc.as_bytes()), Limits::default()).is_none());
+        assert!(record_texts("-", Some(plain.as_bytes()), Limits::default()).is_none());
+    }
+}
