@@ -204,7 +204,7 @@ fn lean_transcript_setup(
     wanted: &Transcribed<'_>,
 ) -> Result<Setup, Option<Result<Context, InputError>>> {
     let tools = guarded_tools(args).map_err(|_| None)?;
-    let read = || {
+    let read_context_of = || {
         hook::requested_transcript(wanted.harness, wanted.payload).map(|request| {
             request.and_then(|r| {
                 read_context(&Wanted {
@@ -217,7 +217,16 @@ fn lean_transcript_setup(
             })
         })
     };
-    let (light, context) = std::thread::scope(|scope| {
+    // The context, and its strings normalised to look for texts in.
+    let read = || {
+        let context = read_context_of();
+        let haystack = match &context {
+            Some(Ok(c)) => Some(view::Haystack::new(c.strings())),
+            _ => None,
+        };
+        (context, haystack)
+    };
+    let (light, (context, haystack)) = std::thread::scope(|scope| {
         let light = scope.spawn(|| {
             let texts = input::record_texts(&args.store, None, limits())?;
             let sought = view::Sought::new(texts.texts.iter().map(|(_, t)| Some(t.as_str())));
@@ -239,18 +248,18 @@ fn lean_transcript_setup(
                     (Some(tools), Some(by_records)) => named(tools) || named(by_records),
                 }
             });
-            let context = if guarded { read() } else { None };
+            let context = if guarded { read() } else { (None, None) };
             (light, context)
         }
     });
-    let context = match context {
-        Some(Ok(context)) => context,
-        other => return Err(other),
+    let (context, haystack) = match (context, haystack) {
+        (Some(Ok(context)), Some(haystack)) => (context, haystack),
+        (other, _) => return Err(other),
     };
     let Some((texts, sought)) = light else {
         return Err(Some(Ok(context)));
     };
-    let in_view = sought.in_view(&view::Haystack::new(context.strings()));
+    let in_view = sought.in_view(&haystack);
     let kept: Vec<String> = texts
         .texts
         .into_iter()
