@@ -218,6 +218,9 @@ const KEY: usize = 16;
 
 /// Up to eight bytes as one word (zeros after them).
 fn word_of(bytes: &[u8]) -> u64 {
+    if let Some(whole) = bytes.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+        return u64::from_le_bytes(whole);
+    }
     let mut word = [0u8; 8];
     for (w, b) in word.iter_mut().zip(bytes) {
         *w = *b;
@@ -271,55 +274,101 @@ type FoldedMap<K, V> = HashMap<K, V, BuildHasherDefault<Folded>>;
 /// letter or digit comes before it: at each such place the texts whose first bytes are
 /// there are compared whole. The cost is the haystack plus the texts, not their product.
 fn occurring(texts: &[String], haystack: &str) -> Vec<bool> {
-    let mut found = vec![false; texts.len()];
-    // The texts by the length of the key they are looked up by, then by that key.
-    let mut by_key: Vec<FoldedMap<u64, Vec<usize>>> =
-        (0..=KEY).map(|_| FoldedMap::default()).collect();
-    // Per first byte: 1 when a text that starts with it starts with a letter or digit
-    // (it needs none before it), 2 when one starts otherwise.
-    let mut starts = [0u8; 256];
-    for (i, text) in texts.iter().enumerate() {
-        let bytes = text.as_bytes();
-        let len = bytes.len().min(KEY);
-        let (Some(map), Some(&first)) = (by_key.get_mut(len), bytes.first()) else {
-            continue;
-        };
-        map.entry(key_of(bytes, len)).or_default().push(i);
-        if let Some(s) = starts.get_mut(usize::from(first)) {
-            *s |= if word(text.chars().next()) { 1 } else { 2 };
+    let index = Index::new(texts);
+    let len = haystack.len();
+    // A long haystack is looked through in two halves at once (a text may run past the
+    // end of the half it starts in).
+    if len < PARALLEL_FROM {
+        return index.found(texts, haystack, 0..len);
+    }
+    let half = len / 2;
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| index.found(texts, haystack, half..len));
+        (index.found(texts, haystack, 0..half), second.join())
+    });
+    match second {
+        Ok(second) => first.into_iter().zip(second).map(|(a, b)| a || b).collect(),
+        // The thread could not finish: look through the second half here.
+        Err(_) => {
+            let second = index.found(texts, haystack, half..len);
+            first.into_iter().zip(second).map(|(a, b)| a || b).collect()
         }
     }
-    let lengths: Vec<usize> = (1..=KEY)
-        .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
-        .collect();
-    let bytes = haystack.as_bytes();
-    for (at, &b) in bytes.iter().enumerate() {
-        match starts.get(usize::from(b)) {
-            None | Some(0) => continue,
-            Some(1) if word(char_before(haystack, at)) => continue,
-            Some(_) => {}
-        }
-        for &len in &lengths {
-            let (Some(window), Some(map)) = (bytes.get(at..at + len), by_key.get_mut(len)) else {
-                break;
-            };
-            let Some(group) = map.get_mut(&key_of(window, len)) else {
+}
+
+/// Haystacks from this many bytes on are looked through on two threads.
+const PARALLEL_FROM: usize = 1 << 18;
+
+/// The texts by where they can start and by their first bytes.
+struct Index {
+    /// The texts by the length of the key they are looked up by, then by that key.
+    by_key: Vec<FoldedMap<u64, Vec<usize>>>,
+    /// Per first byte: 1 when a text that starts with it starts with a letter or digit
+    /// (it needs none before it), 2 when one starts otherwise.
+    starts: [u8; 256],
+    /// The key lengths some text has.
+    lengths: Vec<usize>,
+}
+
+impl Index {
+    fn new(texts: &[String]) -> Index {
+        let mut by_key: Vec<FoldedMap<u64, Vec<usize>>> =
+            (0..=KEY).map(|_| FoldedMap::default()).collect();
+        let mut starts = [0u8; 256];
+        for (i, text) in texts.iter().enumerate() {
+            let bytes = text.as_bytes();
+            let len = bytes.len().min(KEY);
+            let (Some(map), Some(&first)) = (by_key.get_mut(len), bytes.first()) else {
                 continue;
             };
-            let rest = bytes.get(at..).unwrap_or_default();
-            // A text found once is done: the group shrinks as its texts are found.
-            group.retain(|&i| {
-                let hit = texts.get(i).is_some_and(|t| {
-                    rest.starts_with(t.as_bytes()) && bounded(haystack, t, at, at + t.len())
-                });
-                if hit && let Some(f) = found.get_mut(i) {
-                    *f = true;
-                }
-                !hit
-            });
+            map.entry(key_of(bytes, len)).or_default().push(i);
+            if let Some(s) = starts.get_mut(usize::from(first)) {
+                *s |= if word(text.chars().next()) { 1 } else { 2 };
+            }
+        }
+        let lengths = (1..=KEY)
+            .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
+            .collect();
+        Index {
+            by_key,
+            starts,
+            lengths,
         }
     }
-    found
+
+    /// Which texts occur in `haystack` starting within `range`.
+    fn found(&self, texts: &[String], haystack: &str, range: std::ops::Range<usize>) -> Vec<bool> {
+        let mut found = vec![false; texts.len()];
+        let bytes = haystack.as_bytes();
+        let (start, end) = (range.start, range.end.min(bytes.len()));
+        for (at, &b) in bytes.iter().enumerate().take(end).skip(start) {
+            match self.starts.get(usize::from(b)) {
+                None | Some(0) => continue,
+                Some(1) if word(char_before(haystack, at)) => continue,
+                Some(_) => {}
+            }
+            for &len in &self.lengths {
+                let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len))
+                else {
+                    break;
+                };
+                let Some(group) = map.get(&key_of(window, len)) else {
+                    continue;
+                };
+                let rest = bytes.get(at..).unwrap_or_default();
+                for &i in group {
+                    if let (Some(f), Some(t)) = (found.get_mut(i), texts.get(i))
+                        && !*f
+                        && rest.starts_with(t.as_bytes())
+                        && bounded(haystack, t, at, at + t.len())
+                    {
+                        *f = true;
+                    }
+                }
+            }
+        }
+        found
+    }
 }
 
 /// A letter or digit: what a text must not touch at either end.
@@ -453,6 +502,30 @@ mod tests {
                 assert!(may_be_space(first), "U+{:04X}", u32::from(c));
             }
         }
+    }
+
+    #[test]
+    fn a_long_haystack_looked_through_in_halves_finds_a_text_across_the_middle() {
+        let filler = "filler ".repeat(PARALLEL_FROM / 7 + 10);
+        let haystack = format!("first words {filler}alpha beta gamma {filler}last words");
+        // "alpha beta gamma" starts in the first half and ends in the second.
+        let middle = haystack.find("alpha").unwrap();
+        assert!(middle < haystack.len() / 2 && haystack.len() / 2 < middle + 16);
+        assert!(haystack.len() >= PARALLEL_FROM);
+        let texts: Vec<String> = [
+            "first words",
+            "last words",
+            "alpha beta gamma",
+            "beta gamma",
+            "gamma filler filler",
+            "not there",
+            "lpha beta",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let found = occurring(&texts, &haystack);
+        assert_eq!(found, [true, true, true, true, true, false, false]);
     }
 
     #[test]
