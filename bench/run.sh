@@ -119,8 +119,8 @@ FX1=fixtures/fx1_refund_thread.json
 # Writes $OUT/NAME.status: "ok VERDICT" or "na REASON".
 probe() {
     local name=$1 kind=$2; shift 2
-    printf '%s\n' "$*" >"$OUT/$name.cmd"
-    if [ ! -x "$1" ]; then
+    printf '%q ' "$@" >"$OUT/$name.cmd"
+    if ! command -v "$1" >/dev/null 2>&1; then
         echo "na binary $1 not built" >"$OUT/$name.status"; return 1
     fi
     timeout "$PROBE_TIMEOUT" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
@@ -161,6 +161,20 @@ elif kind == "text":
         status(f"na no verdict line (exit {rc}): {first_line(stderr) or first_line(stdout)}")
     else:
         status(f"ok {vs[0]}/{rc}")
+elif kind == "hook":
+    # A deny is exit 2 with the reason on stderr; a PASS is silent, exit 0.
+    if rc == 2 and stderr.startswith("omission-gate denied this call"):
+        status("ok deny/2")
+    elif rc == 0 and not stderr.strip():
+        status("ok pass/0")
+    else:
+        status(f"na exit {rc}: {first_line(stderr)}")
+elif kind == "sweep":
+    last = stdout.strip().splitlines()[-1] if stdout.strip() else ""
+    if "overall exit" in last:
+        status(f"ok {last.split('->')[0].strip()}/{rc}")
+    else:
+        status(f"na no summary line (exit {rc}): {first_line(stderr)}")
 elif kind == "floor":
     if rc == 0 and stdout.strip().isdigit():
         status(f"ok {stdout.strip()} lines")
@@ -240,6 +254,20 @@ bench precheck_1m json "$RUNS" "$WARMUP" "$GATE" check --precheck "$S1" \
     --tools "@$S1.tools.json" --kept "@$S1.kept.txt" --format json
 bench pin_1m json "$RUNS" "$WARMUP" "$GATE" pin "$S1" --tools "@$S1.tools.json" --format json
 bench document_1m json "$RUNS" "$WARMUP" "$GATE" check "$D1" --format json
+# The pre-tool hook before a call (Claude Code's payload on stdin), on the same store and
+# kept set as check_1m: it is what runs before every tool call.
+python3 - "$S1.action.json" "$DATA/hook_1m.payload.json" <<'PY'
+import json, sys
+action = json.load(open(sys.argv[1]))
+json.dump({"session_id": "bench", "transcript_path": "/tmp/bench.jsonl", "cwd": "/tmp",
+           "permission_mode": "default", "hook_event_name": "PreToolUse",
+           "tool_name": action["tool"], "tool_input": action.get("params", {}),
+           "tool_use_id": "toolu_bench"}, open(sys.argv[2], "w"))
+PY
+bench hook_1m hook "$RUNS" "$WARMUP" sh -c 'exec "$0" hook claude-code --store "$1" --kept "@$1.kept.txt" <"$2"' \
+    "$GATE" "$S1" "$DATA/hook_1m.payload.json"
+bench headtail_1m json "$RUNS" "$WARMUP" "$GATE" check "$S1" --retention head_tail:8 \
+    --action "@$S1.action.json" --format json
 if [ -f "$FX1" ]; then
     bench fx1_check text "$STARTUP_RUNS" "$STARTUP_WARMUP" "$GATE" check "$FX1"
 else
@@ -247,6 +275,10 @@ else
     say "   fx1_check: n/a ($FX1 missing)"
 fi
 bench version version "$STARTUP_RUNS" "$STARTUP_WARMUP" "$GATE" --version
+bench sweep_fx sweep "$STARTUP_RUNS" "$STARTUP_WARMUP" "$GATE" sweep fixtures/fx1_refund_thread.json \
+    fixtures/fx2_superseded_fact.json fixtures/fx3_genuinely_safe.json fixtures/fx4_rolling_summary.json \
+    fixtures/fx5_unresolved_field.json fixtures/fx6_stale_permit.json fixtures/fx7_stale_deny.json \
+    --retention given --retention head_tail:8 --retention recency:16
 
 # ---------------------------------------------------------------- table
 hr "results"
@@ -271,7 +303,7 @@ def load(name):
     return d
 
 names = ["floor_1m", "check_1m", "check_100k", "precheck_1m", "pin_1m", "document_1m",
-         "fx1_check", "version"]
+         "hook_1m", "headtail_1m", "fx1_check", "sweep_fx", "version"]
 m = {n: load(n) for n in names}
 
 # (row label, name, baseline name or None, what the ratio is, target, limit)
@@ -284,7 +316,11 @@ rows = [
     ("precheck_1m", "precheck_1m", "check_1m", "precheck/check", 2.0),
     ("pin_1m", "pin_1m", "check_1m", "pin/check", 2.0),
     ("document_1m", "document_1m", "check_1m", "document/jsonl", 2.0),
+    ("hook_1m", "hook_1m", "check_1m", "hook/check", 1.25),
+    ("hook_1m peak RSS", "hook_1m", "rss", "MiB", 64.0),
+    ("headtail_1m", "headtail_1m", "check_1m", "head_tail/check", 1.25),
     ("fx1_check", "fx1_check", "version", "fx1 check/--version", 1.5),
+    ("sweep_fx", "sweep_fx", "fx1_check", "sweep/fx1 check", 1.25),
     ("version", "version", None, None, None),
 ]
 
@@ -352,7 +388,7 @@ if [ "$PAIRS" -gt 0 ]; then
     python3 - "$OUT" "$PAIRS" <<'PY' | tee -a "$OUT/table.md"
 import os, shlex, statistics, subprocess, sys, time
 out, rounds = sys.argv[1], int(sys.argv[2])
-names = ["floor_1m", "check_1m", "precheck_1m", "pin_1m", "document_1m"]
+names = ["floor_1m", "check_1m", "precheck_1m", "pin_1m", "document_1m", "hook_1m", "headtail_1m"]
 cmds = {}
 for n in names:
     st = f"{out}/{n}.status"
@@ -361,7 +397,9 @@ for n in names:
 pairs = [("check/floor", "check_1m", "floor_1m", 1.25),
          ("precheck/check", "precheck_1m", "check_1m", 2.0),
          ("pin/check", "pin_1m", "check_1m", 2.0),
-         ("document/jsonl", "document_1m", "check_1m", 2.0)]
+         ("document/jsonl", "document_1m", "check_1m", 2.0),
+         ("hook/check", "hook_1m", "check_1m", 1.25),
+         ("head_tail/check", "headtail_1m", "check_1m", 1.25)]
 pairs = [p for p in pairs if p[1] in cmds and p[2] in cmds]
 order = [n for n in names if n in cmds]
 walls = {n: [] for n in order}

@@ -8,6 +8,8 @@
 //! exact path's, byte for byte, for check, precheck and pin (computed here by the
 //! library's exact loader).
 
+mod common;
+
 use std::process::Command;
 
 use omission_gate::compaction::{Compaction, Retention};
@@ -266,4 +268,191 @@ fn a_pre_tool_hook_on_a_large_store_replies_as_on_the_exact_load() {
         assert_eq!(out.status.code(), Some(i32::from(want.exit.code())));
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The big store as a document, with its own `kept` and `action`.
+fn big_document(kept: &[&str], action: &str) -> String {
+    let store = big_store();
+    let records: Vec<&str> = store.lines().collect();
+    let kept: Vec<String> = kept.iter().map(|k| format!("\"{k}\"")).collect();
+    format!(
+        "{{\"records\":[\n{}\n],\"kept\":[{}],\"action\":{action}}}\n",
+        records.join(",\n"),
+        kept.join(",")
+    )
+}
+
+/// The library's one loader entry decides for itself how to read an input: on a large
+/// one (a file or bytes already read), under any retention, it gives what the exact
+/// loader gives.
+#[test]
+fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
+    let scratch = common::Scratch::new();
+    let text = big_store();
+    let p = scratch.file("store.jsonl", text.as_bytes());
+    let exact = input::load(&p, text.as_bytes(), Limits::default()).unwrap();
+    let kept_text = "c8990,p29,f28,c5,e3,s29,f1,g10,g20,e4";
+    let kept_flag = ("--kept".to_string(), kept_text.to_string(), false);
+    let action_text = r#"{"tool":"pay","params":{"amount":500}}"#;
+    let action_flag = ("--action".to_string(), action_text.to_string(), false);
+    let a = input::action_from_flag("--action", action_text).unwrap();
+    for retention in [
+        Retention::Given,
+        Retention::HeadTail(8),
+        Retention::Recency(16),
+    ] {
+        let kept = kept_from_flag("--kept", kept_text, false).unwrap();
+        let c = Compaction::new(&exact.store, retention, Some(&kept), "--kept").unwrap();
+        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
+        let want_check = Report::check(&a, &c, outcome).render(Format::Json);
+        let t = exact.tools_or_named();
+        let outcome =
+            omission_gate::precheck::precheck(&exact.store, &c, &t, PrecheckOptions::default());
+        let want_precheck = Report::precheck(&t, &c, outcome).render(Format::Json);
+        for source in [
+            input::Source::Path(&p),
+            input::Source::Bytes(text.as_bytes()),
+        ] {
+            let request = input::Request {
+                origin: &p,
+                source,
+                kept: Some(&kept_flag),
+                retention,
+                limits: Limits::default(),
+            };
+            let got = input::load_check(&request, Some(&action_flag), |loaded, action| {
+                let outcome = omission_gate::gate::check(
+                    &loaded.input.store,
+                    &loaded.compaction,
+                    action,
+                    Default::default(),
+                );
+                Report::check(action, &loaded.compaction, outcome).render(Format::Json)
+            })
+            .unwrap();
+            assert_eq!(got, want_check, "check {retention} {source:?}");
+            let got = input::load_precheck(&request, None, |loaded, tools| {
+                let outcome = omission_gate::precheck::precheck(
+                    &loaded.input.store,
+                    &loaded.compaction,
+                    tools,
+                    PrecheckOptions::default(),
+                );
+                Report::precheck(tools, &loaded.compaction, outcome).render(Format::Json)
+            })
+            .unwrap();
+            assert_eq!(got, want_precheck, "precheck {retention} {source:?}");
+        }
+    }
+    // pin --budget's two passes, from the file and from bytes already read.
+    let tools = ("--tools".to_string(), "pay".to_string(), false);
+    let t = tools_from_flag("--tools", "pay").unwrap();
+    for budget in [None, Some(10u64), Some(20_000), Some(10_000_000)] {
+        let want = omission_gate::pin::report(&exact.store, &t, budget, 64).render(Format::Json);
+        for source in [
+            input::Source::Path(&p),
+            input::Source::Bytes(text.as_bytes()),
+        ] {
+            let request = input::Request {
+                origin: &p,
+                source,
+                kept: None,
+                retention: Retention::Given,
+                limits: Limits::default(),
+            };
+            let got = input::pin_report(&request, Some(&Ok(tools.clone())), budget, 64).unwrap();
+            assert_eq!(got.render(Format::Json), want, "pin {budget:?} {source:?}");
+        }
+    }
+    // An error is the exact loader's: a kept id that names no record.
+    let bad = ("--kept".to_string(), "c1,nope".to_string(), false);
+    let request = input::Request {
+        origin: &p,
+        source: input::Source::Path(&p),
+        kept: Some(&bad),
+        retention: Retention::Given,
+        limits: Limits::default(),
+    };
+    let kept = kept_from_flag("--kept", "c1,nope", false).unwrap();
+    let want = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap_err();
+    let got = input::load_check(&request, Some(&action_flag), |_, _| ()).unwrap_err();
+    assert_eq!(got.to_string(), want.to_string());
+}
+
+/// `sweep`, `check --retention` and the PreCompact hook on a large document give what
+/// the same commands give on the store read exactly by the library.
+#[test]
+fn sweep_retentions_and_precompact_on_a_large_store_are_the_exact_ones() {
+    use omission_gate::hook::{self, Adapter, KeptFrom, Setup};
+    let scratch = common::Scratch::new();
+    let action = r#"{"tool":"pay","params":{"amount":500}}"#;
+    let doc = big_document(&["c8990", "p29", "f28", "c5", "e3", "s29", "f1"], action);
+    assert!(doc.len() > 1 << 20);
+    let p = scratch.file("store.json", doc.as_bytes());
+    let exact = input::load(&p, doc.as_bytes(), Limits::default()).unwrap();
+    let a = exact.action.clone().unwrap();
+    let mut want_cells = Vec::new();
+    for retention in [
+        Retention::Given,
+        Retention::HeadTail(8),
+        Retention::Recency(16),
+    ] {
+        let c = Compaction::new(&exact.store, retention, exact.kept.as_deref(), &p).unwrap();
+        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
+        let report = Report::check(&a, &c, outcome);
+        let r = retention.to_string();
+        let got = run(&["check", &p, "--retention", &r, "--format", "json"]);
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(report.render(Format::Json)).unwrap(),
+            "check --retention {r}"
+        );
+        let severity = match report.verdict {
+            omission_gate::Verdict::Pass => None,
+            omission_gate::Verdict::Block => Some(omission_gate::Severity::Block),
+            omission_gate::Verdict::Error => Some(omission_gate::Severity::Error),
+        };
+        let codes = report.verdict_codes(severity).join(",");
+        let codes = if codes.is_empty() {
+            "-".to_string()
+        } else {
+            codes
+        };
+        want_cells.push(format!("{p}\t{r}\t{}\t{codes}", report.verdict.as_str()));
+    }
+    let got = String::from_utf8(run(&[
+        "sweep",
+        &p,
+        "--retention",
+        "given",
+        "--retention",
+        "head_tail:8",
+        "--retention",
+        "recency:16",
+        "--format",
+        "tsv",
+    ]))
+    .unwrap();
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines[..3], want_cells[..]);
+    // PreCompact: the records to keep, as on the exact load.
+    let setup = Setup {
+        input: exact.clone(),
+        kept: None,
+        kept_origin: p.clone(),
+        retention: Retention::Given,
+        tools: None,
+        options: Default::default(),
+        kept_from: KeptFrom::Kept,
+        context: None,
+        compaction: None,
+    };
+    let payload = br#"{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/r","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":""}"#;
+    let want = hook::answer(Adapter::PreCompact, payload, Ok(&setup));
+    let out = common::run(
+        &["hook", "claude-code-precompact", "--store", &p],
+        Some(payload),
+    );
+    assert_eq!(out.stdout, String::from_utf8(want.stdout).unwrap());
+    assert!(!out.stdout.is_empty());
 }

@@ -1,5 +1,5 @@
-//! `check`, `check --precheck` and `pin`: each tries the lean loader (large inputs,
-//! retention `given`) and otherwise loads exactly, then writes its report.
+//! `check`, `check --precheck` and `pin`: each reads its flags, hands the library's
+//! loader what it needs, judges what it loaded and writes the report.
 
 use super::*;
 
@@ -61,24 +61,16 @@ pub(super) fn run_check(args: &CheckArgs) -> Exit {
         Ok(f) => f,
         Err(e) => return fail(Mode::Check, &e, format),
     };
-    if let Some((bytes, exit)) = lean_check(
-        args,
-        stdin.as_deref(),
-        kept.as_ref(),
-        action.as_ref(),
-        options,
-        format,
-    ) {
-        return write_report(&bytes, exit);
-    }
-    let report = (|| {
-        let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
-        let action = resolve_action(&loaded, action.as_ref(), origin_name(&args.input))?;
-        let outcome = gate::check(&loaded.input.store, &loaded.compaction, &action, options);
-        Ok::<_, InputError>(Report::check(&action, &loaded.compaction, outcome))
-    })();
-    match report {
-        Ok(r) => finish(&r, format),
+    let request = request(&args.input, stdin.as_deref(), args.retention, kept.as_ref());
+    let rendered = input::load_check(&request, action.as_ref(), |loaded, action| {
+        let outcome = gate::check(&loaded.input.store, &loaded.compaction, action, options);
+        let report = Report::check(action, &loaded.compaction, outcome);
+        let rendered = (report.render(format), Exit::from(report.verdict));
+        exiting_with((loaded, report));
+        rendered
+    });
+    match rendered {
+        Ok((bytes, exit)) => write_report(&bytes, exit),
         Err(e) => fail(Mode::Check, &e, format),
     }
 }
@@ -111,7 +103,7 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> Exit {
         })?;
         let compaction = context.compaction(&input.store);
         let mut report = if args.precheck {
-            let tools = tools_from_read(&input, tools)?;
+            let tools = input::tools_of(&input, tools.as_ref())?;
             let options = PrecheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
                 max_calls: args.max_calls,
@@ -170,142 +162,19 @@ pub(super) fn run_precheck(args: &CheckArgs) -> Exit {
         None
     };
     let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
-    if args.retention == Retention::Given
-        && let Some((bytes, exit)) = lean_load_then(
-            &args.input,
-            stdin.as_deref(),
-            kept.as_ref(),
-            tools_flag.as_ref(),
-            Purpose::Precheck,
-            |lean| {
-                let store = &lean.input.store;
-                let outcome = precheck::precheck(store, &lean.compaction, &lean.tools, options);
-                let report = Report::precheck(&lean.tools, &lean.compaction, outcome);
-                let r = Ok((report.render(format), Exit::from(report.verdict)));
-                exiting_with((lean, report));
-                r
-            },
-        )
-    {
-        return write_report(&bytes, exit);
-    }
-    let report = (|| {
-        let loaded = load_from(&args.input, stdin.as_deref(), args.retention, kept.as_ref())?;
-        let tools = tools_from_read(&loaded.input, tools_flag)?;
-        let outcome = precheck::precheck(&loaded.input.store, &loaded.compaction, &tools, options);
-        Ok::<_, InputError>(Report::precheck(&tools, &loaded.compaction, outcome))
-    })();
-    match report {
-        Ok(r) => finish(&r, format),
+    let request = request(&args.input, stdin.as_deref(), args.retention, kept.as_ref());
+    let rendered = input::load_precheck(&request, tools_flag.as_ref(), |loaded, tools| {
+        let store = &loaded.input.store;
+        let outcome = precheck::precheck(store, &loaded.compaction, tools, options);
+        let report = Report::precheck(tools, &loaded.compaction, outcome);
+        let rendered = (report.render(format), Exit::from(report.verdict));
+        exiting_with((loaded, report));
+        rendered
+    });
+    match rendered {
+        Ok((bytes, exit)) => write_report(&bytes, exit),
         Err(e) => fail(Mode::Precheck, &e, format),
     }
-}
-
-/// The tools for precheck and pin: the `--tools` flag as read, else the document's
-/// `tools`, else every tool a policy scope or an effect names exactly (SPEC 2.3).
-pub(super) fn tools_from_read(
-    input: &Input,
-    flag: Option<Result<FlagText, InputError>>,
-) -> Result<Vec<Tool>, InputError> {
-    match flag {
-        Some(read) => {
-            let (o, text, _) = read?;
-            input::tools_from_flag(&o, &text)
-        }
-        None => Ok(input.tools_or_named()),
-    }
-}
-
-/// The `pin` report by the lean loader, when it can decide; `None` sends the caller to
-/// the exact path. With `--budget`, a first pass gathers every record's tokens, the fill
-/// runs on those, and a second pass over the input reads the id and digest of the records
-/// kept (only in the chunks that hold one).
-pub(super) fn lean_pin(
-    args: &PinArgs,
-    stdin: Option<&[u8]>,
-    tools_flag: Option<&Result<FlagText, InputError>>,
-) -> Option<Report> {
-    let Some(budget) = args.budget else {
-        let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::Pin)?;
-        let report = pin::report(&lean.input.store, &lean.tools, None, args.max_calls);
-        exiting_with(lean);
-        return Some(report);
-    };
-    // The file must not change between the two passes.
-    let stamp = |path: &str| {
-        let m = std::fs::metadata(path).ok()?;
-        Some((m.len(), m.modified().ok()?))
-    };
-    let before = if stdin.is_none() {
-        Some(stamp(&args.input)?)
-    } else {
-        None
-    };
-    let lean = lean_load(&args.input, stdin, None, tools_flag, Purpose::PinBudget)?;
-    let store = &lean.input.store;
-    let info = lean.budget.as_ref()?;
-    let pins = pin::pin(store, &lean.tools, args.max_calls);
-    let pinned: Vec<u64> = pins
-        .positions
-        .iter()
-        .filter_map(|&p| store.get(p).map(|r| r.seq))
-        .collect();
-    let kept = match pin::fill_seqs(&info.tokens, &pinned, budget) {
-        Err(over) => Err(over),
-        Ok((seqs, kept_tokens)) => {
-            // Held records carry their digest: the second pass reads only the others.
-            let held: std::collections::BTreeMap<u64, &crate::record::Record> =
-                store.records().iter().map(|r| (r.seq, r)).collect();
-            let wanted: std::collections::BTreeSet<u64> = seqs
-                .iter()
-                .copied()
-                .filter(|s| !held.contains_key(s))
-                .collect();
-            let mut found = input::lean_digests_from(
-                origin_name(&args.input),
-                &args.input,
-                stdin,
-                info,
-                &wanted,
-                limits(),
-            )
-            .ok()?;
-            if stdin.is_none() && stamp(&args.input) != before {
-                return None;
-            }
-            for s in &seqs {
-                if let Some(r) = held.get(s) {
-                    found.insert(*s, (r.id.clone(), r.digest));
-                }
-            }
-            let kept: Vec<(&String, &[u8; 32])> = seqs
-                .iter()
-                .filter_map(|s| found.get(s).map(|(id, d)| (id, d)))
-                .collect();
-            let total = store.total();
-            let summary = report::CompactionSummary {
-                records: total,
-                kept: kept.len(),
-                dropped: total.checked_sub(kept.len())?,
-                retention: Retention::Given.to_string(),
-                kept_sha256: crate::compaction::fingerprint_of(
-                    kept.iter().map(|(id, d)| (id.as_str(), *d)),
-                ),
-            };
-            Ok(pin::Kept {
-                ids: kept.iter().map(|(id, _)| (*id).clone()).collect(),
-                compaction: summary,
-                kept_tokens,
-            })
-        }
-    };
-    Some(pin::assemble(
-        store,
-        &lean.tools,
-        Some(budget),
-        pins,
-        Some(kept),
-    ))
 }
 
 pub(super) fn run_pin(args: &PinArgs) -> Exit {
@@ -324,42 +193,27 @@ pub(super) fn run_pin(args: &PinArgs) -> Exit {
         }
         return fail(Mode::Pin, &e, format);
     }
+    let refuse = |e: &InputError| {
+        if args.format == PinFormat::Ids {
+            warn(&format!("omission-gate: invalid-input: {e}"));
+            return Exit::Error;
+        }
+        fail(Mode::Pin, e, format)
+    };
     let stdin = if args.input == "-" {
-        Some(read_source("-"))
+        match read_source("-") {
+            Ok(bytes) => Some(bytes),
+            Err(e) => return refuse(&e),
+        }
     } else {
         None
     };
     let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
-    let lean = match &stdin {
-        Some(Err(_)) => None,
-        _ => lean_pin(
-            args,
-            stdin.as_ref().and_then(|s| s.as_deref().ok()),
-            tools_flag.as_ref(),
-        ),
-    };
-    let report = match lean {
-        Some(report) => report,
-        None => {
-            let loaded = (|| {
-                let bytes = match stdin {
-                    Some(read) => read?,
-                    None => read_source(&args.input)?,
-                };
-                let input = input::load(origin_name(&args.input), &bytes, limits())?;
-                let tools = tools_from_read(&input, tools_flag)?;
-                Ok::<_, InputError>((input, tools))
-            })();
-            let (input, tools) = match loaded {
-                Ok(x) => x,
-                Err(e) if args.format == PinFormat::Ids => {
-                    warn(&format!("omission-gate: invalid-input: {e}"));
-                    return Exit::Error;
-                }
-                Err(e) => return fail(Mode::Pin, &e, format),
-            };
-            pin::report(&input.store, &tools, args.budget, args.max_calls)
-        }
+    let request = request(&args.input, stdin.as_deref(), Retention::Given, None);
+    let report = match input::pin_report(&request, tools_flag.as_ref(), args.budget, args.max_calls)
+    {
+        Ok(report) => report,
+        Err(e) => return refuse(&e),
     };
     if args.format != PinFormat::Ids {
         let code = finish(&report, format);
@@ -416,42 +270,4 @@ pub(super) fn ids_file(ids: &[String]) -> String {
         );
         format!("{}\n", crate::json::json_text(&array))
     }
-}
-
-/// `check` by the lean loader, when it can decide: retention `given`, the flags readable,
-/// the input valid. The report comes rendered in `format`, with its exit code (the gate
-/// and the rendering run while the loader's last checks do). `None` sends the caller to
-/// the exact path, which then reports exactly what it always did (errors included).
-pub(super) fn lean_check(
-    args: &CheckArgs,
-    stdin: Option<&[u8]>,
-    kept: Option<&FlagText>,
-    action: Option<&FlagText>,
-    options: CheckOptions,
-    format: Format,
-) -> Option<(Vec<u8>, Exit)> {
-    if args.retention != Retention::Given {
-        return None;
-    }
-    let action = match action {
-        Some((o, text, _)) => Some(input::action_from_flag(o, text).ok()?),
-        None => None,
-    };
-    input::load_lean_from(
-        origin_name(&args.input),
-        &args.input,
-        stdin,
-        kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
-        Purpose::Check(action),
-        limits(),
-        |lean| {
-            let action = lean.action.as_ref().ok_or(Fallback)?;
-            let outcome = gate::check(&lean.input.store, &lean.compaction, action, options);
-            let report = Report::check(action, &lean.compaction, outcome);
-            let rendered = (report.render(format), Exit::from(report.verdict));
-            exiting_with((lean, report));
-            Ok(rendered)
-        },
-    )
-    .ok()
 }

@@ -146,35 +146,32 @@ pub(super) fn hook_setup(
             Err(read) => context = read,
         }
     }
-    if kept_from == hook::KeptFrom::Kept
-        && args.retention == Retention::Given
-        && let Some(setup) = lean_hook_setup(args, call)
-    {
-        return Ok(setup);
-    }
-    let bytes = read_source(&args.store)?;
-    let input = input::load(&args.store, &bytes, limits())?;
+    // Read once; an error in it is reported after the store's own (the exact loader's
+    // order), and a large store is read for the payload's call only with these ids.
     let kept = args
         .kept
         .as_deref()
-        .map(|v| {
-            let (origin, text, from_file) = flag_text("--kept", v)?;
-            let ids = input::kept_from_flag(&origin, &text, from_file)?;
-            if args.retention == Retention::Given && !from_file {
-                inline_kept_names_a_file(&input.store, &ids, &text)?;
-            }
-            Ok::<_, InputError>(ids)
-        })
-        .transpose()?;
+        .map(|v| flag_text("--kept", v))
+        .transpose();
+    let call = call.filter(|_| kept_from == hook::KeptFrom::Kept && kept.is_ok());
+    let request = input::Request {
+        origin: &args.store,
+        source: input::Source::Path(&args.store),
+        kept: kept.as_ref().ok().and_then(Option::as_ref),
+        retention: args.retention,
+        limits: limits(),
+    };
+    let stored = input::load_store(&request, call)?;
+    kept?;
     let tools = guarded_tools(args)?;
     Ok(Setup {
-        input,
+        input: stored.input,
         kept_origin: if args.kept.is_some() {
             "--kept".to_string()
         } else {
             clean(&args.store).into_owned()
         },
-        kept,
+        kept: stored.kept,
         retention: args.retention,
         tools,
         options: CheckOptions {
@@ -182,7 +179,7 @@ pub(super) fn hook_setup(
         },
         kept_from,
         context,
-        compaction: None,
+        compaction: stored.compaction,
     })
 }
 
@@ -266,22 +263,18 @@ fn lean_transcript_setup(
         .zip(in_view)
         .filter_map(|((id, _), seen)| seen.then_some(id))
         .collect();
-    let lean = input::load_lean_ids_from(
-        &args.store,
-        &args.store,
-        None,
-        kept,
-        Purpose::Check(Some(wanted.call.clone())),
-        limits(),
-        Ok,
-    );
-    let Ok(lean) = lean else {
+    let request = input::Request {
+        origin: &args.store,
+        source: input::Source::Path(&args.store),
+        kept: None,
+        retention: Retention::Transcript(context.live.harness),
+        limits: limits(),
+    };
+    let Some(stored) = input::load_store_in_view(&request, wanted.call.clone(), kept) else {
         return Err(Some(Ok(context)));
     };
-    let mut compaction = lean.compaction;
-    compaction.retention = Retention::Transcript(context.live.harness);
     Ok(Setup {
-        input: lean.input,
+        input: stored.input,
         kept_origin: clean(&args.store).into_owned(),
         kept: None,
         retention: Retention::Given,
@@ -291,7 +284,7 @@ fn lean_transcript_setup(
         },
         kept_from: hook::KeptFrom::Transcript,
         context: Some(Ok(context)),
-        compaction: Some(compaction),
+        compaction: stored.compaction,
     })
 }
 
@@ -305,44 +298,6 @@ fn guarded_tools(args: &HookArgs) -> Result<Option<Vec<String>>, InputError> {
             Ok(tools.into_iter().map(|t| t.name).collect())
         })
         .transpose()
-}
-
-/// The setup of a pre-tool hook whose store the lean loader reads for the payload's call
-/// (kept ids from `--kept` or the document, retention `given`); `None` sends the caller
-/// to the exact loader, which reports exactly what it always did (errors included).
-fn lean_hook_setup(args: &HookArgs, call: Option<Action>) -> Option<Setup> {
-    let call = call?;
-    let kept = args
-        .kept
-        .as_deref()
-        .map(|v| flag_text("--kept", v))
-        .transpose()
-        .ok()?;
-    let tools = guarded_tools(args).ok()?;
-    let lean = input::load_lean_from(
-        &args.store,
-        &args.store,
-        None,
-        kept.as_ref()
-            .map(|(_, text, from_file)| (text.as_str(), *from_file)),
-        Purpose::Check(Some(call)),
-        limits(),
-        Ok,
-    )
-    .ok()?;
-    Some(Setup {
-        input: lean.input,
-        kept_origin: "--kept".to_string(),
-        kept: None,
-        retention: Retention::Given,
-        tools,
-        options: CheckOptions {
-            allow_unevaluable: args.allow_unevaluable,
-        },
-        kept_from: hook::KeptFrom::Kept,
-        context: None,
-        compaction: Some(lean.compaction),
-    })
 }
 
 /// Writes a hook's reply, or its fallback when it cannot be written. When neither can

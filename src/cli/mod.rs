@@ -1,9 +1,10 @@
 //! The command line: parse flags, read files, call the library, write the report, map
 //! the outcome to an exit code ([`Exit`]). The only module that does I/O, besides the
-//! lean loader's reads of a large input (in `input`). Here: the entry point and the
+//! loader's reads of an input (in `input`). Here: the entry point and the
 //! reading, loading and writing every command shares; the flags in `args`, the commands
-//! in `commands`, `sweep` and `hooks`, the lean loader's calls in `lean`, `init` and
-//! `doctor` in their own.
+//! in `commands`, `sweep` and `hooks`, `init` and `doctor` in their own. Every command
+//! loads its input through the library's one loader entry ([`input::load_check`] and its
+//! siblings), which decides how to read it.
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
@@ -11,13 +12,12 @@ use std::sync::OnceLock;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::action::{Action, Tool};
-use crate::compaction::{Compaction, Retention};
+use crate::action::Action;
+use crate::compaction::Retention;
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
-use crate::input::{self, Fallback, Input, Purpose};
-use crate::pin;
+use crate::input::{self, FlagText, io_reason};
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
@@ -29,7 +29,6 @@ mod commands;
 mod doctor;
 mod hooks;
 mod init;
-mod lean;
 mod output;
 mod sweep;
 mod transcript;
@@ -42,7 +41,6 @@ use commands::*;
 use doctor::run_doctor;
 use hooks::*;
 use init::run_init;
-use lean::*;
 use output::*;
 use sweep::*;
 use transcript::*;
@@ -132,31 +130,7 @@ fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
 /// [`read_source`] for a file that plays `role` (`input`, `kept file`...): messages name
 /// the role, so that a missing `--kept @FILE` is not taken for a missing input.
 fn read_as(path: &str, role: &str) -> Result<Vec<u8>, InputError> {
-    let limits = limits();
-    let origin = origin_name(path);
-    let cannot =
-        |e: io::Error| InputError::at(origin, role, format!("cannot read: {}", io_reason(&e)));
-    let cap = limits.max_input_bytes.saturating_add(1);
-    let mut bytes = Vec::new();
-    if path == "-" {
-        let mut stdin = io::stdin().lock();
-        (&mut stdin)
-            .take(cap)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-    } else {
-        let file = std::fs::File::open(path).map_err(cannot)?;
-        let meta = file.metadata().map_err(cannot)?;
-        if meta.is_file() {
-            input::check_size_of(origin, role, meta.len(), limits)?;
-            // Sized once, rather than grown by doubling (a failure only means growing).
-            let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
-            let _ = bytes.try_reserve_exact(len.saturating_add(1));
-        }
-        file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
-    }
-    input::check_size_of(origin, role, bytes.len() as u64, limits)?;
-    Ok(bytes)
+    input::read(path, role, limits())
 }
 
 /// The well-known paths of standard input itself. A pid's own `/proc/PID/fd/0` is
@@ -240,14 +214,6 @@ fn origin_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
 
-fn io_reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file".into(),
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string().to_lowercase(),
-    }
-}
-
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).
 fn flag_text(flag: &str, value: &str) -> Result<(String, String, bool), InputError> {
     match value.strip_prefix('@') {
@@ -297,87 +263,20 @@ fn fail(mode: Mode, err: &InputError, format: Format) -> Exit {
     Exit::Error
 }
 
-/// The pieces a `check` needs, read from the input and the flags.
-struct Loaded {
-    input: Input,
-    compaction: Compaction,
-}
-
-/// A flag value as read: (origin, text, from a file). An `@FILE` may be a pipe, which can
-/// be read only once, so each flag is read once and the text passed on.
-type FlagText = (String, String, bool);
-
-/// Loads the input (already read when `bytes` is given: stdin) and computes the
-/// compaction, with the `--kept` value already read.
-fn load_from(
-    path: &str,
-    bytes: Option<&[u8]>,
+/// The library's request for the input at `path` (already read when `bytes` is given:
+/// stdin), with the `--kept` flag as read.
+fn request<'a>(
+    path: &'a str,
+    bytes: Option<&'a [u8]>,
     retention: Retention,
-    kept_flag: Option<&FlagText>,
-) -> Result<Loaded, InputError> {
-    let read;
-    let bytes = match bytes {
-        Some(b) => b,
-        None => {
-            read = read_source(path)?;
-            &read
-        }
-    };
-    let origin = origin_name(path);
-    let input = input::load(origin, bytes, limits())?;
-    let kept = match kept_flag {
-        Some((o, text, from_file)) => {
-            let ids = input::kept_from_flag(o, text, *from_file)?;
-            if retention == Retention::Given && !from_file {
-                inline_kept_names_a_file(&input.store, &ids, text)?;
-            }
-            Some(ids)
-        }
-        None => input.kept.clone(),
-    };
-    let kept_origin = if kept_flag.is_some() {
-        "--kept"
-    } else {
-        origin
-    };
-    let compaction = Compaction::new(&input.store, retention, kept.as_deref(), kept_origin)?;
-    Ok(Loaded { input, compaction })
-}
-
-/// Refuses `--kept VALUE` (no `@`) whose ids name no record when `VALUE` is a file: the
-/// user meant `@VALUE`, and the message says so rather than suggesting a record id.
-fn inline_kept_names_a_file(
-    store: &crate::record::Store,
-    ids: &[String],
-    value: &str,
-) -> Result<(), InputError> {
-    if ids.iter().all(|id| store.position(id).is_some()) || !std::path::Path::new(value).is_file() {
-        return Ok(());
-    }
-    let value = clean(value);
-    Err(InputError::at(
-        "--kept",
-        "kept",
-        format!(
-            "kept id `{value}` names no record (did you mean `@{value}`? a file of ids is read with @)"
-        ),
-    ))
-}
-
-fn resolve_action(
-    loaded: &Loaded,
-    flag: Option<&FlagText>,
-    origin: &str,
-) -> Result<Action, InputError> {
-    match flag {
-        Some((o, text, _)) => input::action_from_flag(o, text),
-        None => loaded.input.action.clone().ok_or_else(|| {
-            InputError::at(
-                origin,
-                "action",
-                "check needs an action: a document `action` key or --action",
-            )
-        }),
+    kept: Option<&'a FlagText>,
+) -> input::Request<'a> {
+    input::Request {
+        origin: origin_name(path),
+        source: bytes.map_or(input::Source::Path(path), input::Source::Bytes),
+        kept,
+        retention,
+        limits: limits(),
     }
 }
 

@@ -39,25 +39,17 @@ pub(super) fn sweep_cell(
         Some(Err(e)) if path == "-" => Err(e.clone()),
         _ => Ok(None),
     };
-    let loaded = bytes.and_then(|bytes| load_from(path, bytes, retention, None));
-    let judged = loaded.and_then(|loaded| match mode {
-        SweepMode::Check(options) => {
-            let action = resolve_action(&loaded, None, origin_name(path))?;
-            Ok(gate::check(
-                &loaded.input.store,
-                &loaded.compaction,
-                &action,
-                options,
-            ))
-        }
-        SweepMode::Precheck(options, tools) => {
-            let tools = tools_from_read(&loaded.input, tools.cloned())?;
-            Ok(precheck::precheck(
-                &loaded.input.store,
-                &loaded.compaction,
-                &tools,
-                options,
-            ))
+    let judged = bytes.and_then(|bytes| {
+        let request = request(path, bytes, retention, None);
+        match mode {
+            SweepMode::Check(options) => input::load_check(&request, None, |loaded, action| {
+                gate::check(&loaded.input.store, &loaded.compaction, action, options)
+            }),
+            SweepMode::Precheck(options, tools) => {
+                input::load_precheck(&request, tools, |loaded, tools| {
+                    precheck::precheck(&loaded.input.store, &loaded.compaction, tools, options)
+                })
+            }
         }
     });
     match judged {

@@ -33,7 +33,8 @@ pub(super) fn run_validate(args: &ValidateArgs) -> Exit {
             .as_deref()
             .map(|v| flag_text("--kept", v))
             .transpose()?;
-        let loaded = load_from(&args.input, None, Retention::Given, kept.as_ref())?;
+        let request = request(&args.input, None, Retention::Given, kept.as_ref());
+        let loaded = input::load_exact(&request)?;
         let tools = match args.tools.as_deref() {
             Some(v) => {
                 let (o, text, _) = flag_text("--tools", v)?;

@@ -1,8 +1,10 @@
 //! Turning input bytes into a validated store plus the document's `kept`, `action` and
 //! `tools` (SPEC 2). Two forms, told apart by the first JSON value: a document object
 //! with `records`, or a JSON Lines record stream. Flag values (`--kept`, `--action`,
-//! `--tools`) are parsed here too, from text the CLI has already read. The lean
-//! loader's entry points are in `lean`.
+//! `--tools`) are parsed here too, from text the CLI has already read. Commands load
+//! through the one entry in `entry` ([`load_check`], [`load_precheck`], [`pin_report`],
+//! [`load_store`]), which picks the lean loader (`lean`, over [`crate::stream`]) or the
+//! exact one ([`load`]).
 
 use serde_json::Value;
 
@@ -13,12 +15,22 @@ use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
 use crate::stream::{Batch, Member, Plan, Positional};
 
+mod entry;
 mod lean;
 mod source;
 mod texts;
 
-pub use crate::stream::Fallback;
+pub use entry::{
+    FlagText, Loaded, Request, Source, Stored, load_check, load_exact, load_precheck, load_store,
+    load_store_in_view, pin_report, tools_of,
+};
+pub use source::{io_reason, read};
 
+use crate::stream::Fallback;
+
+// The lean loader's own entry points, for the differential tests and fuzz targets that
+// cut an input into chunks of their own; commands go through the entry above.
+#[doc(hidden)]
 pub use lean::{
     Lean, LeanFor, Purpose, lean_digests, lean_digests_from, lean_digests_with, load_lean,
     load_lean_for, load_lean_from, load_lean_ids_from, load_lean_then, load_lean_with,

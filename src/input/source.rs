@@ -6,8 +6,50 @@
 use std::borrow::Cow;
 use std::io::Read;
 
+use crate::error::InputError;
 use crate::record::Limits;
 use crate::stream::{Fallback, Positional};
+
+/// Reads a path, or stdin for `-`, refusing more than the `--max-input-bytes` limit: a
+/// regular file by its size before reading, anything else (a pipe, a device) after
+/// reading one byte past the limit, so that memory stays bounded either way. `role`
+/// (`input`, `kept file`...) names the file in messages, so that a missing `--kept @FILE`
+/// is not taken for a missing input.
+pub fn read(path: &str, role: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
+    let origin = if path == "-" { "<stdin>" } else { path };
+    let cannot =
+        |e: std::io::Error| InputError::at(origin, role, format!("cannot read: {}", io_reason(&e)));
+    let cap = limits.max_input_bytes.saturating_add(1);
+    let mut bytes = Vec::new();
+    if path == "-" {
+        let mut stdin = std::io::stdin().lock();
+        (&mut stdin)
+            .take(cap)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+    } else {
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if meta.is_file() {
+            super::check_size_of(origin, role, meta.len(), limits)?;
+            // Sized once, rather than grown by doubling (a failure only means growing).
+            let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+            let _ = bytes.try_reserve_exact(len.saturating_add(1));
+        }
+        file.take(cap).read_to_end(&mut bytes).map_err(cannot)?;
+    }
+    super::check_size_of(origin, role, bytes.len() as u64, limits)?;
+    Ok(bytes)
+}
+
+/// Why a read or a write failed, as messages say it.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string().to_lowercase(),
+    }
+}
 
 /// Bytes read per chunk by the lean path.
 pub(crate) const CHUNK: usize = 1 << 18;

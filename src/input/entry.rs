@@ -1,0 +1,431 @@
+//! The one loader entry. A command says what it needs (a [`Request`]: the input, the
+//! kept ids, the retention, the limits; and the action, the call or the tools it judges) and [`load_check`] decides how to read it, as [`load_precheck`] does for
+//! a precheck, [`pin_report`] for `pin` and [`load_store`] for a hook adapter. A large input (1 MiB or more) with retention
+//! `given` is read by the lean loader ([`crate::stream`]) for that command alone: in
+//! chunks on two threads, holding only the records the command can consult. Whatever the
+//! lean loader cannot prove fine goes to the exact loader ([`load`]), which reads every
+//! record and reports exactly what it always did. Both give the same report, or the same
+//! error; the caller never learns which one ran.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::lean::{LeanFor, lean_digests_from, load_lean_from, load_lean_ids_from};
+use super::*;
+use crate::compaction::Retention;
+use crate::report::{CompactionSummary, Report};
+
+/// A flag's value as read: where it came from (the flag, or the file after `@`), its
+/// text, and whether it came from a file. An `@FILE` may be a pipe, which can be read
+/// only once, so each flag is read once and its text passed on.
+pub type FlagText = (String, String, bool);
+
+/// Where an input is.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// A file, read by the loader (`-`: standard input).
+    Path(&'a str),
+    /// The input's bytes, already read (standard input, which can be read only once).
+    Bytes(&'a [u8]),
+}
+
+/// An input and how its kept set is obtained: what every command hands the loader.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The input's name in messages (a path, `<stdin>`).
+    pub origin: &'a str,
+    /// Where the input is.
+    pub source: Source<'a>,
+    /// The `--kept` flag as read; `None`: the document's `kept`.
+    pub kept: Option<&'a FlagText>,
+    /// How the kept set is obtained.
+    pub retention: Retention,
+    /// The input limits.
+    pub limits: Limits,
+}
+
+/// An input loaded for a command, with its kept set.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The store and the document's `action` and `tools`. A lean load holds only the
+    /// records the command can consult, and not the document's `kept`: the compaction
+    /// is what they were read for.
+    pub input: Input,
+    /// The kept set under the request's retention.
+    pub compaction: Compaction,
+}
+
+/// Loads the input for `check` of one action (the `--action` flag's as read, else the
+/// document's) and hands it and the action to `judge`, which returns what the command
+/// makes of them (a report, its rendered bytes). On the lean path `judge` runs while the
+/// input's last checks do, and runs again on the exact load if those fail: it must only
+/// compute. Errors are the exact loader's, in its order: the input, the kept ids, the
+/// compaction, then the action.
+pub fn load_check<R>(
+    request: &Request<'_>,
+    action: Option<&FlagText>,
+    mut judge: impl FnMut(Loaded, &Action) -> R,
+) -> Result<R, InputError> {
+    let purpose = action
+        .map(|(o, text, _)| action_from_flag(o, text))
+        .transpose()
+        .ok()
+        .map(Purpose::Check);
+    let lean = lean_given(request, purpose, |lean| {
+        let action = lean.action.ok_or(Fallback)?;
+        let loaded = Loaded {
+            input: lean.input,
+            compaction: lean.compaction,
+        };
+        Ok(judge(loaded, &action))
+    });
+    if let Some(r) = lean {
+        return Ok(r);
+    }
+    let loaded = load_exact(request)?;
+    let action = action_of(&loaded.input, action, request.origin)?;
+    Ok(judge(loaded, &action))
+}
+
+/// [`load_check`] for `check --precheck` of the tools: the `--tools` flag's as read (or
+/// why it could not be), else the document's `tools`, else every tool the records name.
+pub fn load_precheck<R>(
+    request: &Request<'_>,
+    tools: Option<&Result<FlagText, InputError>>,
+    mut judge: impl FnMut(Loaded, &[Tool]) -> R,
+) -> Result<R, InputError> {
+    let purpose = lean_tools(tools).map(Purpose::Precheck);
+    let lean = lean_given(request, purpose, |lean| {
+        let loaded = Loaded {
+            input: lean.input,
+            compaction: lean.compaction,
+        };
+        Ok(judge(loaded, &lean.tools))
+    });
+    if let Some(r) = lean {
+        return Ok(r);
+    }
+    let loaded = load_exact(request)?;
+    let tools = tools_of(&loaded.input, tools)?;
+    Ok(judge(loaded, &tools))
+}
+
+/// Loads every record of the input, with its kept set (for `validate`, which reads
+/// them all).
+pub fn load_exact(request: &Request<'_>) -> Result<Loaded, InputError> {
+    let input = read_exact(request)?;
+    let compaction = exact_compaction(request, &input)?;
+    Ok(Loaded { input, compaction })
+}
+
+/// A store loaded for a hook adapter, which judges the payload's call (or, for
+/// PreCompact, what to keep) itself.
+#[derive(Debug)]
+pub struct Stored {
+    /// The store and the document's `kept`, `action` and `tools` (a lean load: only the
+    /// records the call can consult, and no `kept`).
+    pub input: Input,
+    /// The `--kept` flag's ids, read (the exact load).
+    pub kept: Option<Vec<String>>,
+    /// The kept set for the call (the lean load, which holds only the records the call
+    /// can consult, so the ids cannot be matched against it again); `None`: compute it
+    /// from `kept` and the retention.
+    pub compaction: Option<Compaction>,
+}
+
+/// Loads a hook's store: for the payload's `call` when there is one (the lean loader,
+/// for a large input with retention `given`), else every record.
+pub fn load_store(request: &Request<'_>, call: Option<Action>) -> Result<Stored, InputError> {
+    let purpose = call.map(|call| Purpose::Check(Some(call)));
+    let lean = lean_given(request, purpose, |lean| {
+        Ok(Stored {
+            input: lean.input,
+            kept: None,
+            compaction: Some(lean.compaction),
+        })
+    });
+    if let Some(stored) = lean {
+        return Ok(stored);
+    }
+    let input = read_exact(request)?;
+    let kept = request
+        .kept
+        .map(|flag| kept_of(request, &input, flag))
+        .transpose()?;
+    Ok(Stored {
+        input,
+        kept,
+        compaction: None,
+    })
+}
+
+/// [`load_store`] for a pre-tool hook whose kept set is the records in view of a
+/// transcript (retention `transcript:H`, in the request): `in_view` are their ids, as
+/// the caller found them. The lean loader reads a large store for the call with those
+/// ids kept; `None` when it cannot decide, and the caller loads every record (with
+/// [`load_store`]) and computes the kept set from the transcript itself.
+pub fn load_store_in_view(
+    request: &Request<'_>,
+    call: Action,
+    in_view: Vec<String>,
+) -> Option<Stored> {
+    let (path, bytes) = match request.source {
+        Source::Path(path) => (path, None),
+        Source::Bytes(bytes) => ("-", Some(bytes)),
+    };
+    let purpose = Purpose::Check(Some(call));
+    let lean = load_lean_ids_from(
+        request.origin,
+        path,
+        bytes,
+        in_view,
+        purpose,
+        request.limits,
+        Ok,
+    )
+    .ok()?;
+    let mut compaction = lean.compaction;
+    compaction.retention = request.retention;
+    Some(Stored {
+        input: lean.input,
+        kept: None,
+        compaction: Some(compaction),
+    })
+}
+
+/// The `pin` report (SPEC 6) of the input for the tools (the `--tools` flag's as read,
+/// else the document's, else every tool the records name), with `budget` the ids to
+/// keep. A large input is read by the lean loader; with a budget, in two passes: the
+/// first gathers every record's tokens, the fill runs on those, and the second reads the
+/// id and digest of the records kept (only in the chunks that hold one). A file that
+/// changes between the passes is read again, exactly.
+pub fn pin_report(
+    request: &Request<'_>,
+    tools: Option<&Result<FlagText, InputError>>,
+    budget: Option<u64>,
+    max_calls: usize,
+) -> Result<Report, InputError> {
+    if let Some(report) = lean_pin(request, tools, budget, max_calls) {
+        return Ok(report);
+    }
+    let input = read_exact(request)?;
+    let tools = tools_of(&input, tools)?;
+    Ok(crate::pin::report(&input.store, &tools, budget, max_calls))
+}
+
+/// A lean load for `purpose` under retention `given` (the lean loader's only one);
+/// `None` for another retention, flags it cannot read (`purpose` is `None`), or when it
+/// falls back.
+fn lean_given<R>(
+    request: &Request<'_>,
+    purpose: Option<Purpose>,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Option<R> {
+    if request.retention != Retention::Given {
+        return None;
+    }
+    lean(request, request.kept, purpose?, then)
+}
+
+/// The `--tools` flag's tools for a lean load: `Some(None)` when it was not given,
+/// `None` when it cannot be read or parsed.
+fn lean_tools(flag: Option<&Result<FlagText, InputError>>) -> Option<Option<Vec<Tool>>> {
+    match flag {
+        Some(Ok((o, text, _))) => Some(Some(tools_from_flag(o, text).ok()?)),
+        Some(Err(_)) => None,
+        None => Some(None),
+    }
+}
+
+/// A lean load for `purpose`, handing it to `then`; `None` when the input is too small
+/// for the lean loader to pay, or it falls back.
+fn lean<R>(
+    request: &Request<'_>,
+    kept: Option<&FlagText>,
+    purpose: Purpose,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Option<R> {
+    let (path, bytes) = match request.source {
+        Source::Path(path) => (path, None),
+        Source::Bytes(bytes) => ("-", Some(bytes)),
+    };
+    load_lean_from(
+        request.origin,
+        path,
+        bytes,
+        kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
+        purpose,
+        request.limits,
+        then,
+    )
+    .ok()
+}
+
+/// The input read and loaded by the exact loader.
+fn read_exact(request: &Request<'_>) -> Result<Input, InputError> {
+    match request.source {
+        Source::Bytes(bytes) => load(request.origin, bytes, request.limits),
+        Source::Path(path) => {
+            let bytes = source::read(path, "input", request.limits)?;
+            load(request.origin, &bytes, request.limits)
+        }
+    }
+}
+
+/// The kept set of an exact load under the request's retention: the `--kept` flag's
+/// ids, else the document's.
+fn exact_compaction(request: &Request<'_>, input: &Input) -> Result<Compaction, InputError> {
+    let (kept, origin) = match request.kept {
+        Some(flag) => (Some(kept_of(request, input, flag)?), "--kept"),
+        None => (input.kept.clone(), request.origin),
+    };
+    Compaction::new(&input.store, request.retention, kept.as_deref(), origin)
+}
+
+/// The ids of the `--kept` flag as read. Under retention `given`, an inline value whose
+/// ids name no record but which is a file is refused: the user meant `@VALUE`.
+fn kept_of(
+    request: &Request<'_>,
+    input: &Input,
+    flag: &FlagText,
+) -> Result<Vec<String>, InputError> {
+    let (origin, text, from_file) = flag;
+    let ids = kept_from_flag(origin, text, *from_file)?;
+    if request.retention == Retention::Given && !from_file {
+        inline_kept_names_a_file(&input.store, &ids, text)?;
+    }
+    Ok(ids)
+}
+
+/// Refuses `--kept VALUE` (no `@`) whose ids name no record when `VALUE` is a file: the
+/// user meant `@VALUE`, and the message says so rather than suggesting a record id.
+fn inline_kept_names_a_file(store: &Store, ids: &[String], value: &str) -> Result<(), InputError> {
+    if ids.iter().all(|id| store.position(id).is_some()) || !std::path::Path::new(value).is_file() {
+        return Ok(());
+    }
+    let value = crate::text::clean(value);
+    Err(InputError::at(
+        "--kept",
+        "kept",
+        format!(
+            "kept id `{value}` names no record (did you mean `@{value}`? a file of ids is read with @)"
+        ),
+    ))
+}
+
+/// The action to check: the `--action` flag's, else the document's.
+fn action_of(input: &Input, flag: Option<&FlagText>, origin: &str) -> Result<Action, InputError> {
+    match flag {
+        Some((o, text, _)) => action_from_flag(o, text),
+        None => input.action.clone().ok_or_else(|| {
+            InputError::at(
+                origin,
+                "action",
+                "check needs an action: a document `action` key or --action",
+            )
+        }),
+    }
+}
+
+/// The tools for precheck and pin: the `--tools` flag's as read, else the document's
+/// `tools`, else every tool a policy scope or an effect names exactly (SPEC 2.3).
+pub fn tools_of(
+    input: &Input,
+    flag: Option<&Result<FlagText, InputError>>,
+) -> Result<Vec<Tool>, InputError> {
+    match flag {
+        Some(Ok((o, text, _))) => tools_from_flag(o, text),
+        Some(Err(e)) => Err(e.clone()),
+        None => Ok(input.tools_or_named()),
+    }
+}
+
+/// `pin` by the lean loader, when it can decide (see [`pin_report`]).
+fn lean_pin(
+    request: &Request<'_>,
+    tools: Option<&Result<FlagText, InputError>>,
+    budget: Option<u64>,
+    max_calls: usize,
+) -> Option<Report> {
+    let tools = lean_tools(tools)?;
+    let Some(budget) = budget else {
+        return lean(request, None, Purpose::Pin(tools), |lean| {
+            Ok(crate::pin::report(
+                &lean.input.store,
+                &lean.tools,
+                None,
+                max_calls,
+            ))
+        });
+    };
+    // The file must not change between the two passes.
+    let stamp = |path: &str| {
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.len(), m.modified().ok()?))
+    };
+    let (path, bytes) = match request.source {
+        Source::Path(path) => (path, None),
+        Source::Bytes(bytes) => ("-", Some(bytes)),
+    };
+    let before = match bytes {
+        None => Some(stamp(path)?),
+        Some(_) => None,
+    };
+    let lean = lean(request, None, Purpose::PinBudget(tools), Ok)?;
+    let store = &lean.input.store;
+    let info = lean.budget.as_ref()?;
+    let pins = crate::pin::pin(store, &lean.tools, max_calls);
+    let pinned: Vec<u64> = pins
+        .positions
+        .iter()
+        .filter_map(|&p| store.get(p).map(|r| r.seq))
+        .collect();
+    let kept = match crate::pin::fill_seqs(&info.tokens, &pinned, budget) {
+        Err(over) => Err(over),
+        Ok((seqs, kept_tokens)) => {
+            // Held records carry their digest: the second pass reads only the others.
+            let held: BTreeMap<u64, &Record> = store.records().iter().map(|r| (r.seq, r)).collect();
+            let wanted: BTreeSet<u64> = seqs
+                .iter()
+                .copied()
+                .filter(|s| !held.contains_key(s))
+                .collect();
+            let mut found =
+                lean_digests_from(request.origin, path, bytes, info, &wanted, request.limits)
+                    .ok()?;
+            if bytes.is_none() && stamp(path) != before {
+                return None;
+            }
+            for s in &seqs {
+                if let Some(r) = held.get(s) {
+                    found.insert(*s, (r.id.clone(), r.digest));
+                }
+            }
+            let kept: Vec<(&String, &[u8; 32])> = seqs
+                .iter()
+                .filter_map(|s| found.get(s).map(|(id, d)| (id, d)))
+                .collect();
+            let total = store.total();
+            let summary = CompactionSummary {
+                records: total,
+                kept: kept.len(),
+                dropped: total.checked_sub(kept.len())?,
+                retention: Retention::Given.to_string(),
+                kept_sha256: crate::compaction::fingerprint_of(
+                    kept.iter().map(|(id, d)| (id.as_str(), *d)),
+                ),
+            };
+            Ok(crate::pin::Kept {
+                ids: kept.iter().map(|(id, _)| (*id).clone()).collect(),
+                compaction: summary,
+                kept_tokens,
+            })
+        }
+    };
+    Some(crate::pin::assemble(
+        store,
+        &lean.tools,
+        Some(budget),
+        pins,
+        Some(kept),
+    ))
+}
