@@ -39,6 +39,19 @@ impl fmt::Display for Retention {
     }
 }
 
+impl Retention {
+    /// For a retention that keeps the records at the ends of the `seq` order: how many
+    /// it keeps from the start and from the end (`head_tail:K`: K and K, `recency:K`: 0
+    /// and K).
+    pub fn ends(self) -> Option<(usize, usize)> {
+        match self {
+            Retention::HeadTail(k) => Some((k, k)),
+            Retention::Recency(k) => Some((0, k)),
+            Retention::Given | Retention::Transcript(_) => None,
+        }
+    }
+}
+
 impl FromStr for Retention {
     type Err = String;
 
@@ -142,11 +155,13 @@ impl Compaction {
         }
     }
 
-    /// The compaction a lean load computed: `kept` is aligned with the lean store's
-    /// positions, `kept_hashes` holds [`crate::ids::id_hash`] of every kept record's id
-    /// (`kept_count` of them, distinct), `kept_sha256` is the fingerprint over all of them.
+    /// The compaction a lean load computed under `retention`: `kept` is aligned with the
+    /// lean store's positions, `kept_hashes` holds [`crate::ids::id_hash`] of every kept
+    /// record's id (`kept_count` of them, distinct), `kept_sha256` is the fingerprint over
+    /// all of them.
     pub(crate) fn lean(
         store: &Store,
+        retention: Retention,
         kept: Vec<bool>,
         mut kept_hashes: Vec<u64>,
         kept_sha256: String,
@@ -154,7 +169,7 @@ impl Compaction {
         crate::ids::radix_sort(&mut kept_hashes, Vec::new());
         let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
-            retention: Retention::Given,
+            retention,
             kept,
             kept_count: kept_hashes.len(),
             total: store.total(),

@@ -270,6 +270,10 @@ fn a_pre_tool_hook_on_a_large_store_replies_as_on_the_exact_load() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+fn source_is_bytes(source: &input::Source<'_>) -> bool {
+    matches!(source, input::Source::Bytes(_))
+}
+
 /// The big store as a document, with its own `kept` and `action`.
 fn big_document(kept: &[&str], action: &str) -> String {
     let store = big_store();
@@ -300,6 +304,8 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
         Retention::Given,
         Retention::HeadTail(8),
         Retention::Recency(16),
+        Retention::HeadTail(0),
+        Retention::HeadTail(5000),
     ] {
         let kept = kept_from_flag("--kept", kept_text, false).unwrap();
         let c = Compaction::new(&exact.store, retention, Some(&kept), "--kept").unwrap();
@@ -316,7 +322,9 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
             let request = input::Request {
                 origin: &p,
                 source,
-                kept: Some(&kept_flag),
+                // Under another retention, with --kept too (the exact loader reads it).
+                kept: (retention == Retention::Given || source_is_bytes(&source))
+                    .then_some(&kept_flag),
                 retention,
                 limits: Limits::default(),
             };
@@ -344,6 +352,51 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
             assert_eq!(got, want_precheck, "precheck {retention} {source:?}");
         }
     }
+    // A retention that keeps the ends of the `seq` order, on an input whose lines are
+    // not in `seq` order (its first and last lines swapped, and a line in the middle moved
+    // to the end): the kept set is still read by `seq`.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    lines.swap(0, n - 1);
+    let middle = lines.remove(n / 2);
+    lines.push(middle);
+    let shuffled = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let q = scratch.file("shuffled.jsonl", shuffled.as_bytes());
+    let exact = input::load(&q, shuffled.as_bytes(), Limits::default()).unwrap();
+    for retention in [
+        Retention::HeadTail(8),
+        Retention::Recency(3),
+        Retention::HeadTail(0),
+    ] {
+        let c = Compaction::new(&exact.store, retention, None, &q).unwrap();
+        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
+        let want = Report::check(&a, &c, outcome).render(Format::Json);
+        for source in [
+            input::Source::Path(&q),
+            input::Source::Bytes(shuffled.as_bytes()),
+        ] {
+            let request = input::Request {
+                origin: &q,
+                source,
+                kept: None,
+                retention,
+                limits: Limits::default(),
+            };
+            let got = input::load_check(&request, Some(&action_flag), |loaded, action| {
+                let outcome = omission_gate::gate::check(
+                    &loaded.input.store,
+                    &loaded.compaction,
+                    action,
+                    Default::default(),
+                );
+                Report::check(action, &loaded.compaction, outcome).render(Format::Json)
+            })
+            .unwrap();
+            assert_eq!(got, want, "shuffled {retention} {source:?}");
+        }
+    }
+    let exact = input::load(&p, text.as_bytes(), Limits::default()).unwrap();
+
     // pin --budget's two passes, from the file and from bytes already read.
     let tools = ("--tools".to_string(), "pay".to_string(), false);
     let t = tools_from_flag("--tools", "pay").unwrap();

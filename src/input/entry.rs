@@ -65,18 +65,19 @@ pub fn load_check<R>(
     action: Option<&FlagText>,
     mut judge: impl FnMut(Loaded, &Action) -> R,
 ) -> Result<R, InputError> {
-    let purpose = action
+    let parsed = action
         .map(|(o, text, _)| action_from_flag(o, text))
         .transpose()
-        .ok()
-        .map(Purpose::Check);
-    let lean = lean_given(request, purpose, |lean| {
-        let action = lean.action.ok_or(Fallback)?;
-        let loaded = Loaded {
-            input: lean.input,
-            compaction: lean.compaction,
-        };
-        Ok(judge(loaded, &action))
+        .ok();
+    let lean = parsed.and_then(|parsed| {
+        lean_check(request, parsed, |lean| {
+            let action = lean.action.ok_or(Fallback)?;
+            let loaded = Loaded {
+                input: lean.input,
+                compaction: lean.compaction,
+            };
+            Ok(judge(loaded, &action))
+        })
     });
     if let Some(r) = lean {
         return Ok(r);
@@ -135,12 +136,13 @@ pub struct Stored {
 /// Loads a hook's store: for the payload's `call` when there is one (the lean loader,
 /// for a large input with retention `given`), else every record.
 pub fn load_store(request: &Request<'_>, call: Option<Action>) -> Result<Stored, InputError> {
-    let purpose = call.map(|call| Purpose::Check(Some(call)));
-    let lean = lean_given(request, purpose, |lean| {
-        Ok(Stored {
-            input: lean.input,
-            kept: None,
-            compaction: Some(lean.compaction),
+    let lean = call.and_then(|call| {
+        lean_check(request, Some(call), |lean| {
+            Ok(Stored {
+                input: lean.input,
+                kept: None,
+                compaction: Some(lean.compaction),
+            })
         })
     });
     if let Some(stored) = lean {
@@ -224,6 +226,79 @@ fn lean_given<R>(
         return None;
     }
     lean(request, request.kept, purpose?, then)
+}
+
+/// A lean `check` of `action` (`None`: the document's), under the request's retention:
+/// `given`, or one that keeps the ends of the `seq` order, whose kept ids are read from
+/// the input's first and last lines (see [`ends_of`]) and borne out by the load.
+fn lean_check<R>(
+    request: &Request<'_>,
+    action: Option<Action>,
+    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
+) -> Option<R> {
+    if request.retention == Retention::Given {
+        return lean(request, request.kept, Purpose::Check(action), then);
+    }
+    // The exact loader reads a `--kept` value under any retention (and refuses a bad one).
+    if request.kept.is_some() {
+        return None;
+    }
+    let ids = ends_of(request)?;
+    let kept = (
+        "--kept".to_string(),
+        serde_json::to_string(&ids).ok()?,
+        false,
+    );
+    let purpose = Purpose::CheckUnder(request.retention, action);
+    lean(request, Some(&kept), purpose, then)
+}
+
+/// Bytes read at each end of an input for [`ends_of`].
+const ENDS_READ: usize = 1 << 18;
+
+/// The ids of the records a retention that keeps the ends of the `seq` order would keep
+/// if the input were JSON Lines in `seq` order (as a harness appends them): its first
+/// `head` and last `tail` lines, each a record object with an `id` and a `seq`. Only a
+/// guess, which the lean load checks against every record's `seq`; `None` when the lines
+/// are not there to read (a document, a retention that keeps many).
+fn ends_of(request: &Request<'_>) -> Option<Vec<String>> {
+    let (head, tail) = request.retention.ends()?;
+    let (start, end) = match request.source {
+        Source::Bytes(bytes) => (
+            bytes.get(..ENDS_READ.min(bytes.len()))?.to_vec(),
+            bytes.get(bytes.len().saturating_sub(ENDS_READ)..)?.to_vec(),
+        ),
+        Source::Path(path) => source::ends(path, ENDS_READ)?,
+    };
+    let whole = |text: &[u8], at_start: bool| -> Vec<Vec<u8>> {
+        let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        // A line cut by the window is not read: the last of the start, the first of the end.
+        if at_start {
+            lines.pop();
+        } else if text.len() == ENDS_READ {
+            lines.remove(0);
+        }
+        lines
+            .into_iter()
+            .filter(|l| !json::is_blank(l))
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let first = whole(&start, true);
+    let last = whole(&end, false);
+    let lines = first
+        .get(..head)?
+        .iter()
+        .chain(last.get(last.len().checked_sub(tail)?..)?);
+    lines
+        .map(|line| {
+            let Value::Object(record) = json::parse(line).ok()? else {
+                return None;
+            };
+            record.get("seq")?.as_u64()?;
+            Some(record.get("id")?.as_str()?.to_string())
+        })
+        .collect()
 }
 
 /// The `--tools` flag's tools for a lean load: `Some(None)` when it was not given,

@@ -4,6 +4,7 @@
 //! [`Fallback`] sends the caller to the exact loader.
 
 use super::*;
+use crate::compaction::Retention;
 
 /// A `check` read by the lean loader ([`crate::stream`]): the input, and the compaction
 /// it was loaded for.
@@ -64,6 +65,11 @@ pub enum Purpose {
     Pin(Option<Vec<Tool>>),
     /// `pin --budget`, as `Pin`, gathering every record's tokens too.
     PinBudget(Option<Vec<Tool>>),
+    /// `check`, as `Check`, under a retention that keeps the ends of the `seq` order
+    /// (`head_tail:K`, `recency:K`): the kept ids given are the ones it keeps as read from
+    /// the input's first and last records, and the load falls back unless every record's
+    /// `seq` bears them out.
+    CheckUnder(Retention, Option<Action>),
 }
 
 /// A lean load for some [`Purpose`].
@@ -314,7 +320,9 @@ impl Purpose {
         budget: Option<crate::stream::Budget>,
     ) -> LeanFor {
         let (action, tools) = match self {
-            Purpose::Check(a) => (a.or_else(|| input.action.clone()), Vec::new()),
+            Purpose::Check(a) | Purpose::CheckUnder(_, a) => {
+                (a.or_else(|| input.action.clone()), Vec::new())
+            }
             Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => {
                 (None, t.unwrap_or_else(|| input.tools_or_named()))
             }
@@ -336,7 +344,7 @@ impl Purpose {
         doc_tools: Option<&Vec<Tool>>,
     ) -> Result<Option<Vec<String>>, Fallback> {
         match self {
-            Purpose::Check(a) => a
+            Purpose::Check(a) | Purpose::CheckUnder(_, a) => a
                 .as_ref()
                 .or(doc_action)
                 .map(|a| Some(vec![a.tool.clone()]))
@@ -362,6 +370,7 @@ impl Purpose {
             Purpose::Pin(_) => plan.for_pin(),
             Purpose::Precheck(_) => plan.for_patterns(),
             Purpose::Check(_) => plan,
+            Purpose::CheckUnder(retention, _) => plan.under(*retention),
         }
     }
 }

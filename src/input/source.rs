@@ -42,6 +42,24 @@ pub fn read(path: &str, role: &str, limits: Limits) -> Result<Vec<u8>, InputErro
     Ok(bytes)
 }
 
+/// The first and the last `len` bytes of the file at `path` (all of it in both, when it
+/// is shorter); `None` when it cannot be read.
+pub(crate) fn ends(path: &str, len: usize) -> Option<(Vec<u8>, Vec<u8>)> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let mut start = Vec::new();
+    Read::by_ref(&mut file)
+        .take(len as u64)
+        .read_to_end(&mut start)
+        .ok()?;
+    file.seek(SeekFrom::Start(size.saturating_sub(len as u64)))
+        .ok()?;
+    let mut end = Vec::new();
+    file.take(len as u64).read_to_end(&mut end).ok()?;
+    Some((start, end))
+}
+
 /// Why a read or a write failed, as messages say it.
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {

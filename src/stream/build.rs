@@ -92,7 +92,7 @@ pub(super) fn build(
         .map(|r| plan.kept_index(&r.id, id_hash(r.id.as_bytes())).is_some())
         .collect();
     let hashes = plan.kept_hashes.clone();
-    let compaction = Compaction::lean(&store, mask, hashes, fingerprint()?);
+    let compaction = Compaction::lean(&store, plan.retention, mask, hashes, fingerprint()?);
     Ok((store, compaction))
 }
 

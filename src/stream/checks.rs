@@ -184,3 +184,42 @@ pub(super) fn has_duplicate(
 /// How many top bits [`has_duplicate`] orders by: a pass of [`crate::ids::TOP_BITS`], then three of
 /// at most [`crate::ids::DIGIT_BITS`] within each run.
 pub(super) const RUN_BITS: u32 = 33;
+
+/// Whether the kept records (the `seq`s of their digests) are exactly the `head` lowest
+/// and the `tail` highest `seq`s of all the records (`seqs`, distinct): the kept set of a
+/// retention that keeps the ends of the `seq` order.
+pub(super) fn kept_by_seq(
+    (head, tail): (usize, usize),
+    seqs: [&[u64]; 2],
+    digests: [&[Digested]; 2],
+) -> bool {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n = seqs.iter().map(|s| s.len()).sum::<usize>();
+    let mut kept: Vec<u64> = digests.iter().flat_map(|d| d.iter().map(|x| x.0)).collect();
+    if head.saturating_add(tail) >= n {
+        return kept.len() == n;
+    }
+    // The lowest `head` (a max-heap) and the highest `tail` (a min-heap), in one pass.
+    let mut low: BinaryHeap<u64> = BinaryHeap::with_capacity(head + 1);
+    let mut high: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(tail + 1);
+    for &q in seqs.iter().flat_map(|s| s.iter()) {
+        if head > 0 && (low.len() < head || low.peek().is_some_and(|&top| q < top)) {
+            low.push(q);
+            if low.len() > head {
+                low.pop();
+            }
+        }
+        if tail > 0 && (high.len() < tail || high.peek().is_some_and(|&Reverse(top)| q > top)) {
+            high.push(Reverse(q));
+            if high.len() > tail {
+                high.pop();
+            }
+        }
+    }
+    let mut want = low.into_vec();
+    want.extend(high.into_iter().map(|Reverse(q)| q));
+    want.sort_unstable();
+    kept.sort_unstable();
+    want == kept
+}

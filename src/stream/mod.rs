@@ -32,7 +32,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::compaction::{Compaction, fingerprint_of};
+use crate::compaction::{Compaction, Retention, fingerprint_of};
 use crate::ids::{id_hash, radix_sort_from};
 use crate::json;
 use crate::record::{
@@ -204,6 +204,13 @@ fn finish<R>(
             .windows(2)
             .all(|w| matches!(w, [x, y] if x.last < y.first));
     if !rising && has_duplicate([&mut a.seqs, &mut b.seqs], true, [Vec::new(), Vec::new()]) {
+        return Err(Fallback);
+    }
+    // Kept ids read from the input's ends for a retention: they must be the records it
+    // keeps by `seq`.
+    if let Some(ends) = plan.retention.ends()
+        && !kept_by_seq(ends, [&a.seqs, &b.seqs], [&a.digests, &b.digests])
+    {
         return Err(Fallback);
     }
     let total = a.hashes.len() + b.hashes.len();

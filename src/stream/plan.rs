@@ -62,6 +62,10 @@ pub struct Plan<'a> {
     /// For `pin --budget`: gather every record's tokens (see [`Budget`]), and digest
     /// every record parsed by the strict path (so each held record has its digest).
     pub(super) count_tokens: bool,
+    /// How the kept ids were obtained: for a retention other than `given`, the ids are
+    /// what the loader was told the retention keeps, and the load falls back unless the
+    /// records' `seq`s bear that out (see [`Retention::keeps`]).
+    pub(super) retention: Retention,
     /// Limits for the strict path.
     pub(super) limits: Limits,
     /// The file name, for the strict path's messages (never shown: errors fall back).
@@ -94,6 +98,7 @@ impl<'a> Plan<'a> {
             patterns: false,
             pin: false,
             count_tokens: false,
+            retention: Retention::Given,
             limits,
             origin: origin.to_string(),
         };
@@ -146,6 +151,14 @@ impl<'a> Plan<'a> {
     /// every held record its digest.
     pub fn counting_tokens(mut self) -> Plan<'a> {
         self.count_tokens = true;
+        self
+    }
+
+    /// The kept ids are those `retention` keeps (as the caller read them from the input's
+    /// first and last records): the compaction is under `retention`, and the load falls
+    /// back unless the kept records are exactly the ones it keeps by `seq`.
+    pub fn under(mut self, retention: Retention) -> Plan<'a> {
+        self.retention = retention;
         self
     }
 
