@@ -134,7 +134,7 @@ pub struct Stored {
 }
 
 /// Loads a hook's store: for the payload's `call` when there is one (the lean loader,
-/// for a large input with retention `given`), else every record.
+/// as for [`load_check`]), else every record.
 pub fn load_store(request: &Request<'_>, call: Option<Action>) -> Result<Stored, InputError> {
     let lean = call.and_then(|call| {
         lean_check(request, Some(call), |lean| {
