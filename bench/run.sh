@@ -275,6 +275,9 @@ else
     say "   fx1_check: n/a ($FX1 missing)"
 fi
 bench version version "$STARTUP_RUNS" "$STARTUP_WARMUP" "$GATE" --version
+# sweep: one cell (fx1 under given: the same work as fx1_check, through sweep), and the
+# demo's whole table (7 fixtures x 3 retentions, 21 cells; shown, no target).
+bench sweep_fx1 sweep "$STARTUP_RUNS" "$STARTUP_WARMUP" "$GATE" sweep "$FX1" --retention given
 bench sweep_fx sweep "$STARTUP_RUNS" "$STARTUP_WARMUP" "$GATE" sweep fixtures/fx1_refund_thread.json \
     fixtures/fx2_superseded_fact.json fixtures/fx3_genuinely_safe.json fixtures/fx4_rolling_summary.json \
     fixtures/fx5_unresolved_field.json fixtures/fx6_stale_permit.json fixtures/fx7_stale_deny.json \
@@ -303,7 +306,7 @@ def load(name):
     return d
 
 names = ["floor_1m", "check_1m", "check_100k", "precheck_1m", "pin_1m", "document_1m",
-         "hook_1m", "headtail_1m", "fx1_check", "sweep_fx", "version"]
+         "hook_1m", "headtail_1m", "fx1_check", "sweep_fx1", "sweep_fx", "version"]
 m = {n: load(n) for n in names}
 
 # (row label, name, baseline name or None, what the ratio is, target, limit)
@@ -320,7 +323,8 @@ rows = [
     ("hook_1m peak RSS", "hook_1m", "rss", "MiB", 64.0),
     ("headtail_1m", "headtail_1m", "check_1m", "head_tail/check", 1.25),
     ("fx1_check", "fx1_check", "version", "fx1 check/--version", 1.5),
-    ("sweep_fx", "sweep_fx", "fx1_check", "sweep/fx1 check", 1.25),
+    ("sweep_fx1", "sweep_fx1", "fx1_check", "sweep/check, one cell", 1.25),
+    ("sweep_fx (21 cells)", "sweep_fx", None, None, None),
     ("version", "version", None, None, None),
 ]
 
