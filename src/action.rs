@@ -2,8 +2,76 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use thiserror::Error;
 
-use crate::predicate::check_numbers;
+use crate::predicate::{ValueError, check_numbers};
+use crate::schema::SchemaError;
+use crate::text::clean;
+
+/// Why a proposed call is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ActionError {
+    /// Not a JSON object.
+    #[error("the action must be an object {{\"tool\": ..., \"params\": {{...}}}}")]
+    NotObject,
+    /// A key other than `tool` and `params`.
+    #[error("unknown key `{}` in the action (it takes `tool` and `params`)", clean(.0))]
+    UnknownKey(String),
+    /// A `tool` that is not a non-empty string.
+    #[error("the action's `tool` must be a non-empty string")]
+    Tool,
+    /// No `tool`.
+    #[error("the action has no `tool`")]
+    NoTool,
+    /// `params` that are not an object.
+    #[error("the action's `params` must be an object")]
+    Params,
+    /// A value in `params` the gate cannot compare or carry.
+    #[error("the action's `params`: {0}")]
+    Value(ValueError),
+}
+
+/// Why a tool definition, or a list of them, is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ToolError {
+    /// Neither a name nor an object.
+    #[error("a tool is a name or an object {{\"name\": ..., \"input_schema\": {{...}}}}")]
+    Shape,
+    /// An object without a non-empty string `name`.
+    #[error("a tool needs a non-empty string `name`")]
+    Name,
+    /// A schema under more than one of the names harnesses use (the tool's name).
+    #[error(
+        "tool `{}` has more than one of input_schema, parameters, inputSchema",
+        clean(.0)
+    )]
+    SchemaTwice(String),
+    /// A schema that is neither an object nor a boolean (the tool's name).
+    #[error("the schema of tool `{}` must be a JSON Schema object", clean(.0))]
+    SchemaShape(String),
+    /// A value in a schema the gate cannot compare or carry.
+    #[error("the schema of tool `{}`: {error}", clean(tool))]
+    SchemaValue {
+        /// The tool's name.
+        tool: String,
+        /// Why the value is refused.
+        error: ValueError,
+    },
+    /// A schema keyword the gate models, with a malformed value.
+    #[error("the schema of tool `{}`: {error}", clean(tool))]
+    Schema {
+        /// The tool's name.
+        tool: String,
+        /// What is malformed, and where.
+        error: SchemaError,
+    },
+    /// A list that is not an array.
+    #[error("tools must be an array")]
+    NotArray,
+    /// A name listed twice.
+    #[error("tool `{}` is listed twice", clean(.0))]
+    Twice(String),
+}
 
 /// A concrete proposed tool call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,28 +84,24 @@ pub struct Action {
 
 impl Action {
     /// Reads `{"tool": ..., "params": {...}}`.
-    pub fn from_json(value: &Value) -> Result<Action, String> {
+    pub fn from_json(value: &Value) -> Result<Action, ActionError> {
         let Value::Object(obj) = value else {
-            return Err("the action must be an object {\"tool\": ..., \"params\": {...}}".into());
+            return Err(ActionError::NotObject);
         };
         if let Some(k) = obj.keys().find(|k| *k != "tool" && *k != "params") {
-            return Err(format!(
-                "unknown key `{}` in the action (it takes `tool` and `params`)",
-                crate::text::clean(k)
-            ));
+            return Err(ActionError::UnknownKey(k.clone()));
         }
         let tool = match obj.get("tool") {
             Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(_) => return Err("the action's `tool` must be a non-empty string".into()),
-            None => return Err("the action has no `tool`".into()),
+            Some(_) => return Err(ActionError::Tool),
+            None => return Err(ActionError::NoTool),
         };
         let params = match obj.get("params") {
             None => Map::new(),
             Some(Value::Object(m)) => m.clone(),
-            Some(_) => return Err("the action's `params` must be an object".into()),
+            Some(_) => return Err(ActionError::Params),
         };
-        check_numbers(&Value::Object(params.clone()))
-            .map_err(|e| format!("the action's `params`: {e}"))?;
+        check_numbers(&Value::Object(params.clone())).map_err(ActionError::Value)?;
         Ok(Action { tool, params })
     }
 
@@ -74,7 +138,7 @@ impl Tool {
     /// Reads one tool: a bare name, or an object with `name` and optionally a schema under
     /// one of the names harnesses use. OpenAI's `{"type":"function","function":{...}}`
     /// wrapper is unwrapped. Other keys (descriptions and such) are ignored.
-    pub fn from_json(value: &Value) -> Result<Tool, String> {
+    pub fn from_json(value: &Value) -> Result<Tool, ToolError> {
         match value {
             Value::String(s) if !s.is_empty() => Ok(Tool {
                 name: s.clone(),
@@ -89,46 +153,36 @@ impl Tool {
                 }
                 let name = match obj.get("name") {
                     Some(Value::String(s)) if !s.is_empty() => s.clone(),
-                    _ => return Err("a tool needs a non-empty string `name`".into()),
+                    _ => return Err(ToolError::Name),
                 };
                 let schemas: Vec<&Value> = SCHEMA_KEYS.iter().filter_map(|k| obj.get(*k)).collect();
                 let input_schema = match schemas.as_slice() {
                     [] => None,
                     [one] => Some((*one).clone()),
-                    _ => {
-                        return Err(format!(
-                            "tool `{}` has more than one of input_schema, parameters, inputSchema",
-                            crate::text::clean(&name)
-                        ));
-                    }
+                    _ => return Err(ToolError::SchemaTwice(name)),
                 };
                 if let Some(s) = &input_schema {
                     if !s.is_object() && !s.is_boolean() {
-                        return Err(format!(
-                            "the schema of tool `{}` must be a JSON Schema object",
-                            crate::text::clean(&name)
-                        ));
+                        return Err(ToolError::SchemaShape(name));
                     }
-                    check_numbers(s).map_err(|e| {
-                        format!("the schema of tool `{}`: {e}", crate::text::clean(&name))
-                    })?;
-                    crate::schema::Schema::compile(s, &mut std::collections::BTreeSet::new())
-                        .map_err(|e| {
-                            format!("the schema of tool `{}`: {e}", crate::text::clean(&name))
-                        })?;
+                    if let Err(error) = check_numbers(s) {
+                        return Err(ToolError::SchemaValue { tool: name, error });
+                    }
+                    let mut ignored = std::collections::BTreeSet::new();
+                    if let Err(error) = crate::schema::Schema::compile(s, &mut ignored) {
+                        return Err(ToolError::Schema { tool: name, error });
+                    }
                 }
                 Ok(Tool { name, input_schema })
             }
-            _ => {
-                Err("a tool is a name or an object {\"name\": ..., \"input_schema\": {...}}".into())
-            }
+            _ => Err(ToolError::Shape),
         }
     }
 
     /// Reads a list of tools: a JSON array of tools.
-    pub fn list_from_json(value: &Value) -> Result<Vec<Tool>, String> {
+    pub fn list_from_json(value: &Value) -> Result<Vec<Tool>, ToolError> {
         let Value::Array(items) = value else {
-            return Err("tools must be an array".into());
+            return Err(ToolError::NotArray);
         };
         let tools = items
             .iter()
@@ -136,11 +190,8 @@ impl Tool {
             .collect::<Result<Vec<_>, _>>()?;
         let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         names.sort_unstable();
-        if let Some(w) = names.windows(2).find(|w| w.first() == w.get(1)) {
-            return Err(format!(
-                "tool `{}` is listed twice",
-                crate::text::clean(w.first().copied().unwrap_or(""))
-            ));
+        if let Some([twice, _]) = names.windows(2).find(|w| w.first() == w.get(1)) {
+            return Err(ToolError::Twice(twice.to_string()));
         }
         Ok(tools)
     }
@@ -151,7 +202,7 @@ mod tests {
     use super::*;
     use crate::json::parse;
 
-    fn action(text: &str) -> Result<Action, String> {
+    fn action(text: &str) -> Result<Action, ActionError> {
         Action::from_json(&parse(text.as_bytes()).unwrap())
     }
 
@@ -202,9 +253,16 @@ mod tests {
         let v =
             parse(br#"[{"name":"t","input_schema":{"properties":{"n":{"type":"int"}}}}]"#).unwrap();
         let err = Tool::list_from_json(&v).unwrap_err();
-        assert!(
-            err.contains("tool `t`") && err.contains("/properties/n/type"),
-            "{err}"
+        let ToolError::Schema { tool, error } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            (tool.as_str(), error.at.as_str()),
+            ("t", "/properties/n/type")
+        );
+        assert_eq!(
+            err.to_string(),
+            r#"the schema of tool `t`: /properties/n/type: unknown type "int" (null, boolean, integer, number, string, array, object)"#
         );
     }
 }

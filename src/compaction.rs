@@ -52,22 +52,30 @@ impl Retention {
     }
 }
 
-impl FromStr for Retention {
-    type Err = String;
+/// A `--retention` value the gate cannot read: the value as given, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RetentionError {
+    /// A known strategy whose count `K` is not a non-negative integer.
+    #[error("retention `{}`: K must be a non-negative integer", clean(.0))]
+    Count(String),
+    /// No strategy of that name (or `given` with a count).
+    #[error("unknown retention `{}` (given, head_tail:K or recency:K)", clean(.0))]
+    Unknown(String),
+}
 
-    fn from_str(s: &str) -> Result<Retention, String> {
+impl FromStr for Retention {
+    type Err = RetentionError;
+
+    fn from_str(s: &str) -> Result<Retention, RetentionError> {
         let count = |k: &str| {
             k.parse::<usize>()
-                .map_err(|_| format!("retention `{}`: K must be a non-negative integer", clean(s)))
+                .map_err(|_| RetentionError::Count(s.to_string()))
         };
         match s.split_once(':') {
             None if s == "given" => Ok(Retention::Given),
             Some(("head_tail", k)) => Ok(Retention::HeadTail(count(k)?)),
             Some(("recency", k)) => Ok(Retention::Recency(count(k)?)),
-            _ => Err(format!(
-                "unknown retention `{}` (given, head_tail:K or recency:K)",
-                clean(s)
-            )),
+            _ => Err(RetentionError::Unknown(s.to_string())),
         }
     }
 }
@@ -473,6 +481,19 @@ mod tests {
         ] {
             assert!(bad.parse::<Retention>().is_err(), "{bad}");
         }
+        // A known strategy with a bad count says so; anything else is unknown.
+        assert_eq!(
+            "recency:x".parse::<Retention>(),
+            Err(RetentionError::Count("recency:x".into()))
+        );
+        assert_eq!(
+            "given:1".parse::<Retention>(),
+            Err(RetentionError::Unknown("given:1".into()))
+        );
+        assert_eq!(
+            "tail:3".parse::<Retention>().unwrap_err().to_string(),
+            "unknown retention `tail:3` (given, head_tail:K or recency:K)"
+        );
         assert_eq!(Retention::HeadTail(8).to_string(), "head_tail:8");
     }
 

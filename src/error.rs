@@ -2,8 +2,16 @@
 //!
 //! Every message is one line, names where the problem is (file and line:col for JSON
 //! syntax, the record id for a bad record, the flag or key otherwise) and what to fix.
+//! What the lower modules refuse (a record, the action, the tools, a value) is carried
+//! typed ([`Reason`]); the loaders, the hook adapters and the CLI word their own
+//! refusals ([`InputError::At`]).
 
+use serde_json::Value;
 use thiserror::Error;
+
+use crate::action::{ActionError, ToolError};
+use crate::predicate::ValueError;
+use crate::record::{RecordError, RecordProblem};
 
 /// Input the gate refuses: ERROR `invalid-input`, exit 2.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -30,6 +38,47 @@ pub enum InputError {
         /// What is wrong.
         message: String,
     },
+    /// Well-formed JSON that a lower module refuses, with its reason.
+    #[error("{origin}: {}{}", place_part(.origin, .place), elide(.reason.to_string()))]
+    Invalid {
+        /// The file, `<stdin>` or flag the value came from.
+        origin: String,
+        /// Where in it: a record, a key, a flag.
+        place: String,
+        /// What is wrong (boxed: a `Result` carrying an error stays small).
+        reason: Box<Reason>,
+    },
+}
+
+/// Why a lower module refused a value: its own error, with its data.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Reason {
+    /// A record, alone or among the others.
+    #[error(transparent)]
+    Record(#[from] RecordProblem),
+    /// The proposed call.
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    /// The tools.
+    #[error(transparent)]
+    Tools(#[from] ToolError),
+    /// A list of kept ids.
+    #[error(transparent)]
+    Kept(#[from] KeptError),
+    /// A value the gate compares or carries (a hook's call params).
+    #[error(transparent)]
+    Value(#[from] ValueError),
+}
+
+/// Why a JSON list of kept ids is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeptError {
+    /// Not an array.
+    #[error("must be an array of record ids")]
+    NotArray,
+    /// An element that is not a string: the element.
+    #[error("expected a record id string, found {}", crate::json::json_text(.0))]
+    NotId(Value),
 }
 
 impl InputError {
@@ -40,6 +89,24 @@ impl InputError {
             place: elide(place.into()),
             message: elide(message.into()),
         }
+    }
+
+    /// A value refused by a lower module, at a named place in a named origin.
+    pub fn invalid(
+        origin: &str,
+        place: impl Into<String>,
+        reason: impl Into<Reason>,
+    ) -> InputError {
+        InputError::Invalid {
+            origin: elide(crate::text::clean(origin).into_owned()),
+            place: elide(place.into()),
+            reason: Box::new(reason.into()),
+        }
+    }
+
+    /// A record refused, from the input `origin`.
+    pub fn record(origin: &str, err: RecordError) -> InputError {
+        InputError::invalid(origin, err.at.to_string(), err.problem)
     }
 
     /// A JSON syntax error, with the line and column shifted by `line_offset` lines
@@ -99,6 +166,42 @@ mod tests {
         assert!(text.ends_with("xxx`: missing key `seq`"), "{text}");
         let short = InputError::at("in.json", "record `a`", "missing key `seq`");
         assert_eq!(short.to_string(), "in.json: record `a`: missing key `seq`");
+    }
+
+    #[test]
+    fn a_typed_reason_reads_as_its_worded_form_and_is_cut_the_same() {
+        use crate::record::{Place, RecordAt};
+        let err = RecordError {
+            at: RecordAt::Id("a".into()),
+            problem: RecordProblem::Missing("seq"),
+        };
+        let typed = InputError::record("in.json", err);
+        assert_eq!(typed.to_string(), "in.json: record `a`: missing key `seq`");
+        let at_line = RecordError {
+            at: RecordAt::Place(Place::Line(3)),
+            problem: RecordProblem::NotObject,
+        };
+        assert_eq!(
+            InputError::record("in.json", at_line).to_string(),
+            "in.json: line 3: a record must be a JSON object"
+        );
+        // A reason as long as a huge id is cut as a worded message is.
+        let id = "y".repeat(100_000);
+        let long = InputError::invalid(
+            "in.json",
+            "record `a`",
+            RecordProblem::NoSuchRecord(id.clone()),
+        );
+        let worded = InputError::at(
+            "in.json",
+            "record `a`",
+            format!("`depends_on` names `{id}`, which is no other record"),
+        );
+        assert_eq!(long.to_string(), worded.to_string());
+        assert!(long.to_string().len() < 600);
+        // The place is said once when it repeats the origin.
+        let kept = InputError::invalid("--kept", "--kept", KeptError::NotArray);
+        assert_eq!(kept.to_string(), "--kept: must be an array of record ids");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::action::Action;
 use crate::compaction::Compaction;
 use crate::json::{json_brief, json_text};
-use crate::predicate::{Resolve, Tri, json_eq};
+use crate::predicate::{Resolve, Tri, TypeMismatch, json_eq};
 use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
 use crate::text::{clean, clean_brief};
 
@@ -604,7 +604,7 @@ impl<'a> PolicyCtx<'a> {
         }
     }
 
-    fn eval(&self, view: View<'_>) -> Result<Tri, String> {
+    fn eval(&self, view: View<'_>) -> Result<Tri, TypeMismatch> {
         if !view.active(self.pos) {
             return Ok(Tri::False);
         }
@@ -612,7 +612,7 @@ impl<'a> PolicyCtx<'a> {
             action: self.action,
             view,
         };
-        self.policy.predicate.eval(&env).map_err(|m| m.detail)
+        self.policy.predicate.eval(&env)
     }
 
     fn explain(&self, view: View<'_>) -> String {
@@ -626,11 +626,15 @@ impl<'a> PolicyCtx<'a> {
     fn judge(&self) -> Option<Finding> {
         let (full, view) = match (self.eval(self.full), self.eval(self.agent)) {
             (Ok(f), Ok(v)) => (f, v),
-            (Err(detail), _) | (_, Err(detail)) => {
+            (Err(mismatch), _) | (_, Err(mismatch)) => {
                 return Some(Finding::new(
                     Code::TypeMismatch,
                     Some(self.record),
-                    format!("{} cannot be evaluated: {detail}", self.name("policy")),
+                    format!(
+                        "{} cannot be evaluated: {}",
+                        self.name("policy"),
+                        mismatch.detail
+                    ),
                 ));
             }
         };
@@ -748,16 +752,23 @@ impl<'a> PolicyCtx<'a> {
             if newest == seen {
                 continue;
             }
+            // INVARIANT: `newest_fact` gives the position of a fact.
             let describe = |pos: Option<usize>| match pos.and_then(|p| self.store.get(p)) {
-                Some(r) => {
-                    let value = match &r.kind {
-                        Kind::Fact(f) => json_brief(&f.value),
-                        _ => String::new(),
-                    };
+                Some(
+                    r @ Record {
+                        kind: Kind::Fact(f),
+                        ..
+                    },
+                ) => {
                     // Brief: one fact may be described in the message of every rule.
-                    format!("fact '{}' (= {value}, seq {})", clean_brief(&r.id), r.seq)
+                    format!(
+                        "fact '{}' (= {}, seq {})",
+                        clean_brief(&r.id),
+                        json_brief(&f.value),
+                        r.seq
+                    )
                 }
-                None => "no fact".to_string(),
+                _ => "no fact".to_string(),
             };
             let state = if newest.is_some_and(|p| self.compaction.is_kept(p)) {
                 "kept"
@@ -916,15 +927,19 @@ pub fn unevaluable_finding(record: &Record, kind: &str, options: CheckOptions) -
         record.seq,
         clean(kind)
     );
-    let mut f = Finding::new(Code::DroppedUnevaluableRecord, Some(record), String::new());
     if options.allow_unevaluable {
+        let mut f = Finding::new(
+            Code::DroppedUnevaluableRecord,
+            Some(record),
+            format!("{base} {FLY_BLIND}"),
+        );
         f.severity = Severity::Note;
-        f.message = format!("{base} {FLY_BLIND}");
+        f
     } else {
-        f.message = base;
+        let mut f = Finding::new(Code::DroppedUnevaluableRecord, Some(record), base);
         f.restore = vec![record.id.clone()];
+        f
     }
-    f
 }
 
 /// Most dropped inputs a derivation note names; it counts the rest, so that each note

@@ -35,18 +35,18 @@ impl fmt::Display for Harness {
     }
 }
 
-impl FromStr for Harness {
-    type Err = String;
+/// A harness name the gate does not know: the name as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown harness `{}` (claude-code, codex or gemini-cli)", crate::text::clean(.0))]
+pub struct UnknownHarness(pub String);
 
-    fn from_str(s: &str) -> Result<Harness, String> {
+impl FromStr for Harness {
+    type Err = UnknownHarness;
+
+    fn from_str(s: &str) -> Result<Harness, UnknownHarness> {
         Harness::ALL
             .into_iter()
             .find(|h| h.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown harness `{}` (claude-code, codex or gemini-cli)",
-                    crate::text::clean(s)
-                )
-            })
+            .ok_or_else(|| UnknownHarness(s.to_string()))
     }
 }

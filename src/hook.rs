@@ -473,7 +473,7 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
         None => return Err(InputError::at(PAYLOAD, "key `tool_input`", "missing")),
     };
     check_numbers(&Value::Object(params.clone()))
-        .map_err(|e| InputError::at(PAYLOAD, "key `tool_input`", e))?;
+        .map_err(|e| InputError::invalid(PAYLOAD, "key `tool_input`", e))?;
     Ok(Action { tool, params })
 }
 

@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use thiserror::Error;
 
-use crate::decimal::Decimal;
+use crate::decimal::{Decimal, DecimalError};
 use crate::json::{json_brief, json_text};
 
 /// Nesting deeper than this is refused at parse time.
@@ -123,12 +124,59 @@ impl Tri {
 }
 
 /// Why a predicate object is malformed; `path` is a JSON-pointer-like location.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{path}: {problem}")]
 pub struct PredicateError {
-    /// Where in the predicate, e.g. `/all/1/op`.
+    /// Where in the predicate, e.g. `/all/1/op` (`/` for the whole).
     pub path: String,
-    /// What is wrong.
-    pub message: String,
+    /// What is wrong there.
+    pub problem: PredicateProblem,
+}
+
+/// What is wrong at one place of a predicate.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PredicateProblem {
+    /// Nested deeper than the limit (`--max-predicate-depth`).
+    #[error("predicate nested deeper than {0} levels (raise it with --max-predicate-depth)")]
+    TooDeep(usize),
+    /// Not a JSON object.
+    #[error("a predicate must be an object")]
+    NotObject,
+    /// `all` or `any` whose value is not an array.
+    #[error("`{0}` takes an array of predicates")]
+    PartsNotArray(&'static str),
+    /// A comparison's `field` that is not a non-empty string.
+    #[error("`field` must be a non-empty string")]
+    Field,
+    /// An `op` that is none of the operators: as written (a string, else its JSON).
+    #[error("unknown op `{0}` (eq ne lt lte gt gte in not_in)")]
+    UnknownOp(String),
+    /// `in` or `not_in` with a value that is not an array.
+    #[error("`{}` takes an array value", .0.as_str())]
+    NotArray(Op),
+    /// A comparison's value the gate cannot compare or carry.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// Keys that are no form's: the keys found.
+    #[error(
+        "a predicate has exactly the keys of one form ({{field, op, value}}, {{all}}, {{any}} or {{not}}); found {{{}}}",
+        .0.iter().map(|k| crate::text::clean(k)).collect::<Vec<_>>().join(", ")
+    )]
+    Form(Vec<String>),
+}
+
+/// Why a value the gate compares or carries (a fact's value, an effect's `match`, a
+/// predicate's value, an action's params, a tool's schema) is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ValueError {
+    /// A number that cannot be read as an exact decimal.
+    #[error(transparent)]
+    Number(#[from] DecimalError),
+    /// Nesting deeper than [`MAX_VALUE_DEPTH`].
+    #[error(
+        "nested deeper than {MAX_VALUE_DEPTH} levels of arrays and objects (a fixed limit, so that every report stays readable by JSON parsers)"
+    )]
+    TooDeep,
 }
 
 /// A comparison whose operands cannot be compared, found while evaluating.
@@ -251,30 +299,25 @@ fn parse_at(
     depth: usize,
     max: usize,
 ) -> Result<Predicate, PredicateError> {
-    let err = |p: &str, m: String| PredicateError {
+    let err = |p: &str, problem: PredicateProblem| PredicateError {
         path: if p.is_empty() {
             "/".to_string()
         } else {
             p.to_string()
         },
-        message: m,
+        problem,
     };
     if depth > max {
-        return Err(err(
-            path,
-            format!(
-                "predicate nested deeper than {max} levels (raise it with --max-predicate-depth)"
-            ),
-        ));
+        return Err(err(path, PredicateProblem::TooDeep(max)));
     }
     let Value::Object(obj) = value else {
-        return Err(err(path, "a predicate must be an object".to_string()));
+        return Err(err(path, PredicateProblem::NotObject));
     };
     let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
-    let parts = |name: &str, v: &Value| -> Result<Vec<Predicate>, PredicateError> {
+    let parts = |name: &'static str, v: &Value| -> Result<Vec<Predicate>, PredicateError> {
         let p = format!("{path}/{name}");
         let Value::Array(items) = v else {
-            return Err(err(&p, format!("`{name}` takes an array of predicates")));
+            return Err(err(&p, PredicateProblem::PartsNotArray(name)));
         };
         items
             .iter()
@@ -300,10 +343,7 @@ fn parse_at(
             let field = match obj.get("field") {
                 Some(Value::String(s)) if !s.is_empty() => s.clone(),
                 _ => {
-                    return Err(err(
-                        &format!("{path}/field"),
-                        "`field` must be a non-empty string".to_string(),
-                    ));
+                    return Err(err(&format!("{path}/field"), PredicateProblem::Field));
                 }
             };
             let op_text = obj.get("op").and_then(Value::as_str).unwrap_or("");
@@ -315,28 +355,22 @@ fn parse_at(
                 };
                 return Err(err(
                     &format!("{path}/op"),
-                    format!("unknown op `{shown}` (eq ne lt lte gt gte in not_in)"),
+                    PredicateProblem::UnknownOp(shown),
                 ));
             };
             let value = obj.get("value").cloned().unwrap_or(Value::Null);
             if matches!(op, Op::In | Op::NotIn) && !value.is_array() {
                 return Err(err(
                     &format!("{path}/value"),
-                    format!("`{}` takes an array value", op.as_str()),
+                    PredicateProblem::NotArray(op),
                 ));
             }
-            check_numbers(&value).map_err(|m| err(&format!("{path}/value"), m))?;
+            check_numbers(&value).map_err(|e| err(&format!("{path}/value"), e.into()))?;
             Ok(Predicate::Cmp(Comparison { field, op, value }))
         }
         _ => Err(err(
             path,
-            format!(
-                "a predicate has exactly the keys of one form ({{field, op, value}}, {{all}}, {{any}} or {{not}}); found {{{}}}",
-                keys.iter()
-                    .map(|k| crate::text::clean(k))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            PredicateProblem::Form(keys.iter().map(|k| k.to_string()).collect()),
         )),
     }
 }
@@ -350,18 +384,16 @@ pub const MAX_VALUE_DEPTH: usize = 64;
 
 /// Refuses any number in `value` that cannot be read as an exact decimal, and nesting
 /// deeper than [`MAX_VALUE_DEPTH`].
-pub fn check_numbers(value: &Value) -> Result<(), String> {
+pub fn check_numbers(value: &Value) -> Result<(), ValueError> {
     check_value_at(value, 1)
 }
 
-fn check_value_at(value: &Value, depth: usize) -> Result<(), String> {
+fn check_value_at(value: &Value, depth: usize) -> Result<(), ValueError> {
     match value {
         Value::Number(n) => Decimal::parse(n.as_str())
             .map(|_| ())
-            .map_err(|e| e.to_string()),
-        Value::Array(_) | Value::Object(_) if depth > MAX_VALUE_DEPTH => Err(format!(
-            "nested deeper than {MAX_VALUE_DEPTH} levels of arrays and objects (a fixed limit, so that every report stays readable by JSON parsers)"
-        )),
+            .map_err(ValueError::from),
+        Value::Array(_) | Value::Object(_) if depth > MAX_VALUE_DEPTH => Err(ValueError::TooDeep),
         Value::Array(items) => items.iter().try_for_each(|v| check_value_at(v, depth + 1)),
         Value::Object(map) => map.values().try_for_each(|v| check_value_at(v, depth + 1)),
         _ => Ok(()),
@@ -492,9 +524,17 @@ mod tests {
             |n: usize| parse(format!("{}1{}", "[".repeat(n), "]".repeat(n)).as_bytes()).unwrap();
         assert!(check_numbers(&deep(MAX_VALUE_DEPTH)).is_ok());
         let err = check_numbers(&deep(MAX_VALUE_DEPTH + 1)).unwrap_err();
-        assert!(err.starts_with("nested deeper than 64 levels"), "{err}");
+        assert!(
+            err.to_string().starts_with("nested deeper than 64 levels"),
+            "{err}"
+        );
         let obj = parse(br#"{"a":{"b":{"c":1e99999999999999999999}}}"#).unwrap();
-        assert!(check_numbers(&obj).unwrap_err().contains("out of range"));
+        let err = check_numbers(&obj).unwrap_err();
+        assert!(
+            matches!(err, ValueError::Number(DecimalError::ExponentRange(_))),
+            "{err}"
+        );
+        assert!(err.to_string().contains("out of range"), "{err}");
     }
 
     #[test]
@@ -570,7 +610,11 @@ mod tests {
         let v = parse(text.as_bytes()).unwrap();
         assert!(Predicate::parse(&v, 11).is_ok());
         let err = Predicate::parse(&v, 10).unwrap_err();
-        assert!(err.message.contains("deeper than 10"));
+        assert_eq!(err.problem, PredicateProblem::TooDeep(10));
+        assert_eq!(
+            err.to_string(),
+            "/not/not/not/not/not/not/not/not/not/not: predicate nested deeper than 10 levels (raise it with --max-predicate-depth)"
+        );
     }
 
     #[test]

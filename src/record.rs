@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use thiserror::Error;
 
-use crate::error::InputError;
 use crate::json::{canonical, canonical_len};
-use crate::predicate::{self, Predicate};
+use crate::predicate::{self, Predicate, PredicateError, ValueError};
 use crate::text::clean;
 
 /// What a policy does when its predicate is TRUE.
@@ -213,69 +213,176 @@ pub enum Place {
     Line(usize),
 }
 
-impl Place {
-    fn describe(&self) -> String {
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Place::Index(i) => format!("records[{i}]"),
-            Place::Line(l) => format!("line {l}"),
+            Place::Index(i) => write!(f, "records[{i}]"),
+            Place::Line(l) => write!(f, "line {l}"),
         }
     }
 }
 
-/// Validates one record object. `origin` names the file for messages.
-pub fn parse_record(
-    origin: &str,
-    place: &Place,
-    value: &Value,
-    limits: Limits,
-) -> Result<Record, InputError> {
-    parse_record_with(origin, place, value, limits, true)
+/// A record the gate refuses: which one, and what is wrong with it. The loader adds the
+/// file it came from (`InputError`).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{at}: {problem}")]
+pub struct RecordError {
+    /// The record: where it is until its id is read, then its id.
+    pub at: RecordAt,
+    /// What is wrong.
+    pub problem: RecordProblem,
+}
+
+/// Which record an error is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordAt {
+    /// Where a record without a readable id is.
+    Place(Place),
+    /// The record with this id.
+    Id(String),
+}
+
+impl std::fmt::Display for RecordAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordAt::Place(place) => place.fmt(f),
+            RecordAt::Id(id) => write!(f, "record `{}`", clean(id)),
+        }
+    }
+}
+
+/// What is wrong with one record, or with a record among the others.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RecordProblem {
+    /// Not a JSON object.
+    #[error("a record must be a JSON object")]
+    NotObject,
+    /// A key the record must have.
+    #[error("missing key `{0}`")]
+    Missing(&'static str),
+    /// A key whose value must be a non-empty string (`id`, `field`, `tool`, the ids of
+    /// `supersedes` and `depends_on`).
+    #[error("`{0}` must be a non-empty string")]
+    NotNonEmpty(&'static str),
+    /// A key whose value must be a string (`kind`, `text`).
+    #[error("`{0}` must be a string")]
+    NotString(&'static str),
+    /// A `seq` that is not an integer in `0..2^64`.
+    #[error("`seq` must be a non-negative integer below 2^64")]
+    Seq,
+    /// A `tokens` that is not a non-negative integer.
+    #[error("`tokens` must be a non-negative integer")]
+    Tokens,
+    /// Keys an evaluable kind does not take: the keys, the kind, the keys it takes.
+    #[error(
+        "unknown key {} (a {kind} record takes {})",
+        keys.iter().map(|k| format!("`{}`", clean(k))).collect::<Vec<_>>().join(", "),
+        takes.join(", ")
+    )]
+    UnknownKeys {
+        /// The keys found, in order.
+        keys: Vec<String>,
+        /// The record's kind.
+        kind: String,
+        /// The kind's own keys.
+        takes: &'static [&'static str],
+    },
+    /// A `depends_on` that is not an array.
+    #[error("`{0}` must be an array of record ids")]
+    NotIdList(&'static str),
+    /// A value the gate cannot compare or carry, under a key.
+    #[error("`{key}`: {error}")]
+    Value {
+        /// The key (`value`, `match`).
+        key: &'static str,
+        /// Why the value is refused.
+        error: ValueError,
+    },
+    /// A policy's `scope` of the wrong shape.
+    #[error("`scope` must be a tool name, a glob, or a non-empty array of those")]
+    Scope,
+    /// A malformed predicate.
+    #[error("`predicate` at {}: {}", .0.path, .0.problem)]
+    Predicate(PredicateError),
+    /// An `effect` that is not one of the three: as written (a string, else its JSON).
+    #[error("unknown effect `{0}` (allow, deny or require_approval)")]
+    UnknownEffect(String),
+    /// An effect record's `match` that is not an object.
+    #[error("`match` must be an object of param names to values")]
+    Match,
+    /// A `seq` another record has too (that record's id).
+    #[error("duplicate seq {seq} (also on record `{}`)", clean(other))]
+    DuplicateSeq {
+        /// The seq.
+        seq: u64,
+        /// The id of the other record with it.
+        other: String,
+    },
+    /// An id another record has too.
+    #[error("duplicate id")]
+    DuplicateId,
+    /// A `supersedes` that names no earlier record of the same kind (and fact field).
+    #[error(
+        "`supersedes` names `{}`, which is not {}",
+        clean(target),
+        field.as_ref().map_or_else(
+            || "an earlier policy".to_string(),
+            |f| format!("an earlier fact of field `{}`", clean(f))
+        )
+    )]
+    NotEarlier {
+        /// The id named.
+        target: String,
+        /// For a fact, its field.
+        field: Option<String>,
+    },
+    /// A `depends_on` that names no other record.
+    #[error("`depends_on` names `{}`, which is no other record", clean(.0))]
+    NoSuchRecord(String),
+}
+
+/// Validates one record object, found at `place`.
+pub fn parse_record(place: &Place, value: &Value, limits: Limits) -> Result<Record, RecordError> {
+    parse_record_with(place, value, limits, true)
 }
 
 /// [`parse_record`], computing the sha256 of the canonical JSON only when `digest` is
 /// true (otherwise `digest` is all zeros): the lean loader needs it for kept records only.
 pub(crate) fn parse_record_with(
-    origin: &str,
     place: &Place,
     value: &Value,
     limits: Limits,
     digest: bool,
-) -> Result<Record, InputError> {
+) -> Result<Record, RecordError> {
+    let at_place = |problem| RecordError {
+        at: RecordAt::Place(place.clone()),
+        problem,
+    };
     let Value::Object(obj) = value else {
-        return Err(InputError::at(
-            origin,
-            place.describe(),
-            "a record must be a JSON object",
-        ));
+        return Err(at_place(RecordProblem::NotObject));
     };
     let id = match obj.get("id") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        Some(_) => {
-            return Err(InputError::at(
-                origin,
-                place.describe(),
-                "`id` must be a non-empty string",
-            ));
-        }
-        None => return Err(InputError::at(origin, place.describe(), "missing key `id`")),
+        Some(_) => return Err(at_place(RecordProblem::NotNonEmpty("id"))),
+        None => return Err(at_place(RecordProblem::Missing("id"))),
     };
-    // The place is worded only for an error: most records have none.
-    let fail =
-        |message: String| InputError::at(origin, format!("record `{}`", clean(&id)), message);
+    let fail = |problem| RecordError {
+        at: RecordAt::Id(id.clone()),
+        problem,
+    };
     let seq = match obj.get("seq") {
-        Some(v) => whole_number(v)
-            .ok_or_else(|| fail("`seq` must be a non-negative integer below 2^64".into()))?,
-        None => return Err(fail("missing key `seq`".into())),
+        Some(v) => whole_number(v).ok_or_else(|| fail(RecordProblem::Seq))?,
+        None => return Err(fail(RecordProblem::Missing("seq"))),
     };
     let kind_name = match obj.get("kind") {
         Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err(fail("`kind` must be a string".into())),
-        None => return Err(fail("missing key `kind`".into())),
+        Some(_) => return Err(fail(RecordProblem::NotString("kind"))),
+        None => return Err(fail(RecordProblem::Missing("kind"))),
     };
     let text = match obj.get("text") {
         None => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(fail("`text` must be a string".into())),
+        Some(_) => return Err(fail(RecordProblem::NotString("text"))),
     };
     let canonical_json = digest.then(|| canonical(value));
     let tokens = match obj.get("tokens") {
@@ -285,9 +392,7 @@ pub(crate) fn parse_record_with(
                 .map_or_else(|| canonical_len(value), String::len);
             (len as u64).div_ceil(4)
         }
-        Some(v) => {
-            whole_number(v).ok_or_else(|| fail("`tokens` must be a non-negative integer".into()))?
-        }
+        Some(v) => whole_number(v).ok_or_else(|| fail(RecordProblem::Tokens))?,
     };
     let digest: [u8; 32] = canonical_json
         .map(|c| Sha256::digest(c.as_bytes()).into())
@@ -316,52 +421,61 @@ pub fn whole_number(v: &Value) -> Option<u64> {
 
 const COMMON_KEYS: [&str; 6] = ["id", "seq", "kind", "text", "tokens", "meta"];
 
-fn only_keys(obj: &Map<String, Value>, own: &[&str]) -> Result<(), String> {
+fn only_keys(obj: &Map<String, Value>, own: &'static [&'static str]) -> Result<(), RecordProblem> {
     let extra: Vec<String> = obj
         .keys()
         .filter(|k| !COMMON_KEYS.contains(&k.as_str()) && !own.contains(&k.as_str()))
-        .map(|k| format!("`{}`", clean(k)))
+        .cloned()
         .collect();
     if extra.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "unknown key {} (a {} record takes {})",
-            extra.join(", "),
-            obj.get("kind").and_then(Value::as_str).unwrap_or(""),
-            own.join(", ")
-        ))
+        Err(RecordProblem::UnknownKeys {
+            keys: extra,
+            kind: obj
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            takes: own,
+        })
     }
 }
 
-fn required<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
-    obj.get(key).ok_or_else(|| format!("missing key `{key}`"))
+fn required<'a>(
+    obj: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<&'a Value, RecordProblem> {
+    obj.get(key).ok_or(RecordProblem::Missing(key))
 }
 
-fn nonempty_string(v: &Value, key: &str) -> Result<String, String> {
+fn nonempty_string(v: &Value, key: &'static str) -> Result<String, RecordProblem> {
     match v {
         Value::String(s) if !s.is_empty() => Ok(s.clone()),
-        _ => Err(format!("`{key}` must be a non-empty string")),
+        _ => Err(RecordProblem::NotNonEmpty(key)),
     }
 }
 
-fn optional_id(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+fn optional_id(
+    obj: &Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<String>, RecordProblem> {
     obj.get(key).map(|v| nonempty_string(v, key)).transpose()
 }
 
-fn id_list(obj: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+fn id_list(obj: &Map<String, Value>, key: &'static str) -> Result<Vec<String>, RecordProblem> {
     match obj.get(key) {
         None => Ok(Vec::new()),
         Some(Value::Array(items)) => items.iter().map(|v| nonempty_string(v, key)).collect(),
-        Some(_) => Err(format!("`{key}` must be an array of record ids")),
+        Some(_) => Err(RecordProblem::NotIdList(key)),
     }
 }
 
-fn numbers_ok(v: &Value, key: &str) -> Result<(), String> {
-    predicate::check_numbers(v).map_err(|e| format!("`{key}`: {e}"))
+fn numbers_ok(v: &Value, key: &'static str) -> Result<(), RecordProblem> {
+    predicate::check_numbers(v).map_err(|error| RecordProblem::Value { key, error })
 }
 
-fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, String> {
+fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, RecordProblem> {
     only_keys(
         obj,
         &["scope", "predicate", "effect", "supersedes", "depends_on"],
@@ -372,14 +486,10 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
             .iter()
             .map(|v| nonempty_string(v, "scope"))
             .collect::<Result<_, _>>()?,
-        _ => {
-            return Err(
-                "`scope` must be a tool name, a glob, or a non-empty array of those".into(),
-            );
-        }
+        _ => return Err(RecordProblem::Scope),
     };
     let predicate = Predicate::parse(required(obj, "predicate")?, limits.max_predicate_depth)
-        .map_err(|e| format!("`predicate` at {}: {}", e.path, e.message))?;
+        .map_err(RecordProblem::Predicate)?;
     let effect = match required(obj, "effect")? {
         Value::String(s) if s == "allow" => PolicyEffect::Allow,
         Value::String(s) if s == "deny" => PolicyEffect::Deny,
@@ -389,9 +499,7 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
                 Value::String(s) => clean(s).into_owned(),
                 v => crate::json::json_text(v),
             };
-            return Err(format!(
-                "unknown effect `{shown}` (allow, deny or require_approval)"
-            ));
+            return Err(RecordProblem::UnknownEffect(shown));
         }
     };
     Ok(Policy {
@@ -403,7 +511,7 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Stri
     })
 }
 
-fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, String> {
+fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, RecordProblem> {
     only_keys(obj, &["field", "value", "supersedes", "depends_on"])?;
     let field = nonempty_string(required(obj, "field")?, "field")?;
     let value = required(obj, "value")?.clone();
@@ -416,11 +524,11 @@ fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, String> {
     })
 }
 
-fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, String> {
+fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
     only_keys(obj, &["tool", "match"])?;
     let tool = nonempty_string(required(obj, "tool")?, "tool")?;
     let Value::Object(matches) = required(obj, "match")? else {
-        return Err("`match` must be an object of param names to values".into());
+        return Err(RecordProblem::Match);
     };
     numbers_ok(required(obj, "match")?, "match")?;
     Ok(Effect {
@@ -560,10 +668,11 @@ impl Store {
     /// Builds a store from records in any order, checking the cross-record rules:
     /// unique ids and seqs, `supersedes` naming an earlier record of the same kind (and
     /// field), `depends_on` naming records that exist.
-    pub fn new(origin: &str, mut records: Vec<Record>) -> Result<Store, InputError> {
+    pub fn new(mut records: Vec<Record>) -> Result<Store, RecordError> {
         records.sort_by_key(|r| r.seq);
-        let at = |id: &str, message: String| {
-            InputError::at(origin, format!("record `{}`", clean(id)), message)
+        let at = |id: &str, problem| RecordError {
+            at: RecordAt::Id(id.to_string()),
+            problem,
         };
         for pair in records.windows(2) {
             if let [a, b] = pair
@@ -571,18 +680,17 @@ impl Store {
             {
                 return Err(at(
                     &b.id,
-                    format!(
-                        "duplicate seq {} (also on record `{}`)",
-                        b.seq,
-                        clean(&a.id)
-                    ),
+                    RecordProblem::DuplicateSeq {
+                        seq: b.seq,
+                        other: a.id.clone(),
+                    },
                 ));
             }
         }
         let mut index = BTreeMap::new();
         for (i, r) in records.iter().enumerate() {
             if index.insert(r.id.clone(), i).is_some() {
-                return Err(at(&r.id, "duplicate id".to_string()));
+                return Err(at(&r.id, RecordProblem::DuplicateId));
             }
         }
         let mut facts_by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -599,17 +707,12 @@ impl Store {
                     _ => false,
                 });
                 let Some((t, _)) = same else {
-                    let what = match &r.kind {
-                        Kind::Fact(f) => format!("an earlier fact of field `{}`", clean(&f.field)),
-                        _ => "an earlier policy".to_string(),
+                    let field = match &r.kind {
+                        Kind::Fact(f) => Some(f.field.clone()),
+                        _ => None,
                     };
-                    return Err(at(
-                        &r.id,
-                        format!(
-                            "`supersedes` names `{}`, which is not {what}",
-                            clean(target)
-                        ),
-                    ));
+                    let target = target.to_string();
+                    return Err(at(&r.id, RecordProblem::NotEarlier { target, field }));
                 };
                 if matches!(r.kind, Kind::Policy(_)) {
                     revokers.entry(t).or_default().push(i);
@@ -617,13 +720,7 @@ impl Store {
             }
             for dep in r.depends_on() {
                 if !index.contains_key(dep) || dep == &r.id {
-                    return Err(at(
-                        &r.id,
-                        format!(
-                            "`depends_on` names `{}`, which is no other record",
-                            clean(dep)
-                        ),
-                    ));
+                    return Err(at(&r.id, RecordProblem::NoSuchRecord(dep.clone())));
                 }
             }
             if let Kind::Fact(f) = &r.kind {
@@ -749,9 +846,8 @@ mod tests {
     use super::*;
     use crate::json::parse;
 
-    fn rec(text: &str) -> Result<Record, InputError> {
+    fn rec(text: &str) -> Result<Record, RecordError> {
         parse_record(
-            "t.json",
             &Place::Index(0),
             &parse(text.as_bytes()).unwrap(),
             Limits::default(),
@@ -922,12 +1018,12 @@ mod tests {
         );
     }
 
-    fn store(records: &[&str]) -> Result<Store, InputError> {
+    fn store(records: &[&str]) -> Result<Store, RecordError> {
         let rs = records
             .iter()
             .map(|t| rec(t))
             .collect::<Result<Vec<_>, _>>()?;
-        Store::new("t.json", rs)
+        Store::new(rs)
     }
 
     #[test]
@@ -949,5 +1045,47 @@ mod tests {
         assert!(store(&[f1, r#"{"id":"f9","seq":1,"kind":"chatter"}"#]).is_err());
         let dep = r#"{"id":"d","seq":3,"kind":"fact","field":"z","value":1,"depends_on":["nope"]}"#;
         assert!(store(&[f1, dep]).is_err());
+    }
+
+    #[test]
+    fn a_refused_record_says_which_and_why_in_its_own_words() {
+        let f1 = r#"{"id":"f1","seq":1,"kind":"fact","field":"x","value":1}"#;
+        let p1 = r#"{"id":"p1","seq":1,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny"}"#;
+        let fact = r#"{"id":"f2","seq":2,"kind":"fact","field":"y","value":2,"supersedes":"f1"}"#;
+        let policy = r#"{"id":"p2","seq":2,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"deny","supersedes":"f1"}"#;
+        for (records, want) in [
+            (
+                [f1, fact],
+                "record `f2`: `supersedes` names `f1`, which is not an earlier fact of field `y`",
+            ),
+            (
+                [f1, policy],
+                "record `p2`: `supersedes` names `f1`, which is not an earlier policy",
+            ),
+            (
+                [p1, r#"{"id":"c","seq":1,"kind":"chatter"}"#],
+                "record `c`: duplicate seq 1 (also on record `p1`)",
+            ),
+        ] {
+            assert_eq!(store(&records).unwrap_err().to_string(), want);
+        }
+        let err =
+            rec(r#"{"id":"e","seq":1,"kind":"effect","tool":"t","match":{},"x":1,"y\u0007":2}"#)
+                .unwrap_err();
+        assert_eq!(
+            err.problem,
+            RecordProblem::UnknownKeys {
+                keys: vec!["x".into(), "y\u{7}".into()],
+                kind: "effect".into(),
+                takes: &["tool", "match"],
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "record `e`: unknown key `x`, `y\\u{0007}` (a effect record takes tool, match)"
+        );
+        let err = rec(r#"{"seq":1,"kind":"chatter"}"#).unwrap_err();
+        assert_eq!(err.at, RecordAt::Place(Place::Index(0)));
+        assert_eq!(err.to_string(), "records[0]: missing key `id`");
     }
 }

@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use serde_json::{Map, Number, Value};
+use thiserror::Error;
 
-use crate::decimal::Decimal;
+use crate::decimal::{Decimal, DecimalError};
 use crate::predicate::json_eq;
 use crate::text::clean;
 
@@ -157,7 +158,7 @@ impl Schema {
 
     /// Compiles a schema. Keywords it does not model are added to `ignored` and widen the
     /// domain; a modelled keyword with a malformed value is an error naming its path.
-    pub fn compile(value: &Value, ignored: &mut BTreeSet<String>) -> Result<Schema, String> {
+    pub fn compile(value: &Value, ignored: &mut BTreeSet<String>) -> Result<Schema, SchemaError> {
         compile_at(value, "", ignored)
     }
 
@@ -665,17 +666,65 @@ fn between(lo: Option<&str>, hi: Option<&str>) -> Option<String> {
         .find(|c| lo.is_none_or(|l| l < c.as_str()) && hi.is_none_or(|h| c.as_str() < h))
 }
 
-fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Result<Schema, String> {
+/// A modelled keyword with a malformed value, and where it is in the schema.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{at}: {problem}")]
+pub struct SchemaError {
+    /// A JSON-pointer-like path, e.g. `/properties/n/type` (`/` for the whole schema).
+    pub at: String,
+    /// What is wrong there.
+    pub problem: SchemaProblem,
+}
+
+/// What is wrong with a schema node or one of its keywords.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SchemaProblem {
+    /// A node that is neither an object nor a boolean.
+    #[error("a schema must be an object or a boolean")]
+    NotSchema,
+    /// A `type` naming no JSON type: the name as given.
+    #[error(
+        "unknown type {} (null, boolean, integer, number, string, array, object)",
+        crate::json::json_text(.0)
+    )]
+    UnknownType(Value),
+    /// An `enum` that is not an array.
+    #[error("`enum` must be an array")]
+    Enum,
+    /// A bound (`minimum`, `exclusiveMaximum`...) that is not a number: the keyword.
+    #[error("`{0}` must be a number")]
+    NotNumber(String),
+    /// A bound whose number cannot be read exactly.
+    #[error(transparent)]
+    Number(#[from] DecimalError),
+    /// `properties` that is not an object.
+    #[error("`properties` must be an object of schemas")]
+    Properties,
+    /// `required` that is not an array of names.
+    #[error("`required` must be an array of names")]
+    Required,
+    /// `nullable` that is not a boolean.
+    #[error("`nullable` must be a boolean")]
+    Nullable,
+}
+
+fn compile_at(
+    value: &Value,
+    path: &str,
+    ignored: &mut BTreeSet<String>,
+) -> Result<Schema, SchemaError> {
     let here = |key: &str| format!("{path}/{}", clean(key));
+    let fail = |at: &str, problem| SchemaError {
+        at: at.to_string(),
+        problem,
+    };
     let obj = match value {
         Value::Bool(true) => return Ok(Schema::any()),
         Value::Bool(false) => return Ok(Schema::never()),
         Value::Object(obj) => obj,
         _ => {
-            return Err(format!(
-                "{}: a schema must be an object or a boolean",
-                if path.is_empty() { "/" } else { path }
-            ));
+            let at = if path.is_empty() { "/" } else { path };
+            return Err(fail(at, SchemaProblem::NotSchema));
         }
     };
     if obj.contains_key("$ref") {
@@ -693,7 +742,7 @@ fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Resu
             "type" => s.types = parse_types(v, &at)?,
             "enum" => {
                 let Value::Array(items) = v else {
-                    return Err(format!("{at}: `enum` must be an array"));
+                    return Err(fail(&at, SchemaProblem::Enum));
                 };
                 s.members = Some(intersect(s.members.take(), items));
             }
@@ -710,7 +759,7 @@ fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Resu
                         }
                     }
                     Value::Number(n) => {
-                        let value = Decimal::parse(n.as_str()).map_err(|e| format!("{at}: {e}"))?;
+                        let value = Decimal::parse(n.as_str()).map_err(|e| fail(&at, e.into()))?;
                         let b = Bound { value, inclusive };
                         if lower {
                             s.lower = tighter(s.lower.as_ref(), Some(&b), true);
@@ -718,12 +767,12 @@ fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Resu
                             s.upper = tighter(s.upper.as_ref(), Some(&b), false);
                         }
                     }
-                    _ => return Err(format!("{at}: `{key}` must be a number")),
+                    _ => return Err(fail(&at, SchemaProblem::NotNumber(key.clone()))),
                 }
             }
             "properties" => {
                 let Value::Object(props) = v else {
-                    return Err(format!("{at}: `properties` must be an object of schemas"));
+                    return Err(fail(&at, SchemaProblem::Properties));
                 };
                 for (name, sub) in props {
                     let sub_path = format!("{at}/{}", clean(name));
@@ -733,11 +782,11 @@ fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Resu
             }
             "required" => {
                 let Value::Array(items) = v else {
-                    return Err(format!("{at}: `required` must be an array of names"));
+                    return Err(fail(&at, SchemaProblem::Required));
                 };
                 for item in items {
                     let Value::String(name) = item else {
-                        return Err(format!("{at}: `required` must be an array of names"));
+                        return Err(fail(&at, SchemaProblem::Required));
                     };
                     s.required.insert(name.clone());
                 }
@@ -750,7 +799,7 @@ fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Resu
             }
             "nullable" => match v {
                 Value::Bool(b) => nullable = *b,
-                _ => return Err(format!("{at}: `nullable` must be a boolean")),
+                _ => return Err(fail(&at, SchemaProblem::Nullable)),
             },
             k if ANNOTATIONS.contains(&k) => {}
             other => {
@@ -784,8 +833,8 @@ fn compile_at(value: &Value, path: &str, ignored: &mut BTreeSet<String>) -> Resu
     Ok(s)
 }
 
-fn parse_types(v: &Value, at: &str) -> Result<u8, String> {
-    let one = |name: &Value| -> Result<u8, String> {
+fn parse_types(v: &Value, at: &str) -> Result<u8, SchemaError> {
+    let one = |name: &Value| -> Result<u8, SchemaError> {
         match name.as_str() {
             Some("null") => Ok(NULL),
             Some("boolean") => Ok(BOOLEAN),
@@ -794,10 +843,10 @@ fn parse_types(v: &Value, at: &str) -> Result<u8, String> {
             Some("string") => Ok(STRING),
             Some("array") => Ok(ARRAY),
             Some("object") => Ok(OBJECT),
-            _ => Err(format!(
-                "{at}: unknown type {} (null, boolean, integer, number, string, array, object)",
-                crate::json::json_text(name)
-            )),
+            _ => Err(SchemaError {
+                at: at.to_string(),
+                problem: SchemaProblem::UnknownType(name.clone()),
+            }),
         }
     };
     match v {
@@ -1011,7 +1060,7 @@ mod tests {
             ("3", "/: a schema must be"),
         ] {
             let err = Schema::compile(&v(text), &mut BTreeSet::new()).unwrap_err();
-            assert!(err.contains(needle), "{text}: {err}");
+            assert!(err.to_string().contains(needle), "{text}: {err}");
         }
     }
 

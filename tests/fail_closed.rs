@@ -334,7 +334,7 @@ fn derivation_notes_keep_the_report_linear_in_the_store() {
             digest: [0; 32],
         });
     }
-    let store = Store::new("mem", records).unwrap();
+    let store = Store::new(records).unwrap();
     let kept: Vec<String> = (0..DERIVED).map(|d| format!("d{d}")).collect();
     let compaction = Compaction::new(&store, Retention::Given, Some(&kept), "kept").unwrap();
     let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
@@ -585,7 +585,6 @@ proptest! {
             .map(|c| kept_set(&exact.store, &c, &store_ids));
         let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
         let lean = input::load_lean(
-            "s.jsonl",
             lines.into_bytes(),
             std::iter::empty(),
             Some((text.as_str(), from_file)),

@@ -137,7 +137,6 @@ fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fal
     let first = chunks.next().unwrap_or_default();
     let mut whole = chunk.map(|chunk| Mem { bytes, chunk });
     let lean = input::load_lean_with(
-        "in.json",
         first,
         chunks.map(Ok),
         whole.as_mut().map(|w| w as &mut dyn Positional<'_>),

@@ -385,7 +385,7 @@ pub(super) struct SweepArgs {
     pub(super) format: SweepFormat,
 }
 
-pub(super) fn parse_retention(s: &str) -> Result<Retention, String> {
+pub(super) fn parse_retention(s: &str) -> Result<Retention, RetentionError> {
     s.parse()
 }
 

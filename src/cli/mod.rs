@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::action::Action;
-use crate::compaction::Retention;
+use crate::compaction::{Retention, RetentionError};
 use crate::error::InputError;
 use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};

@@ -175,16 +175,7 @@ pub fn load_store_in_view(
         Source::Bytes(bytes) => ("-", Some(bytes)),
     };
     let purpose = Purpose::Check(Some(call));
-    let lean = load_lean_ids_from(
-        request.origin,
-        path,
-        bytes,
-        in_view,
-        purpose,
-        request.limits,
-        Ok,
-    )
-    .ok()?;
+    let lean = load_lean_ids_from(path, bytes, in_view, purpose, request.limits, Ok).ok()?;
     let mut compaction = lean.compaction;
     compaction.retention = request.retention;
     Some(Stored {
@@ -324,7 +315,6 @@ fn lean<R>(
         Source::Bytes(bytes) => ("-", Some(bytes)),
     };
     load_lean_from(
-        request.origin,
         path,
         bytes,
         kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
@@ -464,9 +454,7 @@ fn lean_pin(
                 .copied()
                 .filter(|s| !held.contains_key(s))
                 .collect();
-            let mut found =
-                lean_digests_from(request.origin, path, bytes, info, &wanted, request.limits)
-                    .ok()?;
+            let mut found = lean_digests_from(path, bytes, info, &wanted, request.limits).ok()?;
             if bytes.is_none() && stamp(path) != before {
                 return None;
             }

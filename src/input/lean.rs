@@ -23,20 +23,18 @@ pub struct Lean {
 /// the `--action` flag's, both already read. Any problem at all, including every error
 /// the exact path would report, is [`Fallback`]: run [`load`] instead.
 pub fn load_lean(
-    origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
     kept: Option<(&str, bool)>,
     action: Option<Action>,
     limits: Limits,
 ) -> Result<Lean, Fallback> {
-    load_lean_then(origin, first, rest, kept, action, limits, Ok)
+    load_lean_then(first, rest, kept, action, limits, Ok)
 }
 
 /// [`load_lean`], handing the load to `then` while the input's last checks run beside it
 /// (see [`crate::stream::load`]): `then`'s result once they pass, else [`Fallback`].
 pub fn load_lean_then<R>(
-    origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
     kept: Option<(&str, bool)>,
@@ -45,7 +43,7 @@ pub fn load_lean_then<R>(
     then: impl FnOnce(Lean) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
     let purpose = Purpose::Check(action);
-    load_lean_with(origin, first, rest, None, kept, purpose, limits, |lean| {
+    load_lean_with(first, rest, None, kept, purpose, limits, |lean| {
         then(Lean {
             input: lean.input,
             compaction: lean.compaction,
@@ -92,20 +90,18 @@ pub struct LeanFor {
 /// chunks given again the same way): the id and digest of each record whose `seq` is in
 /// `wanted`.
 pub fn lean_digests(
-    origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
     budget: &crate::stream::Budget,
     wanted: &std::collections::BTreeSet<u64>,
     limits: Limits,
 ) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
-    lean_digests_with(origin, first, rest, None, budget, wanted, limits)
+    lean_digests_with(first, rest, None, budget, wanted, limits)
 }
 
 /// [`lean_digests`] after a [`load_lean_with`] given `whole`: a document is read again
 /// by position, in the same chunks.
 pub fn lean_digests_with<'w>(
-    origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
     whole: Option<&mut (dyn Positional<'w> + 'w)>,
@@ -118,7 +114,7 @@ pub fn lean_digests_with<'w>(
     if bom {
         first.drain(..BOM.len());
     }
-    let plan = Plan::new(origin, std::iter::empty(), None, limits);
+    let plan = Plan::new(std::iter::empty(), None, limits);
     let document = |src: &mut dyn Positional<'_>, start: u64| {
         let layout = crate::stream::layout(src, start)?;
         crate::stream::digests(&plan, budget, wanted, crate::stream::spans(src, &layout))
@@ -148,7 +144,6 @@ pub fn lean_digests_with<'w>(
 /// read in chunks or, for a document, by position. An input too small for the lean
 /// loader to pay, or one that cannot be opened, is [`Fallback`] too.
 pub fn load_lean_from<R>(
-    origin: &str,
     path: &str,
     stdin: Option<&[u8]>,
     kept: Option<(&str, bool)>,
@@ -158,7 +153,6 @@ pub fn load_lean_from<R>(
 ) -> Result<R, Fallback> {
     let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
     load_lean_with(
-        origin,
         first,
         chunks,
         Some(&mut *whole),
@@ -172,7 +166,6 @@ pub fn load_lean_from<R>(
 /// [`lean_digests_with`] of the input at `path` (`stdin`'s bytes instead, when given),
 /// read as [`load_lean_from`] read it.
 pub fn lean_digests_from(
-    origin: &str,
     path: &str,
     stdin: Option<&[u8]>,
     budget: &crate::stream::Budget,
@@ -180,27 +173,18 @@ pub fn lean_digests_from(
     limits: Limits,
 ) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
     let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    lean_digests_with(
-        origin,
-        first,
-        chunks,
-        Some(&mut *whole),
-        budget,
-        wanted,
-        limits,
-    )
+    lean_digests_with(first, chunks, Some(&mut *whole), budget, wanted, limits)
 }
 
 /// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
 pub fn load_lean_for(
-    origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
     kept: Option<(&str, bool)>,
     purpose: Purpose,
     limits: Limits,
 ) -> Result<LeanFor, Fallback> {
-    load_lean_with(origin, first, rest, None, kept, purpose, limits, Ok)
+    load_lean_with(first, rest, None, kept, purpose, limits, Ok)
 }
 
 /// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
@@ -209,7 +193,6 @@ pub fn load_lean_for(
 /// chunks are put together in memory first.
 #[allow(clippy::too_many_arguments)]
 pub fn load_lean_with<'w, R>(
-    origin: &str,
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
     whole: Option<&mut (dyn Positional<'w> + 'w)>,
@@ -233,13 +216,12 @@ pub fn load_lean_with<'w, R>(
         None => KeptIds::None,
     };
     let input = (first, rest, whole, bom);
-    load_lean_kept(origin, input, owned_kept, purpose, limits, then)
+    load_lean_kept(input, owned_kept, purpose, limits, then)
 }
 
 /// [`load_lean_from`] with the kept ids given as they are (the records in view of a
 /// transcript), not as a flag's text.
 pub fn load_lean_ids_from<R>(
-    origin: &str,
     path: &str,
     stdin: Option<&[u8]>,
     kept: Vec<String>,
@@ -254,13 +236,12 @@ pub fn load_lean_ids_from<R>(
         first.drain(..BOM.len());
     }
     let input = (first, chunks, Some(&mut *whole), bom);
-    load_lean_kept(origin, input, KeptIds::Owned(kept), purpose, limits, then)
+    load_lean_kept(input, KeptIds::Owned(kept), purpose, limits, then)
 }
 
 /// [`load_lean_with`] once the kept ids are read: the input is the first chunk (a
 /// byte-order mark taken off, and whether there was one), the rest, and the whole.
 fn load_lean_kept<'w, R>(
-    origin: &str,
     input: (
         Vec<u8>,
         impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
@@ -276,7 +257,7 @@ fn load_lean_kept<'w, R>(
     match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = owned_kept.ids().ok_or(Fallback)?;
-            let plan = purpose.plan(origin, ids, purpose.scope(None, None)?, limits);
+            let plan = purpose.plan(ids, purpose.scope(None, None)?, limits);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
@@ -295,7 +276,7 @@ fn load_lean_kept<'w, R>(
                 // Read by position from here on: the chunks (and their carry) go.
                 drop(rest);
                 let start = if bom { BOM.len() as u64 } else { 0 };
-                lean_document(origin, whole, start, &owned_kept, purpose, limits, then)
+                lean_document(whole, start, &owned_kept, purpose, limits, then)
             }
             None => {
                 let mut bytes = first;
@@ -303,7 +284,7 @@ fn load_lean_kept<'w, R>(
                     bytes.extend_from_slice(&chunk?);
                 }
                 let src = &mut bytes.as_slice();
-                lean_document(origin, src, 0, &owned_kept, purpose, limits, then)
+                lean_document(src, 0, &owned_kept, purpose, limits, then)
             }
         },
         None => Err(Fallback),
@@ -359,12 +340,11 @@ impl Purpose {
     /// The plan of a lean load for this purpose.
     pub(super) fn plan<'a>(
         &self,
-        origin: &str,
         ids: impl IntoIterator<Item = &'a str>,
         tools: Option<Vec<String>>,
         limits: Limits,
     ) -> Plan<'a> {
-        let plan = Plan::new(origin, ids, tools, limits);
+        let plan = Plan::new(ids, tools, limits);
         match self {
             Purpose::PinBudget(_) => plan.for_pin().counting_tokens(),
             Purpose::Pin(_) => plan.for_pin(),
@@ -378,7 +358,6 @@ impl Purpose {
 /// The document branch of [`load_lean_with`]: a document read from `src`, its JSON
 /// starting at `start`.
 pub(super) fn lean_document<R>(
-    origin: &str,
     src: &mut dyn Positional<'_>,
     start: u64,
     owned_kept: &KeptIds<'_>,
@@ -415,7 +394,7 @@ pub(super) fn lean_document<R>(
         Some(ids) => ids,
         None => Box::new(doc_kept.iter().flatten().map(String::as_str)),
     };
-    let plan = purpose.plan(origin, ids, tools, limits);
+    let plan = purpose.plan(ids, tools, limits);
     crate::stream::load(
         &plan,
         crate::stream::spans(src, &layout),

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::action::{Action, Tool};
 use crate::compaction::Compaction;
-use crate::error::InputError;
+use crate::error::{InputError, KeptError};
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
 use crate::stream::{Batch, Member, Plan, Positional};
@@ -161,20 +161,21 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
     let records = items
         .iter()
         .enumerate()
-        .map(|(i, v)| parse_record(origin, &Place::Index(i), v, limits))
-        .collect::<Result<Vec<Record>, _>>()?;
-    let store = Store::new(origin, records)?;
+        .map(|(i, v)| parse_record(&Place::Index(i), v, limits))
+        .collect::<Result<Vec<Record>, _>>()
+        .map_err(|e| InputError::record(origin, e))?;
+    let store = Store::new(records).map_err(|e| InputError::record(origin, e))?;
     let kept = obj
         .get("kept")
-        .map(|v| kept_from_json(v).map_err(|m| InputError::at(origin, "key `kept`", m)))
+        .map(|v| kept_from_json(v).map_err(|e| InputError::invalid(origin, "key `kept`", e)))
         .transpose()?;
     let action = obj
         .get("action")
-        .map(|v| Action::from_json(v).map_err(|m| InputError::at(origin, "key `action`", m)))
+        .map(|v| Action::from_json(v).map_err(|e| InputError::invalid(origin, "key `action`", e)))
         .transpose()?;
     let tools = obj
         .get("tools")
-        .map(|v| Tool::list_from_json(v).map_err(|m| InputError::at(origin, "key `tools`", m)))
+        .map(|v| Tool::list_from_json(v).map_err(|e| InputError::invalid(origin, "key `tools`", e)))
         .transpose()?;
     Ok(Input {
         store,
@@ -198,10 +199,12 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
             }
             InputError::syntax(origin, e, i)
         })?;
-        records.push(parse_record(origin, &Place::Line(i + 1), &value, limits)?);
+        let record = parse_record(&Place::Line(i + 1), &value, limits)
+            .map_err(|e| InputError::record(origin, e))?;
+        records.push(record);
     }
     Ok(Input {
-        store: Store::new(origin, records)?,
+        store: Store::new(records).map_err(|e| InputError::record(origin, e))?,
         kept: None,
         action: None,
         tools: None,
@@ -209,18 +212,15 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
 }
 
 /// Reads kept ids from a JSON array of strings.
-pub fn kept_from_json(value: &Value) -> Result<Vec<String>, String> {
+pub fn kept_from_json(value: &Value) -> Result<Vec<String>, KeptError> {
     let Value::Array(items) = value else {
-        return Err("must be an array of record ids".into());
+        return Err(KeptError::NotArray);
     };
     items
         .iter()
         .map(|v| match v {
             Value::String(s) => Ok(s.clone()),
-            other => Err(format!(
-                "expected a record id string, found {}",
-                crate::json::json_text(other)
-            )),
+            other => Err(KeptError::NotId(other.clone())),
         })
         .collect()
 }
@@ -237,7 +237,7 @@ pub fn kept_from_flag(
 ) -> Result<Vec<String>, InputError> {
     if let Some(array) = kept_json(text) {
         let v = json::parse(array.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?;
-        return kept_from_json(&v).map_err(|m| InputError::at(origin, "--kept", m));
+        return kept_from_json(&v).map_err(|e| InputError::invalid(origin, "--kept", e));
     }
     Ok(plain_kept_ids(text, from_file)
         .map(str::to_string)
@@ -273,7 +273,7 @@ pub fn action_from_flag(origin: &str, text: &str) -> Result<Action, InputError> 
         e.message.push_str(&action_shape(text));
         InputError::syntax(origin, e, 0)
     })?;
-    Action::from_json(&v).map_err(|m| InputError::at(origin, "--action", m))
+    Action::from_json(&v).map_err(|e| InputError::invalid(origin, "--action", e))
 }
 
 /// The hint for an action that is not JSON: its shape, with the value as the tool when it
@@ -307,7 +307,7 @@ pub fn tools_from_flag(origin: &str, text: &str) -> Result<Vec<Tool>, InputError
                 .collect(),
         )
     };
-    Tool::list_from_json(&value).map_err(|m| InputError::at(origin, "--tools", m))
+    Tool::list_from_json(&value).map_err(|e| InputError::invalid(origin, "--tools", e))
 }
 
 #[cfg(test)]

@@ -92,7 +92,6 @@ fn lean(text: &str, kept: Option<&str>, action: Option<&str>) -> Result<Lean, Fa
     let first = chunks.next().unwrap_or_default();
     let action = action.map(|a| action_from_flag("--action", a).unwrap());
     load_lean(
-        "in.jsonl",
         first,
         chunks.map(Ok),
         kept.map(|k| (k, false)),
@@ -210,7 +209,6 @@ fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor,
     let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
     let first = chunks.next().unwrap_or_default();
     load_lean_for(
-        "in.jsonl",
         first,
         chunks.map(Ok),
         kept.map(|k| (k, false)),

@@ -16,7 +16,7 @@ pub struct Domain {
     /// Schema keywords read as admitting every value.
     pub ignored: BTreeSet<String>,
     /// Why the schema could not be read, if it could not (it is then read as `{}`).
-    pub unreadable: Option<String>,
+    pub unreadable: Option<crate::schema::SchemaError>,
 }
 
 impl Domain {

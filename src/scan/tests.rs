@@ -7,7 +7,7 @@ use crate::record::{Kind, Limits, Place, parse_record};
 /// The strict path's answer for a line: id, seq and canonical JSON.
 fn strict(line: &str) -> Option<(String, u64, String)> {
     let v = json::parse(line.as_bytes()).ok()?;
-    let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+    let r = parse_record(&Place::Line(1), &v, Limits::default()).ok()?;
     matches!(r.kind, Kind::Chatter).then(|| (r.id, r.seq, json::canonical(&v)))
 }
 
@@ -114,7 +114,7 @@ type FactParts = (String, u64, String, Option<String>, Vec<String>);
 
 fn strict_fact(line: &str) -> Option<FactParts> {
     let v = json::parse(line.as_bytes()).ok()?;
-    let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+    let r = parse_record(&Place::Line(1), &v, Limits::default()).ok()?;
     match r.kind {
         Kind::Fact(f) => Some((r.id, r.seq, f.field, f.supersedes, f.depends_on)),
         _ => None,
@@ -152,7 +152,7 @@ type RuleParts = (String, u64, Vec<String>, Option<String>, Vec<String>);
 
 fn strict_rule(line: &str) -> Option<RuleParts> {
     let v = json::parse(line.as_bytes()).ok()?;
-    let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+    let r = parse_record(&Place::Line(1), &v, Limits::default()).ok()?;
     match r.kind {
         Kind::Policy(p) => Some((r.id, r.seq, p.scope, p.supersedes, p.depends_on)),
         Kind::Effect(e) => Some((r.id, r.seq, vec![e.tool], None, Vec::new())),
@@ -301,7 +301,7 @@ type Parts = (String, u64, String, Option<String>, u64, String);
 
 fn strict_parts(line: &str) -> Option<Parts> {
     let v = json::parse(line.as_bytes()).ok()?;
-    let r = parse_record("t", &Place::Line(1), &v, Limits::default()).ok()?;
+    let r = parse_record(&Place::Line(1), &v, Limits::default()).ok()?;
     let kind = r.kind.name().to_string();
     Some((r.id, r.seq, kind, r.text, r.tokens, json::canonical(&v)))
 }

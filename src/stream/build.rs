@@ -158,14 +158,8 @@ pub(super) fn hold_inputs(
         }
         let raw = entry.raw.and_then(|r| entries.name(w, r)).ok_or(Fallback)?;
         let value = json::parse(raw.as_bytes()).map_err(|_| Fallback)?;
-        let record = parse_record_with(
-            &plan.origin,
-            &Place::Line(0),
-            &value,
-            plan.limits,
-            plan.count_tokens,
-        )
-        .map_err(|_| Fallback)?;
+        let record = parse_record_with(&Place::Line(0), &value, plan.limits, plan.count_tokens)
+            .map_err(|_| Fallback)?;
         if record.seq != entry.seq {
             return Err(Fallback);
         }

@@ -323,7 +323,7 @@ where
             .and_then(crate::record::whole_number)
             .ok_or(Fallback)?;
         if wanted.contains(&seq) {
-            let r = parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, true)
+            let r = parse_record_with(&Place::Line(0), &value, plan.limits, true)
                 .map_err(|_| Fallback)?;
             out.push((r.seq, r.id, r.digest));
         }

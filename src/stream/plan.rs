@@ -68,14 +68,11 @@ pub struct Plan<'a> {
     pub(super) retention: Retention,
     /// Limits for the strict path.
     pub(super) limits: Limits,
-    /// The file name, for the strict path's messages (never shown: errors fall back).
-    pub(super) origin: String,
 }
 
 impl<'a> Plan<'a> {
     /// A plan for kept ids `kept` (repeats are harmless) and the given tools.
     pub fn new(
-        origin: &str,
         kept: impl IntoIterator<Item = &'a str>,
         tools: Option<Vec<String>>,
         limits: Limits,
@@ -100,7 +97,6 @@ impl<'a> Plan<'a> {
             count_tokens: false,
             retention: Retention::Given,
             limits,
-            origin: origin.to_string(),
         };
         for id in kept {
             let h = id_hash(id.as_bytes());

@@ -125,9 +125,8 @@ impl Slot {
             Slot::Parsed(r) => Ok(*r),
             Slot::Line(seq, text) => {
                 let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
-                let r =
-                    parse_record_with(&plan.origin, &Place::Line(0), &value, plan.limits, digest)
-                        .map_err(|_| Fallback)?;
+                let r = parse_record_with(&Place::Line(0), &value, plan.limits, digest)
+                    .map_err(|_| Fallback)?;
                 if r.seq == seq && matches!(r.kind, Kind::Fact(_)) {
                     Ok(r)
                 } else {
@@ -632,7 +631,6 @@ impl Worker {
             .and_then(Value::as_str)
             .and_then(|id| self.kept_index(plan, id, id_hash(id.as_bytes())));
         let record = parse_record_with(
-            &plan.origin,
             &Place::Line(0),
             &value,
             plan.limits,
