@@ -41,6 +41,7 @@ pub(super) struct LimitArgs {
 }
 
 impl LimitArgs {
+    /// The limits these flags set.
     pub(super) fn limits(&self) -> Limits {
         Limits {
             max_predicate_depth: usize::try_from(self.max_predicate_depth).unwrap_or(usize::MAX),
@@ -68,13 +69,6 @@ pub(super) fn parse_bytes(s: &str) -> Result<u64, String> {
         .and_then(|n| n.checked_mul(1 << shift))
         .filter(|&n| n > 0)
         .ok_or_else(|| "expected a positive byte count such as 1048576, 512K, 64M or 1G".into())
-}
-
-/// The limits of this run, set once from the command line before anything is read.
-pub(super) static LIMITS: OnceLock<Limits> = OnceLock::new();
-
-pub(super) fn limits() -> Limits {
-    LIMITS.get().copied().unwrap_or_default()
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn run_check(args: &CheckArgs) -> Exit {
+pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
     let reads = [
         input_read("INPUT", &args.input),
         flag_read("--kept", args.kept.as_deref()),
@@ -26,10 +26,10 @@ pub(super) fn run_check(args: &CheckArgs) -> Exit {
         return fail(mode, &e, format_of(args.format));
     }
     if let Some(path) = &args.transcript {
-        return run_check_transcript(args, path);
+        return run_check_transcript(args, path, limits);
     }
     if args.precheck {
-        return run_precheck(args);
+        return run_precheck(args, limits);
     }
     let format = format_of(args.format);
     let options = CheckOptions {
@@ -37,7 +37,7 @@ pub(super) fn run_check(args: &CheckArgs) -> Exit {
     };
     // stdin can be read once: hold it for both paths.
     let stdin = if args.input == "-" {
-        match read_source("-") {
+        match read_source("-", limits) {
             Ok(bytes) => Some(bytes),
             Err(e) => return fail(Mode::Check, &e, format),
         }
@@ -48,12 +48,12 @@ pub(super) fn run_check(args: &CheckArgs) -> Exit {
         let kept = args
             .kept
             .as_deref()
-            .map(|v| flag_text("--kept", v))
+            .map(|v| flag_text("--kept", v, limits))
             .transpose()?;
         let action = args
             .action
             .as_deref()
-            .map(|v| flag_text("--action", v))
+            .map(|v| flag_text("--action", v, limits))
             .transpose()?;
         Ok::<_, InputError>((kept, action))
     })();
@@ -61,7 +61,13 @@ pub(super) fn run_check(args: &CheckArgs) -> Exit {
         Ok(f) => f,
         Err(e) => return fail(Mode::Check, &e, format),
     };
-    let request = request(&args.input, stdin.as_deref(), args.retention, kept.as_ref());
+    let request = request(
+        &args.input,
+        stdin.as_deref(),
+        args.retention,
+        kept.as_ref(),
+        limits,
+    );
     let rendered = input::load_check(&request, action.as_ref(), |loaded, action| {
         let outcome = gate::check(&loaded.input.store, &loaded.compaction, action, options);
         let report = Report::check(action, &loaded.compaction, outcome);
@@ -77,7 +83,7 @@ pub(super) fn run_check(args: &CheckArgs) -> Exit {
 
 /// `check --transcript` (and with `--precheck`): kept = the records in view of the
 /// transcript's live context (retention `transcript:H`).
-pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> Exit {
+pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits) -> Exit {
     let format = format_of(args.format);
     let mode = if args.precheck {
         Mode::Precheck
@@ -88,18 +94,22 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> Exit {
         let action = args
             .action
             .as_deref()
-            .map(|v| flag_text("--action", v))
+            .map(|v| flag_text("--action", v, limits))
             .transpose()?;
-        let tools = args.tools.as_deref().map(|v| flag_text("--tools", v));
-        let bytes = read_source(&args.input)?;
+        let tools = args
+            .tools
+            .as_deref()
+            .map(|v| flag_text("--tools", v, limits));
+        let bytes = read_source(&args.input, limits)?;
         let origin = origin_name(&args.input);
-        let input = input::load(origin, &bytes, limits())?;
+        let input = input::load(origin, &bytes, limits)?;
         let context = read_context(&Wanted {
             path,
             harness: args.harness.map(HarnessArg::harness),
             call: None,
             deadline: None,
             files: &args.context_file,
+            limits,
         })?;
         let compaction = context.compaction(&input.store);
         let mut report = if args.precheck {
@@ -136,7 +146,7 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str) -> Exit {
     }
 }
 
-pub(super) fn run_precheck(args: &CheckArgs) -> Exit {
+pub(super) fn run_precheck(args: &CheckArgs, limits: Limits) -> Exit {
     let format = format_of(args.format);
     let options = PrecheckOptions {
         allow_unevaluable: args.allow_unevaluable,
@@ -147,22 +157,31 @@ pub(super) fn run_precheck(args: &CheckArgs) -> Exit {
     let kept = match args
         .kept
         .as_deref()
-        .map(|v| flag_text("--kept", v))
+        .map(|v| flag_text("--kept", v, limits))
         .transpose()
     {
         Ok(k) => k,
         Err(e) => return fail(Mode::Precheck, &e, format),
     };
     let stdin = if args.input == "-" {
-        match read_source("-") {
+        match read_source("-", limits) {
             Ok(bytes) => Some(bytes),
             Err(e) => return fail(Mode::Precheck, &e, format),
         }
     } else {
         None
     };
-    let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
-    let request = request(&args.input, stdin.as_deref(), args.retention, kept.as_ref());
+    let tools_flag = args
+        .tools
+        .as_deref()
+        .map(|v| flag_text("--tools", v, limits));
+    let request = request(
+        &args.input,
+        stdin.as_deref(),
+        args.retention,
+        kept.as_ref(),
+        limits,
+    );
     let rendered = input::load_precheck(&request, tools_flag.as_ref(), |loaded, tools| {
         let store = &loaded.input.store;
         let outcome = precheck::precheck(store, &loaded.compaction, tools, options);
@@ -177,7 +196,7 @@ pub(super) fn run_precheck(args: &CheckArgs) -> Exit {
     }
 }
 
-pub(super) fn run_pin(args: &PinArgs) -> Exit {
+pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
     let format = match args.format {
         PinFormat::Json => Format::Json,
         PinFormat::Text | PinFormat::Ids => Format::Text,
@@ -201,15 +220,24 @@ pub(super) fn run_pin(args: &PinArgs) -> Exit {
         fail(Mode::Pin, e, format)
     };
     let stdin = if args.input == "-" {
-        match read_source("-") {
+        match read_source("-", limits) {
             Ok(bytes) => Some(bytes),
             Err(e) => return refuse(&e),
         }
     } else {
         None
     };
-    let tools_flag = args.tools.as_deref().map(|v| flag_text("--tools", v));
-    let request = request(&args.input, stdin.as_deref(), Retention::Given, None);
+    let tools_flag = args
+        .tools
+        .as_deref()
+        .map(|v| flag_text("--tools", v, limits));
+    let request = request(
+        &args.input,
+        stdin.as_deref(),
+        Retention::Given,
+        None,
+        limits,
+    );
     let report = match input::pin_report(&request, tools_flag.as_ref(), args.budget, args.max_calls)
     {
         Ok(report) => report,

@@ -32,11 +32,11 @@ impl Findings {
     }
 }
 
-pub(super) fn run_doctor(args: &DoctorArgs) -> Exit {
+pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits) -> Exit {
     let harness = args.harness.harness();
     let mut f = Findings::default();
     let passed = match project_dir(&args.dir) {
-        Ok((dir, project)) => doctor(harness, &dir, &project, &mut f),
+        Ok((dir, project)) => doctor(harness, &dir, &project, &mut f, limits),
         Err(e) => {
             f.unsure = Some(e);
             None
@@ -71,7 +71,13 @@ pub(super) fn run_doctor(args: &DoctorArgs) -> Exit {
 }
 
 /// Checks the files, then runs each hook of ours; the file of the hook that gated.
-fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Option<String> {
+fn doctor(
+    harness: Harness,
+    dir: &Path,
+    project: &str,
+    f: &mut Findings,
+    limits: Limits,
+) -> Option<String> {
     let w = Wiring::of(harness);
     let files = match settings_files(harness, dir) {
         Ok(files) => files,
@@ -157,7 +163,7 @@ fn doctor(harness: Harness, dir: &Path, project: &str, f: &mut Findings) -> Opti
     }
     let mut gated = None;
     for h in &ours {
-        if check_handler(harness, dir, project, h, f) && gated.is_none() {
+        if check_handler(harness, dir, project, h, f, limits) && gated.is_none() {
             gated = Some(h.file.clone());
         }
     }
@@ -340,6 +346,7 @@ fn check_handler(
     project: &str,
     h: &Handler,
     f: &mut Findings,
+    limits: Limits,
 ) -> bool {
     let w = Wiring::of(harness);
     let at = format!("the hook in `{}`", h.file);
@@ -403,7 +410,7 @@ fn check_handler(
             } else {
                 dir.join(&store)
             };
-            check_store(harness, &path, h, &at, f);
+            check_store(harness, &path, h, &at, f, limits);
         }
     }
     run_checks(harness, dir, project, h, &at, f)
@@ -423,12 +430,19 @@ fn binary_found(bin: &str) -> bool {
 
 /// The store loads, and the matcher lets the harness show the gate every tool a record
 /// names (in this harness's naming).
-fn check_store(harness: Harness, path: &Path, h: &Handler, at: &str, f: &mut Findings) {
+fn check_store(
+    harness: Harness,
+    path: &Path,
+    h: &Handler,
+    at: &str,
+    f: &mut Findings,
+    limits: Limits,
+) {
     let w = Wiring::of(harness);
     let shown = path.display().to_string();
     let input = match std::fs::read(path)
         .map_err(|e| InputError::at(&shown, "input", format!("cannot read: {}", io_reason(&e))))
-        .and_then(|bytes| input::load(&shown, &bytes, limits()))
+        .and_then(|bytes| input::load(&shown, &bytes, limits))
     {
         Ok(input) => input,
         Err(e) => {

@@ -8,7 +8,7 @@ use crate::view::{self, Context};
 /// thread so that our own deadline holds even when stdin never closes or the store is
 /// slow to read; a deadline missed or a panic is a reply too (a deny, for the pre-tool
 /// adapters), never the harness's fail-open crash or timeout.
-pub(super) fn run_hook(args: HookArgs) -> Exit {
+pub(super) fn run_hook(args: HookArgs, limits: Limits) -> Exit {
     let adapter = args.harness.adapter();
     let timeout_ms = args.timeout_ms;
     // The transcript may be waited for until three quarters of the deadline, so that a
@@ -19,7 +19,7 @@ pub(super) fn run_hook(args: HookArgs) -> Exit {
     let worker = std::thread::Builder::new()
         .name("hook".into())
         .spawn(move || {
-            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args, wait_until));
+            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args, wait_until, limits));
             let _ = tx.send(reply.ok());
         });
     let reply = match worker {
@@ -43,9 +43,10 @@ pub(super) fn hook_reply(
     adapter: Adapter,
     args: &HookArgs,
     wait_until: std::time::Instant,
+    limits: Limits,
 ) -> hook::Reply {
     let mut payload = Vec::new();
-    let max = limits().max_input_bytes;
+    let max = limits.max_input_bytes;
     let mut stdin = io::stdin().lock();
     if let Err(e) = (&mut stdin)
         .take(max.saturating_add(1))
@@ -58,7 +59,7 @@ pub(super) fn hook_reply(
         );
         return hook::failed(adapter, &Failure::Input(err));
     }
-    if let Err(err) = input::check_size("payload", payload.len() as u64, limits()) {
+    if let Err(err) = input::check_size("payload", payload.len() as u64, limits) {
         return hook::failed(adapter, &Failure::Input(err));
     }
     // The call, when the payload gives one: a large store is then read by the lean
@@ -67,7 +68,7 @@ pub(super) fn hook_reply(
         Adapter::PreTool(harness) => hook::pre_tool_action(harness, &payload).ok(),
         Adapter::PreCompact => None,
     };
-    let mut setup = hook_setup(args, call, &payload, adapter, wait_until);
+    let mut setup = hook_setup(args, call, &payload, adapter, wait_until, limits);
     if let (Adapter::PreTool(harness), Ok(setup)) = (adapter, setup.as_mut())
         && setup.context.is_none()
         && let Some(request) = hook::transcript_request(harness, &payload, setup)
@@ -79,6 +80,7 @@ pub(super) fn hook_reply(
                 call: r.call.as_deref(),
                 deadline: Some(wait_until),
                 files: &args.context_file,
+                limits,
             })
         }));
     }
@@ -91,6 +93,7 @@ pub(super) fn hook_setup(
     payload: &[u8],
     adapter: Adapter,
     wait_until: std::time::Instant,
+    limits: Limits,
 ) -> Result<Setup, InputError> {
     // Standard input carries the hook payload, read before this.
     let reads = [
@@ -141,7 +144,7 @@ pub(super) fn hook_setup(
             call,
             wait_until,
         };
-        match lean_transcript_setup(args, &wanted) {
+        match lean_transcript_setup(args, &wanted, limits) {
             Ok(setup) => return Ok(setup),
             Err(read) => context = read,
         }
@@ -151,7 +154,7 @@ pub(super) fn hook_setup(
     let kept = args
         .kept
         .as_deref()
-        .map(|v| flag_text("--kept", v))
+        .map(|v| flag_text("--kept", v, limits))
         .transpose();
     let call = call.filter(|_| kept_from == hook::KeptFrom::Kept && kept.is_ok());
     let request = input::Request {
@@ -159,11 +162,11 @@ pub(super) fn hook_setup(
         source: input::Source::Path(&args.store),
         kept: kept.as_ref().ok().and_then(Option::as_ref),
         retention: args.retention,
-        limits: limits(),
+        limits,
     };
     let stored = input::load_store(&request, call)?;
     kept?;
-    let tools = guarded_tools(args)?;
+    let tools = guarded_tools(args, limits)?;
     Ok(Setup {
         input: stored.input,
         kept_origin: if args.kept.is_some() {
@@ -199,8 +202,9 @@ struct Transcribed<'a> {
 fn lean_transcript_setup(
     args: &HookArgs,
     wanted: &Transcribed<'_>,
+    limits: Limits,
 ) -> Result<Setup, Option<Result<Context, InputError>>> {
-    let tools = guarded_tools(args).map_err(|_| None)?;
+    let tools = guarded_tools(args, limits).map_err(|_| None)?;
     let read_context_of = || {
         hook::requested_transcript(wanted.harness, wanted.payload).map(|request| {
             request.and_then(|r| {
@@ -210,6 +214,7 @@ fn lean_transcript_setup(
                     call: r.call.as_deref(),
                     deadline: Some(wanted.wait_until),
                     files: &args.context_file,
+                    limits,
                 })
             })
         })
@@ -225,7 +230,7 @@ fn lean_transcript_setup(
     };
     let (light, (context, haystack)) = std::thread::scope(|scope| {
         let light = scope.spawn(|| {
-            let texts = input::record_texts(&args.store, None, limits())?;
+            let texts = input::record_texts(&args.store, None, limits)?;
             let sought = view::Sought::new(texts.texts.iter().map(|(_, t)| Some(t.as_str())));
             Some((texts, sought))
         });
@@ -268,7 +273,7 @@ fn lean_transcript_setup(
         source: input::Source::Path(&args.store),
         kept: None,
         retention: Retention::Transcript(context.live.harness),
-        limits: limits(),
+        limits,
     };
     let Some(stored) = input::load_store_in_view(&request, wanted.call.clone(), kept) else {
         return Err(Some(Ok(context)));
@@ -289,11 +294,11 @@ fn lean_transcript_setup(
 }
 
 /// The tool names `--tools` gives (inline or `@FILE`), if it is given.
-fn guarded_tools(args: &HookArgs) -> Result<Option<Vec<String>>, InputError> {
+fn guarded_tools(args: &HookArgs, limits: Limits) -> Result<Option<Vec<String>>, InputError> {
     args.tools
         .as_deref()
         .map(|v| {
-            let (origin, text, _) = flag_text("--tools", v)?;
+            let (origin, text, _) = flag_text("--tools", v, limits)?;
             let tools = input::tools_from_flag(&origin, &text)?;
             Ok(tools.into_iter().map(|t| t.name).collect())
         })

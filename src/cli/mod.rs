@@ -8,7 +8,6 @@
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
-use std::sync::OnceLock;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
@@ -95,19 +94,19 @@ fn run_command() -> Exit {
             return if e.use_stderr() { usage } else { Exit::Success };
         }
     };
-    let _ = LIMITS.set(cli.limits.limits());
+    let limits = cli.limits.limits();
     // A hook's stdout is its reply: --quiet never silences it.
     let _ = QUIET.set(cli.quiet && !matches!(cli.command, Command::Hook(_)));
     match cli.command {
-        Command::Check(args) => run_check(&args),
-        Command::Validate(args) => run_validate(&args),
-        Command::Pin(args) => run_pin(&args),
-        Command::Sweep(args) => run_sweep(&args),
-        Command::Verify(args) => run_verify(&args.report),
-        Command::Hook(args) => run_hook(args),
-        Command::Context(args) => run_context(&args),
+        Command::Check(args) => run_check(&args, limits),
+        Command::Validate(args) => run_validate(&args, limits),
+        Command::Pin(args) => run_pin(&args, limits),
+        Command::Sweep(args) => run_sweep(&args, limits),
+        Command::Verify(args) => run_verify(&args.report, limits),
+        Command::Hook(args) => run_hook(args, limits),
+        Command::Context(args) => run_context(&args, limits),
         Command::Init(args) => run_init(&args),
-        Command::Doctor(args) => run_doctor(&args),
+        Command::Doctor(args) => run_doctor(&args, limits),
         Command::Completions { shell } => run_completions(shell),
         Command::Man => run_man(),
     }
@@ -123,14 +122,14 @@ fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 /// Reads a path, or stdin for `-`, refusing more than the `--max-input-bytes` limit: a
 /// regular file by its size before reading, anything else (a pipe, a device) after
 /// reading one byte past the limit, so that memory stays bounded either way.
-fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
-    read_as(path, "input")
+fn read_source(path: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
+    read_as(path, "input", limits)
 }
 
 /// [`read_source`] for a file that plays `role` (`input`, `kept file`...): messages name
 /// the role, so that a missing `--kept @FILE` is not taken for a missing input.
-fn read_as(path: &str, role: &str) -> Result<Vec<u8>, InputError> {
-    input::read(path, role, limits())
+fn read_as(path: &str, role: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
+    input::read(path, role, limits)
 }
 
 /// The well-known paths of standard input itself. A pid's own `/proc/PID/fd/0` is
@@ -215,11 +214,15 @@ fn origin_name(path: &str) -> &str {
 }
 
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).
-fn flag_text(flag: &str, value: &str) -> Result<(String, String, bool), InputError> {
+fn flag_text(
+    flag: &str,
+    value: &str,
+    limits: Limits,
+) -> Result<(String, String, bool), InputError> {
     match value.strip_prefix('@') {
         Some(path) => {
             let role = format!("{} file", flag.trim_start_matches('-'));
-            let bytes = read_as(path, &role)?;
+            let bytes = read_as(path, &role, limits)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| InputError::at(path, &role, "not valid UTF-8"))?;
             Ok((path.to_string(), text, true))
@@ -270,13 +273,14 @@ fn request<'a>(
     bytes: Option<&'a [u8]>,
     retention: Retention,
     kept: Option<&'a FlagText>,
+    limits: Limits,
 ) -> input::Request<'a> {
     input::Request {
         origin: origin_name(path),
         source: bytes.map_or(input::Source::Path(path), input::Source::Bytes),
         kept,
         retention,
-        limits: limits(),
+        limits,
     }
 }
 

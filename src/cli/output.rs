@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
+use std::sync::OnceLock;
 
 use super::*;
 

@@ -33,6 +33,7 @@ pub(super) fn sweep_cell(
     stdin: Option<&Result<Vec<u8>, InputError>>,
     retention: Retention,
     mode: SweepMode<'_>,
+    limits: Limits,
 ) -> Cell {
     let bytes = match stdin {
         Some(Ok(bytes)) if path == "-" => Ok(Some(bytes.as_slice())),
@@ -40,7 +41,7 @@ pub(super) fn sweep_cell(
         _ => Ok(None),
     };
     let judged = bytes.and_then(|bytes| {
-        let request = request(path, bytes, retention, None);
+        let request = request(path, bytes, retention, None, limits);
         match mode {
             SweepMode::Check(options) => input::load_check(&request, None, |loaded, action| {
                 gate::check(&loaded.input.store, &loaded.compaction, action, options)
@@ -75,7 +76,7 @@ pub(super) fn sweep_cell(
     }
 }
 
-pub(super) fn run_sweep(args: &SweepArgs) -> Exit {
+pub(super) fn run_sweep(args: &SweepArgs, limits: Limits) -> Exit {
     let retentions = if args.retention.is_empty() {
         vec![Retention::Given]
     } else {
@@ -95,8 +96,11 @@ pub(super) fn run_sweep(args: &SweepArgs) -> Exit {
         .inputs
         .iter()
         .any(|p| p == "-")
-        .then(|| read_source("-"));
-    let tools = args.tools.as_deref().map(|v| flag_text("--tools", v));
+        .then(|| read_source("-", limits));
+    let tools = args
+        .tools
+        .as_deref()
+        .map(|v| flag_text("--tools", v, limits));
     let mode = if args.precheck {
         SweepMode::Precheck(
             PrecheckOptions {
@@ -116,7 +120,7 @@ pub(super) fn run_sweep(args: &SweepArgs) -> Exit {
         .map(|path| {
             let cells = retentions
                 .iter()
-                .map(|&r| sweep_cell(path, stdin.as_ref(), r, mode))
+                .map(|&r| sweep_cell(path, stdin.as_ref(), r, mode, limits))
                 .collect();
             (clean(path).into_owned(), cells)
         })
@@ -176,8 +180,8 @@ pub(super) fn run_sweep(args: &SweepArgs) -> Exit {
     }
 }
 
-pub(super) fn run_verify(path: &str) -> Exit {
-    let bytes = match read_source(path) {
+pub(super) fn run_verify(path: &str, limits: Limits) -> Exit {
+    let bytes = match read_source(path, limits) {
         Ok(b) => b,
         Err(e) => {
             warn(&format!("omission-gate: verify: {e}"));

@@ -27,14 +27,17 @@ pub(super) struct Wanted<'a> {
     pub(super) deadline: Option<Instant>,
     /// `--context-file` values.
     pub(super) files: &'a [String],
+    /// The input limits (`--max-input-bytes`).
+    pub(super) limits: Limits,
 }
 
 /// The agent's context: the transcript's live context, read fresh, and the context files.
 pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
+    let limits = wanted.limits;
     let started = Instant::now();
     let live = loop {
         let waiting = wanted.deadline.is_some_and(|d| Instant::now() < d);
-        match read_live(wanted.path, wanted.harness, wanted.call) {
+        match read_live(wanted.path, wanted.harness, wanted.call, limits) {
             Ok(live) if wanted.call.is_none() || live.call_seen => break live,
             Ok(_) if waiting => {}
             Ok(_) => {
@@ -55,7 +58,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
     };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
-        let bytes = read_source(name)?;
+        let bytes = read_source(name, limits)?;
         let text = String::from_utf8(bytes).map_err(|_| {
             InputError::at(name, "--context-file", "the file is not valid UTF-8 text")
         })?;
@@ -79,7 +82,12 @@ enum Unread {
 
 /// Reads a transcript's live context from its end: a first tail, then four times more
 /// each time the reader asks for more, up to the whole file.
-fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result<Live, Unread> {
+fn read_live(
+    path: &str,
+    harness: Option<Harness>,
+    call: Option<&str>,
+    limits: Limits,
+) -> Result<Live, Unread> {
     let cannot = |e: &io::Error| {
         let err = InputError::at(path, "transcript", format!("cannot read: {}", io_reason(e)));
         if e.kind() == io::ErrorKind::NotFound {
@@ -92,9 +100,9 @@ fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result
     let len = file.metadata().map_err(|e| cannot(&e))?.len();
     // The limit holds for what is read (the first line and the end), not for the file:
     // a long session costs only its live part.
-    let head = read_head(&mut file, len).map_err(|e| cannot(&e))?;
-    input::check_size(path, head.len() as u64, limits()).map_err(Unread::Invalid)?;
-    let max = limits().max_input_bytes;
+    let head = read_head(&mut file, len, limits).map_err(|e| cannot(&e))?;
+    input::check_size(path, head.len() as u64, limits).map_err(Unread::Invalid)?;
+    let max = limits.max_input_bytes;
     let mut size = FIRST_TAIL.min(len).min(max);
     loop {
         let offset = len - size;
@@ -139,10 +147,10 @@ fn read_live(path: &str, harness: Option<Harness>, call: Option<&str>) -> Result
 }
 
 /// The file's first line, up to and including its `\n` (all of a file that has none).
-fn read_head(file: &mut File, len: u64) -> io::Result<Vec<u8>> {
+fn read_head(file: &mut File, len: u64, limits: Limits) -> io::Result<Vec<u8>> {
     let mut head = Vec::new();
     let mut chunk = 64 * 1024u64;
-    let cap = len.min(limits().max_input_bytes.saturating_add(1));
+    let cap = len.min(limits.max_input_bytes.saturating_add(1));
     while (head.len() as u64) < cap {
         let start = head.len() as u64;
         let more = read_range(file, start, chunk.min(cap - start))?;
@@ -184,8 +192,8 @@ fn line_number(file: &mut File, at: u64) -> io::Result<u64> {
 }
 
 /// `context FILE [--harness H] [--store S]`: the audit behind a `transcript` verdict.
-pub(super) fn run_context(args: &ContextArgs) -> Exit {
-    match context_text(args) {
+pub(super) fn run_context(args: &ContextArgs, limits: Limits) -> Exit {
+    match context_text(args, limits) {
         Ok(text) => write_report(text.as_bytes(), Exit::Success),
         Err(e) => {
             warn(&format!("omission-gate: invalid-input: {e}"));
@@ -194,7 +202,7 @@ pub(super) fn run_context(args: &ContextArgs) -> Exit {
     }
 }
 
-fn context_text(args: &ContextArgs) -> Result<String, InputError> {
+fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError> {
     let reads = [
         input_read("FILE", &args.file),
         args.store.as_deref().and_then(|s| input_read("--store", s)),
@@ -210,9 +218,10 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
         call: None,
         deadline: None,
         files: &args.context_file,
+        limits,
     })?;
     let live = &context.live;
-    let bytes = read_source(&args.file)?;
+    let bytes = read_source(&args.file, limits)?;
     let starts: Vec<u64> = std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', &bytes).map(|i| i as u64 + 1))
         .collect();
@@ -229,8 +238,8 @@ fn context_text(args: &ContextArgs) -> Result<String, InputError> {
         .store
         .as_deref()
         .map(|s| {
-            let b = read_source(s)?;
-            input::load(origin_name(s), &b, limits())
+            let b = read_source(s, limits)?;
+            input::load(origin_name(s), &b, limits)
         })
         .transpose()?;
     let mut out = String::new();

@@ -19,7 +19,7 @@ pub(super) struct ValidateArgs {
     pub(super) tools: Option<String>,
 }
 
-pub(super) fn run_validate(args: &ValidateArgs) -> Exit {
+pub(super) fn run_validate(args: &ValidateArgs, limits: Limits) -> Exit {
     let origin = origin_name(&args.input);
     let found = (|| {
         let reads = [
@@ -31,13 +31,13 @@ pub(super) fn run_validate(args: &ValidateArgs) -> Exit {
         let kept = args
             .kept
             .as_deref()
-            .map(|v| flag_text("--kept", v))
+            .map(|v| flag_text("--kept", v, limits))
             .transpose()?;
-        let request = request(&args.input, None, Retention::Given, kept.as_ref());
+        let request = request(&args.input, None, Retention::Given, kept.as_ref(), limits);
         let loaded = input::load_exact(&request)?;
         let tools = match args.tools.as_deref() {
             Some(v) => {
-                let (o, text, _) = flag_text("--tools", v)?;
+                let (o, text, _) = flag_text("--tools", v, limits)?;
                 Some(input::tools_from_flag(&o, &text)?)
             }
             None => loaded.input.tools.clone(),
