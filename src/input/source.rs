@@ -94,7 +94,7 @@ impl Iterator for Chunks<'_> {
     type Item = Result<Vec<u8>, Fallback>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut buf = crate::stream::spare_buffer();
+        let mut buf = Vec::new();
         buf.append(&mut self.carry);
         let eof = match &mut self.source {
             ChunkSource::Bytes(rest) => {
@@ -155,6 +155,7 @@ pub(crate) fn lean_chunks<'a>(
             let at = FileAt {
                 file: file.try_clone().ok()?,
                 size,
+                spare: None,
             };
             (ChunkSource::File(file), Box::new(at))
         }
@@ -175,6 +176,8 @@ pub(crate) type Whole<'a> = Box<dyn Positional<'a> + 'a>;
 pub(crate) struct FileAt {
     pub(crate) file: std::fs::File,
     pub(crate) size: u64,
+    /// A buffer given back, for the next read.
+    pub(crate) spare: Option<Vec<u8>>,
 }
 
 impl<'a> Positional<'a> for FileAt {
@@ -189,7 +192,7 @@ impl<'a> Positional<'a> for FileAt {
             return Err(Fallback);
         }
         self.file.seek(SeekFrom::Start(at)).map_err(|_| Fallback)?;
-        let mut buf = crate::stream::spare_buffer();
+        let mut buf = self.spare.take().unwrap_or_default();
         // read_to_end fills spare capacity without zeroing it first; one byte more than
         // asked for at the end tells a file that grew.
         buf.reserve(len.saturating_add(1));
@@ -202,6 +205,10 @@ impl<'a> Positional<'a> for FileAt {
             return Err(Fallback);
         }
         Ok(Cow::Owned(buf))
+    }
+
+    fn give_back(&mut self, buf: Vec<u8>) {
+        self.spare = Some(buf);
     }
 }
 
@@ -217,6 +224,7 @@ mod tests {
         let open = |size| FileAt {
             file: std::fs::File::open(&path).unwrap(),
             size,
+            spare: None,
         };
         let mut f = open(10);
         assert_eq!(&*f.read_at(2, 3).unwrap(), b"234");
@@ -229,5 +237,26 @@ mod tests {
         assert!(grown.read_at(4, 4).is_err());
         // Shrunk: the bytes are not there.
         assert!(open(12).read_at(6, 6).is_err());
+    }
+
+    #[test]
+    fn a_buffer_given_back_is_read_into_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let mut f = FileAt {
+            file: std::fs::File::open(&path).unwrap(),
+            size: 10,
+            spare: None,
+        };
+        let buf = Vec::with_capacity(4096);
+        let at = buf.as_ptr();
+        f.give_back(buf);
+        let Cow::Owned(read) = f.read_at(2, 3).unwrap() else {
+            panic!("a file read is owned");
+        };
+        assert_eq!((read.as_slice(), read.as_ptr()), (&b"234"[..], at));
+        // Taken: the next read gets a buffer of its own.
+        assert_ne!(f.read_at(0, 1).unwrap().as_ptr(), at);
     }
 }

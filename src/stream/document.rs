@@ -36,6 +36,12 @@ pub trait Positional<'a>: Send {
     /// goes on past it (a file that grew).
     fn read_at(&mut self, at: u64, len: usize) -> Result<Cow<'a, [u8]>, Fallback>;
 
+    /// Takes back a buffer [`Positional::read_at`] gave, done with, to read into again
+    /// (by default it is freed).
+    fn give_back(&mut self, buf: Vec<u8>) {
+        drop(buf);
+    }
+
     /// Bytes per chunk of records (more when one record is larger). Tests make it small,
     /// to cut a small document in many places.
     fn chunk_size(&self) -> usize {
@@ -119,7 +125,7 @@ pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallba
         let buf = src.read_at(start, len)?;
         let whole = start + len as u64 == size;
         let parsed = head(&buf);
-        recycle(buf);
+        recycle(src, buf);
         match parsed {
             Ok((keys, at)) => break (keys, start + at as u64),
             Err(Stop::Short) if !whole && want < MOST => want *= 4,
@@ -135,7 +141,7 @@ pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallba
             .ok_or(Fallback)?;
         let buf = src.read_at(from, len)?;
         let found = tail(&buf);
-        recycle(buf);
+        recycle(src, buf);
         if let Some((at, mut tail)) = found {
             keys.append(&mut tail);
             return Ok(Layout {
@@ -151,15 +157,16 @@ pub fn layout(src: &mut dyn Positional<'_>, start: u64) -> Result<Layout, Fallba
     }
 }
 
-/// Gives a buffer read from a file back to the chunk reader's spare ones: freeing a
-/// large one would raise the allocator's threshold for mapping memory of its own, and
-/// the chunk buffers freed after it would then stay in the heap.
-fn recycle(buf: Cow<'_, [u8]>) {
+/// Gives a buffer of the head or the tail back to the reader, which reads the first chunk
+/// of records into it: freeing a large one would raise the allocator's threshold for
+/// mapping memory of its own, and the chunk buffers freed after it would then stay in
+/// the heap.
+fn recycle(src: &mut dyn Positional<'_>, buf: Cow<'_, [u8]>) {
     if let Cow::Owned(mut buf) = buf {
         // A chunk's worth is kept (shrinking keeps the mapping).
         buf.clear();
         buf.shrink_to(SPAN + LOOKAHEAD + 1);
-        super::give_back(buf);
+        src.give_back(buf);
     }
 }
 

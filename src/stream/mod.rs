@@ -58,29 +58,6 @@ use worker::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fallback;
 
-/// Chunk buffers the workers are done with, for the reader to fill again: a fresh
-/// megabyte per chunk costs page faults to map it and a system call to unmap it.
-static SPARE: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
-
-/// An empty buffer to read a chunk into: a spare one when there is one.
-pub(crate) fn spare_buffer() -> Vec<u8> {
-    SPARE
-        .lock()
-        .ok()
-        .and_then(|mut spare| spare.pop())
-        .unwrap_or_default()
-}
-
-/// Gives a chunk buffer back (a few are kept; the rest are freed).
-pub(crate) fn give_back(mut buf: Vec<u8>) {
-    buf.clear();
-    if let Ok(mut spare) = SPARE.lock()
-        && spare.len() < 4
-    {
-        spare.push(buf);
-    }
-}
-
 /// One unit of work: a chunk of JSON Lines, or a run of a document's records.
 pub enum Batch<'a> {
     /// Whole lines (the chunk ends at a line end, or at the end of the input).
@@ -131,17 +108,11 @@ where
             let result = batch.and_then(|b| match b {
                 Batch::Lines(bytes) => {
                     let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-                    let done = worker.lines(plan, index, text);
-                    give_back(bytes);
-                    done
+                    worker.lines(plan, index, text)
                 }
                 Batch::Span(bytes, last) => {
                     let text = simdutf8::basic::from_utf8(&bytes).map_err(|_| Fallback)?;
-                    let done = worker.span(plan, index, text, last);
-                    if let std::borrow::Cow::Owned(bytes) = bytes {
-                        give_back(bytes);
-                    }
-                    done
+                    worker.span(plan, index, text, last)
                 }
             });
             if result.is_err() {
