@@ -133,9 +133,9 @@ fn read_live(
                     "the reader found no start of the live context",
                 )));
             }
-            Err(transcript::Failure::Invalid { at, message }) => {
+            Err(transcript::Failure::Invalid { at, problem }) => {
                 let line = line_number(&mut file, at).map_err(|e| cannot(&e))?;
-                let err = InputError::at(path, format!("line {line}"), message);
+                let err = InputError::at(path, format!("line {line}"), problem.to_string());
                 return Err(if len == 0 || at == 0 && !head.ends_with(b"\n") {
                     Unread::NotYet(err)
                 } else {
@@ -227,9 +227,11 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         .collect();
     let line_of = |at: u64| starts.partition_point(|&s| s <= at);
     let found = transcript::compactions(live.harness, &bytes).map_err(|f| match f {
-        transcript::Failure::Invalid { at, message } => {
-            InputError::at(&args.file, format!("line {}", line_of(at)), message)
-        }
+        transcript::Failure::Invalid { at, problem } => InputError::at(
+            &args.file,
+            format!("line {}", line_of(at)),
+            problem.to_string(),
+        ),
         transcript::Failure::NeedMore => {
             InputError::at(&args.file, "transcript", "cannot be read whole")
         }

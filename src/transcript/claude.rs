@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::{Failure, Line, Live, Piece, Role, Window, push_strings, string_at};
+use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
 use crate::harness::Harness;
 
 const NAME: &str = "Claude Code";
@@ -84,7 +84,11 @@ fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
         _ => {
             return Err(Failure::at(
                 line.at,
-                "a Claude Code entry: `parentUuid` must be a string or null",
+                Problem::Key {
+                    what: "a Claude Code entry",
+                    key: "parentUuid",
+                    must: "a string or null",
+                },
             ));
         }
     };
@@ -95,7 +99,11 @@ fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
     {
         return Err(Failure::at(
             line.at,
-            "a Claude Code message entry: `message` must be an object",
+            Problem::Key {
+                what: "a Claude Code message entry",
+                key: "message",
+                must: "an object",
+            },
         ));
     }
     Ok(Some(Entry {
@@ -157,9 +165,9 @@ pub(super) fn read(
     window: Window<'_>,
     call: Option<&str>,
 ) -> Result<Live, Failure> {
-    let missing = |at: u64, message: &str| {
+    let missing = |at: u64, problem: Problem| {
         if window.is_whole() {
-            Failure::at(at, message)
+            Failure::at(at, problem)
         } else {
             Failure::NeedMore
         }
@@ -192,13 +200,10 @@ pub(super) fn read(
             break;
         };
         let Some(i) = back.find(&parent)? else {
-            return Err(missing(
-                at,
-                "this entry's `parentUuid` names no entry of the transcript: the chain is broken",
-            ));
+            return Err(missing(at, Problem::ChainBroken));
         };
         if !seen.insert(i) {
-            return Err(Failure::at(at, "the `parentUuid` chain runs in a circle"));
+            return Err(Failure::at(at, Problem::ChainCircle));
         }
         chain.push(i);
     }
@@ -217,22 +222,14 @@ pub(super) fn read(
             match back.find(uuid)? {
                 Some(i) => spliced.push(i),
                 None => {
-                    return Err(missing(
-                        root_at,
-                        "this compaction boundary lists preserved entries that are not in the transcript",
-                    ));
+                    return Err(missing(root_at, Problem::PreservedMissing));
                 }
             }
         }
         let summary = chain
             .iter()
             .position(|&i| back.get(i).is_some_and(Entry::is_summary))
-            .ok_or_else(|| {
-                Failure::at(
-                    root_at,
-                    "this compaction boundary is followed by no compaction summary (`isCompactSummary`)",
-                )
-            })?;
+            .ok_or_else(|| Failure::at(root_at, Problem::NoSummary))?;
         order = chain.get(..=summary).unwrap_or_default().to_vec();
         order.extend(spliced);
         order.extend(chain.get(summary + 1..).unwrap_or_default());
@@ -247,7 +244,11 @@ fn preserved_uuids(boundary: &Entry) -> Result<Vec<String>, Failure> {
     let bad = || {
         Failure::at(
             boundary.at,
-            "a compaction boundary: `compactMetadata.preservedMessages.uuids` must be an array of strings",
+            Problem::Key {
+                what: "a compaction boundary",
+                key: "compactMetadata.preservedMessages.uuids",
+                must: "an array of strings",
+            },
         )
     };
     let Some(meta) = boundary.obj.get("compactMetadata") else {
@@ -331,7 +332,11 @@ fn pieces(
             _ => {
                 return Err(Failure::at(
                     e.at,
-                    "a Claude Code message: `message.content` must be a string or an array",
+                    Problem::Key {
+                        what: "a Claude Code message",
+                        key: "message.content",
+                        must: "a string or an array",
+                    },
                 ));
             }
         }
@@ -404,7 +409,11 @@ fn block(
             Some(_) => {
                 return Err(Failure::at(
                     at,
-                    "a tool_result block: `content` must be a string or an array",
+                    Problem::Key {
+                        what: "a tool_result block",
+                        key: "content",
+                        must: "a string or an array",
+                    },
                 ));
             }
         },

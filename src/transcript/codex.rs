@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::{Failure, Line, Live, Piece, Role, Window, push_strings, string_at};
+use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
 use crate::harness::Harness;
 
 const NAME: &str = "Codex rollout";
@@ -43,7 +43,11 @@ fn item(line: &Line<'_>) -> Result<Item, Failure> {
         _ => {
             return Err(Failure::at(
                 line.at,
-                "a rollout entry: `payload` must be an object",
+                Problem::Key {
+                    what: "a rollout entry",
+                    key: "payload",
+                    must: "an object",
+                },
             ));
         }
     };
@@ -56,10 +60,7 @@ fn item(line: &Line<'_>) -> Result<Item, Failure> {
                     message,
                     history: items.clone(),
                 }),
-                _ => Err(Failure::at(
-                    line.at,
-                    "a compacted entry without a `replacement_history` array: this Codex version's compactions are not supported",
-                )),
+                _ => Err(Failure::at(line.at, Problem::CodexCompaction)),
             }
         }
         "session_meta" | "turn_context" | "event_msg" | "world_state" | "token_usage_record" => {
@@ -97,10 +98,7 @@ pub(super) fn read(
         compaction = Some(at);
         for v in history {
             let Value::Object(m) = v else {
-                return Err(Failure::at(
-                    at,
-                    "a compacted entry: each `replacement_history` item must be an object",
-                ));
+                return Err(Failure::at(at, Problem::HistoryItemNotObject));
             };
             let is_summary = message_text(&m).as_deref() == Some(message.as_str());
             items.push((at, m, is_summary));
@@ -196,10 +194,7 @@ fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
     };
     let obj = line.object(NAME)?;
     if !is_head(&obj) {
-        return Err(Failure::at(
-            0,
-            "a Codex rollout starts with its `session_meta` entry",
-        ));
+        return Err(Failure::at(0, Problem::NoSessionMeta));
     }
     let text = match obj.get("payload").and_then(|p| p.get("base_instructions")) {
         None | Some(Value::Null) => None,
@@ -211,7 +206,11 @@ fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
         Some(_) => {
             return Err(Failure::at(
                 0,
-                "a session_meta entry: `base_instructions` must be a string or an object with `text`",
+                Problem::Key {
+                    what: "a session_meta entry",
+                    key: "base_instructions",
+                    must: "a string or an object with `text`",
+                },
             ));
         }
     };
@@ -265,7 +264,11 @@ fn model_item(
             let Some(Value::Array(parts)) = m.get("content") else {
                 return Err(Failure::at(
                     at,
-                    "a message item: `content` must be an array",
+                    Problem::Key {
+                        what: "a message item",
+                        key: "content",
+                        must: "an array",
+                    },
                 ));
             };
             for part in parts {
@@ -344,14 +347,18 @@ fn output(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Fa
         Some(Value::Object(o)) if o.contains_key("content") => output(out, at, o.get("content")),
         _ => Err(Failure::at(
             at,
-            "a tool output: `output` must be a string, an array of content parts or an object with `content`",
+            Problem::Key {
+                what: "a tool output",
+                key: "output",
+                must: "a string, an array of content parts or an object with `content`",
+            },
         )),
     }
 }
 
 fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Result<(), Failure> {
     let Value::Object(p) = part else {
-        return Err(Failure::at(at, "a content part must be an object"));
+        return Err(Failure::at(at, Problem::PartNotObject));
     };
     match p.get("type").and_then(Value::as_str) {
         Some("input_text" | "output_text" | "text") => {

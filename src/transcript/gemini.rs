@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{Failure, Line, Live, Piece, Role, Window, push_strings};
+use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings};
 use crate::harness::Harness;
 
 const NAME: &str = "Gemini CLI session";
@@ -49,7 +49,7 @@ fn record(line: &Line<'_>) -> Result<Record, Failure> {
     let set = match obj.remove("$set") {
         Some(Value::Object(set)) => Some(set),
         Some(_) => {
-            return Err(Failure::at(line.at, "a `$set` update must hold an object"));
+            return Err(Failure::at(line.at, Problem::SetNotObject));
         }
         None if is_head(&obj) => Some(obj),
         None => None,
@@ -60,7 +60,13 @@ fn record(line: &Line<'_>) -> Result<Record, Failure> {
     match set.remove("messages") {
         None => Ok(Record::Set(None)),
         Some(Value::Array(items)) => Ok(Record::Set(Some(items))),
-        Some(_) => Err(Failure::at(line.at, "`messages` must be an array")),
+        Some(_) => Err(Failure::at(
+            line.at,
+            Problem::Bare {
+                key: "messages",
+                must: "an array",
+            },
+        )),
     }
 }
 
@@ -151,10 +157,10 @@ pub(super) fn read(
                 }
                 for item in items {
                     let Value::Object(m) = item else {
-                        return Err(Failure::at(at, "each of `messages` must be an object"));
+                        return Err(Failure::at(at, Problem::ElementNotObject("messages")));
                     };
                     if !matches!(m.get("id"), Some(Value::String(_))) {
-                        return Err(Failure::at(at, "each of `messages` needs a string `id`"));
+                        return Err(Failure::at(at, Problem::MessageWithoutId));
                     }
                     check_message(&m, at)?;
                     messages.put(at, m);
@@ -240,12 +246,20 @@ fn tool_calls(
     let calls = match calls {
         None | Some(Value::Null) => return Ok(false),
         Some(Value::Array(calls)) => calls,
-        Some(_) => return Err(Failure::at(at, "`toolCalls` must be an array")),
+        Some(_) => {
+            return Err(Failure::at(
+                at,
+                Problem::Bare {
+                    key: "toolCalls",
+                    must: "an array",
+                },
+            ));
+        }
     };
     let mut seen = false;
     for c in calls {
         let Value::Object(c) = c else {
-            return Err(Failure::at(at, "each of `toolCalls` must be an object"));
+            return Err(Failure::at(at, Problem::ElementNotObject("toolCalls")));
         };
         let id = c.get("id").and_then(Value::as_str);
         seen |= call.is_some() && id == call;
@@ -304,7 +318,16 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
                     text: s.clone(),
                     at,
                 }),
-                Some(_) => return Err(Failure::at(at, "a part's `text` must be a string")),
+                Some(_) => {
+                    return Err(Failure::at(
+                        at,
+                        Problem::OwnKey {
+                            owner: "a part",
+                            key: "text",
+                            must: "a string",
+                        },
+                    ));
+                }
                 None => {}
             }
             if let Some(args) = p.get("functionCall").and_then(|f| f.get("args")) {
@@ -317,7 +340,11 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
         }
         Some(_) => Err(Failure::at(
             at,
-            "a message's `content` must be a string, a part or an array of them",
+            Problem::OwnKey {
+                owner: "a message",
+                key: "content",
+                must: "a string, a part or an array of them",
+            },
         )),
     }
 }

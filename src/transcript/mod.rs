@@ -16,6 +16,7 @@
 //! This module reads bytes; the CLI reads the file.
 
 use serde_json::{Map, Value};
+use thiserror::Error;
 
 use crate::harness::Harness;
 
@@ -119,37 +120,139 @@ pub enum Failure {
     /// The live context starts before the window: give the reader more of the file.
     NeedMore,
     /// The transcript cannot be read: at the line starting at this byte offset, and why.
-    /// The message never quotes the file.
     Invalid {
         /// Byte offset of the line's start.
         at: u64,
         /// What was expected there.
-        message: String,
+        problem: Problem,
     },
 }
 
+/// What a reader found wrong with a transcript, in its own terms. The message never
+/// quotes the file: it names the kind of entry and the key.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Problem {
+    /// The first line is not complete yet.
+    #[error("the transcript has no complete first line yet")]
+    NoFirstLine,
+    /// The first line is no known harness's.
+    #[error(
+        "not a transcript of a known harness: expected Claude Code's session JSON Lines, a Codex rollout or a Gemini CLI session file (name it with --harness)"
+    )]
+    UnknownFormat,
+    /// A line that is JSON but not an object (the harness, by name).
+    #[error("expected a JSON object, one {0} entry a line")]
+    NotObject(&'static str),
+    /// A line that is not JSON.
+    #[error("not valid JSON at column {column}: expected one {harness} entry a line")]
+    NotJson {
+        /// 1-based column of the syntax error.
+        column: usize,
+        /// The harness, by name.
+        harness: &'static str,
+    },
+    /// An entry, block or part of a kind the reader does not know: a newer version of
+    /// the harness may send it to the model, or may not.
+    #[error(
+        "{what} of a kind this version of omission-gate does not know (written by a newer {}?): it cannot tell whether the model sees it",
+        harness_name(*harness)
+    )]
+    Unknown {
+        /// What it is (`an entry`, `a message block`...).
+        what: &'static str,
+        /// Whose format it is.
+        harness: Harness,
+    },
+    /// A key an entry must have.
+    #[error("{what}: no `{key}`")]
+    NoKey {
+        /// The entry, block or part.
+        what: &'static str,
+        /// The key.
+        key: &'static str,
+    },
+    /// A key of an entry, with a value of the wrong shape.
+    #[error("{what}: `{key}` must be {must}")]
+    Key {
+        /// The entry, block or part.
+        what: &'static str,
+        /// The key (a dotted path inside it, for a nested one).
+        key: &'static str,
+        /// What its value must be (`a string`, `an object`...).
+        must: &'static str,
+    },
+    /// A key of a thing named with its owner (`a part's `text``), of the wrong shape.
+    #[error("{owner}'s `{key}` must be {must}")]
+    OwnKey {
+        /// The thing (`a part`, `a message`).
+        owner: &'static str,
+        /// The key.
+        key: &'static str,
+        /// What its value must be.
+        must: &'static str,
+    },
+    /// A key, alone on its line's object, of the wrong shape.
+    #[error("`{key}` must be {must}")]
+    Bare {
+        /// The key.
+        key: &'static str,
+        /// What its value must be.
+        must: &'static str,
+    },
+    /// An element of a list (`messages`, `toolCalls`) that is not an object.
+    #[error("each of `{0}` must be an object")]
+    ElementNotObject(&'static str),
+    /// A Gemini CLI message without a string `id`.
+    #[error("each of `messages` needs a string `id`")]
+    MessageWithoutId,
+    /// A Gemini CLI `$set` update that holds no object.
+    #[error("a `$set` update must hold an object")]
+    SetNotObject,
+    /// A Codex content part that is not an object.
+    #[error("a content part must be an object")]
+    PartNotObject,
+    /// A Codex compaction's replacement history item that is not an object.
+    #[error("a compacted entry: each `replacement_history` item must be an object")]
+    HistoryItemNotObject,
+    /// A Codex compaction of a kind the reader does not read.
+    #[error(
+        "a compacted entry without a `replacement_history` array: this Codex version's compactions are not supported"
+    )]
+    CodexCompaction,
+    /// A Codex rollout whose first entry is not its `session_meta`.
+    #[error("a Codex rollout starts with its `session_meta` entry")]
+    NoSessionMeta,
+    /// A Claude Code entry whose `parentUuid` names no entry.
+    #[error("this entry's `parentUuid` names no entry of the transcript: the chain is broken")]
+    ChainBroken,
+    /// A Claude Code `parentUuid` chain that comes back to an entry.
+    #[error("the `parentUuid` chain runs in a circle")]
+    ChainCircle,
+    /// A Claude Code compaction boundary that lists entries not in the transcript.
+    #[error("this compaction boundary lists preserved entries that are not in the transcript")]
+    PreservedMissing,
+    /// A Claude Code compaction boundary without its summary.
+    #[error("this compaction boundary is followed by no compaction summary (`isCompactSummary`)")]
+    NoSummary,
+}
+
+/// A harness's name, as messages give it.
+fn harness_name(harness: Harness) -> &'static str {
+    match harness {
+        Harness::ClaudeCode => "Claude Code",
+        Harness::Codex => "Codex",
+        Harness::GeminiCli => "Gemini CLI",
+    }
+}
+
 impl Failure {
-    pub(crate) fn at(at: u64, message: impl Into<String>) -> Failure {
-        Failure::Invalid {
-            at,
-            message: message.into(),
-        }
+    pub(crate) fn at(at: u64, problem: Problem) -> Failure {
+        Failure::Invalid { at, problem }
     }
 
-    /// `what` (an entry, a block, a part) of a kind the reader does not know: a newer
-    /// version of the harness may send it to the model, or may not.
-    pub(crate) fn unknown(at: u64, what: &str, harness: Harness) -> Failure {
-        let name = match harness {
-            Harness::ClaudeCode => "Claude Code",
-            Harness::Codex => "Codex",
-            Harness::GeminiCli => "Gemini CLI",
-        };
-        Failure::at(
-            at,
-            format!(
-                "{what} of a kind this version of omission-gate does not know (written by a newer {name}?): it cannot tell whether the model sees it"
-            ),
-        )
+    /// `what` (an entry, a block, a part) of a kind the reader does not know.
+    pub(crate) fn unknown(at: u64, what: &'static str, harness: Harness) -> Failure {
+        Failure::at(at, Problem::Unknown { what, harness })
     }
 }
 
@@ -207,16 +310,12 @@ fn mark(harness: Harness) -> &'static [u8] {
 
 /// The harness whose transcript starts with this line.
 pub fn detect(head: &[u8]) -> Result<Harness, Failure> {
-    const WHAT: &str = "not a transcript of a known harness: expected Claude Code's session JSON Lines, a Codex rollout or a Gemini CLI session file (name it with --harness)";
     let line = trim_line(head);
     if line.is_empty() || !head.ends_with(b"\n") {
-        return Err(Failure::at(
-            0,
-            "the transcript has no complete first line yet",
-        ));
+        return Err(Failure::at(0, Problem::NoFirstLine));
     }
     let Ok(Value::Object(obj)) = crate::json::parse(line) else {
-        return Err(Failure::at(0, WHAT));
+        return Err(Failure::at(0, Problem::UnknownFormat));
     };
     if codex::is_head(&obj) {
         Ok(Harness::Codex)
@@ -225,7 +324,7 @@ pub fn detect(head: &[u8]) -> Result<Harness, Failure> {
     } else if claude::is_entry(&obj) {
         Ok(Harness::ClaudeCode)
     } else {
-        Err(Failure::at(0, WHAT))
+        Err(Failure::at(0, Problem::UnknownFormat))
     }
 }
 
@@ -240,19 +339,16 @@ pub(crate) struct Line<'a> {
 
 impl Line<'_> {
     /// The line's JSON object, or why it is not one.
-    pub(crate) fn object(&self, harness: &str) -> Result<Map<String, Value>, Failure> {
+    pub(crate) fn object(&self, harness: &'static str) -> Result<Map<String, Value>, Failure> {
         match crate::json::parse(self.bytes) {
             Ok(Value::Object(obj)) => Ok(obj),
-            Ok(_) => Err(Failure::at(
-                self.at,
-                format!("expected a JSON object, one {harness} entry a line"),
-            )),
+            Ok(_) => Err(Failure::at(self.at, Problem::NotObject(harness))),
             Err(e) => Err(Failure::at(
                 self.at,
-                format!(
-                    "not valid JSON at column {}: expected one {harness} entry a line",
-                    e.column
-                ),
+                Problem::NotJson {
+                    column: e.column,
+                    harness,
+                },
             )),
         }
     }
@@ -314,14 +410,21 @@ pub(crate) fn push_strings(out: &mut Vec<Piece>, role: Role, at: u64, value: &Va
 /// A key's value as a string, or an error naming the key.
 pub(crate) fn string_at<'v>(
     obj: &'v Map<String, Value>,
-    key: &str,
+    key: &'static str,
     at: u64,
-    what: &str,
+    what: &'static str,
 ) -> Result<&'v str, Failure> {
     match obj.get(key) {
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(Failure::at(at, format!("{what}: `{key}` must be a string"))),
-        None => Err(Failure::at(at, format!("{what}: no `{key}`"))),
+        Some(_) => Err(Failure::at(
+            at,
+            Problem::Key {
+                what,
+                key,
+                must: "a string",
+            },
+        )),
+        None => Err(Failure::at(at, Problem::NoKey { what, key })),
     }
 }
 

@@ -308,8 +308,13 @@ fn an_unknown_entry_shape_is_an_error_at_its_line() {
         lines.push(line.to_string());
         let bad = joined(&lines);
         match read(None, Window::whole(&bad), call_of(payload).as_deref()) {
-            Err(Failure::Invalid { at, message }) => {
+            Err(Failure::Invalid { at, problem }) => {
                 assert_eq!(at, line_start(&bad, n), "{name}");
+                assert!(
+                    matches!(problem, Problem::Unknown { .. }),
+                    "{name}: {problem}"
+                );
+                let message = problem.to_string();
                 assert!(message.contains("does not know"), "{name}: {message}");
                 assert!(
                     !message.contains("hologram"),
@@ -355,9 +360,9 @@ fn a_boundary_that_names_missing_entries_is_an_error() {
     lines.remove(10);
     let bad = joined(&lines);
     match read(None, Window::whole(&bad), call.as_deref()) {
-        Err(Failure::Invalid { at, message }) => {
+        Err(Failure::Invalid { at, problem }) => {
             assert_eq!(at, line_start(&bad, 16));
-            assert!(message.contains("preserved entries"), "{message}");
+            assert_eq!(problem, Problem::PreservedMissing);
         }
         other => panic!("{other:?}"),
     }
@@ -368,7 +373,10 @@ fn a_boundary_that_names_missing_entries_is_an_error() {
     let bad = joined(&lines);
     assert!(matches!(
         read(None, Window::whole(&bad), call.as_deref()),
-        Err(Failure::Invalid { message, .. }) if message.contains("chain is broken")
+        Err(Failure::Invalid {
+            problem: Problem::ChainBroken,
+            ..
+        })
     ));
 }
 
@@ -441,4 +449,57 @@ fn a_file_of_no_known_format_is_refused() {
         read(Some(Harness::ClaudeCode), Window::whole(bytes), None),
         Err(Failure::Invalid { .. })
     ));
+}
+
+#[test]
+fn a_problem_reads_as_the_one_line_it_names() {
+    // Composed from the kind of entry, the key and what it must be; never from the file.
+    for (problem, want) in [
+        (
+            Problem::Key {
+                what: "a Claude Code entry",
+                key: "parentUuid",
+                must: "a string or null",
+            },
+            "a Claude Code entry: `parentUuid` must be a string or null",
+        ),
+        (
+            Problem::NoKey {
+                what: "a text part",
+                key: "text",
+            },
+            "a text part: no `text`",
+        ),
+        (
+            Problem::OwnKey {
+                owner: "a part",
+                key: "text",
+                must: "a string",
+            },
+            "a part's `text` must be a string",
+        ),
+        (
+            Problem::Bare {
+                key: "toolCalls",
+                must: "an array",
+            },
+            "`toolCalls` must be an array",
+        ),
+        (
+            Problem::Unknown {
+                what: "a message part",
+                harness: Harness::GeminiCli,
+            },
+            "a message part of a kind this version of omission-gate does not know (written by a newer Gemini CLI?): it cannot tell whether the model sees it",
+        ),
+        (
+            Problem::NotJson {
+                column: 7,
+                harness: "Codex",
+            },
+            "not valid JSON at column 7: expected one Codex entry a line",
+        ),
+    ] {
+        assert_eq!(problem.to_string(), want);
+    }
 }

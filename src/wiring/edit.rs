@@ -132,9 +132,7 @@ pub fn add_group(
     let wanted = read(group, false)?;
     let root = Scanner::new(&plain).document()?;
     let NodeKind::Object(members) = &root.kind else {
-        return Err(ConfigError::Shape(
-            "the top level is not a JSON object".into(),
-        ));
+        return Err(ConfigError::TopNotObject);
     };
     let Some(hooks) = members.iter().find(|m| m.key == "hooks") else {
         let member = format!(
@@ -149,7 +147,7 @@ pub fn add_group(
         });
     };
     let NodeKind::Object(events) = &hooks.value.kind else {
-        return Err(ConfigError::Shape("`hooks` is not an object".into()));
+        return Err(ConfigError::HooksNotObject);
     };
     let Some(list) = events.iter().find(|m| m.key == event) else {
         let member = format!("{}: [\n  {}\n]", quote(event), indent(group, "  "));
@@ -160,9 +158,7 @@ pub fn add_group(
         });
     };
     let NodeKind::Array(groups) = &list.value.kind else {
-        return Err(ConfigError::Shape(format!(
-            "`hooks.{event}` is not an array"
-        )));
+        return Err(ConfigError::EventNotArray(event.to_string()));
     };
     let values: Vec<Value> = groups
         .iter()

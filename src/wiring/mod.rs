@@ -39,9 +39,15 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
-    /// Valid, but not the shape the harness (or the edit) needs.
-    #[error("{0}")]
-    Shape(String),
+    /// The top level is not a JSON object.
+    #[error("the top level is not a JSON object")]
+    TopNotObject,
+    /// `hooks` is not an object.
+    #[error("`hooks` is not an object")]
+    HooksNotObject,
+    /// The hook list of an event (its name) is not an array.
+    #[error("`hooks.{0}` is not an array")]
+    EventNotArray(String),
 }
 
 /// The store path `init` uses when none is given, relative to the project directory.
