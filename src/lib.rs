@@ -119,6 +119,12 @@ pub use crate::input::Input;
 pub use crate::precheck::PrecheckOptions;
 pub use crate::report::{Format, Report};
 
+// What the modules below the loaders refuse, typed, as carried inside `InputError` (see
+// `error::Reason`), `action::ToolError` and `record::RecordProblem`.
+pub use crate::decimal::DecimalError;
+pub use crate::predicate::{PredicateError, PredicateProblem, ValueError};
+pub use crate::schema::{SchemaError, SchemaProblem};
+
 /// Reads a record store: a document (`{"records": [...], "kept": [...], ...}`) or JSON
 /// Lines (one record per line), told apart by the first JSON value (SPEC 2). `origin`
 /// names the input in error messages (a path, `<stdin>`).

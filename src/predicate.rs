@@ -172,7 +172,7 @@ pub enum ValueError {
     /// A number that cannot be read as an exact decimal.
     #[error(transparent)]
     Number(#[from] DecimalError),
-    /// Nesting deeper than [`MAX_VALUE_DEPTH`].
+    /// Nesting deeper than the fixed limit, `MAX_VALUE_DEPTH`.
     #[error(
         "nested deeper than {MAX_VALUE_DEPTH} levels of arrays and objects (a fixed limit, so that every report stays readable by JSON parsers)"
     )]
