@@ -79,36 +79,71 @@ pub fn normalize(s: &str) -> String {
     out
 }
 
+/// What normalising makes of each byte: [`KEEP`] (printable ASCII, a byte of a
+/// character no space starts with), [`ASCII_SPACE`] (a space, control or DEL) or
+/// [`MAY_BE_SPACE`] (the first byte of a character beyond ASCII that may be a space).
+// Indexing in a constant's initialiser is checked when the crate compiles: it cannot
+// panic at run time.
+#[allow(clippy::indexing_slicing)]
+const CLASS: [u8; 256] = {
+    let mut class = [KEEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        if b <= 0x20 || b == 0x7f {
+            class[b] = ASCII_SPACE;
+        } else if may_be_space(b as u8) {
+            class[b] = MAY_BE_SPACE;
+        }
+        b += 1;
+    }
+    class
+};
+const KEEP: u8 = 0;
+const ASCII_SPACE: u8 = 1;
+const MAY_BE_SPACE: u8 = 2;
+
+fn class_of(b: u8) -> u8 {
+    CLASS.get(usize::from(b)).copied().unwrap_or(KEEP)
+}
+
 /// Appends [`normalize`]`(s)` to `out`.
 fn normalize_into(out: &mut String, s: &str) {
     let base = out.len();
-    // Runs of characters kept as they are are copied whole. A lone space between two
-    // printable ASCII characters stays in its run; any other space, control or DEL ends
-    // it. Beyond ASCII, only a character whose first byte some space starts with
-    // (`may_be_space`) is decoded and looked at.
+    // Runs of characters kept as they are are copied whole; a lone space before a kept
+    // byte stays in its run. Beyond ASCII, only a character whose first byte some space
+    // starts with is decoded and looked at.
     let mut run = 0;
     let mut i = 0;
     let bytes = s.as_bytes();
-    while let Some(&b) = bytes.get(i) {
-        let (width, space) = match b {
-            0x21..=0x7e => (1, false),
-            b' ' if i > run && bytes.get(i + 1).is_some_and(|n| (0x21..=0x7e).contains(n)) => {
-                (1, false)
-            }
-            0..=0x7f => (1, true),
-            b if may_be_space(b) => {
-                let c = s.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
-                (c.len_utf8(), is_space(c))
-            }
-            0xf0.. => (4, false),
-            0xe0.. => (3, false),
-            _ => (2, false),
-        };
-        if space {
-            push_word(out, base, s.get(run..i).unwrap_or_default());
-            run = i + width;
+    loop {
+        while bytes.get(i).is_some_and(|&b| class_of(b) == KEEP) {
+            i += 1;
         }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
+        let width = match class_of(b) {
+            ASCII_SPACE
+                if b == b' '
+                    && i > run
+                    && bytes.get(i + 1).is_some_and(|&n| class_of(n) == KEEP) =>
+            {
+                i += 1;
+                continue;
+            }
+            ASCII_SPACE => 1,
+            _ => {
+                let c = s.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
+                if !is_space(c) {
+                    i += c.len_utf8();
+                    continue;
+                }
+                c.len_utf8()
+            }
+        };
+        push_word(out, base, s.get(run..i).unwrap_or_default());
         i += width;
+        run = i;
     }
     push_word(out, base, s.get(run..).unwrap_or_default());
 }
@@ -116,7 +151,7 @@ fn normalize_into(out: &mut String, s: &str) {
 /// True for the first byte (in UTF-8) of every character beyond ASCII that
 /// [`is_space`] holds: U+0080 to U+00A0, U+061C, U+1680, U+2000 to U+206F, U+3000,
 /// U+FEFF. A test checks it against every character.
-fn may_be_space(b: u8) -> bool {
+const fn may_be_space(b: u8) -> bool {
     matches!(b, 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef)
 }
 
@@ -155,46 +190,52 @@ impl Haystack {
 
 /// The texts of records to look for: each distinct normalised text once, with the
 /// positions of the records that carry it.
+#[derive(Default)]
 pub struct Sought {
     distinct: Vec<String>,
     holders: Vec<Vec<usize>>,
     records: usize,
+    /// Each distinct text's index in `distinct`.
+    index: FoldedMap<String, usize>,
+    /// The text being normalised.
+    scratch: String,
 }
 
 impl Sought {
     /// The texts of records given in order (`None`: a record without one).
     pub fn new<'t>(texts: impl IntoIterator<Item = Option<&'t str>>) -> Sought {
-        let mut sought = Sought {
-            distinct: Vec::new(),
-            holders: Vec::new(),
-            records: 0,
-        };
-        let mut index: FoldedMap<String, usize> = FoldedMap::default();
-        let mut text = String::new();
-        for (pos, raw) in texts.into_iter().enumerate() {
-            sought.records = pos + 1;
-            let Some(raw) = raw else {
-                continue;
-            };
-            text.clear();
-            normalize_into(&mut text, raw);
-            if text.is_empty() {
-                continue;
-            }
-            let slot = match index.get(text.as_str()) {
-                Some(&slot) => slot,
-                None => {
-                    index.insert(text.clone(), sought.distinct.len());
-                    sought.distinct.push(text.clone());
-                    sought.holders.push(Vec::new());
-                    sought.holders.len() - 1
-                }
-            };
-            if let Some(h) = sought.holders.get_mut(slot) {
-                h.push(pos);
-            }
+        let mut sought = Sought::default();
+        for text in texts {
+            sought.push(text);
         }
         sought
+    }
+
+    /// Adds the next record's text (`None`: a record without one).
+    pub fn push(&mut self, raw: Option<&str>) {
+        let pos = self.records;
+        self.records += 1;
+        let Some(raw) = raw else {
+            return;
+        };
+        self.scratch.clear();
+        normalize_into(&mut self.scratch, raw);
+        if self.scratch.is_empty() {
+            return;
+        }
+        let slot = match self.index.get(self.scratch.as_str()) {
+            Some(&slot) => slot,
+            None => {
+                let slot = self.distinct.len();
+                self.index.insert(self.scratch.clone(), slot);
+                self.distinct.push(self.scratch.clone());
+                self.holders.push(Vec::new());
+                slot
+            }
+        };
+        if let Some(h) = self.holders.get_mut(slot) {
+            h.push(pos);
+        }
     }
 
     /// The in-view mask of the records, in the order they were given.

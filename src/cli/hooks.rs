@@ -230,9 +230,14 @@ fn lean_transcript_setup(
     };
     let (light, (context, haystack)) = std::thread::scope(|scope| {
         let light = scope.spawn(|| {
-            let texts = input::record_texts(&args.store, None, limits)?;
-            let sought = view::Sought::new(texts.texts.iter().map(|(_, t)| Some(t.as_str())));
-            Some((texts, sought))
+            // Each record with a text: its id, and its text among those sought.
+            let mut ids = Vec::new();
+            let mut sought = view::Sought::default();
+            let named = input::record_texts(&args.store, None, limits, |id, text| {
+                ids.push(id.to_string());
+                sought.push(Some(text));
+            })?;
+            Some((ids, named, sought))
         });
         if tools.is_none() {
             // Every tool is guarded: read the transcript meanwhile.
@@ -242,10 +247,10 @@ fn lean_transcript_setup(
             // The light pass first: a tool it shows to be outside the gate's charge is
             // never waited for.
             let light = light.join().ok().flatten();
-            let guarded = light.as_ref().is_some_and(|(texts, _)| {
+            let guarded = light.as_ref().is_some_and(|(_, by_records, _)| {
                 let named =
                     |names: &[String]| names.iter().any(|t| glob_match(t, &wanted.call.tool));
-                match (&tools, &texts.named) {
+                match (&tools, by_records) {
                     (None, _) | (_, None) => true,
                     (Some(tools), Some(by_records)) => named(tools) || named(by_records),
                 }
@@ -258,15 +263,14 @@ fn lean_transcript_setup(
         (Some(Ok(context)), Some(haystack)) => (context, haystack),
         (other, _) => return Err(other),
     };
-    let Some((texts, sought)) = light else {
+    let Some((ids, _, sought)) = light else {
         return Err(Some(Ok(context)));
     };
     let in_view = sought.in_view(&haystack);
-    let kept: Vec<String> = texts
-        .texts
+    let kept: Vec<String> = ids
         .into_iter()
         .zip(in_view)
-        .filter_map(|((id, _), seen)| seen.then_some(id))
+        .filter_map(|(id, seen)| seen.then_some(id))
         .collect();
     let request = input::Request {
         origin: &args.store,

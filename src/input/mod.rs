@@ -35,7 +35,7 @@ pub use lean::{
     Lean, LeanFor, Purpose, lean_digests, lean_digests_from, lean_digests_with, load_lean,
     load_lean_for, load_lean_from, load_lean_ids_from, load_lean_then, load_lean_with,
 };
-pub use texts::{RecordTexts, record_texts};
+pub use texts::record_texts;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -33,29 +33,24 @@ struct Head<'a> {
     tool: Option<Value>,
 }
 
-/// What the light pass read of a store.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct RecordTexts {
-    /// The id and `text` of each record that has a text, in the store's order.
-    pub texts: Vec<(String, String)>,
-    /// The tool names and globs that policy scopes and effect tools give; `None` when
-    /// one could not be read as a string (then every tool counts as named).
-    pub named: Option<Vec<String>>,
-}
-
 /// The light pass over the JSON Lines store at `path` (`stdin`'s bytes instead, when
-/// given): `None` for a document, an input the lean loader would not read (too small,
-/// too large), or any line it cannot read plainly.
-pub fn record_texts(path: &str, stdin: Option<&[u8]>, limits: Limits) -> Option<RecordTexts> {
+/// given): `each` is called with the id and `text` of each record that has a text, in
+/// the store's order. What it gives back is the tool names and globs that policy scopes
+/// and effect tools give (`None` in it when one could not be read as a string: then
+/// every tool counts as named). `None`: a document, an input the lean loader would not
+/// read (too small, too large), or a line the pass cannot read plainly.
+pub fn record_texts(
+    path: &str,
+    stdin: Option<&[u8]>,
+    limits: Limits,
+    mut each: impl FnMut(&str, &str),
+) -> Option<Option<Vec<String>>> {
     let (first, chunks, _) = super::source::lean_chunks(path, stdin, limits)?;
     let first = first.strip_prefix(super::BOM).unwrap_or(&first).to_vec();
     if crate::stream::is_document(&first) != Some(false) {
         return None;
     }
-    let mut out = RecordTexts {
-        texts: Vec::new(),
-        named: Some(Vec::new()),
-    };
+    let mut named = Some(Vec::new());
     for chunk in std::iter::once(Ok(first)).chain(chunks) {
         let chunk = chunk.ok()?;
         let chunk = simdutf8::basic::from_utf8(&chunk).ok()?;
@@ -63,24 +58,31 @@ pub fn record_texts(path: &str, stdin: Option<&[u8]>, limits: Limits) -> Option<
             if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 continue;
             }
-            read_line(line, &mut out)?;
+            read_line(line, &mut each, &mut named)?;
         }
     }
-    Some(out)
+    Some(named)
 }
 
-fn read_line(line: &str, out: &mut RecordTexts) -> Option<()> {
+fn read_line(
+    line: &str,
+    each: &mut impl FnMut(&str, &str),
+    named: &mut Option<Vec<String>>,
+) -> Option<()> {
     // The commonest shape (id, seq, kind, text, tokens; chatter and summaries) by the
     // lean loader's own byte scan, which decides only lines serde reads the same.
     if let scan::Fast::Done(simple) = scan::simple(line) {
-        if let Some(text) = simple.text() {
-            out.texts.push((simple.id.to_string(), text.ok()?));
+        if let Some(raw) = simple.text {
+            match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+                Some(plain) if !plain.contains('\\') => each(simple.id, plain),
+                _ => each(simple.id, &serde_json::from_str::<String>(raw).ok()?),
+            }
         }
         return Some(());
     }
     let head: Head<'_> = serde_json::from_str(line).ok()?;
-    if let Some(text) = head.text {
-        out.texts.push((head.id.into_owned(), text.into_owned()));
+    if let Some(text) = &head.text {
+        each(&head.id, text);
     }
     let names = match head.kind.as_deref() {
         Some("policy") => head.scope,
@@ -101,9 +103,9 @@ fn read_line(line: &str, out: &mut RecordTexts) -> Option<()> {
             .collect(),
         _ => None,
     };
-    match (strings, out.named.as_mut()) {
+    match (strings, named.as_mut()) {
         (Some(strings), Some(named)) => named.extend(strings),
-        (None, _) => out.named = None,
+        (None, _) => *named = None,
         (Some(_), None) => {}
     }
     Some(())
@@ -138,18 +140,19 @@ mod tests {
             r#"{"id":"e\u0031","seq":2,"kind":"effect","tool":"ship","match":{"text":"not a text"}}"#,
             r#"{"id":"c1","seq":3,"kind":"chatter","text":"plain words"}"#,
         ]);
-        let got = record_texts("-", Some(&bytes), Limits::default()).unwrap();
+        let mut texts = Vec::new();
+        let named = record_texts("-", Some(&bytes), Limits::default(), |id, t| {
+            texts.push((id.to_string(), t.to_string()))
+        })
+        .unwrap();
         assert_eq!(
-            got.texts,
+            texts,
             [
                 ("p1".to_string(), "Pay é no \"more\"".to_string()),
                 ("c1".to_string(), "plain words".to_string()),
             ]
         );
-        assert_eq!(
-            got.named,
-            Some(vec!["pay".into(), "re*".into(), "ship".into()])
-        );
+        assert_eq!(named, Some(vec!["pay".into(), "re*".into(), "ship".into()]));
     }
 
     #[test]
@@ -161,15 +164,17 @@ mod tests {
             r#"{"id":"c1","seq":3,"kind":"chatter","text":5}"#,
             r#"not json"#,
         ] {
-            assert!(record_texts("-", Some(&big(&[plain, odd])), Limits::default()).is_none());
+            let got = record_texts("-", Some(&big(&[plain, odd])), Limits::default(), |_, _| {});
+            assert!(got.is_none());
         }
         // A scope the pass cannot read names every tool.
         let bad_scope = r#"{"id":"p","seq":1,"kind":"policy","scope":[1],"text":"t"}"#;
-        let got = record_texts("-", Some(&big(&[bad_scope])), Limits::default()).unwrap();
-        assert_eq!(got.named, None);
+        let got = record_texts("-", Some(&big(&[bad_scope])), Limits::default(), |_, _| {});
+        assert_eq!(got, Some(None));
         // A document, and an input too small for the lean loader.
         let doc = format!("{{\"records\":[{plain}]}}{}", " ".repeat(1 << 21));
-        assert!(record_texts("-", Some(doc.as_bytes()), Limits::default()).is_none());
-        assert!(record_texts("-", Some(plain.as_bytes()), Limits::default()).is_none());
+        let none = |bytes: &[u8]| record_texts("-", Some(bytes), Limits::default(), |_, _| {});
+        assert!(none(doc.as_bytes()).is_none());
+        assert!(none(plain.as_bytes()).is_none());
     }
 }
