@@ -140,6 +140,18 @@ pub enum Problem {
         "not a transcript of a known harness: expected Claude Code's session JSON Lines, a Codex rollout or a Gemini CLI session file (name it with --harness)"
     )]
     UnknownFormat,
+    /// The harness named is not the one whose format the file is.
+    #[error(
+        "this is a {} transcript, not a {} one: name the harness that wrote it, or leave the harness out to have it recognised",
+        harness_name(*found),
+        harness_name(*named)
+    )]
+    OtherHarness {
+        /// The harness named.
+        named: Harness,
+        /// The harness the first line is of.
+        found: Harness,
+    },
     /// A line that is JSON but not an object (the harness, by name).
     #[error("expected a JSON object, one {0} entry a line")]
     NotObject(&'static str),
@@ -275,10 +287,25 @@ pub fn read(
         return Err(Failure::NeedMore);
     }
     let lines = lines(window);
-    match harness {
+    let read = match harness {
         Harness::ClaudeCode => claude::read(&lines, window, call),
         Harness::Codex => codex::read(&lines, window, call),
         Harness::GeminiCli => gemini::read(&lines, window, call),
+    };
+    match read {
+        // A file its reader refuses whose first line is another harness's: say so,
+        // rather than what the wrong reader made of it.
+        Err(Failure::Invalid { .. }) => match detect(window.head) {
+            Ok(found) if found != harness => Err(Failure::Invalid {
+                at: 0,
+                problem: Problem::OtherHarness {
+                    named: harness,
+                    found,
+                },
+            }),
+            _ => read,
+        },
+        _ => read,
     }
 }
 

@@ -503,3 +503,27 @@ fn a_problem_reads_as_the_one_line_it_names() {
         assert_eq!(problem.to_string(), want);
     }
 }
+
+#[test]
+fn a_transcript_read_as_another_harness_says_whose_it_is() {
+    for (name, bytes, _) in fixtures() {
+        let found = harness_of(name);
+        for named in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
+            let got = read(Some(named), Window::whole(bytes), None);
+            if named == found {
+                assert!(got.is_ok(), "{name}");
+                continue;
+            }
+            // The other reader refuses it, and the message names both harnesses: never a
+            // silent misreading, never what the wrong reader made of it.
+            let Err(Failure::Invalid { at, problem }) = got else {
+                panic!("{name} read as {named:?}: {got:?}");
+            };
+            assert_eq!(
+                (at, problem),
+                (0, Problem::OtherHarness { named, found }),
+                "{name}"
+            );
+        }
+    }
+}
