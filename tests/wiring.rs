@@ -768,3 +768,20 @@ fn doctor_runs_the_hook_with_a_tool_the_matcher_selects() {
         )
     );
 }
+
+#[test]
+fn doctor_reads_a_dollar_in_single_quotes_as_the_shell_does() {
+    // A store path with a `$` in it: init quotes it, the shell never expands it, and
+    // neither may doctor (it once read `$HOME` there as the variable).
+    let s = Sandbox::new();
+    let store = format!("{}/a$HOME/store.jsonl", s.p());
+    let out = s.run(&["init", "claude-code", "--dir", s.p(), "--store", &store]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let settings = std::fs::read_to_string(s.settings("claude-code")).unwrap();
+    assert!(
+        settings.contains(&format!("--store '{store}'")),
+        "{settings}"
+    );
+    let out = s.doctor("claude-code");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}

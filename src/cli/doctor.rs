@@ -364,7 +364,9 @@ fn check_handler(
             _ => std::env::var(name).ok(),
         }
     };
-    let words = wiring::split_words(&h.command).unwrap_or_default();
+    // The words as the shell gives them to the program: variables expanded where the
+    // shell expands them (not in single quotes).
+    let words = wiring::split_expanded(&h.command, env).unwrap_or_default();
     if !kept_from_transcript(&words) {
         f.problem(format!(
             "{at} judges calls against the store's `kept` ids, which {} never updates, so a compaction that drops a rule goes unseen: add `--kept-from transcript` (run `omission-gate init {} --dir {}` again)",
@@ -374,8 +376,7 @@ fn check_handler(
         ));
     }
     if let Some(bin) = words.first() {
-        let bin = wiring::expand(bin, env);
-        if !binary_found(&bin) {
+        if !binary_found(bin) {
             f.problem(format!(
                 "`{bin}`, the program {at} runs, is not found: run `omission-gate init {} --dir {}` again to write this binary's absolute path",
                 harness.name(),
@@ -401,10 +402,13 @@ fn check_handler(
             w.matcher
         ));
     }
-    match wiring::store_of(&h.command) {
+    let store = words
+        .iter()
+        .position(|w| w == "--store")
+        .and_then(|i| words.get(i + 1));
+    match store {
         None => f.problem(format!("{at} has no `--store`: run init again")),
         Some(store) => {
-            let store = wiring::expand(&store, env);
             let path = if store.starts_with('/') {
                 PathBuf::from(&store)
             } else {

@@ -14,14 +14,6 @@ pub fn runs_adapter(command: &str, adapter: &str) -> bool {
         .any(|w| matches!(w, [a, b] if a.as_str() == "hook" && b.as_str() == adapter))
 }
 
-/// The value of `--store` in a hook command, with its quoting undone (variables stay as
-/// written, `$NAME` or `${NAME}`).
-pub fn store_of(command: &str) -> Option<String> {
-    let words = split_words(command)?;
-    let i = words.iter().position(|w| w == "--store")?;
-    words.get(i + 1).cloned()
-}
-
 /// Whether a command ends in `|| exit 2`.
 pub fn exits_2_on_failure(command: &str) -> bool {
     let compact: String = command.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -44,34 +36,74 @@ pub fn sh_quote(s: &str) -> String {
 /// first operator (`|`, `;`, `&`, `<`, `>`) outside quotes. Variables are left as
 /// written, marked by their `$`. `None` when the quoting does not close.
 pub fn split_words(command: &str) -> Option<Vec<String>> {
+    split(command, None)
+}
+
+/// [`split_words`], with `$NAME` and `${NAME}` replaced by the value `var` gives where the
+/// shell would expand them: outside quotes and in double quotes, not in single quotes or
+/// after a backslash.
+pub fn split_expanded(command: &str, var: impl Fn(&str) -> Option<String>) -> Option<Vec<String>> {
+    split(command, Some(&var))
+}
+
+fn split(command: &str, var: Option<&dyn Fn(&str) -> Option<String>>) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
+    let mut rest = command;
+    // Appends the variable at the start of `after` (just past a `$`) to `word`, and
+    // gives what follows it; a `$` that starts no name is itself.
+    let variable = |word: &mut String, after: &'_ str| -> usize {
+        match (var, variable_at(after)) {
+            (Some(var), Some((name, len))) => {
+                word.push_str(&var(name).unwrap_or_default());
+                len
+            }
+            _ => {
+                word.push('$');
+                0
+            }
+        }
+    };
+    while let Some(c) = rest.chars().next() {
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
         match c {
             '\'' => {
                 in_word = true;
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => word.push(c),
-                    }
-                }
+                let end = rest.find('\'')?;
+                word.push_str(rest.get(..end).unwrap_or(""));
+                rest = rest.get(end + 1..).unwrap_or("");
             }
             '"' => {
                 in_word = true;
                 loop {
-                    match chars.next()? {
+                    let c = rest.chars().next()?;
+                    rest = rest.get(c.len_utf8()..).unwrap_or("");
+                    match c {
                         '"' => break,
-                        '\\' => word.push(chars.next()?),
+                        '\\' => {
+                            let e = rest.chars().next()?;
+                            word.push(e);
+                            rest = rest.get(e.len_utf8()..).unwrap_or("");
+                        }
+                        '$' => {
+                            let n = variable(&mut word, rest);
+                            rest = rest.get(n..).unwrap_or("");
+                        }
                         c => word.push(c),
                     }
                 }
             }
             '\\' => {
                 in_word = true;
-                word.push(chars.next()?);
+                let e = rest.chars().next()?;
+                word.push(e);
+                rest = rest.get(e.len_utf8()..).unwrap_or("");
+            }
+            '$' => {
+                in_word = true;
+                let n = variable(&mut word, rest);
+                rest = rest.get(n..).unwrap_or("");
             }
             '|' | ';' | '&' | '<' | '>' => break,
             c if c.is_whitespace() => {
@@ -92,37 +124,19 @@ pub fn split_words(command: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// Replaces `$NAME` and `${NAME}` in a word by the value `var` gives.
-pub fn expand(word: &str, var: impl Fn(&str) -> Option<String>) -> String {
-    let mut out = String::new();
-    let mut rest = word;
-    while let Some(i) = rest.find('$') {
-        out.push_str(rest.get(..i).unwrap_or(""));
-        let after = rest.get(i + 1..).unwrap_or("");
-        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
-            match braced.find('}') {
-                Some(j) => (
-                    braced.get(..j).unwrap_or(""),
-                    braced.get(j + 1..).unwrap_or(""),
-                ),
-                None => ("", after),
-            }
-        } else {
-            let n = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (after.get(..n).unwrap_or(""), after.get(n..).unwrap_or(""))
-        };
-        if name.is_empty() {
-            out.push('$');
-            rest = after;
-        } else {
-            out.push_str(&var(name).unwrap_or_default());
-            rest = tail;
-        }
+/// The variable name at the start of `after` (the text just past a `$`: `NAME` or
+/// `{NAME}`) and how many bytes it takes; `None` when no name starts there.
+fn variable_at(after: &str) -> Option<(&str, usize)> {
+    if let Some(braced) = after.strip_prefix('{') {
+        let j = braced.find('}')?;
+        let name = braced.get(..j)?;
+        return (!name.is_empty()).then_some((name, j + 2));
     }
-    out.push_str(rest);
-    out
+    let n = after
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(after.len());
+    let name = after.get(..n)?;
+    (!name.is_empty()).then_some((name, n))
 }
 
 #[cfg(test)]
@@ -146,7 +160,10 @@ mod tests {
             "'/opt/my tools/omission-gate' hook claude-code --store \"$CLAUDE_PROJECT_DIR\"/.og/s.json --kept-from transcript --timeout-ms 10000 || exit 2"
         );
         assert!(runs_adapter(&cmd, "claude-code") && !runs_adapter(&cmd, "codex"));
-        assert_eq!(store_of(&cmd).unwrap(), "$CLAUDE_PROJECT_DIR/.og/s.json");
+        let words = split_words(&cmd).unwrap();
+        assert_eq!(words[4], "$CLAUDE_PROJECT_DIR/.og/s.json");
+        let var = |n: &str| (n == "CLAUDE_PROJECT_DIR").then(|| "/p".to_string());
+        assert_eq!(split_expanded(&cmd, var).unwrap()[4], "/p/.og/s.json");
         assert!(exits_2_on_failure(&cmd));
         let codex = Wiring::of(Harness::Codex);
         assert_eq!(codex.store_arg("/p q", "s.json"), "'/p q/s.json'");
@@ -158,8 +175,19 @@ mod tests {
     }
 
     #[test]
-    fn expand_replaces_both_spellings() {
+    fn variables_are_expanded_where_the_shell_expands_them() {
         let var = |n: &str| (n == "D").then(|| "/x".to_string());
-        assert_eq!(expand("$D/a${D}b$NOPE.c$", var), "/x/a/xb.c$");
+        let words = |c: &str| split_expanded(c, var).unwrap();
+        // Both spellings, an unset one, a `$` that starts no name.
+        assert_eq!(words("$D/a${D}b$NOPE.c$"), ["/x/a/xb.c$"]);
+        assert_eq!(words("\"$D/a b\" c"), ["/x/a b", "c"]);
+        // Not in single quotes, not after a backslash, not in `${` left open.
+        assert_eq!(
+            words("'$D/a' \\$D \"\\$D\" ${D"),
+            ["$D/a", "$D", "$D", "${D"]
+        );
+        assert_eq!(words("a'$D'\"$D\"$D"), ["a$D/x/x"]);
+        // Without expansion, every variable stays as written.
+        assert_eq!(split_words("'$D' \"$D\" $D").unwrap(), ["$D", "$D", "$D"]);
     }
 }
