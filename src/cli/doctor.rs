@@ -375,14 +375,14 @@ fn check_handler(
             wiring::sh_quote(project)
         ));
     }
-    if let Some(bin) = words.first() {
-        if !binary_found(bin) {
-            f.problem(format!(
+    if let Some(bin) = words.first()
+        && !binary_found(bin)
+    {
+        f.problem(format!(
                 "`{bin}`, the program {at} runs, is not found: run `omission-gate init {} --dir {}` again to write this binary's absolute path",
                 harness.name(),
                 wiring::sh_quote(project)
             ));
-        }
     }
     let harness_ms = harness_timeout_ms(harness, h);
     match own_timeout_ms(&words) {
