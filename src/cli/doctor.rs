@@ -412,7 +412,7 @@ fn check_handler(
             let path = if store.starts_with('/') {
                 PathBuf::from(&store)
             } else {
-                dir.join(&store)
+                dir.join(store)
             };
             check_store(harness, &path, h, &at, f, limits);
         }

@@ -46,7 +46,10 @@ pub fn split_expanded(command: &str, var: impl Fn(&str) -> Option<String>) -> Op
     split(command, Some(&var))
 }
 
-fn split(command: &str, var: Option<&dyn Fn(&str) -> Option<String>>) -> Option<Vec<String>> {
+/// A variable's value by its name.
+type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+fn split(command: &str, var: Option<Vars<'_>>) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
