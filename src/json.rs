@@ -310,6 +310,15 @@ fn brief_into(value: &Value, out: &mut String) -> bool {
     }
 }
 
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+#[inline]
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,8 @@
 
 use std::borrow::Cow;
 
+use crate::json::skip_ws;
+
 mod canonical;
 mod records;
 mod seeds;
@@ -426,14 +428,6 @@ fn integer(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
         Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}') => Some((n, i)),
         _ => None,
     }
-}
-
-/// The index of the first byte at or after `i` that is not JSON whitespace.
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
 }
 
 /// [`skip_ws`] within one line: a `\n` is where the line ends, not whitespace.

@@ -23,7 +23,7 @@ use serde::de::{Deserialize, IgnoredAny};
 use serde_json::Value;
 
 use super::{Batch, Fallback};
-use crate::json::{MAX_NESTING, StrictValue};
+use crate::json::{MAX_NESTING, StrictValue, skip_ws};
 
 /// An input the document walk reads by position: a file (the CLI's reader), or bytes
 /// held in memory (stdin, or chunks put together).
@@ -296,14 +296,6 @@ fn expect(buf: &[u8], i: usize, byte: u8) -> Result<(), Stop> {
         Some(_) => Err(Stop::Bad),
         None => Err(Stop::Short),
     }
-}
-
-/// The index of the first byte at or after `i` that is not JSON whitespace.
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
 }
 
 /// The index just past the last byte before `i` that is not JSON whitespace (0 if none).

@@ -34,7 +34,7 @@ use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, Retention, fingerprint_of};
 use crate::ids::{id_hash, radix_sort_from};
-use crate::json;
+use crate::json::{self, skip_ws};
 use crate::record::{
     Kind, Limits, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
 };
@@ -435,14 +435,6 @@ fn walk_span<'t>(
             _ => return Err(Fallback),
         }
     }
-}
-
-/// The index of the first byte at or after `i` that is not JSON whitespace.
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]
