@@ -104,12 +104,82 @@ pub mod record;
 pub mod report;
 mod scan;
 mod schema;
-pub mod stream;
+mod stream;
 mod text;
 pub mod transcript;
 mod validate;
 pub mod view;
 pub mod wiring;
+
+/// For the fuzz targets in `fuzz/` alone, not part of the API: the lean loader, which the
+/// commands use only on large inputs, run on an input of any size cut into chunks of the
+/// caller's choosing, so that a target can compare it with the exact loader ([`load`]).
+#[doc(hidden)]
+pub mod fuzzing {
+    use crate::input::lean::{Purpose, load_lean, load_lean_for};
+    use crate::record::Limits;
+    use crate::stream::Fallback;
+    use crate::{Action, Compaction, Input, Tool};
+
+    /// What a lean load is for.
+    #[derive(Debug, Clone)]
+    pub enum Ask {
+        /// `check` of the action given (the `--action` flag's), else the document's.
+        Check(Option<Action>),
+        /// `check --precheck` of the document's tools, else every tool the records name.
+        Precheck,
+        /// `pin` (no budget) of the tools, as for `Precheck`; reads no kept ids.
+        Pin,
+    }
+
+    /// What a lean load gives.
+    #[derive(Debug)]
+    pub struct LeanLoad {
+        /// The records the command can consult, and the document's `action` and `tools`.
+        pub input: Input,
+        /// The kept set under retention `given` (keeping nothing for `pin`).
+        pub compaction: Compaction,
+        /// For `check`, the action to judge.
+        pub action: Option<Action>,
+        /// For precheck and pin, the tools to judge.
+        pub tools: Vec<Tool>,
+    }
+
+    /// Loads an input leanly, in `chunks` (each but the last ending at a line end, as the
+    /// CLI's reader cuts them), for `ask`, with `kept` the `--kept` flag's text (and
+    /// whether it came from a file). `None`: the lean loader falls back to the exact one,
+    /// as it must for every input the exact loader refuses.
+    pub fn lean_load(
+        chunks: Vec<Vec<u8>>,
+        kept: Option<(&str, bool)>,
+        ask: Ask,
+    ) -> Option<LeanLoad> {
+        let mut chunks = chunks.into_iter();
+        let first = chunks.next().unwrap_or_default();
+        let rest = chunks.map(Ok::<_, Fallback>);
+        let limits = Limits::default();
+        let purpose = match ask {
+            Ask::Check(action) => {
+                let lean = load_lean(first, rest, kept, action, limits).ok()?;
+                return Some(LeanLoad {
+                    input: lean.input,
+                    compaction: lean.compaction,
+                    action: Some(lean.action),
+                    tools: Vec::new(),
+                });
+            }
+            Ask::Precheck => Purpose::Precheck(None),
+            Ask::Pin => Purpose::Pin(None),
+        };
+        let lean = load_lean_for(first, rest, kept, purpose, limits).ok()?;
+        Some(LeanLoad {
+            input: lean.input,
+            compaction: lean.compaction,
+            action: lean.action,
+            tools: lean.tools,
+        })
+    }
+}
 
 pub use crate::action::{Action, Tool};
 pub use crate::compaction::{Compaction, Retention};

@@ -10,13 +10,9 @@
     clippy::indexing_slicing
 )]
 
-use std::collections::BTreeSet;
-
 use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::input::{self, kept_from_flag};
-use omission_gate::record::{Fact, Kind, Limits, Record, Store};
+use omission_gate::record::{Fact, Kind, Record, Store};
 use omission_gate::{Action, CheckOptions, Format, Report, gate};
-use proptest::prelude::*;
 
 mod common;
 
@@ -523,89 +519,4 @@ fn the_hook_reason_shows_the_rule_that_binds_this_call_before_dropped_summaries(
         "{}",
         out.stderr
     );
-}
-
-/// Ids built from a few names with whitespace (and invisible characters) around or inside
-/// them, and a change of case: near-duplicates of each other.
-fn near_id() -> impl Strategy<Value = String> {
-    let decoration = prop::sample::select(vec![
-        "", " ", "\t", "\u{a0}", "\u{3000}", "\u{2003}", "\u{200b}", "\u{feff}", "\u{b}", "\u{c}",
-        "\u{85}", "\u{2028}",
-    ]);
-    (
-        prop::sample::select(vec!["p", "f_1", "a", "P", "f_01"]),
-        decoration.clone(),
-        decoration.clone(),
-        decoration,
-    )
-        .prop_map(|(base, before, inside, after)| {
-            let (head, tail) = base.split_at(1);
-            format!("{before}{head}{inside}{tail}{after}")
-        })
-}
-
-/// A kept flag's text: inline (commas) or a file (LF or CRLF lines, with or without a
-/// final line end).
-fn kept_text(ids: &[String], form: u8) -> (String, bool) {
-    match form % 4 {
-        0 => (ids.join(","), false),
-        1 => (ids.join("\n"), true),
-        2 => (format!("{}\n", ids.join("\n")), true),
-        _ => (format!("{}\r\n", ids.join("\r\n")), true),
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
-
-    /// Whatever whitespace the ids carry, the kept set is exactly the records whose ids
-    /// the kept list spells byte for byte, on both loaders; a kept id that spells none
-    /// is refused by both.
-    #[test]
-    fn the_kept_set_changes_only_by_exact_match(
-        store_ids in prop::collection::btree_set(near_id(), 1..8),
-        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
-        strays in prop::collection::vec(near_id(), 0..2),
-        form in any::<u8>(),
-    ) {
-        let store_ids: Vec<String> = store_ids.into_iter().collect();
-        let lines: String = store_ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| format!("{}\n", serde_json::json!({"id": id, "seq": i, "kind": "chatter"})))
-            .collect();
-        let mut kept: Vec<String> = picks.iter().map(|ix| ix.get(&store_ids).clone()).collect();
-        kept.extend(strays);
-        let (text, from_file) = kept_text(&kept, form);
-        let exact = input::load("s.jsonl", lines.as_bytes(), Limits::default()).unwrap();
-        let ids = kept_from_flag("--kept", &text, from_file).unwrap();
-        prop_assert_eq!(&ids, &kept);
-        let names_all = kept.iter().all(|k| store_ids.contains(k));
-        let exact = Compaction::new(&exact.store, Retention::Given, Some(&ids), "--kept")
-            .map(|c| kept_set(&exact.store, &c, &store_ids));
-        let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
-        let lean = input::load_lean(
-            lines.into_bytes(),
-            std::iter::empty(),
-            Some((text.as_str(), from_file)),
-            Some(action),
-            Limits::default(),
-        )
-        .map(|l| kept_set(&l.input.store, &l.compaction, &store_ids));
-        let want: BTreeSet<String> = kept.iter().cloned().collect();
-        if names_all {
-            prop_assert_eq!(exact.as_ref().ok(), Some(&want));
-            prop_assert_eq!(lean.ok(), Some(want));
-        } else {
-            prop_assert!(exact.is_err());
-            prop_assert!(lean.is_err());
-        }
-    }
-}
-
-fn kept_set(store: &Store, compaction: &Compaction, ids: &[String]) -> BTreeSet<String> {
-    ids.iter()
-        .filter(|id| compaction.is_kept_id(store, id))
-        .cloned()
-        .collect()
 }

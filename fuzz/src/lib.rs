@@ -11,12 +11,12 @@ use omission_gate::action::{Action, Tool};
 use omission_gate::compaction::{Compaction, Retention};
 use omission_gate::error::InputError;
 use omission_gate::gate::{self, CheckOptions, Verdict};
-use omission_gate::input::{self, Input, Purpose};
+use omission_gate::fuzzing::{Ask, lean_load};
+use omission_gate::input::{self, Input};
 use omission_gate::pin;
 use omission_gate::precheck::{self, PrecheckOptions};
 use omission_gate::record::Limits;
 use omission_gate::report::{self, Format, Mode, Report};
-use omission_gate::stream::Fallback;
 
 /// True for characters a report must never contain: C0 controls other than `\n`, DEL,
 /// C1 controls, line/paragraph separators, bidi controls and the BOM. Written out here,
@@ -206,16 +206,15 @@ pub fn assert_lean_agrees(
         Some(Err(_)) => return,
         None => None,
     };
-    let (first, rest) = lean_source(bytes, chunk);
-    let lean = input::load_lean(
-        "fuzz.json",
-        first,
-        rest,
+    let lean = lean_load(
+        chunks(bytes, chunk),
         kept.map(|k| (k, true)),
-        action_flag.clone(),
-        Limits::default(),
+        Ask::Check(action_flag.clone()),
     );
-    let Ok(lean) = lean else { return };
+    let Some(lean) = lean else { return };
+    let Some(lean_action) = lean.action else {
+        panic!("a lean check load without an action")
+    };
     let exact = (|| {
         let (input, c) = exact_given(bytes, kept)?;
         let action = match action_flag {
@@ -232,8 +231,8 @@ pub fn assert_lean_agrees(
         Ok(r) => r,
         Err(e) => panic!("the lean loader accepted what the exact path refuses: {e}"),
     };
-    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean.action, options);
-    let lean = Report::check(&lean.action, &lean.compaction, outcome);
+    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean_action, options);
+    let lean = Report::check(&lean_action, &lean.compaction, outcome);
     assert_same_bytes(&exact, &lean, "check");
 }
 
@@ -273,19 +272,6 @@ pub fn assert_same_reports(a: &Input, b: &Input, k: usize, allow_unevaluable: bo
     }
 }
 
-/// Splits `bytes` the way the CLI does and returns the first chunk and the rest.
-fn lean_source(
-    bytes: &[u8],
-    chunk: usize,
-) -> (
-    Vec<u8>,
-    impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
-) {
-    let mut parts = chunks(bytes, chunk).into_iter();
-    let first = parts.next().unwrap_or_default();
-    (first, parts.map(Ok::<_, Fallback>))
-}
-
 fn assert_same_bytes(exact: &Report, lean: &Report, what: &str) {
     for format in [Format::Text, Format::Json] {
         let (a, b) = (exact.render(format), lean.render(format));
@@ -311,16 +297,8 @@ pub fn assert_lean_for_agrees(
         allow_unevaluable,
         max_calls: MAX_CALLS,
     };
-    let (first, rest) = lean_source(bytes, chunk);
-    let lean = input::load_lean_for(
-        "fuzz.json",
-        first,
-        rest,
-        kept.map(|k| (k, true)),
-        Purpose::Precheck(None),
-        Limits::default(),
-    );
-    if let Ok(lean) = lean {
+    let lean = lean_load(chunks(bytes, chunk), kept.map(|k| (k, true)), Ask::Precheck);
+    if let Some(lean) = lean {
         let exact = (|| {
             let (input, c) = exact_given(bytes, kept)?;
             let tools = input.tools_or_named();
@@ -337,16 +315,8 @@ pub fn assert_lean_for_agrees(
             "precheck",
         );
     }
-    let (first, rest) = lean_source(bytes, chunk);
-    let lean = input::load_lean_for(
-        "fuzz.json",
-        first,
-        rest,
-        None,
-        Purpose::Pin(None),
-        Limits::default(),
-    );
-    if let Ok(lean) = lean {
+    let lean = lean_load(chunks(bytes, chunk), None, Ask::Pin);
+    if let Some(lean) = lean {
         let exact = input::load("fuzz.json", bytes, Limits::default())
             .map(|input| {
                 let tools = input.tools_or_named();

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::lean::{LeanFor, lean_digests_from, load_lean_from, load_lean_ids_from};
+use super::lean::{LeanFor, Purpose, lean_digests_from, load_lean_from, load_lean_ids_from};
 use super::*;
 use crate::compaction::Retention;
 use crate::report::{CompactionSummary, Report};

@@ -82,25 +82,13 @@ pub struct LeanFor {
     /// For precheck and pin, the tools to judge (as [`Input::tools_or_named`] resolves
     /// them when no `--tools` was given).
     pub tools: Vec<Tool>,
-    /// For `pin --budget`, every record's tokens (see [`lean_digests`]).
+    /// For `pin --budget`, every record's tokens (see [`lean_digests_with`]).
     pub budget: Option<crate::stream::Budget>,
 }
 
-/// The second pass of `pin --budget` over the same input as [`load_lean_for`] (its
-/// chunks given again the same way): the id and digest of each record whose `seq` is in
-/// `wanted`.
-pub fn lean_digests(
-    first: Vec<u8>,
-    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
-    budget: &crate::stream::Budget,
-    wanted: &std::collections::BTreeSet<u64>,
-    limits: Limits,
-) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
-    lean_digests_with(first, rest, None, budget, wanted, limits)
-}
-
-/// [`lean_digests`] after a [`load_lean_with`] given `whole`: a document is read again
-/// by position, in the same chunks.
+/// The second pass of `pin --budget` over the same input as [`load_lean_with`] given
+/// `whole` (its chunks given again the same way; a document is read again by position, in
+/// the same chunks): the id and digest of each record whose `seq` is in `wanted`.
 pub fn lean_digests_with<'w>(
     first: Vec<u8>,
     rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,

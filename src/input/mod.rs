@@ -16,7 +16,7 @@ use crate::record::{Limits, Place, Record, Store, parse_record};
 use crate::stream::{Batch, Member, Plan, Positional};
 
 mod entry;
-mod lean;
+pub(crate) mod lean;
 mod source;
 mod texts;
 
@@ -28,13 +28,6 @@ pub use source::{io_reason, read};
 
 use crate::stream::Fallback;
 
-// The lean loader's own entry points, for the differential tests and fuzz targets that
-// cut an input into chunks of their own; commands go through the entry above.
-#[doc(hidden)]
-pub use lean::{
-    Lean, LeanFor, Purpose, lean_digests, lean_digests_from, lean_digests_with, load_lean,
-    load_lean_for, load_lean_from, load_lean_ids_from, load_lean_then, load_lean_with,
-};
 pub use texts::record_texts;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -310,5 +303,7 @@ pub fn tools_from_flag(origin: &str, text: &str) -> Result<Vec<Tool>, InputError
     Tool::list_from_json(&value).map_err(|e| InputError::invalid(origin, "--tools", e))
 }
 
+#[cfg(test)]
+mod lean_tests;
 #[cfg(test)]
 mod tests;

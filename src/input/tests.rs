@@ -1,5 +1,6 @@
 //! Tests of loading, flag values and the lean entry points.
 
+use super::lean::{Lean, LeanFor, Purpose, load_lean, load_lean_for};
 use super::*;
 use crate::compaction::Compaction;
 
