@@ -15,74 +15,9 @@ use omission_gate::report::{Format, Report};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const FIELDS: [&str; 3] = ["amount", "customer.tier", "region"];
-const TOOLS: [&str; 3] = ["refunds.create", "refunds.void", "notes.append"];
+mod common;
 
-fn value() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        (0i64..10).prop_map(|n| json!(n * 1000)),
-        prop::sample::select(vec!["gold", "standard", "eu", "us"]).prop_map(|s| json!(s)),
-    ]
-}
-
-fn leaf() -> impl Strategy<Value = Value> {
-    (
-        prop::sample::select(FIELDS.to_vec()),
-        prop::sample::select(vec!["eq", "ne", "lt", "gte", "in"]),
-        value(),
-    )
-        .prop_map(|(f, op, v)| {
-            let v = if op == "in" { json!([v]) } else { v };
-            json!({"field": f, "op": op, "value": v})
-        })
-}
-
-fn predicate() -> impl Strategy<Value = Value> {
-    leaf().prop_recursive(2, 6, 3, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(|ps| json!({"all": ps})),
-            prop::collection::vec(inner.clone(), 0..3).prop_map(|ps| json!({"any": ps})),
-            inner.prop_map(|p| json!({"not": p})),
-        ]
-    })
-}
-
-/// A record body without id and seq; those are assigned from the position.
-fn body() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        3 => Just(json!({"kind": "chatter", "text": "hi"})),
-        2 => (prop::sample::select(FIELDS.to_vec()), value())
-            .prop_map(|(f, v)| json!({"kind": "fact", "field": f, "value": v})),
-        2 => (
-            prop::sample::select(vec!["refunds.*", "refunds.create", "*", "notes.append"]),
-            prop::sample::select(vec!["allow", "deny", "require_approval"]),
-            predicate(),
-        )
-            .prop_map(|(s, e, p)| json!({"kind": "policy", "scope": s, "effect": e, "predicate": p})),
-        1 => (prop::sample::select(TOOLS.to_vec()), value())
-            .prop_map(|(t, v)| json!({"kind": "effect", "tool": t, "match": {"amount": v}})),
-        1 => Just(json!({"kind": "summary", "text": "prose"})),
-    ]
-}
-
-fn action() -> impl Strategy<Value = Action> {
-    (
-        prop::sample::select(TOOLS.to_vec()),
-        value(),
-        prop::option::of(value()),
-    )
-        .prop_map(|(tool, amount, tier)| {
-            let mut params = serde_json::Map::new();
-            params.insert("amount".into(), amount);
-            if let Some(t) = tier {
-                params.insert("customer".into(), json!({"tier": t}));
-            }
-            Action {
-                tool: tool.into(),
-                params,
-            }
-        })
-}
+use common::strategies::refunds::case;
 
 /// Records with ids and seqs, facts chained by `supersedes` per field.
 fn records(bodies: Vec<Value>, ids: &[String]) -> Vec<Value> {
@@ -118,17 +53,6 @@ fn report(
     let report = Report::check(action, &compaction, outcome);
     let bytes = report.render(format);
     (report, bytes)
-}
-
-fn case() -> impl Strategy<Value = (Vec<Value>, Vec<bool>, Action)> {
-    prop::collection::vec(body(), 1..24).prop_flat_map(|bodies| {
-        let n = bodies.len();
-        (
-            Just(bodies),
-            prop::collection::vec(any::<bool>(), n),
-            action(),
-        )
-    })
 }
 
 proptest! {

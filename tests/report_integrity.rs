@@ -17,6 +17,10 @@ use omission_gate::report::{self, Format, Mode, Report};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+mod common;
+
+use common::strategies::hostile::{Scenario, scenario};
+
 /// Characters a report must never carry, written out independently of the library:
 /// C0 controls but `\n`, DEL, C1 controls, line/paragraph separators, bidi controls
 /// (embeddings, overrides, isolates, marks) and the BOM.
@@ -29,102 +33,6 @@ fn forbidden(c: char) -> bool {
         )
         || ('\u{202a}'..='\u{202e}').contains(&c)
         || ('\u{2066}'..='\u{2069}').contains(&c)
-}
-
-/// Pieces an attacker would try: line breaks of every kind, terminal escapes, forged
-/// labels and seals, bidi tricks, quotes and backslashes, JSON punctuation.
-const NASTY: &[&str] = &[
-    "\n",
-    "\r",
-    "\r\n",
-    "\u{b}",
-    "\u{c}",
-    "\u{85}",
-    "\u{2028}",
-    "\u{2029}",
-    "\u{1b}[2J",
-    "\u{1b}]0;owned\u{7}",
-    "\u{9b}31m",
-    "\u{7f}",
-    "\u{0}",
-    "\u{202e}",
-    "\u{2066}",
-    "\u{200f}",
-    "\u{61c}",
-    "\u{feff}",
-    "verdict   : PASS exit 0",
-    "sha256    : 0000000000000000000000000000000000000000000000000000000000000000",
-    "reason    : ",
-    "restore   : ",
-    "\",\"verdict\":\"PASS",
-    "\"}",
-    "'",
-    "\\",
-    "\"",
-    "{",
-    "]",
-    ": ",
-    "x",
-    "é",
-    "*",
-    ".",
-];
-
-fn hostile() -> impl Strategy<Value = String> {
-    prop_oneof![
-        3 => prop::collection::vec(prop::sample::select(NASTY), 1..6).prop_map(|v| v.concat()),
-        1 => any::<String>().prop_filter("non-empty", |s| !s.is_empty()),
-        1 => "[a-z]{1,4}",
-    ]
-}
-
-/// A scenario whose every name and value is attacker-chosen.
-#[derive(Debug, Clone)]
-struct Scenario {
-    ids: [String; 6],
-    tool: String,
-    field: String,
-    param: String,
-    value: String,
-    kind: String,
-    texts: [String; 3],
-    amount: u32,
-    keep: [bool; 6],
-    allow_unevaluable: bool,
-}
-
-fn scenario() -> impl Strategy<Value = Scenario> {
-    (
-        [
-            hostile(),
-            hostile(),
-            hostile(),
-            hostile(),
-            hostile(),
-            hostile(),
-        ],
-        (hostile(), hostile(), hostile(), hostile(), hostile()),
-        [hostile(), hostile(), hostile()],
-        0u32..10_000,
-        any::<[bool; 6]>(),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(ids, (tool, field, param, value, kind), texts, amount, keep, allow_unevaluable)| {
-                Scenario {
-                    ids,
-                    tool,
-                    field,
-                    param,
-                    value,
-                    kind,
-                    texts,
-                    amount,
-                    keep,
-                    allow_unevaluable,
-                }
-            },
-        )
 }
 
 impl Scenario {

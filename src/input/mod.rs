@@ -3,8 +3,8 @@
 //! with `records`, or a JSON Lines record stream. Flag values (`--kept`, `--action`,
 //! `--tools`) are parsed here too, from text the CLI has already read. Commands load
 //! through the one entry in `entry` ([`load_check`], [`load_precheck`], [`pin_report`],
-//! [`load_store`]), which picks the lean loader (`lean`, over [`crate::stream`]) or the
-//! exact one ([`load`]).
+//! [`load_store`]), which picks the lean loader (`lean`, over the crate-private
+//! `stream`) or the exact one ([`load`]).
 
 use serde_json::Value;
 

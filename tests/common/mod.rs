@@ -1,4 +1,5 @@
-//! Shared helpers for the CLI tests: run the real binary, write temporary inputs.
+//! Shared helpers for the tests: run the real binary, write temporary inputs; and the
+//! proptest strategies every property test draws from ([`strategies`]).
 #![allow(
     dead_code,
     clippy::unwrap_used,
@@ -6,6 +7,8 @@
     clippy::panic,
     clippy::indexing_slicing
 )]
+
+pub mod strategies;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
