@@ -936,3 +936,48 @@ fn a_large_store_is_judged_against_the_transcript_as_on_the_exact_load() {
         assert_eq!(got.code, i32::from(want.exit.code()), "{h} {name}");
     }
 }
+
+#[test]
+fn check_on_a_large_store_reports_as_on_the_exact_load() {
+    // The same store named by its path (large: the light pass and the lean loader) and
+    // given on standard input (every record loaded): the same report, byte for byte.
+    let scratch = Scratch::new();
+    for (h, name, in_view) in SESSIONS {
+        let text = padded_store(h);
+        let path = scratch.file(&format!("store-{h}.jsonl"), text.as_bytes());
+        let transcript_file = fixture(h, name);
+        let action = action(h);
+        for format in ["text", "json"] {
+            let args = |input: &'static str| {
+                let input = if input.is_empty() {
+                    path.as_str()
+                } else {
+                    input
+                };
+                [
+                    "check",
+                    input,
+                    "--action",
+                    action.as_str(),
+                    "--transcript",
+                    transcript_file.as_str(),
+                    "--format",
+                    format,
+                ]
+            };
+            let lean = run(&args(""), None);
+            let exact = run(&args("-"), Some(text.as_bytes()));
+            assert_eq!(
+                lean.code,
+                if in_view { 0 } else { 1 },
+                "{h} {name}: {}",
+                lean.stdout
+            );
+            assert_eq!(
+                (lean.code, &lean.stdout, &lean.stderr),
+                (exact.code, &exact.stdout, &exact.stderr),
+                "{h} {name} {format}"
+            );
+        }
+    }
+}

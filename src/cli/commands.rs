@@ -2,6 +2,7 @@
 //! loader what it needs, judges what it loaded and writes the report.
 
 use super::*;
+use crate::view;
 
 pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
     let reads = [
@@ -100,17 +101,61 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
             .tools
             .as_deref()
             .map(|v| flag_text("--tools", v, limits));
-        let bytes = read_source(&args.input, limits)?;
-        let origin = origin_name(&args.input);
-        let input = input::load(origin, &bytes, limits)?;
-        let context = read_context(&Wanted {
+        let wanted = Wanted {
             path,
             harness: args.harness.map(HarnessArg::harness),
             call: None,
             deadline: None,
             files: &args.context_file,
             limits,
-        })?;
+        };
+        // A check of the action given on a large JSON Lines input: the light pass, the
+        // transcript, then the lean loader with the records in view kept. Otherwise (or
+        // when the lean loader cannot decide) every record is loaded below, with the
+        // context as read here.
+        let mut context_read = None;
+        let call = action
+            .as_ref()
+            .and_then(|(o, text, _)| input::action_from_flag(o, text).ok());
+        if let (false, false, Some(call)) = (args.precheck, names_stdin(&args.input), call) {
+            let request = request(&args.input, None, Retention::Given, None, limits);
+            // The light pass on a thread of its own while the transcript is read.
+            let (texts, context) = std::thread::scope(|scope| {
+                let texts = scope.spawn(|| input::store_texts(&request));
+                let context = read_context(&wanted);
+                (texts.join().ok().flatten(), context)
+            });
+            match (texts, context) {
+                (Some(texts), Ok(context)) => {
+                    let request = input::Request {
+                        retention: Retention::Transcript(context.live.harness),
+                        ..request
+                    };
+                    let haystack = view::Haystack::new(context.strings());
+                    if let Some(stored) = texts.load_in_view(&request, call.clone(), &haystack)
+                        && let Some(compaction) = &stored.compaction
+                    {
+                        let options = CheckOptions {
+                            allow_unevaluable: args.allow_unevaluable,
+                        };
+                        let outcome = gate::check(&stored.input.store, compaction, &call, options);
+                        let mut report = Report::check(&call, compaction, outcome);
+                        report.transcript = Some(context.summary());
+                        return Ok(report);
+                    }
+                    context_read = Some(Ok(context));
+                }
+                // Read once: the transcript may be standard input.
+                (_, context) => context_read = Some(context),
+            }
+        }
+        let bytes = read_source(&args.input, limits)?;
+        let origin = origin_name(&args.input);
+        let input = input::load(origin, &bytes, limits)?;
+        let context = match context_read {
+            Some(read) => read?,
+            None => read_context(&wanted)?,
+        };
         let compaction = context.compaction(&input.store);
         let mut report = if args.precheck {
             let tools = input::tools_of(&input, tools.as_ref())?;

@@ -1,7 +1,6 @@
 //! `hook`: the harness adapters' protocol on stdin and stdout.
 
 use super::*;
-use crate::record::glob_match;
 use crate::view::{self, Context};
 
 /// Runs a hook adapter. The payload and the store are read and judged on a worker
@@ -228,58 +227,36 @@ fn lean_transcript_setup(
         };
         (context, haystack)
     };
-    let (light, (context, haystack)) = std::thread::scope(|scope| {
-        let light = scope.spawn(|| {
-            // Each record with a text: its id, and its text among those sought.
-            let mut ids = Vec::new();
-            let mut sought = view::Sought::default();
-            let named = input::record_texts(&args.store, None, limits, |id, text| {
-                ids.push(id.to_string());
-                sought.push(Some(text));
-            })?;
-            Some((ids, named, sought))
-        });
+    let request = input::Request {
+        origin: &args.store,
+        source: input::Source::Path(&args.store),
+        kept: None,
+        retention: Retention::Transcript(wanted.harness),
+        limits,
+    };
+    let (texts, (context, haystack)) = std::thread::scope(|scope| {
+        let texts = scope.spawn(|| input::store_texts(&request));
         if tools.is_none() {
             // Every tool is guarded: read the transcript meanwhile.
             let context = read();
-            (light.join().ok().flatten(), context)
+            (texts.join().ok().flatten(), context)
         } else {
             // The light pass first: a tool it shows to be outside the gate's charge is
             // never waited for.
-            let light = light.join().ok().flatten();
-            let guarded = light.as_ref().is_some_and(|(_, by_records, _)| {
-                let named =
-                    |names: &[String]| names.iter().any(|t| glob_match(t, &wanted.call.tool));
-                match (&tools, by_records) {
-                    (None, _) | (_, None) => true,
-                    (Some(tools), Some(by_records)) => named(tools) || named(by_records),
-                }
-            });
+            let texts = texts.join().ok().flatten();
+            let guarded = texts
+                .as_ref()
+                .is_some_and(|t| t.may_guard(tools.as_deref(), &wanted.call.tool));
             let context = if guarded { read() } else { (None, None) };
-            (light, context)
+            (texts, context)
         }
     });
     let (context, haystack) = match (context, haystack) {
         (Some(Ok(context)), Some(haystack)) => (context, haystack),
         (other, _) => return Err(other),
     };
-    let Some((ids, _, sought)) = light else {
-        return Err(Some(Ok(context)));
-    };
-    let in_view = sought.in_view(&haystack);
-    let kept: Vec<String> = ids
-        .into_iter()
-        .zip(in_view)
-        .filter_map(|(id, seen)| seen.then_some(id))
-        .collect();
-    let request = input::Request {
-        origin: &args.store,
-        source: input::Source::Path(&args.store),
-        kept: None,
-        retention: Retention::Transcript(context.live.harness),
-        limits,
-    };
-    let Some(stored) = input::load_store_in_view(&request, wanted.call.clone(), kept) else {
+    let stored = texts.and_then(|t| t.load_in_view(&request, wanted.call.clone(), &haystack));
+    let Some(stored) = stored else {
         return Err(Some(Ok(context)));
     };
     Ok(Setup {

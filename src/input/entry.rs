@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::lean::{LeanFor, Purpose, lean_digests_from, load_lean_from, load_lean_ids_from};
 use super::*;
 use crate::compaction::Retention;
+use crate::record::glob_match;
 use crate::report::{CompactionSummary, Report};
+use crate::view::{Haystack, Sought};
 
 /// A flag's value as read: where it came from (the flag, or the file after `@`), its
 /// text, and whether it came from a file. An `@FILE` may be a pipe, which can be read
@@ -160,29 +162,82 @@ pub fn load_store(request: &Request<'_>, call: Option<Action>) -> Result<Stored,
     })
 }
 
-/// [`load_store`] for a pre-tool hook whose kept set is the records in view of a
-/// transcript (retention `transcript:H`, in the request): `in_view` are their ids, as
-/// the caller found them. The lean loader reads a large store for the call with those
-/// ids kept; `None` when it cannot decide, and the caller loads every record (with
-/// [`load_store`]) and computes the kept set from the transcript itself.
-pub fn load_store_in_view(
-    request: &Request<'_>,
-    call: Action,
-    in_view: Vec<String>,
-) -> Option<Stored> {
+/// A large JSON Lines store read lightly for transcript mode (retention
+/// `transcript:H`): each record's id and text, the texts ready to be looked for in a
+/// live context, and the tools the store's rules name. Which records are in view
+/// depends on every record's text, and the lean loader wants its kept ids before it
+/// reads: [`store_texts`] reads the texts (a caller can read the transcript meanwhile),
+/// then [`StoreTexts::load_in_view`] hands the records in view to the lean loader.
+pub struct StoreTexts {
+    /// The id of each record that has a text, in the store's order.
+    ids: Vec<String>,
+    /// Their texts, as sought.
+    sought: Sought,
+    /// The tool names and globs the store's policies and effects give (`None`: one
+    /// could not be read).
+    named: Option<Vec<String>>,
+}
+
+/// The light pass of transcript mode over the request's input (see `texts`): `None`
+/// when it is not a JSON Lines input of 1 MiB or more that the pass can read plainly,
+/// and the caller loads every record ([`load_store`], [`load_check`]).
+pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
     let (path, bytes) = match request.source {
         Source::Path(path) => (path, None),
         Source::Bytes(bytes) => ("-", Some(bytes)),
     };
-    let purpose = Purpose::Check(Some(call));
-    let lean = load_lean_ids_from(path, bytes, in_view, purpose, request.limits, Ok).ok()?;
-    let mut compaction = lean.compaction;
-    compaction.retention = request.retention;
-    Some(Stored {
-        input: lean.input,
-        kept: None,
-        compaction: Some(compaction),
-    })
+    let mut ids = Vec::new();
+    let mut sought = Sought::default();
+    let named = record_texts(path, bytes, request.limits, |id, text| {
+        ids.push(id.to_string());
+        sought.push(Some(text));
+    })?;
+    Some(StoreTexts { ids, sought, named })
+}
+
+impl StoreTexts {
+    /// Whether a call of `tool` may be in the gate's charge: it is among `tools` (the
+    /// guarded tools; `None`: every tool is), or a rule of the store names it, or some
+    /// rule's names could not be read. The store as loaded decides in the end; this only
+    /// spares reading a transcript for a call the gate will not judge.
+    pub fn may_guard(&self, tools: Option<&[String]>, tool: &str) -> bool {
+        let names = |names: &[String]| names.iter().any(|t| glob_match(t, tool));
+        match (tools, &self.named) {
+            (None, _) | (_, None) => true,
+            (Some(tools), Some(by_records)) => names(tools) || names(by_records),
+        }
+    }
+
+    /// Loads the store for `call` with the records in view of `haystack` kept, under the
+    /// request's retention (`transcript:H`). `None` when the lean loader cannot decide:
+    /// the caller then loads every record and computes the kept set from the context.
+    pub fn load_in_view(
+        self,
+        request: &Request<'_>,
+        call: Action,
+        haystack: &Haystack,
+    ) -> Option<Stored> {
+        let in_view = self.sought.in_view(haystack);
+        let kept: Vec<String> = self
+            .ids
+            .into_iter()
+            .zip(in_view)
+            .filter_map(|(id, seen)| seen.then_some(id))
+            .collect();
+        let (path, bytes) = match request.source {
+            Source::Path(path) => (path, None),
+            Source::Bytes(bytes) => ("-", Some(bytes)),
+        };
+        let purpose = Purpose::Check(Some(call));
+        let lean = load_lean_ids_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
+        let mut compaction = lean.compaction;
+        compaction.retention = request.retention;
+        Some(Stored {
+            input: lean.input,
+            kept: None,
+            compaction: Some(compaction),
+        })
+    }
 }
 
 /// The `pin` report (SPEC 6) of the input for the tools (the `--tools` flag's as read,

@@ -21,14 +21,14 @@ mod source;
 mod texts;
 
 pub use entry::{
-    FlagText, Loaded, Request, Source, Stored, load_check, load_exact, load_precheck, load_store,
-    load_store_in_view, pin_report, tools_of,
+    FlagText, Loaded, Request, Source, StoreTexts, Stored, load_check, load_exact, load_precheck,
+    load_store, pin_report, store_texts, tools_of,
 };
 pub use source::{io_reason, read};
 
 use crate::stream::Fallback;
 
-pub use texts::record_texts;
+use texts::record_texts;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
