@@ -4,7 +4,7 @@
 //! gate a dropped list. The kept set is fingerprinted so that two reports can prove they
 //! judged the same compaction.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::str::FromStr;
 
@@ -88,12 +88,8 @@ pub struct Compaction {
     /// `kept[i]` is true when the record at position `i` (seq order) was kept.
     kept: Vec<bool>,
     kept_count: usize,
-    /// Records in the input (more than `kept.len()` when the store is lean).
-    total: usize,
-    /// Lean compactions: the sorted id hashes of every kept record, for records the store
-    /// does not hold. Exact, because the lean loader proved all record id hashes distinct.
-    kept_hashes: Option<Vec<u64>>,
-    /// First 12 hex digits of the kept set's fingerprint.
+    /// First 12 hex digits of the kept set's fingerprint (over every kept record of the
+    /// input, held by the store or not).
     pub kept_sha256: String,
     /// Per fact field, the position of its newest kept fact: computed once, so that a
     /// lookup in the agent's view never walks past every dropped newer fact (which made
@@ -150,51 +146,36 @@ impl Compaction {
     pub fn from_mask(store: &Store, retention: Retention, mut kept: Vec<bool>) -> Compaction {
         kept.resize(store.len(), false);
         let kept_sha256 = fingerprint(store, &kept);
+        Compaction::with_fingerprint(store, retention, kept, kept_sha256)
+    }
+
+    /// [`Compaction::from_mask`] with the kept set's fingerprint computed already, over
+    /// kept records the store may not hold (see [`fingerprint_of`]).
+    pub(crate) fn with_fingerprint(
+        store: &Store,
+        retention: Retention,
+        mut kept: Vec<bool>,
+        kept_sha256: String,
+    ) -> Compaction {
+        kept.resize(store.len(), false);
         let kept_count = kept.iter().filter(|&&k| k).count();
         let newest_kept_fact = newest_kept_facts(store, &kept);
         Compaction {
             retention,
             kept,
             kept_count,
-            total: store.total(),
             kept_sha256,
-            kept_hashes: None,
             newest_kept_fact,
         }
     }
 
-    /// The compaction a lean load computed under `retention`: `kept` is aligned with the
-    /// lean store's positions, `kept_hashes` holds [`crate::ids::id_hash`] of every kept
-    /// record's id (`kept_count` of them, distinct), `kept_sha256` is the fingerprint over
-    /// all of them.
-    pub(crate) fn lean(
-        store: &Store,
-        retention: Retention,
-        kept: Vec<bool>,
-        mut kept_hashes: Vec<u64>,
-        kept_sha256: String,
-    ) -> Compaction {
-        crate::ids::radix_sort(&mut kept_hashes, Vec::new());
-        let newest_kept_fact = newest_kept_facts(store, &kept);
-        Compaction {
-            retention,
-            kept,
-            kept_count: kept_hashes.len(),
-            total: store.total(),
-            kept_sha256,
-            kept_hashes: Some(kept_hashes),
-            newest_kept_fact,
-        }
-    }
-
-    /// True when the record with this id was kept (false when no record has it).
-    pub fn is_kept_id(&self, store: &Store, id: &str) -> bool {
-        match (store.position(id), &self.kept_hashes) {
-            (Some(pos), _) => self.is_kept(pos),
-            (None, Some(hashes)) => hashes
-                .binary_search(&crate::ids::id_hash(id.as_bytes()))
-                .is_ok(),
-            (None, None) => false,
+    /// True when the record with this id was kept (false when no record has it): held
+    /// by `store`, by the mask; else by `totals`, which knows the kept records a partial
+    /// load did not hold.
+    pub fn is_kept_id(&self, store: &Store, totals: &Totals, id: &str) -> bool {
+        match store.position(id) {
+            Some(pos) => self.is_kept(pos),
+            None => totals.kept_not_held(id),
         }
     }
 
@@ -213,19 +194,74 @@ impl Compaction {
         &self.kept
     }
 
-    /// Number of records.
-    pub fn records(&self) -> usize {
-        self.total
-    }
-
-    /// Number of kept records.
+    /// Number of kept records the store holds.
     pub fn kept(&self) -> usize {
         self.kept_count
     }
+}
 
-    /// Number of dropped records.
-    pub fn dropped(&self) -> usize {
-        self.total - self.kept_count
+/// What a load knows about the whole input beside the records its store holds: the
+/// exact loader holds every record ([`Totals::of`]); a partial load (the lean loader,
+/// which holds only the records a command can consult) counts and names the rest here.
+/// Reports count records from it, precheck and pin find the tools the records name in
+/// it, and the gate asks it whether a record it does not hold was kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Records in the input.
+    pub records: usize,
+    /// Every tool name or glob a policy scope or an effect of the input gives (SPEC 2.3).
+    pub named: BTreeSet<String>,
+    /// [`crate::ids::id_hash`] of each kept record the store does not hold, sorted: exact,
+    /// because the partial load proved every record's id hash distinct.
+    kept_not_held: Vec<u64>,
+}
+
+impl Totals {
+    /// The totals of a store that holds every record of its input.
+    pub fn of(store: &Store) -> Totals {
+        Totals {
+            records: store.len(),
+            named: store
+                .named_tools()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            kept_not_held: Vec::new(),
+        }
+    }
+
+    /// The totals of a partial load: `kept_not_held` as for [`Totals::kept_not_held`], in
+    /// any order, distinct.
+    pub(crate) fn partial(
+        records: usize,
+        named: BTreeSet<String>,
+        mut kept_not_held: Vec<u64>,
+    ) -> Totals {
+        crate::ids::radix_sort(&mut kept_not_held, Vec::new());
+        Totals {
+            records,
+            named,
+            kept_not_held,
+        }
+    }
+
+    /// True when `id` is that of a kept record the store does not hold.
+    fn kept_not_held(&self, id: &str) -> bool {
+        !self.kept_not_held.is_empty()
+            && self
+                .kept_not_held
+                .binary_search(&crate::ids::id_hash(id.as_bytes()))
+                .is_ok()
+    }
+
+    /// Number of kept records under `compaction`, held or not.
+    pub fn kept(&self, compaction: &Compaction) -> usize {
+        compaction.kept() + self.kept_not_held.len()
+    }
+
+    /// Number of dropped records under `compaction`.
+    pub fn dropped(&self, compaction: &Compaction) -> usize {
+        self.records.saturating_sub(self.kept(compaction))
     }
 }
 
@@ -323,7 +359,8 @@ fn newest_kept_facts(store: &Store, kept: &[bool]) -> BTreeMap<String, usize> {
 
 /// sha256 over each kept record, in `seq` order, of: the id's byte length (8 bytes, big
 /// endian), the id, and the sha256 of the record's canonical JSON. Dropped records and
-/// the file's layout do not enter it; any change to a kept record's content does.
+/// the file's layout do not enter it; any change to a kept record's content does. (Every
+/// loader digests each kept record; one built without its digest enters by its id alone.)
 fn fingerprint(store: &Store, kept: &[bool]) -> String {
     fingerprint_of(
         store
@@ -331,7 +368,7 @@ fn fingerprint(store: &Store, kept: &[bool]) -> String {
             .iter()
             .zip(kept)
             .filter(|(_, k)| **k)
-            .map(|(r, _)| (r.id.as_str(), &r.digest)),
+            .map(|(r, _)| (r.id.as_str(), r.digest.as_ref().map_or(&[][..], |d| &d[..]))),
     )
 }
 
@@ -388,7 +425,8 @@ mod tests {
         assert_eq!(kept_ids(&s, &c), ["r1", "r2", "r9", "r10"]);
         let c = Compaction::new(&s, Retention::Recency(3), None, "t").unwrap();
         assert_eq!(kept_ids(&s, &c), ["r8", "r9", "r10"]);
-        assert_eq!((c.records(), c.kept(), c.dropped()), (10, 3, 7));
+        let t = Totals::of(&s);
+        assert_eq!((t.records, t.kept(&c), t.dropped(&c)), (10, 3, 7));
         let c = Compaction::new(&s, Retention::HeadTail(8), None, "t").unwrap();
         assert_eq!(c.kept(), 10);
         let given = vec!["r3".to_string(), "r3".to_string()];
@@ -436,7 +474,10 @@ mod tests {
             assert_eq!(c.kept(), 3, "{r}");
         }
         let k = "recency:18446744073709551615".parse::<Retention>().unwrap();
-        assert_eq!(Compaction::new(&s, k, None, "t").unwrap().dropped(), 0);
+        assert_eq!(
+            Totals::of(&s).dropped(&Compaction::new(&s, k, None, "t").unwrap()),
+            0
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::action::Action;
-use crate::compaction::Compaction;
+use crate::compaction::{Compaction, Totals};
 use crate::json::{json_brief, json_text};
 use crate::predicate::{Resolve, Tri, TypeMismatch, json_eq};
 use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
@@ -416,6 +416,7 @@ pub fn fire(effect: PolicyEffect, kept: bool, full: Tri, view: Tri) -> Option<Fi
 pub fn check(
     store: &Store,
     compaction: &Compaction,
+    totals: &Totals,
     action: &Action,
     options: CheckOptions,
 ) -> Outcome {
@@ -449,7 +450,7 @@ pub fn check(
             _ => {}
         }
         if kept {
-            findings.extend(derivation_note(store, compaction, record));
+            findings.extend(derivation_note(store, compaction, totals, record));
         }
     });
     Outcome::from_findings(findings)
@@ -949,11 +950,16 @@ pub const MAX_NAMED_INPUTS: usize = 5;
 
 /// The note for a kept derived record whose inputs were dropped: the first
 /// [`MAX_NAMED_INPUTS`] of them by name, and how many more.
-pub fn derivation_note(store: &Store, compaction: &Compaction, record: &Record) -> Option<Finding> {
+pub fn derivation_note(
+    store: &Store,
+    compaction: &Compaction,
+    totals: &Totals,
+    record: &Record,
+) -> Option<Finding> {
     let mut lost = record
         .depends_on()
         .iter()
-        .filter(|id| !compaction.is_kept_id(store, id));
+        .filter(|id| !compaction.is_kept_id(store, totals, id));
     let named: Vec<String> = lost
         .by_ref()
         .take(MAX_NAMED_INPUTS)

@@ -324,11 +324,12 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     let Some(compaction) = compaction.as_ref().or(setup.compaction.as_ref()) else {
         return refuse(&InputError::at(PAYLOAD, "kept", "no kept set was computed"));
     };
-    let outcome = gate::check(store, compaction, &action, setup.options);
+    let totals = &setup.input.totals;
+    let outcome = gate::check(store, compaction, totals, &action, setup.options);
     if outcome.verdict == Verdict::Pass {
         return Answer::Pass;
     }
-    let mut report = Report::check(&action, compaction, outcome);
+    let mut report = Report::check(&action, compaction, totals, outcome);
     report.transcript = context.map(Context::summary);
     Answer::Deny(deny_reason(&report, Some(store)))
 }

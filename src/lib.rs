@@ -182,7 +182,7 @@ pub mod fuzzing {
 }
 
 pub use crate::action::{Action, Tool};
-pub use crate::compaction::{Compaction, Retention};
+pub use crate::compaction::{Compaction, Retention, Totals};
 pub use crate::error::InputError;
 pub use crate::gate::{CheckOptions, Code, Finding, Severity, Verdict};
 pub use crate::input::Input;
@@ -230,8 +230,8 @@ pub fn check(
     options: CheckOptions,
 ) -> Result<Report, InputError> {
     let compaction = compaction(input, retention, kept)?;
-    let outcome = gate::check(&input.store, &compaction, action, options);
-    Ok(Report::check(action, &compaction, outcome))
+    let outcome = gate::check(&input.store, &compaction, &input.totals, action, options);
+    Ok(Report::check(action, &compaction, &input.totals, outcome))
 }
 
 /// Action-blind precheck (SPEC 5): could a dropped record bind some reachable call of the
@@ -249,8 +249,13 @@ pub fn precheck(
 ) -> Result<Report, InputError> {
     let compaction = compaction(input, retention, kept)?;
     let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
-    let outcome = precheck::precheck(&input.store, &compaction, &tools, options);
-    Ok(Report::precheck(&tools, &compaction, outcome))
+    let outcome = precheck::precheck(&input.store, &compaction, &input.totals, &tools, options);
+    Ok(Report::precheck(
+        &tools,
+        &compaction,
+        &input.totals,
+        outcome,
+    ))
 }
 
 /// Pin (SPEC 6): the records a compactor must keep so that no reachable call of the tools

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use crate::action::Tool;
-use crate::compaction::{Compaction, Retention};
+use crate::compaction::{Compaction, Retention, Totals};
 use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::json::json_text;
 use crate::precheck::{self, Domain, PolicyScan};
@@ -254,7 +254,7 @@ pub fn report(store: &Store, tools: &[Tool], budget: Option<u64>, max_calls: usi
             let compaction = Compaction::from_mask(store, Retention::Given, mask);
             Kept {
                 ids,
-                compaction: (&compaction).into(),
+                compaction: CompactionSummary::new(&compaction, &Totals::of(store)),
                 kept_tokens: f.kept_tokens,
             }
         })

@@ -157,9 +157,9 @@ pub struct Record {
     pub text: Option<String>,
     /// Declared or estimated token cost.
     pub tokens: u64,
-    /// sha256 of the record's canonical JSON (all zeros where the lean loader did not
-    /// need it: a record it did not keep).
-    pub digest: [u8; 32],
+    /// sha256 of the record's canonical JSON; `None` where it was not computed (a partial
+    /// load digests only the records kept, which alone enter the kept set's fingerprint).
+    pub digest: Option<[u8; 32]>,
 }
 
 impl Record {
@@ -347,7 +347,7 @@ pub fn parse_record(place: &Place, value: &Value, limits: Limits) -> Result<Reco
 }
 
 /// [`parse_record`], computing the sha256 of the canonical JSON only when `digest` is
-/// true (otherwise `digest` is all zeros): the lean loader needs it for kept records only.
+/// true (otherwise `digest` is `None`): the lean loader needs it for kept records only.
 pub(crate) fn parse_record_with(
     place: &Place,
     value: &Value,
@@ -394,9 +394,7 @@ pub(crate) fn parse_record_with(
         }
         Some(v) => whole_number(v).ok_or_else(|| fail(RecordProblem::Tokens))?,
     };
-    let digest: [u8; 32] = canonical_json
-        .map(|c| Sha256::digest(c.as_bytes()).into())
-        .unwrap_or_default();
+    let digest: Option<[u8; 32]> = canonical_json.map(|c| Sha256::digest(c.as_bytes()).into());
     let kind = match kind_name.as_str() {
         "policy" => Kind::Policy(parse_policy(obj, limits).map_err(&fail)?),
         "fact" => Kind::Fact(parse_fact(obj).map_err(&fail)?),
@@ -648,106 +646,32 @@ fn meet_search(a: &[char], b: &[char]) -> Option<String> {
 
 /// The validated record set, ordered by `seq`, with the indexes views need.
 ///
-/// A store built by [`Store::new`] holds every record. One built by the lean loader
-/// (`crate::stream`) for one compaction and a set of tools holds only the records a gate
-/// over those can consult (see `Store::lean`); [`Store::total`] still counts them all.
+/// A store holds the records it was given: every record of the input when the exact
+/// loader built it, or, from a partial load (`crate::stream`), only those a command can
+/// consult; what such a load knows of the rest is in its [`crate::compaction::Totals`].
 #[derive(Debug, Clone)]
 pub struct Store {
     records: Vec<Record>,
     index: BTreeMap<String, usize>,
     facts_by_field: BTreeMap<String, Vec<usize>>,
     revokers: BTreeMap<usize, Vec<usize>>,
-    /// Records in the input, held or not.
-    total: usize,
-    /// Tool names and globs given by every policy and effect, held or not (lean stores
-    /// only).
-    named: Option<BTreeSet<String>>,
 }
 
 impl Store {
     /// Builds a store from records in any order, checking the cross-record rules:
     /// unique ids and seqs, `supersedes` naming an earlier record of the same kind (and
     /// field), `depends_on` naming records that exist.
-    pub fn new(mut records: Vec<Record>) -> Result<Store, RecordError> {
-        records.sort_by_key(|r| r.seq);
-        let at = |id: &str, problem| RecordError {
-            at: RecordAt::Id(id.to_string()),
-            problem,
-        };
-        for pair in records.windows(2) {
-            if let [a, b] = pair
-                && a.seq == b.seq
-            {
-                return Err(at(
-                    &b.id,
-                    RecordProblem::DuplicateSeq {
-                        seq: b.seq,
-                        other: a.id.clone(),
-                    },
-                ));
-            }
-        }
-        let mut index = BTreeMap::new();
-        for (i, r) in records.iter().enumerate() {
-            if index.insert(r.id.clone(), i).is_some() {
-                return Err(at(&r.id, RecordProblem::DuplicateId));
-            }
-        }
-        let mut facts_by_field: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        let mut revokers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (i, r) in records.iter().enumerate() {
-            if let Some(target) = r.supersedes() {
-                let earlier = index
-                    .get(target)
-                    .filter(|&&t| t < i)
-                    .and_then(|&t| records.get(t).map(|rec| (t, rec)));
-                let same = earlier.filter(|(_, old)| match (&r.kind, &old.kind) {
-                    (Kind::Policy(_), Kind::Policy(_)) => true,
-                    (Kind::Fact(new), Kind::Fact(old)) => new.field == old.field,
-                    _ => false,
-                });
-                let Some((t, _)) = same else {
-                    let field = match &r.kind {
-                        Kind::Fact(f) => Some(f.field.clone()),
-                        _ => None,
-                    };
-                    let target = target.to_string();
-                    return Err(at(&r.id, RecordProblem::NotEarlier { target, field }));
-                };
-                if matches!(r.kind, Kind::Policy(_)) {
-                    revokers.entry(t).or_default().push(i);
-                }
-            }
-            for dep in r.depends_on() {
-                if !index.contains_key(dep) || dep == &r.id {
-                    return Err(at(&r.id, RecordProblem::NoSuchRecord(dep.clone())));
-                }
-            }
-            if let Kind::Fact(f) = &r.kind {
-                facts_by_field.entry(f.field.clone()).or_default().push(i);
-            }
-        }
-        Ok(Store {
-            total: records.len(),
-            records,
-            index,
-            facts_by_field,
-            revokers,
-            named: None,
-        })
+    pub fn new(records: Vec<Record>) -> Result<Store, RecordError> {
+        let store = Store::checked_elsewhere(records);
+        store.check()?;
+        Ok(store)
     }
 
-    /// A store of the records a lean load held, already validated against the whole input
-    /// by the loader (which is why supersedes targets may be absent here). `total` counts
-    /// every record of the input; `named` is every tool name or glob that any policy
-    /// scope or effect of the input gives.
-    ///
-    /// The held records must include, for the compaction and tools the load was for: each
-    /// policy in scope of a tool, each policy that supersedes another, each effect of a
-    /// tool, each dropped record of an unevaluable kind (and each kept one whose kind looks
-    /// misspelt: [`misspelt_kind`]), per fact field the newest fact and
-    /// the newest kept fact, and each kept record with `depends_on`.
-    pub(crate) fn lean(mut records: Vec<Record>, total: usize, named: BTreeSet<String>) -> Store {
+    /// A store of records whose cross-record rules the caller has checked against the
+    /// whole input they came from (the lean loader, which holds only some of its records:
+    /// a `supersedes` or `depends_on` target may be one it did not hold, so the checks of
+    /// [`Store::new`] cannot be run on these alone).
+    pub(crate) fn checked_elsewhere(mut records: Vec<Record>) -> Store {
         records.sort_by_key(|r| r.seq);
         let index: BTreeMap<String, usize> = records
             .iter()
@@ -772,14 +696,64 @@ impl Store {
             index,
             facts_by_field,
             revokers,
-            total,
-            named: Some(named),
         }
     }
 
-    /// Number of records in the input, including any a lean load did not hold.
-    pub fn total(&self) -> usize {
-        self.total
+    /// The cross-record rules of [`Store::new`], over the records held, in their order:
+    /// seqs, then ids, then per record its `supersedes` and `depends_on`.
+    fn check(&self) -> Result<(), RecordError> {
+        let records = &self.records;
+        let at = |id: &str, problem| RecordError {
+            at: RecordAt::Id(id.to_string()),
+            problem,
+        };
+        for pair in records.windows(2) {
+            if let [a, b] = pair
+                && a.seq == b.seq
+            {
+                return Err(at(
+                    &b.id,
+                    RecordProblem::DuplicateSeq {
+                        seq: b.seq,
+                        other: a.id.clone(),
+                    },
+                ));
+            }
+        }
+        if self.index.len() != records.len() {
+            let mut seen = BTreeSet::new();
+            if let Some(r) = records.iter().find(|r| !seen.insert(r.id.as_str())) {
+                return Err(at(&r.id, RecordProblem::DuplicateId));
+            }
+        }
+        for (i, r) in records.iter().enumerate() {
+            if let Some(target) = r.supersedes() {
+                let earlier = self
+                    .index
+                    .get(target)
+                    .filter(|&&t| t < i)
+                    .and_then(|&t| records.get(t));
+                let same = earlier.is_some_and(|old| match (&r.kind, &old.kind) {
+                    (Kind::Policy(_), Kind::Policy(_)) => true,
+                    (Kind::Fact(new), Kind::Fact(old)) => new.field == old.field,
+                    _ => false,
+                });
+                if !same {
+                    let field = match &r.kind {
+                        Kind::Fact(f) => Some(f.field.clone()),
+                        _ => None,
+                    };
+                    let target = target.to_string();
+                    return Err(at(&r.id, RecordProblem::NotEarlier { target, field }));
+                }
+            }
+            for dep in r.depends_on() {
+                if !self.index.contains_key(dep) || dep == &r.id {
+                    return Err(at(&r.id, RecordProblem::NoSuchRecord(dep.clone())));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Records in `seq` order.
@@ -787,7 +761,7 @@ impl Store {
         &self.records
     }
 
-    /// Number of records held (every record, unless the store is lean; see [`Store::total`]).
+    /// Number of records held.
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -822,11 +796,9 @@ impl Store {
         self.revokers.get(&pos).map_or(&[], Vec::as_slice)
     }
 
-    /// Every tool name or glob that a policy scope or an effect gives (SPEC 2.3).
+    /// Every tool name or glob that a policy scope or an effect of a held record gives
+    /// (SPEC 2.3).
     pub fn named_tools(&self) -> BTreeSet<&str> {
-        if let Some(named) = &self.named {
-            return named.iter().map(String::as_str).collect();
-        }
         let mut out = BTreeSet::new();
         for r in &self.records {
             match &r.kind {

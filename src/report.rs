@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::action::{Action, Tool};
-use crate::compaction::Compaction;
+use crate::compaction::{Compaction, Totals};
 use crate::gate::{Exit, Finding, Outcome, Severity, Verdict};
 use crate::json::json_text;
 use crate::text::{clean, escape_unsafe, hex, one_line};
@@ -47,12 +47,13 @@ pub struct CompactionSummary {
     pub kept_sha256: String,
 }
 
-impl From<&Compaction> for CompactionSummary {
-    fn from(c: &Compaction) -> CompactionSummary {
+impl CompactionSummary {
+    /// The summary of `c`, counting the records in `totals`.
+    pub fn new(c: &Compaction, totals: &Totals) -> CompactionSummary {
         CompactionSummary {
-            records: c.records(),
-            kept: c.kept(),
-            dropped: c.dropped(),
+            records: totals.records,
+            kept: totals.kept(c),
+            dropped: totals.dropped(c),
             retention: c.retention.to_string(),
             kept_sha256: c.kept_sha256.clone(),
         }
@@ -171,18 +172,28 @@ pub struct Report {
 
 impl Report {
     /// A `check` report.
-    pub fn check(action: &Action, compaction: &Compaction, outcome: Outcome) -> Report {
+    pub fn check(
+        action: &Action,
+        compaction: &Compaction,
+        totals: &Totals,
+        outcome: Outcome,
+    ) -> Report {
         let mut r = Report::from_outcome(Mode::Check, outcome);
         r.action = Some(action.clone());
-        r.compaction = Some(compaction.into());
+        r.compaction = Some(CompactionSummary::new(compaction, totals));
         r
     }
 
     /// A `check --precheck` report: no action, the tools, the compaction.
-    pub fn precheck(tools: &[Tool], compaction: &Compaction, outcome: Outcome) -> Report {
+    pub fn precheck(
+        tools: &[Tool],
+        compaction: &Compaction,
+        totals: &Totals,
+        outcome: Outcome,
+    ) -> Report {
         let mut r = Report::from_outcome(Mode::Precheck, outcome);
         r.tools = Some(tools.iter().map(|t| t.name.clone()).collect());
-        r.compaction = Some(compaction.into());
+        r.compaction = Some(CompactionSummary::new(compaction, totals));
         r
     }
 

@@ -10,7 +10,7 @@
     clippy::indexing_slicing
 )]
 
-use omission_gate::compaction::{Compaction, Retention};
+use omission_gate::compaction::{Compaction, Retention, Totals};
 use omission_gate::record::{Fact, Kind, Record, Store};
 use omission_gate::{Action, CheckOptions, Format, Report, gate};
 
@@ -311,7 +311,7 @@ fn derivation_notes_keep_the_report_linear_in_the_store() {
             kind: Kind::Chatter,
             text: None,
             tokens: 1,
-            digest: [0; 32],
+            digest: None,
         })
         .collect();
     for d in 0..DERIVED {
@@ -327,15 +327,22 @@ fn derivation_notes_keep_the_report_linear_in_the_store() {
             }),
             text: None,
             tokens: 1,
-            digest: [0; 32],
+            digest: None,
         });
     }
     let store = Store::new(records).unwrap();
     let kept: Vec<String> = (0..DERIVED).map(|d| format!("d{d}")).collect();
     let compaction = Compaction::new(&store, Retention::Given, Some(&kept), "kept").unwrap();
     let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
-    let outcome = gate::check(&store, &compaction, &action, CheckOptions::default());
-    let report = Report::check(&action, &compaction, outcome);
+    let totals = Totals::of(&store);
+    let outcome = gate::check(
+        &store,
+        &compaction,
+        &totals,
+        &action,
+        CheckOptions::default(),
+    );
+    let report = Report::check(&action, &compaction, &totals, outcome);
     assert_eq!(report.findings.len(), DERIVED);
     let records = DROPPED + DERIVED;
     for format in [Format::Text, Format::Json] {

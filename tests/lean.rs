@@ -120,9 +120,14 @@ fn lean_cli_reports_are_the_exact_reports() {
             || exact.tools_or_named(),
             |t| tools_from_flag("--tools", t).unwrap(),
         );
-        let outcome =
-            omission_gate::precheck::precheck(&exact.store, &c, &t, PrecheckOptions::default());
-        let want = Report::precheck(&t, &c, outcome).render(Format::Json);
+        let outcome = omission_gate::precheck::precheck(
+            &exact.store,
+            &c,
+            &exact.totals,
+            &t,
+            PrecheckOptions::default(),
+        );
+        let want = Report::precheck(&t, &c, &exact.totals, outcome).render(Format::Json);
         let mut args = vec!["check", "--precheck", p, "--kept", kept_text];
         if let Some(tools) = tools {
             args.extend(["--tools", tools]);
@@ -184,8 +189,9 @@ fn lean_cli_reports_are_the_exact_reports() {
     for kept_text in [kept_text, "g29,g10,f0,q5,e5,c7"] {
         let kept = kept_from_flag("--kept", kept_text, false).unwrap();
         let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
-        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
-        let want = Report::check(&a, &c, outcome).render(Format::Json);
+        let outcome =
+            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
+        let want = Report::check(&a, &c, &exact.totals, outcome).render(Format::Json);
         let got = run(&[
             "check", p, "--kept", kept_text, "--action", action, "--format", "json",
         ]);
@@ -309,12 +315,18 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
     ] {
         let kept = kept_from_flag("--kept", kept_text, false).unwrap();
         let c = Compaction::new(&exact.store, retention, Some(&kept), "--kept").unwrap();
-        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
-        let want_check = Report::check(&a, &c, outcome).render(Format::Json);
-        let t = exact.tools_or_named();
         let outcome =
-            omission_gate::precheck::precheck(&exact.store, &c, &t, PrecheckOptions::default());
-        let want_precheck = Report::precheck(&t, &c, outcome).render(Format::Json);
+            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
+        let want_check = Report::check(&a, &c, &exact.totals, outcome).render(Format::Json);
+        let t = exact.tools_or_named();
+        let outcome = omission_gate::precheck::precheck(
+            &exact.store,
+            &c,
+            &exact.totals,
+            &t,
+            PrecheckOptions::default(),
+        );
+        let want_precheck = Report::precheck(&t, &c, &exact.totals, outcome).render(Format::Json);
         for source in [
             input::Source::Path(&p),
             input::Source::Bytes(text.as_bytes()),
@@ -332,10 +344,12 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
                 let outcome = omission_gate::gate::check(
                     &loaded.input.store,
                     &loaded.compaction,
+                    &loaded.input.totals,
                     action,
                     Default::default(),
                 );
-                Report::check(action, &loaded.compaction, outcome).render(Format::Json)
+                Report::check(action, &loaded.compaction, &loaded.input.totals, outcome)
+                    .render(Format::Json)
             })
             .unwrap();
             assert_eq!(got, want_check, "check {retention} {source:?}");
@@ -343,10 +357,12 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
                 let outcome = omission_gate::precheck::precheck(
                     &loaded.input.store,
                     &loaded.compaction,
+                    &loaded.input.totals,
                     tools,
                     PrecheckOptions::default(),
                 );
-                Report::precheck(tools, &loaded.compaction, outcome).render(Format::Json)
+                Report::precheck(tools, &loaded.compaction, &loaded.input.totals, outcome)
+                    .render(Format::Json)
             })
             .unwrap();
             assert_eq!(got, want_precheck, "precheck {retention} {source:?}");
@@ -369,8 +385,9 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
         Retention::HeadTail(0),
     ] {
         let c = Compaction::new(&exact.store, retention, None, &q).unwrap();
-        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
-        let want = Report::check(&a, &c, outcome).render(Format::Json);
+        let outcome =
+            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
+        let want = Report::check(&a, &c, &exact.totals, outcome).render(Format::Json);
         for source in [
             input::Source::Path(&q),
             input::Source::Bytes(shuffled.as_bytes()),
@@ -386,10 +403,12 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
                 let outcome = omission_gate::gate::check(
                     &loaded.input.store,
                     &loaded.compaction,
+                    &loaded.input.totals,
                     action,
                     Default::default(),
                 );
-                Report::check(action, &loaded.compaction, outcome).render(Format::Json)
+                Report::check(action, &loaded.compaction, &loaded.input.totals, outcome)
+                    .render(Format::Json)
             })
             .unwrap();
             assert_eq!(got, want, "shuffled {retention} {source:?}");
@@ -451,8 +470,9 @@ fn sweep_retentions_and_precompact_on_a_large_store_are_the_exact_ones() {
         Retention::Recency(16),
     ] {
         let c = Compaction::new(&exact.store, retention, exact.kept.as_deref(), &p).unwrap();
-        let outcome = omission_gate::gate::check(&exact.store, &c, &a, Default::default());
-        let report = Report::check(&a, &c, outcome);
+        let outcome =
+            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
+        let report = Report::check(&a, &c, &exact.totals, outcome);
         let r = retention.to_string();
         let got = run(&["check", &p, "--retention", &r, "--format", "json"]);
         assert_eq!(

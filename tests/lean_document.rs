@@ -48,8 +48,9 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
                 Some(a) => input::action_from_flag("--action", a).ok()?,
                 None => input.action.clone()?,
             };
-            let outcome = omission_gate::gate::check(&input.store, &c, &a, Default::default());
-            Report::check(&a, &c, outcome)
+            let outcome =
+                omission_gate::gate::check(&input.store, &c, &input.totals, &a, Default::default());
+            Report::check(&a, &c, &input.totals, outcome)
         }
         Ask::Precheck { kept } => {
             let c = compaction(kept)?;
@@ -57,10 +58,11 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
             let outcome = omission_gate::precheck::precheck(
                 &input.store,
                 &c,
+                &input.totals,
                 &tools,
                 PrecheckOptions::default(),
             );
-            Report::precheck(&tools, &c, outcome)
+            Report::precheck(&tools, &c, &input.totals, outcome)
         }
         Ask::Pin => {
             omission_gate::pin::report(&input.store, &input.tools_or_named(), None, MAX_CALLS)
@@ -144,8 +146,9 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
         let c =
             Compaction::new(&input.store, Retention::Given, input.kept.as_deref(), "x").unwrap();
         let a = input.action.clone().unwrap();
-        let outcome = omission_gate::gate::check(&input.store, &c, &a, Default::default());
-        let want = Report::check(&a, &c, outcome).render(Format::Text);
+        let outcome =
+            omission_gate::gate::check(&input.store, &c, &input.totals, &a, Default::default());
+        let want = Report::check(&a, &c, &input.totals, outcome).render(Format::Text);
         assert_eq!(text_report.stdout.as_bytes(), &want[..]);
         // precheck and pin through the CLI too.
         let pre = common::run(&["check", "--precheck", &path, "--format", "json"], None);

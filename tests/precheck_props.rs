@@ -14,7 +14,7 @@
 )]
 
 use omission_gate::action::{Action, Tool};
-use omission_gate::compaction::{Compaction, Retention};
+use omission_gate::compaction::{Compaction, Retention, Totals};
 use omission_gate::gate::{self, CheckOptions, Code, Outcome, Severity, Verdict};
 use omission_gate::input;
 use omission_gate::pin;
@@ -32,6 +32,7 @@ const NAMES: [&str; 7] = ["t1", "t2", "t3", "tx", "u1", "other", "x"];
 
 struct Loaded {
     store: Store,
+    totals: Totals,
     compaction: Compaction,
     /// The tools precheck and pin are given.
     tools: Vec<Tool>,
@@ -83,6 +84,7 @@ fn load(case: &Case) -> Loaded {
     };
     Loaded {
         store: input.store,
+        totals: input.totals,
         compaction,
         tools,
         sampled,
@@ -213,6 +215,7 @@ fn run_precheck(l: &Loaded, compaction: &Compaction, max_calls: usize) -> Outcom
     precheck::precheck(
         &l.store,
         compaction,
+        &l.totals,
         &l.tools,
         PrecheckOptions {
             allow_unevaluable: false,
@@ -255,8 +258,8 @@ proptest! {
             let everything =
                 Compaction::from_mask(&l.store, Retention::Given, vec![true; l.store.len()]);
             for call in sample_calls(&l, &case.records, case.seed, 60) {
-                let out = gate::check(&l.store, &l.compaction, &call, CheckOptions::default());
-                let whatever = gate::check(&l.store, &everything, &call, CheckOptions::default());
+                let out = gate::check(&l.store, &l.compaction, &l.totals, &call, CheckOptions::default());
+                let whatever = gate::check(&l.store, &everything, &l.totals, &call, CheckOptions::default());
                 prop_assert!(
                     out.findings.iter().all(|f| f.severity != Severity::Block)
                         && (out.verdict != Verdict::Error || whatever.verdict == Verdict::Error),
@@ -283,7 +286,7 @@ proptest! {
                 glob_match(t, &w.tool) && s.as_ref().is_none_or(|s| s.admits(&w.params))
             });
             prop_assert!(inside, "witness outside every tool's schema: {} {:?}", w.tool, w.params);
-            let out = gate::check(&l.store, &l.compaction, w, CheckOptions::default());
+            let out = gate::check(&l.store, &l.compaction, &l.totals, w, CheckOptions::default());
             let hit = out.findings.iter().any(|g| {
                 g.record == f.record
                     && match f.code {
@@ -296,7 +299,7 @@ proptest! {
                 // ... and with nothing dropped too: the compaction did not cause it.
                 let everything =
                     Compaction::from_mask(&l.store, Retention::Given, vec![true; l.store.len()]);
-                let out = gate::check(&l.store, &everything, w, CheckOptions::default());
+                let out = gate::check(&l.store, &everything, &l.totals, w, CheckOptions::default());
                 prop_assert!(
                     out.findings.iter().any(|g| g.record == f.record && g.severity == Severity::Error),
                     "a note's witness {} {} is decided with nothing dropped:\n{}",
@@ -339,7 +342,7 @@ proptest! {
             pins.pinned
         );
         for call in sample_calls(&l, &case.records, case.seed, 40) {
-            let out = gate::check(&l.store, &kept, &call, CheckOptions::default());
+            let out = gate::check(&l.store, &kept, &l.totals, &call, CheckOptions::default());
             prop_assert!(
                 out.findings.iter().all(|f| f.severity != Severity::Block),
                 "check blocks {} {} on a kept set that contains pin's output:\n{}",

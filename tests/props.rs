@@ -49,8 +49,14 @@ fn report(
     let text: String = records.iter().map(|r| format!("{r}\n")).collect();
     let loaded = input::load("gen", text.as_bytes(), Limits::default()).unwrap();
     let compaction = Compaction::new(&loaded.store, Retention::Given, Some(kept), "gen").unwrap();
-    let outcome = gate::check(&loaded.store, &compaction, action, CheckOptions::default());
-    let report = Report::check(action, &compaction, outcome);
+    let outcome = gate::check(
+        &loaded.store,
+        &compaction,
+        &loaded.totals,
+        action,
+        CheckOptions::default(),
+    );
+    let report = Report::check(action, &compaction, &loaded.totals, outcome);
     let bytes = report.render(format);
     (report, bytes)
 }

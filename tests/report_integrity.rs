@@ -85,8 +85,8 @@ impl Scenario {
         let judged = input::load("in.json", &self.document(), Limits::default()).and_then(|i| {
             let c = Compaction::new(&i.store, Retention::Given, i.kept.as_deref(), "in.json")?;
             let action = i.action.clone().unwrap();
-            let outcome = gate::check(&i.store, &c, &action, options);
-            Ok(Report::check(&action, &c, outcome))
+            let outcome = gate::check(&i.store, &c, &i.totals, &action, options);
+            Ok(Report::check(&action, &c, &i.totals, outcome))
         });
         judged.unwrap_or_else(|e| Report::invalid_input(Mode::Check, &e.to_string()))
     }

@@ -10,8 +10,8 @@
 use omission_gate::action::{Action, Tool};
 use omission_gate::compaction::{Compaction, Retention};
 use omission_gate::error::InputError;
-use omission_gate::gate::{self, CheckOptions, Verdict};
 use omission_gate::fuzzing::{Ask, lean_load};
+use omission_gate::gate::{self, CheckOptions, Verdict};
 use omission_gate::input::{self, Input};
 use omission_gate::pin;
 use omission_gate::precheck::{self, PrecheckOptions};
@@ -121,21 +121,25 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
                     continue;
                 }
             };
-        assert_eq!(compaction.kept() + compaction.dropped(), input.store.len());
-        let outcome = gate::check(&input.store, &compaction, &action, options);
+        let totals = &input.totals;
+        assert_eq!(
+            totals.kept(&compaction) + totals.dropped(&compaction),
+            input.store.len()
+        );
+        let outcome = gate::check(&input.store, &compaction, &input.totals, &action, options);
         assert_eq!(
             outcome,
-            gate::check(&input.store, &compaction, &action, options)
+            gate::check(&input.store, &compaction, &input.totals, &action, options)
         );
-        if compaction.dropped() == 0 {
+        if totals.dropped(&compaction) == 0 {
             // With nothing dropped both views are the same: nothing can block.
             assert_ne!(outcome.verdict, Verdict::Block, "{outcome:#?}");
         }
-        let report = Report::check(&action, &compaction, outcome);
+        let report = Report::check(&action, &compaction, &input.totals, outcome);
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
-        let outcome = precheck::precheck(&input.store, &compaction, &tools, pre);
-        let report = Report::precheck(&tools, &compaction, outcome);
+        let outcome = precheck::precheck(&input.store, &compaction, &input.totals, &tools, pre);
+        let report = Report::precheck(&tools, &compaction, &input.totals, outcome);
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
     }
@@ -154,7 +158,7 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         }
     }
     let kept = Compaction::from_mask(&input.store, Retention::Given, mask);
-    let outcome = precheck::precheck(&input.store, &kept, &tools, pre);
+    let outcome = precheck::precheck(&input.store, &kept, &input.totals, &tools, pre);
     assert_ne!(
         outcome.verdict,
         Verdict::Block,
@@ -224,15 +228,21 @@ pub fn assert_lean_agrees(
                 .clone()
                 .ok_or_else(|| InputError::at("fuzz.json", "action", "check needs an action"))?,
         };
-        let outcome = gate::check(&input.store, &c, &action, options);
-        Ok::<_, InputError>(Report::check(&action, &c, outcome))
+        let outcome = gate::check(&input.store, &c, &input.totals, &action, options);
+        Ok::<_, InputError>(Report::check(&action, &c, &input.totals, outcome))
     })();
     let exact = match exact {
         Ok(r) => r,
         Err(e) => panic!("the lean loader accepted what the exact path refuses: {e}"),
     };
-    let outcome = gate::check(&lean.input.store, &lean.compaction, &lean_action, options);
-    let lean = Report::check(&lean_action, &lean.compaction, outcome);
+    let outcome = gate::check(
+        &lean.input.store,
+        &lean.compaction,
+        &lean.input.totals,
+        &lean_action,
+        options,
+    );
+    let lean = Report::check(&lean_action, &lean.compaction, &lean.input.totals, outcome);
     assert_same_bytes(&exact, &lean, "check");
 }
 
@@ -260,8 +270,8 @@ pub fn assert_same_reports(a: &Input, b: &Input, k: usize, allow_unevaluable: bo
         let action = input.action.clone()?;
         let c =
             Compaction::new(&input.store, retention, input.kept.as_deref(), "fuzz.json").ok()?;
-        let outcome = gate::check(&input.store, &c, &action, options);
-        Some(Report::check(&action, &c, outcome).render(Format::Json))
+        let outcome = gate::check(&input.store, &c, &input.totals, &action, options);
+        Some(Report::check(&action, &c, &input.totals, outcome).render(Format::Json))
     };
     for retention in [
         Retention::Given,
@@ -302,16 +312,22 @@ pub fn assert_lean_for_agrees(
         let exact = (|| {
             let (input, c) = exact_given(bytes, kept)?;
             let tools = input.tools_or_named();
-            let outcome = precheck::precheck(&input.store, &c, &tools, pre);
-            Ok::<_, InputError>(Report::precheck(&tools, &c, outcome))
+            let outcome = precheck::precheck(&input.store, &c, &input.totals, &tools, pre);
+            Ok::<_, InputError>(Report::precheck(&tools, &c, &input.totals, outcome))
         })()
         .unwrap_or_else(|e| {
             panic!("the lean precheck load accepted what the exact path refuses: {e}")
         });
-        let outcome = precheck::precheck(&lean.input.store, &lean.compaction, &lean.tools, pre);
+        let outcome = precheck::precheck(
+            &lean.input.store,
+            &lean.compaction,
+            &lean.input.totals,
+            &lean.tools,
+            pre,
+        );
         assert_same_bytes(
             &exact,
-            &Report::precheck(&lean.tools, &lean.compaction, outcome),
+            &Report::precheck(&lean.tools, &lean.compaction, &lean.input.totals, outcome),
             "precheck",
         );
     }

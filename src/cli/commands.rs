@@ -70,8 +70,14 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
         limits,
     );
     let rendered = input::load_check(&request, action.as_ref(), |loaded, action| {
-        let outcome = gate::check(&loaded.input.store, &loaded.compaction, action, options);
-        let report = Report::check(action, &loaded.compaction, outcome);
+        let outcome = gate::check(
+            &loaded.input.store,
+            &loaded.compaction,
+            &loaded.input.totals,
+            action,
+            options,
+        );
+        let report = Report::check(action, &loaded.compaction, &loaded.input.totals, outcome);
         let rendered = (report.render(format), Exit::from(report.verdict));
         exiting_with((loaded, report));
         rendered
@@ -163,8 +169,9 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
                 allow_unevaluable: args.allow_unevaluable,
                 max_calls: args.max_calls,
             };
-            let outcome = precheck::precheck(&input.store, &compaction, &tools, options);
-            Report::precheck(&tools, &compaction, outcome)
+            let totals = &input.totals;
+            let outcome = precheck::precheck(&input.store, &compaction, totals, &tools, options);
+            Report::precheck(&tools, &compaction, totals, outcome)
         } else {
             let action = match &action {
                 Some((o, text, _)) => input::action_from_flag(o, text)?,
@@ -179,8 +186,9 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
             let options = CheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
             };
-            let outcome = gate::check(&input.store, &compaction, &action, options);
-            Report::check(&action, &compaction, outcome)
+            let totals = &input.totals;
+            let outcome = gate::check(&input.store, &compaction, totals, &action, options);
+            Report::check(&action, &compaction, totals, outcome)
         };
         report.transcript = Some(context.summary());
         Ok::<_, InputError>(report)
@@ -229,8 +237,9 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits) -> Exit {
     );
     let rendered = input::load_precheck(&request, tools_flag.as_ref(), |loaded, tools| {
         let store = &loaded.input.store;
-        let outcome = precheck::precheck(store, &loaded.compaction, tools, options);
-        let report = Report::precheck(tools, &loaded.compaction, outcome);
+        let totals = &loaded.input.totals;
+        let outcome = precheck::precheck(store, &loaded.compaction, totals, tools, options);
+        let report = Report::precheck(tools, &loaded.compaction, totals, outcome);
         let rendered = (report.render(format), Exit::from(report.verdict));
         exiting_with((loaded, report));
         rendered

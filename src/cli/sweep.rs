@@ -44,11 +44,13 @@ pub(super) fn sweep_cell(
         let request = request(path, bytes, retention, None, limits);
         match mode {
             SweepMode::Check(options) => input::load_check(&request, None, |loaded, action| {
-                gate::check(&loaded.input.store, &loaded.compaction, action, options)
+                let input::Loaded { input, compaction } = &loaded;
+                gate::check(&input.store, compaction, &input.totals, action, options)
             }),
             SweepMode::Precheck(options, tools) => {
                 input::load_precheck(&request, tools, |loaded, tools| {
-                    precheck::precheck(&loaded.input.store, &loaded.compaction, tools, options)
+                    let input::Loaded { input, compaction } = &loaded;
+                    precheck::precheck(&input.store, compaction, &input.totals, tools, options)
                 })
             }
         }

@@ -328,7 +328,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
             &format!(
                 "{} of {} records in view (retention={}, kept-sha256={})",
                 compaction.kept(),
-                compaction.records(),
+                input.store.len(),
                 compaction.retention,
                 compaction.kept_sha256
             ),

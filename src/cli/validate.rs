@@ -48,7 +48,7 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits) -> Exit {
             has_kept.then_some(&loaded.compaction),
             tools.as_deref(),
         );
-        Ok::<_, InputError>((loaded.input.store.total(), warnings))
+        Ok::<_, InputError>((loaded.input.totals.records, warnings))
     })();
     let (text, code) = match found {
         Err(e) => {

@@ -515,14 +515,14 @@ fn lean_pin(
             }
             for s in &seqs {
                 if let Some(r) = held.get(s) {
-                    found.insert(*s, (r.id.clone(), r.digest));
+                    found.insert(*s, (r.id.clone(), r.digest?));
                 }
             }
             let kept: Vec<(&String, &[u8; 32])> = seqs
                 .iter()
                 .filter_map(|s| found.get(s).map(|(id, d)| (id, d)))
                 .collect();
-            let total = store.total();
+            let total = lean.input.totals.records;
             let summary = CompactionSummary {
                 records: total,
                 kept: kept.len(),

@@ -249,9 +249,10 @@ fn load_lean_kept<'w, R>(
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
-            crate::stream::load(&plan, batches, |store, compaction, budget| {
+            crate::stream::load(&plan, batches, |store, totals, compaction, budget| {
                 let input = Input {
                     store,
+                    totals,
                     kept: None,
                     action: None,
                     tools: None,
@@ -386,11 +387,12 @@ pub(super) fn lean_document<R>(
     crate::stream::load(
         &plan,
         crate::stream::spans(src, &layout),
-        |store, compaction, budget| {
+        |store, totals, compaction, budget| {
             // The plan reads the document's kept ids: the input holds none (as for JSON
             // Lines), the compaction is what they were read for.
             let input = Input {
                 store,
+                totals,
                 kept: None,
                 action: doc_action,
                 tools: doc_tools,

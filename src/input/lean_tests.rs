@@ -15,7 +15,8 @@ use super::lean::{Purpose, load_lean_with};
 use super::{action_from_flag, kept_from_flag, load};
 use crate::action::Action;
 use crate::compaction::{Compaction, Retention};
-use crate::record::{Limits, Store};
+use crate::input::Input;
+use crate::record::Limits;
 use crate::stream::{Fallback, Positional};
 use crate::{Format, PrecheckOptions, Report};
 
@@ -96,15 +97,21 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
                 Some(a) => action_from_flag("--action", a).ok()?,
                 None => input.action.clone()?,
             };
-            let outcome = crate::gate::check(&input.store, &c, &a, Default::default());
-            Report::check(&a, &c, outcome)
+            let outcome =
+                crate::gate::check(&input.store, &c, &input.totals, &a, Default::default());
+            Report::check(&a, &c, &input.totals, outcome)
         }
         Ask::Precheck { kept } => {
             let c = compaction(kept)?;
             let tools = input.tools_or_named();
-            let outcome =
-                crate::precheck::precheck(&input.store, &c, &tools, PrecheckOptions::default());
-            Report::precheck(&tools, &c, outcome)
+            let outcome = crate::precheck::precheck(
+                &input.store,
+                &c,
+                &input.totals,
+                &tools,
+                PrecheckOptions::default(),
+            );
+            Report::precheck(&tools, &c, &input.totals, outcome)
         }
         Ask::Pin => crate::pin::report(&input.store, &input.tools_or_named(), None, MAX_CALLS),
     };
@@ -138,18 +145,24 @@ fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fal
     let report = match ask {
         Ask::Check { .. } => {
             let a = lean.action.ok_or(Fallback)?;
-            let outcome =
-                crate::gate::check(&lean.input.store, &lean.compaction, &a, Default::default());
-            Report::check(&a, &lean.compaction, outcome)
+            let outcome = crate::gate::check(
+                &lean.input.store,
+                &lean.compaction,
+                &lean.input.totals,
+                &a,
+                Default::default(),
+            );
+            Report::check(&a, &lean.compaction, &lean.input.totals, outcome)
         }
         Ask::Precheck { .. } => {
             let outcome = crate::precheck::precheck(
                 &lean.input.store,
                 &lean.compaction,
+                &lean.input.totals,
                 &lean.tools,
                 PrecheckOptions::default(),
             );
-            Report::precheck(&lean.tools, &lean.compaction, outcome)
+            Report::precheck(&lean.tools, &lean.compaction, &lean.input.totals, outcome)
         }
         Ask::Pin => crate::pin::report(&lean.input.store, &lean.tools, None, MAX_CALLS),
     };
@@ -766,7 +779,7 @@ proptest! {
         prop_assert_eq!(&ids, &kept);
         let names_all = kept.iter().all(|k| store_ids.contains(k));
         let exact = Compaction::new(&exact.store, Retention::Given, Some(&ids), "--kept")
-            .map(|c| kept_set(&exact.store, &c, &store_ids));
+            .map(|c| kept_set(&exact, &c, &store_ids));
         let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
         let lean = super::lean::load_lean(
             lines.into_bytes(),
@@ -775,7 +788,7 @@ proptest! {
             Some(action),
             Limits::default(),
         )
-        .map(|l| kept_set(&l.input.store, &l.compaction, &store_ids));
+        .map(|l| kept_set(&l.input, &l.compaction, &store_ids));
         let want: BTreeSet<String> = kept.iter().cloned().collect();
         if names_all {
             prop_assert_eq!(exact.as_ref().ok(), Some(&want));
@@ -787,9 +800,9 @@ proptest! {
     }
 }
 
-fn kept_set(store: &Store, compaction: &Compaction, ids: &[String]) -> BTreeSet<String> {
+fn kept_set(input: &Input, compaction: &Compaction, ids: &[String]) -> BTreeSet<String> {
     ids.iter()
-        .filter(|id| compaction.is_kept_id(store, id))
+        .filter(|id| compaction.is_kept_id(&input.store, &input.totals, id))
         .cloned()
         .collect()
 }

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::action::{Action, Tool};
-use crate::compaction::Compaction;
+use crate::compaction::{Compaction, Totals};
 use crate::error::{InputError, KeptError};
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
@@ -35,8 +35,11 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// What a document or stream supplied.
 #[derive(Debug, Clone)]
 pub struct Input {
-    /// The validated records.
+    /// The validated records: every record of the input from the exact loader ([`load`]),
+    /// only those a command can consult from the lean one.
     pub store: Store,
+    /// What the load knows of the whole input beside the records `store` holds.
+    pub totals: Totals,
     /// The document's `kept` ids, if any.
     pub kept: Option<Vec<String>>,
     /// The document's `action`, if any.
@@ -53,9 +56,9 @@ impl Input {
         match &self.tools {
             Some(tools) => tools.clone(),
             None => self
-                .store
-                .named_tools()
-                .into_iter()
+                .totals
+                .named
+                .iter()
                 .map(|name| Tool {
                     name: name.to_string(),
                     input_schema: None,
@@ -171,6 +174,7 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
         .map(|v| Tool::list_from_json(v).map_err(|e| InputError::invalid(origin, "key `tools`", e)))
         .transpose()?;
     Ok(Input {
+        totals: Totals::of(&store),
         store,
         kept,
         action,
@@ -196,8 +200,10 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
             .map_err(|e| InputError::record(origin, e))?;
         records.push(record);
     }
+    let store = Store::new(records).map_err(|e| InputError::record(origin, e))?;
     Ok(Input {
-        store: Store::new(records).map_err(|e| InputError::record(origin, e))?,
+        totals: Totals::of(&store),
+        store,
         kept: None,
         action: None,
         tools: None,

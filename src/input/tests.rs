@@ -115,13 +115,19 @@ fn exact_report(text: &str, kept: Option<&str>, action: &str) -> Vec<u8> {
     )
     .unwrap();
     let a = action_from_flag("--action", action).unwrap();
-    let outcome = crate::gate::check(&input.store, &c, &a, Default::default());
-    crate::report::Report::check(&a, &c, outcome).render(crate::report::Format::Json)
+    let outcome = crate::gate::check(&input.store, &c, &input.totals, &a, Default::default());
+    crate::report::Report::check(&a, &c, &input.totals, outcome).render(crate::report::Format::Json)
 }
 
 fn lean_report(l: &Lean) -> Vec<u8> {
-    let outcome = crate::gate::check(&l.input.store, &l.compaction, &l.action, Default::default());
-    crate::report::Report::check(&l.action, &l.compaction, outcome)
+    let outcome = crate::gate::check(
+        &l.input.store,
+        &l.compaction,
+        &l.input.totals,
+        &l.action,
+        Default::default(),
+    );
+    crate::report::Report::check(&l.action, &l.compaction, &l.input.totals, outcome)
         .render(crate::report::Format::Json)
 }
 
@@ -149,7 +155,7 @@ fn lean_load_gives_the_exact_report() {
             exact_report(STORE, Some(kept), action),
             "kept {kept}"
         );
-        assert_eq!(l.compaction.records(), 10);
+        assert_eq!(l.input.totals.records, 10);
     }
 }
 
@@ -228,9 +234,16 @@ fn lean_precheck_gives_the_exact_report() {
     for tools in [Some("pay"), Some("other,pay"), Some("nothing"), None] {
         for kept in ["c1,p3,c2,c3", "f1,p1,s1", "", "c3,e1,f2,p3,c1"] {
             let l = lean_for(STORE, Some(kept), Purpose::Precheck(tools_of(tools))).unwrap();
-            let lean = crate::precheck::precheck(&l.input.store, &l.compaction, &l.tools, options);
-            let lean = crate::report::Report::precheck(&l.tools, &l.compaction, lean)
-                .render(crate::report::Format::Json);
+            let lean = crate::precheck::precheck(
+                &l.input.store,
+                &l.compaction,
+                &l.input.totals,
+                &l.tools,
+                options,
+            );
+            let lean =
+                crate::report::Report::precheck(&l.tools, &l.compaction, &l.input.totals, lean)
+                    .render(crate::report::Format::Json);
             let input = load_str(STORE).unwrap();
             let ids = kept_from_flag("--kept", kept, false).unwrap();
             let c = Compaction::new(
@@ -241,9 +254,9 @@ fn lean_precheck_gives_the_exact_report() {
             )
             .unwrap();
             let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
-            let exact = crate::precheck::precheck(&input.store, &c, &t, options);
-            let exact =
-                crate::report::Report::precheck(&t, &c, exact).render(crate::report::Format::Json);
+            let exact = crate::precheck::precheck(&input.store, &c, &input.totals, &t, options);
+            let exact = crate::report::Report::precheck(&t, &c, &input.totals, exact)
+                .render(crate::report::Format::Json);
             assert_eq!(
                 String::from_utf8(lean).unwrap(),
                 String::from_utf8(exact).unwrap(),
@@ -296,9 +309,9 @@ fn lean_store_holds_only_what_a_check_reads() {
     // p2 is out of scope; f1 and f2 are facts of `limit`, which no held policy reads
     // (f1 is not even the newest); chatter is counted.
     assert_eq!(held, ["p1", "p3", "s1", "e1"]);
-    assert_eq!(l.input.store.total(), 10);
+    assert_eq!(l.input.totals.records, 10);
     assert_eq!(
-        l.input.store.named_tools().into_iter().collect::<Vec<_>>(),
+        l.input.totals.named.iter().collect::<Vec<_>>(),
         ["other", "pay"]
     );
 }
@@ -446,7 +459,7 @@ fn summaries_read_by_the_simple_scan_give_the_exact_report() {
             String::from_utf8(exact_report(store, Some(kept), action)).unwrap(),
             "kept {kept}"
         );
-        // The records it holds are the exact loader's (digests aside: zeros when not
+        // The records it holds are the exact loader's (digests aside: none when not
         // kept), text and tokens included.
         let exact = load_str(store).unwrap();
         let mut held = 0;
@@ -458,8 +471,8 @@ fn summaries_read_by_the_simple_scan_give_the_exact_report() {
                 .find(|e| e.id == r.id)
                 .unwrap()
                 .clone();
-            if r.digest == [0; 32] {
-                e.digest = [0; 32];
+            if r.digest.is_none() {
+                e.digest = None;
             }
             assert_eq!(*r, e, "kept {kept}");
             held += usize::from(matches!(r.kind, crate::record::Kind::Unevaluable(_)));

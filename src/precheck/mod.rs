@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use crate::action::{Action, Tool};
-use crate::compaction::Compaction;
+use crate::compaction::{Compaction, Totals};
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
 use crate::json::json_text;
 use crate::predicate::{Op, Predicate, Tri};
@@ -619,6 +619,7 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
 pub fn precheck(
     store: &Store,
     compaction: &Compaction,
+    totals: &Totals,
     tools: &[Tool],
     options: PrecheckOptions,
 ) -> Outcome {
@@ -657,7 +658,7 @@ pub fn precheck(
             _ => {}
         }
         if kept {
-            findings.extend(gate::derivation_note(store, compaction, record));
+            findings.extend(gate::derivation_note(store, compaction, totals, record));
         }
     }));
     Outcome::from_findings(findings)

@@ -1,6 +1,7 @@
-//! The lean store and its compaction, from what the two workers gathered: the held
-//! records in `seq` order, the newest facts parsed where the gate reads them, the kept
-//! records' fingerprint.
+//! The lean store, its totals and its compaction, from what the two workers gathered: the
+//! held records in `seq` order, the newest facts parsed where the gate reads them, the
+//! kept records' fingerprint, and what the store does not hold (how many records, the
+//! tools they name, the kept ones).
 
 use super::*;
 
@@ -31,7 +32,7 @@ pub(super) fn build(
     total: usize,
     entries: Option<&Entries<'_>>,
     fingerprint: impl FnOnce() -> Result<String, Fallback>,
-) -> Result<(Store, Compaction), Fallback> {
+) -> Result<(Store, Totals, Compaction), Fallback> {
     let [a, b] = parts;
 
     // The facts a view can read: per field the newest, and the newest kept. The gate
@@ -85,15 +86,30 @@ pub(super) fn build(
 
     let mut named = std::mem::take(&mut a.named);
     named.append(&mut b.named);
-    let store = Store::lean(held, total, named);
+    let store = Store::checked_elsewhere(held);
+    let mut held_kept: Vec<u64> = Vec::new();
     let mask: Vec<bool> = store
         .records()
         .iter()
-        .map(|r| plan.kept_index(&r.id, id_hash(r.id.as_bytes())).is_some())
+        .map(|r| {
+            let h = id_hash(r.id.as_bytes());
+            let kept = plan.kept_index(&r.id, h).is_some();
+            if kept {
+                held_kept.push(h);
+            }
+            kept
+        })
         .collect();
-    let hashes = plan.kept_hashes.clone();
-    let compaction = Compaction::lean(&store, plan.retention, mask, hashes, fingerprint()?);
-    Ok((store, compaction))
+    held_kept.sort_unstable();
+    let not_held: Vec<u64> = plan
+        .kept_hashes
+        .iter()
+        .copied()
+        .filter(|h| held_kept.binary_search(h).is_err())
+        .collect();
+    let totals = Totals::partial(total, named, not_held);
+    let compaction = Compaction::with_fingerprint(&store, plan.retention, mask, fingerprint()?);
+    Ok((store, totals, compaction))
 }
 
 /// The fingerprint of the kept records (see [`fingerprint_of`]) from the two workers'

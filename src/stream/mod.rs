@@ -12,7 +12,7 @@
 //! - digest (sha256 of canonical JSON) only the kept records;
 //! - hold per record only a 64-bit id hash and the `seq` (to refuse duplicates), and hold
 //!   as a [`Record`] only what the gate can read for these tools under this compaction
-//!   (see `Store::lean`, `build`): out-of-scope policies and effects, superseded facts and
+//!   (see `build`; what it knows of the records it let go is in the load's `Totals`): out-of-scope policies and effects, superseded facts and
 //!   chatter are validated, counted and let go;
 //! - check what needs the whole input (`checks`: duplicate ids, `supersedes` and
 //!   `depends_on`) beside the build, the gate and the report.
@@ -32,7 +32,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::compaction::{Compaction, Retention, fingerprint_of};
+use crate::compaction::{Compaction, Retention, Totals, fingerprint_of};
 use crate::ids::{id_hash, radix_sort_from};
 use crate::json::{self, skip_ws};
 use crate::record::{
@@ -85,7 +85,7 @@ pub struct Budget {
 pub fn load<'a, I, R>(
     plan: &Plan<'_>,
     source: I,
-    then: impl FnOnce(Store, Compaction, Option<Budget>) -> R,
+    then: impl FnOnce(Store, Totals, Compaction, Option<Budget>) -> R,
 ) -> Result<R, Fallback>
 where
     I: Iterator<Item = Result<Batch<'a>, Fallback>> + Send,
@@ -146,7 +146,7 @@ fn finish<R>(
     plan: &Plan<'_>,
     mut a: Worker,
     mut b: Worker,
-    then: impl FnOnce(Store, Compaction, Option<Budget>) -> R,
+    then: impl FnOnce(Store, Totals, Compaction, Option<Budget>) -> R,
 ) -> Result<R, Fallback> {
     let budget = plan.count_tokens.then(|| {
         let mut tokens: Vec<(u64, u64)> = a
@@ -213,7 +213,7 @@ fn finish<R>(
     if plan.pin {
         let index = links.index();
         links.check(&hashes, &index, true)?;
-        let (store, compaction) = build(
+        let (store, totals, compaction) = build(
             plan,
             &mut parts,
             links.fields,
@@ -221,7 +221,7 @@ fn finish<R>(
             Some(&index),
             fingerprint,
         )?;
-        return Ok(then(store, compaction, budget));
+        return Ok(then(store, totals, compaction, budget));
     }
     std::thread::scope(|s| {
         // The store is built beside them: one thread is theirs.
@@ -236,16 +236,16 @@ fn finish<R>(
             Ok(checker) => {
                 let sha = || sha_here.recv().unwrap_or(Err(Fallback));
                 let result = build(plan, &mut parts, links.fields, total, None, sha)
-                    .map(|(store, compaction)| then(store, compaction, budget));
+                    .map(|(store, totals, compaction)| then(store, totals, compaction, budget));
                 checker.join().unwrap_or(Err(Fallback))?;
                 result
             }
             // No second thread (a resource limit): the checks run here, first.
             Err(_) => {
                 links.check(hashes, &links.index(), true)?;
-                let (store, compaction) =
+                let (store, totals, compaction) =
                     build(plan, &mut parts, links.fields, total, None, fingerprint)?;
-                Ok(then(store, compaction, budget))
+                Ok(then(store, totals, compaction, budget))
             }
         }
     })
@@ -296,7 +296,7 @@ where
         if wanted.contains(&seq) {
             let r = parse_record_with(&Place::Line(0), &value, plan.limits, true)
                 .map_err(|_| Fallback)?;
-            out.push((r.seq, r.id, r.digest));
+            out.push((r.seq, r.id, r.digest.ok_or(Fallback)?));
         }
         Ok(())
     };

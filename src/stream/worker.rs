@@ -480,7 +480,7 @@ impl Worker {
                 kind: Kind::Unevaluable(s.kind.to_string()),
                 text,
                 tokens,
-                digest: [0; 32],
+                digest: None,
             });
         }
         let id = self.name(s.id)?;
@@ -644,7 +644,8 @@ impl Worker {
             self.tokens.push(record.tokens);
         }
         if let Some(k) = kept {
-            self.digests.push((record.seq, k, record.digest));
+            self.digests
+                .push((record.seq, k, record.digest.ok_or(Fallback)?));
         }
         let is_kept = kept.is_some();
         let mut entry = Entry {
