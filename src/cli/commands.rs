@@ -144,8 +144,9 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
                         let options = CheckOptions {
                             allow_unevaluable: args.allow_unevaluable,
                         };
-                        let outcome = gate::check(&stored.input.store, compaction, &call, options);
-                        let mut report = Report::check(&call, compaction, outcome);
+                        let (store, totals) = (&stored.input.store, &stored.input.totals);
+                        let outcome = gate::check(store, compaction, totals, &call, options);
+                        let mut report = Report::check(&call, compaction, totals, outcome);
                         report.transcript = Some(context.summary());
                         return Ok(report);
                     }
