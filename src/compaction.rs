@@ -435,6 +435,24 @@ mod tests {
     }
 
     #[test]
+    fn totals_count_and_answer_for_kept_records_not_held() {
+        // A store that holds r1..r4 of an input of 10 records, r9 and r10 kept but not held.
+        let s = store(4);
+        let c = Compaction::from_mask(&s, Retention::Given, vec![false, true]);
+        let not_held = ["r10", "r9"].map(|id| crate::ids::id_hash(id.as_bytes()));
+        let t = Totals::partial(10, BTreeSet::new(), not_held.to_vec());
+        assert_eq!((t.records, t.kept(&c), t.dropped(&c)), (10, 3, 7));
+        for (id, kept) in [("r2", true), ("r1", false), ("r9", true), ("r10", true)] {
+            assert_eq!(c.is_kept_id(&s, &t, id), kept, "{id}");
+        }
+        assert!(!c.is_kept_id(&s, &t, "r5"));
+        // A store that holds every record: nothing kept is unheld.
+        let all = Totals::of(&s);
+        assert!(!c.is_kept_id(&s, &all, "r9"));
+        assert_eq!((all.records, all.kept(&c)), (4, 1));
+    }
+
+    #[test]
     fn given_needs_kept_ids_that_exist() {
         let s = store(3);
         assert!(Compaction::new(&s, Retention::Given, None, "t").is_err());

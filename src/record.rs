@@ -671,6 +671,12 @@ impl Store {
     /// whole input they came from (the lean loader, which holds only some of its records:
     /// a `supersedes` or `depends_on` target may be one it did not hold, so the checks of
     /// [`Store::new`] cannot be run on these alone).
+    ///
+    /// For a gate over one compaction and a set of tools, the records must include: each
+    /// policy in scope of a tool, each policy that supersedes another, each effect of a
+    /// tool, each dropped record of an unevaluable kind (and each kept one whose kind looks
+    /// misspelt: [`misspelt_kind`]), per fact field the newest fact and the newest kept
+    /// fact, and each kept record with `depends_on`.
     pub(crate) fn checked_elsewhere(mut records: Vec<Record>) -> Store {
         records.sort_by_key(|r| r.seq);
         let index: BTreeMap<String, usize> = records
