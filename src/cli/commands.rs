@@ -37,13 +37,9 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
         allow_unevaluable: args.allow_unevaluable,
     };
     // stdin can be read once: hold it for both paths.
-    let stdin = if args.input == "-" {
-        match read_source("-", limits) {
-            Ok(bytes) => Some(bytes),
-            Err(e) => return fail(Mode::Check, &e, format),
-        }
-    } else {
-        None
+    let stdin = match held_stdin(&args.input, limits) {
+        Ok(bytes) => bytes,
+        Err(e) => return fail(Mode::Check, &e, format),
     };
     let flags = (|| {
         let kept = args
@@ -217,13 +213,9 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits) -> Exit {
         Ok(k) => k,
         Err(e) => return fail(Mode::Precheck, &e, format),
     };
-    let stdin = if args.input == "-" {
-        match read_source("-", limits) {
-            Ok(bytes) => Some(bytes),
-            Err(e) => return fail(Mode::Precheck, &e, format),
-        }
-    } else {
-        None
+    let stdin = match held_stdin(&args.input, limits) {
+        Ok(bytes) => bytes,
+        Err(e) => return fail(Mode::Precheck, &e, format),
     };
     let tools_flag = args
         .tools
@@ -260,13 +252,6 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
         input_read("INPUT", &args.input),
         flag_read("--tools", args.tools.as_deref()),
     ];
-    if let Err(e) = stdin_once(reads.into_iter().flatten()) {
-        if args.format == PinFormat::Ids {
-            warn(&format!("omission-gate: invalid-input: {e}"));
-            return Exit::Error;
-        }
-        return fail(Mode::Pin, &e, format);
-    }
     let refuse = |e: &InputError| {
         if args.format == PinFormat::Ids {
             warn(&format!("omission-gate: invalid-input: {e}"));
@@ -274,13 +259,12 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
         }
         fail(Mode::Pin, e, format)
     };
-    let stdin = if args.input == "-" {
-        match read_source("-", limits) {
-            Ok(bytes) => Some(bytes),
-            Err(e) => return refuse(&e),
-        }
-    } else {
-        None
+    if let Err(e) = stdin_once(reads.into_iter().flatten()) {
+        return refuse(&e);
+    }
+    let stdin = match held_stdin(&args.input, limits) {
+        Ok(bytes) => bytes,
+        Err(e) => return refuse(&e),
     };
     let tools_flag = args
         .tools
@@ -353,4 +337,10 @@ pub(super) fn ids_file(ids: &[String]) -> String {
         );
         format!("{}\n", crate::json::json_text(&array))
     }
+}
+
+/// Standard input's bytes when the input is `-`, read once so that the loader can look
+/// at them more than once (`None`: the input is a path the loader reads itself).
+fn held_stdin(input: &str, limits: Limits) -> Result<Option<Vec<u8>>, InputError> {
+    (input == "-").then(|| read_source("-", limits)).transpose()
 }
