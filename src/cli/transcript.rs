@@ -9,7 +9,8 @@ use super::*;
 use crate::transcript::{self, Live, Window};
 use crate::view::Context;
 
-/// How much of a transcript's end is read first; each retry reads four times as much.
+/// How much of a transcript's end is read first; each retry reads twice as much (the
+/// bytes in front of what was read).
 const FIRST_TAIL: u64 = 256 * 1024;
 
 /// How long to sleep between looks at a transcript that is not fresh yet.
@@ -80,7 +81,7 @@ enum Unread {
     Invalid(InputError),
 }
 
-/// Reads a transcript's live context from its end: a first tail, then four times more
+/// Reads a transcript's live context from its end: a first tail, then twice as much
 /// each time the reader asks for more, up to the whole file.
 fn read_live(
     path: &str,
@@ -104,9 +105,27 @@ fn read_live(
     input::check_size(path, head.len() as u64, limits).map_err(Unread::Invalid)?;
     let max = limits.max_input_bytes;
     let mut size = FIRST_TAIL.min(len).min(max);
+    // The end of the file read so far: bytes `offset..len`. Each window doubles the last,
+    // and only the bytes in front of what was read are read (the file only grows at its
+    // end, past `len`, which this read never looks at).
+    let mut tail: Vec<u8> = Vec::new();
+    let mut offset = len;
     loop {
-        let offset = len - size;
-        let tail = read_range(&mut file, offset, size).map_err(|e| cannot(&e))?;
+        let from = len - size;
+        if from < offset {
+            let mut more = read_range(&mut file, from, offset - from).map_err(|e| cannot(&e))?;
+            if more.len() as u64 != offset - from {
+                // Shorter than it was: rewritten under us. Read it again from the start.
+                return Err(Unread::NotYet(InputError::at(
+                    path,
+                    "transcript",
+                    "the file shrank while it was read: read it again once the harness has written it",
+                )));
+            }
+            more.extend_from_slice(&tail);
+            tail = more;
+            offset = from;
+        }
         let window = Window {
             head: &head,
             tail: &tail,
@@ -124,7 +143,7 @@ fn read_live(
                         ),
                     )));
                 }
-                size = size.saturating_mul(4).min(len).min(max);
+                size = size.saturating_mul(2).min(len).min(max);
             }
             Err(transcript::Failure::NeedMore) => {
                 return Err(Unread::Invalid(InputError::at(
