@@ -12,7 +12,9 @@
 //! Every text is looked for in every string at once: the strings are joined by a line
 //! break (which no normalised string holds), and at each place a text can start, the
 //! distinct texts whose first bytes are there (found by a hash of those bytes) are
-//! compared whole. The cost is the texts plus the live context, not their product.
+//! compared whole. The cost is the texts plus the live context, not their product, as
+//! long as few texts share their first 16 bytes: texts that all start alike are each
+//! compared wherever that start occurs.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -313,7 +315,7 @@ type FoldedMap<K, V> = HashMap<K, V, BuildHasherDefault<Folded>>;
 /// Which texts occur in `haystack`, as a whole (see [`bounded`]). A text can start only
 /// where its first byte is, and one that starts with a letter or digit only where no
 /// letter or digit comes before it: at each such place the texts whose first bytes are
-/// there are compared whole. The cost is the haystack plus the texts, not their product.
+/// there are compared whole (see the module's note on texts that start alike).
 fn occurring(texts: &[String], haystack: &str) -> Vec<bool> {
     let index = Index::new(texts);
     let len = haystack.len();

@@ -527,3 +527,73 @@ fn the_hook_reason_shows_the_rule_that_binds_this_call_before_dropped_summaries(
         out.stderr
     );
 }
+
+/// A store over the large-input size whose deny rule comes first, padded so that a line
+/// starts exactly 256 KiB in (where a read of the input's first bytes would stop).
+fn rule_first_store() -> String {
+    let mut out = String::from(
+        r#"{"id":"deny-big","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":5},"effect":"deny","text":"No payments over 5."}"#,
+    );
+    out.push('\n');
+    let mut seq = 2;
+    while out.len() < 1_300_000 {
+        let line = format!(r#"{{"id":"c{seq}","seq":{seq},"kind":"chatter","text":"x"}}"#);
+        // Pad the line before the 256 KiB mark so that the next one starts on it.
+        let left = (1 << 18) - out.len() as i64;
+        let line = if left > 0 && left < line.len() as i64 + 60 {
+            let pad = "y".repeat((left - line.len() as i64 - 1).max(0) as usize);
+            line.replace("\"x\"", &format!("\"x{pad}\""))
+        } else {
+            line
+        };
+        out.push_str(&line);
+        out.push('\n');
+        seq += 1;
+    }
+    out
+}
+
+#[test]
+fn a_retention_on_a_piped_input_reads_every_record() {
+    // Read from a pipe, the input must be read once and whole: a look at its first bytes
+    // to guess the kept ids took them from the exact loader, which then judged a store
+    // without its first rule, and PASSed.
+    let scratch = Scratch::new();
+    let text = rule_first_store();
+    let path = scratch.file("big.jsonl", text.as_bytes());
+    let action = r#"{"tool":"pay","params":{"amount":10}}"#;
+    for retention in ["recency:2", "head_tail:1"] {
+        let args = |input: &str| {
+            vec![
+                input.to_string(),
+                "--retention".to_string(),
+                retention.to_string(),
+                "--action".to_string(),
+                action.to_string(),
+            ]
+        };
+        let from_file = check(
+            &args(&path).iter().map(String::as_str).collect::<Vec<_>>(),
+            None,
+        );
+        assert_eq!(
+            from_file.code,
+            if retention == "recency:2" { 1 } else { 0 },
+            "{}",
+            from_file.stdout
+        );
+        for piped in ["/dev/stdin", "-"] {
+            let out = check(
+                &args(piped).iter().map(String::as_str).collect::<Vec<_>>(),
+                Some(text.as_bytes()),
+            );
+            assert_eq!(
+                (out.code, out.verdict_line()),
+                (from_file.code, from_file.verdict_line()),
+                "{retention} {piped}: {}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+    }
+}

@@ -169,6 +169,9 @@ pub fn load_store(request: &Request<'_>, call: Option<Action>) -> Result<Stored,
 /// reads: [`store_texts`] reads the texts (a caller can read the transcript meanwhile),
 /// then [`StoreTexts::load_in_view`] hands the records in view to the lean loader.
 pub struct StoreTexts {
+    /// The file's stamp before the light pass (`None`: bytes already read), which the
+    /// lean load must find again after it: the two passes read one file.
+    stamp: Option<(u64, std::time::SystemTime)>,
     /// The id of each record that has a text, in the store's order.
     ids: Vec<String>,
     /// Their texts, as sought.
@@ -186,13 +189,22 @@ pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
         Source::Path(path) => (path, None),
         Source::Bytes(bytes) => ("-", Some(bytes)),
     };
+    let stamp = match bytes {
+        None => Some(source::stamp(path)?),
+        Some(_) => None,
+    };
     let mut ids = Vec::new();
     let mut sought = Sought::default();
     let named = record_texts(path, bytes, request.limits, |id, text| {
         ids.push(id.to_string());
         sought.push(Some(text));
     })?;
-    Some(StoreTexts { ids, sought, named })
+    Some(StoreTexts {
+        stamp,
+        ids,
+        sought,
+        named,
+    })
 }
 
 impl StoreTexts {
@@ -230,6 +242,10 @@ impl StoreTexts {
         };
         let purpose = Purpose::Check(Some(call));
         let lean = load_lean_ids_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
+        // Rewritten between the passes: the texts in view may not be this file's.
+        if bytes.is_none() && source::stamp(path) != self.stamp {
+            return None;
+        }
         let mut compaction = lean.compaction;
         compaction.retention = request.retention;
         Some(Stored {
@@ -478,10 +494,7 @@ fn lean_pin(
         });
     };
     // The file must not change between the two passes.
-    let stamp = |path: &str| {
-        let m = std::fs::metadata(path).ok()?;
-        Some((m.len(), m.modified().ok()?))
-    };
+    let stamp = source::stamp;
     let (path, bytes) = match request.source {
         Source::Path(path) => (path, None),
         Source::Bytes(bytes) => ("-", Some(bytes)),

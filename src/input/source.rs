@@ -43,11 +43,17 @@ pub fn read(path: &str, role: &str, limits: Limits) -> Result<Vec<u8>, InputErro
 }
 
 /// The first and the last `len` bytes of the file at `path` (all of it in both, when it
-/// is shorter); `None` when it cannot be read.
+/// is shorter); `None` when it cannot be read, or when it is not a regular file the lean
+/// loader would read (one of [`LEAN_FROM`] bytes or more). A pipe is never read here: what
+/// this read took would be gone for the loader that reads it next.
 pub(crate) fn ends(path: &str, len: usize) -> Option<(Vec<u8>, Vec<u8>)> {
     use std::io::{Seek, SeekFrom};
     let mut file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
+    let meta = file.metadata().ok()?;
+    let size = meta.len();
+    if !meta.is_file() || size < LEAN_FROM as u64 {
+        return None;
+    }
     let mut start = Vec::new();
     Read::by_ref(&mut file)
         .take(len as u64)
@@ -58,6 +64,14 @@ pub(crate) fn ends(path: &str, len: usize) -> Option<(Vec<u8>, Vec<u8>)> {
     let mut end = Vec::new();
     file.take(len as u64).read_to_end(&mut end).ok()?;
     Some((start, end))
+}
+
+/// A file's length and modification time: a file read twice (two passes of the lean
+/// loader) must have the same stamp after the second read as before the first, or the
+/// passes may have read two different files.
+pub(crate) fn stamp(path: &str) -> Option<(u64, std::time::SystemTime)> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()?))
 }
 
 /// Why a read or a write failed, as messages say it.

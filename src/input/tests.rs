@@ -497,3 +497,49 @@ fn duplicate_keys_inside_chatter_keep_their_exact_position() {
         "in.json:12:59: duplicate key `text` in one object"
     );
 }
+
+#[test]
+fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_leanly() {
+    // The records in view come from the texts the light pass read; were the file
+    // rewritten before the lean loader reads it, a record could keep its id and lose its
+    // text, and still count as kept. The two reads must be of one file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    let mut text = String::from(
+        r#"{"id":"p","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":5},"effect":"deny","text":"No payments over 5."}"#,
+    );
+    text.push('\n');
+    let mut seq = 2;
+    while text.len() < source::LEAN_FROM + 100 {
+        text.push_str(&format!(
+            "{{\"id\":\"c{seq}\",\"seq\":{seq},\"kind\":\"chatter\",\"text\":\"note {seq}\"}}\n"
+        ));
+        seq += 1;
+    }
+    std::fs::write(&path, &text).unwrap();
+    let p = path.to_str().unwrap();
+    let request = Request {
+        origin: p,
+        source: Source::Path(p),
+        kept: None,
+        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
+        limits: Limits::default(),
+    };
+    let call =
+        Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
+    let haystack = crate::view::Haystack::new(["No payments over 5."]);
+    // Unchanged: the lean load keeps the rule in view.
+    let texts = store_texts(&request).unwrap();
+    let stored = texts
+        .load_in_view(&request, call.clone(), &haystack)
+        .unwrap();
+    let compaction = stored.compaction.unwrap();
+    assert!(compaction.is_kept_id(&stored.input.store, &stored.input.totals, "p"));
+    // Written again after the light pass (same length, a later time): no lean answer.
+    let texts = store_texts(&request).unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_modified(later).unwrap();
+    drop(file);
+    assert!(texts.load_in_view(&request, call, &haystack).is_none());
+}
