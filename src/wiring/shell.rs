@@ -85,7 +85,12 @@ fn split(command: &str, var: Option<Vars<'_>>) -> Option<Vec<String>> {
                     match c {
                         '"' => break,
                         '\\' => {
+                            // In double quotes a backslash escapes only these; before
+                            // anything else it is itself.
                             let e = rest.chars().next()?;
+                            if !matches!(e, '$' | '`' | '"' | '\\' | '\n') {
+                                word.push('\\');
+                            }
                             word.push(e);
                             rest = rest.get(e.len_utf8()..).unwrap_or("");
                         }
@@ -190,6 +195,9 @@ mod tests {
             ["$D/a", "$D", "$D", "${D"]
         );
         assert_eq!(words("a'$D'\"$D\"$D"), ["a$D/x/x"]);
+        // In double quotes a backslash before anything but `$`, a backquote, `"`, `\` or
+        // a line break is itself.
+        assert_eq!(words(r#""a\b\$D\"\\""#), [r#"a\b$D"\"#]);
         // Without expansion, every variable stays as written.
         assert_eq!(split_words("'$D' \"$D\" $D").unwrap(), ["$D", "$D", "$D"]);
     }
