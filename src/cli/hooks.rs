@@ -218,14 +218,9 @@ fn lean_transcript_setup(
             })
         })
     };
-    // The context, and its strings normalised to look for texts in.
-    let read = || {
-        let context = read_context_of();
-        let haystack = match &context {
-            Some(Ok(c)) => Some(view::Haystack::new(c.strings())),
-            _ => None,
-        };
-        (context, haystack)
+    let haystack_of = |context: &Option<Result<Context, InputError>>| match context {
+        Some(Ok(c)) => Some(view::Haystack::new(c.strings())),
+        _ => None,
     };
     let request = input::Request {
         origin: &args.store,
@@ -234,12 +229,19 @@ fn lean_transcript_setup(
         retention: Retention::Transcript(wanted.harness),
         limits,
     };
-    let (texts, (context, haystack)) = std::thread::scope(|scope| {
+    let (texts, context, early) = std::thread::scope(|scope| {
         let texts = scope.spawn(|| input::store_texts(&request));
         if tools.is_none() {
-            // Every tool is guarded: read the transcript meanwhile.
-            let context = read();
-            (texts.join().ok().flatten(), context)
+            // Every tool is guarded: read the transcript meanwhile, and normalise it while
+            // the light pass still runs (one that is done already gave up on the store, a
+            // small one say, and the exact path normalises the context itself).
+            let context = read_context_of();
+            let early = if texts.is_finished() {
+                None
+            } else {
+                haystack_of(&context)
+            };
+            (texts.join().ok().flatten(), context, early)
         } else {
             // The light pass first: a tool it shows to be outside the gate's charge is
             // never waited for.
@@ -247,15 +249,19 @@ fn lean_transcript_setup(
             let guarded = texts
                 .as_ref()
                 .is_some_and(|t| t.may_guard(tools.as_deref(), &wanted.call.tool));
-            let context = if guarded { read() } else { (None, None) };
-            (texts, context)
+            let context = if guarded { read_context_of() } else { None };
+            (texts, context, None)
         }
     });
-    let (context, haystack) = match (context, haystack) {
-        (Some(Ok(context)), Some(haystack)) => (context, haystack),
-        (other, _) => return Err(other),
+    let context = match context {
+        Some(Ok(context)) => context,
+        other => return Err(other),
     };
-    let stored = texts.and_then(|t| t.load_in_view(&request, wanted.call.clone(), &haystack));
+    let Some(texts) = texts else {
+        return Err(Some(Ok(context)));
+    };
+    let haystack = early.unwrap_or_else(|| view::Haystack::new(context.strings()));
+    let stored = texts.load_in_view(&request, wanted.call.clone(), &haystack);
     let Some(stored) = stored else {
         return Err(Some(Ok(context)));
     };
