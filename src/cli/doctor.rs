@@ -444,8 +444,9 @@ fn check_store(
 ) {
     let w = Wiring::of(harness);
     let shown = path.display().to_string();
-    let input = match std::fs::read(path)
-        .map_err(|e| InputError::at(&shown, "input", format!("cannot read: {}", io_reason(&e))))
+    // Read as the hook reads it (within the input limit), so that a store the hook
+    // refuses is reported here too.
+    let input = match read_source(&shown, limits)
         .and_then(|bytes| input::load(&shown, &bytes, limits))
     {
         Ok(input) => input,
