@@ -30,6 +30,16 @@ pub enum Source<'a> {
     Bytes(&'a [u8]),
 }
 
+impl<'a> Source<'a> {
+    /// The path the loaders read (`-` for bytes already read) and those bytes, if any.
+    fn parts(self) -> (&'a str, Option<&'a [u8]>) {
+        match self {
+            Source::Path(path) => (path, None),
+            Source::Bytes(bytes) => ("-", Some(bytes)),
+        }
+    }
+}
+
 /// An input and how its kept set is obtained: what every command hands the loader.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
@@ -185,10 +195,7 @@ pub struct StoreTexts {
 /// when it is not a JSON Lines input of 1 MiB or more that the pass can read plainly,
 /// and the caller loads every record ([`load_store`], [`load_check`]).
 pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
-    let (path, bytes) = match request.source {
-        Source::Path(path) => (path, None),
-        Source::Bytes(bytes) => ("-", Some(bytes)),
-    };
+    let (path, bytes) = request.source.parts();
     let stamp = match bytes {
         None => Some(source::stamp(path)?),
         Some(_) => None,
@@ -236,10 +243,7 @@ impl StoreTexts {
             .zip(in_view)
             .filter_map(|(id, seen)| seen.then_some(id))
             .collect();
-        let (path, bytes) = match request.source {
-            Source::Path(path) => (path, None),
-            Source::Bytes(bytes) => ("-", Some(bytes)),
-        };
+        let (path, bytes) = request.source.parts();
         let purpose = Purpose::Check(Some(call));
         let lean = load_lean_ids_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
         // Rewritten between the passes: the texts in view may not be this file's.
@@ -381,10 +385,7 @@ fn lean<R>(
     purpose: Purpose,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Option<R> {
-    let (path, bytes) = match request.source {
-        Source::Path(path) => (path, None),
-        Source::Bytes(bytes) => ("-", Some(bytes)),
-    };
+    let (path, bytes) = request.source.parts();
     load_lean_from(
         path,
         bytes,
@@ -495,10 +496,7 @@ fn lean_pin(
     };
     // The file must not change between the two passes.
     let stamp = source::stamp;
-    let (path, bytes) = match request.source {
-        Source::Path(path) => (path, None),
-        Source::Bytes(bytes) => ("-", Some(bytes)),
-    };
+    let (path, bytes) = request.source.parts();
     let before = match bytes {
         None => Some(stamp(path)?),
         Some(_) => None,
