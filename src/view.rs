@@ -326,17 +326,17 @@ fn occurring(texts: &[String], haystack: &str) -> Vec<bool> {
     }
     let half = len / 2;
     let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| index.found(texts, haystack, half..len));
-        (index.found(texts, haystack, 0..half), second.join())
+        let other = std::thread::Builder::new()
+            .spawn_scoped(scope, || index.found(texts, haystack, half..len));
+        let first = index.found(texts, haystack, 0..half);
+        // No second thread (a resource limit), or it did not finish: this one does it.
+        let second = other
+            .ok()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_else(|| index.found(texts, haystack, half..len));
+        (first, second)
     });
-    match second {
-        Ok(second) => first.into_iter().zip(second).map(|(a, b)| a || b).collect(),
-        // The thread could not finish: look through the second half here.
-        Err(_) => {
-            let second = index.found(texts, haystack, half..len);
-            first.into_iter().zip(second).map(|(a, b)| a || b).collect()
-        }
-    }
+    first.into_iter().zip(second).map(|(a, b)| a || b).collect()
 }
 
 /// Haystacks from this many bytes on are looked through on two threads.

@@ -123,9 +123,12 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
             let request = request(&args.input, None, Retention::Given, None, limits);
             // The light pass on a thread of its own while the transcript is read.
             let (texts, context) = std::thread::scope(|scope| {
-                let texts = scope.spawn(|| input::store_texts(&request));
+                // No second thread (a resource limit): every record is loaded below.
+                let texts = std::thread::Builder::new()
+                    .spawn_scoped(scope, || input::store_texts(&request))
+                    .ok();
                 let context = read_context(&wanted);
-                (texts.join().ok().flatten(), context)
+                (texts.and_then(|t| t.join().ok()).flatten(), context)
             });
             match (texts, context) {
                 (Some(texts), Ok(context)) => {

@@ -230,22 +230,29 @@ fn lean_transcript_setup(
         limits,
     };
     let (texts, context, early) = std::thread::scope(|scope| {
-        let texts = scope.spawn(|| input::store_texts(&request));
+        // No second thread (a resource limit): the exact path, as for a store the light
+        // pass cannot read.
+        let texts = std::thread::Builder::new()
+            .spawn_scoped(scope, || input::store_texts(&request))
+            .ok();
+        let join = |t: Option<std::thread::ScopedJoinHandle<'_, _>>| {
+            t.and_then(|t| t.join().ok()).flatten()
+        };
         if tools.is_none() {
             // Every tool is guarded: read the transcript meanwhile, and normalise it while
             // the light pass still runs (one that is done already gave up on the store, a
             // small one say, and the exact path normalises the context itself).
             let context = read_context_of();
-            let early = if texts.is_finished() {
+            let early = if texts.as_ref().is_none_or(|t| t.is_finished()) {
                 None
             } else {
                 haystack_of(&context)
             };
-            (texts.join().ok().flatten(), context, early)
+            (join(texts), context, early)
         } else {
             // The light pass first: a tool it shows to be outside the gate's charge is
             // never waited for.
-            let texts = texts.join().ok().flatten();
+            let texts = join(texts);
             let guarded = texts
                 .as_ref()
                 .is_some_and(|t| t.may_guard(tools.as_deref(), &wanted.call.tool));
