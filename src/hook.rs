@@ -177,7 +177,83 @@ pub fn requested_transcript(
             )));
         }
     };
+    // A subagent's call (Claude Code's Agent tool) names the session's transcript; what
+    // the subagent sees is its own, beside it.
+    let path = match (harness, obj.get("agent_id")) {
+        (Harness::ClaudeCode, Some(Value::String(agent))) => {
+            match subagent_transcript(&path, agent) {
+                Ok(path) => path,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        (Harness::ClaudeCode, Some(_)) => {
+            return Some(Err(InputError::at(
+                PAYLOAD,
+                "key `agent_id`",
+                "must be a string",
+            )));
+        }
+        _ => path,
+    };
     Some(Ok(TranscriptRequest { path, call }))
+}
+
+/// The transcript of Claude Code's subagent `agent` in the session whose transcript is
+/// `session`: `<session without .jsonl>/subagents/agent-<agent>.jsonl`, or the one file of
+/// that name one folder further down (where Claude Code files a subagent under a
+/// group). When there is none yet, the first: the reader waits for it, and names it.
+fn subagent_transcript(session: &str, agent: &str) -> Result<String, InputError> {
+    let safe = !agent.is_empty()
+        && agent
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !safe {
+        return Err(InputError::at(
+            PAYLOAD,
+            "key `agent_id`",
+            format!(
+                "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",
+                clean(agent)
+            ),
+        ));
+    }
+    let Some(stem) = session.strip_suffix(".jsonl") else {
+        return Err(InputError::at(
+            PAYLOAD,
+            "key `transcript_path`",
+            format!(
+                "`{}` does not end in .jsonl, so the transcript of subagent `{agent}` cannot be found beside it",
+                clean(session)
+            ),
+        ));
+    };
+    let folder = std::path::Path::new(stem).join("subagents");
+    let name = format!("agent-{agent}.jsonl");
+    let direct = folder.join(&name);
+    if direct.is_file() {
+        return Ok(direct.to_string_lossy().into_owned());
+    }
+    let mut nested: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join(&name))
+        .filter(|path| path.is_file())
+        .collect();
+    nested.sort();
+    match nested.as_slice() {
+        [one] => Ok(one.to_string_lossy().into_owned()),
+        [] => Ok(direct.to_string_lossy().into_owned()),
+        [first, second, ..] => Err(InputError::at(
+            PAYLOAD,
+            "key `agent_id`",
+            format!(
+                "subagent `{agent}` has two transcripts, `{}` and `{}`: the gate cannot tell which one the subagent sees",
+                clean(&first.to_string_lossy()),
+                clean(&second.to_string_lossy())
+            ),
+        )),
+    }
 }
 
 impl Setup {

@@ -41,6 +41,21 @@ fn action(harness: &str) -> String {
     )
 }
 
+/// `check` of the harness's store and gated call against `transcript`.
+fn check_against(harness: &str, transcript: &str) -> Run {
+    run(
+        &[
+            "check",
+            &store(harness),
+            "--action",
+            &action(harness),
+            "--transcript",
+            transcript,
+        ],
+        None,
+    )
+}
+
 /// The hook payload the harness sent for this fixture, naming `transcript`.
 fn payload(harness: &str, name: &str, transcript: &str) -> String {
     let text = std::fs::read_to_string(format!("tests/transcripts/{harness}/{name}.payload.json"))
@@ -97,17 +112,7 @@ const SESSIONS: [(&str, &str, bool); 14] = [
 #[test]
 fn check_with_a_transcript_blocks_exactly_where_the_rule_is_out_of_view() {
     for (h, name, in_view) in SESSIONS {
-        let out = run(
-            &[
-                "check",
-                &store(h),
-                "--action",
-                &action(h),
-                "--transcript",
-                &fixture(h, name),
-            ],
-            None,
-        );
+        let out = check_against(h, &fixture(h, name));
         let (verdict, code) = if in_view {
             ("verdict   : PASS exit 0", 0)
         } else {
@@ -979,5 +984,120 @@ fn check_on_a_large_store_reports_as_on_the_exact_load() {
                 "{h} {name} {format}"
             );
         }
+    }
+}
+
+/// The payload of a subagent's call in `name` (S: the subagent's task leaves the rule
+/// out; T: it quotes it), with the session's transcript at `session`, and the subagent's
+/// id.
+fn subagent_payload(name: &str, session: &str) -> (String, String) {
+    let p = payload("claude-code", name, session);
+    let v: Value = serde_json::from_str(&p).unwrap();
+    (p, v["agent_id"].as_str().unwrap().to_string())
+}
+
+/// The subagent's own transcript of `name`, as Claude Code files it beside the session's.
+fn subagent_fixture(name: &str, agent: &str) -> String {
+    format!("tests/transcripts/claude-code/{name}/subagents/agent-{agent}.jsonl")
+}
+
+#[test]
+fn a_subagents_call_is_judged_against_the_subagents_own_transcript() {
+    let h = "claude-code";
+    // S: the user told the main agent the rule (the session's file holds it), but the
+    // task the subagent got leaves it out, and the subagent makes the call: blocked, and
+    // the rule goes back to the subagent.
+    let (s, _) = subagent_payload("S-1", &fixture(h, "S-1"));
+    let out = hook_with(h, &store(h), &s, &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
+    assert!(normalize(&out.stderr).contains(RULE), "{}", out.stderr);
+    // T: the task quotes the rule: the call runs.
+    let (t, _) = subagent_payload("T-1", &fixture(h, "T-1"));
+    let out = hook_with(h, &store(h), &t, &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // `check --transcript` on a subagent's own file reads it as the subagent's.
+    for (name, verdict) in [
+        (
+            "S-1",
+            "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        ),
+        ("T-1", "verdict   : PASS exit 0"),
+    ] {
+        let (_, agent) = subagent_payload(name, "");
+        let file = subagent_fixture(name, &agent);
+        let out = check_against(h, &file);
+        assert_eq!(out.verdict_line(), verdict, "{name}");
+    }
+}
+
+#[test]
+fn without_its_agent_id_a_subagents_call_is_not_judged_against_the_session() {
+    // The session's file never records the subagent's call: read in its place, the
+    // gate would wait for it, and deny once the deadline passes; never a quiet PASS on
+    // the main agent's context.
+    let h = "claude-code";
+    let (s, _) = subagent_payload("T-1", &fixture(h, "T-1"));
+    let mut v: Value = serde_json::from_str(&s).unwrap();
+    v.as_object_mut().unwrap().remove("agent_id");
+    let out = hook_within(h, &store(h), &v.to_string(), &[], "300");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("ERROR (invalid-input)")
+            && out.stderr.contains("does not record the call being judged"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_subagents_transcript_is_found_one_folder_down_and_never_guessed() {
+    let h = "claude-code";
+    let (t, agent) = subagent_payload("T-1", "");
+    let scratch = Scratch::new();
+    let session = scratch.path().join("session.jsonl");
+    std::fs::copy(fixture(h, "T-1"), &session).unwrap();
+    let group = scratch.path().join("session/subagents/group-1");
+    std::fs::create_dir_all(&group).unwrap();
+    let name = format!("agent-{agent}.jsonl");
+    std::fs::copy(subagent_fixture("T-1", &agent), group.join(&name)).unwrap();
+    let with_session = |payload: &str| {
+        let mut v: Value = serde_json::from_str(payload).unwrap();
+        v["transcript_path"] = Value::String(session.to_str().unwrap().to_string());
+        v
+    };
+    let out = hook_with(h, &store(h), &with_session(&t).to_string(), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // Two files of that name: the gate cannot tell which is the subagent's.
+    let other = scratch.path().join("session/subagents/group-2");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(subagent_fixture("T-1", &agent), other.join(&name)).unwrap();
+    let out = hook_with(h, &store(h), &with_session(&t).to_string(), &[]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("ERROR (invalid-input)") && out.stderr.contains("two transcripts"),
+        "{}",
+        out.stderr
+    );
+    // An id that is not a plain name, or not a string, is refused.
+    for (id, says) in [
+        (Value::from("../../etc/passwd"), "is not a subagent id"),
+        (Value::from(""), "is not a subagent id"),
+        (Value::from(7), "must be a string"),
+    ] {
+        let mut v = with_session(&t);
+        v["agent_id"] = id;
+        let out = hook_with(h, &store(h), &v.to_string(), &[]);
+        assert_eq!(out.code, 2);
+        assert!(
+            out.stderr.contains("ERROR (invalid-input)") && out.stderr.contains(says),
+            "{}",
+            out.stderr
+        );
     }
 }

@@ -6,6 +6,11 @@
 //! `compactMetadata.preservedMessages.uuids` (which sit before the boundary in the file)
 //! follow the summary, in that order. Only user and assistant messages are sent to the
 //! model: system entries, attachments and progress entries are links of the chain only.
+//!
+//! A subagent (the Agent tool) has a file of its own, `<session>/subagents/agent-<id>.jsonl`
+//! beside the session's: its task as the first entry, then its own chain, every link
+//! marked `isSidechain`. In that file the sidechain is the conversation; in the session's
+//! file a sidechain link belongs to a subagent and is skipped.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -65,9 +70,9 @@ impl Entry {
     }
 }
 
-/// Reads one line: a chain link, or `None` for an entry outside the chain (and for a
-/// sidechain link, which belongs to a subagent's conversation).
-fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
+/// Reads one line: a chain link, or `None` for an entry outside the chain (and, outside a
+/// subagent's own file, for a sidechain link, which belongs to a subagent's conversation).
+fn entry(line: &Line<'_>, subagent: bool) -> Result<Option<Entry>, Failure> {
     let obj = line.object(NAME)?;
     let what = "a Claude Code entry";
     let kind = string_at(&obj, "type", line.at, what)?;
@@ -92,7 +97,7 @@ fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
             ));
         }
     };
-    if obj.get("isSidechain") == Some(&Value::Bool(true)) {
+    if !subagent && is_sidechain(&obj) {
         return Ok(None);
     }
     if matches!(kind, "user" | "assistant") && !matches!(obj.get("message"), Some(Value::Object(_)))
@@ -114,9 +119,21 @@ fn entry(line: &Line<'_>) -> Result<Option<Entry>, Failure> {
     }))
 }
 
+fn is_sidechain(obj: &Map<String, Value>) -> bool {
+    obj.get("isSidechain") == Some(&Value::Bool(true))
+}
+
+/// True when the file whose first line is `head` is a subagent's own transcript: its
+/// first entry is a sidechain link.
+fn is_subagents_file(head: &[u8]) -> bool {
+    serde_json::from_slice::<Map<String, Value>>(head).is_ok_and(|obj| is_sidechain(&obj))
+}
+
 /// The lines read so far, from the end of the window back.
 struct Backward<'l, 'a> {
     lines: &'l [Line<'a>],
+    /// The file is a subagent's own transcript (see the module's note).
+    subagent: bool,
     /// How many lines from the end have been read.
     read: usize,
     entries: Vec<Entry>,
@@ -131,7 +148,7 @@ impl Backward<'_, '_> {
         };
         self.read += 1;
         if let Some(line) = self.lines.get(index)
-            && let Some(e) = entry(line)?
+            && let Some(e) = entry(line, self.subagent)?
         {
             // The newest entry with a uuid wins: a later line is the later state.
             self.by_uuid
@@ -174,6 +191,7 @@ pub(super) fn read(
     };
     let mut back = Backward {
         lines,
+        subagent: is_subagents_file(window.head),
         read: 0,
         entries: Vec::new(),
         by_uuid: HashMap::new(),
@@ -447,11 +465,12 @@ fn result_part(out: &mut Vec<Piece>, at: u64, part: &Value) -> Result<(), Failur
     }
 }
 
-/// Every compaction boundary of a whole file.
-pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
+/// Every compaction boundary of a whole file whose first line is `head`.
+pub(super) fn compactions(head: &[u8], lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
+    let subagent = is_subagents_file(head);
     let mut out = Vec::new();
     for line in lines {
-        if let Some(e) = entry(line)?
+        if let Some(e) = entry(line, subagent)?
             && e.is_boundary()
         {
             out.push(e.at);

@@ -319,7 +319,7 @@ pub fn compactions(harness: Harness, bytes: &[u8]) -> Result<Vec<u64>, Failure> 
         .filter(|l| finder.find(l.bytes).is_some())
         .collect();
     match harness {
-        Harness::ClaudeCode => claude::compactions(&lines),
+        Harness::ClaudeCode => claude::compactions(window.head, &lines),
         Harness::Codex => codex::compactions(&lines),
         Harness::GeminiCli => gemini::compactions(&lines),
     }

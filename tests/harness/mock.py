@@ -30,6 +30,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GO_WORD = "GATE-GO"
+SUBAGENT_WORD = "SUBAGENT-STEP"
 WARMUP_COMMAND = "echo warm-up"
 SUMMARY_OPENING = "The user and the assistant are working in a test project."
 
@@ -89,11 +90,24 @@ def decide(turns, is_compaction):
         if any(t[0] == "user" and t[1] == "text" and GO_WORD in t[2] for t in turns):
             return ("call", ARGS.command)
         return ("text", "Noted.")
+    if role == "user" and kind == "text" and SUBAGENT_WORD in payload:
+        # A subagent's task (Claude Code's Agent tool): the subagent makes the call.
+        return ("call", ARGS.command)
     if role == "user" and kind == "text" and GO_WORD in payload:
+        if ARGS.subagent != "none":
+            return ("agent", subagent_prompt())
         if ARGS.warmup:
             return ("call", WARMUP_COMMAND)
         return ("call", ARGS.command)
     return ("text", "Noted.")
+
+
+def subagent_prompt():
+    """The task the main agent gives a subagent: the rule quoted in it, or not."""
+    prompt = SUBAGENT_WORD + ": run the step in the test project."
+    if ARGS.subagent == "quote":
+        prompt += " The user set this rule: " + ARGS.rule
+    return prompt
 
 
 def summary_text():
@@ -159,7 +173,7 @@ def claude_merge(turns):
     if results:
         return head + [results[0]]
     texts = [t for t in reversed(tail) if t[1] == "text"]
-    go = [t for t in texts if GO_WORD in t[2]]
+    go = [t for t in texts if GO_WORD in t[2] or SUBAGENT_WORD in t[2]]
     return head + ([go[-1]] if go else texts[-1:])
 
 
@@ -177,7 +191,13 @@ def claude_reply(handler, body):
     decision = decide(claude_turns(body), claude_is_compaction(body))
     tokens = 150000 if big_usage(decision) else 1200
     message_id = next_id("msg")
-    if decision[0] == "call":
+    if decision[0] == "agent":
+        arguments = {"description": "run the step", "prompt": decision[1], "subagent_type": "general-purpose"}
+        block = {"type": "tool_use", "id": next_id("toolu"), "name": "Agent", "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+        stop = "tool_use"
+        full = dict(block, input=arguments)
+    elif decision[0] == "call":
         block = {"type": "tool_use", "id": next_id("toolu"), "name": "Bash", "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps({"command": decision[1], "description": "run the step"})}
         stop = "tool_use"
@@ -403,6 +423,8 @@ def main():
     parser.add_argument("--retry", action="store_true")
     parser.add_argument("--warmup", action="store_true")
     parser.add_argument("--big-usage", choices=["never", "text", "warmup"], default="never")
+    parser.add_argument("--subagent", choices=["none", "omit", "quote"], default="none",
+                        help="Claude Code: on GO the main agent hands the step to a subagent, whose task quotes the rule or not")
     parser.add_argument("--lifetime", type=float, default=300)
     ARGS = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
