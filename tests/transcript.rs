@@ -41,6 +41,18 @@ fn action(harness: &str) -> String {
     )
 }
 
+/// A hook's answer that denies the call for the rule, and carries the rule's text.
+fn denied_with_the_rule(out: &Run) {
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
+    assert!(normalize(&out.stderr).contains(RULE), "{}", out.stderr);
+}
+
 /// `check` of the harness's store and gated call against `transcript`.
 fn check_against(harness: &str, transcript: &str) -> Run {
     run(
@@ -1009,14 +1021,7 @@ fn a_subagents_call_is_judged_against_the_subagents_own_transcript() {
     // the rule goes back to the subagent.
     let (s, _) = subagent_payload("S-1", &fixture(h, "S-1"));
     let out = hook_with(h, &store(h), &s, &[]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .starts_with("omission-gate denied this call: BLOCK (dropped-binding-constraint)"),
-        "{}",
-        out.stderr
-    );
-    assert!(normalize(&out.stderr).contains(RULE), "{}", out.stderr);
+    denied_with_the_rule(&out);
     // T: the task quotes the rule: the call runs.
     let (t, _) = subagent_payload("T-1", &fixture(h, "T-1"));
     let out = hook_with(h, &store(h), &t, &[]);
@@ -1100,4 +1105,89 @@ fn a_subagents_transcript_is_found_one_folder_down_and_never_guessed() {
             out.stderr
         );
     }
+}
+
+/// Gemini CLI's session of `name` (S, T as for Claude Code) copied into a scratch folder
+/// as Gemini CLI lays it out: the session's file, and its subagent's beside it in
+/// `<session id>/`; `edit` may change the subagent's first line. Returns the scratch
+/// folder, the session file's path, and the subagent file's path.
+fn gemini_session(name: &str, edit: impl Fn(&mut Value)) -> (Scratch, String, std::path::PathBuf) {
+    let from = format!("tests/transcripts/gemini-cli/{name}");
+    let scratch = Scratch::new();
+    let session = scratch.path().join("session.jsonl");
+    std::fs::copy(format!("{from}/session.jsonl"), &session).unwrap();
+    let mut subagent = None;
+    for folder in std::fs::read_dir(&from).unwrap().flatten() {
+        if !folder.path().is_dir() {
+            continue;
+        }
+        let into = scratch.path().join(folder.file_name());
+        std::fs::create_dir_all(&into).unwrap();
+        for file in std::fs::read_dir(folder.path()).unwrap().flatten() {
+            let text = std::fs::read_to_string(file.path()).unwrap();
+            let (head, rest) = text.split_once('\n').unwrap();
+            let mut head: Value = serde_json::from_str(head).unwrap();
+            edit(&mut head);
+            let to = into.join(file.file_name());
+            std::fs::write(&to, format!("{head}\n{rest}")).unwrap();
+            subagent = Some(to);
+        }
+    }
+    let session = session.to_str().unwrap().to_string();
+    (scratch, session, subagent.unwrap())
+}
+
+#[test]
+fn a_gemini_subagents_call_is_judged_against_the_subagents_own_session() {
+    let h = "gemini-cli";
+    // S: the session's file holds the rule; the subagent at work never got it.
+    let (_s, session, _) = gemini_session("S-1", |_| {});
+    let out = hook_with(h, &store(h), &payload(h, "S-1", &session), &[]);
+    denied_with_the_rule(&out);
+    // T: its task quotes the rule.
+    let (_t, session, _) = gemini_session("T-1", |_| {});
+    let out = hook_with(h, &store(h), &payload(h, "T-1", &session), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // A subagent that started before the response being acted on was recorded is done:
+    // the call is the main agent's, who has the rule.
+    let (_d, session, _) = gemini_session("S-1", |head| {
+        head["startTime"] = Value::from("2026-12-01T00:00:00.000Z");
+    });
+    let out = hook_with(h, &store(h), &payload(h, "S-1", &session), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // `check --transcript` judges the file it is given: the session's, with the rule.
+    let (_c, session, _) = gemini_session("S-1", |_| {});
+    assert_eq!(
+        check_against(h, &session).verdict_line(),
+        "verdict   : PASS exit 0"
+    );
+}
+
+#[test]
+fn a_gemini_call_the_gate_cannot_place_is_an_error() {
+    let h = "gemini-cli";
+    let denied = |session: &str, says: &str| {
+        let out = hook_with(h, &store(h), &payload(h, "T-1", session), &[]);
+        assert_eq!(out.code, 2);
+        assert!(
+            out.stderr.contains("ERROR (invalid-input)")
+                && out.stderr.contains(says)
+                && out.stderr.contains("cannot tell what the caller sees"),
+            "{}",
+            out.stderr
+        );
+    };
+    // Two subagents at work.
+    let (_two, session, subagent) = gemini_session("T-1", |_| {});
+    std::fs::copy(&subagent, subagent.with_file_name("another.jsonl")).unwrap();
+    denied(&session, "two of its subagents are at work");
+    // A start the gate cannot set beside the session's last response.
+    let (_bad, session, _) = gemini_session("T-1", |head| {
+        head["startTime"] = Value::from("yesterday");
+    });
+    denied(&session, "cannot be set beside the session's last response");
+    // A file in the subagents' folder that is not a session file.
+    let (_odd, session, subagent) = gemini_session("T-1", |_| {});
+    std::fs::write(subagent.with_file_name("odd.jsonl"), "not json\n").unwrap();
+    denied(&session, "is not a Gemini CLI session file");
 }

@@ -110,6 +110,7 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
             deadline: None,
             files: &args.context_file,
             limits,
+            live_call: false,
         };
         // A check of the action given on a large JSON Lines input: the light pass, the
         // transcript, then the lean loader with the records in view kept. Otherwise (or

@@ -80,6 +80,7 @@ pub(super) fn hook_reply(
                 deadline: Some(wait_until),
                 files: &args.context_file,
                 limits,
+                live_call: true,
             })
         }));
     }
@@ -214,6 +215,7 @@ fn lean_transcript_setup(
                     deadline: Some(wanted.wait_until),
                     files: &args.context_file,
                     limits,
+                    live_call: true,
                 })
             })
         })

@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::*;
@@ -30,6 +31,9 @@ pub(super) struct Wanted<'a> {
     pub(super) files: &'a [String],
     /// The input limits (`--max-input-bytes`).
     pub(super) limits: Limits,
+    /// The call is being made now (a hook): where the payload does not say which agent
+    /// makes it (Gemini CLI), a subagent at work is looked for (see [`gemini_subagent`]).
+    pub(super) live_call: bool,
 }
 
 /// The agent's context: the transcript's live context, read fresh, and the context files.
@@ -57,6 +61,14 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
         }
         std::thread::sleep(POLL);
     };
+    let (path, live) = match gemini_subagent(wanted, &live)? {
+        Some(subagent) => {
+            let live = read_live(&subagent, Some(Harness::GeminiCli), None, limits)
+                .map_err(|(Unread::NotYet(e) | Unread::Invalid(e))| e)?;
+            (subagent, live)
+        }
+        None => (wanted.path.to_string(), live),
+    };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         let bytes = read_source(name, limits)?;
@@ -66,11 +78,135 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
         files.push((name.clone(), text));
     }
     Ok(Context {
-        file: wanted.path.to_string(),
+        file: path,
         detected: wanted.harness.is_none(),
         live,
         files,
     })
+}
+
+/// The file of the Gemini CLI subagent whose call is being judged, if one is at work.
+///
+/// Gemini CLI runs a subagent's tool calls through the same hooks as the main agent's,
+/// with the same payload: the session's transcript, and neither a call id nor an agent
+/// id. A subagent keeps its own session file, `<chats>/<session id>/<agent id>.jsonl`
+/// (its first line says `"kind":"subagent"`), started while the main agent's response
+/// that invoked it is acted on. So when the session's last message is such a response,
+/// a subagent started since then is running one of its calls, and the call being judged
+/// is that subagent's: its file is what the caller sees. Two such subagents at once, or a
+/// file the gate cannot place in time, is an error: the gate cannot tell whose call it
+/// is. (A call the main agent makes beside the subagent, in the same response, is judged
+/// against the subagent's view too: the subagent's task was written in that response,
+/// from the main agent's context.)
+fn gemini_subagent(wanted: &Wanted<'_>, live: &Live) -> Result<Option<String>, InputError> {
+    if !wanted.live_call || live.harness != Harness::GeminiCli {
+        return Ok(None);
+    }
+    let path = wanted.path;
+    let unsure = |why: String| {
+        InputError::at(
+            path,
+            "transcript",
+            format!(
+                "{why}: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees"
+            ),
+        )
+    };
+    let limits = wanted.limits;
+    let head_of = |file: &Path| -> io::Result<Vec<u8>> {
+        let mut f = File::open(file)?;
+        let len = f.metadata()?.len();
+        read_head(&mut f, len, limits)
+    };
+    let head = head_of(Path::new(path))
+        .map_err(|e| unsure(format!("cannot read it again: {}", io_reason(&e))))?;
+    let Some(session) = transcript::session_head(&head) else {
+        return Err(unsure("its first line names no session".to_string()));
+    };
+    if !is_plain_name(&session.id) {
+        return Err(unsure(format!(
+            "its session id `{}` is not a plain name",
+            clean(&session.id)
+        )));
+    }
+    let folder = Path::new(path)
+        .parent()
+        .unwrap_or_else(|| Path::new(""))
+        .join(&session.id);
+    let mut files: Vec<_> = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(unsure(format!(
+                "its subagents' folder `{}` cannot be read: {}",
+                clean(&folder.to_string_lossy()),
+                io_reason(&e)
+            )));
+        }
+    };
+    files.retain(|f| f.extension().is_some_and(|x| x == "jsonl"));
+    files.sort();
+    let mut running = Vec::new();
+    for file in files {
+        let name = clean(&file.to_string_lossy()).into_owned();
+        let head = head_of(&file)
+            .map_err(|e| unsure(format!("`{name}` cannot be read: {}", io_reason(&e))))?;
+        let Some(sub) = transcript::session_head(&head) else {
+            return Err(unsure(format!("`{name}` is not a Gemini CLI session file")));
+        };
+        if sub.kind.as_deref() != Some("subagent") {
+            continue;
+        }
+        let Some(since) = live.responding_since.as_deref() else {
+            return Err(unsure(format!(
+                "the session's last message is not a response being acted on, and it has a subagent (`{name}`)"
+            )));
+        };
+        match sub.start.as_deref() {
+            Some(start) if is_utc_millis(start) && is_utc_millis(since) => {
+                if start >= since {
+                    running.push(file.to_string_lossy().into_owned());
+                }
+            }
+            _ => {
+                return Err(unsure(format!(
+                    "the start of subagent `{name}` cannot be set beside the session's last response"
+                )));
+            }
+        }
+    }
+    match running.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        [first, second, ..] => Err(unsure(format!(
+            "two of its subagents are at work (`{}`, `{}`)",
+            clean(first),
+            clean(second)
+        ))),
+    }
+}
+
+/// A name that is one path component: letters, digits, `-` and `_`.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A time as Gemini CLI writes it, `YYYY-MM-DDTHH:MM:SS.mmmZ`: two of them compare as
+/// their text does.
+fn is_utc_millis(time: &str) -> bool {
+    let b = time.as_bytes();
+    b.len() == 24
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'.',
+            23 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// Why a transcript gave no live context.
@@ -238,6 +374,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         deadline: None,
         files: &args.context_file,
         limits,
+        live_call: false,
     })?;
     let live = &context.live;
     let bytes = read_source(&args.file, limits)?;

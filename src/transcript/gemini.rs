@@ -28,6 +28,32 @@ pub(super) fn is_head(obj: &Map<String, Value>) -> bool {
         && !obj.contains_key("type")
 }
 
+/// What a session file's first line says of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionHead {
+    /// `sessionId`: for a subagent's file, the subagent's id.
+    pub id: String,
+    /// `kind`: `main`, or `subagent` for the file a subagent keeps in
+    /// `<chats>/<main session id>/`.
+    pub kind: Option<String>,
+    /// `startTime`, as the file gives it.
+    pub start: Option<String>,
+}
+
+/// The first line of a session file, read; `None` for a line that is not one.
+pub fn session_head(line: &[u8]) -> Option<SessionHead> {
+    let obj: Map<String, Value> = serde_json::from_slice(line).ok()?;
+    if !is_head(&obj) {
+        return None;
+    }
+    let text = |key: &str| obj.get(key).and_then(Value::as_str).map(str::to_string);
+    Some(SessionHead {
+        id: text("sessionId")?,
+        kind: text("kind"),
+        start: text("startTime"),
+    })
+}
+
 enum Record {
     /// `$rewindTo`.
     Rewind(String),
@@ -182,9 +208,14 @@ pub(super) fn read(
     // A call that ended is answered by a user message of function responses, so a model
     // message that is still the last one sent is the response being acted on, even when
     // some of its calls (run one after another) already have their results.
-    let responding = last
+    let responding_to = last
         .and_then(|i| messages.list.get(i))
-        .is_some_and(|(_, m)| m.get("type").and_then(Value::as_str) == Some("gemini"));
+        .filter(|(_, m)| m.get("type").and_then(Value::as_str) == Some("gemini"));
+    let responding = responding_to.is_some();
+    let responding_since = responding_to
+        .and_then(|(_, m)| m.get("timestamp"))
+        .and_then(Value::as_str)
+        .map(Box::from);
     let mut out = Vec::new();
     let mut call_seen = false;
     for (i, (at, m)) in messages.list.iter().enumerate() {
@@ -210,6 +241,7 @@ pub(super) fn read(
         pieces: out,
         compaction,
         call_seen,
+        responding_since,
     })
 }
 

@@ -24,6 +24,8 @@ mod claude;
 mod codex;
 mod gemini;
 
+pub use gemini::{SessionHead, session_head};
+
 /// The part of a transcript file a reader is given: its first line and its end.
 #[derive(Debug, Clone, Copy)]
 pub struct Window<'a> {
@@ -112,6 +114,9 @@ pub struct Live {
     pub compaction: Option<u64>,
     /// True when the transcript records the pending call the reader was asked about.
     pub call_seen: bool,
+    /// Gemini CLI: when the model's response being acted on (the session's last message,
+    /// when that is the model's) was recorded, as the file gives it. `None` otherwise.
+    pub responding_since: Option<Box<str>>,
 }
 
 /// Why a window gave no live context.

@@ -10,7 +10,9 @@ by the same small script for all three:
   leaves it out (--summary omit);
 - a user turn holding GO_WORD gets a call of the gated command, or with --tool-args of
   the tool --command names (first a harmless
-  warm-up command with --warmup, so that a harness can compact mid-turn);
+  warm-up command with --warmup, so that a harness can compact mid-turn); with
+  --subagent, a call of the harness's subagent tool instead, whose task (SUBAGENT_WORD,
+  the rule quoted or not) gets the call of the gated command;
 - the result of a gated call gets the same call again once (--retry), else a final text;
 - any other turn gets a short text.
 
@@ -255,11 +257,33 @@ def codex_turns(body):
     return turns
 
 
+def codex_waiting_on(body):
+    """The agent id a subagent spawn returned, when the last input item is that output:
+    the parent then waits for the agent (Codex ends a turn's agents with the turn)."""
+    items = body.get("input", [])
+    if not items or items[-1].get("type") != "function_call_output":
+        return None
+    spawned = {i.get("call_id") for i in items if i.get("type") == "function_call" and i.get("name") == "spawn_agent"}
+    if items[-1].get("call_id") not in spawned:
+        return None
+    output = items[-1].get("output")
+    text = output if isinstance(output, str) else " ".join(strings(output))
+    try:
+        return json.loads(text).get("agent_id") or json.loads(text).get("id")
+    except (ValueError, AttributeError):
+        return text
+
+
 def codex_reply(handler, body):
-    decision = decide(codex_turns(body), not body.get("tools"))
+    waiting_on = codex_waiting_on(body)
+    decision = ("wait", waiting_on) if waiting_on else decide(codex_turns(body), not body.get("tools"))
     tokens = 300000 if big_usage(decision) else 1200
     response_id = next_id("resp")
-    if decision[0] == "call":
+    if decision[0] == "agent":
+        item = {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "spawn_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"message": decision[1]})}
+    elif decision[0] == "wait":
+        item = {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "wait_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"targets": [decision[1]], "timeout_ms": 60000})}
+    elif decision[0] == "call":
         item = {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": decision[1]})}
     else:
         item = {"type": "message", "role": "assistant", "id": next_id("msg"), "content": [{"type": "output_text", "text": decision[1], "annotations": []}]}
@@ -307,7 +331,10 @@ def gemini_reply(handler, path, body):
     else:
         decision = decide(gemini_turns(body), gemini_is_compaction(path, body))
     tokens = 600000 if big_usage(decision) else 1200
-    if decision[0] == "call" and ARGS.tool_args and decision[1] == ARGS.command:
+    if decision[0] == "agent":
+        # Gemini CLI's built-in subagent with every tool.
+        part = {"functionCall": {"name": "invoke_agent", "args": {"agent_name": "generalist", "prompt": decision[1]}}}
+    elif decision[0] == "call" and ARGS.tool_args and decision[1] == ARGS.command:
         part = {"functionCall": {"name": decision[1], "args": json.loads(ARGS.tool_args)}}
     elif decision[0] == "call":
         part = {"functionCall": {"name": "run_shell_command", "args": {"command": decision[1], "description": "run the step"}}}

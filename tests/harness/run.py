@@ -526,7 +526,7 @@ def main():
                 continue
             if scenario == "M" and harness != "gemini-cli":
                 continue
-            if scenario in SUBAGENT and harness != "claude-code":
+            if scenario in SUBAGENT and harness not in ("claude-code", "gemini-cli", "codex"):
                 continue
             run = Run(args, harness, scenario)
             t0 = time.time()
