@@ -785,3 +785,23 @@ fn doctor_reads_a_dollar_in_single_quotes_as_the_shell_does() {
     let out = s.doctor("claude-code");
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+#[test]
+fn doctor_reads_the_store_written_as_store_equals_path() {
+    // `--store=PATH` is the same flag to the gate: doctor once said it was missing.
+    let s = Sandbox::new();
+    let out = s.run(&["init", "claude-code", "--dir", s.p()]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let path = s.settings("claude-code");
+    let settings = std::fs::read_to_string(&path).unwrap();
+    let joined = settings.replacen("--store ", "--store=", 1);
+    assert_ne!(joined, settings);
+    std::fs::write(&path, joined).unwrap();
+    let out = s.doctor("claude-code");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    // And a missing store is still found missing, however the flag is written.
+    let settings = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, settings.replacen("--store=", "--store=missing-", 1)).unwrap();
+    let out = s.doctor("claude-code");
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}

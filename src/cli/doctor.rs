@@ -402,13 +402,9 @@ fn check_handler(
             w.matcher
         ));
     }
-    let store = words
-        .iter()
-        .position(|w| w == "--store")
-        .and_then(|i| words.get(i + 1));
-    match store {
-        None => f.problem(format!("{at} has no `--store`: run init again")),
-        Some(store) => {
+    match flag_value(&words, "--store") {
+        Ok(None) | Err(()) => f.problem(format!("{at} has no `--store`: run init again")),
+        Ok(Some(store)) => {
             let path = if store.starts_with('/') {
                 PathBuf::from(&store)
             } else {
