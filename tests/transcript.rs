@@ -1191,3 +1191,21 @@ fn a_gemini_call_the_gate_cannot_place_is_an_error() {
     std::fs::write(subagent.with_file_name("odd.jsonl"), "not json\n").unwrap();
     denied(&session, "is not a Gemini CLI session file");
 }
+
+#[test]
+fn what_gemini_cli_shows_on_screen_but_cut_from_a_tool_result_is_not_in_view() {
+    // O-1: the agent ran a command whose 140 KB output holds the rule in its middle;
+    // Gemini CLI sent the model the output cut short (the rule gone), and kept it whole
+    // only in the call's `resultDisplay`, what it shows on screen.
+    let h = "gemini-cli";
+    let out = check_against(h, &fixture(h, "O-1"));
+    assert_eq!(
+        out.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    let text = std::fs::read_to_string(fixture(h, "O-1")).unwrap();
+    assert!(
+        text.contains(&format!("{RULE}\\n")),
+        "the fixture shows the rule"
+    );
+}
