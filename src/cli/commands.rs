@@ -4,7 +4,7 @@
 use super::*;
 use crate::view;
 
-pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
+pub(super) fn run_check(args: &CheckArgs, limits: Limits, out: Output) -> Exit {
     let reads = [
         input_read("INPUT", &args.input),
         flag_read("--kept", args.kept.as_deref()),
@@ -24,13 +24,13 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
         } else {
             Mode::Check
         };
-        return fail(mode, &e, format_of(args.format));
+        return out.fail(mode, &e, format_of(args.format));
     }
     if let Some(path) = &args.transcript {
-        return run_check_transcript(args, path, limits);
+        return run_check_transcript(args, path, limits, out);
     }
     if args.precheck {
-        return run_precheck(args, limits);
+        return run_precheck(args, limits, out);
     }
     let format = format_of(args.format);
     let options = CheckOptions {
@@ -39,7 +39,7 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
     // stdin can be read once: hold it for both paths.
     let stdin = match held_stdin(&args.input, limits) {
         Ok(bytes) => bytes,
-        Err(e) => return fail(Mode::Check, &e, format),
+        Err(e) => return out.fail(Mode::Check, &e, format),
     };
     let flags = (|| {
         let kept = args
@@ -56,7 +56,7 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
     })();
     let (kept, action) = match flags {
         Ok(f) => f,
-        Err(e) => return fail(Mode::Check, &e, format),
+        Err(e) => return out.fail(Mode::Check, &e, format),
     };
     let request = request(
         &args.input,
@@ -79,14 +79,19 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits) -> Exit {
         rendered
     });
     match rendered {
-        Ok((bytes, exit)) => write_report(&bytes, exit),
-        Err(e) => fail(Mode::Check, &e, format),
+        Ok((bytes, exit)) => out.write_report(&bytes, exit),
+        Err(e) => out.fail(Mode::Check, &e, format),
     }
 }
 
 /// `check --transcript` (and with `--precheck`): kept = the records in view of the
 /// transcript's live context (retention `transcript:H`).
-pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits) -> Exit {
+pub(super) fn run_check_transcript(
+    args: &CheckArgs,
+    path: &str,
+    limits: Limits,
+    out: Output,
+) -> Exit {
     let format = format_of(args.format);
     let mode = if args.precheck {
         Mode::Precheck
@@ -195,12 +200,12 @@ pub(super) fn run_check_transcript(args: &CheckArgs, path: &str, limits: Limits)
         Ok::<_, InputError>(report)
     })();
     match report {
-        Ok(r) => finish(&r, format),
-        Err(e) => fail(mode, &e, format),
+        Ok(r) => out.finish(&r, format),
+        Err(e) => out.fail(mode, &e, format),
     }
 }
 
-pub(super) fn run_precheck(args: &CheckArgs, limits: Limits) -> Exit {
+pub(super) fn run_precheck(args: &CheckArgs, limits: Limits, out: Output) -> Exit {
     let format = format_of(args.format);
     let options = PrecheckOptions {
         allow_unevaluable: args.allow_unevaluable,
@@ -215,11 +220,11 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits) -> Exit {
         .transpose()
     {
         Ok(k) => k,
-        Err(e) => return fail(Mode::Precheck, &e, format),
+        Err(e) => return out.fail(Mode::Precheck, &e, format),
     };
     let stdin = match held_stdin(&args.input, limits) {
         Ok(bytes) => bytes,
-        Err(e) => return fail(Mode::Precheck, &e, format),
+        Err(e) => return out.fail(Mode::Precheck, &e, format),
     };
     let tools_flag = args
         .tools
@@ -242,12 +247,12 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits) -> Exit {
         rendered
     });
     match rendered {
-        Ok((bytes, exit)) => write_report(&bytes, exit),
-        Err(e) => fail(Mode::Precheck, &e, format),
+        Ok((bytes, exit)) => out.write_report(&bytes, exit),
+        Err(e) => out.fail(Mode::Precheck, &e, format),
     }
 }
 
-pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
+pub(super) fn run_pin(args: &PinArgs, limits: Limits, out: Output) -> Exit {
     let format = match args.format {
         PinFormat::Json => Format::Json,
         PinFormat::Text | PinFormat::Ids => Format::Text,
@@ -261,7 +266,7 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
             warn(&format!("omission-gate: invalid-input: {e}"));
             return Exit::Error;
         }
-        fail(Mode::Pin, e, format)
+        out.fail(Mode::Pin, e, format)
     };
     if let Err(e) = stdin_once(reads.into_iter().flatten()) {
         return refuse(&e);
@@ -287,7 +292,7 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
         Err(e) => return refuse(&e),
     };
     if args.format != PinFormat::Ids {
-        let code = finish(&report, format);
+        let code = out.finish(&report, format);
         exiting_with(report);
         return code;
     }
@@ -310,7 +315,7 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits) -> Exit {
         (None, Some(pinned)) => pinned.iter().map(|p| p.id.clone()).collect(),
         (None, None) => Vec::new(),
     };
-    match emit(ids_file(&ids).as_bytes()) {
+    match out.emit(ids_file(&ids).as_bytes()) {
         Ok(()) => Exit::Success,
         Err(e) => {
             warn(&format!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::init::{codex_home, codex_project_root, home, project_dir, read_optional, say};
+use super::init::{codex_home, codex_project_root, home, project_dir, read_optional};
 use super::*;
 use crate::text::one_line;
 use crate::wiring::{self, Handler, Outcome, Wiring, claude_code, codex, edit, gemini_cli};
@@ -32,7 +32,7 @@ impl Findings {
     }
 }
 
-pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits) -> Exit {
+pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits, out: Output) -> Exit {
     let harness = args.harness.harness();
     let mut f = Findings::default();
     let passed = match project_dir(&args.dir) {
@@ -43,10 +43,10 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits) -> Exit {
         }
     };
     for p in &f.problems {
-        say(p);
+        out.say(p);
     }
     if let Some(why) = &f.unsure {
-        say(&format!(
+        out.say(&format!(
             "omission-gate doctor: cannot tell whether {} gates: {why}",
             harness.name()
         ));
@@ -54,7 +54,7 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits) -> Exit {
     }
     if !f.problems.is_empty() {
         let n = f.problems.len();
-        say(&format!(
+        out.say(&format!(
             "{n} problem{}: {} would not gate as configured",
             if n == 1 { "" } else { "s" },
             harness.name()
@@ -62,7 +62,7 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits) -> Exit {
         return Exit::Problems;
     }
     if let Some(file) = passed {
-        say(&format!(
+        out.say(&format!(
             "ok: the hook in `{file}` gates: run as {} runs it, it denied a call it must deny and let a harmless one run",
             harness.name()
         ));

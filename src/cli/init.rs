@@ -10,15 +10,6 @@ use serde_json::Value;
 use super::*;
 use crate::wiring::{self, Wiring, claude_code, codex, edit};
 
-pub(super) fn say(line: &str) {
-    if quiet() {
-        return;
-    }
-    let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
-}
-
 /// A path for messages and for the harness's files: UTF-8 or refused.
 pub(super) fn text_of(path: &Path) -> Result<String, String> {
     path.to_str()
@@ -80,11 +71,11 @@ pub(super) fn codex_home() -> Option<PathBuf> {
         .or_else(|| home().map(|h| h.join(".codex")))
 }
 
-pub(super) fn run_init(args: &InitArgs) -> Exit {
+pub(super) fn run_init(args: &InitArgs, out: Output) -> Exit {
     match init(args) {
         Ok(lines) => {
             for l in lines {
-                say(&l);
+                out.say(&l);
             }
             Exit::Success
         }

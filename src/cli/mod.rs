@@ -95,20 +95,21 @@ fn run_command() -> Exit {
         }
     };
     let limits = cli.limits.limits();
-    // A hook's stdout is its reply: --quiet never silences it.
-    let _ = QUIET.set(cli.quiet && !matches!(cli.command, Command::Hook(_)));
+    // A hook's stdout is its reply: --quiet never silences it (`run_hook` writes it
+    // itself).
+    let out = Output { quiet: cli.quiet };
     match cli.command {
-        Command::Check(args) => run_check(&args, limits),
-        Command::Validate(args) => run_validate(&args, limits),
-        Command::Pin(args) => run_pin(&args, limits),
-        Command::Sweep(args) => run_sweep(&args, limits),
-        Command::Verify(args) => run_verify(&args.report, limits),
+        Command::Check(args) => run_check(&args, limits, out),
+        Command::Validate(args) => run_validate(&args, limits, out),
+        Command::Pin(args) => run_pin(&args, limits, out),
+        Command::Sweep(args) => run_sweep(&args, limits, out),
+        Command::Verify(args) => run_verify(&args.report, limits, out),
         Command::Hook(args) => run_hook(args, limits),
-        Command::Context(args) => run_context(&args, limits),
-        Command::Init(args) => run_init(&args),
-        Command::Doctor(args) => run_doctor(&args, limits),
-        Command::Completions { shell } => run_completions(shell),
-        Command::Man => run_man(),
+        Command::Context(args) => run_context(&args, limits, out),
+        Command::Init(args) => run_init(&args, out),
+        Command::Doctor(args) => run_doctor(&args, limits, out),
+        Command::Completions { shell } => run_completions(shell, out),
+        Command::Man => run_man(out),
     }
 }
 
@@ -231,39 +232,13 @@ fn flag_text(
     }
 }
 
-/// Writes bytes to stdout. A report that cannot be written is exit 2, never 0.
+/// Writes bytes to stdout, whatever `--quiet` says: a hook's reply, and what
+/// [`Output::emit`] writes when not quiet. A report that cannot be written is exit 2,
+/// never 0.
 fn emit(bytes: &[u8]) -> Result<(), io::Error> {
-    if quiet() {
-        return Ok(());
-    }
     let mut out = io::stdout().lock();
     out.write_all(&shown(bytes))?;
     out.flush()
-}
-
-fn finish(report: &Report, format: Format) -> Exit {
-    write_report(&report.render(format), Exit::from(report.verdict))
-}
-
-/// Writes a rendered report: its exit code, or 2 when it cannot be written.
-fn write_report(bytes: &[u8], exit: Exit) -> Exit {
-    match emit(bytes) {
-        Ok(()) => exit,
-        Err(e) => {
-            warn(&format!(
-                "omission-gate: cannot write the report: {}",
-                io_reason(&e)
-            ));
-            Exit::Error
-        }
-    }
-}
-
-fn fail(mode: Mode, err: &InputError, format: Format) -> Exit {
-    let message = err.to_string();
-    warn(&format!("omission-gate: invalid-input: {message}"));
-    let _ = finish(&Report::invalid_input(mode, &message), format);
-    Exit::Error
 }
 
 /// The library's request for the input at `path` (already read when `bytes` is given:

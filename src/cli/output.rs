@@ -3,16 +3,64 @@
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
-use std::sync::OnceLock;
 
 use super::*;
 
-/// `--quiet`: nothing on stdout (the exit code is the verdict). Set once, before any
-/// output; never for `hook`, whose stdout is its reply to the harness.
-pub(super) static QUIET: OnceLock<bool> = OnceLock::new();
+/// Where a command writes its report and its lines: stdout, or nowhere under `--quiet`
+/// (the exit code is the verdict). Built once from the flags and handed to each command
+/// that writes; `hook` writes its reply with [`emit`] itself, since `--quiet` never
+/// silences a hook's stdout (its reply to the harness).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Output {
+    /// `--quiet`: nothing on stdout.
+    pub(super) quiet: bool,
+}
 
-pub(super) fn quiet() -> bool {
-    QUIET.get().copied().unwrap_or(false)
+impl Output {
+    /// Writes bytes to stdout, unless quiet. A report that cannot be written is exit 2,
+    /// never 0.
+    pub(super) fn emit(self, bytes: &[u8]) -> Result<(), io::Error> {
+        if self.quiet {
+            return Ok(());
+        }
+        emit(bytes)
+    }
+
+    /// Writes one line to stdout, unless quiet; a stdout that cannot be written is
+    /// ignored (the exit code says what happened).
+    pub(super) fn say(self, line: &str) {
+        if self.quiet {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+
+    /// Writes a rendered report: its exit code, or 2 when it cannot be written.
+    pub(super) fn write_report(self, bytes: &[u8], exit: Exit) -> Exit {
+        match self.emit(bytes) {
+            Ok(()) => exit,
+            Err(e) => {
+                warn(&format!(
+                    "omission-gate: cannot write the report: {}",
+                    io_reason(&e)
+                ));
+                Exit::Error
+            }
+        }
+    }
+
+    pub(super) fn finish(self, report: &Report, format: Format) -> Exit {
+        self.write_report(&report.render(format), Exit::from(report.verdict))
+    }
+
+    pub(super) fn fail(self, mode: Mode, err: &InputError, format: Format) -> Exit {
+        let message = err.to_string();
+        warn(&format!("omission-gate: invalid-input: {message}"));
+        let _ = self.finish(&Report::invalid_input(mode, &message), format);
+        Exit::Error
+    }
 }
 
 /// The bytes as stdout shows them: on a terminal (and unless `NO_COLOR` is set to
@@ -70,17 +118,17 @@ pub(super) fn paint(bytes: &[u8]) -> Cow<'_, [u8]> {
 }
 
 /// `completions SHELL`: the completion script, from the command-line definition.
-pub(super) fn run_completions(shell: clap_complete::Shell) -> Exit {
+pub(super) fn run_completions(shell: clap_complete::Shell, output: Output) -> Exit {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "omission-gate", &mut out);
-    write_report(&out, Exit::Success)
+    output.write_report(&out, Exit::Success)
 }
 
 /// `man`: the man page omission-gate(1), from the command-line definition.
-pub(super) fn run_man() -> Exit {
+pub(super) fn run_man(output: Output) -> Exit {
     let mut out = Vec::new();
     match clap_mangen::Man::new(Cli::command()).render(&mut out) {
-        Ok(()) => write_report(&out, Exit::Success),
+        Ok(()) => output.write_report(&out, Exit::Success),
         Err(e) => {
             warn(&format!(
                 "omission-gate: cannot write the man page: {}",

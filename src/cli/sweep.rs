@@ -78,7 +78,7 @@ pub(super) fn sweep_cell(
     }
 }
 
-pub(super) fn run_sweep(args: &SweepArgs, limits: Limits) -> Exit {
+pub(super) fn run_sweep(args: &SweepArgs, limits: Limits, output: Output) -> Exit {
     let retentions = if args.retention.is_empty() {
         vec![Retention::Given]
     } else {
@@ -170,7 +170,7 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits) -> Exit {
         count(Verdict::Error),
         Exit::from(worst).code()
     ));
-    match emit(out.as_bytes()) {
+    match output.emit(out.as_bytes()) {
         Ok(()) => Exit::from(worst),
         Err(e) => {
             warn(&format!(
@@ -182,7 +182,7 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits) -> Exit {
     }
 }
 
-pub(super) fn run_verify(path: &str, limits: Limits) -> Exit {
+pub(super) fn run_verify(path: &str, limits: Limits, out: Output) -> Exit {
     let bytes = match read_source(path, limits) {
         Ok(b) => b,
         Err(e) => {
@@ -191,7 +191,7 @@ pub(super) fn run_verify(path: &str, limits: Limits) -> Exit {
         }
     };
     match report::verify(&bytes) {
-        Ok(digest) => match emit(format!("ok: sha256 {digest}\n").as_bytes()) {
+        Ok(digest) => match out.emit(format!("ok: sha256 {digest}\n").as_bytes()) {
             Ok(()) => Exit::Success,
             Err(_) => Exit::Error,
         },

@@ -347,9 +347,9 @@ fn line_number(file: &mut File, at: u64) -> io::Result<u64> {
 }
 
 /// `context FILE [--harness H] [--store S]`: the audit behind a `transcript` verdict.
-pub(super) fn run_context(args: &ContextArgs, limits: Limits) -> Exit {
+pub(super) fn run_context(args: &ContextArgs, limits: Limits, out: Output) -> Exit {
     match context_text(args, limits) {
-        Ok(text) => write_report(text.as_bytes(), Exit::Success),
+        Ok(text) => out.write_report(text.as_bytes(), Exit::Success),
         Err(e) => {
             warn(&format!("omission-gate: invalid-input: {e}"));
             Exit::Error

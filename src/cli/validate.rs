@@ -19,7 +19,7 @@ pub(super) struct ValidateArgs {
     pub(super) tools: Option<String>,
 }
 
-pub(super) fn run_validate(args: &ValidateArgs, limits: Limits) -> Exit {
+pub(super) fn run_validate(args: &ValidateArgs, limits: Limits, out: Output) -> Exit {
     let origin = origin_name(&args.input);
     let found = (|| {
         let reads = [
@@ -85,5 +85,5 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits) -> Exit {
             }
         }
     };
-    write_report(text.as_bytes(), code)
+    out.write_report(text.as_bytes(), code)
 }
