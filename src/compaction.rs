@@ -100,7 +100,7 @@ pub struct Compaction {
 impl Compaction {
     /// Computes the kept set. With `Given`, `given` holds the compactor's kept ids (each
     /// must name a record; repeats are harmless); `origin` names where they came from.
-    pub fn new(
+    pub(crate) fn new(
         store: &Store,
         retention: Retention,
         given: Option<&[String]>,
@@ -143,7 +143,11 @@ impl Compaction {
     }
 
     /// A compaction from a mask aligned with the store's positions.
-    pub fn from_mask(store: &Store, retention: Retention, mut kept: Vec<bool>) -> Compaction {
+    pub(crate) fn from_mask(
+        store: &Store,
+        retention: Retention,
+        mut kept: Vec<bool>,
+    ) -> Compaction {
         kept.resize(store.len(), false);
         let kept_sha256 = fingerprint(store, &kept);
         Compaction::with_fingerprint(store, retention, kept, kept_sha256)
@@ -172,7 +176,7 @@ impl Compaction {
     /// True when the record with this id was kept (false when no record has it): held
     /// by `store`, by the mask; else by `totals`, which knows the kept records a partial
     /// load did not hold.
-    pub fn is_kept_id(&self, store: &Store, totals: &Totals, id: &str) -> bool {
+    pub(crate) fn is_kept_id(&self, store: &Store, totals: &Totals, id: &str) -> bool {
         match store.position(id) {
             Some(pos) => self.is_kept(pos),
             None => totals.kept_not_held(id),
@@ -180,18 +184,13 @@ impl Compaction {
     }
 
     /// The position of the newest kept fact of `field`.
-    pub fn newest_kept_fact(&self, field: &str) -> Option<usize> {
+    pub(crate) fn newest_kept_fact(&self, field: &str) -> Option<usize> {
         self.newest_kept_fact.get(field).copied()
     }
 
     /// True when the record at `pos` was kept.
-    pub fn is_kept(&self, pos: usize) -> bool {
+    pub(crate) fn is_kept(&self, pos: usize) -> bool {
         self.kept.get(pos).copied().unwrap_or(false)
-    }
-
-    /// The kept mask, aligned with store positions.
-    pub fn mask(&self) -> &[bool] {
-        &self.kept
     }
 
     /// Number of kept records the store holds.
@@ -201,7 +200,7 @@ impl Compaction {
 }
 
 /// What a load knows about the whole input beside the records its store holds: the
-/// exact loader holds every record ([`Totals::of`]); a partial load (the lean loader,
+/// exact loader holds every record (`Totals::of`); a partial load (the lean loader,
 /// which holds only the records a command can consult) counts and names the rest here.
 /// Reports count records from it, precheck and pin find the tools the records name in
 /// it, and the gate asks it whether a record it does not hold was kept.
@@ -218,7 +217,7 @@ pub struct Totals {
 
 impl Totals {
     /// The totals of a store that holds every record of its input.
-    pub fn of(store: &Store) -> Totals {
+    pub(crate) fn of(store: &Store) -> Totals {
         Totals {
             records: store.len(),
             named: store

@@ -161,7 +161,7 @@ pub struct Finding {
 
 impl Finding {
     /// A finding with the code's default severity.
-    pub fn new(code: Code, record: Option<&Record>, message: String) -> Finding {
+    pub(crate) fn new(code: Code, record: Option<&Record>, message: String) -> Finding {
         Finding {
             code,
             severity: code.severity(),

@@ -4,14 +4,14 @@
 //! The library reads a full pre-compaction record set, the kept ids and a proposed tool
 //! call, computes the dropped set itself, resolves typed predicates against typed records
 //! (exact decimal arithmetic, three-valued logic, no scoring) and returns PASS, BLOCK or
-//! ERROR with every finding. Only [`cli`] does I/O.
+//! ERROR with every finding. Its functions take and give values and do no I/O; the
+//! binary's entry, [`run_cli`], is what reads files and writes to the terminal.
 //!
 //! # Use it from a harness written in Rust
 //!
 //! [`load`] reads a store (a document or JSON Lines), [`check`] judges one proposed call
 //! under the compaction and returns the [`Report`]; [`Report::render`] gives its sealed
-//! bytes. The verdict is data: a BLOCK is a result, not an error. [`hook`] holds the
-//! adapters that speak Claude Code's, Codex's and Gemini CLI's hook protocols.
+//! bytes. The verdict is data: a BLOCK is a result, not an error.
 //!
 //! ```
 //! use omission_gate::{Action, CheckOptions, Format, Retention, Verdict};
@@ -40,7 +40,7 @@
 //!
 //! // The sealed text report, as `omission-gate check` prints it.
 //! let bytes = report.render(Format::Text);
-//! assert!(omission_gate::report::verify(&bytes).is_ok());
+//! assert!(omission_gate::verify(&bytes).is_ok());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -79,120 +79,231 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-//! # Judge against what the agent sees
+//! # What is public
 //!
-//! [`transcript::read`] gives the live context of a Claude Code, Codex or Gemini CLI
-//! session transcript (the strings the harness sends its model next, read from the end of
-//! the file), and [`view::Context::compaction`] the compaction whose kept set is the
-//! records in view of it (retention `transcript:H`).
+//! The functions above ([`load`], [`compaction()`], [`check()`], [`precheck()`],
+//! [`pin()`]), [`verify`], which checks a sealed report's seal, and [`run_cli`], the
+//! `omission-gate` binary itself; the types they take and give: [`Input`], [`Action`],
+//! [`Tool`], [`Retention`] (with [`Harness`]), [`Compaction`], [`Totals`],
+//! [`CheckOptions`], [`PrecheckOptions`], and the [`Report`] with its [`Verdict`],
+//! [`Mode`], [`Finding`]s ([`Code`], [`Severity`]), [`Pinned`] records,
+//! [`CompactionSummary`], [`TranscriptSummary`] and [`TokenSummary`], rendered in a
+//! [`Format`]. Every module is private.
+//!
+//! What the gate refuses is typed: [`InputError`], whose [`Reason`] carries the lower
+//! modules' own errors ([`RecordProblem`], [`ActionError`], [`ToolError`], [`KeptError`],
+//! [`ValueError`], and inside them [`PredicateError`], [`PredicateProblem`], [`Op`],
+//! [`SchemaError`], [`SchemaProblem`], [`DecimalError`]); [`RetentionError`] and
+//! [`UnknownHarness`] for a retention or a harness that cannot be read; [`VerifyError`]
+//! for a report whose seal does not hold.
+//!
+//! Transcript mode (retention `transcript:H`: kept = the records in view of a harness's
+//! live context) and the hook adapters for Claude Code, Codex and Gemini CLI are the
+//! binary's (`omission-gate check --transcript`, `omission-gate hook`): they read files
+//! and speak the harnesses' protocols on stdin and stdout.
 
-pub mod action;
-pub mod cli;
-pub mod compaction;
+mod action;
+mod cli;
+mod compaction;
 mod decimal;
-pub mod error;
-pub mod gate;
+mod error;
+mod gate;
 mod harness;
-pub mod hook;
+mod hook;
 mod ids;
-pub mod input;
+mod input;
 mod json;
-pub mod pin;
-pub mod precheck;
+mod pin;
+mod precheck;
 mod predicate;
-pub mod record;
-pub mod report;
+mod record;
+mod report;
 mod scan;
 mod schema;
 mod stream;
 mod text;
-pub mod transcript;
+mod transcript;
 mod validate;
-pub mod view;
-pub mod wiring;
+mod view;
+mod wiring;
 
 /// For the fuzz targets in `fuzz/` alone, not part of the API: the lean loader, which the
 /// commands use only on large inputs, run on an input of any size cut into chunks of the
-/// caller's choosing, so that a target can compare it with the exact loader ([`load`]).
+/// caller's choosing, and the exact path on the same input and flags, so that a target
+/// can compare their reports byte for byte.
 #[doc(hidden)]
 pub mod fuzzing {
     use crate::input::lean::{Purpose, load_lean, load_lean_for};
+    use crate::input::{self, Input};
     use crate::record::Limits;
     use crate::stream::Fallback;
-    use crate::{Action, Compaction, Input, Tool};
+    use crate::{CheckOptions, Compaction, InputError, PrecheckOptions, Report, Retention};
 
-    /// What a lean load is for.
-    #[derive(Debug, Clone)]
-    pub enum Ask {
-        /// `check` of the action given (the `--action` flag's), else the document's.
-        Check(Option<Action>),
+    /// The readers of the flag values `--kept` (inline, or the text of `@FILE`),
+    /// `--action` and `--tools`, as the CLI calls them.
+    pub use crate::input::{action_from_flag, kept_from_flag, tools_from_flag};
+
+    /// The exact loader ([`crate::load`]) under a `--max-predicate-depth` of `depth`.
+    pub fn load_with_depth(origin: &str, bytes: &[u8], depth: usize) -> Result<Input, InputError> {
+        let limits = Limits {
+            max_predicate_depth: depth,
+            ..Limits::default()
+        };
+        input::load(origin, bytes, limits)
+    }
+
+    /// True when two loads hold the same records, in the same order.
+    pub fn same_records(a: &Input, b: &Input) -> bool {
+        a.store.records() == b.store.records()
+    }
+
+    /// The ids of a load's records, in `seq` order.
+    pub fn record_ids(input: &Input) -> Vec<&str> {
+        input
+            .store
+            .records()
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+
+    /// The tool names and globs a load's policies and effects give, in order.
+    pub fn named_tools(input: &Input) -> Vec<&str> {
+        input.store.named_tools().into_iter().collect()
+    }
+
+    /// What a load is for, and how it is judged.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Ask<'a> {
+        /// `check` of the action given (the `--action` flag's text), else the document's.
+        Check(Option<&'a str>, CheckOptions),
         /// `check --precheck` of the document's tools, else every tool the records name.
-        Precheck,
-        /// `pin` (no budget) of the tools, as for `Precheck`; reads no kept ids.
-        Pin,
+        Precheck(PrecheckOptions),
+        /// `pin` (no budget) of the tools, as for `Precheck`, with this call bound; reads
+        /// no kept ids.
+        Pin(usize),
     }
 
-    /// What a lean load gives.
-    #[derive(Debug)]
-    pub struct LeanLoad {
-        /// The records the command can consult, and the document's `action` and `tools`.
-        pub input: Input,
-        /// The kept set under retention `given` (keeping nothing for `pin`).
-        pub compaction: Compaction,
-        /// For `check`, the action to judge.
-        pub action: Option<Action>,
-        /// For precheck and pin, the tools to judge.
-        pub tools: Vec<Tool>,
-    }
-
-    /// Loads an input leanly, in `chunks` (each but the last ending at a line end, as the
-    /// CLI's reader cuts them), for `ask`, with `kept` the `--kept` flag's text (and
-    /// whether it came from a file). `None`: the lean loader falls back to the exact one,
-    /// as it must for every input the exact loader refuses.
-    pub fn lean_load(
-        chunks: Vec<Vec<u8>>,
-        kept: Option<(&str, bool)>,
-        ask: Ask,
-    ) -> Option<LeanLoad> {
+    /// The report of a lean load of `chunks` (each but the last ending at a line end, as
+    /// the CLI's reader cuts them) for `ask`, with `kept` the text of a `--kept @FILE`.
+    /// `None`: the lean loader falls back to the exact one, as it must for every input
+    /// the exact path refuses (an `--action` that cannot be read included).
+    pub fn lean_report(chunks: Vec<Vec<u8>>, kept: Option<&str>, ask: Ask<'_>) -> Option<Report> {
         let mut chunks = chunks.into_iter();
         let first = chunks.next().unwrap_or_default();
         let rest = chunks.map(Ok::<_, Fallback>);
         let limits = Limits::default();
-        let purpose = match ask {
-            Ask::Check(action) => {
+        let kept = kept.map(|k| (k, true));
+        match ask {
+            Ask::Check(action, options) => {
+                let action = action
+                    .map(|a| input::action_from_flag("--action", a))
+                    .transpose()
+                    .ok()?;
                 let lean = load_lean(first, rest, kept, action, limits).ok()?;
-                return Some(LeanLoad {
-                    input: lean.input,
-                    compaction: lean.compaction,
-                    action: Some(lean.action),
-                    tools: Vec::new(),
-                });
+                let (store, totals) = (&lean.input.store, &lean.input.totals);
+                let outcome =
+                    crate::gate::check(store, &lean.compaction, totals, &lean.action, options);
+                Some(Report::check(
+                    &lean.action,
+                    &lean.compaction,
+                    totals,
+                    outcome,
+                ))
             }
-            Ask::Precheck => Purpose::Precheck(None),
-            Ask::Pin => Purpose::Pin(None),
+            Ask::Precheck(options) => {
+                let lean =
+                    load_lean_for(first, rest, kept, Purpose::Precheck(None), limits).ok()?;
+                let (store, totals) = (&lean.input.store, &lean.input.totals);
+                let outcome = crate::precheck::precheck(
+                    store,
+                    &lean.compaction,
+                    totals,
+                    &lean.tools,
+                    options,
+                );
+                Some(Report::precheck(
+                    &lean.tools,
+                    &lean.compaction,
+                    totals,
+                    outcome,
+                ))
+            }
+            Ask::Pin(max_calls) => {
+                let lean = load_lean_for(first, rest, kept, Purpose::Pin(None), limits).ok()?;
+                Some(crate::pin::report(
+                    &lean.input.store,
+                    &lean.tools,
+                    None,
+                    max_calls,
+                ))
+            }
+        }
+    }
+
+    /// The exact path's report on the same input and flags as [`lean_report`]'s, or what
+    /// it refuses (retention `given`: the kept ids of `kept`, else the document's).
+    pub fn exact_report(
+        bytes: &[u8],
+        kept: Option<&str>,
+        ask: Ask<'_>,
+    ) -> Result<Report, InputError> {
+        let origin = "fuzz.json";
+        let input = input::load(origin, bytes, Limits::default())?;
+        let (store, totals) = (&input.store, &input.totals);
+        let compaction = || {
+            let kept = match kept {
+                Some(k) => Some(kept_from_flag("--kept", k, true)?),
+                None => input.kept.clone(),
+            };
+            Compaction::new(store, Retention::Given, kept.as_deref(), origin)
         };
-        let lean = load_lean_for(first, rest, kept, purpose, limits).ok()?;
-        Some(LeanLoad {
-            input: lean.input,
-            compaction: lean.compaction,
-            action: lean.action,
-            tools: lean.tools,
-        })
+        match ask {
+            Ask::Check(action, options) => {
+                let c = compaction()?;
+                let action = match action {
+                    Some(a) => input::action_from_flag("--action", a)?,
+                    None => input
+                        .action
+                        .clone()
+                        .ok_or_else(|| InputError::at(origin, "action", "check needs an action"))?,
+                };
+                let outcome = crate::gate::check(store, &c, totals, &action, options);
+                Ok(Report::check(&action, &c, totals, outcome))
+            }
+            Ask::Precheck(options) => {
+                let c = compaction()?;
+                let tools = input.tools_or_named();
+                let outcome = crate::precheck::precheck(store, &c, totals, &tools, options);
+                Ok(Report::precheck(&tools, &c, totals, outcome))
+            }
+            Ask::Pin(max_calls) => Ok(crate::pin::report(
+                store,
+                &input.tools_or_named(),
+                None,
+                max_calls,
+            )),
+        }
     }
 }
 
-pub use crate::action::{Action, Tool};
-pub use crate::compaction::{Compaction, Retention, Totals};
-pub use crate::error::InputError;
+pub use crate::action::{Action, ActionError, Tool, ToolError};
+pub use crate::cli::main as run_cli;
+pub use crate::compaction::{Compaction, Retention, RetentionError, Totals};
+pub use crate::error::{InputError, KeptError, Reason};
 pub use crate::gate::{CheckOptions, Code, Finding, Severity, Verdict};
+pub use crate::harness::{Harness, UnknownHarness};
 pub use crate::input::Input;
 pub use crate::precheck::PrecheckOptions;
-pub use crate::report::{Format, Report};
+pub use crate::record::RecordProblem;
+pub use crate::report::{
+    CompactionSummary, Format, Mode, Pinned, Report, TokenSummary, TranscriptSummary, VerifyError,
+    verify,
+};
 
-// What the modules below the loaders refuse, typed, as carried inside `InputError` (see
-// `error::Reason`), `action::ToolError` and `record::RecordProblem`.
+// What the modules below the loaders refuse, typed, as carried inside the errors above.
 pub use crate::decimal::DecimalError;
-pub use crate::predicate::{PredicateError, PredicateProblem, ValueError};
+pub use crate::predicate::{Op, PredicateError, PredicateProblem, ValueError};
 pub use crate::schema::{SchemaError, SchemaProblem};
 
 /// Reads a record store: a document (`{"records": [...], "kept": [...], ...}`) or JSON

@@ -1,5 +1,5 @@
-//! The `omission-gate` binary: everything happens in the library's `cli` module.
+//! The `omission-gate` binary: everything happens in the library (`run_cli`).
 
 fn main() -> std::process::ExitCode {
-    omission_gate::cli::main()
+    omission_gate::run_cli()
 }

@@ -772,11 +772,6 @@ impl Store {
         self.records.len()
     }
 
-    /// True when there are no records.
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
-
     /// The record at a position (positions follow `seq` order).
     pub fn get(&self, pos: usize) -> Option<&Record> {
         self.records.get(pos)

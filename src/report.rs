@@ -49,7 +49,7 @@ pub struct CompactionSummary {
 
 impl CompactionSummary {
     /// The summary of `c`, counting the records in `totals`.
-    pub fn new(c: &Compaction, totals: &Totals) -> CompactionSummary {
+    pub(crate) fn new(c: &Compaction, totals: &Totals) -> CompactionSummary {
         CompactionSummary {
             records: totals.records,
             kept: totals.kept(c),
@@ -172,7 +172,7 @@ pub struct Report {
 
 impl Report {
     /// A `check` report.
-    pub fn check(
+    pub(crate) fn check(
         action: &Action,
         compaction: &Compaction,
         totals: &Totals,
@@ -185,7 +185,7 @@ impl Report {
     }
 
     /// A `check --precheck` report: no action, the tools, the compaction.
-    pub fn precheck(
+    pub(crate) fn precheck(
         tools: &[Tool],
         compaction: &Compaction,
         totals: &Totals,
@@ -198,7 +198,7 @@ impl Report {
     }
 
     /// A report with a verdict and findings and nothing else yet.
-    pub fn from_outcome(mode: Mode, outcome: Outcome) -> Report {
+    pub(crate) fn from_outcome(mode: Mode, outcome: Outcome) -> Report {
         Report {
             verdict: outcome.verdict,
             exit_code: Exit::from(outcome.verdict).code(),

@@ -151,11 +151,6 @@ impl Schema {
         }
     }
 
-    /// True when this is the schema that admits everything.
-    pub fn is_any(&self) -> bool {
-        *self == ANY
-    }
-
     /// Compiles a schema. Keywords it does not model are added to `ignored` and widen the
     /// domain; a modelled keyword with a malformed value is an error naming its path.
     pub fn compile(value: &Value, ignored: &mut BTreeSet<String>) -> Result<Schema, SchemaError> {

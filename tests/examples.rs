@@ -320,10 +320,7 @@ fn codex_hooks_json_runs_the_codex_adapter_and_config_toml_trusts_it() {
         Some("trusted")
     );
     let group = &settings["hooks"]["PreToolUse"][0];
-    let hash = omission_gate::wiring::codex::trusted_hash(
-        group["matcher"].as_str(),
-        group["hooks"][0].as_object().unwrap(),
-    );
+    let hash = common::codex_trusted_hash(group["matcher"].as_str(), &group["hooks"][0]);
     assert_eq!(
         toml["hooks"]["state"]["/path/to/project/.codex/hooks.json:pre_tool_use:0:0"]
             ["trusted_hash"]

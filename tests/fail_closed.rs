@@ -10,9 +10,7 @@
     clippy::indexing_slicing
 )]
 
-use omission_gate::compaction::{Compaction, Retention, Totals};
-use omission_gate::record::{Fact, Kind, Record, Store};
-use omission_gate::{Action, CheckOptions, Format, Report, gate};
+use omission_gate::{Action, CheckOptions, Format, Retention};
 
 mod common;
 
@@ -302,47 +300,35 @@ fn derivation_notes_keep_the_report_linear_in_the_store() {
     const DERIVED: usize = 1_000;
     const INPUTS: usize = 250;
     let ids: Vec<String> = (0..DROPPED).map(|i| format!("in{i}")).collect();
-    let mut records: Vec<Record> = ids
+    let mut records: Vec<serde_json::Value> = ids
         .iter()
         .enumerate()
-        .map(|(i, id)| Record {
-            id: id.clone(),
-            seq: i as u64,
-            kind: Kind::Chatter,
-            text: None,
-            tokens: 1,
-            digest: None,
-        })
+        .map(|(i, id)| serde_json::json!({"id": id, "seq": i, "kind": "chatter", "tokens": 1}))
         .collect();
     for d in 0..DERIVED {
         let start = d * (DROPPED - INPUTS) / DERIVED;
-        records.push(Record {
-            id: format!("d{d}"),
-            seq: (DROPPED + d) as u64,
-            kind: Kind::Fact(Fact {
-                field: format!("f{d}"),
-                value: serde_json::json!(d),
-                supersedes: None,
-                depends_on: ids[start..start + INPUTS].to_vec(),
-            }),
-            text: None,
-            tokens: 1,
-            digest: None,
-        });
+        records.push(serde_json::json!({
+            "id": format!("d{d}"),
+            "seq": DROPPED + d,
+            "kind": "fact",
+            "field": format!("f{d}"),
+            "value": d,
+            "depends_on": ids[start..start + INPUTS],
+            "tokens": 1,
+        }));
     }
-    let store = Store::new(records).unwrap();
+    let store = serde_json::to_vec(&serde_json::json!({ "records": records })).unwrap();
+    let input = omission_gate::load("store.json", &store).unwrap();
     let kept: Vec<String> = (0..DERIVED).map(|d| format!("d{d}")).collect();
-    let compaction = Compaction::new(&store, Retention::Given, Some(&kept), "kept").unwrap();
     let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
-    let totals = Totals::of(&store);
-    let outcome = gate::check(
-        &store,
-        &compaction,
-        &totals,
+    let report = omission_gate::check(
+        &input,
+        Retention::Given,
+        Some(&kept),
         &action,
         CheckOptions::default(),
-    );
-    let report = Report::check(&action, &compaction, &totals, outcome);
+    )
+    .unwrap();
     assert_eq!(report.findings.len(), DERIVED);
     let records = DROPPED + DERIVED;
     for format in [Format::Text, Format::Json] {

@@ -12,7 +12,7 @@
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-use omission_gate::report::{self, Mode, Report};
+use omission_gate::{Format, Mode, Report};
 
 mod common;
 
@@ -56,8 +56,8 @@ fn check_sha(action: &str) -> String {
 }
 
 fn invalid_sha(message: &str) -> String {
-    let bytes = Report::invalid_input(Mode::Check, message).render(report::Format::Text);
-    report::verify(&bytes).unwrap()
+    let bytes = Report::invalid_input(Mode::Check, message).render(Format::Text);
+    omission_gate::verify(&bytes).unwrap()
 }
 
 fn json_escape(s: &str) -> String {

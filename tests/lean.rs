@@ -6,16 +6,15 @@
 )]
 //! Inputs of 1 MiB and more take the lean loader in the CLI: its reports must be the
 //! exact path's, byte for byte, for check, precheck and pin (computed here by the
-//! library's exact loader).
+//! library, whose `load` is the exact loader), and for the hooks (the same hook with the
+//! store on a pipe, which the exact loader reads).
 
 mod common;
 
 use std::process::Command;
 
-use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::input::{self, kept_from_flag, tools_from_flag};
-use omission_gate::record::Limits;
-use omission_gate::{Format, PrecheckOptions, Report};
+use common::{PIPED, run_piped};
+use omission_gate::{Action, CheckOptions, Format, PrecheckOptions, Retention, Tool};
 
 const BIN: &str = env!("CARGO_BIN_EXE_omission-gate");
 
@@ -91,6 +90,25 @@ fn run(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// The ids of a `--kept` list.
+fn ids(kept: &str) -> Vec<String> {
+    kept.split(',').map(str::to_string).collect()
+}
+
+/// The tools of a `--tools` list of names.
+fn tools(names: &str) -> Vec<Tool> {
+    let names: Vec<&str> = names.split(',').collect();
+    Tool::list_from_json(&serde_json::json!(names)).unwrap()
+}
+
+fn action(text: &str) -> Action {
+    Action::from_json(&serde_json::from_str(text).unwrap()).unwrap()
+}
+
+fn json(report: Result<omission_gate::Report, omission_gate::InputError>) -> String {
+    String::from_utf8(report.unwrap().render(Format::Json)).unwrap()
+}
+
 #[test]
 fn lean_cli_reports_are_the_exact_reports() {
     let dir = std::env::temp_dir().join(format!("og-lean-{}", std::process::id()));
@@ -99,14 +117,13 @@ fn lean_cli_reports_are_the_exact_reports() {
     let text = big_store();
     std::fs::write(&path, &text).unwrap();
     let p = path.to_str().unwrap();
-    let exact = input::load(p, text.as_bytes(), Limits::default()).unwrap();
+    let exact = omission_gate::load(p, text.as_bytes()).unwrap();
     let kept_text = "c8990,p29,f28,c5,e3,s29,f1,g10,g20,e4";
-    let kept = kept_from_flag("--kept", kept_text, false).unwrap();
-    let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
+    let kept = ids(kept_text);
 
     // Globs stand for every tool they cover: `*`, one that meets the `pa*` scope and
     // covers `pay` and `pat` (no record names `pat`), one that covers nothing.
-    for tools in [
+    for names in [
         Some("pay"),
         Some("pay,refund"),
         None,
@@ -116,46 +133,41 @@ fn lean_cli_reports_are_the_exact_reports() {
         Some("zz*"),
     ] {
         // precheck
-        let t = tools.map_or_else(
-            || exact.tools_or_named(),
-            |t| tools_from_flag("--tools", t).unwrap(),
-        );
-        let outcome = omission_gate::precheck::precheck(
-            &exact.store,
-            &c,
-            &exact.totals,
-            &t,
+        let t = names.map(tools);
+        let want = json(omission_gate::precheck(
+            &exact,
+            Retention::Given,
+            Some(&kept),
+            t.as_deref(),
             PrecheckOptions::default(),
-        );
-        let want = Report::precheck(&t, &c, &exact.totals, outcome).render(Format::Json);
+        ));
         let mut args = vec!["check", "--precheck", p, "--kept", kept_text];
-        if let Some(tools) = tools {
-            args.extend(["--tools", tools]);
+        if let Some(names) = names {
+            args.extend(["--tools", names]);
         }
         args.extend(["--format", "json"]);
         assert_eq!(
             String::from_utf8(run(&args)).unwrap(),
-            String::from_utf8(want).unwrap(),
-            "precheck {tools:?}"
+            want,
+            "precheck {names:?}"
         );
         // pin
-        let want = omission_gate::pin::report(&exact.store, &t, None, 64).render(Format::Json);
+        let want = omission_gate::pin(&exact, t.as_deref(), None, 64).render(Format::Json);
         let mut args = vec!["pin", p, "--max-calls", "64"];
-        if let Some(tools) = tools {
-            args.extend(["--tools", tools]);
+        if let Some(names) = names {
+            args.extend(["--tools", names]);
         }
         args.extend(["--format", "json"]);
         assert_eq!(
             String::from_utf8(run(&args)).unwrap(),
             String::from_utf8(want).unwrap(),
-            "pin {tools:?}"
+            "pin {names:?}"
         );
     }
 
     // pin --budget: over the pinned tokens, a little room, much room, and everything.
     for budget in [10u64, 2_000, 20_000, 200_000, 10_000_000] {
-        let t = tools_from_flag("--tools", "pay").unwrap();
-        let want = omission_gate::pin::report(&exact.store, &t, Some(budget), 64);
+        let want = omission_gate::pin(&exact, Some(&tools("pay")), Some(budget), 64);
         let b = budget.to_string();
         for format in ["json", "ids"] {
             let got = run(&[
@@ -184,38 +196,35 @@ fn lean_cli_reports_are_the_exact_reports() {
     }
 
     // check, also with the newest fact of a read field kept (and a kept rule on it)
-    let action = r#"{"tool":"pay","params":{"amount":500}}"#;
-    let a = input::action_from_flag("--action", action).unwrap();
+    let action_text = r#"{"tool":"pay","params":{"amount":500}}"#;
+    let a = action(action_text);
     for kept_text in [kept_text, "g29,g10,f0,q5,e5,c7"] {
-        let kept = kept_from_flag("--kept", kept_text, false).unwrap();
-        let c = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap();
-        let outcome =
-            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
-        let want = Report::check(&a, &c, &exact.totals, outcome).render(Format::Json);
+        let want = json(omission_gate::check(
+            &exact,
+            Retention::Given,
+            Some(&ids(kept_text)),
+            &a,
+            CheckOptions::default(),
+        ));
         let got = run(&[
-            "check", p, "--kept", kept_text, "--action", action, "--format", "json",
+            "check",
+            p,
+            "--kept",
+            kept_text,
+            "--action",
+            action_text,
+            "--format",
+            "json",
         ]);
-        assert_eq!(
-            String::from_utf8(got).unwrap(),
-            String::from_utf8(want).unwrap(),
-            "{kept_text}"
-        );
+        assert_eq!(String::from_utf8(got).unwrap(), want, "{kept_text}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_pre_tool_hook_on_a_large_store_replies_as_on_the_exact_load() {
-    use omission_gate::hook::{self, Adapter, Harness, KeptFrom, Setup};
-    use std::io::Write;
-    use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("og-lean-hook-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("store.jsonl");
-    let text = big_store();
-    std::fs::write(&path, &text).unwrap();
-    let p = path.to_str().unwrap();
-    let exact = input::load(p, text.as_bytes(), Limits::default()).unwrap();
+    let scratch = common::Scratch::new();
+    let p = scratch.file("store.jsonl", big_store().as_bytes());
     // A BLOCK (p29 dropped, and dropped facts it reads), a PASS, an ERROR (no amount:
     // unresolved), and a kept id that names no record (the exact path's error).
     for (kept_text, tool, params) in [
@@ -235,49 +244,20 @@ fn a_pre_tool_hook_on_a_large_store_replies_as_on_the_exact_load() {
         let payload = format!(
             r#"{{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/r","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"{tool}","tool_input":{params},"tool_use_id":"toolu_1"}}"#
         );
-        let setup = Setup {
-            input: exact.clone(),
-            kept: Some(kept_from_flag("--kept", kept_text, false).unwrap()),
-            kept_origin: "--kept".to_string(),
-            retention: Retention::Given,
-            tools: None,
-            options: Default::default(),
-            kept_from: KeptFrom::Kept,
-            context: None,
-            compaction: None,
-        };
-        let want = hook::answer(
-            Adapter::PreTool(Harness::ClaudeCode),
-            payload.as_bytes(),
-            Ok(&setup),
+        let got = common::run(
+            &["hook", "claude-code", "--store", &p, "--kept", kept_text],
+            Some(payload.as_bytes()),
         );
-        let mut child = Command::new(BIN)
-            .args(["hook", "claude-code", "--store", p, "--kept", kept_text])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(
-            String::from_utf8(out.stderr).unwrap(),
-            String::from_utf8(want.stderr).unwrap(),
-            "{kept_text} {tool} {params}"
+        let want = run_piped(
+            &["hook", "claude-code", "--store", PIPED, "--kept", kept_text],
+            &p,
+            Some(payload.as_bytes()),
         );
-        assert_eq!(out.stdout, want.stdout);
-        assert_eq!(out.status.code(), Some(i32::from(want.exit.code())));
+        assert_eq!(got.stderr, want.stderr, "{kept_text} {tool} {params}");
+        assert_eq!(got.stdout, want.stdout);
+        assert_eq!(got.code, want.code);
+        assert!(!want.stdout.is_empty() || !want.stderr.is_empty());
     }
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-fn source_is_bytes(source: &input::Source<'_>) -> bool {
-    matches!(source, input::Source::Bytes(_))
 }
 
 /// The big store as a document, with its own `kept` and `action`.
@@ -293,19 +273,27 @@ fn big_document(kept: &[&str], action: &str) -> String {
 }
 
 /// The library's one loader entry decides for itself how to read an input: on a large
-/// one (a file or bytes already read), under any retention, it gives what the exact
-/// loader gives.
+/// one (a file, or standard input's bytes), under any retention, the commands give what
+/// the exact loader gives.
 #[test]
 fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
     let scratch = common::Scratch::new();
     let text = big_store();
     let p = scratch.file("store.jsonl", text.as_bytes());
-    let exact = input::load(&p, text.as_bytes(), Limits::default()).unwrap();
+    let exact = omission_gate::load(&p, text.as_bytes()).unwrap();
     let kept_text = "c8990,p29,f28,c5,e3,s29,f1,g10,g20,e4";
-    let kept_flag = ("--kept".to_string(), kept_text.to_string(), false);
+    let kept = ids(kept_text);
     let action_text = r#"{"tool":"pay","params":{"amount":500}}"#;
-    let action_flag = ("--action".to_string(), action_text.to_string(), false);
-    let a = input::action_from_flag("--action", action_text).unwrap();
+    let a = action(action_text);
+    // The input by its path, or on standard input.
+    let from = |input: &str, args: &[&str]| {
+        let mut all = vec![args[0], input];
+        all.extend_from_slice(&args[1..]);
+        let stdin = (input == "-").then_some(text.as_bytes());
+        let out = common::run(&all, stdin);
+        assert!(out.code <= 2, "{all:?}: {}", out.stderr);
+        out.stdout
+    };
     for retention in [
         Retention::Given,
         Retention::HeadTail(8),
@@ -313,59 +301,37 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
         Retention::HeadTail(0),
         Retention::HeadTail(5000),
     ] {
-        let kept = kept_from_flag("--kept", kept_text, false).unwrap();
-        let c = Compaction::new(&exact.store, retention, Some(&kept), "--kept").unwrap();
-        let outcome =
-            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
-        let want_check = Report::check(&a, &c, &exact.totals, outcome).render(Format::Json);
-        let t = exact.tools_or_named();
-        let outcome = omission_gate::precheck::precheck(
-            &exact.store,
-            &c,
-            &exact.totals,
-            &t,
+        let want_check = json(omission_gate::check(
+            &exact,
+            retention,
+            Some(&kept),
+            &a,
+            CheckOptions::default(),
+        ));
+        let want_precheck = json(omission_gate::precheck(
+            &exact,
+            retention,
+            Some(&kept),
+            None,
             PrecheckOptions::default(),
-        );
-        let want_precheck = Report::precheck(&t, &c, &exact.totals, outcome).render(Format::Json);
-        for source in [
-            input::Source::Path(&p),
-            input::Source::Bytes(text.as_bytes()),
-        ] {
-            let request = input::Request {
-                origin: &p,
-                source,
-                // Under another retention, with --kept too (the exact loader reads it).
-                kept: (retention == Retention::Given || source_is_bytes(&source))
-                    .then_some(&kept_flag),
-                retention,
-                limits: Limits::default(),
-            };
-            let got = input::load_check(&request, Some(&action_flag), |loaded, action| {
-                let outcome = omission_gate::gate::check(
-                    &loaded.input.store,
-                    &loaded.compaction,
-                    &loaded.input.totals,
-                    action,
-                    Default::default(),
-                );
-                Report::check(action, &loaded.compaction, &loaded.input.totals, outcome)
-                    .render(Format::Json)
-            })
-            .unwrap();
-            assert_eq!(got, want_check, "check {retention} {source:?}");
-            let got = input::load_precheck(&request, None, |loaded, tools| {
-                let outcome = omission_gate::precheck::precheck(
-                    &loaded.input.store,
-                    &loaded.compaction,
-                    &loaded.input.totals,
-                    tools,
-                    PrecheckOptions::default(),
-                );
-                Report::precheck(tools, &loaded.compaction, &loaded.input.totals, outcome)
-                    .render(Format::Json)
-            })
-            .unwrap();
-            assert_eq!(got, want_precheck, "precheck {retention} {source:?}");
+        ));
+        let r = retention.to_string();
+        for input in [p.as_str(), "-"] {
+            let mut flags = vec!["--retention", r.as_str(), "--format", "json"];
+            // Under another retention, with --kept too (the exact loader reads it).
+            if retention == Retention::Given || input == "-" {
+                flags.extend(["--kept", kept_text]);
+            }
+            let mut check = vec!["check", "--action", action_text];
+            check.extend(&flags);
+            assert_eq!(from(input, &check), want_check, "check {r} {input}");
+            let mut precheck = vec!["check", "--precheck"];
+            precheck.extend(&flags);
+            assert_eq!(
+                from(input, &precheck),
+                want_precheck,
+                "precheck {r} {input}"
+            );
         }
     }
     // A retention that keeps the ends of the `seq` order, on an input whose lines are
@@ -378,90 +344,80 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
     lines.push(middle);
     let shuffled = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
     let q = scratch.file("shuffled.jsonl", shuffled.as_bytes());
-    let exact = input::load(&q, shuffled.as_bytes(), Limits::default()).unwrap();
+    let exact_q = omission_gate::load(&q, shuffled.as_bytes()).unwrap();
     for retention in [
         Retention::HeadTail(8),
         Retention::Recency(3),
         Retention::HeadTail(0),
     ] {
-        let c = Compaction::new(&exact.store, retention, None, &q).unwrap();
-        let outcome =
-            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
-        let want = Report::check(&a, &c, &exact.totals, outcome).render(Format::Json);
-        for source in [
-            input::Source::Path(&q),
-            input::Source::Bytes(shuffled.as_bytes()),
-        ] {
-            let request = input::Request {
-                origin: &q,
-                source,
-                kept: None,
-                retention,
-                limits: Limits::default(),
-            };
-            let got = input::load_check(&request, Some(&action_flag), |loaded, action| {
-                let outcome = omission_gate::gate::check(
-                    &loaded.input.store,
-                    &loaded.compaction,
-                    &loaded.input.totals,
-                    action,
-                    Default::default(),
-                );
-                Report::check(action, &loaded.compaction, &loaded.input.totals, outcome)
-                    .render(Format::Json)
-            })
-            .unwrap();
-            assert_eq!(got, want, "shuffled {retention} {source:?}");
-        }
+        let want = json(omission_gate::check(
+            &exact_q,
+            retention,
+            None,
+            &a,
+            CheckOptions::default(),
+        ));
+        let r = retention.to_string();
+        let args = [
+            "check",
+            "--retention",
+            &r,
+            "--action",
+            action_text,
+            "--format",
+            "json",
+        ];
+        let got = common::run(&[&[args[0], q.as_str()], &args[1..]].concat(), None);
+        assert_eq!(got.stdout, want, "shuffled {r} file");
+        let got = common::run(
+            &[&[args[0], "-"], &args[1..]].concat(),
+            Some(shuffled.as_bytes()),
+        );
+        assert_eq!(got.stdout, want, "shuffled {r} stdin");
     }
-    let exact = input::load(&p, text.as_bytes(), Limits::default()).unwrap();
 
-    // pin --budget's two passes, from the file and from bytes already read.
-    let tools = ("--tools".to_string(), "pay".to_string(), false);
-    let t = tools_from_flag("--tools", "pay").unwrap();
+    // pin --budget's two passes, from the file and from standard input.
     for budget in [None, Some(10u64), Some(20_000), Some(10_000_000)] {
-        let want = omission_gate::pin::report(&exact.store, &t, budget, 64).render(Format::Json);
-        for source in [
-            input::Source::Path(&p),
-            input::Source::Bytes(text.as_bytes()),
-        ] {
-            let request = input::Request {
-                origin: &p,
-                source,
-                kept: None,
-                retention: Retention::Given,
-                limits: Limits::default(),
-            };
-            let got = input::pin_report(&request, Some(&Ok(tools.clone())), budget, 64).unwrap();
-            assert_eq!(got.render(Format::Json), want, "pin {budget:?} {source:?}");
+        let want = omission_gate::pin(&exact, Some(&tools("pay")), budget, 64).render(Format::Json);
+        let b = budget.map(|b| b.to_string());
+        for input in [p.as_str(), "-"] {
+            let mut args = vec![
+                "pin",
+                "--tools",
+                "pay",
+                "--max-calls",
+                "64",
+                "--format",
+                "json",
+            ];
+            if let Some(b) = &b {
+                args.extend(["--budget", b]);
+            }
+            assert_eq!(
+                from(input, &args),
+                String::from_utf8(want.clone()).unwrap(),
+                "pin {budget:?} {input}"
+            );
         }
     }
     // An error is the exact loader's: a kept id that names no record.
-    let bad = ("--kept".to_string(), "c1,nope".to_string(), false);
-    let request = input::Request {
-        origin: &p,
-        source: input::Source::Path(&p),
-        kept: Some(&bad),
-        retention: Retention::Given,
-        limits: Limits::default(),
-    };
-    let kept = kept_from_flag("--kept", "c1,nope", false).unwrap();
-    let want = Compaction::new(&exact.store, Retention::Given, Some(&kept), "--kept").unwrap_err();
-    let got = input::load_check(&request, Some(&action_flag), |_, _| ()).unwrap_err();
-    assert_eq!(got.to_string(), want.to_string());
+    let args = |input| ["check", input, "--kept", "c1,nope", "--action", action_text];
+    let got = common::run(&args(&p), None);
+    let want = run_piped(&args(PIPED), &p, None);
+    assert_eq!((got.code, &got.stderr), (want.code, &want.stderr));
+    assert!(got.stderr.contains("`nope`"), "{}", got.stderr);
 }
 
 /// `sweep`, `check --retention` and the PreCompact hook on a large document give what
-/// the same commands give on the store read exactly by the library.
+/// the same commands give on the store read exactly (by the library, or on a pipe).
 #[test]
 fn sweep_retentions_and_precompact_on_a_large_store_are_the_exact_ones() {
-    use omission_gate::hook::{self, Adapter, KeptFrom, Setup};
     let scratch = common::Scratch::new();
     let action = r#"{"tool":"pay","params":{"amount":500}}"#;
     let doc = big_document(&["c8990", "p29", "f28", "c5", "e3", "s29", "f1"], action);
     assert!(doc.len() > 1 << 20);
     let p = scratch.file("store.json", doc.as_bytes());
-    let exact = input::load(&p, doc.as_bytes(), Limits::default()).unwrap();
+    let exact = omission_gate::load(&p, doc.as_bytes()).unwrap();
     let a = exact.action.clone().unwrap();
     let mut want_cells = Vec::new();
     for retention in [
@@ -469,10 +425,8 @@ fn sweep_retentions_and_precompact_on_a_large_store_are_the_exact_ones() {
         Retention::HeadTail(8),
         Retention::Recency(16),
     ] {
-        let c = Compaction::new(&exact.store, retention, exact.kept.as_deref(), &p).unwrap();
-        let outcome =
-            omission_gate::gate::check(&exact.store, &c, &exact.totals, &a, Default::default());
-        let report = Report::check(&a, &c, &exact.totals, outcome);
+        let report =
+            omission_gate::check(&exact, retention, None, &a, CheckOptions::default()).unwrap();
         let r = retention.to_string();
         let got = run(&["check", &p, "--retention", &r, "--format", "json"]);
         assert_eq!(
@@ -509,23 +463,10 @@ fn sweep_retentions_and_precompact_on_a_large_store_are_the_exact_ones() {
     let lines: Vec<&str> = got.lines().collect();
     assert_eq!(lines[..3], want_cells[..]);
     // PreCompact: the records to keep, as on the exact load.
-    let setup = Setup {
-        input: exact.clone(),
-        kept: None,
-        kept_origin: p.clone(),
-        retention: Retention::Given,
-        tools: None,
-        options: Default::default(),
-        kept_from: KeptFrom::Kept,
-        context: None,
-        compaction: None,
-    };
     let payload = br#"{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/r","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":""}"#;
-    let want = hook::answer(Adapter::PreCompact, payload, Ok(&setup));
-    let out = common::run(
-        &["hook", "claude-code-precompact", "--store", &p],
-        Some(payload),
-    );
-    assert_eq!(out.stdout, String::from_utf8(want.stdout).unwrap());
+    let hook = |store| ["hook", "claude-code-precompact", "--store", store];
+    let out = common::run(&hook(&p), Some(payload));
+    let want = run_piped(&hook(PIPED), &p, Some(payload));
+    assert_eq!((out.code, &out.stdout), (want.code, &want.stdout));
     assert!(!out.stdout.is_empty());
 }

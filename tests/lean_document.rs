@@ -11,70 +11,40 @@
 
 mod common;
 
-use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::input;
-use omission_gate::record::Limits;
-use omission_gate::{Format, PrecheckOptions, Report};
+use omission_gate::{CheckOptions, Format, PrecheckOptions, Retention};
 
-/// What a load is for, with the flags a user gave.
+/// What a load is for.
 #[derive(Debug, Clone, Copy)]
-enum Ask<'f> {
-    Check {
-        kept: Option<&'f str>,
-        action: Option<&'f str>,
-    },
-    Precheck {
-        kept: Option<&'f str>,
-    },
+enum Ask {
+    Check,
+    Precheck,
     Pin,
 }
 
 const MAX_CALLS: usize = 64;
 
-/// The report the exact loader gives (JSON), or `None` when it refuses the input.
-fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
-    let input = input::load("in.json", bytes, Limits::default()).ok()?;
-    let compaction = |kept: Option<&str>| {
-        let ids = match kept {
-            Some(k) => Some(input::kept_from_flag("--kept", k, false).ok()?),
-            None => input.kept.clone(),
-        };
-        Compaction::new(&input.store, Retention::Given, ids.as_deref(), "in.json").ok()
-    };
+/// The report the exact loader gives (JSON) for the document's own kept ids, action and
+/// tools, or `None` when it refuses the input.
+fn exact(bytes: &[u8], ask: Ask) -> Option<Vec<u8>> {
+    let input = omission_gate::load("in.json", bytes).ok()?;
     let report = match ask {
-        Ask::Check { kept, action } => {
-            let c = compaction(kept)?;
-            let a = match action {
-                Some(a) => input::action_from_flag("--action", a).ok()?,
-                None => input.action.clone()?,
-            };
-            let outcome =
-                omission_gate::gate::check(&input.store, &c, &input.totals, &a, Default::default());
-            Report::check(&a, &c, &input.totals, outcome)
+        Ask::Check => {
+            let a = input.action.clone()?;
+            omission_gate::check(&input, Retention::Given, None, &a, CheckOptions::default())
+                .ok()?
         }
-        Ask::Precheck { kept } => {
-            let c = compaction(kept)?;
-            let tools = input.tools_or_named();
-            let outcome = omission_gate::precheck::precheck(
-                &input.store,
-                &c,
-                &input.totals,
-                &tools,
-                PrecheckOptions::default(),
-            );
-            Report::precheck(&tools, &c, &input.totals, outcome)
-        }
-        Ask::Pin => {
-            omission_gate::pin::report(&input.store, &input.tools_or_named(), None, MAX_CALLS)
-        }
+        Ask::Precheck => omission_gate::precheck(
+            &input,
+            Retention::Given,
+            None,
+            None,
+            PrecheckOptions::default(),
+        )
+        .ok()?,
+        Ask::Pin => omission_gate::pin(&input, None, None, MAX_CALLS),
     };
     Some(report.render(Format::Json))
 }
-
-const CHECK: Ask<'static> = Ask::Check {
-    kept: None,
-    action: None,
-};
 
 const RECORDS: [&str; 8] = [
     r#"{"id":"c1","seq":1,"kind":"chatter","text":"hello"}"#,
@@ -133,7 +103,7 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
         &["kept", "action", "records", "tools"],
     ] {
         let text = big_document(members);
-        let want = exact(text.as_bytes(), CHECK).unwrap();
+        let want = exact(text.as_bytes(), Ask::Check).unwrap();
         let path = scratch.file("big.json", text.as_bytes());
         let from_file = common::run(&["check", &path, "--format", "json"], None);
         assert_eq!(from_file.stdout.as_bytes(), &want[..]);
@@ -142,17 +112,16 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
         // With a byte-order mark, and in text.
         let bom = format!("\u{feff}{text}");
         let text_report = common::run(&["check", "-"], Some(bom.as_bytes()));
-        let input = input::load("<stdin>", bom.as_bytes(), Limits::default()).unwrap();
-        let c =
-            Compaction::new(&input.store, Retention::Given, input.kept.as_deref(), "x").unwrap();
+        let input = omission_gate::load("<stdin>", bom.as_bytes()).unwrap();
         let a = input.action.clone().unwrap();
-        let outcome =
-            omission_gate::gate::check(&input.store, &c, &input.totals, &a, Default::default());
-        let want = Report::check(&a, &c, &input.totals, outcome).render(Format::Text);
+        let want =
+            omission_gate::check(&input, Retention::Given, None, &a, CheckOptions::default())
+                .unwrap()
+                .render(Format::Text);
         assert_eq!(text_report.stdout.as_bytes(), &want[..]);
         // precheck and pin through the CLI too.
         let pre = common::run(&["check", "--precheck", &path, "--format", "json"], None);
-        let want = exact(text.as_bytes(), Ask::Precheck { kept: None }).unwrap();
+        let want = exact(text.as_bytes(), Ask::Precheck).unwrap();
         assert_eq!(pre.stdout.as_bytes(), &want[..]);
         let pin = common::run(
             &["pin", &path, "--max-calls", "64", "--format", "json"],
@@ -165,15 +134,9 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
     // a record to keep), from a file and from stdin.
     let text = big_document(&["kept", "records", "action", "tools"]);
     let path = scratch.file("budget.json", text.as_bytes());
-    let input = input::load("x", text.as_bytes(), Limits::default()).unwrap();
+    let input = omission_gate::load("x", text.as_bytes()).unwrap();
     for budget in [10u64, 3_000, 60_000, 10_000_000] {
-        let want = omission_gate::pin::report(
-            &input.store,
-            &input.tools_or_named(),
-            Some(budget),
-            MAX_CALLS,
-        )
-        .render(Format::Json);
+        let want = omission_gate::pin(&input, None, Some(budget), MAX_CALLS).render(Format::Json);
         let b = budget.to_string();
         let args = [
             "pin",
@@ -209,6 +172,6 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
     let cut = &text[..text.len() - 3];
     let run = common::run(&["check", "-", "--format", "json"], Some(cut.as_bytes()));
     assert_eq!(run.code, 2);
-    let err = input::load("<stdin>", cut.as_bytes(), Limits::default()).unwrap_err();
+    let err = omission_gate::load("<stdin>", cut.as_bytes()).unwrap_err();
     assert!(run.stderr.contains(&err.to_string()), "{}", run.stderr);
 }

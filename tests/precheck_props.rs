@@ -13,13 +13,9 @@
     clippy::indexing_slicing
 )]
 
-use omission_gate::action::{Action, Tool};
-use omission_gate::compaction::{Compaction, Retention, Totals};
-use omission_gate::gate::{self, CheckOptions, Code, Outcome, Severity, Verdict};
-use omission_gate::input;
-use omission_gate::pin;
-use omission_gate::precheck::{self, PrecheckOptions};
-use omission_gate::record::{Limits, Store, glob_match};
+use omission_gate::{
+    Action, CheckOptions, Code, Input, PrecheckOptions, Report, Retention, Severity, Tool, Verdict,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -31,9 +27,11 @@ use common::strategies::precheck::{Case, ToolSchema, case};
 const NAMES: [&str; 7] = ["t1", "t2", "t3", "tx", "u1", "other", "x"];
 
 struct Loaded {
-    store: Store,
-    totals: Totals,
-    compaction: Compaction,
+    input: Input,
+    /// Every record's id, in `seq` order (the case's order, which its kept mask follows).
+    ids: Vec<String>,
+    /// The ids the case keeps.
+    kept: Vec<String>,
     /// The tools precheck and pin are given.
     tools: Vec<Tool>,
     /// The tools calls are sampled from (names or globs), with their schemas: the given
@@ -44,9 +42,14 @@ struct Loaded {
 
 fn load(case: &Case) -> Loaded {
     let text = json!({ "records": case.records }).to_string();
-    let input = input::load("gen.json", text.as_bytes(), Limits::default())
+    let input = omission_gate::load("gen.json", text.as_bytes())
         .unwrap_or_else(|e| panic!("generated input refused: {e}\n{text}"));
-    let compaction = Compaction::from_mask(&input.store, Retention::Given, case.kept.clone());
+    let ids: Vec<String> = case
+        .records
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let kept = kept_ids(&ids, &case.kept);
     let (tools, sampled) = match case.tools {
         Some(names) => {
             let tools = names
@@ -83,12 +86,30 @@ fn load(case: &Case) -> Loaded {
         }
     };
     Loaded {
-        store: input.store,
-        totals: input.totals,
-        compaction,
+        input,
+        ids,
+        kept,
         tools,
         sampled,
     }
+}
+
+/// The ids a mask over them keeps (a short mask keeps nothing past its end).
+fn kept_ids(ids: &[String], mask: &[bool]) -> Vec<String> {
+    ids.iter()
+        .zip(mask)
+        .filter(|(_, k)| **k)
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// True when `name` matches `pattern`, a name or a glob where `*` matches any run of
+/// characters (dots included).
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<String> = pattern.split('*').map(regex::escape).collect();
+    regex::Regex::new(&format!("(?s)^{}$", parts.join(".*")))
+        .unwrap()
+        .is_match(name)
 }
 
 /// Every value the records mention, stepped around: n-1, n-0.5, n, n+0.5, n+1 for
@@ -211,21 +232,35 @@ fn sample_calls(l: &Loaded, records: &[Value], seed: u64, n: usize) -> Vec<Actio
     out
 }
 
-fn run_precheck(l: &Loaded, compaction: &Compaction, max_calls: usize) -> Outcome {
-    precheck::precheck(
-        &l.store,
-        compaction,
-        &l.totals,
-        &l.tools,
-        PrecheckOptions {
-            allow_unevaluable: false,
-            max_calls,
-        },
+fn run_precheck(l: &Loaded, kept: &[String], max_calls: usize) -> Report {
+    let options = PrecheckOptions {
+        allow_unevaluable: false,
+        max_calls,
+    };
+    omission_gate::precheck(
+        &l.input,
+        Retention::Given,
+        Some(kept),
+        Some(&l.tools),
+        options,
     )
+    .unwrap()
 }
 
-fn describe(outcome: &Outcome) -> String {
-    outcome
+/// `check` of `call` with `kept` kept.
+fn run_check(l: &Loaded, kept: &[String], call: &Action) -> Report {
+    omission_gate::check(
+        &l.input,
+        Retention::Given,
+        Some(kept),
+        call,
+        CheckOptions::default(),
+    )
+    .unwrap()
+}
+
+fn describe(report: &Report) -> String {
+    report
         .findings
         .iter()
         .map(|f| {
@@ -253,13 +288,11 @@ proptest! {
     #[test]
     fn precheck_never_passes_what_check_blocks_or_errors(case in case()) {
         let l = load(&case);
-        let pre = run_precheck(&l, &l.compaction, case.max_calls);
+        let pre = run_precheck(&l, &l.kept, case.max_calls);
         if pre.verdict == Verdict::Pass {
-            let everything =
-                Compaction::from_mask(&l.store, Retention::Given, vec![true; l.store.len()]);
             for call in sample_calls(&l, &case.records, case.seed, 60) {
-                let out = gate::check(&l.store, &l.compaction, &l.totals, &call, CheckOptions::default());
-                let whatever = gate::check(&l.store, &everything, &l.totals, &call, CheckOptions::default());
+                let out = run_check(&l, &l.kept, &call);
+                let whatever = run_check(&l, &l.ids, &call);
                 prop_assert!(
                     out.findings.iter().all(|f| f.severity != Severity::Block)
                         && (out.verdict != Verdict::Error || whatever.verdict == Verdict::Error),
@@ -279,14 +312,14 @@ proptest! {
     #[test]
     fn every_witness_makes_check_report_that_finding(case in case()) {
         let l = load(&case);
-        let pre = run_precheck(&l, &l.compaction, case.max_calls);
+        let pre = run_precheck(&l, &l.kept, case.max_calls);
         for f in pre.findings.iter().filter(|f| f.witness.is_some()) {
             let w = f.witness.as_ref().unwrap();
             let inside = l.sampled.iter().any(|(t, s)| {
                 glob_match(t, &w.tool) && s.as_ref().is_none_or(|s| s.admits(&w.params))
             });
             prop_assert!(inside, "witness outside every tool's schema: {} {:?}", w.tool, w.params);
-            let out = gate::check(&l.store, &l.compaction, &l.totals, w, CheckOptions::default());
+            let out = run_check(&l, &l.kept, w);
             let hit = out.findings.iter().any(|g| {
                 g.record == f.record
                     && match f.code {
@@ -297,9 +330,7 @@ proptest! {
             });
             if f.code == Code::FailsWhateverKept {
                 // ... and with nothing dropped too: the compaction did not cause it.
-                let everything =
-                    Compaction::from_mask(&l.store, Retention::Given, vec![true; l.store.len()]);
-                let out = gate::check(&l.store, &everything, &l.totals, w, CheckOptions::default());
+                let out = run_check(&l, &l.ids, w);
                 prop_assert!(
                     out.findings.iter().any(|g| g.record == f.record && g.severity == Severity::Error),
                     "a note's witness {} {} is decided with nothing dropped:\n{}",
@@ -327,22 +358,19 @@ proptest! {
     #[test]
     fn keeping_what_pin_pins_leaves_nothing_to_block(case in case()) {
         let l = load(&case);
-        let pins = pin::pin(&l.store, &l.tools, case.max_calls);
-        let mut mask = case.kept.clone();
-        mask.resize(l.store.len(), false);
-        for &p in &pins.positions {
-            mask[p] = true;
-        }
-        let kept = Compaction::from_mask(&l.store, Retention::Given, mask);
+        let pins = omission_gate::pin(&l.input, Some(&l.tools), None, case.max_calls);
+        let pinned: Vec<String> = pins.pinned.iter().flatten().map(|p| p.id.clone()).collect();
+        let mut kept = l.kept.clone();
+        kept.extend(pinned.iter().cloned());
         let pre = run_precheck(&l, &kept, case.max_calls);
         prop_assert!(
             pre.findings.iter().all(|f| f.severity != Severity::Block),
             "precheck blocks a kept set that contains pin's output:\n{}\npinned: {:?}",
             describe(&pre),
-            pins.pinned
+            pinned
         );
         for call in sample_calls(&l, &case.records, case.seed, 40) {
-            let out = gate::check(&l.store, &kept, &l.totals, &call, CheckOptions::default());
+            let out = run_check(&l, &kept, &call);
             prop_assert!(
                 out.findings.iter().all(|f| f.severity != Severity::Block),
                 "check blocks {} {} on a kept set that contains pin's output:\n{}",

@@ -6,12 +6,7 @@
     clippy::indexing_slicing
 )]
 
-use omission_gate::action::Action;
-use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::gate::{self, CheckOptions, Severity};
-use omission_gate::input;
-use omission_gate::record::Limits;
-use omission_gate::report::{Format, Report};
+use omission_gate::{Action, CheckOptions, Format, Report, Retention, Severity};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -47,16 +42,15 @@ fn report(
     format: Format,
 ) -> (Report, Vec<u8>) {
     let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-    let loaded = input::load("gen", text.as_bytes(), Limits::default()).unwrap();
-    let compaction = Compaction::new(&loaded.store, Retention::Given, Some(kept), "gen").unwrap();
-    let outcome = gate::check(
-        &loaded.store,
-        &compaction,
-        &loaded.totals,
+    let loaded = omission_gate::load("gen", text.as_bytes()).unwrap();
+    let report = omission_gate::check(
+        &loaded,
+        Retention::Given,
+        Some(kept),
         action,
         CheckOptions::default(),
-    );
-    let report = Report::check(action, &compaction, &loaded.totals, outcome);
+    )
+    .unwrap();
     let bytes = report.render(format);
     (report, bytes)
 }

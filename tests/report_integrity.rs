@@ -9,11 +9,7 @@
     clippy::indexing_slicing
 )]
 
-use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::gate::{self, CheckOptions, Severity, Verdict};
-use omission_gate::input;
-use omission_gate::record::Limits;
-use omission_gate::report::{self, Format, Mode, Report};
+use omission_gate::{CheckOptions, Format, Mode, Report, Retention, Severity, Verdict, verify};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -82,11 +78,9 @@ impl Scenario {
         let options = CheckOptions {
             allow_unevaluable: self.allow_unevaluable,
         };
-        let judged = input::load("in.json", &self.document(), Limits::default()).and_then(|i| {
-            let c = Compaction::new(&i.store, Retention::Given, i.kept.as_deref(), "in.json")?;
+        let judged = omission_gate::load("in.json", &self.document()).and_then(|i| {
             let action = i.action.clone().unwrap();
-            let outcome = gate::check(&i.store, &c, &i.totals, &action, options);
-            Ok(Report::check(&action, &c, &i.totals, outcome))
+            omission_gate::check(&i, Retention::Given, None, &action, options)
         });
         judged.unwrap_or_else(|e| Report::invalid_input(Mode::Check, &e.to_string()))
     }
@@ -178,7 +172,7 @@ fn assert_text_integrity(r: &Report) {
             "{line}"
         );
     }
-    assert!(report::verify(&bytes).is_ok());
+    assert!(verify(&bytes).is_ok());
 }
 
 fn assert_json_integrity(r: &Report) {
@@ -193,7 +187,7 @@ fn assert_json_integrity(r: &Report) {
     let seal = parsed.as_object_mut().unwrap().remove("sha256").unwrap();
     assert_eq!(seal.as_str().map(str::len), Some(64));
     assert_eq!(parsed, serde_json::to_value(r).unwrap(), "\n{text}");
-    assert!(report::verify(&bytes).is_ok());
+    assert!(verify(&bytes).is_ok());
 }
 
 proptest! {
@@ -219,7 +213,7 @@ proptest! {
         prop_assume!(bytes[i] != new);
         let mut changed = bytes.clone();
         changed[i] = new;
-        prop_assert!(report::verify(&changed).is_err(), "byte {} -> {:#04x}", i, new);
+        prop_assert!(verify(&changed).is_err(), "byte {} -> {:#04x}", i, new);
     }
 }
 
@@ -231,11 +225,11 @@ proptest! {
     fn verify_detects_a_change_at_every_position(s in scenario(), mask in 1u8..=255) {
         for format in [Format::Text, Format::Json] {
             let bytes = s.report().render(format);
-            prop_assert!(report::verify(&bytes).is_ok());
+            prop_assert!(verify(&bytes).is_ok());
             for i in 0..bytes.len() {
                 let mut changed = bytes.clone();
                 changed[i] ^= mask;
-                prop_assert!(report::verify(&changed).is_err(), "{:?} byte {}", format, i);
+                prop_assert!(verify(&changed).is_err(), "{:?} byte {}", format, i);
             }
         }
     }

@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use omission_gate::gate::CheckOptions;
+use omission_gate::CheckOptions;
+use omission_gate::fuzzing::{named_tools, record_ids};
 
 fuzz_target!(|data: &[u8]| {
     // The first byte picks K, the flag and the lean loader's chunk size; the rest is the
@@ -28,16 +29,12 @@ fuzz_target!(|data: &[u8]| {
     };
     // The same bytes with the flags a harness would pass: every other record kept, and a
     // call of a tool the records name.
-    let kept: String = input
-        .store
-        .records()
+    let kept: String = record_ids(&input)
         .iter()
         .step_by(2)
-        .map(|r| format!("{}\n", r.id))
+        .map(|id| format!("{id}\n"))
         .collect();
-    let tool = input
-        .store
-        .named_tools()
+    let tool = named_tools(&input)
         .into_iter()
         .next()
         .unwrap_or("t")

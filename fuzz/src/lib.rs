@@ -7,16 +7,11 @@
 //! every run, and no BLOCK when nothing was dropped. Precheck and pin run on the same
 //! input (with a small call bound), and the lean loader must agree with the exact one.
 
-use omission_gate::action::{Action, Tool};
-use omission_gate::compaction::{Compaction, Retention};
-use omission_gate::error::InputError;
-use omission_gate::fuzzing::{Ask, lean_load};
-use omission_gate::gate::{self, CheckOptions, Verdict};
-use omission_gate::input::{self, Input};
-use omission_gate::pin;
-use omission_gate::precheck::{self, PrecheckOptions};
-use omission_gate::record::Limits;
-use omission_gate::report::{self, Format, Mode, Report};
+use omission_gate::fuzzing::{Ask, exact_report, lean_report};
+use omission_gate::{
+    Action, CheckOptions, Format, Input, InputError, Mode, PrecheckOptions, Report, Retention,
+    Tool, Verdict,
+};
 
 /// True for characters a report must never contain: C0 controls other than `\n`, DEL,
 /// C1 controls, line/paragraph separators, bidi controls and the BOM. Written out here,
@@ -45,7 +40,7 @@ pub fn assert_sound_report(report: &Report, format: Format) {
         panic!("report carries {:?}:\n{text}", c);
     }
     assert!(
-        report::verify(&bytes).is_ok(),
+        omission_gate::verify(&bytes).is_ok(),
         "report does not verify:\n{text}"
     );
     let verdict = report.verdict.as_str();
@@ -89,7 +84,7 @@ pub fn assert_sound_error(err: &InputError) {
 /// Loads `bytes` and judges them under the document's own compaction and a few
 /// retentions picked by `k`, asserting every invariant on the way.
 pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
-    let input = match input::load("fuzz.json", bytes, Limits::default()) {
+    let input = match omission_gate::load("fuzz.json", bytes) {
         Ok(input) => input,
         Err(e) => {
             assert_sound_error(&e);
@@ -113,57 +108,48 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         Retention::HeadTail(usize::MAX),
         Retention::Recency(usize::MAX - k),
     ] {
-        let compaction =
-            match Compaction::new(&input.store, retention, input.kept.as_deref(), "fuzz.json") {
-                Ok(c) => c,
-                Err(e) => {
-                    assert_sound_error(&e);
-                    continue;
-                }
-            };
+        let compaction = match omission_gate::compaction(&input, retention, None) {
+            Ok(c) => c,
+            Err(e) => {
+                assert_sound_error(&e);
+                continue;
+            }
+        };
         let totals = &input.totals;
         assert_eq!(
             totals.kept(&compaction) + totals.dropped(&compaction),
-            input.store.len()
+            totals.records
         );
-        let outcome = gate::check(&input.store, &compaction, &input.totals, &action, options);
-        assert_eq!(
-            outcome,
-            gate::check(&input.store, &compaction, &input.totals, &action, options)
-        );
+        let check = || omission_gate::check(&input, retention, None, &action, options);
+        let report = check().expect("the compaction above was accepted");
+        assert_eq!(report, check().expect("the compaction above was accepted"));
         if totals.dropped(&compaction) == 0 {
             // With nothing dropped both views are the same: nothing can block.
-            assert_ne!(outcome.verdict, Verdict::Block, "{outcome:#?}");
+            assert_ne!(report.verdict, Verdict::Block, "{report:#?}");
         }
-        let report = Report::check(&action, &compaction, &input.totals, outcome);
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
-        let outcome = precheck::precheck(&input.store, &compaction, &input.totals, &tools, pre);
-        let report = Report::precheck(&tools, &compaction, &input.totals, outcome);
+        let report = omission_gate::precheck(&input, retention, None, Some(&tools), pre)
+            .expect("the compaction above was accepted");
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
     }
     // pin: a sound report, and keeping what it pins leaves precheck nothing to block.
     let budget = (k as u64).saturating_mul(40);
     for budget in [None, Some(budget)] {
-        let report = pin::report(&input.store, &tools, budget, MAX_CALLS);
+        let report = omission_gate::pin(&input, Some(&tools), budget, MAX_CALLS);
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
     }
-    let pins = pin::pin(&input.store, &tools, MAX_CALLS);
-    let mut mask = vec![false; input.store.len()];
-    for &p in &pins.positions {
-        if let Some(slot) = mask.get_mut(p) {
-            *slot = true;
-        }
-    }
-    let kept = Compaction::from_mask(&input.store, Retention::Given, mask);
-    let outcome = precheck::precheck(&input.store, &kept, &input.totals, &tools, pre);
+    let pins = omission_gate::pin(&input, Some(&tools), None, MAX_CALLS);
+    let pinned: Vec<String> = pins.pinned.iter().flatten().map(|p| p.id.clone()).collect();
+    let report =
+        omission_gate::precheck(&input, Retention::Given, Some(&pinned), Some(&tools), pre)
+            .expect("pinned ids name records");
     assert_ne!(
-        outcome.verdict,
+        report.verdict,
         Verdict::Block,
-        "precheck blocks a kept set that holds pin's output {:?}: {outcome:#?}",
-        pins.pinned
+        "precheck blocks a kept set that holds pin's output {pinned:?}: {report:#?}"
     );
     Some(input)
 }
@@ -205,62 +191,19 @@ pub fn assert_lean_agrees(
     chunk: usize,
     options: CheckOptions,
 ) {
-    let action_flag = match action.map(|a| input::action_from_flag("--action", a)) {
-        Some(Ok(a)) => Some(a),
-        Some(Err(_)) => return,
-        None => None,
-    };
-    let lean = lean_load(
-        chunks(bytes, chunk),
-        kept.map(|k| (k, true)),
-        Ask::Check(action_flag.clone()),
-    );
-    let Some(lean) = lean else { return };
-    let Some(lean_action) = lean.action else {
-        panic!("a lean check load without an action")
-    };
-    let exact = (|| {
-        let (input, c) = exact_given(bytes, kept)?;
-        let action = match action_flag {
-            Some(a) => a,
-            None => input
-                .action
-                .clone()
-                .ok_or_else(|| InputError::at("fuzz.json", "action", "check needs an action"))?,
-        };
-        let outcome = gate::check(&input.store, &c, &input.totals, &action, options);
-        Ok::<_, InputError>(Report::check(&action, &c, &input.totals, outcome))
-    })();
-    let exact = match exact {
-        Ok(r) => r,
-        Err(e) => panic!("the lean loader accepted what the exact path refuses: {e}"),
-    };
-    let outcome = gate::check(
-        &lean.input.store,
-        &lean.compaction,
-        &lean.input.totals,
-        &lean_action,
-        options,
-    );
-    let lean = Report::check(&lean_action, &lean.compaction, &lean.input.totals, outcome);
-    assert_same_bytes(&exact, &lean, "check");
+    assert_agree(bytes, kept, chunk, Ask::Check(action, options), "check");
 }
 
-/// The exact load of `bytes` and its compaction under retention `given`, the kept ids
-/// from `kept` (the `--kept` flag's text, as from a file) or else the document's.
-fn exact_given(bytes: &[u8], kept: Option<&str>) -> Result<(Input, Compaction), InputError> {
-    let input = input::load("fuzz.json", bytes, Limits::default())?;
-    let kept_ids = match kept {
-        Some(k) => Some(input::kept_from_flag("--kept", k, true)?),
-        None => input.kept.clone(),
+/// A lean load's report for `ask` (none: it fell back) is the exact path's, which must
+/// accept the input.
+fn assert_agree(bytes: &[u8], kept: Option<&str>, chunk: usize, ask: Ask<'_>, what: &str) {
+    let Some(lean) = lean_report(chunks(bytes, chunk), kept, ask) else {
+        return;
     };
-    let c = Compaction::new(
-        &input.store,
-        Retention::Given,
-        kept_ids.as_deref(),
-        "fuzz.json",
-    )?;
-    Ok((input, c))
+    let exact = exact_report(bytes, kept, ask).unwrap_or_else(|e| {
+        panic!("the lean {what} load accepted what the exact path refuses: {e}")
+    });
+    assert_same_bytes(&exact, &lean, what);
 }
 
 /// Asserts two inputs give byte-identical reports under the retentions `judge` uses.
@@ -268,10 +211,8 @@ pub fn assert_same_reports(a: &Input, b: &Input, k: usize, allow_unevaluable: bo
     let options = CheckOptions { allow_unevaluable };
     let render = |input: &Input, retention: Retention| -> Option<Vec<u8>> {
         let action = input.action.clone()?;
-        let c =
-            Compaction::new(&input.store, retention, input.kept.as_deref(), "fuzz.json").ok()?;
-        let outcome = gate::check(&input.store, &c, &input.totals, &action, options);
-        Some(Report::check(&action, &c, &input.totals, outcome).render(Format::Json))
+        let report = omission_gate::check(input, retention, None, &action, options).ok()?;
+        Some(report.render(Format::Json))
     };
     for retention in [
         Retention::Given,
@@ -307,41 +248,6 @@ pub fn assert_lean_for_agrees(
         allow_unevaluable,
         max_calls: MAX_CALLS,
     };
-    let lean = lean_load(chunks(bytes, chunk), kept.map(|k| (k, true)), Ask::Precheck);
-    if let Some(lean) = lean {
-        let exact = (|| {
-            let (input, c) = exact_given(bytes, kept)?;
-            let tools = input.tools_or_named();
-            let outcome = precheck::precheck(&input.store, &c, &input.totals, &tools, pre);
-            Ok::<_, InputError>(Report::precheck(&tools, &c, &input.totals, outcome))
-        })()
-        .unwrap_or_else(|e| {
-            panic!("the lean precheck load accepted what the exact path refuses: {e}")
-        });
-        let outcome = precheck::precheck(
-            &lean.input.store,
-            &lean.compaction,
-            &lean.input.totals,
-            &lean.tools,
-            pre,
-        );
-        assert_same_bytes(
-            &exact,
-            &Report::precheck(&lean.tools, &lean.compaction, &lean.input.totals, outcome),
-            "precheck",
-        );
-    }
-    let lean = lean_load(chunks(bytes, chunk), None, Ask::Pin);
-    if let Some(lean) = lean {
-        let exact = input::load("fuzz.json", bytes, Limits::default())
-            .map(|input| {
-                let tools = input.tools_or_named();
-                pin::report(&input.store, &tools, None, MAX_CALLS)
-            })
-            .unwrap_or_else(|e| {
-                panic!("the lean pin load accepted what the exact path refuses: {e}")
-            });
-        let lean = pin::report(&lean.input.store, &lean.tools, None, MAX_CALLS);
-        assert_same_bytes(&exact, &lean, "pin");
-    }
+    assert_agree(bytes, kept, chunk, Ask::Precheck(pre), "precheck");
+    assert_agree(bytes, None, chunk, Ask::Pin(MAX_CALLS), "pin");
 }

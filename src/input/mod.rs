@@ -21,8 +21,8 @@ mod source;
 mod texts;
 
 pub use entry::{
-    FlagText, Loaded, Request, Source, StoreTexts, Stored, load_check, load_exact, load_precheck,
-    load_store, pin_report, store_texts, tools_of,
+    FlagText, Loaded, Request, Source, load_check, load_exact, load_precheck, load_store,
+    pin_report, store_texts, tools_of,
 };
 pub use source::{io_reason, read};
 
@@ -37,7 +37,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub struct Input {
     /// The validated records: every record of the input from the exact loader ([`load`]),
     /// only those a command can consult from the lean one.
-    pub store: Store,
+    pub(crate) store: Store,
     /// What the load knows of the whole input beside the records `store` holds.
     pub totals: Totals,
     /// The document's `kept` ids, if any.
@@ -66,15 +66,6 @@ impl Input {
                 .collect(),
         }
     }
-}
-
-/// Which of the two input forms a file is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// One JSON object with `records`.
-    Document,
-    /// One record object per line.
-    Stream,
 }
 
 const DOCUMENT_KEYS: [&str; 5] = ["records", "kept", "action", "tools", "meta"];

@@ -193,11 +193,6 @@ impl Calls {
         self.bases.len().saturating_mul(product(&self.dims))
     }
 
-    /// True when the schema admits no call at all.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Calls `f` on each call until it returns true.
     pub fn try_each(&self, mut f: impl FnMut(&Action) -> bool) {
         for base in &self.bases {

@@ -72,8 +72,6 @@ pub enum Role {
     Result,
     /// A compaction's summary.
     Summary,
-    /// A file named with `--context-file`.
-    File,
 }
 
 impl Role {
@@ -87,7 +85,6 @@ impl Role {
             Role::Call => "call",
             Role::Result => "result",
             Role::Summary => "summary",
-            Role::File => "file",
         }
     }
 }

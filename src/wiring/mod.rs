@@ -24,7 +24,7 @@ mod protocol;
 mod shell;
 
 pub use protocol::{Outcome, matches, outcome};
-pub use shell::{exits_2_on_failure, runs_adapter, sh_quote, split_expanded, split_words};
+pub use shell::{exits_2_on_failure, runs_adapter, sh_quote, split_expanded};
 
 /// Why a settings file cannot be read or edited.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

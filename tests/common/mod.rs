@@ -44,12 +44,40 @@ impl Run {
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
     command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    run_of(command, stdin)
+}
+
+/// What `command` did with `stdin` (see [`output_of`]).
+fn run_of(command: Command, stdin: Option<&[u8]>) -> Run {
     let out = output_of(command, stdin);
     Run {
         code: out.status.code().expect("exited by a signal"),
         stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
         stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
     }
+}
+
+/// The argument [`run_piped`] puts a pipe in place of.
+pub const PIPED: &str = "/dev/fd/3";
+
+/// Runs omission-gate as [`run`] does, with the file `file` on a pipe that an argument
+/// [`PIPED`] names (bash's `3< <(cat FILE)`). A pipe is no regular file: whatever its
+/// size, the loader reads it whole and loads it exactly, so a large input named this way
+/// is the exact loader's reference for the same input named by its path (which the lean
+/// loader may read).
+pub fn run_piped(args: &[&str], file: &str, stdin: Option<&[u8]>) -> Run {
+    let mut command = Command::new("bash");
+    command
+        .args([
+            "-c",
+            r#"file=$1; shift; exec "$@" 3< <(cat "$file")"#,
+            "bash",
+            file,
+        ])
+        .arg(env!("CARGO_BIN_EXE_omission-gate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    run_of(command, stdin)
 }
 
 /// Runs `command` with `stdin` on its standard input (none: `/dev/null`) and collects
@@ -197,4 +225,35 @@ pub fn doc_examples_hold(doc: &str) -> usize {
         );
     }
     examples.len()
+}
+
+/// The hash Codex keeps as `trusted_hash` for the pre-tool hook `handler` of a group with
+/// `matcher`: the sha256 of the hook's identity (its handler normalized, Codex's
+/// defaults filled in) as sorted JSON. Written out here from what Codex does, apart from
+/// the library's own, so that the two check each other.
+pub fn codex_trusted_hash(matcher: Option<&str>, handler: &serde_json::Value) -> String {
+    use sha2::Digest;
+    let mut hook = serde_json::json!({
+        "type": "command",
+        "command": handler["command"],
+        "timeout": handler["timeout"].as_u64().unwrap_or(600).max(1),
+        "async": handler["async"].as_bool().unwrap_or(false),
+    });
+    if handler["statusMessage"].is_string() {
+        hook["statusMessage"] = handler["statusMessage"].clone();
+    }
+    let mut identity = serde_json::json!({ "event_name": "pre_tool_use", "hooks": [hook] });
+    if let Some(m) = matcher {
+        identity["matcher"] = m.into();
+    }
+    let digest = sha2::Sha256::digest(identity.to_string().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The lines Codex's `config.toml` needs to run the hook `key` of a trusted `project`.
+pub fn codex_trust_lines(project: &str, key: &str, hash: &str) -> String {
+    format!(
+        "[projects.{project:?}]\ntrust_level = \"trusted\"\n\n[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n"
+    )
 }

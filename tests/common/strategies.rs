@@ -24,7 +24,7 @@ pub fn predicate(leaf: impl Strategy<Value = Value> + 'static) -> impl Strategy<
 /// Record sets over refund fields and tools: chatter, facts, policies with nested
 /// predicates, effects and summaries, and calls of the tools.
 pub mod refunds {
-    use omission_gate::action::Action;
+    use omission_gate::Action;
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
