@@ -24,7 +24,7 @@ mod claude;
 mod codex;
 mod gemini;
 
-pub use gemini::{SessionHead, session_head};
+pub use gemini::session_head;
 
 /// The part of a transcript file a reader is given: its first line and its end.
 #[derive(Debug, Clone, Copy)]
