@@ -1139,6 +1139,23 @@ fn a_gemini_subagents_call_is_judged_against_the_subagents_own_session() {
     });
     let out = hook_with(h, &store(h), &payload(h, "S-1", &session), &[]);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // A subagent whose call the response already records as ended (by its `agentId`) is
+    // done: a later call of that response is the main agent's.
+    let (_e, session, subagent) = gemini_session("S-1", |_| {});
+    let text = std::fs::read_to_string(&session).unwrap();
+    let last = text
+        .lines()
+        .rfind(|l| l.contains(r#""type":"gemini""#))
+        .unwrap();
+    let mut ended: Value = serde_json::from_str(last).unwrap();
+    let agent = subagent.file_stem().unwrap().to_str().unwrap();
+    ended["toolCalls"] = serde_json::json!([{"id": "invoke", "name": "invoke_agent",
+        "args": {"agent_name": "generalist", "prompt": "SUBAGENT-STEP"}, "agentId": agent,
+        "status": "success", "result": [{"functionResponse": {"id": "invoke",
+        "name": "invoke_agent", "response": {"output": "Subagent finished."}}}]}]);
+    std::fs::write(&session, format!("{text}{ended}\n")).unwrap();
+    let out = hook_with(h, &store(h), &payload(h, "S-1", &session), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
     // `check --transcript` judges the file it is given: the session's, with the rule.
     let (_c, session, _) = gemini_session("S-1", |_| {});
     assert_eq!(

@@ -92,8 +92,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
 /// id. A subagent keeps its own session file, `<chats>/<session id>/<agent id>.jsonl`
 /// (its first line says `"kind":"subagent"`), started while the main agent's response
 /// that invoked it is acted on. So when the session's last message is such a response,
-/// a subagent started since then is running one of its calls, and the call being judged
-/// is that subagent's: its file is what the caller sees. Two such subagents at once, or a
+/// a subagent started since then, whose call the response does not yet record as ended
+/// (with its `agentId`), is running one of its calls, and the call being judged is that
+/// subagent's: its file is what the caller sees. Two such subagents at once, or a
 /// file the gate cannot place in time, is an error: the gate cannot tell whose call it
 /// is. (A call the main agent makes beside the subagent, in the same response, is judged
 /// against the subagent's view too: the subagent's task was written in that response,
@@ -157,14 +158,15 @@ fn gemini_subagent(wanted: &Wanted<'_>, live: &Live) -> Result<Option<String>, I
         if sub.kind.as_deref() != Some("subagent") {
             continue;
         }
-        let Some(since) = live.responding_since.as_deref() else {
+        let Some(responding) = live.responding.as_deref() else {
             return Err(unsure(format!(
                 "the session's last message is not a response being acted on, and it has a subagent (`{name}`)"
             )));
         };
+        let since = responding.since.as_str();
         match sub.start.as_deref() {
             Some(start) if is_utc_millis(start) && is_utc_millis(since) => {
-                if start >= since {
+                if start >= since && !responding.finished_agents.contains(&sub.id) {
                     running.push(file.to_string_lossy().into_owned());
                 }
             }

@@ -205,7 +205,7 @@ pub(super) fn read(
                     pieces: Vec::new(),
                     compaction: None,
                     call_seen: false,
-                    responding_since: None,
+                    responding: None,
                 });
             }
             return Err(Failure::NeedMore);
@@ -365,7 +365,7 @@ fn pieces(
         pieces: out,
         compaction,
         call_seen,
-        responding_since: None,
+        responding: None,
     })
 }
 

@@ -133,7 +133,7 @@ pub(super) fn read(
         pieces: out,
         compaction,
         call_seen,
-        responding_since: None,
+        responding: None,
     })
 }
 

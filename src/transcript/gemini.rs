@@ -212,10 +212,20 @@ pub(super) fn read(
         .and_then(|i| messages.list.get(i))
         .filter(|(_, m)| m.get("type").and_then(Value::as_str) == Some("gemini"));
     let responding = responding_to.is_some();
-    let responding_since = responding_to
-        .and_then(|(_, m)| m.get("timestamp"))
-        .and_then(Value::as_str)
-        .map(Box::from);
+    let responding_now = responding_to.and_then(|(_, m)| {
+        let since = m.get("timestamp").and_then(Value::as_str)?.to_string();
+        let calls = m.get("toolCalls").and_then(Value::as_array);
+        let finished_agents = calls
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("agentId").and_then(Value::as_str))
+            .map(str::to_string)
+            .collect();
+        Some(Box::new(super::Responding {
+            since,
+            finished_agents,
+        }))
+    });
     let mut out = Vec::new();
     let mut call_seen = false;
     for (i, (at, m)) in messages.list.iter().enumerate() {
@@ -241,7 +251,7 @@ pub(super) fn read(
         pieces: out,
         compaction,
         call_seen,
-        responding_since,
+        responding: responding_now,
     })
 }
 

@@ -111,9 +111,18 @@ pub struct Live {
     pub compaction: Option<u64>,
     /// True when the transcript records the pending call the reader was asked about.
     pub call_seen: bool,
-    /// Gemini CLI: when the model's response being acted on (the session's last message,
-    /// when that is the model's) was recorded, as the file gives it. `None` otherwise.
-    pub responding_since: Option<Box<str>>,
+    /// Gemini CLI: the model's response being acted on (the session's last message, when
+    /// that is the model's). `None` otherwise.
+    pub responding: Option<Box<Responding>>,
+}
+
+/// Gemini CLI: the model's response being acted on, as far as the file records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Responding {
+    /// When it was recorded, as the file gives it.
+    pub since: String,
+    /// The subagents its calls that ended ran (their `agentId`).
+    pub finished_agents: Vec<String>,
 }
 
 /// Why a window gave no live context.
