@@ -486,6 +486,23 @@ fn a_transcript_written_late_is_waited_for() {
         "{}",
         out.stderr
     );
+    // Entry by entry, as Claude Code writes them: read between a compaction's boundary
+    // (line 17) and its summary, the file is still being written, not broken.
+    assert!(lines[16].contains("compact_boundary"));
+    let boundary: String = lines[..17].iter().map(|l| format!("{l}\n")).collect();
+    let after: String = lines[17..].iter().map(|l| format!("{l}\n")).collect();
+    let out = hook_while_written(
+        Some(boundary.as_bytes()),
+        after.as_bytes(),
+        Duration::from_millis(400),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .starts_with("omission-gate denied this call: BLOCK"),
+        "{}",
+        out.stderr
+    );
     // The call's own line written in two halves: the first half is not read.
     let (last, head) = lines.split_last().unwrap();
     let early: String = head.iter().map(|l| format!("{l}\n")).collect::<String>() + &last[..40];

@@ -293,11 +293,18 @@ fn read_live(
             Err(transcript::Failure::Invalid { at, problem }) => {
                 let line = line_number(&mut file, at).map_err(|e| cannot(&e))?;
                 let err = InputError::at(path, format!("line {line}"), problem.to_string());
-                return Err(if len == 0 || at == 0 && !head.ends_with(b"\n") {
-                    Unread::NotYet(err)
-                } else {
-                    Unread::Invalid(err)
-                });
+                // A file that does not yet hold the call being judged is still being
+                // written (a compaction's boundary before its summary, say): worth another
+                // look while waiting. Past the deadline, the error stands.
+                let unwritten =
+                    call.is_some_and(|c| memchr::memmem::find(&tail, c.as_bytes()).is_none());
+                return Err(
+                    if len == 0 || at == 0 && !head.ends_with(b"\n") || unwritten {
+                        Unread::NotYet(err)
+                    } else {
+                        Unread::Invalid(err)
+                    },
+                );
             }
         }
     }
