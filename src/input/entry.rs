@@ -179,11 +179,17 @@ pub fn load_store(request: &Request<'_>, call: Option<Action>) -> Result<Stored,
 /// reads: [`store_texts`] reads the texts (a caller can read the transcript meanwhile),
 /// then [`StoreTexts::load_in_view`] hands the records in view to the lean loader.
 pub struct StoreTexts {
-    /// The file's stamp before the light pass (`None`: bytes already read), which the
-    /// lean load must find again after it: the two passes read one file.
+    /// The store's bytes, read once for both passes (a file of up to
+    /// [`source::HOLD_UP_TO`] bytes): the records in view are then those of the very
+    /// bytes judged, whatever happens to the file meanwhile.
+    held: Option<Vec<u8>>,
+    /// The file's stamp before the light pass when it is read twice (a larger file),
+    /// which the lean load must find again after it: the two passes read one file.
     stamp: Option<(u64, std::time::SystemTime)>,
-    /// The id of each record that has a text, in the store's order.
-    ids: Vec<String>,
+    /// The ids of the records that have a text, in the store's order, one after another.
+    ids: String,
+    /// Where each of those ids ends in `ids`.
+    id_ends: Vec<usize>,
     /// Their texts, as sought.
     sought: Sought,
     /// The tool names and globs the store's policies and effects give (`None`: one
@@ -195,20 +201,38 @@ pub struct StoreTexts {
 /// when it is not a JSON Lines input of 1 MiB or more that the pass can read plainly,
 /// and the caller loads every record ([`load_store`], [`load_check`]).
 pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
+    store_texts_holding(request, source::HOLD_UP_TO)
+}
+
+/// [`store_texts`], holding a file of up to `most` bytes for both passes.
+pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<StoreTexts> {
     let (path, bytes) = request.source.parts();
-    let stamp = match bytes {
-        None => Some(source::stamp(path)?),
+    let held = match bytes {
+        None => source::hold(path, request.limits, most),
         Some(_) => None,
     };
-    let mut ids = Vec::new();
+    let stamp = match (bytes, &held) {
+        (None, None) => Some(source::stamp(path)?),
+        _ => None,
+    };
+    let mut ids = String::new();
+    let mut id_ends = Vec::new();
     let mut sought = Sought::default();
-    let named = record_texts(path, bytes, request.limits, |id, text| {
-        ids.push(id.to_string());
-        sought.push(Some(text));
-    })?;
+    let named = record_texts(
+        path,
+        held.as_deref().or(bytes),
+        request.limits,
+        |id, text| {
+            ids.push_str(id);
+            id_ends.push(ids.len());
+            sought.push(Some(text));
+        },
+    )?;
     Some(StoreTexts {
+        held,
         stamp,
         ids,
+        id_ends,
         sought,
         named,
     })
@@ -237,17 +261,21 @@ impl StoreTexts {
         haystack: &Haystack,
     ) -> Option<Stored> {
         let in_view = self.sought.in_view(haystack);
-        let kept: Vec<String> = self
-            .ids
-            .into_iter()
-            .zip(in_view)
-            .filter_map(|(id, seen)| seen.then_some(id))
-            .collect();
+        let mut kept = Vec::new();
+        let mut start = 0;
+        for (&end, seen) in self.id_ends.iter().zip(in_view) {
+            if seen {
+                kept.push(self.ids.get(start..end)?.to_string());
+            }
+            start = end;
+        }
         let (path, bytes) = request.source.parts();
+        let bytes = self.held.as_deref().or(bytes);
         let purpose = Purpose::Check(Some(call));
         let lean = load_lean_ids_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
-        // Rewritten between the passes: the texts in view may not be this file's.
-        if bytes.is_none() && source::stamp(path) != self.stamp {
+        // Read twice and rewritten between the passes: the texts in view may not be this
+        // file's.
+        if self.stamp.is_some() && source::stamp(path) != self.stamp {
             return None;
         }
         let mut compaction = lean.compaction;

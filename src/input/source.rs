@@ -66,6 +66,32 @@ pub(crate) fn ends(path: &str, len: usize) -> Option<(Vec<u8>, Vec<u8>)> {
     Some((start, end))
 }
 
+/// Stores of up to this many bytes are read once and held in transcript mode, for both
+/// of its passes; a larger one is read twice rather than held (memory stays bounded).
+pub(crate) const HOLD_UP_TO: u64 = 32 << 20;
+
+/// The whole regular file at `path`, when the lean loader would read it (from
+/// [`LEAN_FROM`] bytes, within `--max-input-bytes`) and it is no larger than `most`
+/// bytes; `None` otherwise, or when it cannot be read. What it gives is what was read,
+/// even if the file changed meanwhile: a caller judges these bytes, never the file again.
+pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Vec<u8>> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    let size = meta.len();
+    let most = most.min(limits.max_input_bytes);
+    if !meta.is_file() || size < LEAN_FROM as u64 || size > most {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(usize::try_from(size).ok()?.saturating_add(1))
+        .ok()?;
+    file.take(most.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= most && bytes.len() >= LEAN_FROM).then_some(bytes)
+}
+
 /// A file's length and modification time: a file read twice (two passes of the lean
 /// loader) must have the same stamp after the second read as before the first, or the
 /// passes may have read two different files.

@@ -498,25 +498,31 @@ fn duplicate_keys_inside_chatter_keep_their_exact_position() {
     );
 }
 
-#[test]
-fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_leanly() {
-    // The records in view come from the texts the light pass read; were the file
-    // rewritten before the lean loader reads it, a record could keep its id and lose its
-    // text, and still count as kept. The two reads must be of one file.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store.jsonl");
-    let mut text = String::from(
-        r#"{"id":"p","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":5},"effect":"deny","text":"No payments over 5."}"#,
+/// A JSON Lines store of over 1 MiB whose first record, a policy on `pay`, has `text`.
+fn store_with_rule(text: &str) -> String {
+    let mut store = format!(
+        r#"{{"id":"p","seq":1,"kind":"policy","scope":"pay","predicate":{{"field":"amount","op":"gt","value":5}},"effect":"deny","text":"{text}"}}"#
     );
-    text.push('\n');
+    store.push('\n');
     let mut seq = 2;
-    while text.len() < source::LEAN_FROM + 100 {
-        text.push_str(&format!(
+    while store.len() < source::LEAN_FROM + 100 {
+        store.push_str(&format!(
             "{{\"id\":\"c{seq}\",\"seq\":{seq},\"kind\":\"chatter\",\"text\":\"note {seq}\"}}\n"
         ));
         seq += 1;
     }
-    std::fs::write(&path, &text).unwrap();
+    store
+}
+
+#[test]
+fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_leanly() {
+    // The records in view come from the texts the light pass read; were the file
+    // rewritten before the lean loader reads it, a record could keep its id and lose its
+    // text, and still count as kept. A store too large to hold is read twice, and the
+    // two reads must be of one file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
     let p = path.to_str().unwrap();
     let request = Request {
         origin: p,
@@ -529,17 +535,50 @@ fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_lean
         Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
     let haystack = crate::view::Haystack::new(["No payments over 5."]);
     // Unchanged: the lean load keeps the rule in view.
-    let texts = store_texts(&request).unwrap();
+    let texts = entry::store_texts_holding(&request, 0).unwrap();
     let stored = texts
         .load_in_view(&request, call.clone(), &haystack)
         .unwrap();
     let compaction = stored.compaction.unwrap();
     assert!(compaction.is_kept_id(&stored.input.store, &stored.input.totals, "p"));
     // Written again after the light pass (same length, a later time): no lean answer.
-    let texts = store_texts(&request).unwrap();
+    let texts = entry::store_texts_holding(&request, 0).unwrap();
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     file.set_modified(later).unwrap();
     drop(file);
     assert!(texts.load_in_view(&request, call, &haystack).is_none());
+}
+
+#[test]
+fn a_held_store_is_judged_as_read_whatever_the_file_becomes() {
+    // A store small enough to hold is read once: both passes read the same bytes, so
+    // a rewrite after the light pass cannot make a record kept by a text it lost.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
+    let p = path.to_str().unwrap();
+    let request = Request {
+        origin: p,
+        source: Source::Path(p),
+        kept: None,
+        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
+        limits: Limits::default(),
+    };
+    let call =
+        Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
+    let haystack = crate::view::Haystack::new(["No payments over 5."]);
+    let texts = store_texts(&request).unwrap();
+    // The rule's text changes (same length) and the file's time moves on.
+    std::fs::write(&path, store_with_rule("No payments over 6.")).unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_modified(later).unwrap();
+    drop(file);
+    let stored = texts.load_in_view(&request, call, &haystack).unwrap();
+    let compaction = stored.compaction.unwrap();
+    let store = &stored.input.store;
+    assert!(compaction.is_kept_id(store, &stored.input.totals, "p"));
+    let rule = store.records().iter().find(|r| r.id == "p").unwrap();
+    assert_eq!(rule.text.as_deref(), Some("No payments over 5."));
 }

@@ -45,23 +45,47 @@ pub fn record_texts(
     limits: Limits,
     mut each: impl FnMut(&str, &str),
 ) -> Option<Option<Vec<String>>> {
+    let mut named = Some(Vec::new());
+    if let Some(bytes) = stdin {
+        // Bytes already held are read where they are, in one piece.
+        if bytes.len() < super::source::LEAN_FROM {
+            return None;
+        }
+        let bytes = bytes.strip_prefix(super::BOM).unwrap_or(bytes);
+        let prefix = bytes.get(..super::source::CHUNK).unwrap_or(bytes);
+        if crate::stream::is_document(prefix) != Some(false) {
+            return None;
+        }
+        let text = simdutf8::basic::from_utf8(bytes).ok()?;
+        read_lines(text, &mut each, &mut named)?;
+        return Some(named);
+    }
     let (first, chunks, _) = super::source::lean_chunks(path, stdin, limits)?;
     let first = first.strip_prefix(super::BOM).unwrap_or(&first).to_vec();
     if crate::stream::is_document(&first) != Some(false) {
         return None;
     }
-    let mut named = Some(Vec::new());
     for chunk in std::iter::once(Ok(first)).chain(chunks) {
         let chunk = chunk.ok()?;
         let chunk = simdutf8::basic::from_utf8(&chunk).ok()?;
-        for line in chunk.split('\n') {
-            if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-                continue;
-            }
-            read_line(line, &mut each, &mut named)?;
-        }
+        read_lines(chunk, &mut each, &mut named)?;
     }
     Some(named)
+}
+
+/// [`read_line`] of each line of `text` that is not blank.
+fn read_lines(
+    text: &str,
+    each: &mut impl FnMut(&str, &str),
+    named: &mut Option<Vec<String>>,
+) -> Option<()> {
+    for line in text.split('\n') {
+        if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            continue;
+        }
+        read_line(line, each, named)?;
+    }
+    Some(())
 }
 
 fn read_line(
