@@ -190,18 +190,24 @@ impl Haystack {
     }
 }
 
-/// The texts of records to look for: each distinct normalised text once, with the
-/// positions of the records that carry it.
+/// The texts of records to look for: each distinct normalised text once, and which of
+/// them each record carries.
 #[derive(Default)]
 pub struct Sought {
-    distinct: Vec<String>,
-    holders: Vec<Vec<usize>>,
-    records: usize,
-    /// Each distinct text's index in `distinct`.
-    index: FoldedMap<String, usize>,
-    /// The text being normalised.
-    scratch: String,
+    /// The distinct normalised texts, one after another.
+    texts: String,
+    /// Where each distinct text ends in `texts` (it starts where the one before ends).
+    ends: Vec<usize>,
+    /// Per record, the distinct text it carries ([`NO_TEXT`]: none).
+    slots: Vec<usize>,
+    /// The last distinct text of each hash of a text.
+    index: FoldedMap<u64, usize>,
+    /// Per distinct text, the one before it of the same hash.
+    before: Vec<Option<usize>>,
 }
+
+/// The slot of a record without a text (or one that is only whitespace).
+const NO_TEXT: usize = usize::MAX;
 
 impl Sought {
     /// The texts of records given in order (`None`: a record without one).
@@ -215,43 +221,58 @@ impl Sought {
 
     /// Adds the next record's text (`None`: a record without one).
     pub fn push(&mut self, raw: Option<&str>) {
-        let pos = self.records;
-        self.records += 1;
-        let Some(raw) = raw else {
-            return;
+        let slot = raw.map_or(NO_TEXT, |raw| {
+            // Normalised in place after the distinct texts; taken off again when it is
+            // one of them already.
+            let start = self.texts.len();
+            normalize_into(&mut self.texts, raw);
+            self.slot_of_last(start)
+        });
+        self.slots.push(slot);
+    }
+
+    /// The slot of the text normalised at `start..` of `texts`, a new one if no distinct
+    /// text is equal to it (it stays), else that one's (it goes).
+    fn slot_of_last(&mut self, start: usize) -> usize {
+        let Some(text) = self.texts.get(start..).filter(|t| !t.is_empty()) else {
+            return NO_TEXT;
         };
-        self.scratch.clear();
-        normalize_into(&mut self.scratch, raw);
-        if self.scratch.is_empty() {
-            return;
-        }
-        let slot = match self.index.get(self.scratch.as_str()) {
-            Some(&slot) => slot,
-            None => {
-                let slot = self.distinct.len();
-                self.index.insert(self.scratch.clone(), slot);
-                self.distinct.push(self.scratch.clone());
-                self.holders.push(Vec::new());
-                slot
+        let mut h = Folded::default();
+        h.write(text.as_bytes());
+        let hash = h.finish();
+        let mut at = self.index.get(&hash).copied();
+        while let Some(slot) = at {
+            if self.text(slot) == Some(text) {
+                self.texts.truncate(start);
+                return slot;
             }
-        };
-        if let Some(h) = self.holders.get_mut(slot) {
-            h.push(pos);
+            at = self.before.get(slot).copied().flatten();
         }
+        let slot = self.ends.len();
+        self.ends.push(self.texts.len());
+        self.before.push(self.index.insert(hash, slot));
+        slot
+    }
+
+    /// The distinct text in `slot`.
+    fn text(&self, slot: usize) -> Option<&str> {
+        let start = match slot.checked_sub(1) {
+            Some(prev) => *self.ends.get(prev)?,
+            None => 0,
+        };
+        self.texts.get(start..*self.ends.get(slot)?)
     }
 
     /// The in-view mask of the records, in the order they were given.
     pub fn in_view(&self, haystack: &Haystack) -> Vec<bool> {
-        let mut kept = vec![false; self.records];
-        for (i, found) in occurring(&self.distinct, &haystack.0)
-            .into_iter()
-            .enumerate()
-        {
-            if found && let Some(positions) = self.holders.get(i) {
-                mark(&mut kept, positions);
-            }
-        }
-        kept
+        let distinct: Vec<&str> = (0..self.ends.len())
+            .map(|slot| self.text(slot).unwrap_or_default())
+            .collect();
+        let found = occurring(&distinct, &haystack.0);
+        self.slots
+            .iter()
+            .map(|&slot| found.get(slot).copied().unwrap_or(false))
+            .collect()
     }
 }
 
@@ -316,7 +337,7 @@ type FoldedMap<K, V> = HashMap<K, V, BuildHasherDefault<Folded>>;
 /// where its first byte is, and one that starts with a letter or digit only where no
 /// letter or digit comes before it: at each such place the texts whose first bytes are
 /// there are compared whole (see the module's note on texts that start alike).
-fn occurring(texts: &[String], haystack: &str) -> Vec<bool> {
+fn occurring(texts: &[&str], haystack: &str) -> Vec<bool> {
     let index = Index::new(texts);
     let len = haystack.len();
     // A long haystack is looked through in two halves at once (a text may run past the
@@ -349,15 +370,18 @@ struct Index {
     /// Per first byte: 1 when a text that starts with it starts with a letter or digit
     /// (it needs none before it), 2 when one starts otherwise.
     starts: [u8; 256],
-    /// The key lengths some text has.
-    lengths: Vec<usize>,
+    /// Per first two bytes (the first as the high byte), the key lengths of the texts
+    /// that start with them, as bits (bit `len - 1`); a text of one byte counts under
+    /// every second byte. Only the lengths here are looked up at a place.
+    pairs: Vec<u16>,
 }
 
 impl Index {
-    fn new(texts: &[String]) -> Index {
+    fn new(texts: &[&str]) -> Index {
         let mut by_key: Vec<FoldedMap<u64, Vec<usize>>> =
             (0..=KEY).map(|_| FoldedMap::default()).collect();
         let mut starts = [0u8; 256];
+        let mut pairs = vec![0u16; 1 << 16];
         for (i, text) in texts.iter().enumerate() {
             let bytes = text.as_bytes();
             let len = bytes.len().min(KEY);
@@ -368,19 +392,25 @@ impl Index {
             if let Some(s) = starts.get_mut(usize::from(first)) {
                 *s |= if word(text.chars().next()) { 1 } else { 2 };
             }
+            let bit = 1u16 << (len - 1);
+            let high = usize::from(first) << 8;
+            let seconds = match bytes.get(1) {
+                Some(&second) => high | usize::from(second)..high | usize::from(second) + 1,
+                None => high..high + 256,
+            };
+            for lengths in pairs.get_mut(seconds).unwrap_or_default() {
+                *lengths |= bit;
+            }
         }
-        let lengths = (1..=KEY)
-            .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
-            .collect();
         Index {
             by_key,
             starts,
-            lengths,
+            pairs,
         }
     }
 
     /// Which texts occur in `haystack` starting within `range`.
-    fn found(&self, texts: &[String], haystack: &str, range: std::ops::Range<usize>) -> Vec<bool> {
+    fn found(&self, texts: &[&str], haystack: &str, range: std::ops::Range<usize>) -> Vec<bool> {
         let mut found = vec![false; texts.len()];
         let bytes = haystack.as_bytes();
         let (start, end) = (range.start, range.end.min(bytes.len()));
@@ -390,7 +420,13 @@ impl Index {
                 Some(1) if word(char_before(haystack, at)) => continue,
                 Some(_) => {}
             }
-            for &len in &self.lengths {
+            // At the last byte only a text of one byte fits, and those count under any.
+            let second = bytes.get(at + 1).copied().unwrap_or(0);
+            let pair = usize::from(b) << 8 | usize::from(second);
+            let mut lengths = self.pairs.get(pair).copied().unwrap_or(u16::MAX);
+            while lengths != 0 {
+                let len = lengths.trailing_zeros() as usize + 1;
+                lengths &= lengths - 1;
                 let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len))
                 else {
                     break;
@@ -449,14 +485,6 @@ fn occurs_at_all(haystack: &str, text: &str) -> bool {
             .is_some_and(|rest| rest.starts_with(text))
             && bounded(haystack, text, start, start + text.len())
     })
-}
-
-fn mark(kept: &mut [bool], positions: &[usize]) {
-    for &p in positions {
-        if let Some(k) = kept.get_mut(p) {
-            *k = true;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -528,7 +556,8 @@ mod tests {
             texts in proptest::collection::vec("[ab5é×. ]{1,30}", 1..12),
             live in proptest::collection::vec("[ab5é×. ]{0,60}", 0..4),
         ) {
-            let found = occurring(&texts, &live.join("\n"));
+            let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let found = occurring(&distinct, &live.join("\n"));
             for (text, f) in texts.iter().zip(found) {
                 let occurs = live.iter().any(|l| occurs_at_all(l, text));
                 proptest::prop_assert_eq!(f, occurs);
@@ -555,7 +584,7 @@ mod tests {
         let middle = haystack.find("alpha").unwrap();
         assert!(middle < haystack.len() / 2 && haystack.len() / 2 < middle + 16);
         assert!(haystack.len() >= PARALLEL_FROM);
-        let texts: Vec<String> = [
+        let texts = [
             "first words",
             "last words",
             "alpha beta gamma",
@@ -563,10 +592,7 @@ mod tests {
             "gamma filler filler",
             "not there",
             "lpha beta",
-        ]
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
+        ];
         let found = occurring(&texts, &haystack);
         assert_eq!(found, [true, true, true, true, true, false, false]);
     }
