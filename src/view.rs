@@ -118,6 +118,12 @@ fn normalize_into(out: &mut String, s: &str) {
     let mut i = 0;
     let bytes = s.as_bytes();
     loop {
+        while let Some(w) = bytes.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+            if !plain(u64::from_le_bytes(w)) {
+                break;
+            }
+            i += 8;
+        }
         while bytes.get(i).is_some_and(|&b| class_of(b) == KEEP) {
             i += 1;
         }
@@ -148,6 +154,25 @@ fn normalize_into(out: &mut String, s: &str) {
         run = i;
     }
     push_word(out, base, s.get(run..).unwrap_or_default());
+}
+
+/// True when the eight bytes of `w` are kept as they are wherever they stand in a run:
+/// printable ASCII and lone spaces between two such bytes (never first, never last,
+/// never two in a row), so that a run goes on through them.
+fn plain(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // A byte below a space, or above `~` (DEL and beyond ASCII).
+    let below = w.wrapping_sub(ONES * 0x20) & !w;
+    let above = w.wrapping_add(ONES) | w;
+    if (below | above) & HIGH != 0 {
+        return false;
+    }
+    // The high bit of each byte that is a space (exact: no carry crosses a byte).
+    let z = w ^ (ONES * 0x20);
+    let spaces = !((z & LOW).wrapping_add(LOW) | z | LOW);
+    spaces & (0x80 | 0x80 << 56) == 0 && spaces & (spaces << 8) == 0
 }
 
 /// True for the first byte (in UTF-8) of every character beyond ASCII that
@@ -374,6 +399,18 @@ struct Index {
     /// that start with them, as bits (bit `len - 1`); a text of one byte counts under
     /// every second byte. Only the lengths here are looked up at a place.
     pairs: Vec<u16>,
+    /// A bit per key (its top bits) that some text has: a key whose bit is clear is not
+    /// looked up.
+    keys: Vec<u64>,
+}
+
+/// Bits of a key that choose its bit in [`Index::keys`].
+const KEY_BITS: u32 = 18;
+
+/// The word of [`Index::keys`] and the bit in it for `key`.
+fn key_bit(key: u64) -> (usize, u64) {
+    let top = key >> (64 - KEY_BITS);
+    ((top >> 6) as usize, 1 << (top & 63))
 }
 
 impl Index {
@@ -382,13 +419,19 @@ impl Index {
             (0..=KEY).map(|_| FoldedMap::default()).collect();
         let mut starts = [0u8; 256];
         let mut pairs = vec![0u16; 1 << 16];
+        let mut keys = vec![0u64; 1 << (KEY_BITS - 6)];
         for (i, text) in texts.iter().enumerate() {
             let bytes = text.as_bytes();
             let len = bytes.len().min(KEY);
             let (Some(map), Some(&first)) = (by_key.get_mut(len), bytes.first()) else {
                 continue;
             };
-            map.entry(key_of(bytes, len)).or_default().push(i);
+            let key = key_of(bytes, len);
+            map.entry(key).or_default().push(i);
+            let (at, bit) = key_bit(key);
+            if let Some(w) = keys.get_mut(at) {
+                *w |= bit;
+            }
             if let Some(s) = starts.get_mut(usize::from(first)) {
                 *s |= if word(text.chars().next()) { 1 } else { 2 };
             }
@@ -406,6 +449,7 @@ impl Index {
             by_key,
             starts,
             pairs,
+            keys,
         }
     }
 
@@ -431,7 +475,12 @@ impl Index {
                 else {
                     break;
                 };
-                let Some(group) = map.get(&key_of(window, len)) else {
+                let key = key_of(window, len);
+                let (word_at, bit) = key_bit(key);
+                if self.keys.get(word_at).is_some_and(|w| w & bit == 0) {
+                    continue;
+                }
+                let Some(group) = map.get(&key) else {
                     continue;
                 };
                 let rest = bytes.get(at..).unwrap_or_default();
@@ -547,6 +596,30 @@ mod tests {
         fn normalising_agrees_with_splitting_on_spaces(s in "[a b.\t\n\u{1b}\u{7f}é×\u{85}\u{a0}\u{202e}\u{3000}\u{feff}🙂]{0,40}") {
             let words: Vec<&str> = s.split(is_space).filter(|w| !w.is_empty()).collect();
             proptest::prop_assert_eq!(normalize(&s), words.join(" "));
+        }
+
+        #[test]
+        fn normalising_mostly_plain_text_agrees_with_splitting_on_spaces(s in "[ab.~ \t\u{1f}\u{7f}é]{0,80}") {
+            let words: Vec<&str> = s.split(is_space).filter(|w| !w.is_empty()).collect();
+            proptest::prop_assert_eq!(normalize(&s), words.join(" "));
+        }
+
+        #[test]
+        fn texts_are_in_view_as_each_is_found_alone(
+            // Few words, so that many texts are alike, or alike once normalised.
+            texts in proptest::collection::vec(proptest::option::of("[ab \t]{0,8}"), 0..24),
+            live in proptest::collection::vec("[ab \t]{0,30}", 0..4),
+        ) {
+            let got = Sought::new(texts.iter().map(Option::as_deref))
+                .in_view(&Haystack::new(live.iter().map(String::as_str)));
+            let want: Vec<bool> = texts
+                .iter()
+                .map(|t| {
+                    let t = normalize(t.as_deref().unwrap_or_default());
+                    !t.is_empty() && live.iter().any(|l| occurs_at_all(&normalize(l), &t))
+                })
+                .collect();
+            proptest::prop_assert_eq!(got, want);
         }
 
         #[test]
