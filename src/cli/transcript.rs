@@ -251,17 +251,18 @@ fn read_live(
     loop {
         let from = len - size;
         if from < offset {
-            let mut more = read_range(&mut file, from, offset - from).map_err(|e| cannot(&e))?;
-            if more.len() as u64 != offset - from {
-                // Shorter than it was: rewritten under us. Read it again from the start.
-                return Err(Unread::NotYet(InputError::at(
-                    path,
-                    "transcript",
-                    "the file shrank while it was read: read it again once the harness has written it",
-                )));
+            match read_in_front(&mut file, &mut tail, from, offset - from) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    // Shorter than it was: rewritten under us. Read it again from the start.
+                    return Err(Unread::NotYet(InputError::at(
+                        path,
+                        "transcript",
+                        "the file shrank while it was read: read it again once the harness has written it",
+                    )));
+                }
+                Err(e) => return Err(cannot(&e)),
             }
-            more.extend_from_slice(&tail);
-            tail = more;
             offset = from;
         }
         let window = Window {
@@ -329,6 +330,24 @@ fn read_head(file: &mut File, len: u64, limits: Limits) -> io::Result<Vec<u8>> {
         chunk = chunk.saturating_mul(2);
     }
     Ok(head)
+}
+
+/// Reads the `size` bytes of the file at `offset` into the front of `tail`, in place:
+/// the buffer grows (a large one is moved, not copied, by the allocator), what it held
+/// moves up, and the new bytes are read straight into the space in front. A file that
+/// ends before them is `UnexpectedEof`.
+fn read_in_front(file: &mut File, tail: &mut Vec<u8>, offset: u64, size: u64) -> io::Result<()> {
+    let too_large = || io::Error::new(io::ErrorKind::OutOfMemory, "too large to hold");
+    let n = usize::try_from(size).map_err(|_| too_large())?;
+    let held = tail.len();
+    tail.try_reserve_exact(n).map_err(|_| too_large())?;
+    tail.resize(held + n, 0);
+    tail.copy_within(..held, n);
+    let Some(front) = tail.get_mut(..n) else {
+        return Err(too_large());
+    };
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(front)
 }
 
 fn read_range(file: &mut File, offset: u64, size: u64) -> io::Result<Vec<u8>> {
