@@ -79,7 +79,12 @@ fn read_lines(
     each: &mut impl FnMut(&str, &str),
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
-    for line in text.split('\n') {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+    for end in ends {
+        // A line end is ASCII: the cuts are on character boundaries.
+        let line = text.get(start..end)?;
+        start = end + 1;
         if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;
         }
