@@ -118,7 +118,10 @@ fn normalize_into(out: &mut String, s: &str) {
     let mut i = 0;
     let bytes = s.as_bytes();
     loop {
-        while let Some(w) = bytes.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+        while let Some(w) = bytes
+            .get(i..i + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        {
             if !plain(u64::from_le_bytes(w)) {
                 break;
             }
@@ -438,7 +441,10 @@ impl Index {
             let bit = 1u16 << (len - 1);
             let high = usize::from(first) << 8;
             let seconds = match bytes.get(1) {
-                Some(&second) => high | usize::from(second)..high | usize::from(second) + 1,
+                Some(&second) => {
+                    let pair = high | usize::from(second);
+                    pair..pair + 1
+                }
                 None => high..high + 256,
             };
             for lengths in pairs.get_mut(seconds).unwrap_or_default() {
