@@ -582,3 +582,39 @@ fn a_held_store_is_judged_as_read_whatever_the_file_becomes() {
     let rule = store.records().iter().find(|r| r.id == "p").unwrap();
     assert_eq!(rule.text.as_deref(), Some("No payments over 5."));
 }
+
+#[test]
+fn a_store_too_large_to_hold_is_read_twice_and_judged_as_a_held_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
+    let p = path.to_str().unwrap();
+    let request = Request {
+        origin: p,
+        source: Source::Path(p),
+        kept: None,
+        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
+        limits: Limits::default(),
+    };
+    let call =
+        Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
+    let haystack = crate::view::Haystack::new(["No payments over 5.", "note 7 and note 12"]);
+    let load = |most| {
+        let texts = entry::store_texts_holding(&request, most).unwrap();
+        // Held: no stamp to check; read twice: a stamp and no bytes.
+        assert_eq!(texts.held.is_some(), texts.stamp.is_none());
+        let stored = texts
+            .load_in_view(&request, call.clone(), &haystack)
+            .unwrap();
+        let compaction = stored.compaction.unwrap();
+        let (store, totals) = (&stored.input.store, &stored.input.totals);
+        let kept: Vec<bool> = ["p", "c7", "c12", "c8"]
+            .iter()
+            .map(|id| compaction.is_kept_id(store, totals, id))
+            .collect();
+        (format!("{:?} {compaction:?}", stored.input), kept)
+    };
+    let held = load(source::HOLD_UP_TO);
+    assert_eq!(held, load(0));
+    assert_eq!(held.1, [true, true, true, false]);
+}
