@@ -398,22 +398,8 @@ struct Index {
     /// Per first byte: 1 when a text that starts with it starts with a letter or digit
     /// (it needs none before it), 2 when one starts otherwise.
     starts: [u8; 256],
-    /// Per first two bytes (the first as the high byte), the key lengths of the texts
-    /// that start with them, as bits (bit `len - 1`); a text of one byte counts under
-    /// every second byte. Only the lengths here are looked up at a place.
-    pairs: Vec<u16>,
-    /// A bit per key (its top bits) that some text has: a key whose bit is clear is not
-    /// looked up.
-    keys: Vec<u64>,
-}
-
-/// Bits of a key that choose its bit in [`Index::keys`].
-const KEY_BITS: u32 = 18;
-
-/// The word of [`Index::keys`] and the bit in it for `key`.
-fn key_bit(key: u64) -> (usize, u64) {
-    let top = key >> (64 - KEY_BITS);
-    ((top >> 6) as usize, 1 << (top & 63))
+    /// The key lengths some text has.
+    lengths: Vec<usize>,
 }
 
 impl Index {
@@ -421,41 +407,24 @@ impl Index {
         let mut by_key: Vec<FoldedMap<u64, Vec<usize>>> =
             (0..=KEY).map(|_| FoldedMap::default()).collect();
         let mut starts = [0u8; 256];
-        let mut pairs = vec![0u16; 1 << 16];
-        let mut keys = vec![0u64; 1 << (KEY_BITS - 6)];
         for (i, text) in texts.iter().enumerate() {
             let bytes = text.as_bytes();
             let len = bytes.len().min(KEY);
             let (Some(map), Some(&first)) = (by_key.get_mut(len), bytes.first()) else {
                 continue;
             };
-            let key = key_of(bytes, len);
-            map.entry(key).or_default().push(i);
-            let (at, bit) = key_bit(key);
-            if let Some(w) = keys.get_mut(at) {
-                *w |= bit;
-            }
+            map.entry(key_of(bytes, len)).or_default().push(i);
             if let Some(s) = starts.get_mut(usize::from(first)) {
                 *s |= if word(text.chars().next()) { 1 } else { 2 };
             }
-            let bit = 1u16 << (len - 1);
-            let high = usize::from(first) << 8;
-            let seconds = match bytes.get(1) {
-                Some(&second) => {
-                    let pair = high | usize::from(second);
-                    pair..pair + 1
-                }
-                None => high..high + 256,
-            };
-            for lengths in pairs.get_mut(seconds).unwrap_or_default() {
-                *lengths |= bit;
-            }
         }
+        let lengths = (1..=KEY)
+            .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
+            .collect();
         Index {
             by_key,
             starts,
-            pairs,
-            keys,
+            lengths,
         }
     }
 
@@ -470,23 +439,12 @@ impl Index {
                 Some(1) if word(char_before(haystack, at)) => continue,
                 Some(_) => {}
             }
-            // At the last byte only a text of one byte fits, and those count under any.
-            let second = bytes.get(at + 1).copied().unwrap_or(0);
-            let pair = usize::from(b) << 8 | usize::from(second);
-            let mut lengths = self.pairs.get(pair).copied().unwrap_or(u16::MAX);
-            while lengths != 0 {
-                let len = lengths.trailing_zeros() as usize + 1;
-                lengths &= lengths - 1;
+            for &len in &self.lengths {
                 let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len))
                 else {
                     break;
                 };
-                let key = key_of(window, len);
-                let (word_at, bit) = key_bit(key);
-                if self.keys.get(word_at).is_some_and(|w| w & bit == 0) {
-                    continue;
-                }
-                let Some(group) = map.get(&key) else {
+                let Some(group) = map.get(&key_of(window, len)) else {
                     continue;
                 };
                 let rest = bytes.get(at..).unwrap_or_default();
