@@ -12,9 +12,10 @@
 //! Every text is looked for in every string at once: the strings are joined by a line
 //! break (which no normalised string holds), and at each place a text can start, the
 //! distinct texts whose first bytes are there (found by a hash of those bytes) are
-//! compared whole. The cost is the texts plus the live context, not their product, as
-//! long as few texts share their first 16 bytes: texts that all start alike are each
-//! compared wherever that start occurs.
+//! compared whole. Where many texts start alike, they are told apart by the hash of
+//! their next 16 bytes, and so on, so that a place is compared only with the texts that
+//! start as the context does there. The cost is the texts plus the live context, not
+//! their product, unless many texts share a start of more than 272 bytes.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -394,7 +395,7 @@ const PARALLEL_FROM: usize = 1 << 18;
 /// The texts by where they can start and by their first bytes.
 struct Index {
     /// The texts by the length of the key they are looked up by, then by that key.
-    by_key: Vec<FoldedMap<u64, Vec<usize>>>,
+    by_key: Vec<FoldedMap<u64, Group>>,
     /// Per first byte: 1 when a text that starts with it starts with a letter or digit
     /// (it needs none before it), 2 when one starts otherwise.
     starts: [u8; 256],
@@ -402,9 +403,103 @@ struct Index {
     lengths: Vec<usize>,
 }
 
+/// Most texts a group holds before it is told apart by further bytes.
+const FEW: usize = 8;
+
+/// Most times a group is told apart by further bytes: texts that start alike for longer
+/// than `KEY * (1 + DEEPEST)` bytes are compared whole.
+const DEEPEST: usize = 16;
+
+/// Texts that start alike (the key that leads here, and the keys of the groups above):
+/// their first `depth` bytes. A few are compared whole where the group is reached; once
+/// there are more than [`FEW`], each longer text is kept by the key of its next bytes,
+/// so that a place is compared only with the texts that start as the haystack does there
+/// (many texts that share a long start would otherwise each be compared at each place
+/// that start occurs).
+#[derive(Default)]
+struct Group {
+    /// Texts compared whole where the group is reached.
+    whole: Vec<usize>,
+    /// Texts with fewer than [`KEY`] bytes after the group's start, by how many (1 to
+    /// `KEY - 1`), then by the key of those bytes.
+    ends: Vec<(usize, FoldedMap<u64, Vec<usize>>)>,
+    /// Texts with [`KEY`] bytes or more after the group's start, by the key of the next
+    /// [`KEY`].
+    deeper: FoldedMap<u64, Group>,
+}
+
+impl Group {
+    /// Tells the texts of a group whose first `depth` bytes are alike apart by their next
+    /// bytes, when there are too many to compare whole.
+    fn split(&mut self, texts: &[&str], depth: usize, level: usize) {
+        if self.whole.len() <= FEW || level >= DEEPEST {
+            return;
+        }
+        for i in std::mem::take(&mut self.whole) {
+            let rest = texts
+                .get(i)
+                .and_then(|t| t.as_bytes().get(depth..))
+                .unwrap_or_default();
+            match rest.len() {
+                0 => self.whole.push(i),
+                n if n < KEY => {
+                    let at = match self.ends.iter().position(|(len, _)| *len == n) {
+                        Some(at) => at,
+                        None => {
+                            self.ends.push((n, FoldedMap::default()));
+                            self.ends.len() - 1
+                        }
+                    };
+                    if let Some((_, map)) = self.ends.get_mut(at) {
+                        map.entry(key_of(rest, n)).or_default().push(i);
+                    }
+                }
+                _ => self
+                    .deeper
+                    .entry(key_of(rest, KEY))
+                    .or_default()
+                    .whole
+                    .push(i),
+            }
+        }
+        for group in self.deeper.values_mut() {
+            group.split(texts, depth + KEY, level + 1);
+        }
+    }
+
+    /// Calls `each` with every text of this group (reached with the haystack's `rest`
+    /// from the place looked at, whose first `depth` bytes led here) that may start
+    /// there.
+    fn candidates(&self, rest: &[u8], depth: usize, mut each: impl FnMut(usize)) {
+        let mut group = self;
+        let mut depth = depth;
+        loop {
+            group.whole.iter().for_each(|&i| each(i));
+            for (n, map) in &group.ends {
+                if let Some(ends) = rest
+                    .get(depth..depth + n)
+                    .and_then(|w| map.get(&key_of(w, *n)))
+                {
+                    ends.iter().for_each(|&i| each(i));
+                }
+            }
+            match rest
+                .get(depth..depth + KEY)
+                .and_then(|w| group.deeper.get(&key_of(w, KEY)))
+            {
+                Some(next) => {
+                    group = next;
+                    depth += KEY;
+                }
+                None => return,
+            }
+        }
+    }
+}
+
 impl Index {
     fn new(texts: &[&str]) -> Index {
-        let mut by_key: Vec<FoldedMap<u64, Vec<usize>>> =
+        let mut by_key: Vec<FoldedMap<u64, Group>> =
             (0..=KEY).map(|_| FoldedMap::default()).collect();
         let mut starts = [0u8; 256];
         for (i, text) in texts.iter().enumerate() {
@@ -413,9 +508,14 @@ impl Index {
             let (Some(map), Some(&first)) = (by_key.get_mut(len), bytes.first()) else {
                 continue;
             };
-            map.entry(key_of(bytes, len)).or_default().push(i);
+            map.entry(key_of(bytes, len)).or_default().whole.push(i);
             if let Some(s) = starts.get_mut(usize::from(first)) {
                 *s |= if word(text.chars().next()) { 1 } else { 2 };
+            }
+        }
+        for (len, map) in by_key.iter_mut().enumerate() {
+            for group in map.values_mut() {
+                group.split(texts, len, 0);
             }
         }
         let lengths = (1..=KEY)
@@ -448,7 +548,7 @@ impl Index {
                     continue;
                 };
                 let rest = bytes.get(at..).unwrap_or_default();
-                for &i in group {
+                group.candidates(rest, len, |i| {
                     if let (Some(f), Some(t)) = (found.get_mut(i), texts.get(i))
                         && !*f
                         && rest.starts_with(t.as_bytes())
@@ -456,7 +556,7 @@ impl Index {
                     {
                         *f = true;
                     }
-                }
+                });
             }
         }
         found
@@ -598,6 +698,34 @@ mod tests {
             for (text, f) in texts.iter().zip(found) {
                 let occurs = live.iter().any(|l| occurs_at_all(l, text));
                 proptest::prop_assert_eq!(f, occurs);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn texts_that_start_alike_are_each_found_exactly_when_they_occur(
+            // Many texts with one long start (longer than several keys), ends of every
+            // length around a key's, and contexts that hold that start again and again.
+            start in "[ab]{0,3}(a b){8,20}",
+            ends in proptest::collection::vec("[ab ]{0,40}", 9..40),
+            live in proptest::collection::vec(("[ab ]{0,6}", 0usize..40, "[ab ]{0,30}"), 1..12),
+        ) {
+            let texts: Vec<String> = ends.iter().map(|e| normalize(&format!("{start}{e}"))).collect();
+            let mut distinct: Vec<&str> = texts.iter().map(String::as_str).filter(|t| !t.is_empty()).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let live: Vec<String> = live
+                .iter()
+                .map(|(before, pick, after)| {
+                    let middle = ends.get(pick % ends.len()).map_or("", String::as_str);
+                    format!("{before}{start}{middle}{after}")
+                })
+                .collect();
+            let found = occurring(&distinct, &normalize(&live.join(" ")));
+            let haystack = normalize(&live.join(" "));
+            for (text, f) in distinct.iter().zip(found) {
+                proptest::prop_assert_eq!(f, occurs_at_all(&haystack, text), "{}", text);
             }
         }
     }
