@@ -37,6 +37,9 @@ pub struct Context {
     pub live: Live,
     /// Each context file's name and text.
     pub files: Vec<(String, String)>,
+    /// The live contexts of the subagents at work when the caller cannot be told apart
+    /// from them (Gemini CLI): a record is in view only when each of them shows it too.
+    pub also: Vec<Live>,
 }
 
 impl Context {
@@ -49,12 +52,22 @@ impl Context {
             .chain(self.files.iter().map(|(_, text)| text.as_str()))
     }
 
+    /// What to look for texts in: the context's strings, and each subagent's at work.
+    pub fn haystack(&self) -> Haystack {
+        let mut haystack = Haystack::new(self.strings());
+        for live in &self.also {
+            haystack.also(live.pieces.iter().map(|p| p.text.as_str()));
+        }
+        haystack
+    }
+
     /// The compaction whose kept set is the records in view (retention `transcript:H`).
     pub fn compaction(&self, store: &Store) -> Compaction {
+        let sought = Sought::new(store.records().iter().map(|r| r.text.as_deref()));
         Compaction::from_mask(
             store,
             Retention::Transcript(self.live.harness),
-            in_view(store, self.strings()),
+            sought.in_view(&self.haystack()),
         )
     }
 
@@ -199,23 +212,32 @@ fn push_word(out: &mut String, base: usize, word: &str) {
 
 /// The kept mask (aligned with store positions) of the records in view of a live
 /// context given as its strings.
-pub fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) -> Vec<bool> {
+#[cfg(test)]
+fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) -> Vec<bool> {
     Sought::new(store.records().iter().map(|r| r.text.as_deref())).in_view(&Haystack::new(strings))
 }
 
 /// A live context's strings, normalised and joined by a line break (which no normalised
-/// string holds), to look for texts in.
-pub struct Haystack(String);
+/// string holds), to look for texts in; with others that must each show a text too (the
+/// views of every agent that may be making the call).
+pub struct Haystack(Vec<String>);
 
 impl Haystack {
     /// The haystack of these strings.
     pub fn new<'s>(strings: impl IntoIterator<Item = &'s str>) -> Haystack {
-        let mut haystack = String::new();
+        let mut haystack = Haystack(Vec::new());
+        haystack.also(strings);
+        haystack
+    }
+
+    /// Adds a view that must show a text too.
+    pub fn also<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>) {
+        let mut view = String::new();
         for s in strings {
-            normalize_into(&mut haystack, s);
-            haystack.push('\n');
+            normalize_into(&mut view, s);
+            view.push('\n');
         }
-        Haystack(haystack)
+        self.0.push(view);
     }
 }
 
@@ -297,7 +319,13 @@ impl Sought {
         let distinct: Vec<&str> = (0..self.ends.len())
             .map(|slot| self.text(slot).unwrap_or_default())
             .collect();
-        let found = occurring(&distinct, &haystack.0);
+        // In view of every view: found in the first, and then in each of the others.
+        let mut found = vec![true; distinct.len()];
+        for view in &haystack.0 {
+            for (f, seen) in found.iter_mut().zip(occurring(&distinct, view)) {
+                *f &= seen;
+            }
+        }
         self.slots
             .iter()
             .map(|&slot| found.get(slot).copied().unwrap_or(false))

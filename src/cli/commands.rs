@@ -2,7 +2,6 @@
 //! loader what it needs, judges what it loaded and writes the report.
 
 use super::*;
-use crate::view;
 
 pub(super) fn run_check(args: &CheckArgs, limits: Limits, out: Output) -> Exit {
     let reads = [
@@ -142,7 +141,7 @@ pub(super) fn run_check_transcript(
                         retention: Retention::Transcript(context.live.harness),
                         ..request
                     };
-                    let haystack = view::Haystack::new(context.strings());
+                    let haystack = context.haystack();
                     if let Some(stored) = texts.load_in_view(&request, call.clone(), &haystack)
                         && let Some(compaction) = &stored.compaction
                     {

@@ -1,7 +1,7 @@
 //! `hook`: the harness adapters' protocol on stdin and stdout.
 
 use super::*;
-use crate::view::{self, Context};
+use crate::view::Context;
 
 /// Runs a hook adapter. The payload and the store are read and judged on a worker
 /// thread so that our own deadline holds even when stdin never closes or the store is
@@ -146,7 +146,7 @@ pub(super) fn hook_setup(
         };
         match lean_transcript_setup(args, &wanted, limits) {
             Ok(setup) => return Ok(setup),
-            Err(read) => context = read,
+            Err(read) => context = *read,
         }
     }
     // Read once; an error in it is reported after the store's own (the exact loader's
@@ -198,13 +198,14 @@ struct Transcribed<'a> {
 /// loader reads: a light pass over the store gives each record's text (on a thread of
 /// its own, while the transcript is read), the transcript gives the live context, and
 /// the records in view are the lean loader's kept ids. `Err` sends the caller to the
-/// exact loader, with the context when it was read (`None`: read it as for any store).
+/// exact loader, with the context when it was read (`None`: read it as for any store),
+/// boxed (a context is large).
 fn lean_transcript_setup(
     args: &HookArgs,
     wanted: &Transcribed<'_>,
     limits: Limits,
-) -> Result<Setup, Option<Result<Context, InputError>>> {
-    let tools = guarded_tools(args, limits).map_err(|_| None)?;
+) -> Result<Setup, Box<Option<Result<Context, InputError>>>> {
+    let tools = guarded_tools(args, limits).map_err(|_| Box::new(None))?;
     let read_context_of = || {
         hook::requested_transcript(wanted.harness, wanted.payload).map(|request| {
             request.and_then(|r| {
@@ -221,7 +222,7 @@ fn lean_transcript_setup(
         })
     };
     let haystack_of = |context: &Option<Result<Context, InputError>>| match context {
-        Some(Ok(c)) => Some(view::Haystack::new(c.strings())),
+        Some(Ok(c)) => Some(c.haystack()),
         _ => None,
     };
     let request = input::Request {
@@ -264,15 +265,15 @@ fn lean_transcript_setup(
     });
     let context = match context {
         Some(Ok(context)) => context,
-        other => return Err(other),
+        other => return Err(Box::new(other)),
     };
     let Some(texts) = texts else {
-        return Err(Some(Ok(context)));
+        return Err(Box::new(Some(Ok(context))));
     };
-    let haystack = early.unwrap_or_else(|| view::Haystack::new(context.strings()));
+    let haystack = early.unwrap_or_else(|| context.haystack());
     let stored = texts.load_in_view(&request, wanted.call.clone(), &haystack);
     let Some(stored) = stored else {
-        return Err(Some(Ok(context)));
+        return Err(Box::new(Some(Ok(context))));
     };
     Ok(Setup {
         input: stored.input,

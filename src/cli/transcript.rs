@@ -32,7 +32,7 @@ pub(super) struct Wanted<'a> {
     /// The input limits (`--max-input-bytes`).
     pub(super) limits: Limits,
     /// The call is being made now (a hook): where the payload does not say which agent
-    /// makes it (Gemini CLI), a subagent at work is looked for (see [`gemini_subagent`]).
+    /// makes it (Gemini CLI), a subagent at work is looked for (see [`gemini_subagents`]).
     pub(super) live_call: bool,
 }
 
@@ -61,13 +61,24 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
         }
         std::thread::sleep(POLL);
     };
-    let (path, live) = match gemini_subagent(wanted, &live)? {
-        Some(subagent) => {
-            let live = read_live(&subagent, Some(Harness::GeminiCli), None, limits)
-                .map_err(|(Unread::NotYet(e) | Unread::Invalid(e))| e)?;
-            (subagent, live)
+    // The subagents at work (Gemini CLI), read as the session was: a file just created
+    // or being written is looked at again while the hook may wait.
+    let also = loop {
+        let waiting = wanted.deadline.is_some_and(|d| Instant::now() < d);
+        let read = gemini_subagents(wanted, &live).and_then(|files| {
+            files
+                .iter()
+                .map(|file| {
+                    read_live(file, Some(Harness::GeminiCli), None, limits)
+                        .map_err(|(Unread::NotYet(e) | Unread::Invalid(e))| e)
+                })
+                .collect::<Result<Vec<Live>, InputError>>()
+        });
+        match read {
+            Ok(also) => break also,
+            Err(_) if waiting => std::thread::sleep(POLL),
+            Err(e) => return Err(e),
         }
-        None => (wanted.path.to_string(), live),
     };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
@@ -78,30 +89,30 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
         files.push((name.clone(), text));
     }
     Ok(Context {
-        file: path,
+        file: wanted.path.to_string(),
         detected: wanted.harness.is_none(),
         live,
         files,
+        also,
     })
 }
 
-/// The file of the Gemini CLI subagent whose call is being judged, if one is at work.
+/// The files of the Gemini CLI subagents at work, whose views the call is judged against
+/// too.
 ///
-/// Gemini CLI runs a subagent's tool calls through the same hooks as the main agent's,
+/// Gemini CLI runs a subagent's tool calls through the same hook as the main agent's,
 /// with the same payload: the session's transcript, and neither a call id nor an agent
 /// id. A subagent keeps its own session file, `<chats>/<session id>/<agent id>.jsonl`
 /// (its first line says `"kind":"subagent"`), started while the main agent's response
-/// that invoked it is acted on. So when the session's last message is such a response,
-/// a subagent started since then, whose call the response does not yet record as ended
-/// (with its `agentId`), is running one of its calls, and the call being judged is that
-/// subagent's: its file is what the caller sees. Two such subagents at once, or a
-/// file the gate cannot place in time, is an error: the gate cannot tell whose call it
-/// is. (A call the main agent makes beside the subagent, in the same response, is judged
-/// against the subagent's view too: the subagent's task was written in that response,
-/// from the main agent's context.)
-fn gemini_subagent(wanted: &Wanted<'_>, live: &Live) -> Result<Option<String>, InputError> {
+/// that invoked it is acted on; that response records the subagent's `agentId` only once
+/// all its calls have ended, and they run side by side. So while the session's last
+/// message is such a response, a subagent started since then (and not yet recorded as
+/// ended) may be the caller, and so may the main agent: the call is judged against each
+/// of their views, and a record is in view only when every one of them shows it. A file
+/// the gate cannot read or date is an error: it cannot tell what the caller sees.
+fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, InputError> {
     if !wanted.live_call || live.harness != Harness::GeminiCli {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let path = wanted.path;
     let unsure = |why: String| {
@@ -125,29 +136,34 @@ fn gemini_subagent(wanted: &Wanted<'_>, live: &Live) -> Result<Option<String>, I
         return Err(unsure("its first line names no session".to_string()));
     };
     if !is_plain_name(&session.id) {
-        return Err(unsure(format!(
-            "its session id `{}` is not a plain name",
-            clean(&session.id)
-        )));
+        return Err(unsure(
+            "its session id is not a plain name (letters, digits, - and _)".to_string(),
+        ));
     }
     let folder = Path::new(path)
         .parent()
         .unwrap_or_else(|| Path::new(""))
         .join(&session.id);
-    let mut files: Vec<_> = match std::fs::read_dir(&folder) {
-        Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(unsure(format!(
-                "its subagents' folder `{}` cannot be read: {}",
-                clean(&folder.to_string_lossy()),
-                io_reason(&e)
-            )));
-        }
+    let folder_error = |e: &io::Error| {
+        unsure(format!(
+            "its subagents' folder `{}` cannot be read: {}",
+            clean(&folder.to_string_lossy()),
+            io_reason(e)
+        ))
     };
+    let mut files = Vec::new();
+    match std::fs::read_dir(&folder) {
+        Ok(entries) => {
+            for entry in entries {
+                files.push(entry.map_err(|e| folder_error(&e))?.path());
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(folder_error(&e)),
+    }
     files.retain(|f| f.extension().is_some_and(|x| x == "jsonl"));
     files.sort();
-    let mut running = Vec::new();
+    let mut at_work = Vec::new();
     for file in files {
         let name = clean(&file.to_string_lossy()).into_owned();
         let head = head_of(&file)
@@ -167,7 +183,7 @@ fn gemini_subagent(wanted: &Wanted<'_>, live: &Live) -> Result<Option<String>, I
         match sub.start.as_deref() {
             Some(start) if is_utc_millis(start) && is_utc_millis(since) => {
                 if start >= since && !responding.finished_agents.contains(&sub.id) {
-                    running.push(file.to_string_lossy().into_owned());
+                    at_work.push(file.to_string_lossy().into_owned());
                 }
             }
             _ => {
@@ -177,15 +193,7 @@ fn gemini_subagent(wanted: &Wanted<'_>, live: &Live) -> Result<Option<String>, I
             }
         }
     }
-    match running.as_slice() {
-        [] => Ok(None),
-        [one] => Ok(Some(one.clone())),
-        [first, second, ..] => Err(unsure(format!(
-            "two of its subagents are at work (`{}`, `{}`)",
-            clean(first),
-            clean(second)
-        ))),
-    }
+    Ok(at_work)
 }
 
 /// A name that is one path component: letters, digits, `-` and `_`.
