@@ -203,11 +203,7 @@ pub fn requested_transcript(
 /// that name one folder further down (where Claude Code files a subagent under a
 /// group). When there is none yet, the first: the reader waits for it, and names it.
 fn subagent_transcript(session: &str, agent: &str) -> Result<String, InputError> {
-    let safe = !agent.is_empty()
-        && agent
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !safe {
+    if !crate::text::is_plain_name(agent) {
         return Err(InputError::at(
             PAYLOAD,
             "key `agent_id`",

@@ -21,6 +21,15 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// A name that is one path component and nothing else: letters, digits, `-` and `_`
+/// (a harness's session or agent id, before it names a file).
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Characters that could forge or hide report content on a terminal: controls (C0,
 /// DEL, C1), line and paragraph separators, bidirectional overrides, the BOM.
 pub fn is_unsafe(c: char) -> bool {

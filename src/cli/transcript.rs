@@ -135,7 +135,7 @@ fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, Inp
     let Some(session) = transcript::session_head(&head) else {
         return Err(unsure("its first line names no session".to_string()));
     };
-    if !is_plain_name(&session.id) {
+    if !crate::text::is_plain_name(&session.id) {
         return Err(unsure(
             "its session id is not a plain name (letters, digits, - and _)".to_string(),
         ));
@@ -194,14 +194,6 @@ fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, Inp
         }
     }
     Ok(at_work)
-}
-
-/// A name that is one path component: letters, digits, `-` and `_`.
-fn is_plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// A time as Gemini CLI writes it, `YYYY-MM-DDTHH:MM:SS.mmmZ`: two of them compare as
