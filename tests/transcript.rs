@@ -479,13 +479,7 @@ fn a_transcript_written_late_is_waited_for() {
         rest.as_bytes(),
         Duration::from_millis(400),
     );
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr
-            .starts_with("omission-gate denied this call: BLOCK"),
-        "{}",
-        out.stderr
-    );
+    denied_with_the_rule(&out);
     // Entry by entry, as Claude Code writes them: read between a compaction's boundary
     // (line 17) and its summary, the file is still being written, not broken.
     assert!(lines[16].contains("compact_boundary"));
@@ -496,13 +490,7 @@ fn a_transcript_written_late_is_waited_for() {
         after.as_bytes(),
         Duration::from_millis(400),
     );
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr
-            .starts_with("omission-gate denied this call: BLOCK"),
-        "{}",
-        out.stderr
-    );
+    denied_with_the_rule(&out);
     // The call's own line written in two halves: the first half is not read.
     let (last, head) = lines.split_last().unwrap();
     let early: String = head.iter().map(|l| format!("{l}\n")).collect::<String>() + &last[..40];
@@ -511,20 +499,10 @@ fn a_transcript_written_late_is_waited_for() {
         format!("{}\n", &last[40..]).as_bytes(),
         Duration::from_millis(300),
     );
-    assert!(
-        out.stderr
-            .starts_with("omission-gate denied this call: BLOCK"),
-        "{}",
-        out.stderr
-    );
+    denied_with_the_rule(&out);
     // The file does not exist yet when the hook starts.
     let out = hook_while_written(None, text.as_bytes(), Duration::from_millis(300));
-    assert!(
-        out.stderr
-            .starts_with("omission-gate denied this call: BLOCK"),
-        "{}",
-        out.stderr
-    );
+    denied_with_the_rule(&out);
 }
 
 #[test]

@@ -514,6 +514,29 @@ fn store_with_rule(text: &str) -> String {
     store
 }
 
+/// A transcript-mode request for the store at `path`.
+fn transcript_request(path: &str) -> Request<'_> {
+    Request {
+        origin: path,
+        source: Source::Path(path),
+        kept: None,
+        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
+        limits: Limits::default(),
+    }
+}
+
+/// The call `store_with_rule`'s rule binds.
+fn pay_call() -> Action {
+    Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap()
+}
+
+/// Sets the file's time a moment on, as a later write would.
+fn a_moment_later(path: &std::path::Path) {
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.set_modified(later).unwrap();
+}
+
 #[test]
 fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_leanly() {
     // The records in view come from the texts the light pass read; were the file
@@ -524,15 +547,8 @@ fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_lean
     let path = dir.path().join("store.jsonl");
     std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
     let p = path.to_str().unwrap();
-    let request = Request {
-        origin: p,
-        source: Source::Path(p),
-        kept: None,
-        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
-        limits: Limits::default(),
-    };
-    let call =
-        Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
+    let request = transcript_request(p);
+    let call = pay_call();
     let haystack = crate::view::Haystack::new(["No payments over 5."]);
     // Unchanged: the lean load keeps the rule in view.
     let texts = entry::store_texts_holding(&request, 0).unwrap();
@@ -543,10 +559,7 @@ fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_lean
     assert!(compaction.is_kept_id(&stored.input.store, &stored.input.totals, "p"));
     // Written again after the light pass (same length, a later time): no lean answer.
     let texts = entry::store_texts_holding(&request, 0).unwrap();
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-    file.set_modified(later).unwrap();
-    drop(file);
+    a_moment_later(&path);
     assert!(texts.load_in_view(&request, call, &haystack).is_none());
 }
 
@@ -558,23 +571,13 @@ fn a_held_store_is_judged_as_read_whatever_the_file_becomes() {
     let path = dir.path().join("store.jsonl");
     std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
     let p = path.to_str().unwrap();
-    let request = Request {
-        origin: p,
-        source: Source::Path(p),
-        kept: None,
-        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
-        limits: Limits::default(),
-    };
-    let call =
-        Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
+    let request = transcript_request(p);
+    let call = pay_call();
     let haystack = crate::view::Haystack::new(["No payments over 5."]);
     let texts = store_texts(&request).unwrap();
     // The rule's text changes (same length) and the file's time moves on.
     std::fs::write(&path, store_with_rule("No payments over 6.")).unwrap();
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-    file.set_modified(later).unwrap();
-    drop(file);
+    a_moment_later(&path);
     let stored = texts.load_in_view(&request, call, &haystack).unwrap();
     let compaction = stored.compaction.unwrap();
     let store = &stored.input.store;
@@ -589,15 +592,8 @@ fn a_store_too_large_to_hold_is_read_twice_and_judged_as_a_held_one() {
     let path = dir.path().join("store.jsonl");
     std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
     let p = path.to_str().unwrap();
-    let request = Request {
-        origin: p,
-        source: Source::Path(p),
-        kept: None,
-        retention: crate::compaction::Retention::Transcript(crate::harness::Harness::ClaudeCode),
-        limits: Limits::default(),
-    };
-    let call =
-        Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap();
+    let request = transcript_request(p);
+    let call = pay_call();
     let haystack = crate::view::Haystack::new(["No payments over 5.", "note 7 and note 12"]);
     let load = |most| {
         let texts = entry::store_texts_holding(&request, most).unwrap();
