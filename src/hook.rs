@@ -87,7 +87,7 @@ pub struct Setup {
     pub kept_from: KeptFrom,
     /// Under [`KeptFrom::Transcript`]: the agent's context read from the payload's
     /// transcript, or why it could not be read (`None` until it has been read).
-    pub context: Option<Result<Context, InputError>>,
+    pub context: Option<Result<Context, Unread>>,
     /// The compaction the loader computed with the store, for the payload's call (a lean
     /// load holds only the records that call can consult, so the kept ids cannot be
     /// matched against it again); `None`: computed from `kept` and `retention`.
@@ -112,6 +112,97 @@ pub struct TranscriptRequest {
     /// The payload's `tool_use_id`, when it has one: the transcript is fresh once it
     /// records this call.
     pub call: Option<String>,
+    /// Claude Code: the subagent that makes the call (the payload's `agent_id`), whose
+    /// own transcript, beside `path`, is read instead.
+    pub subagent: Option<Subagent>,
+}
+
+/// A Claude Code subagent that makes the call, and where its transcript is filed:
+/// `<session without .jsonl>/subagents/agent-<id>.jsonl`, or the one file of that name
+/// one folder further down (where Claude Code files a subagent under a group). The file
+/// is looked for at each look at it, not once: Claude Code may file it while the hook
+/// waits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subagent {
+    /// The payload's `agent_id`, a plain name.
+    id: String,
+    /// The session's `subagents` folder.
+    folder: std::path::PathBuf,
+}
+
+impl Subagent {
+    /// The subagent `agent` of the session whose transcript is `session`.
+    fn new(session: &str, agent: &str) -> Result<Subagent, InputError> {
+        if !crate::text::is_plain_name(agent) {
+            return Err(InputError::at(
+                PAYLOAD,
+                "key `agent_id`",
+                format!(
+                    "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",
+                    clean(agent)
+                ),
+            ));
+        }
+        let Some(stem) = session.strip_suffix(".jsonl") else {
+            return Err(InputError::at(
+                PAYLOAD,
+                "key `transcript_path`",
+                format!(
+                    "`{}` does not end in .jsonl, so the transcript of subagent `{agent}` cannot be found beside it",
+                    clean(session)
+                ),
+            ));
+        };
+        Ok(Subagent {
+            id: agent.to_string(),
+            folder: std::path::Path::new(stem).join("subagents"),
+        })
+    }
+
+    /// The session's `subagents` folder, where its transcript is filed.
+    pub fn folder(&self) -> &std::path::Path {
+        &self.folder
+    }
+
+    /// The name of its transcript file, `agent-<id>.jsonl`.
+    pub fn file_name(&self) -> String {
+        format!("agent-{}.jsonl", self.id)
+    }
+
+    /// The error for two files that answer to its name: the gate cannot tell which one
+    /// the subagent sees.
+    pub fn two_transcripts(&self, first: &str, second: &str) -> InputError {
+        InputError::at(
+            PAYLOAD,
+            "key `agent_id`",
+            format!(
+                "subagent `{}` has two transcripts, `{}` and `{}`: the gate cannot tell which one the subagent sees",
+                self.id,
+                clean(first),
+                clean(second)
+            ),
+        )
+    }
+}
+
+/// Why the agent's context could not be read from the transcript a payload names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unread {
+    /// Not written yet when the wait ended: the file missing, empty, shrinking, not yet
+    /// recording the call being judged, or a Gemini CLI subagent's file half-written.
+    /// The harness may write it a moment later, so the call may pass when it is retried.
+    NotYet(InputError),
+    /// Anything else (no transcript named, an unknown or malformed one): the same call
+    /// fails the same way again.
+    Invalid(InputError),
+}
+
+impl From<Unread> for InputError {
+    fn from(unread: Unread) -> InputError {
+        match unread {
+            Unread::NotYet(e) | Unread::Invalid(e) => e,
+        }
+    }
 }
 
 /// The transcript to read before answering, under `--kept-from transcript`: `None` when
@@ -179,13 +270,11 @@ pub fn requested_transcript(
     };
     // A subagent's call (Claude Code's Agent tool) names the session's transcript; what
     // the subagent sees is its own, beside it.
-    let path = match (harness, obj.get("agent_id")) {
-        (Harness::ClaudeCode, Some(Value::String(agent))) => {
-            match subagent_transcript(&path, agent) {
-                Ok(path) => path,
-                Err(e) => return Some(Err(e)),
-            }
-        }
+    let subagent = match (harness, obj.get("agent_id")) {
+        (Harness::ClaudeCode, Some(Value::String(agent))) => match Subagent::new(&path, agent) {
+            Ok(subagent) => Some(subagent),
+            Err(e) => return Some(Err(e)),
+        },
         (Harness::ClaudeCode, Some(_)) => {
             return Some(Err(InputError::at(
                 PAYLOAD,
@@ -193,63 +282,13 @@ pub fn requested_transcript(
                 "must be a string",
             )));
         }
-        _ => path,
+        _ => None,
     };
-    Some(Ok(TranscriptRequest { path, call }))
-}
-
-/// The transcript of Claude Code's subagent `agent` in the session whose transcript is
-/// `session`: `<session without .jsonl>/subagents/agent-<agent>.jsonl`, or the one file of
-/// that name one folder further down (where Claude Code files a subagent under a
-/// group). When there is none yet, the first: the reader waits for it, and names it.
-fn subagent_transcript(session: &str, agent: &str) -> Result<String, InputError> {
-    if !crate::text::is_plain_name(agent) {
-        return Err(InputError::at(
-            PAYLOAD,
-            "key `agent_id`",
-            format!(
-                "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",
-                clean(agent)
-            ),
-        ));
-    }
-    let Some(stem) = session.strip_suffix(".jsonl") else {
-        return Err(InputError::at(
-            PAYLOAD,
-            "key `transcript_path`",
-            format!(
-                "`{}` does not end in .jsonl, so the transcript of subagent `{agent}` cannot be found beside it",
-                clean(session)
-            ),
-        ));
-    };
-    let folder = std::path::Path::new(stem).join("subagents");
-    let name = format!("agent-{agent}.jsonl");
-    let direct = folder.join(&name);
-    if direct.is_file() {
-        return Ok(direct.to_string_lossy().into_owned());
-    }
-    let mut nested: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path().join(&name))
-        .filter(|path| path.is_file())
-        .collect();
-    nested.sort();
-    match nested.as_slice() {
-        [one] => Ok(one.to_string_lossy().into_owned()),
-        [] => Ok(direct.to_string_lossy().into_owned()),
-        [first, second, ..] => Err(InputError::at(
-            PAYLOAD,
-            "key `agent_id`",
-            format!(
-                "subagent `{agent}` has two transcripts, `{}` and `{}`: the gate cannot tell which one the subagent sees",
-                clean(&first.to_string_lossy()),
-                clean(&second.to_string_lossy())
-            ),
-        )),
-    }
+    Some(Ok(TranscriptRequest {
+        path,
+        call,
+        subagent,
+    }))
 }
 
 impl Setup {
@@ -285,7 +324,8 @@ impl Setup {
 pub enum Failure {
     /// The payload or the store could not be read.
     Input(InputError),
-    /// No answer within the deadline, in milliseconds.
+    /// No answer within the deadline, in milliseconds: a matter of timing (a busy
+    /// machine, a slow disk), so the call may pass when it is retried.
     Timeout(u64),
     /// A bug: the gate did not return.
     Internal,
@@ -376,7 +416,10 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         (KeptFrom::Transcript, Some(Ok(context))) => {
             (Some(context.compaction(store)), Some(context))
         }
-        (KeptFrom::Transcript, Some(Err(e))) => return refuse(e),
+        (KeptFrom::Transcript, Some(Err(Unread::NotYet(e)))) => {
+            return refuse_with(e, Retry::MayPass);
+        }
+        (KeptFrom::Transcript, Some(Err(Unread::Invalid(e)))) => return refuse(e),
         (KeptFrom::Transcript, None) => {
             return refuse(&InputError::at(
                 PAYLOAD,
@@ -403,7 +446,7 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     }
     let mut report = Report::check(&action, compaction, totals, outcome);
     report.transcript = context.map(Context::summary);
-    Answer::Deny(deny_reason(&report, Some(store)))
+    Answer::Deny(deny_reason(&report, Some(store), Retry::Futile))
 }
 
 /// The harness's rendering of an answer: PASS is silent, exit 0; a deny is exit 2 with
@@ -550,10 +593,27 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
     Ok(Action { tool, params })
 }
 
+/// Whether the same call, made again, may be answered otherwise: what the model is told
+/// to do after an ERROR depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// The same input gives the same ERROR: a payload, store or transcript that is
+    /// malformed or of an unknown kind, a bug.
+    Futile,
+    /// The ERROR is one of timing (the transcript not yet written, our own deadline
+    /// passed): a retry may pass.
+    MayPass,
+}
+
 fn refuse(err: &InputError) -> Answer {
+    refuse_with(err, Retry::Futile)
+}
+
+fn refuse_with(err: &InputError, retry: Retry) -> Answer {
     Answer::Deny(deny_reason(
         &Report::invalid_input(Mode::Check, &err.to_string()),
         None,
+        retry,
     ))
 }
 
@@ -565,7 +625,8 @@ fn failure_reason(failure: &Failure) -> String {
         },
         Failure::Timeout(ms) => [
             format!("omission-gate denied this call: ERROR (no answer within {ms} ms)"),
-            "omission-gate fails closed rather than let the harness's own timeout run the tool: tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin); retrying will not help".to_string(),
+            // A matter of timing (a busy machine, a slow disk): a retry may pass.
+            "omission-gate fails closed rather than let the harness's own timeout run the tool: the call can be retried, and may pass when the machine is less busy; if it is denied again, tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin; the hook's --timeout-ms can be raised, below the harness's own timeout)".to_string(),
         ]
         .join("\n"),
         Failure::Internal => [
@@ -580,9 +641,10 @@ fn labelled(label: &str, value: &str) -> String {
     format!("{label:<LABEL_WIDTH$}: {}", one_line(value))
 }
 
-/// The reason the model reads: the verdict with the report's sha256, what to do, each
-/// block or error finding with its `restore` ids, and what each restore record says.
-pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
+/// The reason the model reads: the verdict with the report's sha256, what to do (after an
+/// `invalid-input` ERROR, by whether a retry may pass), each block or error finding with
+/// its `restore` ids, and what each restore record says.
+pub fn deny_reason(report: &Report, store: Option<&Store>, retry: Retry) -> String {
     let severity = match report.verdict {
         Verdict::Pass => None,
         Verdict::Block => Some(Severity::Block),
@@ -598,7 +660,11 @@ pub fn deny_reason(report: &Report, store: Option<&Store>) -> String {
     lines.push(match report.verdict {
         Verdict::Block if report.transcript.is_some() => "Records that are not in your context bind this call: they are listed under restore and shown below. Read them and re-plan: from now on they are in your context, so a call that takes them into account is not stopped for missing them again".to_string(),
         Verdict::Block => "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set".to_string(),
-        _ if codes == ["invalid-input"] => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help".to_string(),
+        _ if codes == ["invalid-input"] => match retry {
+            Retry::Futile => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help",
+            Retry::MayPass => "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)",
+        }
+        .to_string(),
         _ => "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user".to_string(),
     });
     // The findings about this call (its policies, facts, effects) come first, then the

@@ -495,7 +495,7 @@ fn our_own_deadline_denies_before_the_harness_times_out() {
             .unwrap();
         let code = child.wait().unwrap().code().unwrap();
         drop(stdin);
-        let reason = "omission-gate denied this call: ERROR (no answer within 300 ms)\nomission-gate fails closed rather than let the harness's own timeout run the tool: tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin); retrying will not help";
+        let reason = "omission-gate denied this call: ERROR (no answer within 300 ms)\nomission-gate fails closed rather than let the harness's own timeout run the tool: the call can be retried, and may pass when the machine is less busy; if it is denied again, tell the user (the record store may be too large or unreadable, or the hook got no payload on stdin; the hook's --timeout-ms can be raised, below the harness's own timeout)";
         assert_denied(
             &Out {
                 stdout,

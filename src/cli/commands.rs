@@ -109,6 +109,7 @@ pub(super) fn run_check_transcript(
             .map(|v| flag_text("--tools", v, limits));
         let wanted = Wanted {
             path,
+            subagent: None,
             harness: args.harness.map(HarnessArg::harness),
             call: None,
             deadline: None,

@@ -1,6 +1,7 @@
 //! `hook`: the harness adapters' protocol on stdin and stdout.
 
 use super::*;
+use crate::hook::Unread;
 use crate::view::Context;
 
 /// Runs a hook adapter. The payload and the store are read and judged on a worker
@@ -72,9 +73,10 @@ pub(super) fn hook_reply(
         && setup.context.is_none()
         && let Some(request) = hook::transcript_request(harness, &payload, setup)
     {
-        setup.context = Some(request.and_then(|r| {
+        setup.context = Some(request.map_err(Unread::Invalid).and_then(|r| {
             read_context(&Wanted {
                 path: &r.path,
+                subagent: r.subagent.as_ref(),
                 harness: Some(harness),
                 call: r.call.as_deref(),
                 deadline: Some(wait_until),
@@ -204,13 +206,14 @@ fn lean_transcript_setup(
     args: &HookArgs,
     wanted: &Transcribed<'_>,
     limits: Limits,
-) -> Result<Setup, Box<Option<Result<Context, InputError>>>> {
+) -> Result<Setup, Box<Option<Result<Context, Unread>>>> {
     let tools = guarded_tools(args, limits).map_err(|_| Box::new(None))?;
     let read_context_of = || {
         hook::requested_transcript(wanted.harness, wanted.payload).map(|request| {
-            request.and_then(|r| {
+            request.map_err(Unread::Invalid).and_then(|r| {
                 read_context(&Wanted {
                     path: &r.path,
+                    subagent: r.subagent.as_ref(),
                     harness: Some(wanted.harness),
                     call: r.call.as_deref(),
                     deadline: Some(wanted.wait_until),
@@ -221,7 +224,7 @@ fn lean_transcript_setup(
             })
         })
     };
-    let haystack_of = |context: &Option<Result<Context, InputError>>| match context {
+    let haystack_of = |context: &Option<Result<Context, Unread>>| match context {
         Some(Ok(c)) => Some(c.haystack()),
         _ => None,
     };

@@ -1,12 +1,14 @@
 //! Reading a harness transcript: from the end, as much as the live context needs, and
 //! fresh (waiting, within a deadline, until it records the call being judged).
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::hook::{Subagent, Unread};
 use crate::transcript::{self, Live, Window};
 use crate::view::Context;
 
@@ -19,8 +21,10 @@ const POLL: Duration = Duration::from_millis(10);
 
 /// What to read and how long to wait for it.
 pub(super) struct Wanted<'a> {
-    /// The transcript file.
+    /// The transcript file (with `subagent`, the session's, beside which the subagent's is).
     pub(super) path: &'a str,
+    /// Claude Code: the subagent that makes the call, whose own transcript is read.
+    pub(super) subagent: Option<&'a Subagent>,
     /// Its format, when named; recognised otherwise.
     pub(super) harness: Option<Harness>,
     /// The call the transcript must record before it is judged.
@@ -37,27 +41,36 @@ pub(super) struct Wanted<'a> {
 }
 
 /// The agent's context: the transcript's live context, read fresh, and the context files.
-pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
+/// An error says whether the transcript may yet be written ([`Unread::NotYet`]).
+pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     let limits = wanted.limits;
     let started = Instant::now();
-    let live = loop {
+    let (path, live, head) = loop {
         let waiting = wanted.deadline.is_some_and(|d| Instant::now() < d);
-        match read_live(wanted.path, wanted.harness, wanted.call, limits) {
-            Ok(live) if wanted.call.is_none() || live.call_seen => break live,
+        // A subagent's transcript is looked for at each look: Claude Code may file it,
+        // one folder down, only while the hook waits.
+        let path = match wanted.subagent {
+            Some(subagent) => Cow::Owned(subagent_transcript(subagent).map_err(Unread::Invalid)?),
+            None => Cow::Borrowed(wanted.path),
+        };
+        match read_live(&path, wanted.harness, wanted.call, limits) {
+            Ok((live, head)) if wanted.call.is_none() || live.call_seen => {
+                break (path, live, head);
+            }
             Ok(_) if waiting => {}
             Ok(_) => {
                 let ms = started.elapsed().as_millis();
-                return Err(InputError::at(
-                    wanted.path,
+                return Err(Unread::NotYet(InputError::at(
+                    &path,
                     "transcript",
                     format!(
                         "does not record the call being judged (`{}`) after {ms} ms: the gate never judges a transcript older than the call; if the harness writes it later than that, raise --timeout-ms",
                         clean(wanted.call.unwrap_or_default())
                     ),
-                ));
+                )));
             }
             Err(Unread::NotYet(_)) if waiting => {}
-            Err(Unread::NotYet(e) | Unread::Invalid(e)) => return Err(e),
+            Err(unread) => return Err(unread),
         }
         std::thread::sleep(POLL);
     };
@@ -65,14 +78,13 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
     // or being written is looked at again while the hook may wait.
     let also = loop {
         let waiting = wanted.deadline.is_some_and(|d| Instant::now() < d);
-        let read = gemini_subagents(wanted, &live).and_then(|files| {
+        let read = gemini_subagents(wanted, &path, &live, &head).and_then(|files| {
             files
                 .iter()
                 .map(|file| {
-                    read_live(file, Some(Harness::GeminiCli), None, limits)
-                        .map_err(|(Unread::NotYet(e) | Unread::Invalid(e))| e)
+                    read_live(file, Some(Harness::GeminiCli), None, limits).map(|(live, _)| live)
                 })
-                .collect::<Result<Vec<Live>, InputError>>()
+                .collect::<Result<Vec<Live>, Unread>>()
         });
         match read {
             Ok(also) => break also,
@@ -82,19 +94,50 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
     };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
-        let bytes = read_source(name, limits)?;
+        let bytes = read_source(name, limits).map_err(Unread::Invalid)?;
         let text = String::from_utf8(bytes).map_err(|_| {
-            InputError::at(name, "--context-file", "the file is not valid UTF-8 text")
+            Unread::Invalid(InputError::at(
+                name,
+                "--context-file",
+                "the file is not valid UTF-8 text",
+            ))
         })?;
         files.push((name.clone(), text));
     }
     Ok(Context {
-        file: wanted.path.to_string(),
+        file: path.into_owned(),
         detected: wanted.harness.is_none(),
         live,
         files,
         also,
     })
+}
+
+/// The transcript of a Claude Code subagent as its folder holds it now:
+/// `agent-<id>.jsonl` in the session's `subagents` folder, or the one file of that name
+/// one folder further down (a subagent filed under a group). When there is none yet, the
+/// first: the reader waits for it, and names it. Two files of that name are an error.
+fn subagent_transcript(subagent: &Subagent) -> Result<String, InputError> {
+    let name = subagent.file_name();
+    let direct = subagent.folder().join(&name);
+    if direct.is_file() {
+        return Ok(direct.to_string_lossy().into_owned());
+    }
+    let mut nested: Vec<PathBuf> = std::fs::read_dir(subagent.folder())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join(&name))
+        .filter(|path| path.is_file())
+        .collect();
+    nested.sort();
+    match nested.as_slice() {
+        [one] => Ok(one.to_string_lossy().into_owned()),
+        [] => Ok(direct.to_string_lossy().into_owned()),
+        [first, second, ..] => {
+            Err(subagent.two_transcripts(&first.to_string_lossy(), &second.to_string_lossy()))
+        }
+    }
 }
 
 /// The files of the Gemini CLI subagents at work, whose views the call is judged against
@@ -109,12 +152,20 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, InputError> {
 /// message is such a response, a subagent started since then (and not yet recorded as
 /// ended) may be the caller, and so may the main agent: the call is judged against each
 /// of their views, and a record is in view only when every one of them shows it. A file
-/// the gate cannot read or date is an error: it cannot tell what the caller sees.
-fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, InputError> {
+/// the gate cannot read or date is an error: it cannot tell what the caller sees (one
+/// not there any more, or whose first line is not written yet, may be read on a retry).
+///
+/// `path` is the session's file, `live` its live context and `head` its first line, as
+/// read for the live context.
+fn gemini_subagents(
+    wanted: &Wanted<'_>,
+    path: &str,
+    live: &Live,
+    head: &[u8],
+) -> Result<Vec<String>, Unread> {
     if !wanted.live_call || live.harness != Harness::GeminiCli {
         return Ok(Vec::new());
     }
-    let path = wanted.path;
     let unsure = |why: String| {
         InputError::at(
             path,
@@ -124,19 +175,18 @@ fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, Inp
             ),
         )
     };
+    let invalid = |why: String| Unread::Invalid(unsure(why));
     let limits = wanted.limits;
     let head_of = |file: &Path| -> io::Result<Vec<u8>> {
         let mut f = File::open(file)?;
         let len = f.metadata()?.len();
         read_head(&mut f, len, limits)
     };
-    let head = head_of(Path::new(path))
-        .map_err(|e| unsure(format!("cannot read it again: {}", io_reason(&e))))?;
-    let Some(session) = transcript::session_head(&head) else {
-        return Err(unsure("its first line names no session".to_string()));
+    let Some(session) = transcript::session_head(head) else {
+        return Err(invalid("its first line names no session".to_string()));
     };
     if !crate::text::is_plain_name(&session.id) {
-        return Err(unsure(
+        return Err(invalid(
             "its session id is not a plain name (letters, digits, - and _)".to_string(),
         ));
     }
@@ -145,7 +195,7 @@ fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, Inp
         .unwrap_or_else(|| Path::new(""))
         .join(&session.id);
     let folder_error = |e: &io::Error| {
-        unsure(format!(
+        invalid(format!(
             "its subagents' folder `{}` cannot be read: {}",
             clean(&folder.to_string_lossy()),
             io_reason(e)
@@ -166,16 +216,28 @@ fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, Inp
     let mut at_work = Vec::new();
     for file in files {
         let name = clean(&file.to_string_lossy()).into_owned();
-        let head = head_of(&file)
-            .map_err(|e| unsure(format!("`{name}` cannot be read: {}", io_reason(&e))))?;
+        let head = head_of(&file).map_err(|e| {
+            let err = unsure(format!("`{name}` cannot be read: {}", io_reason(&e)));
+            if e.kind() == io::ErrorKind::NotFound {
+                Unread::NotYet(err)
+            } else {
+                Unread::Invalid(err)
+            }
+        })?;
         let Some(sub) = transcript::session_head(&head) else {
-            return Err(unsure(format!("`{name}` is not a Gemini CLI session file")));
+            let err = unsure(format!("`{name}` is not a Gemini CLI session file"));
+            // A first line without its line break is still being written.
+            return Err(if head.ends_with(b"\n") {
+                Unread::Invalid(err)
+            } else {
+                Unread::NotYet(err)
+            });
         };
         if sub.kind.as_deref() != Some("subagent") {
             continue;
         }
         let Some(responding) = live.responding.as_deref() else {
-            return Err(unsure(format!(
+            return Err(invalid(format!(
                 "the session's last message is not a response being acted on, and it has a subagent (`{name}`)"
             )));
         };
@@ -187,7 +249,7 @@ fn gemini_subagents(wanted: &Wanted<'_>, live: &Live) -> Result<Vec<String>, Inp
                 }
             }
             _ => {
-                return Err(unsure(format!(
+                return Err(invalid(format!(
                     "the start of subagent `{name}` cannot be set beside the session's last response"
                 )));
             }
@@ -211,22 +273,15 @@ fn is_utc_millis(time: &str) -> bool {
         })
 }
 
-/// Why a transcript gave no live context.
-enum Unread {
-    /// Not there, or empty, yet: worth another look while waiting.
-    NotYet(InputError),
-    /// Anything else.
-    Invalid(InputError),
-}
-
 /// Reads a transcript's live context from its end: a first tail, then twice as much
-/// each time the reader asks for more, up to the whole file.
+/// each time the reader asks for more, up to the whole file. With it, the file's first
+/// line (Gemini CLI's names the session, whose subagents are looked for).
 fn read_live(
     path: &str,
     harness: Option<Harness>,
     call: Option<&str>,
     limits: Limits,
-) -> Result<Live, Unread> {
+) -> Result<(Live, Vec<u8>), Unread> {
     let cannot = |e: &io::Error| {
         let err = InputError::at(path, "transcript", format!("cannot read: {}", io_reason(e)));
         if e.kind() == io::ErrorKind::NotFound {
@@ -271,7 +326,7 @@ fn read_live(
             offset,
         };
         match transcript::read(harness, window, call) {
-            Ok(live) => return Ok(live),
+            Ok(live) => return Ok((live, head)),
             Err(transcript::Failure::NeedMore) if offset > 0 => {
                 if size >= max {
                     return Err(Unread::Invalid(InputError::at(
@@ -397,6 +452,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
     stdin_once(reads.into_iter().chain(context_files).flatten())?;
     let context = read_context(&Wanted {
         path: &args.file,
+        subagent: None,
         harness: args.harness.map(HarnessArg::harness),
         call: None,
         deadline: None,
