@@ -27,7 +27,7 @@ pub struct SyntaxError {
 }
 
 impl SyntaxError {
-    fn from_serde(err: &serde_json::Error) -> SyntaxError {
+    pub(crate) fn from_serde(err: &serde_json::Error) -> SyntaxError {
         let full = err.to_string();
         let suffix = format!(" at line {} column {}", err.line(), err.column());
         let message = plain(full.strip_suffix(&suffix).unwrap_or(&full));

@@ -14,8 +14,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::{Map, Value};
-
+use super::value::{Map, Value};
 use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
 use crate::harness::Harness;
 
@@ -39,20 +38,20 @@ const UNCHAINED: [&str; 9] = [
 ];
 
 /// True for a line that is a Claude Code entry (for recognising the format).
-pub(super) fn is_entry(obj: &Map<String, Value>) -> bool {
+pub(super) fn is_entry(obj: &Map<'_>) -> bool {
     matches!(obj.get("type"), Some(Value::String(t))
-        if CHAINED.contains(&t.as_str()) || UNCHAINED.contains(&t.as_str()))
+        if CHAINED.contains(&t.as_ref()) || UNCHAINED.contains(&t.as_ref()))
 }
 
 /// A link of the chain.
-struct Entry {
+struct Entry<'a> {
     at: u64,
     uuid: String,
     parent: Option<String>,
-    obj: Map<String, Value>,
+    obj: Map<'a>,
 }
 
-impl Entry {
+impl Entry<'_> {
     fn kind(&self) -> &str {
         match self.obj.get("type") {
             Some(Value::String(t)) => t,
@@ -72,7 +71,7 @@ impl Entry {
 
 /// Reads one line: a chain link, or `None` for an entry outside the chain (and, outside a
 /// subagent's own file, for a sidechain link, which belongs to a subagent's conversation).
-fn entry(line: &Line<'_>, subagent: bool) -> Result<Option<Entry>, Failure> {
+fn entry<'a>(line: &Line<'a>, subagent: bool) -> Result<Option<Entry<'a>>, Failure> {
     let obj = line.object(NAME)?;
     let what = "a Claude Code entry";
     let kind = string_at(&obj, "type", line.at, what)?;
@@ -84,7 +83,7 @@ fn entry(line: &Line<'_>, subagent: bool) -> Result<Option<Entry>, Failure> {
     }
     let uuid = string_at(&obj, "uuid", line.at, what)?.to_string();
     let parent = match obj.get("parentUuid") {
-        Some(Value::String(p)) => Some(p.clone()),
+        Some(Value::String(p)) => Some(p.to_string()),
         Some(Value::Null) => None,
         _ => {
             return Err(Failure::at(
@@ -119,14 +118,14 @@ fn entry(line: &Line<'_>, subagent: bool) -> Result<Option<Entry>, Failure> {
     }))
 }
 
-fn is_sidechain(obj: &Map<String, Value>) -> bool {
+fn is_sidechain(obj: &Map<'_>) -> bool {
     obj.get("isSidechain") == Some(&Value::Bool(true))
 }
 
 /// True when the file whose first line is `head` is a subagent's own transcript: its
 /// first entry is a sidechain link.
 fn is_subagents_file(head: &[u8]) -> bool {
-    serde_json::from_slice::<Map<String, Value>>(head).is_ok_and(|obj| is_sidechain(&obj))
+    matches!(super::value::parse(super::trim_line(head)), Ok(Value::Object(obj)) if is_sidechain(&obj))
 }
 
 /// The lines read so far, from the end of the window back.
@@ -136,11 +135,11 @@ struct Backward<'l, 'a> {
     subagent: bool,
     /// How many lines from the end have been read.
     read: usize,
-    entries: Vec<Entry>,
+    entries: Vec<Entry<'a>>,
     by_uuid: HashMap<String, usize>,
 }
 
-impl Backward<'_, '_> {
+impl<'a> Backward<'_, 'a> {
     /// Reads the next line back; false when the window is exhausted.
     fn step(&mut self) -> Result<bool, Failure> {
         let Some(index) = self.lines.len().checked_sub(self.read + 1) else {
@@ -172,7 +171,7 @@ impl Backward<'_, '_> {
         }
     }
 
-    fn get(&self, i: usize) -> Option<&Entry> {
+    fn get(&self, i: usize) -> Option<&Entry<'a>> {
         self.entries.get(i)
     }
 }
@@ -300,7 +299,7 @@ fn pieces(
             match block.get("type").and_then(Value::as_str) {
                 Some("tool_result") => {
                     if let Some(Value::String(id)) = block.get("tool_use_id") {
-                        answered.insert(id.clone());
+                        answered.insert(id.to_string());
                     }
                 }
                 Some("tool_use") => {
@@ -340,7 +339,7 @@ fn pieces(
         match content {
             Some(Value::String(s)) => out.push(Piece {
                 role,
-                text: s.clone(),
+                text: s.to_string(),
                 at: e.at,
             }),
             Some(Value::Array(items)) => {
@@ -370,14 +369,14 @@ fn pieces(
 }
 
 /// The id of the model response an assistant entry is part of.
-fn message_id(e: &Entry) -> Option<&str> {
+fn message_id<'e>(e: &'e Entry<'_>) -> Option<&'e str> {
     e.obj
         .get("message")
         .and_then(|m| m.get("id"))
         .and_then(Value::as_str)
 }
 
-fn blocks(e: &Entry) -> impl Iterator<Item = &Map<String, Value>> {
+fn blocks<'e>(e: &'e Entry<'_>) -> impl Iterator<Item = &'e Map<'e>> {
     e.obj
         .get("message")
         .and_then(|m| m.get("content"))
@@ -418,7 +417,7 @@ fn block(
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => out.push(Piece {
                 role: Role::Result,
-                text: s.clone(),
+                text: s.to_string(),
                 at,
             }),
             Some(Value::Array(parts)) => {

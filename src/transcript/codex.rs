@@ -8,37 +8,36 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value};
-
+use super::value::{Map, Value};
 use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
 use crate::harness::Harness;
 
 const NAME: &str = "Codex rollout";
 
 /// True for a rollout's first line (for recognising the format).
-pub(super) fn is_head(obj: &Map<String, Value>) -> bool {
+pub(super) fn is_head(obj: &Map<'_>) -> bool {
     matches!(obj.get("type"), Some(Value::String(t)) if t == "session_meta")
         && matches!(obj.get("payload"), Some(Value::Object(_)))
 }
 
 /// One rollout line.
-enum Item {
+enum Item<'a> {
     /// A model item.
-    Model(Map<String, Value>),
+    Model(Map<'a>),
     /// A compaction: its summary message and the items it kept.
     Compacted {
         message: String,
-        history: Vec<Value>,
+        history: Vec<Value<'a>>,
     },
     /// Anything the model is not sent.
     Other,
 }
 
-fn item(line: &Line<'_>) -> Result<Item, Failure> {
+fn item<'a>(line: &Line<'a>) -> Result<Item<'a>, Failure> {
     let mut obj = line.object(NAME)?;
     let what = "a rollout entry";
     let kind = string_at(&obj, "type", line.at, what)?.to_string();
-    let payload = match obj.remove("payload") {
+    let mut payload = match obj.remove("payload") {
         Some(Value::Object(p)) => p,
         _ => {
             return Err(Failure::at(
@@ -55,11 +54,8 @@ fn item(line: &Line<'_>) -> Result<Item, Failure> {
         "response_item" => Ok(Item::Model(payload)),
         "compacted" => {
             let message = string_at(&payload, "message", line.at, "a compacted entry")?.to_string();
-            match payload.get("replacement_history") {
-                Some(Value::Array(items)) => Ok(Item::Compacted {
-                    message,
-                    history: items.clone(),
-                }),
+            match payload.remove("replacement_history") {
+                Some(Value::Array(history)) => Ok(Item::Compacted { message, history }),
                 _ => Err(Failure::at(line.at, Problem::CodexCompaction)),
             }
         }
@@ -70,12 +66,12 @@ fn item(line: &Line<'_>) -> Result<Item, Failure> {
     }
 }
 
-pub(super) fn read(
-    lines: &[Line<'_>],
+pub(super) fn read<'a>(
+    lines: &[Line<'a>],
     window: Window<'_>,
     call: Option<&str>,
 ) -> Result<Live, Failure> {
-    let mut after: Vec<(u64, Map<String, Value>)> = Vec::new();
+    let mut after: Vec<(u64, Map<'a>)> = Vec::new();
     let mut compacted = None;
     for line in lines.iter().rev() {
         match item(line)? {
@@ -92,7 +88,7 @@ pub(super) fn read(
     }
     after.reverse();
     // Every model item in order, with the summary marked.
-    let mut items: Vec<(u64, Map<String, Value>, bool)> = Vec::new();
+    let mut items: Vec<(u64, Map<'a>, bool)> = Vec::new();
     let mut compaction = None;
     if let Some((at, message, history)) = compacted {
         compaction = Some(at);
@@ -142,11 +138,11 @@ pub(super) fn read(
 /// (a user message, a tool output). They are what the model is sending, not what it was
 /// sent, so none of them is context yet.
 fn responding(
-    items: &[(u64, Map<String, Value>, bool)],
+    items: &[(u64, Map<'_>, bool)],
     answered: &BTreeSet<String>,
     call: Option<&str>,
 ) -> BTreeSet<usize> {
-    let output = |m: &Map<String, Value>| match m.get("type").and_then(Value::as_str) {
+    let output = |m: &Map<'_>| match m.get("type").and_then(Value::as_str) {
         Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
         Some(
             "reasoning"
@@ -158,7 +154,7 @@ fn responding(
         ) => true,
         _ => false,
     };
-    let pending = |m: &Map<String, Value>| {
+    let pending = |m: &Map<'_>| {
         matches!(
             m.get("type").and_then(Value::as_str),
             Some("function_call" | "custom_tool_call" | "local_shell_call")
@@ -199,9 +195,9 @@ fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
     }
     let text = match obj.get("payload").and_then(|p| p.get("base_instructions")) {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => Some(s.to_string()),
         Some(Value::Object(o)) => match o.get("text") {
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s.to_string()),
             _ => None,
         },
         Some(_) => {
@@ -226,7 +222,7 @@ fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
 }
 
 /// A message item's text parts joined, for recognising the summary.
-fn message_text(m: &Map<String, Value>) -> Option<String> {
+fn message_text(m: &Map<'_>) -> Option<String> {
     if m.get("type").and_then(Value::as_str) != Some("message") {
         return None;
     }
@@ -242,7 +238,7 @@ fn message_text(m: &Map<String, Value>) -> Option<String> {
 fn model_item(
     out: &mut Vec<Piece>,
     at: u64,
-    m: &Map<String, Value>,
+    m: &Map<'_>,
     is_summary: bool,
     answered: &BTreeSet<String>,
     call: Option<&str>,
@@ -321,8 +317,8 @@ fn model_item(
 /// A function call's arguments: a JSON text whose strings count each on its own; text
 /// that is not JSON counts whole.
 fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
-    match serde_json::from_str::<Value>(args) {
-        Ok(v @ (Value::Object(_) | Value::Array(_))) => push_strings(out, Role::Call, at, &v),
+    match super::value::parse_lenient(args) {
+        Some(v @ (Value::Object(_) | Value::Array(_))) => push_strings(out, Role::Call, at, &v),
         _ => out.push(Piece {
             role: Role::Call,
             text: args.to_string(),
@@ -337,7 +333,7 @@ fn output(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Fa
         Some(Value::String(s)) => {
             out.push(Piece {
                 role: Role::Result,
-                text: s.clone(),
+                text: s.to_string(),
                 at,
             });
             Ok(())

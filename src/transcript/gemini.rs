@@ -10,8 +10,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
-
+use super::value::{Map, Value};
 use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings};
 use crate::harness::Harness;
 
@@ -22,7 +21,7 @@ const NAME: &str = "Gemini CLI session";
 const COMPRESSED: &str = "Got it. Thanks for the additional context!";
 
 /// True for a session file's first line (for recognising the format).
-pub(super) fn is_head(obj: &Map<String, Value>) -> bool {
+pub(super) fn is_head(obj: &Map<'_>) -> bool {
     matches!(obj.get("sessionId"), Some(Value::String(_)))
         && matches!(obj.get("projectHash"), Some(Value::String(_)))
         && !obj.contains_key("type")
@@ -42,7 +41,10 @@ pub struct SessionHead {
 
 /// The first line of a session file, read; `None` for a line that is not one.
 pub fn session_head(line: &[u8]) -> Option<SessionHead> {
-    let obj: Map<String, Value> = serde_json::from_slice(line).ok()?;
+    let Some(Value::Object(obj)) = super::value::parse_lenient(std::str::from_utf8(line).ok()?)
+    else {
+        return None;
+    };
     if !is_head(&obj) {
         return None;
     }
@@ -54,19 +56,19 @@ pub fn session_head(line: &[u8]) -> Option<SessionHead> {
     })
 }
 
-enum Record {
+enum Record<'a> {
     /// `$rewindTo`.
     Rewind(String),
     /// A message record.
-    Message(Map<String, Value>),
+    Message(Map<'a>),
     /// A `$set` update or the metadata line; with `messages`, the list that replaces all.
-    Set(Option<Vec<Value>>),
+    Set(Option<Vec<Value<'a>>>),
 }
 
-fn record(line: &Line<'_>) -> Result<Record, Failure> {
+fn record<'a>(line: &Line<'a>) -> Result<Record<'a>, Failure> {
     let mut obj = line.object(NAME)?;
     if let Some(Value::String(id)) = obj.get("$rewindTo") {
-        return Ok(Record::Rewind(id.clone()));
+        return Ok(Record::Rewind(id.to_string()));
     }
     if matches!(obj.get("id"), Some(Value::String(_))) {
         check_message(&obj, line.at)?;
@@ -96,7 +98,7 @@ fn record(line: &Line<'_>) -> Result<Record, Failure> {
     }
 }
 
-fn check_message(obj: &Map<String, Value>, at: u64) -> Result<(), Failure> {
+fn check_message(obj: &Map<'_>, at: u64) -> Result<(), Failure> {
     match obj.get("type").and_then(Value::as_str) {
         Some("user" | "gemini" | "info" | "error" | "warning") => Ok(()),
         _ => Err(Failure::unknown(at, "a message", Harness::GeminiCli)),
@@ -105,20 +107,20 @@ fn check_message(obj: &Map<String, Value>, at: u64) -> Result<(), Failure> {
 
 /// The ordered message list, by id.
 #[derive(Default)]
-struct Messages {
-    list: Vec<(u64, Map<String, Value>)>,
+struct Messages<'a> {
+    list: Vec<(u64, Map<'a>)>,
     index: HashMap<String, usize>,
 }
 
-impl Messages {
-    fn id(m: &Map<String, Value>) -> String {
+impl<'a> Messages<'a> {
+    fn id(m: &Map<'_>) -> String {
         m.get("id")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string()
     }
 
-    fn put(&mut self, at: u64, m: Map<String, Value>) {
+    fn put(&mut self, at: u64, m: Map<'a>) {
         let id = Messages::id(&m);
         match self.index.get(&id).and_then(|&i| self.list.get_mut(i)) {
             Some(slot) => *slot = (at, m),
@@ -260,15 +262,19 @@ pub(super) fn read(
 fn summary_id(items: &[Value]) -> Option<String> {
     items.windows(2).find_map(|pair| {
         let [user, model] = pair else { return None };
-        let text = |m: &Value| match m.get("content") {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Array(parts)) => Some(
-                parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
-                    .collect(),
-            ),
-            _ => None,
+        let text = |m: &Value| -> Option<String> {
+            match m.get("content") {
+                Some(Value::String(s)) => Some(s.to_string()),
+                Some(Value::Array(parts)) => Some(
+                    parts
+                        .iter()
+                        .filter_map(|p| {
+                            p.get("text").and_then(Value::as_str).or_else(|| p.as_str())
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            }
         };
         let is = |m: &Value, t: &str| m.get("type").and_then(Value::as_str) == Some(t);
         (is(user, "user") && is(model, "gemini") && text(model).as_deref() == Some(COMPRESSED))
@@ -305,7 +311,7 @@ fn tool_calls(
         };
         let id = c.get("id").and_then(Value::as_str);
         seen |= call.is_some() && id == call;
-        let result = c.get("result").filter(|r| !r.is_null());
+        let result = c.get("result").filter(|r| **r != Value::Null);
         if result.is_some()
             && id != call
             && let Some(args) = c.get("args")
@@ -341,14 +347,14 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
         Some(Value::String(s)) => {
             out.push(Piece {
                 role,
-                text: s.clone(),
+                text: s.to_string(),
                 at,
             });
             Ok(())
         }
         Some(Value::Array(items)) => items.iter().try_for_each(|p| parts(out, role, at, Some(p))),
         Some(Value::Object(p)) => {
-            if p.keys().any(|k| !PART_KEYS.contains(&k.as_str())) {
+            if p.keys().any(|k| !PART_KEYS.contains(&k)) {
                 return Err(Failure::unknown(at, "a message part", Harness::GeminiCli));
             }
             if p.get("thought") == Some(&Value::Bool(true)) {
@@ -357,7 +363,7 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
             match p.get("text") {
                 Some(Value::String(s)) => out.push(Piece {
                     role,
-                    text: s.clone(),
+                    text: s.to_string(),
                     at,
                 }),
                 Some(_) => {

@@ -15,7 +15,6 @@
 //! last line is read only when it is terminated: the harness may still be writing it.
 //! This module reads bytes; the CLI reads the file.
 
-use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::harness::Harness;
@@ -23,6 +22,9 @@ use crate::harness::Harness;
 mod claude;
 mod codex;
 mod gemini;
+mod value;
+
+use value::{Map, Value};
 
 pub use gemini::session_head;
 
@@ -352,7 +354,7 @@ pub fn detect(head: &[u8]) -> Result<Harness, Failure> {
     if line.is_empty() || !head.ends_with(b"\n") {
         return Err(Failure::at(0, Problem::NoFirstLine));
     }
-    let Ok(Value::Object(obj)) = crate::json::parse(line) else {
+    let Ok(Value::Object(obj)) = value::parse(line) else {
         return Err(Failure::at(0, Problem::UnknownFormat));
     };
     if codex::is_head(&obj) {
@@ -375,10 +377,10 @@ pub(crate) struct Line<'a> {
     pub bytes: &'a [u8],
 }
 
-impl Line<'_> {
+impl<'a> Line<'a> {
     /// The line's JSON object, or why it is not one.
-    pub(crate) fn object(&self, harness: &'static str) -> Result<Map<String, Value>, Failure> {
-        match crate::json::parse(self.bytes) {
+    pub(crate) fn object(&self, harness: &'static str) -> Result<Map<'a>, Failure> {
+        match value::parse(self.bytes) {
             Ok(Value::Object(obj)) => Ok(obj),
             Ok(_) => Err(Failure::at(self.at, Problem::NotObject(harness))),
             Err(e) => Err(Failure::at(
@@ -431,9 +433,10 @@ fn trim_line(line: &[u8]) -> &[u8] {
 /// tool call's arguments or a tool result, each on its own.
 pub(crate) fn strings_of(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(s) => out.push(s.clone()),
+        Value::String(s) => out.push(s.to_string()),
         Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
-        Value::Object(map) => map.values().for_each(|v| strings_of(v, out)),
+        // In the order of their keys, as serde_json's map gives them.
+        Value::Object(map) => map.sorted().for_each(|v| strings_of(v, out)),
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
@@ -447,13 +450,13 @@ pub(crate) fn push_strings(out: &mut Vec<Piece>, role: Role, at: u64, value: &Va
 
 /// A key's value as a string, or an error naming the key.
 pub(crate) fn string_at<'v>(
-    obj: &'v Map<String, Value>,
+    obj: &'v Map<'_>,
     key: &'static str,
     at: u64,
     what: &'static str,
 ) -> Result<&'v str, Failure> {
     match obj.get(key) {
-        Some(Value::String(s)) => Ok(s),
+        Some(Value::String(s)) => Ok(s.as_ref()),
         Some(_) => Err(Failure::at(
             at,
             Problem::Key {

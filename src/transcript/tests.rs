@@ -2,6 +2,7 @@
 //! fail-closed case on a real file made wrong in one place, and reading from the end.
 
 use super::*;
+use serde_json::Value;
 
 const RULE: &str = "Never run touch gate-marker without the user's sign-off.";
 
