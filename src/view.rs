@@ -429,6 +429,9 @@ struct Index {
     starts: [u8; 256],
     /// The key lengths some text has.
     lengths: Vec<usize>,
+    /// The first bytes of the texts, when there are at most three: the places to look at
+    /// are then found with `memchr` rather than byte by byte.
+    firsts: Option<Vec<u8>>,
 }
 
 /// Most texts a group holds before it is told apart by further bytes.
@@ -549,10 +552,14 @@ impl Index {
         let lengths = (1..=KEY)
             .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
             .collect();
+        let firsts: Vec<u8> = (0..=u8::MAX)
+            .filter(|&b| starts.get(usize::from(b)).is_some_and(|&s| s != 0))
+            .collect();
         Index {
             by_key,
             starts,
             lengths,
+            firsts: (firsts.len() <= 3).then_some(firsts),
         }
     }
 
@@ -561,33 +568,47 @@ impl Index {
         let mut found = vec![false; texts.len()];
         let bytes = haystack.as_bytes();
         let (start, end) = (range.start, range.end.min(bytes.len()));
-        for (at, &b) in bytes.iter().enumerate().take(end).skip(start) {
-            match self.starts.get(usize::from(b)) {
-                None | Some(0) => continue,
-                Some(1) if word(char_before(haystack, at)) => continue,
-                Some(_) => {}
-            }
-            for &len in &self.lengths {
-                let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len))
-                else {
-                    break;
-                };
-                let Some(group) = map.get(&key_of(window, len)) else {
-                    continue;
-                };
-                let rest = bytes.get(at..).unwrap_or_default();
-                group.candidates(rest, len, |i| {
-                    if let (Some(f), Some(t)) = (found.get_mut(i), texts.get(i))
-                        && !*f
-                        && rest.starts_with(t.as_bytes())
-                        && bounded(haystack, t, at, at + t.len())
-                    {
-                        *f = true;
-                    }
-                });
-            }
+        let part = bytes.get(start..end).unwrap_or_default();
+        let mut look = |at: usize| self.look(texts, haystack, at, &mut found);
+        match self.firsts.as_deref() {
+            Some(&[a]) => memchr::memchr_iter(a, part).for_each(|i| look(start + i)),
+            Some(&[a, b]) => memchr::memchr2_iter(a, b, part).for_each(|i| look(start + i)),
+            Some(&[a, b, c]) => memchr::memchr3_iter(a, b, c, part).for_each(|i| look(start + i)),
+            Some(_) if self.lengths.is_empty() => {}
+            _ => (start..end).for_each(look),
         }
         found
+    }
+
+    /// Notes in `found` each text that occurs in `haystack` starting at byte `at`.
+    fn look(&self, texts: &[&str], haystack: &str, at: usize, found: &mut [bool]) {
+        let bytes = haystack.as_bytes();
+        let Some(&b) = bytes.get(at) else {
+            return;
+        };
+        match self.starts.get(usize::from(b)) {
+            None | Some(0) => return,
+            Some(1) if word(char_before(haystack, at)) => return,
+            Some(_) => {}
+        }
+        for &len in &self.lengths {
+            let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len)) else {
+                break;
+            };
+            let Some(group) = map.get(&key_of(window, len)) else {
+                continue;
+            };
+            let rest = bytes.get(at..).unwrap_or_default();
+            group.candidates(rest, len, |i| {
+                if let (Some(f), Some(t)) = (found.get_mut(i), texts.get(i))
+                    && !*f
+                    && rest.starts_with(t.as_bytes())
+                    && bounded(haystack, t, at, at + t.len())
+                {
+                    *f = true;
+                }
+            });
+        }
     }
 }
 

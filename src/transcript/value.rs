@@ -93,7 +93,17 @@ impl<'a> Value<'a> {
 /// Parses one complete JSON value from `bytes`, refusing duplicate keys and trailing
 /// data, as [`crate::json::parse`] does.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Value<'_>, SyntaxError> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    // A line checked as UTF-8 in one go is parsed without checking each string again;
+    // one that is not is parsed as bytes, for the error and its column.
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => strict(serde_json::Deserializer::from_str(text)),
+        Err(_) => strict(serde_json::Deserializer::from_slice(bytes)),
+    }
+}
+
+fn strict<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<Value<'de>, SyntaxError> {
     let value = Strict::deserialize(&mut de).map_err(|e| SyntaxError::from_serde(&e))?;
     de.end().map_err(|e| SyntaxError::from_serde(&e))?;
     Ok(value.0)
@@ -323,6 +333,12 @@ mod tests {
         }
         // Trailing data, and nesting past serde_json's limit, as json::parse refuses them.
         assert!(parse(b"{} x").is_err());
+        // Bytes that are not UTF-8 are refused where they are, as json::parse does.
+        let bad = b"{\"a\":\"ok\",\"b\":\"\xff\"}";
+        assert_eq!(
+            parse(bad).unwrap_err().column,
+            crate::json::parse(bad).unwrap_err().column
+        );
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert_eq!(
             parse(deep.as_bytes()).is_err(),
