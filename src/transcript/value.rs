@@ -347,3 +347,64 @@ mod tests {
         assert!(parse(deep.as_bytes()).is_err());
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+
+    /// The strings of an owned value as the readers take them: depth first, an object's
+    /// values in its keys' byte order.
+    fn owned_strings(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(items) => items.iter().for_each(|i| owned_strings(i, out)),
+            serde_json::Value::Object(map) => map.values().for_each(|i| owned_strings(i, out)),
+            _ => {}
+        }
+    }
+
+    proptest::proptest! {
+        /// On any bytes, the borrowed parse refuses what the strict owned parse refuses
+        /// (at the same column), and otherwise gives the same strings in the same order.
+        #[test]
+        fn the_borrowed_parse_agrees_with_the_strict_one(
+            text in r#"[{}\[\]",:a-c0-9 .eE+\-\\u00e9]{0,40}"#,
+            json in proptest::collection::vec(
+                (r#"[a-c]{1,2}"#, proptest::option::of(r#"[a-c \\"é\n]{0,6}"#)),
+                0..6,
+            ),
+        ) {
+            let object = format!(
+                "{{{}}}",
+                json.iter()
+                    .map(|(k, v)| match v {
+                        Some(s) => format!("{}:{}", serde_json::json!(k), serde_json::json!(s)),
+                        None => format!("{}:[1,{{\"x\":\"{k}\"}}]", serde_json::json!(k)),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            for input in [text.as_bytes(), object.as_bytes()] {
+                match (parse(input), crate::json::parse(input)) {
+                    (Ok(ours), Ok(theirs)) => {
+                        let mut a = Vec::new();
+                        super::super::strings_of(&ours, &mut a);
+                        let mut b = Vec::new();
+                        owned_strings(&theirs, &mut b);
+                        proptest::prop_assert_eq!(a, b);
+                    }
+                    (Err(ours), Err(theirs)) => {
+                        proptest::prop_assert_eq!((ours.line, ours.column), (theirs.line, theirs.column));
+                    }
+                    (ours, theirs) => proptest::prop_assert!(
+                        false,
+                        "{:?}: ours {:?}, strict {:?}",
+                        String::from_utf8_lossy(input),
+                        ours.is_ok(),
+                        theirs.is_ok()
+                    ),
+                }
+            }
+        }
+    }
+}
