@@ -1285,3 +1285,161 @@ fn what_gemini_cli_shows_on_screen_but_cut_from_a_tool_result_is_not_in_view() {
         "the fixture shows the rule"
     );
 }
+
+/// A fixture with its lines edited: `edit` gets each line's JSON and its 1-based number,
+/// and returns the lines to write in its place.
+fn edited(harness: &str, name: &str, edit: impl Fn(usize, Value) -> Vec<Value>) -> Vec<u8> {
+    let text = std::fs::read_to_string(fixture(harness, name)).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        for v in edit(i + 1, serde_json::from_str(line).unwrap()) {
+            out.push_str(&v.to_string());
+            out.push('\n');
+        }
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn a_compaction_boundary_linked_to_what_it_summarised_still_starts_the_live_context() {
+    // Claude Code writes the boundary with `parentUuid: null` and the entry before it as
+    // `logicalParentUuid`; a version that linked it would put the summarised entries
+    // (the rule among them) back on the chain. The boundary is the root all the same.
+    let scratch = Scratch::new();
+    let linked = edited("claude-code", "AE-1", |_, mut v| {
+        if v["subtype"] == "compact_boundary" {
+            v["parentUuid"] = v["logicalParentUuid"].clone();
+            assert!(v["parentUuid"].is_string());
+        }
+        vec![v]
+    });
+    let path = scratch.file("linked.jsonl", &linked);
+    let out = check_against("claude-code", &path);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}",
+        out.stdout
+    );
+    let hooked = hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &payload("claude-code", "AE-1", &path),
+        &[],
+    );
+    denied_with_the_rule(&hooked);
+}
+
+/// A Claude Code session in which the rule arrived as a tool result, then the call;
+/// with `cleared`, a microcompaction between them cleared that result.
+fn microcompacted(cleared: Option<Value>) -> Vec<u8> {
+    let entry = |uuid: &str, parent: Option<&str>, kind: &str, message: Value| {
+        serde_json::json!({"type": kind, "uuid": uuid, "parentUuid": parent,
+            "isSidechain": false, "sessionId": "s", "message": message})
+    };
+    let mut lines = vec![
+        entry(
+            "u1",
+            None,
+            "user",
+            serde_json::json!({"role": "user", "content": "Read policy.txt first."}),
+        ),
+        entry(
+            "a1",
+            Some("u1"),
+            "assistant",
+            serde_json::json!({"id": "m1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_read", "name": "Bash",
+                 "input": {"command": "cat policy.txt"}}]}),
+        ),
+        entry(
+            "u2",
+            Some("a1"),
+            "user",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_read", "content": RULE}]}),
+        ),
+    ];
+    let mut parent = "u2";
+    if let Some(meta) = cleared {
+        lines.push(serde_json::json!({"type": "system", "subtype": "microcompact_boundary",
+            "uuid": "mc", "parentUuid": "u2", "isSidechain": false,
+            "microcompactMetadata": meta}));
+        parent = "mc";
+    }
+    lines.push(entry(
+        "u3",
+        Some(parent),
+        "user",
+        serde_json::json!({"role": "user", "content": "GATE-GO: please run the step now."}),
+    ));
+    lines.push(entry(
+        "a2",
+        Some("u3"),
+        "assistant",
+        serde_json::json!({"id": "m2", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_call", "name": "Bash",
+             "input": {"command": "touch gate-marker"}}]}),
+    ));
+    lines
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn a_tool_result_a_microcompaction_cleared_is_not_in_view() {
+    let scratch = Scratch::new();
+    let kept = scratch.file("kept.jsonl", &microcompacted(None));
+    assert_eq!(check_against("claude-code", &kept).code, 0);
+    let meta = serde_json::json!({"trigger": "auto", "preTokens": 50000,
+        "tokensSaved": 30000, "compactedToolIds": ["toolu_read"]});
+    let cleared = scratch.file("cleared.jsonl", &microcompacted(Some(meta)));
+    let out = check_against("claude-code", &cleared);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}",
+        out.stdout
+    );
+    // A boundary that does not say which results it cleared cannot be read.
+    let unsaid = scratch.file(
+        "unsaid.jsonl",
+        &microcompacted(Some(serde_json::json!({"trigger": "auto"}))),
+    );
+    let out = check_against("claude-code", &unsaid);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("line 4: a microcompact boundary: `microcompactMetadata.compactedToolIds`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_system_entry_of_an_unknown_kind_is_an_error() {
+    // A newer kind may be another boundary that changes what the model is sent.
+    let scratch = Scratch::new();
+    let text = edited("claude-code", "C-1", |n, v| {
+        if n == 4 {
+            let boundary = serde_json::json!({"type": "system", "subtype": "context_pruned",
+                "uuid": "sys-x", "parentUuid": v["parentUuid"], "isSidechain": false});
+            let mut v = v;
+            v["parentUuid"] = Value::from("sys-x");
+            return vec![boundary, v];
+        }
+        vec![v]
+    });
+    let path = scratch.file("pruned.jsonl", &text);
+    let out = check_against("claude-code", &path);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr.contains(&format!(
+            "{path}: line 4: a system entry of a kind this version of omission-gate does not know"
+        )) && !out.stderr.contains("context_pruned"),
+        "{}",
+        out.stderr
+    );
+}

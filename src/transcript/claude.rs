@@ -23,6 +23,24 @@ const NAME: &str = "Claude Code";
 /// Entries that are links of the `parentUuid` chain.
 const CHAINED: [&str; 5] = ["user", "assistant", "system", "attachment", "progress"];
 
+/// The kinds (`subtype`) of system entry: notices the model is not sent, and the two
+/// boundaries that change what it is sent (`compact_boundary`, `microcompact_boundary`).
+/// A newer kind may be another such boundary, so it is an error until the gate knows it.
+const SYSTEM: [&str; 12] = [
+    "api_error",
+    "compact_boundary",
+    "informational",
+    "local_command",
+    "microcompact_boundary",
+    "bridge_status",
+    "away_summary",
+    "scheduled_task_fire",
+    "stop_hook_summary",
+    "turn_duration",
+    "agents_killed",
+    "model_consent_fallback",
+];
+
 /// Entries outside the chain that are never sent to the model: titles, file snapshots,
 /// the prompt queue, session labels.
 const UNCHAINED: [&str; 9] = [
@@ -96,6 +114,19 @@ fn entry<'a>(line: &Line<'a>, subagent: bool) -> Result<Option<Entry<'a>>, Failu
             ));
         }
     };
+    if kind == "system" {
+        match obj.get("subtype") {
+            None => {}
+            Some(Value::String(sub)) if SYSTEM.contains(&sub.as_str()) => {}
+            Some(_) => {
+                return Err(Failure::unknown(
+                    line.at,
+                    "a system entry",
+                    Harness::ClaudeCode,
+                ));
+            }
+        }
+    }
     if !subagent && is_sidechain(&obj) {
         return Ok(None);
     }
@@ -210,13 +241,18 @@ pub(super) fn read(
             return Err(Failure::NeedMore);
         }
     }
-    // Walk back to the root, newest first.
+    // Walk back to the root, newest first. A compaction boundary is the root whatever
+    // its `parentUuid` says: nothing before it is sent (a version that linked it to the
+    // entries it summarised must not put them back in view).
     let mut chain = vec![0usize];
     let mut seen = BTreeSet::from([0usize]);
     while let Some(current) = chain.last().and_then(|&i| back.get(i)) {
         let (at, Some(parent)) = (current.at, current.parent.clone()) else {
             break;
         };
+        if current.is_boundary() {
+            break;
+        }
         let Some(i) = back.find(&parent)? else {
             return Err(missing(at, Problem::ChainBroken));
         };
@@ -294,7 +330,11 @@ fn pieces(
 ) -> Result<Live, Failure> {
     let mut answered = BTreeSet::new();
     let mut call_seen = false;
+    // The tool results a microcompaction cleared: the model is sent a placeholder for
+    // them, not their content.
+    let mut cleared = BTreeSet::new();
     for e in entries {
+        cleared.extend(cleared_results(e)?);
         for block in blocks(e) {
             match block.get("type").and_then(Value::as_str) {
                 Some("tool_result") => {
@@ -344,7 +384,7 @@ fn pieces(
             }),
             Some(Value::Array(items)) => {
                 for item in items {
-                    block(&mut out, role, e.at, item, &answered, call)?;
+                    block(&mut out, role, e.at, item, &answered, &cleared, call)?;
                 }
             }
             _ => {
@@ -365,6 +405,36 @@ fn pieces(
         compaction,
         call_seen,
         responding: None,
+    })
+}
+
+/// The tool calls whose results a `microcompact_boundary` entry cleared (none for any
+/// other entry).
+fn cleared_results(e: &Entry) -> Result<Vec<String>, Failure> {
+    if e.kind() != "system"
+        || !matches!(e.obj.get("subtype"), Some(Value::String(s)) if s == "microcompact_boundary")
+    {
+        return Ok(Vec::new());
+    }
+    let ids = e
+        .obj
+        .get("microcompactMetadata")
+        .and_then(|m| m.get("compactedToolIds"))
+        .and_then(Value::as_array)
+        .and_then(|ids| {
+            ids.iter()
+                .map(|id| id.as_str().map(str::to_string))
+                .collect::<Option<Vec<String>>>()
+        });
+    ids.ok_or_else(|| {
+        Failure::at(
+            e.at,
+            Problem::Key {
+                what: "a microcompact boundary",
+                key: "microcompactMetadata.compactedToolIds",
+                must: "an array of strings",
+            },
+        )
     })
 }
 
@@ -393,6 +463,7 @@ fn block(
     at: u64,
     item: &Value,
     answered: &BTreeSet<String>,
+    cleared: &BTreeSet<String>,
     call: Option<&str>,
 ) -> Result<(), Failure> {
     let unknown = || Failure::unknown(at, "a message block", Harness::ClaudeCode);
@@ -414,6 +485,10 @@ fn block(
             }
         }
         "tool_result" => match b.get("content") {
+            _ if b
+                .get("tool_use_id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| cleared.contains(id)) => {}
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => out.push(Piece {
                 role: Role::Result,
