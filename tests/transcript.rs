@@ -1443,3 +1443,52 @@ fn a_system_entry_of_an_unknown_kind_is_an_error() {
         out.stderr
     );
 }
+
+#[test]
+fn a_codex_thread_rollback_after_the_last_compaction_is_an_error() {
+    // Codex takes the rolled-back turns out of what it sends, by its own reckoning of a
+    // turn: a rule stated only in them would otherwise stay in view.
+    let scratch = Scratch::new();
+    let rollback = |turns: u64| {
+        serde_json::json!({"timestamp": "2026-12-01T00:00:00Z", "type": "event_msg",
+            "payload": {"type": "thread_rolled_back", "num_turns": turns}})
+    };
+    let last = std::fs::read_to_string(fixture("codex", "C-2"))
+        .unwrap()
+        .lines()
+        .count();
+    let rolled = edited("codex", "C-2", |n, v| {
+        if n == last {
+            vec![rollback(1), v]
+        } else {
+            vec![v]
+        }
+    });
+    let path = scratch.file("rolled.jsonl", &rolled);
+    let out = check_against("codex", &path);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr.contains(&format!(
+            "{path}: line {last}: a thread rollback after the last compaction"
+        )),
+        "{}",
+        out.stderr
+    );
+    let hooked = hook_with("codex", &store("codex"), &payload("codex", "C-2", &path), &[]);
+    assert_eq!(hooked.code, 2, "{}", hooked.stderr);
+    assert!(
+        hooked.stderr.contains("a thread rollback"),
+        "{}",
+        hooked.stderr
+    );
+    // One before the last compaction is in what the compaction kept already.
+    let before = edited("codex", "AE-2", |_, v| {
+        if v["type"] == "compacted" {
+            vec![rollback(1), v]
+        } else {
+            vec![v]
+        }
+    });
+    let path = scratch.file("before.jsonl", &before);
+    assert_eq!(check_against("codex", &path).code, 1);
+}

@@ -29,6 +29,8 @@ enum Item<'a> {
         message: String,
         history: Vec<Value<'a>>,
     },
+    /// A thread rollback: the newest turns are taken out of the model's context.
+    Rollback,
     /// Anything the model is not sent.
     Other,
 }
@@ -59,6 +61,11 @@ fn item<'a>(line: &Line<'a>) -> Result<Item<'a>, Failure> {
                 _ => Err(Failure::at(line.at, Problem::CodexCompaction)),
             }
         }
+        "event_msg"
+            if payload.get("type").and_then(Value::as_str) == Some("thread_rolled_back") =>
+        {
+            Ok(Item::Rollback)
+        }
         "session_meta" | "turn_context" | "event_msg" | "world_state" | "token_usage_record" => {
             Ok(Item::Other)
         }
@@ -80,6 +87,9 @@ pub(super) fn read<'a>(
                 compacted = Some((line.at, message, history));
                 break;
             }
+            // Codex drops the newest user turns from the history it sends; which items
+            // a turn holds is Codex's own reckoning, which the gate does not redo.
+            Item::Rollback => return Err(Failure::at(line.at, Problem::CodexRollback)),
             Item::Other => {}
         }
     }

@@ -244,6 +244,11 @@ pub enum Problem {
         "a compacted entry without a `replacement_history` array: this Codex version's compactions are not supported"
     )]
     CodexCompaction,
+    /// A Codex thread rollback after the last compaction.
+    #[error(
+        "a thread rollback after the last compaction: the gate cannot tell which turns the model still sees (compact the session, or start a new one, to have its calls judged again)"
+    )]
+    CodexRollback,
     /// A Codex rollout whose first entry is not its `session_meta`.
     #[error("a Codex rollout starts with its `session_meta` entry")]
     NoSessionMeta,
