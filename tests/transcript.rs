@@ -1492,3 +1492,28 @@ fn a_codex_thread_rollback_after_the_last_compaction_is_an_error() {
     let path = scratch.file("before.jsonl", &before);
     assert_eq!(check_against("codex", &path).code, 1);
 }
+
+#[test]
+fn a_response_entry_without_a_message_id_is_still_part_of_the_response() {
+    // Claude Code gives each block of a response its own entry, told apart by the
+    // message id; an entry without one beside the pending call is that response too.
+    let scratch = Scratch::new();
+    let text = String::from_utf8(quoting_the_rule("claude-code", "AE-1")).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let n = lines.len();
+    let quote = &mut lines[n - 2];
+    assert_eq!(quote["uuid"], "quote-1");
+    quote["message"].as_object_mut().unwrap().remove("id");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let path = scratch.file("unnamed.jsonl", text.as_bytes());
+    let out = hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &payload("claude-code", "AE-1", &path),
+        &[],
+    );
+    denied_with_the_rule(&out);
+}

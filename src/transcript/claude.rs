@@ -354,24 +354,43 @@ fn pieces(
     // The model's response that holds a pending call is what the model is sending, not
     // what it was sent: none of its blocks (text, other calls) is context yet. Claude
     // Code writes each block of a response as its own entry, under the same message id.
+    let holds_pending = |e: &Entry| {
+        blocks(e).any(|b| {
+            b.get("type").and_then(Value::as_str) == Some("tool_use")
+                && b.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| call == Some(id) || !answered.contains(id))
+        })
+    };
     let responding: BTreeSet<&str> = entries
         .iter()
-        .filter(|e| {
-            blocks(e).any(|b| {
-                b.get("type").and_then(Value::as_str) == Some("tool_use")
-                    && b.get("id")
-                        .and_then(Value::as_str)
-                        .is_some_and(|id| call == Some(id) || !answered.contains(id))
-            })
-        })
+        .filter(|e| holds_pending(e))
         .filter_map(|e| message_id(e))
         .collect();
+    // An assistant entry without a message id cannot be told apart by it: it is part of
+    // the response when it stands in the same run of model entries (up to the nearest
+    // user entry) as an entry that holds a pending call.
+    let mut unnamed = BTreeSet::new();
+    for (i, e) in entries.iter().enumerate() {
+        if !holds_pending(e) {
+            continue;
+        }
+        let in_run = |j: &usize| entries.get(*j).is_some_and(|e| e.kind() != "user");
+        let start = (0..i).rev().take_while(in_run).last().unwrap_or(i);
+        let end = (i..entries.len()).take_while(in_run).last().unwrap_or(i);
+        unnamed.extend((start..=end).filter(|&j| {
+            entries
+                .get(j)
+                .is_some_and(|e| e.kind() == "assistant" && message_id(e).is_none())
+        }));
+    }
     let mut out = Vec::new();
-    for e in entries {
+    for (i, e) in entries.iter().enumerate() {
         let role = match e.kind() {
             "user" if e.is_summary() => Role::Summary,
             "user" => Role::User,
             "assistant" if message_id(e).is_some_and(|id| responding.contains(id)) => continue,
+            "assistant" if unnamed.contains(&i) => continue,
             "assistant" => Role::Assistant,
             _ => continue,
         };
