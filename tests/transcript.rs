@@ -1517,3 +1517,43 @@ fn a_response_entry_without_a_message_id_is_still_part_of_the_response() {
     );
     denied_with_the_rule(&out);
 }
+
+#[test]
+fn a_context_the_models_api_edited_is_an_error() {
+    // The API cleared tool results from the request the response answers (context
+    // editing): the rule's tool result may be one of them.
+    let scratch = Scratch::new();
+    let with_edits = |edits: Value| {
+        let text = String::from_utf8(microcompacted(None)).unwrap();
+        let mut out = String::new();
+        for line in text.lines() {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            if v["uuid"] == "a2" {
+                v["message"]["context_management"] = serde_json::json!({"applied_edits": edits});
+            }
+            out.push_str(&format!("{v}\n"));
+        }
+        out.into_bytes()
+    };
+    let cleared = scratch.file(
+        "cleared.jsonl",
+        &with_edits(serde_json::json!([{"type": "clear_tool_uses_20250919",
+            "cleared_tool_uses": 1, "cleared_input_tokens": 120}])),
+    );
+    let out = check_against("claude-code", &cleared);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("line 5: the model's API cleared parts of this session's context"),
+        "{}",
+        out.stderr
+    );
+    // Thinking cleared, or nothing: the gate reads no thinking.
+    for edits in [
+        serde_json::json!([]),
+        serde_json::json!([{"type": "clear_thinking_20251015", "cleared_thinking_turns": 2}]),
+    ] {
+        let path = scratch.file("thinking.jsonl", &with_edits(edits));
+        assert_eq!(check_against("claude-code", &path).code, 0);
+    }
+}

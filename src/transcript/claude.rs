@@ -335,6 +335,9 @@ fn pieces(
     let mut cleared = BTreeSet::new();
     for e in entries {
         cleared.extend(cleared_results(e)?);
+        if edited_by_the_api(e) {
+            return Err(Failure::at(e.at, Problem::ContextEdited));
+        }
         for block in blocks(e) {
             match block.get("type").and_then(Value::as_str) {
                 Some("tool_result") => {
@@ -455,6 +458,27 @@ fn cleared_results(e: &Entry) -> Result<Vec<String>, Failure> {
             },
         )
     })
+}
+
+/// True for a response whose request the model's API edited (`context_management`'s
+/// `applied_edits`) in a way that may have taken text out of it: anything but clearing
+/// thinking, which the gate does not read.
+fn edited_by_the_api(e: &Entry) -> bool {
+    let edits = e
+        .obj
+        .get("message")
+        .and_then(|m| m.get("context_management"))
+        .and_then(|c| c.get("applied_edits"));
+    match edits {
+        None | Some(Value::Null) => false,
+        Some(Value::Array(edits)) => edits.iter().any(|edit| {
+            !edit
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.starts_with("clear_thinking"))
+        }),
+        Some(_) => true,
+    }
 }
 
 /// The id of the model response an assistant entry is part of.

@@ -244,6 +244,11 @@ pub enum Problem {
         "a compacted entry without a `replacement_history` array: this Codex version's compactions are not supported"
     )]
     CodexCompaction,
+    /// A Claude Code response whose request the model's API edited.
+    #[error(
+        "the model's API cleared parts of this session's context (context editing): the gate cannot tell which tool results the model still sees (turn context editing off for sessions the gate judges, or compact the session)"
+    )]
+    ContextEdited,
     /// A Codex thread rollback after the last compaction.
     #[error(
         "a thread rollback after the last compaction: the gate cannot tell which turns the model still sees (compact the session, or start a new one, to have its calls judged again)"
