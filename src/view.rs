@@ -628,12 +628,29 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 
 /// True when the text found at `start..end` of the haystack is not part of a longer
 /// word or number there: a text that starts (ends) with a letter or digit needs no
-/// letter or digit just before (after) it. `Refunds over 500` does not occur in
-/// `Refunds over 5000 need approval`: the agent read another rule.
+/// letter or digit just before (after) it, nor one joined to it by a hyphen, an
+/// underscore or an apostrophe, nor (for a digit) a digit joined to it by a decimal
+/// point or a thousands separator. `Refunds over 500` does not occur in `Refunds over
+/// 5000 need approval`, nor in `Refunds over 500,000` or `500.50`; `touch gate` does not
+/// occur in `touch gate-marker`: the agent read another rule.
 fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
-    let before = haystack.get(..start).and_then(|h| h.chars().next_back());
-    let after = haystack.get(end..).and_then(|h| h.chars().next());
-    !(word(text.chars().next()) && word(before) || word(text.chars().next_back()) && word(after))
+    let mut before = haystack.get(..start).unwrap_or_default().chars().rev();
+    let mut after = haystack.get(end..).unwrap_or_default().chars();
+    !(goes_on(text.chars().next(), &mut before) || goes_on(text.chars().next_back(), &mut after))
+}
+
+/// True when the word or number that ends (starts) a text with `edge` goes on in the
+/// haystack's characters `next` to it, outward.
+fn goes_on(edge: Option<char>, next: &mut impl Iterator<Item = char>) -> bool {
+    let Some(edge) = edge.filter(|&c| word(Some(c))) else {
+        return false;
+    };
+    match next.next() {
+        c @ Some(_) if word(c) => true,
+        Some('-' | '_' | '\'' | '\u{2019}') => word(next.next()),
+        Some('.' | ',') if edge.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
+        _ => false,
+    }
 }
 
 /// Whether `text` occurs in `haystack` as a whole, trying every position (occurrences
@@ -822,6 +839,35 @@ mod tests {
         let t = store(&[Some("a a")]);
         assert_eq!(in_view(&t, ["ba a a"]), [true]);
         assert!(occurs_at_all("ba a a", "a a"));
+    }
+
+    #[test]
+    fn a_number_or_word_that_goes_on_past_a_separator_is_another() {
+        let s = store(&[
+            Some("Refunds over 500"),
+            Some("Never run touch gate"),
+            Some("500 need approval"),
+            Some("contact the user"),
+        ]);
+        for context in [
+            "Refunds over 500,000 need approval; never run touch gate-marker",
+            "Refunds over 500.50; never run touch gate_marker; refunds over 1,500 need approval",
+            "Never run touch gate's twin; contact the user\u{2019}s manager; 2.500 need approval",
+        ] {
+            assert_eq!(in_view(&s, [context]), [false; 4], "{context}");
+        }
+        // A sentence's end, a list, quotes, a dash between spaces: the text is whole.
+        assert_eq!(
+            in_view(
+                &s,
+                ["Refunds over 500. Never run touch gate, ever. 'contact the user' - 500 need approval, 2"]
+            ),
+            [true; 4]
+        );
+        assert_eq!(
+            in_view(&s, ["_Refunds over 500_ (Never run touch gate-) 500 need approval.5"]),
+            [true, true, true, false]
+        );
     }
 
     #[test]
