@@ -612,9 +612,13 @@ impl Index {
     }
 }
 
-/// A letter or digit: what a text must not touch at either end.
+/// A letter or digit, or a combining mark (which makes another letter of the one it
+/// follows: `gate` + U+0300 reads `gatè`): what a text must not touch at either end.
 fn word(c: Option<char>) -> bool {
-    c.is_some_and(char::is_alphanumeric)
+    c.is_some_and(|c| {
+        c.is_alphanumeric()
+            || matches!(c, '\u{300}'..='\u{36f}' | '\u{1ab0}'..='\u{1aff}' | '\u{1dc0}'..='\u{1dff}' | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
+    })
 }
 
 /// The character before byte `at` of `s` (`None` at its start or off a boundary).
@@ -860,12 +864,22 @@ mod tests {
         assert_eq!(
             in_view(
                 &s,
-                ["Refunds over 500. Never run touch gate, ever. 'contact the user' - 500 need approval, 2"]
+                [
+                    "Refunds over 500. Never run touch gate, ever. 'contact the user' - 500 need approval, 2"
+                ]
             ),
             [true; 4]
         );
+        // A combining mark makes another letter: `gatè`, written decomposed.
         assert_eq!(
-            in_view(&s, ["_Refunds over 500_ (Never run touch gate-) 500 need approval.5"]),
+            in_view(&s, ["Never run touch gate\u{300}; contact the user\u{301}"]),
+            [false; 4]
+        );
+        assert_eq!(
+            in_view(
+                &s,
+                ["_Refunds over 500_ (Never run touch gate-) 500 need approval.5"]
+            ),
             [true, true, true, false]
         );
     }
