@@ -1362,9 +1362,11 @@ fn microcompacted(cleared: Option<Value>) -> Vec<u8> {
     ];
     let mut parent = "u2";
     if let Some(meta) = cleared {
-        lines.push(serde_json::json!({"type": "system", "subtype": "microcompact_boundary",
+        lines.push(
+            serde_json::json!({"type": "system", "subtype": "microcompact_boundary",
             "uuid": "mc", "parentUuid": "u2", "isSidechain": false,
-            "microcompactMetadata": meta}));
+            "microcompactMetadata": meta}),
+        );
         parent = "mc";
     }
     lines.push(entry(
@@ -1474,7 +1476,12 @@ fn a_codex_thread_rollback_after_the_last_compaction_is_an_error() {
         "{}",
         out.stderr
     );
-    let hooked = hook_with("codex", &store("codex"), &payload("codex", "C-2", &path), &[]);
+    let hooked = hook_with(
+        "codex",
+        &store("codex"),
+        &payload("codex", "C-2", &path),
+        &[],
+    );
     assert_eq!(hooked.code, 2, "{}", hooked.stderr);
     assert!(
         hooked.stderr.contains("a thread rollback"),
