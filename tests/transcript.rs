@@ -1215,6 +1215,12 @@ fn a_gemini_subagents_call_is_judged_against_the_subagents_own_session() {
     )
     .unwrap();
     denied_with_the_rule(&hook_with(h, &store(h), &payload(h, "T-1", &session), &[]));
+    // A session file there that does not say what kind it is may be a subagent's: one
+    // at work is judged as one.
+    let (_kindless, session, _) = gemini_session("S-1", |head| {
+        head.as_object_mut().unwrap().remove("kind");
+    });
+    denied_with_the_rule(&hook_with(h, &store(h), &payload(h, "S-1", &session), &[]));
     // A subagent that started in the same millisecond as the response is at work.
     let (_same, session, _) = gemini_session("S-1", |head| {
         head["startTime"] = Value::from(SINCE_S1);

@@ -233,7 +233,10 @@ fn gemini_subagents(
                 Unread::NotYet(err)
             });
         };
-        if sub.kind.as_deref() != Some("subagent") {
+        // A session file there that does not say it is the main one may be a subagent's
+        // (a version that does not write `kind`): judged as one, it can only take
+        // records out of view.
+        if sub.kind.as_deref() == Some("main") {
             continue;
         }
         let Some(responding) = live.responding.as_deref() else {
