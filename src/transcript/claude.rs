@@ -117,7 +117,7 @@ fn entry<'a>(line: &Line<'a>, subagent: bool) -> Result<Option<Entry<'a>>, Failu
     if kind == "system" {
         match obj.get("subtype") {
             None => {}
-            Some(Value::String(sub)) if SYSTEM.contains(&sub.as_str()) => {}
+            Some(Value::String(sub)) if SYSTEM.contains(&sub.as_ref()) => {}
             Some(_) => {
                 return Err(Failure::unknown(
                     line.at,
