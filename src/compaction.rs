@@ -10,7 +10,6 @@ use std::str::FromStr;
 
 use sha2::{Digest, Sha256};
 
-use crate::error::InputError;
 use crate::harness::Harness;
 use crate::record::Store;
 use crate::text::clean;
@@ -50,6 +49,31 @@ impl Retention {
             Retention::Given | Retention::Transcript(_) => None,
         }
     }
+}
+
+/// Why kept ids are refused: as a JSON list, or for the store they are to split.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeptError {
+    /// Not an array.
+    #[error("must be an array of record ids")]
+    NotArray,
+    /// An element that is not a string: the element.
+    #[error("expected a record id string, found {}", crate::json::json_text(.0))]
+    NotId(serde_json::Value),
+    /// Retention `given`, and no kept ids.
+    #[error("retention=given needs the kept ids: a document `kept` key or --kept")]
+    Missing,
+    /// Retention `transcript:H`, which kept ids cannot give.
+    #[error("retention transcript:H is read from a transcript: use --transcript FILE")]
+    FromTranscript,
+    /// A kept id that names no record, with the record id it nearly names, if any.
+    #[error("kept id `{}` names no record{}", visible(.id), did_you_mean(.near))]
+    NoSuchRecord {
+        /// The kept id.
+        id: String,
+        /// The record id it nearly names.
+        near: Option<String>,
+    },
 }
 
 /// A `--retention` value the gate cannot read: the value as given, and what is wrong.
@@ -99,27 +123,22 @@ pub struct Compaction {
 
 impl Compaction {
     /// Computes the kept set. With `Given`, `given` holds the compactor's kept ids (each
-    /// must name a record; repeats are harmless); `origin` names where they came from.
+    /// must name a record; repeats are harmless).
     pub(crate) fn new(
         store: &Store,
         retention: Retention,
         given: Option<&[String]>,
-        origin: &str,
-    ) -> Result<Compaction, InputError> {
+    ) -> Result<Compaction, KeptError> {
         let n = store.len();
         let kept: Vec<bool> = match retention {
             Retention::Given => {
                 let Some(ids) = given else {
-                    return Err(InputError::at(
-                        origin,
-                        "kept",
-                        "retention=given needs the kept ids: a document `kept` key or --kept",
-                    ));
+                    return Err(KeptError::Missing);
                 };
                 let mut kept = vec![false; n];
                 for id in ids {
                     let Some(pos) = store.position(id) else {
-                        return Err(unknown_kept_id(store, id, origin));
+                        return Err(unknown_kept_id(store, id));
                     };
                     if let Some(slot) = kept.get_mut(pos) {
                         *slot = true;
@@ -132,11 +151,7 @@ impl Compaction {
             Retention::HeadTail(k) => (0..n).map(|i| i < k || i >= n.saturating_sub(k)).collect(),
             Retention::Recency(k) => (0..n).map(|i| i >= n.saturating_sub(k)).collect(),
             Retention::Transcript(_) => {
-                return Err(InputError::at(
-                    origin,
-                    "kept",
-                    "retention transcript:H is read from a transcript: use --transcript FILE",
-                ));
+                return Err(KeptError::FromTranscript);
             }
         };
         Ok(Compaction::from_mask(store, retention, kept))
@@ -267,15 +282,18 @@ impl Totals {
 /// The error for a kept id that names no record, with the record id it nearly names
 /// (SPEC 2): ids are matched exactly, so `--kept 'a, b'` fails closed with a hint
 /// instead of matching `b`.
-fn unknown_kept_id(store: &Store, id: &str, origin: &str) -> InputError {
-    let hint = nearest_id(store, id)
+fn unknown_kept_id(store: &Store, id: &str) -> KeptError {
+    KeptError::NoSuchRecord {
+        id: id.to_string(),
+        near: nearest_id(store, id).map(str::to_string),
+    }
+}
+
+/// ` (did you mean `NEAR`?)`, or nothing.
+fn did_you_mean(near: &Option<String>) -> String {
+    near.as_deref()
         .map(|near| format!(" (did you mean `{}`?)", visible(near)))
-        .unwrap_or_default();
-    InputError::at(
-        origin,
-        "kept",
-        format!("kept id `{}` names no record{hint}", visible(id)),
-    )
+        .unwrap_or_default()
 }
 
 /// Longest kept id (in characters) compared by edit distance; longer ones get a
@@ -420,16 +438,16 @@ mod tests {
     #[test]
     fn retentions_keep_the_right_records() {
         let s = store(10);
-        let c = Compaction::new(&s, Retention::HeadTail(2), None, "t").unwrap();
+        let c = Compaction::new(&s, Retention::HeadTail(2), None).unwrap();
         assert_eq!(kept_ids(&s, &c), ["r1", "r2", "r9", "r10"]);
-        let c = Compaction::new(&s, Retention::Recency(3), None, "t").unwrap();
+        let c = Compaction::new(&s, Retention::Recency(3), None).unwrap();
         assert_eq!(kept_ids(&s, &c), ["r8", "r9", "r10"]);
         let t = Totals::of(&s);
         assert_eq!((t.records, t.kept(&c), t.dropped(&c)), (10, 3, 7));
-        let c = Compaction::new(&s, Retention::HeadTail(8), None, "t").unwrap();
+        let c = Compaction::new(&s, Retention::HeadTail(8), None).unwrap();
         assert_eq!(c.kept(), 10);
         let given = vec!["r3".to_string(), "r3".to_string()];
-        let c = Compaction::new(&s, Retention::Given, Some(&given), "t").unwrap();
+        let c = Compaction::new(&s, Retention::Given, Some(&given)).unwrap();
         assert_eq!(kept_ids(&s, &c), ["r3"]);
     }
 
@@ -454,9 +472,9 @@ mod tests {
     #[test]
     fn given_needs_kept_ids_that_exist() {
         let s = store(3);
-        assert!(Compaction::new(&s, Retention::Given, None, "t").is_err());
+        assert!(Compaction::new(&s, Retention::Given, None).is_err());
         let bad = vec!["nope".to_string()];
-        let err = Compaction::new(&s, Retention::Given, Some(&bad), "t").unwrap_err();
+        let err = Compaction::new(&s, Retention::Given, Some(&bad)).unwrap_err();
         assert!(err.to_string().contains("`nope` names no record"));
     }
 
@@ -464,7 +482,7 @@ mod tests {
     fn an_unknown_kept_id_suggests_the_record_it_nearly_names() {
         let s = store(12);
         let hint = |id: &str| {
-            let err = Compaction::new(&s, Retention::Given, Some(&[id.to_string()]), "t");
+            let err = Compaction::new(&s, Retention::Given, Some(&[id.to_string()]));
             err.unwrap_err().to_string()
         };
         // Whitespace and invisible characters alone, whatever their number.
@@ -487,12 +505,12 @@ mod tests {
             Retention::Recency(usize::MAX),
             Retention::Recency(usize::MAX - 1),
         ] {
-            let c = Compaction::new(&s, r, None, "t").unwrap();
+            let c = Compaction::new(&s, r, None).unwrap();
             assert_eq!(c.kept(), 3, "{r}");
         }
         let k = "recency:18446744073709551615".parse::<Retention>().unwrap();
         assert_eq!(
-            Totals::of(&s).dropped(&Compaction::new(&s, k, None, "t").unwrap()),
+            Totals::of(&s).dropped(&Compaction::new(&s, k, None).unwrap()),
             0
         );
     }
@@ -510,7 +528,7 @@ mod tests {
             .store;
         let kept = |ids: &[&str]| {
             let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
-            Compaction::new(&s, Retention::Given, Some(&ids), "t").unwrap()
+            Compaction::new(&s, Retention::Given, Some(&ids)).unwrap()
         };
         let id =
             |c: &Compaction, f: &str| c.newest_kept_fact(f).map(|p| s.get(p).unwrap().id.clone());
@@ -561,13 +579,13 @@ mod tests {
         let b = load("t", b"{\"id\":\"b\",\"seq\":2,\"kind\":\"chatter\",\"text\":\"changed\"}\n{ \"text\":\"x\", \"id\":\"a\",\"seq\":1,\"kind\":\"chatter\"}", Limits::default()).unwrap().store;
         let c = load("t", b"{\"id\":\"a\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"y\"}\n{\"id\":\"b\",\"seq\":2,\"kind\":\"chatter\"}", Limits::default()).unwrap().store;
         let kept = vec!["a".to_string()];
-        let fa = Compaction::new(&a, Retention::Given, Some(&kept), "t")
+        let fa = Compaction::new(&a, Retention::Given, Some(&kept))
             .unwrap()
             .kept_sha256;
-        let fb = Compaction::new(&b, Retention::Given, Some(&kept), "t")
+        let fb = Compaction::new(&b, Retention::Given, Some(&kept))
             .unwrap()
             .kept_sha256;
-        let fc = Compaction::new(&c, Retention::Given, Some(&kept), "t")
+        let fc = Compaction::new(&c, Retention::Given, Some(&kept))
             .unwrap()
             .kept_sha256;
         assert_eq!(fa, fb);

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
-use crate::error::InputError;
+use crate::error::{InputError, PayloadProblem};
 use crate::gate::{self, CheckOptions, Code, Exit, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
@@ -134,24 +134,15 @@ impl Subagent {
     /// The subagent `agent` of the session whose transcript is `session`.
     fn new(session: &str, agent: &str) -> Result<Subagent, InputError> {
         if !crate::text::is_plain_name(agent) {
-            return Err(InputError::at(
-                PAYLOAD,
-                "key `agent_id`",
-                format!(
-                    "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",
-                    clean(agent)
-                ),
-            ));
+            let problem = PayloadProblem::NotAgentId(agent.to_string());
+            return Err(invalid("key `agent_id`", problem));
         }
         let Some(stem) = session.strip_suffix(".jsonl") else {
-            return Err(InputError::at(
-                PAYLOAD,
-                "key `transcript_path`",
-                format!(
-                    "`{}` does not end in .jsonl, so the transcript of subagent `{agent}` cannot be found beside it",
-                    clean(session)
-                ),
-            ));
+            let problem = PayloadProblem::NotJsonl {
+                path: session.to_string(),
+                agent: agent.to_string(),
+            };
+            return Err(invalid("key `transcript_path`", problem));
         };
         Ok(Subagent {
             id: agent.to_string(),
@@ -172,16 +163,12 @@ impl Subagent {
     /// The error for two files that answer to its name: the gate cannot tell which one
     /// the subagent sees.
     pub fn two_transcripts(&self, first: &str, second: &str) -> InputError {
-        InputError::at(
-            PAYLOAD,
-            "key `agent_id`",
-            format!(
-                "subagent `{}` has two transcripts, `{}` and `{}`: the gate cannot tell which one the subagent sees",
-                self.id,
-                clean(first),
-                clean(second)
-            ),
-        )
+        let problem = PayloadProblem::TwoTranscripts {
+            agent: self.id.clone(),
+            first: first.to_string(),
+            second: second.to_string(),
+        };
+        invalid("key `agent_id`", problem)
     }
 }
 
@@ -233,18 +220,12 @@ pub fn requested_transcript(
     let path = match obj.get("transcript_path") {
         Some(Value::String(p)) if !p.is_empty() => p.clone(),
         Some(Value::String(_)) | Some(Value::Null) | None => {
-            return Some(Err(InputError::at(
-                PAYLOAD,
-                "key `transcript_path`",
-                "missing or empty: --kept-from transcript judges against the session transcript the harness names there, and this session has none (run the harness with session recording on, or use --kept)",
-            )));
+            let problem = PayloadProblem::NoTranscript;
+            return Some(Err(invalid("key `transcript_path`", problem)));
         }
         Some(_) => {
-            return Some(Err(InputError::at(
-                PAYLOAD,
-                "key `transcript_path`",
-                "must be a string",
-            )));
+            let problem = PayloadProblem::NotString;
+            return Some(Err(invalid("key `transcript_path`", problem)));
         }
     };
     // Claude Code and Codex name the call in every pre-tool payload, and Claude Code
@@ -254,18 +235,12 @@ pub fn requested_transcript(
         (_, Some(Value::String(id))) if !id.is_empty() => Some(id.clone()),
         (Harness::GeminiCli, None) => None,
         (Harness::GeminiCli, Some(_)) => {
-            return Some(Err(InputError::at(
-                PAYLOAD,
-                "key `tool_use_id`",
-                "must be a non-empty string",
-            )));
+            let problem = PayloadProblem::NotNonEmptyString;
+            return Some(Err(invalid("key `tool_use_id`", problem)));
         }
         (Harness::ClaudeCode | Harness::Codex, _) => {
-            return Some(Err(InputError::at(
-                PAYLOAD,
-                "key `tool_use_id`",
-                "missing, empty or not a string: --kept-from transcript waits until the transcript records the call it names, and without it cannot tell a fresh transcript from a stale one (pass the payload on as the harness sent it, or use --kept)",
-            )));
+            let problem = PayloadProblem::NoCall;
+            return Some(Err(invalid("key `tool_use_id`", problem)));
         }
     };
     // A subagent's call (Claude Code's Agent tool) names the session's transcript; what
@@ -276,11 +251,8 @@ pub fn requested_transcript(
             Err(e) => return Some(Err(e)),
         },
         (Harness::ClaudeCode, Some(_)) => {
-            return Some(Err(InputError::at(
-                PAYLOAD,
-                "key `agent_id`",
-                "must be a string",
-            )));
+            let problem = PayloadProblem::NotString;
+            return Some(Err(invalid("key `agent_id`", problem)));
         }
         _ => None,
     };
@@ -421,23 +393,20 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         }
         (KeptFrom::Transcript, Some(Err(Unread::Invalid(e)))) => return refuse(e),
         (KeptFrom::Transcript, None) => {
-            return refuse(&InputError::at(
-                PAYLOAD,
-                "key `transcript_path`",
-                "the transcript was not read",
-            ));
+            let problem = PayloadProblem::TranscriptNotRead;
+            return refuse(&invalid("key `transcript_path`", problem));
         }
         (KeptFrom::Kept, _) if setup.compaction.is_some() => (None, None),
         (KeptFrom::Kept, _) => {
             let kept = setup.kept.as_deref().or(setup.input.kept.as_deref());
-            match Compaction::new(store, setup.retention, kept, &setup.kept_origin) {
+            match Compaction::new(store, setup.retention, kept) {
                 Ok(c) => (Some(c), None),
-                Err(e) => return refuse(&e),
+                Err(e) => return refuse(&InputError::invalid(&setup.kept_origin, "kept", e)),
             }
         }
     };
     let Some(compaction) = compaction.as_ref().or(setup.compaction.as_ref()) else {
-        return refuse(&InputError::at(PAYLOAD, "kept", "no kept set was computed"));
+        return refuse(&invalid("kept", PayloadProblem::NoKeptSet));
     };
     let totals = &setup.input.totals;
     let outcome = gate::check(store, compaction, totals, &action, setup.options);
@@ -520,44 +489,31 @@ struct GeminiDeny<'a> {
 /// Reads the payload's object and checks its `hook_event_name`.
 fn payload_object(
     payload: &[u8],
-    event: &str,
-    adapter: &str,
+    event: &'static str,
+    adapter: &'static str,
 ) -> Result<Map<String, Value>, InputError> {
     let payload = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
     if json::is_blank(payload) {
-        return Err(InputError::at(
-            PAYLOAD,
-            "stdin",
-            "empty: the harness sent no hook payload",
-        ));
+        return Err(invalid("stdin", PayloadProblem::Empty));
     }
     let value = json::parse(payload).map_err(|e| InputError::syntax(PAYLOAD, e, 0))?;
     let Value::Object(obj) = value else {
-        return Err(InputError::at(
-            PAYLOAD,
-            "stdin",
-            "the hook payload must be a JSON object",
-        ));
+        return Err(invalid("stdin", PayloadProblem::NotObject));
     };
     match obj.get("hook_event_name") {
         Some(Value::String(e)) if e == event => Ok(obj),
-        Some(Value::String(e)) => Err(InputError::at(
-            PAYLOAD,
+        Some(Value::String(e)) => {
+            let problem = PayloadProblem::OtherEvent {
+                found: e.clone(),
+                expected: event,
+                adapter,
+            };
+            Err(invalid("key `hook_event_name`", problem))
+        }
+        Some(_) => Err(invalid("key `hook_event_name`", PayloadProblem::NotString)),
+        None => Err(invalid(
             "key `hook_event_name`",
-            format!(
-                "`{}` is not `{event}`, the event the {adapter} adapter answers",
-                clean(e)
-            ),
-        )),
-        Some(_) => Err(InputError::at(
-            PAYLOAD,
-            "key `hook_event_name`",
-            "must be a string",
-        )),
-        None => Err(InputError::at(
-            PAYLOAD,
-            "key `hook_event_name`",
-            format!("missing: expected `{event}`"),
+            PayloadProblem::NoEvent(event),
         )),
     }
 }
@@ -569,24 +525,19 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
     let tool = match obj.get("tool_name") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(_) => {
-            return Err(InputError::at(
-                PAYLOAD,
+            return Err(invalid(
                 "key `tool_name`",
-                "must be a non-empty string",
+                PayloadProblem::NotNonEmptyString,
             ));
         }
-        None => return Err(InputError::at(PAYLOAD, "key `tool_name`", "missing")),
+        None => return Err(invalid("key `tool_name`", PayloadProblem::Missing)),
     };
     let params = match obj.get("tool_input") {
         Some(Value::Object(m)) => m.clone(),
         Some(_) => {
-            return Err(InputError::at(
-                PAYLOAD,
-                "key `tool_input`",
-                "must be an object",
-            ));
+            return Err(invalid("key `tool_input`", PayloadProblem::NotAnObject));
         }
-        None => return Err(InputError::at(PAYLOAD, "key `tool_input`", "missing")),
+        None => return Err(invalid("key `tool_input`", PayloadProblem::Missing)),
     };
     check_numbers(&Value::Object(params.clone()))
         .map_err(|e| InputError::invalid(PAYLOAD, "key `tool_input`", e))?;
@@ -603,6 +554,11 @@ pub enum Retry {
     /// The ERROR is one of timing (the transcript not yet written, our own deadline
     /// passed): a retry may pass.
     MayPass,
+}
+
+/// A payload refused at `place` (a key, or stdin) for `problem`.
+fn invalid(place: &str, problem: PayloadProblem) -> InputError {
+    InputError::invalid(PAYLOAD, place, problem)
 }
 
 fn refuse(err: &InputError) -> Answer {

@@ -90,10 +90,14 @@
 //! [`CompactionSummary`], [`TranscriptSummary`] and [`TokenSummary`], rendered in a
 //! [`Format`]. Every module is private.
 //!
-//! What the gate refuses is typed: [`InputError`], whose [`Reason`] carries the lower
-//! modules' own errors ([`RecordProblem`], [`ActionError`], [`ToolError`], [`KeptError`],
-//! [`ValueError`], and inside them [`PredicateError`], [`PredicateProblem`], [`Op`],
-//! [`SchemaError`], [`SchemaProblem`], [`DecimalError`]); [`RetentionError`] and
+//! What the gate refuses is typed: [`InputError`] says where, and its [`Reason`] says
+//! what, with the data: the lower modules' own errors ([`RecordProblem`], [`ActionError`],
+//! [`ToolError`], [`KeptError`], [`ValueError`], [`TranscriptProblem`], and inside them
+//! [`PredicateError`], [`PredicateProblem`], [`Op`], [`SchemaError`], [`SchemaProblem`],
+//! [`DecimalError`]), the input's form ([`InputProblem`]), a read ([`ReadProblem`],
+//! [`IoReason`]), a hook payload ([`PayloadProblem`]), a transcript read fresh
+//! ([`TranscriptRead`], [`GeminiDoubt`]) and flags that do not go together
+//! ([`FlagProblem`]); [`RetentionError`] and
 //! [`UnknownHarness`] for a retention or a harness that cannot be read; [`VerifyError`]
 //! for a report whose seal does not hold.
 //!
@@ -256,17 +260,17 @@ pub mod fuzzing {
                 Some(k) => Some(kept_from_flag("--kept", k, true)?),
                 None => input.kept.clone(),
             };
-            Compaction::new(store, Retention::Given, kept.as_deref(), origin)
+            Compaction::new(store, Retention::Given, kept.as_deref())
+                .map_err(|e| InputError::invalid(origin, "kept", e))
         };
         match ask {
             Ask::Check(action, options) => {
                 let c = compaction()?;
                 let action = match action {
                     Some(a) => input::action_from_flag("--action", a)?,
-                    None => input
-                        .action
-                        .clone()
-                        .ok_or_else(|| InputError::at(origin, "action", "check needs an action"))?,
+                    None => (input.action.clone()).ok_or_else(|| {
+                        InputError::invalid(origin, "action", crate::error::InputProblem::NoAction)
+                    })?,
                 };
                 let outcome = crate::gate::check(store, &c, totals, &action, options);
                 Ok(Report::check(&action, &c, totals, outcome))
@@ -289,8 +293,11 @@ pub mod fuzzing {
 
 pub use crate::action::{Action, ActionError, Tool, ToolError};
 pub use crate::cli::main as run_cli;
-pub use crate::compaction::{Compaction, Retention, RetentionError, Totals};
-pub use crate::error::{InputError, KeptError, Reason};
+pub use crate::compaction::{Compaction, KeptError, Retention, RetentionError, Totals};
+pub use crate::error::{
+    FlagProblem, GeminiDoubt, InputError, InputProblem, IoReason, PayloadProblem, ReadProblem,
+    Reason, TranscriptRead,
+};
 pub use crate::gate::{CheckOptions, Code, Finding, Severity, Verdict};
 pub use crate::harness::{Harness, UnknownHarness};
 pub use crate::input::Input;
@@ -305,6 +312,7 @@ pub use crate::report::{
 pub use crate::decimal::DecimalError;
 pub use crate::predicate::{Op, PredicateError, PredicateProblem, ValueError};
 pub use crate::schema::{SchemaError, SchemaProblem};
+pub use crate::transcript::Problem as TranscriptProblem;
 
 /// Reads a record store: a document (`{"records": [...], "kept": [...], ...}`) or JSON
 /// Lines (one record per line), told apart by the first JSON value (SPEC 2). `origin`
@@ -326,7 +334,8 @@ pub fn compaction(
 ) -> Result<Compaction, InputError> {
     let kept_origin = if kept.is_some() { "kept" } else { "input" };
     let kept = kept.or(input.kept.as_deref());
-    Compaction::new(&input.store, retention, kept, kept_origin)
+    Compaction::new(&input.store, retention, kept)
+        .map_err(|e| InputError::invalid(kept_origin, "kept", e))
 }
 
 /// Judges one proposed call under one compaction (SPEC 4): the [`Report`] that

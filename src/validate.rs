@@ -252,7 +252,7 @@ mod tests {
             r#"{"id":"p","seq":3,"kind":"policy","scope":["billing.*","x"],"predicate":{"all":[]},"effect":"deny"}"#,
         ]);
         let kept = ["a".to_string(), "b".to_string()];
-        let c = Compaction::new(&s, Retention::Given, Some(&kept), "in").unwrap();
+        let c = Compaction::new(&s, Retention::Given, Some(&kept)).unwrap();
         let tools = [Tool {
             name: "refunds.create".into(),
             input_schema: None,

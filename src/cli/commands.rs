@@ -181,13 +181,8 @@ pub(super) fn run_check_transcript(
         } else {
             let action = match &action {
                 Some((o, text, _)) => input::action_from_flag(o, text)?,
-                None => input.action.clone().ok_or_else(|| {
-                    InputError::at(
-                        origin,
-                        "action",
-                        "check needs an action: a document `action` key or --action",
-                    )
-                })?,
+                None => (input.action.clone())
+                    .ok_or_else(|| InputError::invalid(origin, "action", InputProblem::NoAction))?,
             };
             let options = CheckOptions {
                 allow_unevaluable: args.allow_unevaluable,

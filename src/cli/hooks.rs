@@ -52,11 +52,7 @@ pub(super) fn hook_reply(
         .take(max.saturating_add(1))
         .read_to_end(&mut payload)
     {
-        let err = InputError::at(
-            "payload",
-            "stdin",
-            format!("cannot read: {}", io_reason(&e)),
-        );
+        let err = InputError::invalid("payload", "stdin", ReadProblem::Io((&e).into()));
         return hook::failed(adapter, &Failure::Input(err));
     }
     if let Err(err) = input::check_size("payload", payload.len() as u64, limits) {
@@ -114,25 +110,19 @@ pub(super) fn hook_setup(
         KeptFromArg::Transcript => hook::KeptFrom::Transcript,
     };
     if kept_from == hook::KeptFrom::Transcript && args.kept.is_some() {
-        return Err(InputError::at(
+        return Err(InputError::invalid(
             "--kept",
             "flags",
-            "--kept and --kept-from transcript both say what the agent kept: give one",
+            FlagProblem::KeptTwice,
         ));
     }
     if kept_from == hook::KeptFrom::Transcript && args.retention != Retention::Given {
-        return Err(InputError::at(
-            "--retention",
-            "flags",
-            "--retention and --kept-from transcript both say what the agent kept: give one",
-        ));
+        let problem = FlagProblem::RetentionTwice;
+        return Err(InputError::invalid("--retention", "flags", problem));
     }
     if kept_from == hook::KeptFrom::Kept && !args.context_file.is_empty() {
-        return Err(InputError::at(
-            "--context-file",
-            "flags",
-            "a context file adds to a transcript's live context: it needs --kept-from transcript",
-        ));
+        let problem = FlagProblem::ContextWithoutTranscript;
+        return Err(InputError::invalid("--context-file", "flags", problem));
     }
     // The transcript's context, when it was read for the lean loader and the exact one
     // must do after all.

@@ -13,7 +13,9 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::action::Action;
 use crate::compaction::{Retention, RetentionError};
-use crate::error::InputError;
+use crate::error::{
+    FlagProblem, GeminiDoubt, InputError, InputProblem, IoReason, ReadProblem, TranscriptRead,
+};
 use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, FlagText, io_reason};
@@ -186,13 +188,8 @@ fn stdin_once(reads: impl IntoIterator<Item = (String, String)>) -> Result<(), I
         match &first {
             None => first = Some(what),
             Some(before) => {
-                return Err(InputError::at(
-                    "stdin",
-                    what,
-                    format!(
-                        "names standard input, already read for {before} (it is read once: put one of them in a file)"
-                    ),
-                ));
+                let problem = FlagProblem::StdinTwice(before.clone());
+                return Err(InputError::invalid("stdin", what, problem));
             }
         }
     }
@@ -225,7 +222,7 @@ fn flag_text(
             let role = format!("{} file", flag.trim_start_matches('-'));
             let bytes = read_as(path, &role, limits)?;
             let text = String::from_utf8(bytes)
-                .map_err(|_| InputError::at(path, &role, "not valid UTF-8"))?;
+                .map_err(|_| InputError::invalid(path, &role, ReadProblem::NotUtf8))?;
             Ok((path.to_string(), text, true))
         }
         None => Ok((flag.to_string(), value.to_string(), false)),

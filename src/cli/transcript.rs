@@ -59,14 +59,14 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             }
             Ok(_) if waiting => {}
             Ok(_) => {
-                let ms = started.elapsed().as_millis();
-                return Err(Unread::NotYet(InputError::at(
+                let problem = TranscriptRead::CallNotRecorded {
+                    call: wanted.call.unwrap_or_default().to_string(),
+                    ms: started.elapsed().as_millis(),
+                };
+                return Err(Unread::NotYet(InputError::invalid(
                     &path,
                     "transcript",
-                    format!(
-                        "does not record the call being judged (`{}`) after {ms} ms: the gate never judges a transcript older than the call; if the harness writes it later than that, raise --timeout-ms",
-                        clean(wanted.call.unwrap_or_default())
-                    ),
+                    problem,
                 )));
             }
             Err(Unread::NotYet(_)) if waiting => {}
@@ -96,10 +96,10 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     for name in wanted.files {
         let bytes = read_source(name, limits).map_err(Unread::Invalid)?;
         let text = String::from_utf8(bytes).map_err(|_| {
-            Unread::Invalid(InputError::at(
+            Unread::Invalid(InputError::invalid(
                 name,
                 "--context-file",
-                "the file is not valid UTF-8 text",
+                ReadProblem::NotUtf8Text,
             ))
         })?;
         files.push((name.clone(), text));
@@ -166,16 +166,9 @@ fn gemini_subagents(
     if !wanted.live_call || live.harness != Harness::GeminiCli {
         return Ok(Vec::new());
     }
-    let unsure = |why: String| {
-        InputError::at(
-            path,
-            "transcript",
-            format!(
-                "{why}: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees"
-            ),
-        )
-    };
-    let invalid = |why: String| Unread::Invalid(unsure(why));
+    let unsure =
+        |why: GeminiDoubt| InputError::invalid(path, "transcript", TranscriptRead::Caller(why));
+    let invalid = |why: GeminiDoubt| Unread::Invalid(unsure(why));
     let limits = wanted.limits;
     let head_of = |file: &Path| -> io::Result<Vec<u8>> {
         let mut f = File::open(file)?;
@@ -183,23 +176,20 @@ fn gemini_subagents(
         read_head(&mut f, len, limits)
     };
     let Some(session) = transcript::session_head(head) else {
-        return Err(invalid("its first line names no session".to_string()));
+        return Err(invalid(GeminiDoubt::NoSession));
     };
     if !crate::text::is_plain_name(&session.id) {
-        return Err(invalid(
-            "its session id is not a plain name (letters, digits, - and _)".to_string(),
-        ));
+        return Err(invalid(GeminiDoubt::SessionNotPlain));
     }
     let folder = Path::new(path)
         .parent()
         .unwrap_or_else(|| Path::new(""))
         .join(&session.id);
     let folder_error = |e: &io::Error| {
-        invalid(format!(
-            "its subagents' folder `{}` cannot be read: {}",
-            clean(&folder.to_string_lossy()),
-            io_reason(e)
-        ))
+        invalid(GeminiDoubt::Folder {
+            folder: folder.clone(),
+            reason: e.into(),
+        })
     };
     let mut files = Vec::new();
     match std::fs::read_dir(&folder) {
@@ -215,9 +205,11 @@ fn gemini_subagents(
     files.sort();
     let mut at_work = Vec::new();
     for file in files {
-        let name = clean(&file.to_string_lossy()).into_owned();
         let head = head_of(&file).map_err(|e| {
-            let err = unsure(format!("`{name}` cannot be read: {}", io_reason(&e)));
+            let err = unsure(GeminiDoubt::File {
+                file: file.clone(),
+                reason: (&e).into(),
+            });
             if e.kind() == io::ErrorKind::NotFound {
                 Unread::NotYet(err)
             } else {
@@ -225,7 +217,7 @@ fn gemini_subagents(
             }
         })?;
         let Some(sub) = transcript::session_head(&head) else {
-            let err = unsure(format!("`{name}` is not a Gemini CLI session file"));
+            let err = unsure(GeminiDoubt::NotSession(file));
             // A first line without its line break is still being written.
             return Err(if head.ends_with(b"\n") {
                 Unread::Invalid(err)
@@ -240,9 +232,7 @@ fn gemini_subagents(
             continue;
         }
         let Some(responding) = live.responding.as_deref() else {
-            return Err(invalid(format!(
-                "the session's last message is not a response being acted on, and it has a subagent (`{name}`)"
-            )));
+            return Err(invalid(GeminiDoubt::NoResponse(file)));
         };
         let since = responding.since.as_str();
         match sub.start.as_deref() {
@@ -252,9 +242,7 @@ fn gemini_subagents(
                 }
             }
             _ => {
-                return Err(invalid(format!(
-                    "the start of subagent `{name}` cannot be set beside the session's last response"
-                )));
+                return Err(invalid(GeminiDoubt::Start(file)));
             }
         }
     }
@@ -286,7 +274,7 @@ fn read_live(
     limits: Limits,
 ) -> Result<(Live, Vec<u8>), Unread> {
     let cannot = |e: &io::Error| {
-        let err = InputError::at(path, "transcript", format!("cannot read: {}", io_reason(e)));
+        let err = InputError::invalid(path, "transcript", ReadProblem::Io(IoReason::from(e)));
         if e.kind() == io::ErrorKind::NotFound {
             Unread::NotYet(err)
         } else {
@@ -313,11 +301,8 @@ fn read_live(
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
                     // Shorter than it was: rewritten under us. Read it again from the start.
-                    return Err(Unread::NotYet(InputError::at(
-                        path,
-                        "transcript",
-                        "the file shrank while it was read: read it again once the harness has written it",
-                    )));
+                    let shrank = InputError::invalid(path, "transcript", TranscriptRead::Shrank);
+                    return Err(Unread::NotYet(shrank));
                 }
                 Err(e) => return Err(cannot(&e)),
             }
@@ -332,26 +317,26 @@ fn read_live(
             Ok(live) => return Ok((live, head)),
             Err(transcript::Failure::NeedMore) if offset > 0 => {
                 if size >= max {
-                    return Err(Unread::Invalid(InputError::at(
+                    let problem = TranscriptRead::TooFarBack(max);
+                    return Err(Unread::Invalid(InputError::invalid(
                         path,
                         "transcript",
-                        format!(
-                            "its live context starts more than the input limit of {max} bytes from its end (raise it with --max-input-bytes)"
-                        ),
+                        problem,
                     )));
                 }
                 size = size.saturating_mul(2).min(len).min(max);
             }
             Err(transcript::Failure::NeedMore) => {
-                return Err(Unread::Invalid(InputError::at(
+                let problem = TranscriptRead::NoStart;
+                return Err(Unread::Invalid(InputError::invalid(
                     path,
                     "transcript",
-                    "the reader found no start of the live context",
+                    problem,
                 )));
             }
             Err(transcript::Failure::Invalid { at, problem }) => {
                 let line = line_number(&mut file, at).map_err(|e| cannot(&e))?;
-                let err = InputError::at(path, format!("line {line}"), problem.to_string());
+                let err = InputError::invalid(path, format!("line {line}"), problem);
                 // A file that does not yet hold the call being judged is still being
                 // written (a compaction's boundary before its summary, say): worth another
                 // look while waiting. Past the deadline, the error stands.
@@ -470,13 +455,11 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         .collect();
     let line_of = |at: u64| starts.partition_point(|&s| s <= at);
     let found = transcript::compactions(live.harness, &bytes).map_err(|f| match f {
-        transcript::Failure::Invalid { at, problem } => InputError::at(
-            &args.file,
-            format!("line {}", line_of(at)),
-            problem.to_string(),
-        ),
+        transcript::Failure::Invalid { at, problem } => {
+            InputError::invalid(&args.file, format!("line {}", line_of(at)), problem)
+        }
         transcript::Failure::NeedMore => {
-            InputError::at(&args.file, "transcript", "cannot be read whole")
+            InputError::invalid(&args.file, "transcript", TranscriptRead::NotWhole)
         }
     })?;
     let store = args

@@ -443,7 +443,8 @@ fn exact_compaction(request: &Request<'_>, input: &Input) -> Result<Compaction, 
         Some(flag) => (Some(kept_of(request, input, flag)?), "--kept"),
         None => (input.kept.clone(), request.origin),
     };
-    Compaction::new(&input.store, request.retention, kept.as_deref(), origin)
+    Compaction::new(&input.store, request.retention, kept.as_deref())
+        .map_err(|e| InputError::invalid(origin, "kept", e))
 }
 
 /// The ids of the `--kept` flag as read. Under retention `given`, an inline value whose
@@ -467,27 +468,16 @@ fn inline_kept_names_a_file(store: &Store, ids: &[String], value: &str) -> Resul
     if ids.iter().all(|id| store.position(id).is_some()) || !std::path::Path::new(value).is_file() {
         return Ok(());
     }
-    let value = crate::text::clean(value);
-    Err(InputError::at(
-        "--kept",
-        "kept",
-        format!(
-            "kept id `{value}` names no record (did you mean `@{value}`? a file of ids is read with @)"
-        ),
-    ))
+    let problem = InputProblem::KeptIsAFile(value.to_string());
+    Err(InputError::invalid("--kept", "kept", problem))
 }
 
 /// The action to check: the `--action` flag's, else the document's.
 fn action_of(input: &Input, flag: Option<&FlagText>, origin: &str) -> Result<Action, InputError> {
     match flag {
         Some((o, text, _)) => action_from_flag(o, text),
-        None => input.action.clone().ok_or_else(|| {
-            InputError::at(
-                origin,
-                "action",
-                "check needs an action: a document `action` key or --action",
-            )
-        }),
+        None => (input.action.clone())
+            .ok_or_else(|| InputError::invalid(origin, "action", InputProblem::NoAction)),
     }
 }
 

@@ -88,7 +88,7 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
             Some(k) => Some(kept_from_flag("--kept", k, false).ok()?),
             None => input.kept.clone(),
         };
-        Compaction::new(&input.store, Retention::Given, ids.as_deref(), "in.json").ok()
+        Compaction::new(&input.store, Retention::Given, ids.as_deref()).ok()
     };
     let report = match ask {
         Ask::Check { kept, action } => {
@@ -778,7 +778,7 @@ proptest! {
         let ids = kept_from_flag("--kept", &text, from_file).unwrap();
         prop_assert_eq!(&ids, &kept);
         let names_all = kept.iter().all(|k| store_ids.contains(k));
-        let exact = Compaction::new(&exact.store, Retention::Given, Some(&ids), "--kept")
+        let exact = Compaction::new(&exact.store, Retention::Given, Some(&ids))
             .map(|c| kept_set(&exact, &c, &store_ids));
         let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
         let lean = super::lean::load_lean(

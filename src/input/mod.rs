@@ -9,8 +9,9 @@
 use serde_json::Value;
 
 use crate::action::{Action, Tool};
+use crate::compaction::KeptError;
 use crate::compaction::{Compaction, Totals};
-use crate::error::{InputError, KeptError};
+use crate::error::{InputError, InputProblem, ReadProblem};
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
 use crate::stream::{Batch, Member, Plan, Positional};
@@ -76,11 +77,7 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
     check_size(origin, bytes.len() as u64, limits)?;
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     if json::is_blank(bytes) {
-        return Err(InputError::at(
-            origin,
-            "input",
-            "empty input: expected a document or JSON Lines records",
-        ));
+        return Err(InputError::invalid(origin, "input", InputProblem::Empty));
     }
     let (first, end) = json::parse_first(bytes).map_err(|e| InputError::syntax(origin, e, 0))?;
     match first {
@@ -97,11 +94,7 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
             }
             load_document(origin, &Value::Object(obj), limits)
         }
-        Value::Array(_) => Err(InputError::at(
-            origin,
-            "input",
-            "a JSON array is neither input form: wrap the records as a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)",
-        )),
+        Value::Array(_) => Err(InputError::invalid(origin, "input", InputProblem::Array)),
         _ => load_stream(origin, bytes, limits),
     }
 }
@@ -115,13 +108,11 @@ pub fn check_size(origin: &str, len: u64, limits: Limits) -> Result<(), InputErr
 /// [`check_size`] for a file that plays `role` (`input`, `action file`...).
 pub fn check_size_of(origin: &str, role: &str, len: u64, limits: Limits) -> Result<(), InputError> {
     if len > limits.max_input_bytes {
-        return Err(InputError::at(
+        let limit = limits.max_input_bytes;
+        return Err(InputError::invalid(
             origin,
             role,
-            format!(
-                "larger than the input limit of {} bytes (raise it with --max-input-bytes)",
-                limits.max_input_bytes
-            ),
+            ReadProblem::TooLarge(limit),
         ));
     }
     Ok(())
@@ -129,21 +120,19 @@ pub fn check_size_of(origin: &str, role: &str, len: u64, limits: Limits) -> Resu
 
 fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, InputError> {
     let Value::Object(obj) = doc else {
-        return Err(InputError::at(origin, "document", "expected an object"));
+        return Err(InputError::invalid(
+            origin,
+            "document",
+            InputProblem::NotObject,
+        ));
     };
     if let Some(k) = obj.keys().find(|k| !DOCUMENT_KEYS.contains(&k.as_str())) {
-        return Err(InputError::at(
-            origin,
-            format!("key `{}`", crate::text::clean(k)),
-            "unknown document key (a document takes records, kept, action, tools, meta)",
-        ));
+        let key = format!("key `{}`", crate::text::clean(k));
+        return Err(InputError::invalid(origin, key, InputProblem::UnknownKey));
     }
     let Some(Value::Array(items)) = obj.get("records") else {
-        return Err(InputError::at(
-            origin,
-            "key `records`",
-            "must be an array of record objects",
-        ));
+        let problem = InputProblem::RecordsNotArray;
+        return Err(InputError::invalid(origin, "key `records`", problem));
     };
     let records = items
         .iter()

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use crate::error::InputError;
+use crate::error::{InputError, IoReason, ReadProblem};
 use crate::record::Limits;
 use crate::stream::{Fallback, Positional};
 
@@ -18,7 +18,7 @@ use crate::stream::{Fallback, Positional};
 pub fn read(path: &str, role: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
     let origin = if path == "-" { "<stdin>" } else { path };
     let cannot =
-        |e: std::io::Error| InputError::at(origin, role, format!("cannot read: {}", io_reason(&e)));
+        |e: std::io::Error| InputError::invalid(origin, role, ReadProblem::Io((&e).into()));
     let cap = limits.max_input_bytes.saturating_add(1);
     let mut bytes = Vec::new();
     if path == "-" {
@@ -102,11 +102,7 @@ pub(crate) fn stamp(path: &str) -> Option<(u64, std::time::SystemTime)> {
 
 /// Why a read or a write failed, as messages say it.
 pub fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string().to_lowercase(),
-    }
+    IoReason::from(e).to_string()
 }
 
 /// Bytes read per chunk by the lean path.

@@ -111,7 +111,6 @@ fn exact_report(text: &str, kept: Option<&str>, action: &str) -> Vec<u8> {
         &input.store,
         crate::compaction::Retention::Given,
         Some(&kept),
-        "in.json",
     )
     .unwrap();
     let a = action_from_flag("--action", action).unwrap();
@@ -250,7 +249,6 @@ fn lean_precheck_gives_the_exact_report() {
                 &input.store,
                 crate::compaction::Retention::Given,
                 Some(&ids),
-                "in.json",
             )
             .unwrap();
             let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
