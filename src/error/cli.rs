@@ -1,0 +1,104 @@
+//! What the CLI refuses: a transcript it cannot read fresh, flags that do not go together.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use super::IoReason;
+use crate::text::clean;
+
+/// Why a transcript gives no fresh live context (the CLI's reader, which waits for it).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TranscriptRead {
+    /// The call being judged is not in the transcript by the deadline.
+    #[error(
+        "does not record the call being judged (`{}`) after {ms} ms: the gate never judges a transcript older than the call; if the harness writes it later than that, raise --timeout-ms",
+        clean(.call)
+    )]
+    CallNotRecorded {
+        /// The call's id.
+        call: String,
+        /// How long the reader waited, in milliseconds.
+        ms: u128,
+    },
+    /// The file got shorter while it was read.
+    #[error("the file shrank while it was read: read it again once the harness has written it")]
+    Shrank,
+    /// The live context starts further from the end than the input limit: the limit.
+    #[error(
+        "its live context starts more than the input limit of {0} bytes from its end (raise it with --max-input-bytes)"
+    )]
+    TooFarBack(u64),
+    /// The whole file was read and the live context has no start.
+    #[error("the reader found no start of the live context")]
+    NoStart,
+    /// A file that must be read whole and could not be.
+    #[error("cannot be read whole")]
+    NotWhole,
+    /// Gemini CLI: whose call it is cannot be told, and so what the caller sees.
+    #[error(
+        "{0}: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees"
+    )]
+    Caller(GeminiDoubt),
+}
+
+/// Why the Gemini CLI subagents at work cannot be told.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GeminiDoubt {
+    /// The session file's first line names no session.
+    #[error("its first line names no session")]
+    NoSession,
+    /// A session id that cannot name a folder.
+    #[error("its session id is not a plain name (letters, digits, - and _)")]
+    SessionNotPlain,
+    /// The session's folder of subagent files.
+    #[error("its subagents' folder `{}` cannot be read: {reason}", clean(&.folder.to_string_lossy()))]
+    Folder {
+        /// The folder.
+        folder: PathBuf,
+        /// Why.
+        reason: IoReason,
+    },
+    /// A file in that folder.
+    #[error("`{}` cannot be read: {reason}", clean(&.file.to_string_lossy()))]
+    File {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        reason: IoReason,
+    },
+    /// A file in that folder that is no session file.
+    #[error("`{}` is not a Gemini CLI session file", clean(&.0.to_string_lossy()))]
+    NotSession(PathBuf),
+    /// A subagent, and no response being acted on.
+    #[error(
+        "the session's last message is not a response being acted on, and it has a subagent (`{}`)",
+        clean(&.0.to_string_lossy())
+    )]
+    NoResponse(PathBuf),
+    /// A subagent whose start cannot be compared with the response's.
+    #[error(
+        "the start of subagent `{}` cannot be set beside the session's last response",
+        clean(&.0.to_string_lossy())
+    )]
+    Start(PathBuf),
+}
+
+/// Flags that do not go together (the CLI's).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FlagProblem {
+    /// `--kept` with `--kept-from transcript`.
+    #[error("--kept and --kept-from transcript both say what the agent kept: give one")]
+    KeptTwice,
+    /// `--retention` with `--kept-from transcript`.
+    #[error("--retention and --kept-from transcript both say what the agent kept: give one")]
+    RetentionTwice,
+    /// `--context-file` without `--kept-from transcript`.
+    #[error("a context file adds to a transcript's live context: it needs --kept-from transcript")]
+    ContextWithoutTranscript,
+    /// Standard input named twice: what read it first, as messages name it.
+    #[error(
+        "names standard input, already read for {0} (it is read once: put one of them in a file)"
+    )]
+    StdinTwice(String),
+}

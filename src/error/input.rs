@@ -1,0 +1,37 @@
+//! What the loaders (`input`) refuse in the input's form.
+
+use thiserror::Error;
+
+use crate::text::clean;
+
+/// What is wrong with the input's form (the loaders', `input`).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InputProblem {
+    /// Nothing but white space.
+    #[error("empty input: expected a document or JSON Lines records")]
+    Empty,
+    /// A bare JSON array of records.
+    #[error(
+        "a JSON array is neither input form: wrap the records as a document, `{{\"records\": [...]}}`, or write one record object per line (JSON Lines)"
+    )]
+    Array,
+    /// A document that is not an object.
+    #[error("expected an object")]
+    NotObject,
+    /// A document key the format does not have (the key is the place).
+    #[error("unknown document key (a document takes records, kept, action, tools, meta)")]
+    UnknownKey,
+    /// A document's `records` that is not an array.
+    #[error("must be an array of record objects")]
+    RecordsNotArray,
+    /// `check` with neither a document `action` nor `--action`.
+    #[error("check needs an action: a document `action` key or --action")]
+    NoAction,
+    /// `--kept VALUE` whose ids name no record, where `VALUE` is a file: the value.
+    #[error(
+        "kept id `{}` names no record (did you mean `@{}`? a file of ids is read with @)",
+        clean(.0),
+        clean(.0)
+    )]
+    KeptIsAFile(String),
+}

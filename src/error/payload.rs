@@ -1,0 +1,91 @@
+//! What the hook adapters (`hook`) refuse in a harness's hook payload.
+
+use thiserror::Error;
+
+use crate::text::clean;
+
+/// What is wrong with a hook payload (the hook adapters'). The key at fault is the
+/// error's place.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PayloadProblem {
+    /// Nothing on stdin.
+    #[error("empty: the harness sent no hook payload")]
+    Empty,
+    /// JSON, but not an object.
+    #[error("the hook payload must be a JSON object")]
+    NotObject,
+    /// The payload of another event.
+    #[error("`{}` is not `{expected}`, the event the {adapter} adapter answers", clean(.found))]
+    OtherEvent {
+        /// The payload's `hook_event_name`.
+        found: String,
+        /// The event the adapter answers.
+        expected: &'static str,
+        /// The adapter, as the command line names it.
+        adapter: &'static str,
+    },
+    /// No `hook_event_name`: the event expected.
+    #[error("missing: expected `{0}`")]
+    NoEvent(&'static str),
+    /// A key the adapter needs is missing.
+    #[error("missing")]
+    Missing,
+    /// A key that must hold a string.
+    #[error("must be a string")]
+    NotString,
+    /// A key that must hold a non-empty string.
+    #[error("must be a non-empty string")]
+    NotNonEmptyString,
+    /// A key that must hold an object.
+    #[error("must be an object")]
+    NotAnObject,
+    /// `--kept-from transcript`, and the payload names no transcript.
+    #[error(
+        "missing or empty: --kept-from transcript judges against the session transcript the harness names there, and this session has none (run the harness with session recording on, or use --kept)"
+    )]
+    NoTranscript,
+    /// `--kept-from transcript`, and the payload names no call.
+    #[error(
+        "missing, empty or not a string: --kept-from transcript waits until the transcript records the call it names, and without it cannot tell a fresh transcript from a stale one (pass the payload on as the harness sent it, or use --kept)"
+    )]
+    NoCall,
+    /// An `agent_id` that cannot name a file: the id.
+    #[error(
+        "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",
+        clean(.0)
+    )]
+    NotAgentId(String),
+    /// A session transcript beside which no subagent's can be found.
+    #[error(
+        "`{}` does not end in .jsonl, so the transcript of subagent `{}` cannot be found beside it",
+        clean(.path),
+        clean(.agent)
+    )]
+    NotJsonl {
+        /// The session's `transcript_path`.
+        path: String,
+        /// The subagent's id (a plain name).
+        agent: String,
+    },
+    /// Two files that could each be the subagent's transcript.
+    #[error(
+        "subagent `{}` has two transcripts, `{}` and `{}`: the gate cannot tell which one the subagent sees",
+        clean(.agent),
+        clean(.first),
+        clean(.second)
+    )]
+    TwoTranscripts {
+        /// The subagent's id (a plain name).
+        agent: String,
+        /// The first file, in path order.
+        first: String,
+        /// The second.
+        second: String,
+    },
+    /// Transcript mode, and the transcript was never read (a caller's slip).
+    #[error("the transcript was not read")]
+    TranscriptNotRead,
+    /// No kept set to judge against (a caller's slip).
+    #[error("no kept set was computed")]
+    NoKeptSet,
+}

@@ -1,0 +1,50 @@
+//! Why a file or a stream could not be read (the loaders' reads and the CLI's).
+
+use thiserror::Error;
+
+/// Why a file or a stream could not be read in full.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ReadProblem {
+    /// The read failed.
+    #[error("cannot read: {0}")]
+    Io(IoReason),
+    /// More bytes than `--max-input-bytes`: the limit.
+    #[error("larger than the input limit of {0} bytes (raise it with --max-input-bytes)")]
+    TooLarge(u64),
+    /// A flag's `@FILE` that is not UTF-8.
+    #[error("not valid UTF-8")]
+    NotUtf8,
+    /// A `--context-file` that is not UTF-8.
+    #[error("the file is not valid UTF-8 text")]
+    NotUtf8Text,
+}
+
+/// Why a read failed, as messages word it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum IoReason {
+    /// No such file.
+    #[error("no such file")]
+    NotFound,
+    /// Permission denied.
+    #[error("permission denied")]
+    PermissionDenied,
+    /// Any other failure: the system's own words, lowercased.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<&std::io::Error> for IoReason {
+    fn from(e: &std::io::Error) -> IoReason {
+        match e.kind() {
+            std::io::ErrorKind::NotFound => IoReason::NotFound,
+            std::io::ErrorKind::PermissionDenied => IoReason::PermissionDenied,
+            // The system's words, or the kind of failure where it gives none.
+            _ => match e.to_string().to_lowercase() {
+                words if words.is_empty() => {
+                    IoReason::Other(format!("{:?}", e.kind()).to_lowercase())
+                }
+                words => IoReason::Other(words),
+            },
+        }
+    }
+}
