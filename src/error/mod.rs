@@ -254,6 +254,90 @@ mod tests {
     }
 
     #[test]
+    fn the_reasons_above_the_lower_modules_read_as_their_messages_always_have() {
+        let path = |p: &str| PathBuf::from(p);
+        let cases: Vec<(Reason, &str)> = vec![
+            (
+                InputProblem::Empty.into(),
+                "empty input: expected a document or JSON Lines records",
+            ),
+            (
+                InputProblem::Array.into(),
+                "a JSON array is neither input form: wrap the records as a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)",
+            ),
+            (
+                InputProblem::KeptIsAFile("k\u{1b}.txt".into()).into(),
+                "kept id `k\\u{001b}.txt` names no record (did you mean `@k\\u{001b}.txt`? a file of ids is read with @)",
+            ),
+            (
+                ReadProblem::TooLarge(10).into(),
+                "larger than the input limit of 10 bytes (raise it with --max-input-bytes)",
+            ),
+            (
+                PayloadProblem::OtherEvent {
+                    found: "Stop".into(),
+                    expected: "PreToolUse",
+                    adapter: "codex",
+                }
+                .into(),
+                "`Stop` is not `PreToolUse`, the event the codex adapter answers",
+            ),
+            (
+                PayloadProblem::NoEvent("BeforeTool").into(),
+                "missing: expected `BeforeTool`",
+            ),
+            (
+                PayloadProblem::NotJsonl {
+                    path: "s.txt".into(),
+                    agent: "a1".into(),
+                }
+                .into(),
+                "`s.txt` does not end in .jsonl, so the transcript of subagent `a1` cannot be found beside it",
+            ),
+            (
+                PayloadProblem::TwoTranscripts {
+                    agent: "a1".into(),
+                    first: "x/agent-a1.jsonl".into(),
+                    second: "y/agent-a1.jsonl".into(),
+                }
+                .into(),
+                "subagent `a1` has two transcripts, `x/agent-a1.jsonl` and `y/agent-a1.jsonl`: the gate cannot tell which one the subagent sees",
+            ),
+            (
+                TranscriptRead::CallNotRecorded {
+                    call: "t1".into(),
+                    ms: 50,
+                }
+                .into(),
+                "does not record the call being judged (`t1`) after 50 ms: the gate never judges a transcript older than the call; if the harness writes it later than that, raise --timeout-ms",
+            ),
+            (
+                TranscriptRead::TooFarBack(2000).into(),
+                "its live context starts more than the input limit of 2000 bytes from its end (raise it with --max-input-bytes)",
+            ),
+            (
+                TranscriptRead::Caller(GeminiDoubt::File {
+                    file: path("c/s/a.jsonl"),
+                    reason: IoReason::PermissionDenied,
+                })
+                .into(),
+                "`c/s/a.jsonl` cannot be read: permission denied: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees",
+            ),
+            (
+                TranscriptRead::Caller(GeminiDoubt::Start(path("c/s/a.jsonl"))).into(),
+                "the start of subagent `c/s/a.jsonl` cannot be set beside the session's last response: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees",
+            ),
+            (
+                FlagProblem::StdinTwice("INPUT `-`".into()).into(),
+                "names standard input, already read for INPUT `-` (it is read once: put one of them in a file)",
+            ),
+        ];
+        for (reason, want) in cases {
+            assert_eq!(reason.to_string(), want);
+        }
+    }
+
+    #[test]
     fn an_io_failure_reads_as_the_messages_word_it() {
         use std::io::{Error, ErrorKind};
         let say = |e: Error| IoReason::from(&e).to_string();
