@@ -449,9 +449,16 @@ fn doctor_finds_a_claude_code_mcp_name_in_a_gemini_cli_store() {
     assert_eq!(
         findings(&s.doctor("gemini-cli")),
         [
-            "record `rule-refund-approval` scopes to `mcp__billing__refunds_create`, a name Gemini CLI never gives a tool (it names MCP tools `mcp_<server>_<tool>`): write `mcp_billing_refunds_create`"
+            "record `rule-refund-approval` scopes to `mcp__billing__refunds_create`, a name Gemini CLI never gives a tool (it names MCP tools `mcp_<server>_<tool>`): write `mcp_billing_refunds_create`, or name both if another harness shares this store"
         ]
     );
+    // A store shared with Claude Code names both spellings, as the finding says.
+    let both = std::fs::read_to_string(s.store()).unwrap().replace(
+        "\"mcp__billing__refunds_create\"",
+        "\"mcp__billing__refunds_create\", \"mcp_billing_refunds_create\"",
+    );
+    std::fs::write(s.store(), both).unwrap();
+    assert_clean(&s.doctor("gemini-cli"), &s.settings("gemini-cli"), "gemini-cli");
 }
 
 #[test]

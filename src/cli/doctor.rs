@@ -457,7 +457,7 @@ fn check_store(
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
         f.problem(match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(
-                "record `{id}` scopes to `{tool}`, a name {} never gives a tool{}: write `{instead}`",
+                "record `{id}` scopes to `{tool}`, a name {} never gives a tool{}: write `{instead}`, or name both if another harness shares this store",
                 w_name(harness),
                 if tool.starts_with("mcp") {
                     format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
