@@ -458,7 +458,11 @@ fn doctor_finds_a_claude_code_mcp_name_in_a_gemini_cli_store() {
         "\"mcp__billing__refunds_create\", \"mcp_billing_refunds_create\"",
     );
     std::fs::write(s.store(), both).unwrap();
-    assert_clean(&s.doctor("gemini-cli"), &s.settings("gemini-cli"), "gemini-cli");
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
+    );
 }
 
 #[test]
@@ -619,13 +623,19 @@ fn doctor_finds_a_hook_that_lets_a_malformed_call_run() {
 }
 
 #[test]
-fn doctor_cannot_tell_without_the_project_directory() {
+fn init_and_doctor_say_to_give_dir_the_project_directory() {
     let s = Sandbox::new();
     let out = s.doctor_in("codex", "/no/such/dir");
     assert_eq!(out.code, 2);
     assert_eq!(
         out.stdout,
-        "omission-gate doctor: cannot tell whether codex gates: `/no/such/dir`: no such file\n"
+        "omission-gate doctor: cannot tell whether codex gates: project directory `/no/such/dir`: no such file: give --dir the directory you start the harness in\n"
+    );
+    let out = s.run(&["init", "codex", "--dir", "/no/such/dir"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        "omission-gate: init: project directory `/no/such/dir`: no such file: give --dir the directory you start the harness in\n"
     );
 }
 

@@ -19,10 +19,19 @@ pub(super) fn text_of(path: &Path) -> Result<String, String> {
 
 /// The project directory, resolved (harnesses see the real path).
 pub(super) fn project_dir(dir: &Path) -> Result<(PathBuf, String), String> {
-    let real = std::fs::canonicalize(dir)
-        .map_err(|e| format!("`{}`: {}", clean(&dir.display().to_string()), io_reason(&e)))?;
+    const FIX: &str = "give --dir the directory you start the harness in";
+    let real = std::fs::canonicalize(dir).map_err(|e| {
+        format!(
+            "project directory `{}`: {}: {FIX}",
+            clean(&dir.display().to_string()),
+            io_reason(&e)
+        )
+    })?;
     if !real.is_dir() {
-        return Err(format!("`{}` is not a directory", real.display()));
+        return Err(format!(
+            "project directory `{}` is not a directory: {FIX}",
+            real.display()
+        ));
     }
     let text = text_of(&real)?;
     Ok((real, text))
