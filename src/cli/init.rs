@@ -220,7 +220,7 @@ fn codex_trust_lines(
         return Ok(vec![format!("`{config}` already trusts this hook")]);
     }
     Ok(vec![
-        "Codex runs this hook only once you trust it: `codex exec` skips an untrusted hook, or one edited since it was trusted, without a word, and the tool runs.".to_string(),
+        "Codex runs this hook only once you trust it: `codex exec` skips an untrusted hook, or one edited since it was trusted, without a word, and the tool runs".to_string(),
         format!(
             "trust it in the Codex TUI (run `codex` in `{project}`, then `/hooks`), or add these lines to `{config}`:"
         ),
