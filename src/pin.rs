@@ -304,7 +304,7 @@ pub fn assemble(
             Code::LedgerExceedsBudget,
             None,
             format!(
-                "the pinned records alone need {} tokens, over the budget of {budget}: defer the compaction (a full window is a recoverable failure; a silently corrupted ledger is not)",
+                "the pinned records alone need {} tokens, over the budget of {budget}: raise the budget or defer the compaction (a full window is a recoverable failure; a silently dropped rule is not)",
                 over.pinned_tokens
             ),
         )),
