@@ -174,3 +174,31 @@ fn invalid_input_exits_2_as_check_would() {
         r.stdout
     );
 }
+
+#[test]
+fn a_store_without_kept_ids_is_validated_without_its_kept_records() {
+    // A store for `--kept-from transcript` needs no `kept`: validate reads it and leaves
+    // out only the findings on kept records, as its help says.
+    let s = Scratch::new();
+    let doc = TYPO.replace(r#","kept":["p1","c2"]"#, "");
+    let path = s.file("nokept.json", doc.as_bytes());
+    let r = run(&["validate", &path], None);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "warning: record `p1`: kind `Policy` is not a kind the gate evaluates: did you mean `policy`?\n{path}: 2 records, valid, 1 warning\n"
+        )
+    );
+    let lines = "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"hello there\"}\n";
+    let path = s.file("nokept.jsonl", lines.as_bytes());
+    let r = run(&["validate", &path], None);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, format!("{path}: 1 record, valid\n"));
+    // check still needs the kept ids.
+    let r = run(
+        &["check", &path, "--action", r#"{"tool":"t","params":{}}"#],
+        None,
+    );
+    assert_eq!(r.code, 2);
+}

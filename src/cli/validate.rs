@@ -34,21 +34,19 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits, out: Output) -> 
             .map(|v| flag_text("--kept", v, limits))
             .transpose()?;
         let request = request(&args.input, None, Retention::Given, kept.as_ref(), limits);
-        let loaded = input::load_exact(&request)?;
+        // Without `--kept` or a document `kept` (a store for `--kept-from transcript`),
+        // the kept records are not looked at.
+        let (loaded, compaction) = input::load_all(&request)?;
         let tools = match args.tools.as_deref() {
             Some(v) => {
                 let (o, text, _) = flag_text("--tools", v, limits)?;
                 Some(input::tools_from_flag(&o, &text)?)
             }
-            None => loaded.input.tools.clone(),
+            None => loaded.tools.clone(),
         };
-        let has_kept = kept.is_some() || loaded.input.kept.is_some();
-        let warnings = crate::validate::warnings(
-            &loaded.input.store,
-            has_kept.then_some(&loaded.compaction),
-            tools.as_deref(),
-        );
-        Ok::<_, InputError>((loaded.input.totals.records, warnings))
+        let warnings =
+            crate::validate::warnings(&loaded.store, compaction.as_ref(), tools.as_deref());
+        Ok::<_, InputError>((loaded.totals.records, warnings))
     })();
     let (text, code) = match found {
         Err(e) => {

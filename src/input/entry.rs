@@ -122,12 +122,23 @@ pub fn load_precheck<R>(
     Ok(judge(loaded, &tools))
 }
 
-/// Loads every record of the input, with its kept set (for `validate`, which reads
-/// them all).
-pub fn load_exact(request: &Request<'_>) -> Result<Loaded, InputError> {
+/// Loads every record of the input, with its kept set.
+fn load_exact(request: &Request<'_>) -> Result<Loaded, InputError> {
     let input = read_exact(request)?;
     let compaction = exact_compaction(request, &input)?;
     Ok(Loaded { input, compaction })
+}
+
+/// Loads every record of the input, and its kept set when it has one (the `--kept`
+/// flag's ids or the document's `kept`): for `validate`, which reads every record and
+/// looks at the kept ones only when it is told which they are.
+pub fn load_all(request: &Request<'_>) -> Result<(Input, Option<Compaction>), InputError> {
+    let input = read_exact(request)?;
+    if request.kept.is_none() && input.kept.is_none() {
+        return Ok((input, None));
+    }
+    let compaction = exact_compaction(request, &input)?;
+    Ok((input, Some(compaction)))
 }
 
 /// A store loaded for a hook adapter, which judges the payload's call (or, for
