@@ -575,6 +575,10 @@ impl Index {
             Some(&[a, b]) => memchr::memchr2_iter(a, b, part).for_each(|i| look(start + i)),
             Some(&[a, b, c]) => memchr::memchr3_iter(a, b, c, part).for_each(|i| look(start + i)),
             Some(_) if self.lengths.is_empty() => {}
+            // Every text starts with a letter or digit: only word starts need a look.
+            _ if self.starts.iter().all(|&s| s & 2 == 0) => {
+                word_starts(haystack, start, end, look);
+            }
             _ => (start..end).for_each(look),
         }
         found
@@ -609,6 +613,47 @@ impl Index {
                 }
             });
         }
+    }
+}
+
+/// Calls `look` with each place in `start..end` of `haystack` where a word may start: in
+/// eight bytes of ASCII, each letter or digit that follows none (found eight at a time);
+/// elsewhere, every place (`look` decides).
+fn word_starts(haystack: &str, start: usize, end: usize, mut look: impl FnMut(usize)) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `w` (all ASCII) within `lo..=hi`.
+    let within = |w: u64, lo: u8, hi: u8| {
+        (w.wrapping_add(ONES * u64::from(0x80 - lo)) & !w.wrapping_add(ONES * u64::from(0x7f - hi)))
+            & HIGH
+    };
+    let bytes = haystack.as_bytes();
+    let mut at = start;
+    // Whether the byte before `at` is a letter or digit (unknown: look it up).
+    let mut after_word: Option<bool> = None;
+    while at < end {
+        let word = bytes
+            .get(at..at + 8)
+            .filter(|_| at + 8 <= end)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_le_bytes);
+        let Some(w) = word.filter(|w| w & HIGH == 0) else {
+            // Not eight bytes of ASCII: every place is looked at.
+            look(at);
+            at += 1;
+            after_word = None;
+            continue;
+        };
+        let before = after_word.unwrap_or_else(|| self::word(char_before(haystack, at)));
+        let alnum = within(w, b'a', b'z') | within(w, b'A', b'Z') | within(w, b'0', b'9');
+        let mut starts = alnum & !((alnum << 8) | if before { 0x80 } else { 0 });
+        while starts != 0 {
+            let i = (starts.trailing_zeros() / 8) as usize;
+            look(at + i);
+            starts &= starts - 1;
+        }
+        after_word = Some(alnum >> 63 != 0);
+        at += 8;
     }
 }
 
@@ -768,6 +813,22 @@ mod tests {
             for (text, f) in texts.iter().zip(found) {
                 let occurs = live.iter().any(|l| occurs_at_all(l, text));
                 proptest::prop_assert_eq!(f, occurs);
+            }
+        }
+
+        #[test]
+        fn texts_that_start_with_a_letter_or_digit_are_found_at_word_starts_only(
+            // More than three first bytes, each a letter or digit (é too), so that only
+            // word starts are looked at; live contexts in ASCII and beyond, long enough
+            // for whole runs of eight bytes.
+            texts in proptest::collection::vec("[a-dé5][a-d5_. ]{0,4}", 4..12),
+            live in proptest::collection::vec("([a-d5_. ]{0,12}[é×]?){0,8}", 0..4),
+        ) {
+            let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let found = occurring(&distinct, &live.join("\n"));
+            for (text, f) in texts.iter().zip(found) {
+                let occurs = live.iter().any(|l| occurs_at_all(l, text));
+                proptest::prop_assert_eq!(f, occurs, "{:?} in {:?}", text, live);
             }
         }
     }
