@@ -432,6 +432,10 @@ struct Index {
     /// The first bytes of the texts, when there are at most three: the places to look at
     /// are then found with `memchr` rather than byte by byte.
     firsts: Option<Vec<u8>>,
+    /// The ASCII bytes that start a text that does not start with a letter or digit,
+    /// when there are at most three: only word starts and these need a look in a run of
+    /// ASCII (see [`word_starts`]).
+    marks: Option<Vec<u8>>,
 }
 
 /// Most texts a group holds before it is told apart by further bytes.
@@ -552,6 +556,9 @@ impl Index {
         let lengths = (1..=KEY)
             .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
             .collect();
+        let marks: Vec<u8> = (0..0x80)
+            .filter(|&b| starts.get(usize::from(b)).is_some_and(|&s| s & 2 != 0))
+            .collect();
         let firsts: Vec<u8> = (0..=u8::MAX)
             .filter(|&b| starts.get(usize::from(b)).is_some_and(|&s| s != 0))
             .collect();
@@ -560,6 +567,7 @@ impl Index {
             starts,
             lengths,
             firsts: (firsts.len() <= 3).then_some(firsts),
+            marks: (marks.len() <= 3).then_some(marks),
         }
     }
 
@@ -576,10 +584,10 @@ impl Index {
             Some(&[a, b, c]) => memchr::memchr3_iter(a, b, c, part).for_each(|i| look(start + i)),
             Some(_) if self.lengths.is_empty() => {}
             // Every text starts with a letter or digit: only word starts need a look.
-            _ if self.starts.iter().all(|&s| s & 2 == 0) => {
-                word_starts(haystack, start, end, look);
-            }
-            _ => (start..end).for_each(look),
+            _ => match self.marks.as_deref() {
+                Some(marks) => word_starts(haystack, start, end, marks, look),
+                None => (start..end).for_each(look),
+            },
         }
         found
     }
@@ -616,12 +624,24 @@ impl Index {
     }
 }
 
-/// Calls `look` with each place in `start..end` of `haystack` where a word may start: in
-/// eight bytes of ASCII, each letter or digit that follows none (found eight at a time);
-/// elsewhere, every place (`look` decides).
-fn word_starts(haystack: &str, start: usize, end: usize, mut look: impl FnMut(usize)) {
+/// Calls `look` with each place in `start..end` of `haystack` where a text may start: in
+/// eight bytes of ASCII, each letter or digit that follows none and each of the `marks`
+/// (found eight at a time); elsewhere, every place (`look` decides).
+fn word_starts(
+    haystack: &str,
+    start: usize,
+    end: usize,
+    marks: &[u8],
+    mut look: impl FnMut(usize),
+) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // The high bit of each byte of `w` equal to `b` (exact: no carry crosses a byte).
+    let equal = |w: u64, b: u8| {
+        let z = w ^ (ONES * u64::from(b));
+        !((z & LOW).wrapping_add(LOW) | z | LOW)
+    };
     // The high bit of each byte of `w` (all ASCII) within `lo..=hi`.
     let within = |w: u64, lo: u8, hi: u8| {
         (w.wrapping_add(ONES * u64::from(0x80 - lo)) & !w.wrapping_add(ONES * u64::from(0x7f - hi)))
@@ -646,7 +666,8 @@ fn word_starts(haystack: &str, start: usize, end: usize, mut look: impl FnMut(us
         };
         let before = after_word.unwrap_or_else(|| self::word(char_before(haystack, at)));
         let alnum = within(w, b'a', b'z') | within(w, b'A', b'Z') | within(w, b'0', b'9');
-        let mut starts = alnum & !((alnum << 8) | if before { 0x80 } else { 0 });
+        let marked = marks.iter().fold(0, |m, &b| m | equal(w, b));
+        let mut starts = alnum & !((alnum << 8) | if before { 0x80 } else { 0 }) | marked;
         while starts != 0 {
             let i = (starts.trailing_zeros() / 8) as usize;
             look(at + i);
@@ -817,11 +838,11 @@ mod tests {
         }
 
         #[test]
-        fn texts_that_start_with_a_letter_or_digit_are_found_at_word_starts_only(
-            // More than three first bytes, each a letter or digit (é too), so that only
-            // word starts are looked at; live contexts in ASCII and beyond, long enough
-            // for whole runs of eight bytes.
-            texts in proptest::collection::vec("[a-dé5][a-d5_. ]{0,4}", 4..12),
+        fn texts_are_found_at_word_starts_and_at_their_marks_only(
+            // More than three first bytes, letters and digits (é too) and two signs, so
+            // that only word starts and those signs are looked at; live contexts in
+            // ASCII and beyond, long enough for whole runs of eight bytes.
+            texts in proptest::collection::vec("[a-dé5.(][a-d5_. ]{0,4}", 4..12),
             live in proptest::collection::vec("([a-d5_. ]{0,12}[é×]?){0,8}", 0..4),
         ) {
             let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
