@@ -258,6 +258,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
         };
         if first == NUMBER_TOKEN {
             let Text(literal) = map.next_value::<Text<'de>>()?;
+            // As json::parse: a key that only looks like serde_json's number is refused.
+            if <serde_json::Number as std::str::FromStr>::from_str(&literal).is_err() {
+                return Err(de::Error::custom(format!("bad number `{literal}`")));
+            }
             return Ok(Value::Number(literal));
         }
         let mut out: Vec<(Cow<'de, str>, Value<'de>)> = Vec::new();
@@ -330,6 +334,17 @@ mod tests {
             );
             let lenient = parse_lenient(&text).unwrap();
             assert_eq!(lenient.get("k0").and_then(Value::as_str), Some("again"));
+        }
+        // An object that only looks like serde_json's number, as json::parse reads it.
+        for fake in [
+            r#"{"$serde_json::private::Number":"words"}"#,
+            r#"{"$serde_json::private::Number":"12"}"#,
+        ] {
+            assert_eq!(
+                parse(fake.as_bytes()).is_ok(),
+                crate::json::parse(fake.as_bytes()).is_ok(),
+                "{fake}"
+            );
         }
         // Trailing data, and nesting past serde_json's limit, as json::parse refuses them.
         assert!(parse(b"{} x").is_err());
