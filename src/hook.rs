@@ -115,6 +115,9 @@ pub struct TranscriptRequest {
     /// Claude Code: the subagent that makes the call (the payload's `agent_id`), whose
     /// own transcript, beside `path`, is read instead.
     pub subagent: Option<Subagent>,
+    /// Gemini CLI: the payload's `session_id`. Its payload names no call that the file
+    /// would have to record, so the file must at least be that session's.
+    pub session: Option<String>,
 }
 
 /// A Claude Code subagent that makes the call, and where its transcript is filed:
@@ -256,10 +259,15 @@ pub fn requested_transcript(
         }
         _ => None,
     };
+    let session = match (harness, obj.get("session_id")) {
+        (Harness::GeminiCli, Some(Value::String(id))) => Some(id.clone()),
+        _ => None,
+    };
     Some(Ok(TranscriptRequest {
         path,
         call,
         subagent,
+        session,
     }))
 }
 

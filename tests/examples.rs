@@ -359,7 +359,8 @@ fn gemini_cli_settings_run_the_gemini_adapter() {
     let quoted = format!("'{}'", dir.display().to_string().replace('\'', "'\\''"));
     let command = command.replace("$GEMINI_PROJECT_DIR", &quoted);
     let payload = format!(
-        r#"{{"session_id":"s","transcript_path":"{}","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z","tool_name":"mcp_billing_refunds_create","tool_input":{{"amount":8400}}}}"#,
+        // The session the transcript is (Gemini CLI's payload names it, and no call).
+        r#"{{"session_id":"bbfa60dc-0bcb-4df3-896a-22fb7f409308","transcript_path":"{}","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-01T10:30:00Z","tool_name":"mcp_billing_refunds_create","tool_input":{{"amount":8400}}}}"#,
         transcript("gemini-cli")
     );
     let out = run_snippet(&command, &dir, &env, &payload);

@@ -112,6 +112,7 @@ pub(super) fn run_check_transcript(
             subagent: None,
             harness: args.harness.map(HarnessArg::harness),
             call: None,
+            session: None,
             deadline: None,
             files: &args.context_file,
             limits,

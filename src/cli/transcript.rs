@@ -29,6 +29,8 @@ pub(super) struct Wanted<'a> {
     pub(super) harness: Option<Harness>,
     /// The call the transcript must record before it is judged.
     pub(super) call: Option<&'a str>,
+    /// Gemini CLI: the session the transcript must be (the payload's `session_id`).
+    pub(super) session: Option<&'a str>,
     /// Until when to wait for the file and the call; `None`: read once.
     pub(super) deadline: Option<Instant>,
     /// `--context-file` values.
@@ -74,6 +76,18 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         }
         std::thread::sleep(POLL);
     };
+    // A Gemini CLI payload names no call the file must record: the file must at least be
+    // the payload's session's, not another's.
+    if let Some(session) = wanted.session
+        && live.harness == Harness::GeminiCli
+        && transcript::session_head(&head).is_none_or(|h| h.id != session)
+    {
+        return Err(Unread::Invalid(InputError::invalid(
+            &path,
+            "line 1",
+            TranscriptRead::OtherSession,
+        )));
+    }
     // The subagents at work (Gemini CLI), read as the session was: a file just created
     // or being written is looked at again while the hook may wait.
     let also = loop {
@@ -443,6 +457,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         subagent: None,
         harness: args.harness.map(HarnessArg::harness),
         call: None,
+        session: None,
         deadline: None,
         files: &args.context_file,
         limits,

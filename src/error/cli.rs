@@ -35,6 +35,11 @@ pub enum TranscriptRead {
     /// A file that must be read whole and could not be.
     #[error("cannot be read whole")]
     NotWhole,
+    /// Gemini CLI: the transcript is not the session's the payload names.
+    #[error(
+        "this is another session's transcript: its `sessionId` is not the hook payload's `session_id` (pass the payload on as the harness sent it)"
+    )]
+    OtherSession,
     /// Gemini CLI: whose call it is cannot be told, and so what the caller sees.
     #[error(
         "{0}: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees"
