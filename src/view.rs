@@ -699,10 +699,11 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 /// True when the text found at `start..end` of the haystack is not part of a longer
 /// word or number there: a text that starts (ends) with a letter or digit needs no
 /// letter or digit just before (after) it, nor one joined to it by a hyphen, an
-/// underscore or an apostrophe, nor (for a digit) a digit joined to it by a decimal
-/// point or a thousands separator. `Refunds over 500` does not occur in `Refunds over
-/// 5000 need approval`, nor in `Refunds over 500,000` or `500.50`; `touch gate` does not
-/// occur in `touch gate-marker`: the agent read another rule.
+/// underscore, an apostrophe, a dot or a slash (a compound, a name, a file, a path, a
+/// decimal), nor (for a digit) a digit joined to it by a thousands separator. `Refunds
+/// over 500` does not occur in `Refunds over 5000 need approval`, nor in `Refunds over
+/// 500,000` or `500.50`; `touch gate` does not occur in `touch gate-marker` or `touch
+/// gate.bak`: the agent read another rule.
 fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
     let mut before = haystack.get(..start).unwrap_or_default().chars().rev();
     let mut after = haystack.get(end..).unwrap_or_default().chars();
@@ -717,8 +718,8 @@ fn goes_on(edge: Option<char>, next: &mut impl Iterator<Item = char>) -> bool {
     };
     match next.next() {
         c @ Some(_) if word(c) => true,
-        Some('-' | '_' | '\'' | '\u{2019}') => word(next.next()),
-        Some('.' | ',') if edge.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
+        Some('-' | '_' | '\'' | '\u{2019}' | '.' | '/') => word(next.next()),
+        Some(',') if edge.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
         _ => false,
     }
 }
@@ -939,6 +940,7 @@ mod tests {
             "Refunds over 500,000 need approval; never run touch gate-marker",
             "Refunds over 500.50; never run touch gate_marker; refunds over 1,500 need approval",
             "Never run touch gate's twin; contact the user\u{2019}s manager; 2.500 need approval",
+            "Never run touch gate.bak; contact the user/admin; refunds over 500/month; 1/500 need approval",
         ] {
             assert_eq!(in_view(&s, [context]), [false; 4], "{context}");
         }
@@ -960,7 +962,7 @@ mod tests {
         assert_eq!(
             in_view(
                 &s,
-                ["_Refunds over 500_ (Never run touch gate-) 500 need approval.5"]
+                ["_Refunds over 500_ (Never run touch gate-) 500 need approval./"]
             ),
             [true, true, true, false]
         );
