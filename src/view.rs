@@ -132,11 +132,19 @@ fn normalize_into(out: &mut String, s: &str) {
     let mut i = 0;
     let bytes = s.as_bytes();
     loop {
+        // Eight bytes at a time while each stays as it is, up to the first that may not.
         while let Some(w) = bytes
             .get(i..i + 8)
             .and_then(|b| <[u8; 8]>::try_from(b).ok())
         {
-            if !plain(u64::from_le_bytes(w)) {
+            let after = i > run
+                && i.checked_sub(1)
+                    .and_then(|p| bytes.get(p))
+                    .is_some_and(|&b| printable(b));
+            let before = bytes.get(i + 8).is_some_and(|&b| printable(b));
+            let kept = plain(u64::from_le_bytes(w), after, before);
+            if kept != HIGH {
+                i += ((!kept & HIGH).trailing_zeros() / 8) as usize;
                 break;
             }
             i += 8;
@@ -173,23 +181,30 @@ fn normalize_into(out: &mut String, s: &str) {
     push_word(out, base, s.get(run..).unwrap_or_default());
 }
 
-/// True when the eight bytes of `w` are kept as they are wherever they stand in a run:
-/// printable ASCII and lone spaces between two such bytes (never first, never last,
-/// never two in a row), so that a run goes on through them.
-fn plain(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // A byte below a space, or above `~` (DEL and beyond ASCII).
-    let below = w.wrapping_sub(ONES * 0x20) & !w;
-    let above = w.wrapping_add(ONES) | w;
-    if (below | above) & HIGH != 0 {
-        return false;
-    }
-    // The high bit of each byte that is a space (exact: no carry crosses a byte).
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// Printable ASCII other than a space: a byte normalising keeps as it is.
+fn printable(b: u8) -> bool {
+    (0x21..0x7f).contains(&b)
+}
+
+/// The high bit of each of the eight bytes of `w` that normalising keeps as it is, in
+/// a run: printable ASCII, and a lone space between two such bytes. `after`: the byte
+/// before `w` is one such byte of the run; `before`: the byte after `w` is printable.
+/// (Exact: no carry crosses a byte. A byte beyond ASCII is not marked; the caller looks
+/// at it on its own.)
+fn plain(w: u64, after: bool, before: bool) -> u64 {
+    let ascii = !w & HIGH;
+    let x = w & LOW;
+    // Printable: 0x21..=0x7e.
+    let printable = x.wrapping_add(ONES * (0x80 - 0x21)) & !x.wrapping_add(ONES) & ascii;
     let z = w ^ (ONES * 0x20);
     let spaces = !((z & LOW).wrapping_add(LOW) | z | LOW);
-    spaces & (0x80 | 0x80 << 56) == 0 && spaces & (spaces << 8) == 0
+    let left = (printable << 8) | if after { 0x80 } else { 0 };
+    let right = (printable >> 8) | if before { 0x80 << 56 } else { 0 };
+    printable | spaces & left & right
 }
 
 /// True for the first byte (in UTF-8) of every character beyond ASCII that
@@ -634,9 +649,6 @@ fn word_starts(
     marks: &[u8],
     mut look: impl FnMut(usize),
 ) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     // The high bit of each byte of `w` equal to `b` (exact: no carry crosses a byte).
     let equal = |w: u64, b: u8| {
         let z = w ^ (ONES * u64::from(b));
@@ -790,6 +802,26 @@ mod tests {
             [true, false, false, false, true, true]
         );
         assert_eq!(in_view(&s, []), [false; 6]);
+    }
+
+    #[test]
+    fn a_space_at_either_edge_of_eight_bytes_is_kept_only_when_lone() {
+        for k in 0..20 {
+            for (head, tail) in [
+                ("", " "),
+                ("", "  b"),
+                ("", " \tb"),
+                ("", " é"),
+                ("", " \u{a0}b"),
+                (" ", " b"),
+                ("é ", "b c"),
+                ("\t", "b c"),
+            ] {
+                let s = format!("{head}{}{tail}", "a".repeat(k));
+                let words: Vec<&str> = s.split(is_space).filter(|w| !w.is_empty()).collect();
+                assert_eq!(normalize(&s), words.join(" "), "{s:?}");
+            }
+        }
     }
 
     proptest::proptest! {
