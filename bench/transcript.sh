@@ -16,6 +16,7 @@
 #   ROUNDS=30 SKIP_BUILD=1 bash bench/transcript.sh
 #   REGEN=1 bash bench/transcript.sh       # generate the data again
 #   STRICT=1 bash bench/transcript.sh      # exit 1 unless every target is met
+#   GATE=/path/to/other/omission-gate SKIP_BUILD=1 bash bench/transcript.sh   # time another binary
 
 set -uo pipefail
 
