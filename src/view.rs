@@ -871,6 +871,49 @@ mod tests {
         }
 
         #[test]
+        fn a_haystack_split_anywhere_finds_what_it_finds_whole(
+            // Few texts (memchr over their first bytes), more that start with letters and
+            // up to three signs (word starts and marks), or with more signs (every
+            // place); joiners and a combining mark at the edges. The split falls at every
+            // byte, as the second thread's start may.
+            texts in proptest::collection::vec("[a-d5é\u{300}(-][a-c5_. \u{300},/'-]{0,4}", 1..10),
+            signs in 0usize..5,
+            cuts in proptest::collection::vec((0usize..100, 1usize..6), 0..4),
+            live in "([a-c5_. (\u{300},/'-]{0,12}[é×\u{300}\u{2019}]?){0,6}",
+        ) {
+            // Pieces of the haystack that start with a letter or digit too, so that many
+            // texts do occur in it.
+            let boundaries: Vec<usize> = live.char_indices().map(|(i, _)| i).chain([live.len()]).collect();
+            let pieces = cuts.iter().filter_map(|&(at, n)| {
+                let first = at % boundaries.len();
+                let last = (first + n).min(boundaries.len() - 1);
+                live.get(boundaries[first]..boundaries[last])
+                    .filter(|p| p.starts_with(|c: char| c.is_ascii_alphanumeric()))
+                    .map(str::to_string)
+            });
+            let texts: Vec<String> = [".a", ",b", "/c", "'5"]
+                .iter()
+                .take(signs)
+                .map(|s| s.to_string())
+                .chain(texts)
+                .chain(pieces)
+                .collect();
+            let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let index = Index::new(&distinct);
+            let len = live.len();
+            let whole = index.found(&distinct, &live, 0..len);
+            for (text, f) in texts.iter().zip(&whole) {
+                proptest::prop_assert_eq!(*f, occurs_at_all(&live, text), "{:?} in {:?}", text, live);
+            }
+            for split in 0..=len {
+                let first = index.found(&distinct, &live, 0..split);
+                let second = index.found(&distinct, &live, split..len);
+                let joined: Vec<bool> = first.iter().zip(&second).map(|(a, b)| *a || *b).collect();
+                proptest::prop_assert_eq!(&joined, &whole, "split at {} of {:?}", split, live);
+            }
+        }
+
+        #[test]
         fn texts_are_found_at_word_starts_and_at_their_marks_only(
             // More than three first bytes, letters and digits (é too) and two signs, so
             // that only word starts and those signs are looked at; live contexts in
