@@ -259,8 +259,14 @@ pub fn requested_transcript(
         }
         _ => None,
     };
+    // Gemini CLI names the session in every pre-tool payload: with no call to wait for,
+    // it is what ties the file to the caller's session.
     let session = match (harness, obj.get("session_id")) {
-        (Harness::GeminiCli, Some(Value::String(id))) => Some(id.clone()),
+        (Harness::GeminiCli, Some(Value::String(id))) if !id.is_empty() => Some(id.clone()),
+        (Harness::GeminiCli, _) => {
+            let problem = PayloadProblem::NoSession;
+            return Some(Err(invalid("key `session_id`", problem)));
+        }
         _ => None,
     };
     Some(Ok(TranscriptRequest {

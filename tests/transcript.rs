@@ -1597,3 +1597,27 @@ fn a_gemini_payload_naming_another_sessions_transcript_is_an_error() {
     let own = payload(h, "C-2", &fixture(h, "C-2"));
     assert_eq!(hook_with(h, &store(h), &own, &[]).code, 0);
 }
+
+#[test]
+fn a_gemini_payload_without_its_session_id_is_an_error() {
+    // Without it nothing ties the file to the session making the call: AE-2's payload,
+    // its session id taken out, names C-2's transcript, where the rule is in view.
+    let h = "gemini-cli";
+    for session in [None, Some(Value::Null), Some(Value::from(7))] {
+        let mut v: Value = serde_json::from_str(&payload(h, "AE-2", &fixture(h, "C-2"))).unwrap();
+        match session {
+            Some(s) => v["session_id"] = s,
+            None => {
+                v.as_object_mut().unwrap().remove("session_id");
+            }
+        }
+        let out = hook_with(h, &store(h), &v.to_string(), &[]);
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("payload: key `session_id`: missing, empty or not a string"),
+            "{}",
+            out.stderr
+        );
+    }
+}

@@ -49,6 +49,11 @@ pub enum PayloadProblem {
         "missing, empty or not a string: --kept-from transcript waits until the transcript records the call it names, and without it cannot tell a fresh transcript from a stale one (pass the payload on as the harness sent it, or use --kept)"
     )]
     NoCall,
+    /// `--kept-from transcript`, and a Gemini CLI payload names no session.
+    #[error(
+        "missing, empty or not a string: --kept-from transcript judges against the transcript of the session that makes the call, and without it cannot tell that the file is that session's (pass the payload on as the harness sent it, or use --kept)"
+    )]
+    NoSession,
     /// An `agent_id` that cannot name a file: the id.
     #[error(
         "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",
