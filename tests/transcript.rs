@@ -1436,17 +1436,30 @@ fn a_tool_result_a_microcompaction_cleared_is_not_in_view() {
 fn a_system_entry_of_an_unknown_kind_is_an_error() {
     // A newer kind may be another boundary that changes what the model is sent.
     let scratch = Scratch::new();
-    let text = edited("claude-code", "C-1", |n, v| {
-        if n == 4 {
-            let boundary = serde_json::json!({"type": "system", "subtype": "context_pruned",
-                "uuid": "sys-x", "parentUuid": v["parentUuid"], "isSidechain": false});
-            let mut v = v;
-            v["parentUuid"] = Value::from("sys-x");
-            return vec![boundary, v];
-        }
-        vec![v]
-    });
-    let path = scratch.file("pruned.jsonl", &text);
+    let with = |subtype: &str| {
+        edited("claude-code", "C-1", |n, v| {
+            if n == 4 {
+                let entry = serde_json::json!({"type": "system", "subtype": subtype,
+                    "uuid": "sys-x", "parentUuid": v["parentUuid"], "isSidechain": false});
+                let mut v = v;
+                v["parentUuid"] = Value::from("sys-x");
+                return vec![entry, v];
+            }
+            vec![v]
+        })
+    };
+    // A notice the harness writes (an API retry) is a link of the chain, read as before.
+    let retry = scratch.file("retry.jsonl", &with("api_retry"));
+    let plain = check_against("claude-code", &fixture("claude-code", "C-1"));
+    let out = check_against("claude-code", &retry);
+    assert_eq!(
+        (out.code, plain.code),
+        (0, 0),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+    let path = scratch.file("pruned.jsonl", &with("context_pruned"));
     let out = check_against("claude-code", &path);
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(

@@ -25,20 +25,53 @@ const CHAINED: [&str; 5] = ["user", "assistant", "system", "attachment", "progre
 
 /// The kinds (`subtype`) of system entry: notices the model is not sent, and the two
 /// boundaries that change what it is sent (`compact_boundary`, `microcompact_boundary`).
-/// A newer kind may be another such boundary, so it is an error until the gate knows it.
-const SYSTEM: [&str; 12] = [
-    "api_error",
+/// The notices are those Claude Code 2.1.197 can write (read from its binary): none of
+/// them takes anything out of what the model is sent, and what they hold is never
+/// counted as context. A newer kind may be another boundary, so it is an error until
+/// the gate knows it.
+const SYSTEM: [&str; 42] = [
     "compact_boundary",
-    "informational",
-    "local_command",
     "microcompact_boundary",
-    "bridge_status",
-    "away_summary",
-    "scheduled_task_fire",
-    "stop_hook_summary",
-    "turn_duration",
     "agents_killed",
+    "api_error",
+    "api_retry",
+    "away_summary",
+    "bridge_state",
+    "bridge_status",
+    "commands_changed",
+    "elicitation_complete",
+    "file_snapshot",
+    "hook_progress",
+    "hook_response",
+    "hook_started",
+    "informational",
+    "init",
+    "local_command",
+    "memory_recall",
+    "memory_saved",
+    "mirror_error",
     "model_consent_fallback",
+    "model_fallback",
+    "model_refusal_fallback",
+    "model_refusal_no_fallback",
+    "notification",
+    "permission_denied",
+    "permission_retry",
+    "plugin_install",
+    "post_turn_summary",
+    "scheduled_task_fire",
+    "session_state_changed",
+    "status",
+    "stop_hook_summary",
+    "task_notification",
+    "task_progress",
+    "task_started",
+    "task_summary",
+    "task_updated",
+    "thinking_tokens",
+    "turn_duration",
+    "turn_starting",
+    "worker_shutting_down",
 ];
 
 /// Entries outside the chain that are never sent to the model: titles, file snapshots,
