@@ -439,8 +439,8 @@ const PARALLEL_FROM: usize = 1 << 18;
 struct Index {
     /// The texts by the length of the key they are looked up by, then by that key.
     by_key: Vec<FoldedMap<u64, Group>>,
-    /// Per first byte: 1 when a text that starts with it starts with a letter or digit
-    /// (it needs none before it), 2 when one starts otherwise.
+    /// Per first byte: 1 when a text that starts with it starts with a letter, a digit or
+    /// a combining mark (it needs none of these before it), 2 when one starts otherwise.
     starts: [u8; 256],
     /// The key lengths some text has.
     lengths: Vec<usize>,
@@ -598,7 +598,8 @@ impl Index {
             Some(&[a, b]) => memchr::memchr2_iter(a, b, part).for_each(|i| look(start + i)),
             Some(&[a, b, c]) => memchr::memchr3_iter(a, b, c, part).for_each(|i| look(start + i)),
             Some(_) if self.lengths.is_empty() => {}
-            // Every text starts with a letter or digit: only word starts need a look.
+            // Word starts and up to three ASCII signs some text starts with, eight bytes
+            // at a time; else every place.
             _ => match self.marks.as_deref() {
                 Some(marks) => word_starts(haystack, start, end, marks, look),
                 None => (start..end).for_each(look),
@@ -664,19 +665,19 @@ fn word_starts(
     // Whether the byte before `at` is a letter or digit (unknown: look it up).
     let mut after_word: Option<bool> = None;
     while at < end {
-        let word = bytes
+        let eight = bytes
             .get(at..at + 8)
             .filter(|_| at + 8 <= end)
             .and_then(|b| <[u8; 8]>::try_from(b).ok())
             .map(u64::from_le_bytes);
-        let Some(w) = word.filter(|w| w & HIGH == 0) else {
+        let Some(w) = eight.filter(|w| w & HIGH == 0) else {
             // Not eight bytes of ASCII: every place is looked at.
             look(at);
             at += 1;
             after_word = None;
             continue;
         };
-        let before = after_word.unwrap_or_else(|| self::word(char_before(haystack, at)));
+        let before = after_word.unwrap_or_else(|| word(char_before(haystack, at)));
         let alnum = within(w, b'a', b'z') | within(w, b'A', b'Z') | within(w, b'0', b'9');
         let marked = marks.iter().fold(0, |m, &b| m | equal(w, b));
         let mut starts = alnum & !((alnum << 8) | if before { 0x80 } else { 0 }) | marked;

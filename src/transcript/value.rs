@@ -47,6 +47,7 @@ impl<'a> Map<'a> {
         self.0.iter().map(|(k, _)| k.as_ref())
     }
 
+    /// Whether the object has `key`.
     pub(crate) fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
@@ -68,6 +69,7 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The string, when this is one.
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
@@ -75,6 +77,7 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The items, when this is an array.
     pub(crate) fn as_array(&self) -> Option<&Vec<Value<'a>>> {
         match self {
             Value::Array(items) => Some(items),
@@ -82,6 +85,7 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The object, when this is one.
     pub(crate) fn as_object(&self) -> Option<&Map<'a>> {
         match self {
             Value::Object(map) => Some(map),
@@ -109,8 +113,10 @@ fn strict<'de, R: serde_json::de::Read<'de>>(
     Ok(value.0)
 }
 
-/// Parses `text` as serde_json would into its own `Value`: a repeated key's last value
-/// wins (a tool call's arguments, which the harness sends as written).
+/// Parses `text` leniently, as serde_json reads a `Value`: a repeated key's last value
+/// wins (a tool call's arguments, which the harness sends as written). Unlike serde_json,
+/// an object keyed by its private raw-value token is kept as an object (its strings are
+/// the text the model wrote).
 pub(crate) fn parse_lenient(text: &str) -> Option<Value<'_>> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Lenient::deserialize(&mut de).ok()?;
