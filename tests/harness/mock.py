@@ -36,6 +36,24 @@ SUBAGENT_WORD = "SUBAGENT-STEP"
 WARMUP_COMMAND = "echo warm-up"
 SUMMARY_OPENING = "The user and the assistant are working in a test project."
 
+# --plan: after GO, the turn an ordinary session has, one model reply per step: thinking,
+# text before a call, a call that fails, calls at once (one not found, one with a long
+# output, one the harness's permissions refuse), then the gated call. GATED stands for
+# --command. FAIL_BEFORE: the HTTP status the mock answers before a step's reply
+# (--failures times; the harness retries).
+GATED = object()
+PLAN = [
+    [("thinking", "The user wants the step run. Let me look around first."),
+     ("text", "I will look at the project first."),
+     ("call", "ls /nonexistent-og-dir")],
+    [("call", "cat missing-file.txt"), ("call", "seq 1 40000"), ("denied", "denied-file")],
+    [("thinking", "The files are not there. Now the step itself."),
+     ("text", "Now the step."),
+     ("call", GATED)],
+]
+FAIL_BEFORE = {0: 500, 2: 529}
+FAILED = {}
+
 ARGS = None
 LOCK = threading.Lock()
 COUNTER = [0]
@@ -78,6 +96,10 @@ def decide(turns, is_compaction):
         return ("text", "Nothing to do.")
     role, kind, payload = turns[-1]
     gated_calls = sum(1 for t in turns if t[1] == "call" and t[2] == ARGS.command)
+    if ARGS.plan:
+        step = plan_step(turns)
+        if step is not None:
+            return ("plan", step) if step < len(PLAN) else ("text", "Done.")
     if role == "user" and kind == "result":
         last_call = next((t for t in reversed(turns) if t[1] == "call"), None)
         if last_call and last_call[2] == WARMUP_COMMAND:
@@ -102,6 +124,38 @@ def decide(turns, is_compaction):
             return ("call", WARMUP_COMMAND)
         return ("call", ARGS.command)
     return ("text", "Noted.")
+
+
+def plan_step(turns):
+    """With --plan, how many model replies with calls the turn since the last GO prompt
+    holds (the next step's index), or None outside such a turn."""
+    go = [i for i, t in enumerate(turns) if t[0] == "user" and t[1] == "text" and GO_WORD in t[2]]
+    if not go:
+        return None
+    replies, previous = 0, None
+    for role, kind, _ in turns[go[-1] + 1:]:
+        if role == "model" and previous != "model":
+            replies += 1
+        previous = role
+    return replies
+
+
+def plan_parts(decision):
+    """The parts of a plan step, GATED replaced by --command."""
+    return [(kind, ARGS.command if value is GATED else value) for kind, value in PLAN[decision[1]]]
+
+
+def failed_once(handler, decision, status, body):
+    """Answers the error status before the plan step that FAIL_BEFORE names, --failures
+    times in a row."""
+    if decision[0] != "plan":
+        return False
+    with LOCK:
+        if decision[1] not in FAIL_BEFORE or FAILED.get(decision[1], 0) >= ARGS.failures:
+            return False
+        FAILED[decision[1]] = FAILED.get(decision[1], 0) + 1
+    handler.send_json(body, status)
+    return True
 
 
 def subagent_prompt():
@@ -189,36 +243,64 @@ def claude_is_compaction(body):
     return "Respond with TEXT ONLY" in text and "summary" in text
 
 
+def claude_blocks(decision):
+    """The reply's content blocks: (the block as content_block_start opens it, its deltas,
+    the whole block)."""
+    if decision[0] == "plan":
+        parts = plan_parts(decision)
+    elif decision[0] in ("agent", "call"):
+        parts = [decision]
+    else:
+        parts = [("text", decision[1])]
+    blocks = []
+    for kind, value in parts:
+        if kind == "thinking":
+            signature = "sig-" + next_id("th")
+            block = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": value}, {"type": "signature_delta", "signature": signature}]
+            full = {"type": "thinking", "thinking": value, "signature": signature}
+        elif kind in ("agent", "call", "denied"):
+            if kind == "denied":
+                # Write, which run.py's permissions leave out: Claude Code refuses it.
+                path = os.path.join(os.path.dirname(ARGS.marker), value)
+                name, arguments = "Write", {"file_path": path, "content": "x\n"}
+            elif kind == "agent":
+                name, arguments = "Agent", {"description": "run the step", "prompt": value, "subagent_type": "general-purpose"}
+            else:
+                name, arguments = "Bash", {"command": value, "description": "run the step"}
+            block = {"type": "tool_use", "id": next_id("toolu"), "name": name, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(arguments)}]
+            full = dict(block, input=arguments)
+        else:
+            block = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": value}]
+            full = {"type": "text", "text": value}
+        blocks.append((block, deltas, full))
+    return blocks
+
+
 def claude_reply(handler, body):
     decision = decide(claude_turns(body), claude_is_compaction(body))
+    status = FAIL_BEFORE.get(decision[1]) if decision[0] == "plan" else None
+    kind = "overloaded_error" if status == 529 else "api_error"
+    if failed_once(handler, decision, status, {"type": "error", "error": {"type": kind, "message": "mock: %s once" % kind}}):
+        return ("http", status)
     tokens = 150000 if big_usage(decision) else 1200
     message_id = next_id("msg")
-    if decision[0] == "agent":
-        arguments = {"description": "run the step", "prompt": decision[1], "subagent_type": "general-purpose"}
-        block = {"type": "tool_use", "id": next_id("toolu"), "name": "Agent", "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
-        stop = "tool_use"
-        full = dict(block, input=arguments)
-    elif decision[0] == "call":
-        block = {"type": "tool_use", "id": next_id("toolu"), "name": "Bash", "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps({"command": decision[1], "description": "run the step"})}
-        stop = "tool_use"
-        full = dict(block, input={"command": decision[1], "description": "run the step"})
-    else:
-        block = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": decision[1]}
-        stop = "end_turn"
-        full = {"type": "text", "text": decision[1]}
+    blocks = claude_blocks(decision)
+    stop = "tool_use" if any(full["type"] == "tool_use" for _, _, full in blocks) else "end_turn"
     usage = {"input_tokens": tokens, "output_tokens": 20, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     model = body.get("model", "claude-sonnet-4-5")
     if not body.get("stream"):
-        handler.send_json({"id": message_id, "type": "message", "role": "assistant", "model": model, "content": [full], "stop_reason": stop, "stop_sequence": None, "usage": usage})
+        handler.send_json({"id": message_id, "type": "message", "role": "assistant", "model": model, "content": [full for _, _, full in blocks], "stop_reason": stop, "stop_sequence": None, "usage": usage})
         return decision
-    events = [
-        ("message_start", {"type": "message_start", "message": {"id": message_id, "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    events = [("message_start", {"type": "message_start", "message": {"id": message_id, "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}})]
+    for index, (block, deltas, _) in enumerate(blocks):
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
+        for delta in deltas:
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events += [
         ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 20}}),
         ("message_stop", {"type": "message_stop"}),
     ]
@@ -277,20 +359,30 @@ def codex_waiting_on(body):
 def codex_reply(handler, body):
     waiting_on = codex_waiting_on(body)
     decision = ("wait", waiting_on) if waiting_on else decide(codex_turns(body), not body.get("tools"))
+    status = FAIL_BEFORE.get(decision[1]) if decision[0] == "plan" else None
+    if failed_once(handler, decision, 503 if status == 529 else status, {"error": {"message": "mock: server error once", "type": "server_error"}}):
+        return ("http", status)
     tokens = 300000 if big_usage(decision) else 1200
     response_id = next_id("resp")
-    if decision[0] == "agent":
-        item = {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "spawn_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"message": decision[1]})}
-    elif decision[0] == "wait":
-        item = {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "wait_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"targets": [decision[1]], "timeout_ms": 60000})}
-    elif decision[0] == "call":
-        item = {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": decision[1]})}
-    else:
-        item = {"type": "message", "role": "assistant", "id": next_id("msg"), "content": [{"type": "output_text", "text": decision[1], "annotations": []}]}
+    items = []
+    for kind, value in (plan_parts(decision) if decision[0] == "plan" else [decision]):
+        if kind == "thinking":
+            items.append({"type": "reasoning", "id": next_id("rs"), "summary": [{"type": "summary_text", "text": value}], "content": [{"type": "reasoning_text", "text": value}], "encrypted_content": None})
+        elif kind == "agent":
+            items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "spawn_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"message": value})})
+        elif kind == "wait":
+            items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "wait_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"targets": [value], "timeout_ms": 60000})})
+        elif kind == "call":
+            items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": value})})
+        elif kind == "denied":
+            # A write, which run.py's read-only sandbox refuses.
+            items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": "touch " + value})})
+        else:
+            items.append({"type": "message", "role": "assistant", "id": next_id("msg"), "content": [{"type": "output_text", "text": value, "annotations": []}]})
     usage = {"input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": tokens + 20}
     events = [
         ("response.created", {"type": "response.created", "response": {"id": response_id}}),
-        ("response.output_item.done", {"type": "response.output_item.done", "item": item}),
+    ] + [("response.output_item.done", {"type": "response.output_item.done", "item": item}) for item in items] + [
         ("response.completed", {"type": "response.completed", "response": {"id": response_id, "usage": usage}}),
     ]
     handler.send_sse(events)
@@ -330,18 +422,29 @@ def gemini_reply(handler, path, body):
         decision = ("text", json.dumps({"reasoning": "done", "next_speaker": "user"}))
     else:
         decision = decide(gemini_turns(body), gemini_is_compaction(path, body))
+    status = FAIL_BEFORE.get(decision[1]) if decision[0] == "plan" else None
+    if failed_once(handler, decision, 503 if status == 529 else status, {"error": {"code": 503 if status == 529 else status, "message": "mock: server error once", "status": "UNAVAILABLE" if status == 529 else "INTERNAL"}}):
+        return ("http", status)
     tokens = 600000 if big_usage(decision) else 1200
-    if decision[0] == "agent":
-        # Gemini CLI's built-in subagent with every tool.
-        part = {"functionCall": {"name": "invoke_agent", "args": {"agent_name": "generalist", "prompt": decision[1]}}}
-    elif decision[0] == "call" and ARGS.tool_args and decision[1] == ARGS.command:
-        part = {"functionCall": {"name": decision[1], "args": json.loads(ARGS.tool_args)}}
-    elif decision[0] == "call":
-        part = {"functionCall": {"name": "run_shell_command", "args": {"command": decision[1], "description": "run the step"}}}
-    else:
-        part = {"text": decision[1]}
+    parts = []
+    for kind, value in (plan_parts(decision) if decision[0] == "plan" else [decision]):
+        if kind == "thinking":
+            parts.append({"text": value, "thought": True})
+        elif kind == "agent":
+            # Gemini CLI's built-in subagent with every tool.
+            parts.append({"functionCall": {"name": "invoke_agent", "args": {"agent_name": "generalist", "prompt": value}}})
+        elif kind == "call" and ARGS.tool_args and value == ARGS.command:
+            parts.append({"functionCall": {"name": value, "args": json.loads(ARGS.tool_args)}})
+        elif kind == "call":
+            parts.append({"functionCall": {"name": "run_shell_command", "args": {"command": value, "description": "run the step"}}})
+        elif kind == "denied":
+            # write_file, which run.py's approval mode leaves to a user who is not there.
+            target = os.path.join(os.path.dirname(ARGS.marker), value)
+            parts.append({"functionCall": {"name": "write_file", "args": {"file_path": target, "content": "x\n"}}})
+        else:
+            parts.append({"text": value})
     response = {
-        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {"promptTokenCount": tokens, "candidatesTokenCount": 20, "totalTokenCount": tokens + 20},
         "modelVersion": "gemini-2.5-flash",
     }
@@ -452,6 +555,9 @@ def main():
     parser.add_argument("--big-usage", choices=["never", "text", "warmup"], default="never")
     parser.add_argument("--subagent", choices=["none", "omit", "quote"], default="none",
                         help="Claude Code: on GO the main agent hands the step to a subagent, whose task quotes the rule or not")
+    parser.add_argument("--plan", action="store_true",
+                        help="after GO, an ordinary turn (PLAN): thinking, text, failing calls, two calls at once, a long output, then the gated call; an HTTP error once before two of its replies")
+    parser.add_argument("--failures", type=int, default=1, help="with --plan, how many times in a row each HTTP error is answered")
     parser.add_argument("--lifetime", type=float, default=300)
     ARGS = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -54,6 +54,14 @@ SCENARIOS = {
     # whose task leaves the rule out (S) or quotes it (T).
     "S": (True, False, "omit", False),
     "T": (True, False, "omit", False),
+    # An ordinary turn (mock.py's PLAN), twice in one session: thinking, text before a
+    # call, failing calls, calls at once, a long output, a call the harness's permissions
+    # refuse, HTTP errors the harness retries, then the gated call; between the turns a
+    # manual compaction where the harness has one headless (Claude Code `/compact`), else
+    # a resume. The rule is never mentioned: the first gated call is blocked, the second
+    # runs only if the block's reason is still in view, every other call passes, and no
+    # hook call is an ERROR.
+    "R": (False, False, "omit", False),
 }
 
 # The subagent scenarios: whether the subagent's task quotes the rule.
@@ -153,7 +161,9 @@ class Run:
             command += ["--subagent", SUBAGENT[self.scenario]]
         if self.command == MCP_TOOL:
             command += ["--tool-args", json.dumps(MCP_ARGS)]
-        if warmup:
+        if self.scenario == "R":
+            command += ["--plan", "--failures", str(self.args.plan_failures)]
+        elif warmup:
             command.append("--warmup")
         if self.compaction and warmup:
             command += ["--big-usage", "warmup"]
@@ -275,6 +285,9 @@ class Run:
             "IS_SANDBOX": "1",
         }
         common = ["--output-format", "json", "--allowedTools", "Bash", "--permission-mode", "bypassPermissions"]
+        if self.scenario == "R":
+            # Permissions as a user sets them: Bash allowed, the rest (Write) refused.
+            common = ["--output-format", "json", "--allowedTools", "Bash", "--permission-mode", "default"]
         out = self.step("1-first", [binary, "-p", self.first_prompt()] + common, env)
         try:
             with open(out) as handle:
@@ -282,6 +295,11 @@ class Run:
         except (OSError, ValueError, KeyError) as failure:
             raise Failure("claude-code: no session id in the first run's output (%s)" % failure)
         resume = ["--resume", session]
+        if self.scenario == "R":
+            self.step("2-go", [binary, "-p", GO] + resume + common, env)
+            self.step("3-compact", [binary, "-p", "/compact"] + resume + common, env)
+            self.step("4-go", [binary, "-p", GO] + resume + common, env)
+            return
         if self.compaction:
             # Two exchanges at least: Claude Code refuses to compact a one-exchange session.
             self.step("2-second", [binary, "-p", "Thanks."] + resume + common, env)
@@ -300,7 +318,7 @@ class Run:
             'model = "mock-model"',
             'model_provider = "mock"',
             'approval_policy = "never"',
-            'sandbox_mode = "danger-full-access"',
+            'sandbox_mode = "%s"' % ("read-only" if self.scenario == "R" else "danger-full-access"),
             "model_auto_compact_token_limit = 200000",
             "",
             "[model_providers.mock]",
@@ -349,6 +367,8 @@ class Run:
         else:
             prompt = "%s\n%s" % (self.first_prompt(), GO)
         self.step("1-exec", [binary, "exec", "--skip-git-repo-check"] + trust + [prompt], env)
+        if self.scenario == "R":
+            self.step("2-resume", [binary, "exec", "--skip-git-repo-check"] + trust + ["resume", "--last", GO], env)
 
     # Gemini CLI: a first run states the rule, a second (`--resume latest`) asks for the
     # step; with a compaction the mock reports a huge promptTokenCount on a warm-up call,
@@ -383,8 +403,15 @@ class Run:
         binary = os.path.join(self.args.cli_dir, "gemini-cli", "node_modules", ".bin", "gemini")
         env = {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:%d" % self.port, "GEMINI_API_KEY": "mock-key"}
         common = ["-m", "gemini-2.5-flash", "--yolo"]
+        if self.scenario == "R":
+            # The shell allowed, the rest (write_file) left to a user who is not there.
+            common = ["-m", "gemini-2.5-flash", "--approval-mode", "default", "--allowed-tools", "run_shell_command"]
         self.step("1-first", [binary, "-p", self.first_prompt()] + common, env)
         self.step("2-go", [binary, "-p", GO, "--resume", "latest"] + common, env)
+        if self.scenario == "R":
+            # `gemini -p` runs no slash command (`/compress` would go to the model as a
+            # prompt): the second turn is a plain resume.
+            self.step("3-go", [binary, "-p", GO, "--resume", "latest"] + common, env)
 
     # -- judging -------------------------------------------------------------------------
 
@@ -408,6 +435,8 @@ class Run:
 
     def judge(self):
         """Returns {scenario letter: (ok, detail)} for this run."""
+        if self.scenario == "R":
+            return self.judge_ordinary()
         requests = [r for r in self.load(self.requests) if r.get("decision")]
         hooks = [h for h in self.load(self.hooks) if self.gated_payload(h.get("payload"))]
         calls = [i for i, r in enumerate(requests) if r["decision"] == ["call", self.command]]
@@ -463,6 +492,39 @@ class Run:
                         "ran" if second["marker_exists"] else "BLOCKED", facts))
         return results
 
+    def judge_ordinary(self):
+        """R, from the requests the mock received (so with either wiring): no gate reason
+        in any of them is an ERROR; each reply's calls are followed by a request holding
+        one new BLOCK reason when the reply held the gated call and the rule was not in
+        the model's context as it asked for it, else none; the first gated call is blocked."""
+        requests = [r for r in self.load(self.requests) if r.get("decision")]
+
+        def count(request, what):
+            return sum(s.count(what) for s in mock_strings(request["body"]))
+
+        errors = sum(count(r, "denied this call: ERROR") for r in requests)
+        http = sum(1 for r in requests if r["decision"][0] == "http")
+        asked = [i for i, r in enumerate(requests) if r["decision"][0] == "plan"]
+        verdicts = []
+        for i in asked:
+            ask = requests[i]
+            later = [r for r in requests[i + 1:] if r["path"] == ask["path"] and r["decision"][0] in ("plan", "text")]
+            if not later:
+                return {"R": (False, "no request after the reply to step %d" % ask["decision"][1])}
+            new = count(later[0], "omission-gate denied this call") - count(ask, "omission-gate denied this call")
+            gated = ask["decision"][1] == 2
+            verdicts.append("%d:%s" % (ask["decision"][1], {0: "pass", 1: "block"}.get(new, "%d denials" % new)))
+            if new != (1 if gated and not ask["rule_in_body"] else 0):
+                return {"R": (False, "step %d: %d new denials, the rule %sin view; %s" % (
+                    ask["decision"][1], new, "" if ask["rule_in_body"] else "not ", verdicts))}
+        facts = "steps %s; http-errors-served=%d" % (" ".join(verdicts), http)
+        if errors:
+            return {"R": (False, "%d ERROR reasons reached the model; %s" % (errors, facts))}
+        gated = [v for v in verdicts if v.startswith("2:")]
+        if len(gated) < 2 or gated[0] != "2:block":
+            return {"R": (False, "want two gated calls, the first blocked; " + facts)}
+        return {"R": (True, "no ERROR; the first gated call blocked, the second as the rule's view says, the other calls passed; " + facts)}
+
     # -- capture for the readers' tests --------------------------------------------------
 
     def capture(self, into):
@@ -489,6 +551,18 @@ class Run:
             json.dump(transcripts, out, indent=1)
 
 
+def mock_strings(value):
+    """Every string in a request body, keys excluded."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from mock_strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from mock_strings(item)
+
+
 def codex_trust_block(printed):
     """The TOML lines `init codex` prints for the user config: from the `[projects.` table
     to the last `trusted_hash` line."""
@@ -511,6 +585,8 @@ def main():
     parser.add_argument("--capture")
     parser.add_argument("--wiring", choices=["init", "direct"], default="direct",
                         help="init: the hook configuration is what `GATE init H` writes; direct: written here, through hook_wrap.py")
+    parser.add_argument("--plan-failures", type=int, default=1,
+                        help="R: how many times in a row the mock answers each of its HTTP errors")
     parser.add_argument("--known", help="a file of known failures: `HARNESS LETTER reason` lines (real mode)")
     args = parser.parse_args()
     args.gate = os.path.abspath(args.gate)
@@ -558,12 +634,12 @@ def known_failures(path):
 
 
 def report(args, harnesses, results, seconds):
-    expected_block = {"A", "D", "M", "S"}
+    expected_block = {"A", "D", "M", "R", "S"}
     known = known_failures(args.known) if args.mode == "real" else {}
     failed = 0
     print("%s mode, gate %s, %.0f s, work dir %s" % (args.mode, args.gate, seconds, args.work))
     for harness in harnesses:
-        for letter in "ABCDEFMST":
+        for letter in "ABCDEFMRST":
             if (harness, letter) not in results:
                 continue
             ok, detail = results[(harness, letter)]
