@@ -124,7 +124,7 @@ fn normalize(s: &str) -> String {
 }
 
 /// (harness, fixture, the rule in view) for the gated calls of every session.
-const SESSIONS: [(&str, &str, bool); 14] = [
+const SESSIONS: [(&str, &str, bool); 20] = [
     ("claude-code", "AE-1", false),
     ("claude-code", "AE-2", true),
     ("claude-code", "B-1", true),
@@ -139,6 +139,22 @@ const SESSIONS: [(&str, &str, bool); 14] = [
     ("gemini-cli", "AE-3", true),
     ("gemini-cli", "B-2", true),
     ("gemini-cli", "D-2", false),
+    ("claude-code", "R-4", false),
+    ("claude-code", "R-8", false),
+    ("codex", "R-5", false),
+    ("codex", "R-10", true),
+    ("gemini-cli", "R-4", false),
+    ("gemini-cli", "R-8", true),
+];
+
+/// The ordinary turns of R (see tests/transcripts/README.md), as each harness records them.
+const ORDINARY: [(&str, &str); 6] = [
+    ("claude-code", "R-4"),
+    ("claude-code", "R-8"),
+    ("codex", "R-5"),
+    ("codex", "R-10"),
+    ("gemini-cli", "R-4"),
+    ("gemini-cli", "R-8"),
 ];
 
 #[test]
@@ -643,6 +659,49 @@ fn context_prints_the_live_context_and_each_record_in_view_or_not() {
                 .any(|e| e.contains(" summary ("))
         );
     }
+}
+
+#[test]
+fn ordinary_turns_are_read_whole_and_never_an_error() {
+    // Thinking, text before a call, calls that fail, several calls in one reply, a long
+    // output, a call the harness's permissions refuse, HTTP errors the harness retried,
+    // a `/compact` (Claude Code) or a resume between the turns: every entry is one the
+    // readers know, and what the model was sent of each turn is in the live context.
+    for (h, name) in ORDINARY {
+        let out = run(&["context", &fixture(h, name), "--store", &store(h)], None);
+        assert_eq!(out.code, 0, "{h} {name}: {}", out.stderr);
+        let entries = out.labelled("entry");
+        // The first reply's text and call, and the second reply's calls, made at once: a
+        // call counts once it is answered, and Claude Code sends every one of their
+        // results (the context shows a string's first words only).
+        for seen in [
+            "I will look at the project first.",
+            "/nonexistent-og-dir",
+            "cat missing-file.txt",
+            "denied-file",
+        ] {
+            assert!(
+                entries.iter().any(|e| e.contains(seen)),
+                "{h} {name}: `{seen}` not in view: {entries:?}"
+            );
+        }
+        assert!(
+            !entries.iter().any(|e| e.contains("Let me look around")),
+            "{h} {name}: a thought counted as context: {entries:?}"
+        );
+        let out = hook_with(h, &store(h), &payload(h, name, &fixture(h, name)), &[]);
+        assert!(!out.stderr.contains("ERROR"), "{h} {name}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn claude_code_a_call_made_beside_others_is_judged_while_their_results_arrive() {
+    // The model asked for three calls at once; Claude Code wrote each as its own entry,
+    // then the first one's result (a child of the first call's entry) while the second
+    // call's hook ran: the newest entry is on another branch than the call judged.
+    let h = "claude-code";
+    let out = hook_with(h, &store(h), &payload(h, "R-3", &fixture(h, "R-3")), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
 #[test]

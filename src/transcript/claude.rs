@@ -235,6 +235,44 @@ impl<'a> Backward<'_, 'a> {
         }
     }
 
+    /// The entry that records the pending call `id` (its `tool_use` block), reading
+    /// further back as needed; `None` when the window does not hold it. The chain is
+    /// walked from there, not from the newest entry: when the model asks for several
+    /// calls at once, Claude Code writes each call as its own entry, and a result of an
+    /// earlier one (a child of that call's entry) may be written while the hook of a
+    /// later one runs, so the newest entry may stand on another branch. Nothing written
+    /// after the call's entry can have been sent to the model before it asked for it.
+    fn holding_call(&mut self, id: &str) -> Result<Option<usize>, Failure> {
+        if !self
+            .lines
+            .iter()
+            .any(|l| memchr::memmem::find(l.bytes, id.as_bytes()).is_some())
+        {
+            return Ok(None);
+        }
+        let holds = |e: &Entry| {
+            e.kind() == "assistant"
+                && blocks(e).any(|b| {
+                    b.get("type").and_then(Value::as_str) == Some("tool_use")
+                        && b.get("id").and_then(Value::as_str) == Some(id)
+                })
+        };
+        let mut checked = 0;
+        loop {
+            if let Some(i) = self
+                .entries
+                .get(checked..)
+                .and_then(|rest| rest.iter().position(holds))
+            {
+                return Ok(Some(checked + i));
+            }
+            checked = self.entries.len();
+            if !self.step()? {
+                return Ok(None);
+            }
+        }
+    }
+
     fn get(&self, i: usize) -> Option<&Entry<'a>> {
         self.entries.get(i)
     }
@@ -274,11 +312,15 @@ pub(super) fn read(
             return Err(Failure::NeedMore);
         }
     }
+    let head = match call {
+        Some(id) => back.holding_call(id)?.unwrap_or(0),
+        None => 0,
+    };
     // Walk back to the root, newest first. A compaction boundary is the root whatever
     // its `parentUuid` says: nothing before it is sent (a version that linked it to the
     // entries it summarised must not put them back in view).
-    let mut chain = vec![0usize];
-    let mut seen = BTreeSet::from([0usize]);
+    let mut chain = vec![head];
+    let mut seen = BTreeSet::from([head]);
     while let Some(current) = chain.last().and_then(|&i| back.get(i)) {
         let (at, Some(parent)) = (current.at, current.parent.clone()) else {
             break;
@@ -295,6 +337,7 @@ pub(super) fn read(
         chain.push(i);
     }
     chain.reverse();
+    let chain = with_parallel_results(&back, chain);
     // A compaction: the root is its boundary; splice the preserved entries after the summary.
     let mut order: Vec<usize> = chain.clone();
     let mut compaction = None;
@@ -323,6 +366,86 @@ pub(super) fn read(
     }
     let entries: Vec<&Entry> = order.iter().filter_map(|&i| back.get(i)).collect();
     pieces(&entries, compaction, call)
+}
+
+/// The chain with the results of calls made beside others put back. When the model asks
+/// for several calls at once, Claude Code writes each call as its own entry, one the
+/// child of the other, and each result as a child of its own call's entry: the chain
+/// runs through the last call's result only. Claude Code sends the model every result of
+/// the response together (it did on resume in every session checked), so a result off
+/// the chain that answers a call on it counts, where the chain goes on past a result of
+/// the same response (a response still being answered sends nothing yet). Each goes
+/// just before that result on the chain, in file order.
+fn with_parallel_results(back: &Backward<'_, '_>, chain: Vec<usize>) -> Vec<usize> {
+    let on_chain: BTreeSet<usize> = chain.iter().copied().collect();
+    // Each call on the chain: the response it is part of.
+    let mut response_of: HashMap<&str, &str> = HashMap::new();
+    // Each response answered on the chain: where its first result stands.
+    let mut answered_at: HashMap<&str, usize> = HashMap::new();
+    let mut answered: BTreeSet<&str> = BTreeSet::new();
+    for (pos, e) in chain.iter().filter_map(|&i| back.get(i)).enumerate() {
+        for b in blocks(e) {
+            let id = |key| b.get(key).and_then(Value::as_str);
+            match (b.get("type").and_then(Value::as_str), e.kind()) {
+                (Some("tool_use"), "assistant") => {
+                    if let (Some(call), Some(response)) = (id("id"), message_id(e)) {
+                        response_of.insert(call, response);
+                    }
+                }
+                (Some("tool_result"), "user") => {
+                    if let Some(call) = id("tool_use_id") {
+                        answered.insert(call);
+                        if let Some(&response) = response_of.get(call) {
+                            answered_at.entry(response).or_insert(pos);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut put_back: Vec<(usize, u64, usize)> = Vec::new();
+    for (i, e) in back.entries.iter().enumerate() {
+        let canonical = back.by_uuid.get(&e.uuid) == Some(&i);
+        let parent_on_chain = e
+            .parent
+            .as_ref()
+            .and_then(|p| back.by_uuid.get(p))
+            .is_some_and(|p| on_chain.contains(p));
+        if !canonical || on_chain.contains(&i) || e.kind() != "user" || !parent_on_chain {
+            continue;
+        }
+        let calls: Vec<Option<&str>> = blocks(e)
+            .map(|b| match b.get("type").and_then(Value::as_str) {
+                Some("tool_result") => b.get("tool_use_id").and_then(Value::as_str),
+                _ => None,
+            })
+            .collect();
+        let mut responses = calls.iter().map(|call| {
+            call.filter(|c| !answered.contains(c))
+                .and_then(|c| response_of.get(c))
+                .and_then(|r| answered_at.get(r))
+        });
+        let first = responses.next().flatten();
+        if let Some(&pos) = first
+            && responses.all(|r| r == Some(&pos))
+        {
+            put_back.push((pos, e.at, i));
+        }
+    }
+    if put_back.is_empty() {
+        return chain;
+    }
+    put_back.sort_unstable();
+    let mut out = Vec::with_capacity(chain.len() + put_back.len());
+    let mut extra = put_back.into_iter().peekable();
+    for (pos, i) in chain.into_iter().enumerate() {
+        while let Some((_, _, j)) = extra.next_if(|&(p, _, _)| p == pos) {
+            out.push(j);
+        }
+        out.push(i);
+    }
+    out
 }
 
 /// The uuids a boundary's `compactMetadata.preservedMessages.uuids` lists (none when it

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes the transcript fixtures from real transcripts (see README.md here).
 
-    python3 tests/transcripts/trim.py SOURCE_DIR
+    python3 tests/transcripts/trim.py SOURCE_DIR [SCENARIO[:CALL,...]...]
 
 SOURCE_DIR holds <harness>/<scenario>/ as the real-harness capture writes them. For each
 pre-tool hook call it takes the transcript as it was when the call's hook started (the
@@ -9,6 +9,7 @@ copy taken then; when that copy does not yet record the call, the final transcri
 after the line that does), cuts every string longer than 1,000 characters to its first
 300 (marked; where it carries the rule, the rule and some of its surroundings too), and writes <harness>/<scenario>-<n>.jsonl with the hook payload beside it
 (<harness>/<scenario>-<n>.payload.json, its transcript_path left for the test to set).
+The scenarios are AE, B, C and D unless named; `R:4,8` keeps only the 4th and 8th calls.
 """
 import json, os, sys
 
@@ -36,10 +37,12 @@ def cut(v):
     return v
 
 
-def main(src):
+def main(src, wanted):
     for harness in ["claude-code", "codex", "gemini-cli"]:
         os.makedirs(os.path.join(HERE, harness), exist_ok=True)
-        for scenario in ["AE", "B", "C", "D"]:
+        for want in wanted:
+            scenario, _, numbers = want.partition(":")
+            keep = {int(x) for x in numbers.split(",") if x}
             d = os.path.join(src, harness, scenario)
             calls = [json.loads(l) for l in open(os.path.join(d, "hook-calls.jsonl"))]
             n = 0
@@ -48,6 +51,8 @@ def main(src):
                 if p["hook_event_name"] not in ("PreToolUse", "BeforeTool"):
                     continue
                 n += 1
+                if keep and n not in keep:
+                    continue
                 at_call = open(os.path.join(d, "transcript-at-hook-call", f"hook-{n}.jsonl")).read()
                 call = p.get("tool_use_id")
                 if call and call not in at_call:
@@ -65,4 +70,4 @@ def main(src):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:] or ["AE", "B", "C", "D"])
