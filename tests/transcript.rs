@@ -705,6 +705,22 @@ fn claude_code_a_call_made_beside_others_is_judged_while_their_results_arrive() 
 }
 
 #[test]
+fn claude_code_a_payload_naming_a_call_that_already_ran_is_an_error() {
+    // AE-2 records the result of AE-1's call (its block): a payload naming that call
+    // again would be judged against the context it was asked in, not the agent's now.
+    let h = "claude-code";
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &fixture(h, "AE-2")), &[]);
+    denied_with_advice(
+        &out,
+        "records a result for the call being judged: the hook payload names a call that already ran",
+        FUTILE,
+    );
+    // The call the retry made, in the same file, is judged as before.
+    let out = hook_with(h, &store(h), &payload(h, "AE-2", &fixture(h, "AE-2")), &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+#[test]
 fn a_payload_that_names_no_call_cannot_prove_the_transcript_fresh() {
     // The session as it stood before its compaction: the rule is still in view there, so
     // judging this stale file would pass the call that the compaction left unbound.

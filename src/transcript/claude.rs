@@ -316,6 +316,20 @@ pub(super) fn read(
         Some(id) => back.holding_call(id)?.unwrap_or(0),
         None => 0,
     };
+    // A pending call has no result yet (its hook runs before it does). One that has
+    // would be judged against the context it was asked in, which may hold a rule since
+    // compacted away: the payload is not the harness's for a call about to run.
+    if let Some(id) = call
+        && let Some(e) = back.entries.get(..head).into_iter().flatten().find(|e| {
+            e.kind() == "user"
+                && blocks(e).any(|b| {
+                    b.get("type").and_then(Value::as_str) == Some("tool_result")
+                        && b.get("tool_use_id").and_then(Value::as_str) == Some(id)
+                })
+        })
+    {
+        return Err(Failure::at(e.at, Problem::CallAnswered));
+    }
     // Walk back to the root, newest first. A compaction boundary is the root whatever
     // its `parentUuid` says: nothing before it is sent (a version that linked it to the
     // entries it summarised must not put them back in view).

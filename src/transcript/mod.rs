@@ -269,6 +269,12 @@ pub enum Problem {
     /// A Claude Code compaction boundary without its summary.
     #[error("this compaction boundary is followed by no compaction summary (`isCompactSummary`)")]
     NoSummary,
+    /// The call being judged already has a result: the hook payload names a call that
+    /// ran, and the context it was asked in is not the agent's now.
+    #[error(
+        "this entry records a result for the call being judged: the hook payload names a call that already ran"
+    )]
+    CallAnswered,
 }
 
 /// A harness's name, as messages give it.
