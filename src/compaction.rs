@@ -61,7 +61,9 @@ pub enum KeptError {
     #[error("expected a record id string, found {}", crate::json::json_text(.0))]
     NotId(serde_json::Value),
     /// Retention `given`, and no kept ids.
-    #[error("retention=given needs the kept ids: a document `kept` key or --kept")]
+    #[error(
+        "retention=given needs the kept ids: a document `kept` key or --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
+    )]
     Missing,
     /// Retention `transcript:H`, which kept ids cannot give.
     #[error("retention transcript:H is read from a transcript: use --transcript FILE")]

@@ -174,9 +174,30 @@ fn check_without_an_action_is_refused() {
 }
 
 #[test]
+fn sweep_of_a_document_without_an_action_says_sweep_takes_none() {
+    // sweep has no --action: the loader's advice to give one would not work there.
+    let s = Scratch::new();
+    let path = s.file(
+        "in.json",
+        format!(r#"{{"records":[{P}],"kept":[]}}"#).as_bytes(),
+    );
+    let r = run(&["sweep", path.as_str()], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.replace(path.as_str(), "IN").trim_end(),
+        "omission-gate: invalid-input: IN: action: sweep judges each document's own action, and this one has no `action` key: add one, or judge it with check --action"
+    );
+}
+
+#[test]
 fn given_retention_without_kept_is_refused() {
     let err = refused(&format!(r#"{{"records":[{P}],{ACTION}}}"#), &[]);
-    assert!(err.contains("retention=given needs the kept ids"), "{err}");
+    assert!(
+        err.contains(
+            "retention=given needs the kept ids: a document `kept` key or --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -14,7 +14,8 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::action::Action;
 use crate::compaction::{Retention, RetentionError};
 use crate::error::{
-    FlagProblem, GeminiDoubt, InputError, InputProblem, IoReason, ReadProblem, TranscriptRead,
+    FlagProblem, GeminiDoubt, InputError, InputProblem, IoReason, ReadProblem, Reason,
+    TranscriptRead,
 };
 use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};

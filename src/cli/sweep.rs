@@ -55,6 +55,19 @@ pub(super) fn sweep_cell(
             }
         }
     });
+    // The loader's wording names --action, which sweep does not take.
+    let judged = judged.map_err(|e| match e {
+        InputError::Invalid {
+            origin,
+            place,
+            reason,
+        } if *reason == Reason::Input(InputProblem::NoAction) => InputError::Invalid {
+            origin,
+            place,
+            reason: Box::new(Reason::Input(InputProblem::NoSweepAction)),
+        },
+        e => e,
+    });
     match judged {
         Ok(outcome) => {
             let severity = match outcome.verdict {

@@ -27,6 +27,11 @@ pub enum InputProblem {
     /// `check` with neither a document `action` nor `--action`.
     #[error("check needs an action: a document `action` key or --action")]
     NoAction,
+    /// `sweep` of a document without its own `action` (sweep takes no `--action`).
+    #[error(
+        "sweep judges each document's own action, and this one has no `action` key: add one, or judge it with check --action"
+    )]
+    NoSweepAction,
     /// `--kept VALUE` whose ids name no record, where `VALUE` is a file: the value.
     #[error(
         "kept id `{}` names no record (did you mean `@{}`? a file of ids is read with @)",
