@@ -720,6 +720,62 @@ fn claude_code_a_payload_naming_a_call_that_already_ran_is_an_error() {
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
+/// AE-1 with two calls made at once before the call (`toolu_A`, `toolu_B`, one
+/// response), each answered, the first with the rule's text; with `late`, that result is
+/// written after the call's entry.
+fn a_parallel_result_before_the_call(late: bool) -> Vec<u8> {
+    let entry = |uuid: &str, parent: &str, kind: &str, message: Value| {
+        serde_json::json!({"type": kind, "uuid": uuid, "parentUuid": parent,
+            "isSidechain": false, "sessionId": "s", "message": message})
+    };
+    let call = |uuid: &str, parent: &str, id: &str| {
+        let message = serde_json::json!({"id": "msg_before", "role": "assistant",
+            "content": [{"type": "tool_use", "id": id, "name": "Bash",
+                "input": {"command": "true"}}]});
+        entry(uuid, parent, "assistant", message)
+    };
+    let result = |uuid: &str, parent: &str, id: &str, text: &str| {
+        let message = serde_json::json!({"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]});
+        entry(uuid, parent, "user", message)
+    };
+    edited("claude-code", "AE-1", |_, mut v| {
+        if v["message"]["content"][0]["id"] != "toolu_0005" {
+            return vec![v];
+        }
+        let first = result("res-a", "call-a", "toolu_A", RULE);
+        let mut out = vec![
+            call("call-a", v["parentUuid"].as_str().unwrap(), "toolu_A"),
+            call("call-b", "call-a", "toolu_B"),
+        ];
+        if !late {
+            out.push(first.clone());
+        }
+        out.push(result("res-b", "call-b", "toolu_B", "ok"));
+        v["parentUuid"] = Value::from("res-b");
+        out.push(v);
+        if late {
+            out.push(first);
+        }
+        out
+    })
+}
+
+#[test]
+fn claude_code_a_result_written_after_the_call_is_not_put_back() {
+    // Claude Code sends every result of calls made at once: written before the call's
+    // entry, the first call's result (off the chain) is in view.
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let path = scratch.file("before.jsonl", &a_parallel_result_before_the_call(false));
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // Written after it, the model had not been sent it when it asked for the call.
+    let path = scratch.file("after.jsonl", &a_parallel_result_before_the_call(true));
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+    denied_with_the_rule(&out);
+}
+
 #[test]
 fn a_payload_that_names_no_call_cannot_prove_the_transcript_fresh() {
     // The session as it stood before its compaction: the rule is still in view there, so

@@ -389,9 +389,14 @@ pub(super) fn read(
 /// the response together (it did on resume in every session checked), so a result off
 /// the chain that answers a call on it counts, where the chain goes on past a result of
 /// the same response (a response still being answered sends nothing yet). Each goes
-/// just before that result on the chain, in file order.
+/// just before that result on the chain, in file order. Only results written before the
+/// chain's last entry count: one written after the call's entry was not sent before the
+/// model asked for the call.
 fn with_parallel_results(back: &Backward<'_, '_>, chain: Vec<usize>) -> Vec<usize> {
     let on_chain: BTreeSet<usize> = chain.iter().copied().collect();
+    // Entries are numbered from the newest: those numbered below the chain's last entry
+    // were written after it.
+    let newest = chain.last().copied().unwrap_or(0);
     // Each call on the chain: the response it is part of.
     let mut response_of: HashMap<&str, &str> = HashMap::new();
     // Each response answered on the chain: where its first result stands.
@@ -419,7 +424,7 @@ fn with_parallel_results(back: &Backward<'_, '_>, chain: Vec<usize>) -> Vec<usiz
         }
     }
     let mut put_back: Vec<(usize, u64, usize)> = Vec::new();
-    for (i, e) in back.entries.iter().enumerate() {
+    for (i, e) in back.entries.iter().enumerate().skip(newest) {
         let canonical = back.by_uuid.get(&e.uuid) == Some(&i);
         let parent_on_chain = e
             .parent
