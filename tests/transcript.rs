@@ -777,6 +777,41 @@ fn claude_code_a_result_written_after_the_call_is_not_put_back() {
 }
 
 #[test]
+fn claude_code_a_payload_naming_a_call_asked_before_the_last_compaction_is_an_error() {
+    // AE-1 with a call the model asked for before the compaction, never answered (the
+    // session ended while its hook ran): the context it was asked in still holds the
+    // rule, the agent's now does not.
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let with_old_call = edited(h, "AE-1", |line, v| {
+        // Line 11: the model's last reply before the compaction.
+        if line != 11 {
+            return vec![v];
+        }
+        assert_eq!(v["message"]["content"][0]["text"], "Noted.");
+        let mut old = v.clone();
+        old["uuid"] = Value::from(format!("{}-call", v["uuid"].as_str().unwrap()));
+        old["parentUuid"] = v["uuid"].clone();
+        old["message"]["id"] = Value::from("msg_old");
+        old["message"]["content"] = serde_json::json!([{"type": "tool_use",
+            "id": "toolu_old", "name": "Bash", "input": {"command": "touch gate-marker"}}]);
+        vec![v, old]
+    });
+    let path = scratch.file("old-call.jsonl", &with_old_call);
+    let mut v: Value = serde_json::from_str(&payload(h, "AE-1", &path)).unwrap();
+    v["tool_use_id"] = Value::from("toolu_old");
+    let out = hook_with(h, &store(h), &v.to_string(), &[]);
+    denied_with_advice(
+        &out,
+        "this compaction boundary was written after the call being judged",
+        FUTILE,
+    );
+    // The call made after the compaction, in the same file, is judged as before.
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+    denied_with_the_rule(&out);
+}
+
+#[test]
 fn a_payload_that_names_no_call_cannot_prove_the_transcript_fresh() {
     // The session as it stood before its compaction: the rule is still in view there, so
     // judging this stale file would pass the call that the compaction left unbound.

@@ -330,6 +330,18 @@ pub(super) fn read(
     {
         return Err(Failure::at(e.at, Problem::CallAnswered));
     }
+    // Nor is a compaction written after a pending call's entry: the call was asked in the
+    // context before it, which may hold a rule the compaction took out.
+    if call.is_some()
+        && let Some(e) = back
+            .entries
+            .get(..head)
+            .into_iter()
+            .flatten()
+            .find(|e| e.is_boundary())
+    {
+        return Err(Failure::at(e.at, Problem::CallBeforeCompaction));
+    }
     // Walk back to the root, newest first. A compaction boundary is the root whatever
     // its `parentUuid` says: nothing before it is sent (a version that linked it to the
     // entries it summarised must not put them back in view).

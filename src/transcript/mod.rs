@@ -275,6 +275,12 @@ pub enum Problem {
         "this entry records a result for the call being judged: the hook payload names a call that already ran"
     )]
     CallAnswered,
+    /// The call being judged was asked before this compaction: the hook payload names a
+    /// call from before it, and the context it was asked in is not the agent's now.
+    #[error(
+        "this compaction boundary was written after the call being judged: the hook payload names a call asked before the last compaction"
+    )]
+    CallBeforeCompaction,
 }
 
 /// A harness's name, as messages give it.
