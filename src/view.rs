@@ -196,15 +196,28 @@ fn printable(b: u8) -> bool {
 /// (Exact: no carry crosses a byte. A byte beyond ASCII is not marked; the caller looks
 /// at it on its own.)
 fn plain(w: u64, after: bool, before: bool) -> u64 {
-    let ascii = !w & HIGH;
-    let x = w & LOW;
-    // Printable: 0x21..=0x7e.
-    let printable = x.wrapping_add(ONES * (0x80 - 0x21)) & !x.wrapping_add(ONES) & ascii;
-    let z = w ^ (ONES * 0x20);
-    let spaces = !((z & LOW).wrapping_add(LOW) | z | LOW);
+    let printable = within(w, 0x21, 0x7e);
+    let spaces = equal(w, b' ');
     let left = (printable << 8) | if after { 0x80 } else { 0 };
     let right = (printable >> 8) | if before { 0x80 << 56 } else { 0 };
     printable | spaces & left & right
+}
+
+/// The high bit of each of the eight bytes of `w` that is ASCII and within `lo..=hi`
+/// (`hi` below 0x80; exact: no carry crosses a byte).
+fn within(w: u64, lo: u8, hi: u8) -> u64 {
+    let x = w & LOW;
+    x.wrapping_add(ONES * u64::from(0x80 - lo))
+        & !x.wrapping_add(ONES * u64::from(0x7f - hi))
+        & !w
+        & HIGH
+}
+
+/// The high bit of each of the eight bytes of `w` equal to `b` (exact: no carry crosses
+/// a byte).
+fn equal(w: u64, b: u8) -> u64 {
+    let z = w ^ (ONES * u64::from(b));
+    !((z & LOW).wrapping_add(LOW) | z | LOW)
 }
 
 /// True for the first byte (in UTF-8) of every character beyond ASCII that
@@ -650,16 +663,6 @@ fn word_starts(
     marks: &[u8],
     mut look: impl FnMut(usize),
 ) {
-    // The high bit of each byte of `w` equal to `b` (exact: no carry crosses a byte).
-    let equal = |w: u64, b: u8| {
-        let z = w ^ (ONES * u64::from(b));
-        !((z & LOW).wrapping_add(LOW) | z | LOW)
-    };
-    // The high bit of each byte of `w` (all ASCII) within `lo..=hi`.
-    let within = |w: u64, lo: u8, hi: u8| {
-        (w.wrapping_add(ONES * u64::from(0x80 - lo)) & !w.wrapping_add(ONES * u64::from(0x7f - hi)))
-            & HIGH
-    };
     let bytes = haystack.as_bytes();
     let mut at = start;
     // Whether the byte before `at` is a letter or digit (unknown: look it up).
