@@ -13,7 +13,20 @@ use serde_json::{Map, Number, Value};
 use crate::text::{BRIEF_CHARS, escape_unsafe};
 
 /// The key serde_json uses to hand an arbitrary-precision number to a visitor.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// The refusal of a key that appears twice in one object.
+pub(crate) fn duplicate_key<E: de::Error>(key: &str) -> E {
+    E::custom(format!(
+        "duplicate key `{}` in one object",
+        crate::text::clean(key)
+    ))
+}
+
+/// The refusal of a number literal (under [`NUMBER_TOKEN`]) that is no number.
+pub(crate) fn bad_number<E: de::Error>(literal: &str) -> E {
+    E::custom(format!("bad number `{literal}`"))
+}
 
 /// A position and message for malformed JSON, 1-based like an editor's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,16 +177,13 @@ impl<'de> Visitor<'de> for StrictVisitor {
             let literal: String = map.next_value()?;
             return Number::from_str(&literal)
                 .map(Value::Number)
-                .map_err(|_| de::Error::custom(format!("bad number `{literal}`")));
+                .map_err(|_| bad_number(&literal));
         }
         let mut key = first;
         loop {
             let StrictValue(value) = map.next_value()?;
             if out.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "duplicate key `{}` in one object",
-                    crate::text::clean(&key)
-                )));
+                return Err(duplicate_key(&key));
             }
             out.insert(key, value);
             match map.next_key::<String>()? {

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// The key serde_json uses to hand an arbitrary-precision number to a visitor.
-pub(super) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+pub(super) use crate::json::NUMBER_TOKEN;
 
 /// A policy's `scope`: a non-empty tool name or glob, or a non-empty array of them.
 pub(super) struct ScopeSeed;

@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::json::SyntaxError;
+use crate::json::{NUMBER_TOKEN, SyntaxError, bad_number, duplicate_key};
 
 /// A JSON value whose strings borrow from the bytes it was parsed from where they can.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,9 +123,6 @@ pub(crate) fn parse_lenient(text: &str) -> Option<Value<'_>> {
     de.end().ok()?;
     Some(value.0)
 }
-
-/// The key serde_json uses to hand an arbitrary-precision number to a visitor.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Objects with more keys than this are checked for repeats with a set.
 const FEW_KEYS: usize = 16;
@@ -266,7 +263,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
             let Text(literal) = map.next_value::<Text<'de>>()?;
             // As json::parse: a key that only looks like serde_json's number is refused.
             if <serde_json::Number as std::str::FromStr>::from_str(&literal).is_err() {
-                return Err(de::Error::custom(format!("bad number `{literal}`")));
+                return Err(bad_number(&literal));
             }
             return Ok(Value::Number(literal));
         }
@@ -282,10 +279,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
             };
             if repeat {
                 if self.strict {
-                    return Err(de::Error::custom(format!(
-                        "duplicate key `{}` in one object",
-                        crate::text::clean(&key)
-                    )));
+                    return Err(duplicate_key(&key));
                 }
                 if let Some(slot) = out.iter_mut().find(|(k, _)| *k == key) {
                     slot.1 = value;
