@@ -528,6 +528,15 @@ fn pay_call() -> Action {
     Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 10}})).unwrap()
 }
 
+/// A JSON Lines store in a fresh folder whose rule's text is `No payments over 5.`
+/// (the folder goes when the first value is dropped).
+fn rule_store() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
+    (dir, path)
+}
+
 /// Sets the file's time a moment on, as a later write would.
 fn a_moment_later(path: &std::path::Path) {
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
@@ -541,9 +550,7 @@ fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_lean
     // rewritten before the lean loader reads it, a record could keep its id and lose its
     // text, and still count as kept. A store too large to hold is read twice, and the
     // two reads must be of one file.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store.jsonl");
-    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
+    let (_dir, path) = rule_store();
     let p = path.to_str().unwrap();
     let request = transcript_request(p);
     let call = pay_call();
@@ -565,9 +572,7 @@ fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_lean
 fn a_held_store_is_judged_as_read_whatever_the_file_becomes() {
     // A store small enough to hold is read once: both passes read the same bytes, so
     // a rewrite after the light pass cannot make a record kept by a text it lost.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store.jsonl");
-    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
+    let (_dir, path) = rule_store();
     let p = path.to_str().unwrap();
     let request = transcript_request(p);
     let call = pay_call();
@@ -586,9 +591,7 @@ fn a_held_store_is_judged_as_read_whatever_the_file_becomes() {
 
 #[test]
 fn a_store_too_large_to_hold_is_read_twice_and_judged_as_a_held_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store.jsonl");
-    std::fs::write(&path, store_with_rule("No payments over 5.")).unwrap();
+    let (_dir, path) = rule_store();
     let p = path.to_str().unwrap();
     let request = transcript_request(p);
     let call = pay_call();
