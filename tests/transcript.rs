@@ -1692,6 +1692,47 @@ fn a_codex_thread_rollback_after_the_last_compaction_is_an_error() {
 }
 
 #[test]
+fn a_compaction_the_models_api_made_starts_the_live_context() {
+    // Codex records a compaction made by the model's API (an encrypted summary) as a model
+    // item on its own line: what came before it, the rule among it, is not in view.
+    let scratch = Scratch::new();
+    assert_eq!(check_against("codex", &fixture("codex", "C-2")).code, 0);
+    for kind in ["compaction", "context_compaction", "compaction_summary"] {
+        let opaque = serde_json::json!({"timestamp": "2026-12-01T00:00:00Z",
+            "type": "response_item",
+            "payload": {"type": kind, "encrypted_content": "gAAAAopaque"}});
+        // Just before the pending call (the fixture's one call of `touch gate-marker`).
+        let compacted = edited("codex", "C-2", |_, v| {
+            let call = v["payload"]["type"] == "function_call"
+                && v["payload"]["arguments"]
+                    .as_str()
+                    .unwrap()
+                    .contains("gate-marker");
+            if call {
+                vec![opaque.clone(), v]
+            } else {
+                vec![v]
+            }
+        });
+        let path = scratch.file(&format!("{kind}.jsonl"), &compacted);
+        let out = check_against("codex", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{kind}: {}",
+            out.stdout
+        );
+        let hooked = hook_with(
+            "codex",
+            &store("codex"),
+            &payload("codex", "C-2", &path),
+            &[],
+        );
+        denied_with_the_rule(&hooked);
+    }
+}
+
+#[test]
 fn a_response_entry_without_a_message_id_is_still_part_of_the_response() {
     // Claude Code gives each block of a response its own entry, told apart by the
     // message id; an entry without one beside the pending call is that response too.

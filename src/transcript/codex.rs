@@ -29,6 +29,10 @@ enum Item<'a> {
         message: String,
         history: Vec<Value<'a>>,
     },
+    /// A compaction the model's API made and Codex recorded as a model item (`compaction`,
+    /// `context_compaction`): an encrypted summary the gate cannot read, standing for
+    /// what came before it.
+    Opaque,
     /// A thread rollback: the newest turns are taken out of the model's context.
     Rollback,
     /// Anything the model is not sent.
@@ -53,6 +57,7 @@ fn item<'a>(line: &Line<'a>) -> Result<Item<'a>, Failure> {
         }
     };
     match kind.as_str() {
+        "response_item" if is_opaque_compaction(&payload) => Ok(Item::Opaque),
         "response_item" => Ok(Item::Model(payload)),
         "compacted" => {
             let message = string_at(&payload, "message", line.at, "a compacted entry")?.to_string();
@@ -85,6 +90,13 @@ pub(super) fn read<'a>(
             Item::Model(m) => after.push((line.at, m)),
             Item::Compacted { message, history } => {
                 compacted = Some((line.at, message, history));
+                break;
+            }
+            // Whether the API drops what came before such an item or only adds to it, the
+            // gate cannot tell: taking it as the start of the context keeps fewer records in
+            // view, never more.
+            Item::Opaque => {
+                compacted = Some((line.at, String::new(), Vec::new()));
                 break;
             }
             // Codex drops the newest user turns from the history it sends; which items
@@ -191,6 +203,15 @@ fn responding(
         out.extend(start..end);
     }
     out
+}
+
+/// True for a model item that is a compaction made by the model's API: its summary is
+/// encrypted, and the model is sent it in place of what it summarised.
+fn is_opaque_compaction(payload: &Map<'_>) -> bool {
+    matches!(
+        payload.get("type").and_then(Value::as_str),
+        Some("compaction" | "compaction_summary" | "context_compaction")
+    )
 }
 
 /// `session_meta`'s `base_instructions`: a string, or `{"text": ...}`.
@@ -312,11 +333,14 @@ fn model_item(
             output(out, at, m.get("output"))?;
         }
         // Sent, but not as text the gate can read: reasoning (encrypted), snapshots the
-        // harness keeps for undo, encrypted compaction items, web searches, images.
+        // harness keeps for undo, encrypted compaction items (in what a compaction kept; one
+        // recorded on its own line starts the context, see `Item::Opaque`), web searches,
+        // images.
         "reasoning"
         | "ghost_snapshot"
         | "compaction"
         | "compaction_summary"
+        | "context_compaction"
         | "web_search_call"
         | "image_generation_call" => {}
         _ => return Err(unknown()),
@@ -385,7 +409,7 @@ fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Resu
 pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
     let mut out = Vec::new();
     for line in lines {
-        if let Item::Compacted { .. } = item(line)? {
+        if let Item::Compacted { .. } | Item::Opaque = item(line)? {
             out.push(line.at);
         }
     }
