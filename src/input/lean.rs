@@ -3,6 +3,8 @@
 //! front, by [`crate::stream`] over JSON Lines chunks or a document read by position.
 //! [`Fallback`] sends the caller to the exact loader.
 
+use std::borrow::Cow;
+
 use super::*;
 use crate::compaction::Retention;
 
@@ -43,13 +45,22 @@ pub fn load_lean_then<R>(
     then: impl FnOnce(Lean) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
     let purpose = Purpose::Check(action);
-    load_lean_with(first, rest, None, kept, purpose, limits, |lean| {
-        then(Lean {
-            input: lean.input,
-            compaction: lean.compaction,
-            action: lean.action.ok_or(Fallback)?,
-        })
-    })
+    let rest = rest.map(|chunk| chunk.map(Cow::Owned));
+    load_lean_with(
+        Cow::Owned(first),
+        rest,
+        None,
+        kept,
+        purpose,
+        limits,
+        |lean| {
+            then(Lean {
+                input: lean.input,
+                compaction: lean.compaction,
+                action: lean.action.ok_or(Fallback)?,
+            })
+        },
+    )
 }
 
 /// What a lean load is for: it holds only what that command reads.
@@ -89,19 +100,15 @@ pub struct LeanFor {
 /// The second pass of `pin --budget` over the same input as [`load_lean_with`] given
 /// `whole` (its chunks given again the same way; a document is read again by position, in
 /// the same chunks): the id and digest of each record whose `seq` is in `wanted`.
-pub fn lean_digests_with<'w>(
-    first: Vec<u8>,
-    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+pub fn lean_digests_with<'a, 'w>(
+    first: Cow<'a, [u8]>,
+    rest: impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
     whole: Option<&mut (dyn Positional<'w> + 'w)>,
     budget: &crate::stream::Budget,
     wanted: &std::collections::BTreeSet<u64>,
     limits: Limits,
 ) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
-    let mut first = first;
-    let bom = first.starts_with(BOM);
-    if bom {
-        first.drain(..BOM.len());
-    }
+    let (first, bom) = without_bom(first);
     let plan = Plan::new(std::iter::empty(), None, limits);
     let document = |src: &mut dyn Positional<'_>, start: u64| {
         let layout = crate::stream::layout(src, start)?;
@@ -117,7 +124,7 @@ pub fn lean_digests_with<'w>(
         Some(true) => match whole {
             Some(whole) => document(whole, if bom { BOM.len() as u64 } else { 0 }),
             None => {
-                let mut bytes = first;
+                let mut bytes = first.into_owned();
                 for chunk in rest {
                     bytes.extend_from_slice(&chunk?);
                 }
@@ -126,6 +133,21 @@ pub fn lean_digests_with<'w>(
         },
         None => Err(Fallback),
     }
+}
+
+/// The first chunk without a byte-order mark, and whether it had one.
+fn without_bom(first: Cow<'_, [u8]>) -> (Cow<'_, [u8]>, bool) {
+    if !first.starts_with(BOM) {
+        return (first, false);
+    }
+    let first = match first {
+        Cow::Borrowed(b) => Cow::Borrowed(b.get(BOM.len()..).unwrap_or_default()),
+        Cow::Owned(mut v) => {
+            v.drain(..BOM.len());
+            Cow::Owned(v)
+        }
+    };
+    (first, true)
 }
 
 /// [`load_lean_with`] of the input at `path` (`stdin`'s bytes instead, when given),
@@ -172,7 +194,8 @@ pub fn load_lean_for(
     purpose: Purpose,
     limits: Limits,
 ) -> Result<LeanFor, Fallback> {
-    load_lean_with(first, rest, None, kept, purpose, limits, Ok)
+    let rest = rest.map(|chunk| chunk.map(Cow::Owned));
+    load_lean_with(Cow::Owned(first), rest, None, kept, purpose, limits, Ok)
 }
 
 /// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
@@ -180,20 +203,16 @@ pub fn load_lean_for(
 /// records in chunks (see [`crate::stream::spans`]), never all at once. Without it, a document's
 /// chunks are put together in memory first.
 #[allow(clippy::too_many_arguments)]
-pub fn load_lean_with<'w, R>(
-    first: Vec<u8>,
-    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+pub fn load_lean_with<'a, 'w, R>(
+    first: Cow<'a, [u8]>,
+    rest: impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
     whole: Option<&mut (dyn Positional<'w> + 'w)>,
     kept: Option<(&str, bool)>,
     purpose: Purpose,
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
-    let mut first = first;
-    let bom = first.starts_with(BOM);
-    if bom {
-        first.drain(..BOM.len());
-    }
+    let (first, bom) = without_bom(first);
     let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
     let owned_kept = match kept {
         _ if pin => KeptIds::Owned(Vec::new()),
@@ -217,22 +236,18 @@ pub fn load_lean_ids_from<R>(
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
-    let (mut first, chunks, mut whole) =
-        source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    let bom = first.starts_with(BOM);
-    if bom {
-        first.drain(..BOM.len());
-    }
+    let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    let (first, bom) = without_bom(first);
     let input = (first, chunks, Some(&mut *whole), bom);
     load_lean_kept(input, KeptIds::Owned(kept), purpose, limits, then)
 }
 
 /// [`load_lean_with`] once the kept ids are read: the input is the first chunk (a
 /// byte-order mark taken off, and whether there was one), the rest, and the whole.
-fn load_lean_kept<'w, R>(
+fn load_lean_kept<'a, 'w, R>(
     input: (
-        Vec<u8>,
-        impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
+        Cow<'a, [u8]>,
+        impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
         Option<&mut (dyn Positional<'w> + 'w)>,
         bool,
     ),
@@ -268,7 +283,7 @@ fn load_lean_kept<'w, R>(
                 lean_document(whole, start, &owned_kept, purpose, limits, then)
             }
             None => {
-                let mut bytes = first;
+                let mut bytes = first.into_owned();
                 for chunk in rest {
                     bytes.extend_from_slice(&chunk?);
                 }

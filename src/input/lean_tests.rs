@@ -134,8 +134,8 @@ fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fal
     let first = chunks.next().unwrap_or_default();
     let mut whole = chunk.map(|chunk| Mem { bytes, chunk });
     let lean = load_lean_with(
-        first,
-        chunks.map(Ok),
+        first.into(),
+        chunks.map(|c| Ok(c.into())),
         whole.as_mut().map(|w| w as &mut dyn Positional<'_>),
         kept.map(|k| (k, false)),
         purpose,

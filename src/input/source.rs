@@ -126,34 +126,43 @@ pub(crate) enum ChunkSource<'a> {
     Bytes(&'a [u8]),
 }
 
-impl Iterator for Chunks<'_> {
-    type Item = Result<Vec<u8>, Fallback>;
+impl<'a> Iterator for Chunks<'a> {
+    type Item = Result<Cow<'a, [u8]>, Fallback>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let file = match &mut self.source {
+            // Bytes already held are lent, not copied: a chunk of them runs to the last
+            // line end within `CHUNK` bytes (or, for a longer line, to its end).
+            ChunkSource::Bytes(rest) => {
+                if rest.is_empty() {
+                    return None;
+                }
+                let window = rest.get(..CHUNK).unwrap_or(rest);
+                let end = match memchr::memrchr(b'\n', window) {
+                    Some(end) if window.len() < rest.len() => end + 1,
+                    Some(_) => rest.len(),
+                    None => memchr::memchr(b'\n', rest.get(CHUNK..).unwrap_or_default())
+                        .map_or(rest.len(), |n| CHUNK + n + 1),
+                };
+                let (now, later) = rest.split_at(end.min(rest.len()));
+                *rest = later;
+                return Some(Ok(Cow::Borrowed(now)));
+            }
+            ChunkSource::File(file) => file,
+        };
         let mut buf = Vec::new();
         buf.append(&mut self.carry);
-        let eof = match &mut self.source {
-            ChunkSource::Bytes(rest) => {
-                let n = CHUNK.min(rest.len());
-                let (now, later) = rest.split_at(n);
-                buf.extend_from_slice(now);
-                *rest = later;
-                later.is_empty()
-            }
-            ChunkSource::File(file) => {
-                // read_to_end fills spare capacity without zeroing it first.
-                buf.reserve(CHUNK);
-                match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
-                    Ok(n) => match self.left.checked_sub(n as u64) {
-                        Some(left) => {
-                            self.left = left;
-                            n < CHUNK
-                        }
-                        None => return Some(Err(Fallback)),
-                    },
-                    Err(_) => return Some(Err(Fallback)),
+        // read_to_end fills spare capacity without zeroing it first.
+        buf.reserve(CHUNK);
+        let eof = match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
+            Ok(n) => match self.left.checked_sub(n as u64) {
+                Some(left) => {
+                    self.left = left;
+                    n < CHUNK
                 }
-            }
+                None => return Some(Err(Fallback)),
+            },
+            Err(_) => return Some(Err(Fallback)),
         };
         if buf.is_empty() {
             return None;
@@ -163,7 +172,7 @@ impl Iterator for Chunks<'_> {
                 .extend_from_slice(buf.get(end + 1..).unwrap_or_default());
             buf.truncate(end + 1);
         }
-        Some(Ok(buf))
+        Some(Ok(Cow::Owned(buf)))
     }
 }
 
@@ -174,7 +183,7 @@ pub(crate) fn lean_chunks<'a>(
     path: &str,
     stdin: Option<&'a [u8]>,
     limits: Limits,
-) -> Option<(Vec<u8>, Chunks<'a>, Whole<'a>)> {
+) -> Option<(Cow<'a, [u8]>, Chunks<'a>, Whole<'a>)> {
     let (source, whole): (ChunkSource<'a>, Whole<'a>) = match stdin {
         Some(bytes) if bytes.len() >= LEAN_FROM => (ChunkSource::Bytes(bytes), Box::new(bytes)),
         Some(_) => return None,
@@ -251,6 +260,50 @@ impl<'a> Positional<'a> for FileAt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn held_bytes_are_lent_in_chunks_that_end_at_line_ends() {
+        // A line of `len` bytes, its line end included.
+        let line =
+            |n: usize, len: usize| format!("{n}{}\n", "x".repeat(len - 1 - n.to_string().len()));
+        let mut inputs = Vec::new();
+        // Short lines, a line longer than a chunk, a line end right at a chunk's end, and
+        // no last line end.
+        inputs.push((0..20_000).map(|n| line(n, 40)).collect::<String>());
+        inputs.push(format!(
+            "{}{}{}",
+            line(1, 10),
+            line(2, CHUNK * 2 + 7),
+            line(3, 10)
+        ));
+        inputs.push(format!("{}{}", line(1, CHUNK), line(2, 5)));
+        inputs.push(format!("{}{}", line(1, CHUNK - 1), "x".repeat(CHUNK + 3)));
+        for input in inputs {
+            let bytes = input.as_bytes();
+            let chunks = Chunks {
+                source: ChunkSource::Bytes(bytes),
+                carry: Vec::new(),
+                left: u64::MAX,
+            };
+            let mut joined = Vec::new();
+            let mut count = 0;
+            for chunk in chunks {
+                let Cow::Borrowed(chunk) = chunk.unwrap() else {
+                    panic!("held bytes are copied");
+                };
+                joined.extend_from_slice(chunk);
+                count += 1;
+                // Every chunk but the last ends at a line end.
+                assert!(chunk.ends_with(b"\n") || joined.len() == bytes.len());
+                assert!(!chunk.is_empty());
+                // Longer than a chunk only to hold one line whole.
+                let one_line = memchr::memchr(b'\n', chunk).is_none_or(|n| n + 1 == chunk.len());
+                assert!(chunk.len() <= CHUNK || one_line);
+            }
+            assert_eq!(joined, bytes);
+            assert!(count > 1);
+        }
+    }
 
     #[test]
     fn a_file_read_by_position_must_keep_its_size() {

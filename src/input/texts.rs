@@ -65,7 +65,7 @@ pub fn record_texts(
     if crate::stream::is_document(&first) != Some(false) {
         return None;
     }
-    for chunk in std::iter::once(Ok(first)).chain(chunks) {
+    for chunk in std::iter::once(Ok(first.into())).chain(chunks) {
         let chunk = chunk.ok()?;
         let chunk = simdutf8::basic::from_utf8(&chunk).ok()?;
         read_lines(chunk, &mut each, &mut named)?;

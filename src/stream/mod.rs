@@ -60,8 +60,9 @@ pub struct Fallback;
 
 /// One unit of work: a chunk of JSON Lines, or a run of a document's records.
 pub enum Batch<'a> {
-    /// Whole lines (the chunk ends at a line end, or at the end of the input).
-    Lines(Vec<u8>),
+    /// Whole lines (the chunk ends at a line end, or at the end of the input): read from
+    /// a file, or lent by the bytes held.
+    Lines(std::borrow::Cow<'a, [u8]>),
     /// Elements of a document's `records`, as [`document::spans`] cuts them: the
     /// text starts at a record and ends after a `,` (and whitespace), or, when the flag
     /// says it is the last, after a record (and whitespace) right before the `]`.
