@@ -129,14 +129,7 @@ pub(super) fn run_check_transcript(
         if let (false, false, Some(call)) = (args.precheck, names_stdin(&args.input), call) {
             let request = request(&args.input, None, Retention::Given, None, limits);
             // The light pass on a thread of its own while the transcript is read.
-            let (texts, context) = std::thread::scope(|scope| {
-                // No second thread (a resource limit): every record is loaded below.
-                let texts = std::thread::Builder::new()
-                    .spawn_scoped(scope, || input::store_texts(&request))
-                    .ok();
-                let context = read_context(&wanted);
-                (texts.and_then(|t| t.join().ok()).flatten(), context)
-            });
+            let (texts, context) = input::store_texts_beside(&request, |_| read_context(&wanted));
             match (texts, context) {
                 (Some(texts), Ok(context)) => {
                     let request = input::Request {

@@ -227,37 +227,27 @@ fn lean_transcript_setup(
         retention: Retention::Transcript(wanted.harness),
         limits,
     };
-    let (texts, context, early) = std::thread::scope(|scope| {
-        // No second thread (a resource limit): the exact path, as for a store the light
-        // pass cannot read.
-        let texts = std::thread::Builder::new()
-            .spawn_scoped(scope, || input::store_texts(&request))
-            .ok();
-        let join = |t: Option<std::thread::ScopedJoinHandle<'_, _>>| {
-            t.and_then(|t| t.join().ok()).flatten()
-        };
-        if tools.is_none() {
-            // Every tool is guarded: read the transcript meanwhile, and normalise it while
-            // the light pass still runs (one that is done already gave up on the store, a
-            // small one say, and the exact path normalises the context itself).
+    let (texts, context, early) = if tools.is_none() {
+        // Every tool is guarded: read the transcript while the light pass runs, and
+        // normalise it while the light pass still runs (one that is done already gave up
+        // on the store, a small one say, and the exact path normalises the context
+        // itself).
+        let (texts, (context, early)) = input::store_texts_beside(&request, |done| {
             let context = read_context_of();
-            let early = if texts.as_ref().is_none_or(|t| t.is_finished()) {
-                None
-            } else {
-                haystack_of(&context)
-            };
-            (join(texts), context, early)
-        } else {
-            // The light pass first: a tool it shows to be outside the gate's charge is
-            // never waited for.
-            let texts = join(texts);
-            let guarded = texts
-                .as_ref()
-                .is_some_and(|t| t.may_guard(tools.as_deref(), &wanted.call.tool));
-            let context = if guarded { read_context_of() } else { None };
-            (texts, context, None)
-        }
-    });
+            let early = if done() { None } else { haystack_of(&context) };
+            (context, early)
+        });
+        (texts, context, early)
+    } else {
+        // The light pass first: a tool it shows to be outside the gate's charge is never
+        // waited for.
+        let texts = input::store_texts(&request);
+        let guarded = texts
+            .as_ref()
+            .is_some_and(|t| t.may_guard(tools.as_deref(), &wanted.call.tool));
+        let context = if guarded { read_context_of() } else { None };
+        (texts, context, None)
+    };
     let context = match context {
         Some(Ok(context)) => context,
         other => return Err(Box::new(other)),

@@ -215,6 +215,24 @@ pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
     store_texts_holding(request, source::HOLD_UP_TO)
 }
 
+/// [`store_texts`] on a thread of its own while `meanwhile` runs (reading the transcript,
+/// say), which is told by the function it is given whether the light pass is done
+/// already. `None` for the texts when the pass gave none, or when no second thread could
+/// be had (a resource limit): the caller then loads every record.
+pub fn store_texts_beside<T>(
+    request: &Request<'_>,
+    meanwhile: impl FnOnce(&dyn Fn() -> bool) -> T,
+) -> (Option<StoreTexts>, T) {
+    std::thread::scope(|scope| {
+        let texts = std::thread::Builder::new()
+            .spawn_scoped(scope, || store_texts(request))
+            .ok();
+        let done = || texts.as_ref().is_none_or(|t| t.is_finished());
+        let other = meanwhile(&done);
+        (texts.and_then(|t| t.join().ok()).flatten(), other)
+    })
+}
+
 /// [`store_texts`], holding a file of up to `most` bytes for both passes.
 pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<StoreTexts> {
     let (path, bytes) = request.source.parts();

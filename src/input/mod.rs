@@ -23,7 +23,7 @@ mod texts;
 
 pub use entry::{
     FlagText, Loaded, Request, Source, load_all, load_check, load_precheck, load_store, pin_report,
-    store_texts, tools_of,
+    store_texts, store_texts_beside, tools_of,
 };
 pub use source::{io_reason, read};
 
