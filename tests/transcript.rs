@@ -1841,3 +1841,97 @@ fn a_gemini_payload_without_its_session_id_is_an_error() {
         );
     }
 }
+
+/// AE-2 of Codex (the summary leaves the rule out) with `item` recorded as a model item
+/// just after the compaction.
+fn codex_after_the_compaction(item: Value) -> Vec<u8> {
+    edited("codex", "AE-2", |_, v| {
+        if v["type"] == "compacted" {
+            let line = serde_json::json!({"timestamp": "2026-12-01T14:23:09.920Z",
+                "type": "response_item", "payload": item.clone()});
+            vec![v, line]
+        } else {
+            vec![v]
+        }
+    })
+}
+
+#[test]
+fn codex_a_tool_output_whose_call_is_not_in_the_context_is_not_context() {
+    // Codex sends the model no output whose call its history no longer holds (it drops
+    // such orphans before each request): one that quotes the rule does not put it in view.
+    let scratch = Scratch::new();
+    assert_eq!(check_against("codex", &fixture("codex", "AE-2")).code, 1);
+    for (kind, output) in [
+        ("function_call_output", Value::String(RULE.to_string())),
+        (
+            "function_call_output",
+            serde_json::json!([{"type": "input_text", "text": RULE}]),
+        ),
+        ("custom_tool_call_output", Value::String(RULE.to_string())),
+    ] {
+        // The warm-up call's id: its call sits before the compaction, which dropped it.
+        let orphan = codex_after_the_compaction(
+            serde_json::json!({"type": kind, "call_id": "call_0003", "output": output}),
+        );
+        let path = scratch.file("orphan.jsonl", &orphan);
+        let out = check_against("codex", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{kind}: {}",
+            out.stdout
+        );
+        let hooked = hook_with(
+            "codex",
+            &store("codex"),
+            &payload("codex", "AE-2", &path),
+            &[],
+        );
+        denied_with_the_rule(&hooked);
+    }
+    // With its call in the context, the output is sent and counts.
+    let answered = edited("codex", "AE-2", |_, v| {
+        if v["type"] == "compacted" {
+            let call = serde_json::json!({"timestamp": "2026-12-01T14:23:09.920Z",
+                "type": "response_item", "payload": {"type": "function_call",
+                "name": "exec_command", "arguments": "{\"cmd\": \"cat RULES\"}",
+                "call_id": "call_rules"}});
+            let output = serde_json::json!({"timestamp": "2026-12-01T14:23:09.921Z",
+                "type": "response_item", "payload": {"type": "function_call_output",
+                "call_id": "call_rules", "output": RULE}});
+            vec![v, call, output]
+        } else {
+            vec![v]
+        }
+    });
+    let path = scratch.file("answered.jsonl", &answered);
+    assert_eq!(check_against("codex", &path).code, 0);
+}
+
+#[test]
+fn codex_a_system_message_is_not_context() {
+    // Codex leaves messages of the `system` role out of its history: it never sends them.
+    let scratch = Scratch::new();
+    let system = codex_after_the_compaction(serde_json::json!({"type": "message",
+        "role": "system", "content": [{"type": "input_text", "text": RULE}]}));
+    let path = scratch.file("system.jsonl", &system);
+    let out = check_against("codex", &path);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}",
+        out.stdout
+    );
+    denied_with_the_rule(&hook_with(
+        "codex",
+        &store("codex"),
+        &payload("codex", "AE-2", &path),
+        &[],
+    ));
+    // A developer message is sent.
+    let developer = codex_after_the_compaction(serde_json::json!({"type": "message",
+        "role": "developer", "content": [{"type": "input_text", "text": RULE}]}));
+    let path = scratch.file("developer.jsonl", &developer);
+    assert_eq!(check_against("codex", &path).code, 0);
+}

@@ -125,6 +125,7 @@ pub(super) fn read<'a>(
     items.extend(after.into_iter().map(|(at, m)| (at, m, false)));
 
     let mut answered = BTreeSet::new();
+    let mut calls = Calls::default();
     let mut call_seen = false;
     for (_, m, _) in &items {
         let id = m.get("call_id").and_then(Value::as_str);
@@ -132,8 +133,12 @@ pub(super) fn read<'a>(
             (Some("function_call_output" | "custom_tool_call_output"), Some(id)) => {
                 answered.insert(id.to_string());
             }
-            (Some("function_call" | "custom_tool_call" | "local_shell_call"), Some(id)) => {
+            (
+                Some(kind @ ("function_call" | "custom_tool_call" | "local_shell_call")),
+                Some(id),
+            ) => {
                 call_seen |= call == Some(id);
+                calls.insert(kind, id);
             }
             _ => {}
         }
@@ -144,7 +149,7 @@ pub(super) fn read<'a>(
         if responding.contains(&i) {
             continue;
         }
-        model_item(&mut out, *at, m, *is_summary, &answered, call)?;
+        model_item(&mut out, *at, m, *is_summary, &answered, &calls, call)?;
     }
     Ok(Live {
         harness: Harness::Codex,
@@ -153,6 +158,37 @@ pub(super) fn read<'a>(
         call_seen,
         responding: None,
     })
+}
+
+/// The calls the context holds, by the kind of output that answers them. Codex sends no
+/// output whose call is not in its history: it drops such an orphan from each request.
+#[derive(Default)]
+struct Calls {
+    /// `function_call` and `local_shell_call` ids, answered by `function_call_output`.
+    function: BTreeSet<String>,
+    /// `custom_tool_call` ids, answered by `custom_tool_call_output`.
+    custom: BTreeSet<String>,
+}
+
+impl Calls {
+    fn insert(&mut self, kind: &str, id: &str) {
+        let set = if kind == "custom_tool_call" {
+            &mut self.custom
+        } else {
+            &mut self.function
+        };
+        set.insert(id.to_string());
+    }
+
+    /// True when the output item of this kind, answering `id`, is sent.
+    fn answers(&self, kind: &str, id: Option<&str>) -> bool {
+        let set = if kind == "custom_tool_call_output" {
+            &self.custom
+        } else {
+            &self.function
+        };
+        id.is_some_and(|id| set.contains(id))
+    }
 }
 
 /// The items of the model's response that holds a pending call: the run of model
@@ -272,6 +308,7 @@ fn model_item(
     m: &Map<'_>,
     is_summary: bool,
     answered: &BTreeSet<String>,
+    calls: &Calls,
     call: Option<&str>,
 ) -> Result<(), Failure> {
     let unknown = || Failure::unknown(at, "a model item", Harness::Codex);
@@ -283,10 +320,12 @@ fn model_item(
     match kind {
         "message" => {
             let role = match string_at(m, "role", at, "a message item")? {
+                // Codex leaves system messages out of the history it sends.
+                "system" => return Ok(()),
                 _ if is_summary => Role::Summary,
                 "user" => Role::User,
                 "assistant" => Role::Assistant,
-                "developer" | "system" => Role::Developer,
+                "developer" => Role::Developer,
                 _ => return Err(unknown()),
             };
             let Some(Value::Array(parts)) = m.get("content") else {
@@ -330,7 +369,9 @@ fn model_item(
             }
         }
         "function_call_output" | "custom_tool_call_output" => {
-            output(out, at, m.get("output"))?;
+            if calls.answers(kind, m.get("call_id").and_then(Value::as_str)) {
+                output(out, at, m.get("output"))?;
+            }
         }
         // Sent, but not as text the gate can read: reasoning (encrypted), snapshots the
         // harness keeps for undo, encrypted compaction items (in what a compaction kept; one
