@@ -1935,3 +1935,54 @@ fn codex_a_system_message_is_not_context() {
     let path = scratch.file("developer.jsonl", &developer);
     assert_eq!(check_against("codex", &path).code, 0);
 }
+
+#[test]
+fn gemini_cli_a_part_marked_thought_in_any_way_is_not_context() {
+    // Gemini CLI strips every part whose `thought` is set (anything JavaScript counts as
+    // true) from what it sends: a model message's part that quotes the rule so is not sent.
+    let scratch = Scratch::new();
+    let with_part = |thought: Value| {
+        edited("gemini-cli", "AE-2", |n, v| {
+            if n == 18 {
+                let said = serde_json::json!({"id": "thinking-aloud",
+                    "timestamp": "2026-12-01T14:23:25.760Z", "type": "gemini",
+                    "content": [{"text": RULE, "thought": thought.clone()}]});
+                vec![v, said]
+            } else {
+                vec![v]
+            }
+        })
+    };
+    for thought in [
+        Value::Bool(true),
+        serde_json::json!(1),
+        serde_json::json!("true"),
+        serde_json::json!({}),
+        serde_json::json!([]),
+    ] {
+        let path = scratch.file("thought.jsonl", &with_part(thought.clone()));
+        let out = check_against("gemini-cli", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{thought}: {}",
+            out.stdout
+        );
+        denied_with_the_rule(&hook_with(
+            "gemini-cli",
+            &store("gemini-cli"),
+            &payload("gemini-cli", "AE-2", &path),
+            &[],
+        ));
+    }
+    // A part whose `thought` is unset in JavaScript's sense is sent.
+    for thought in [
+        Value::Bool(false),
+        Value::Null,
+        serde_json::json!(0),
+        serde_json::json!(""),
+    ] {
+        let path = scratch.file("said.jsonl", &with_part(thought.clone()));
+        assert_eq!(check_against("gemini-cli", &path).code, 0, "{thought}");
+    }
+}

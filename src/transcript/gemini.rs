@@ -339,6 +339,17 @@ const PART_KEYS: [&str; 12] = [
     "mediaResolution",
 ];
 
+/// True for a value JavaScript counts as true: Gemini CLI strips a part whose `thought`
+/// is, whatever its type, from what it sends.
+fn is_set(value: &Value) -> bool {
+    match value {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Number(n) => n.parse::<f64>() != Ok(0.0),
+        Value::Bool(true) | Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
 /// A `PartListUnion`: a string, a part, or an array of strings and parts. A part marked
 /// `thought` is not sent.
 fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Result<(), Failure> {
@@ -357,7 +368,7 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
             if p.keys().any(|k| !PART_KEYS.contains(&k)) {
                 return Err(Failure::unknown(at, "a message part", Harness::GeminiCli));
             }
-            if p.get("thought") == Some(&Value::Bool(true)) {
+            if p.get("thought").is_some_and(is_set) {
                 return Ok(());
             }
             match p.get("text") {
