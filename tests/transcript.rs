@@ -1986,3 +1986,53 @@ fn gemini_cli_a_part_marked_thought_in_any_way_is_not_context() {
         assert_eq!(check_against("gemini-cli", &path).code, 0, "{thought}");
     }
 }
+
+/// Claude Code's AE-1 (the summary leaves the rule out) with the synthetic assistant
+/// message after the compaction (line 27, on the chain) edited by `edit`, its text made
+/// the rule.
+fn claude_code_synthetic_message(edit: impl Fn(&mut Value)) -> Vec<u8> {
+    edited("claude-code", "AE-1", |n, mut v| {
+        if n == 27 {
+            assert_eq!(v["message"]["model"], "<synthetic>");
+            v["message"]["content"] = serde_json::json!([{"type": "text", "text": RULE}]);
+            edit(&mut v);
+        }
+        vec![v]
+    })
+}
+
+#[test]
+fn claude_code_a_message_claude_code_never_sends_is_not_context() {
+    // Claude Code leaves out of each request the synthetic message it writes for an API
+    // error, and every message it marks virtual: one that quotes the rule does not put it
+    // in view.
+    let scratch = Scratch::new();
+    let cases: [(&str, fn(&mut Value)); 3] = [
+        ("api error", |v| v["isApiErrorMessage"] = Value::Bool(true)),
+        ("virtual assistant", |v| v["isVirtual"] = Value::Bool(true)),
+        ("virtual user", |v| {
+            v["type"] = Value::String("user".into());
+            v["message"] = serde_json::json!({"role": "user", "content": RULE});
+            v["isVirtual"] = Value::Bool(true);
+        }),
+    ];
+    for (what, edit) in cases {
+        let path = scratch.file("unsent.jsonl", &claude_code_synthetic_message(edit));
+        let out = check_against("claude-code", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{what}: {}",
+            out.stdout
+        );
+        denied_with_the_rule(&hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &payload("claude-code", "AE-1", &path),
+            &[],
+        ));
+    }
+    // The same message, neither an API error nor virtual, is sent.
+    let path = scratch.file("sent.jsonl", &claude_code_synthetic_message(|_| {}));
+    assert_eq!(check_against("claude-code", &path).code, 0);
+}

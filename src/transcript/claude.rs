@@ -118,6 +118,13 @@ impl Entry<'_> {
     fn is_summary(&self) -> bool {
         self.kind() == "user" && self.obj.get("isCompactSummary") == Some(&Value::Bool(true))
     }
+
+    /// True for a message Claude Code leaves out of every request: one it marks virtual,
+    /// and the message it writes in the model's place for an API error.
+    fn is_never_sent(&self) -> bool {
+        let set = |key| self.obj.get(key) == Some(&Value::Bool(true));
+        set("isVirtual") || (self.kind() == "assistant" && set("isApiErrorMessage"))
+    }
 }
 
 /// Reads one line: a chain link, or `None` for an entry outside the chain (and, outside a
@@ -577,6 +584,7 @@ fn pieces(
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         let role = match e.kind() {
+            _ if e.is_never_sent() => continue,
             "user" if e.is_summary() => Role::Summary,
             "user" => Role::User,
             "assistant" if message_id(e).is_some_and(|id| responding.contains(id)) => continue,
