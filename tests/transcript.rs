@@ -2036,3 +2036,57 @@ fn claude_code_a_message_claude_code_never_sends_is_not_context() {
     let path = scratch.file("sent.jsonl", &claude_code_synthetic_message(|_| {}));
     assert_eq!(check_against("claude-code", &path).code, 0);
 }
+
+#[test]
+fn claude_code_a_tool_result_whose_call_is_not_the_one_before_it_is_not_context() {
+    // Claude Code sends a tool result only right after the response that asked for its
+    // call: one that answers a call the context does not hold there (here: no call at all)
+    // it drops from the request as an orphan, so quoting the rule does not put it in view.
+    let scratch = Scratch::new();
+    let text = std::fs::read_to_string(fixture("claude-code", "AE-1")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let orphan = |after: usize, call: &str| -> Vec<u8> {
+        // A user entry holding the result, put on the chain after line `after`.
+        let parent = lines[after - 1]["uuid"].clone();
+        let mut result = lines[25].clone();
+        result["uuid"] = Value::String("0rphan00-0000-4000-8000-000000000000".into());
+        result["parentUuid"] = parent.clone();
+        result["message"] = serde_json::json!({"role": "user", "content": [{"type":
+            "tool_result", "tool_use_id": call, "content": RULE}]});
+        let mut out = String::new();
+        for (i, line) in lines.iter().enumerate() {
+            let mut v = line.clone();
+            if v["parentUuid"] == parent && v["uuid"] != result["uuid"] {
+                v["parentUuid"] = result["uuid"].clone();
+            }
+            out.push_str(&v.to_string());
+            out.push('\n');
+            if i + 1 == after {
+                out.push_str(&result.to_string());
+                out.push('\n');
+            }
+        }
+        out.into_bytes()
+    };
+    // After the synthetic reply (line 27, no call), and after a user message (line 26).
+    for (after, call) in [(27, "toolu_gone"), (26, "toolu_gone"), (27, "toolu_0005")] {
+        let path = scratch.file("orphan.jsonl", &orphan(after, call));
+        let out = check_against("claude-code", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "after line {after}, {call}: {}",
+            out.stdout
+        );
+    }
+    let path = scratch.file("orphan.jsonl", &orphan(27, "toolu_gone"));
+    denied_with_the_rule(&hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &payload("claude-code", "AE-1", &path),
+        &[],
+    ));
+}

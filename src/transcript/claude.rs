@@ -582,7 +582,12 @@ fn pieces(
         }));
     }
     let mut out = Vec::new();
+    // The calls of the response the entries since the last model entry follow: Claude
+    // Code sends a tool result only right after the response that asked for its call,
+    // and drops any other from the request as an orphan.
+    let mut follows = Follows::default();
     for (i, e) in entries.iter().enumerate() {
+        follows.step(e);
         let role = match e.kind() {
             _ if e.is_never_sent() => continue,
             "user" if e.is_summary() => Role::Summary,
@@ -600,8 +605,9 @@ fn pieces(
                 at: e.at,
             }),
             Some(Value::Array(items)) => {
+                let unsent = |id: &str| cleared.contains(id) || !follows.calls.contains(id);
                 for item in items {
-                    block(&mut out, role, e.at, item, &answered, &cleared, call)?;
+                    block(&mut out, role, e.at, item, &answered, &unsent, call)?;
                 }
             }
             _ => {
@@ -623,6 +629,49 @@ fn pieces(
         call_seen,
         responding: None,
     })
+}
+
+/// The response a run of entries follows, as Claude Code merges what it sends: the
+/// entries of one response (one message id) written one after another, with the
+/// results of its calls between them, are one message.
+#[derive(Default)]
+struct Follows<'e> {
+    /// The message id of the response, when it has one.
+    id: Option<&'e str>,
+    /// The ids of its calls.
+    calls: BTreeSet<String>,
+    /// True while only its entries and tool results have followed it (an entry of the
+    /// same response then joins it).
+    open: bool,
+}
+
+impl<'e> Follows<'e> {
+    fn step(&mut self, e: &'e Entry<'_>) {
+        if e.is_never_sent() {
+            return;
+        }
+        let calls = blocks(e).filter_map(|b| match b.get("type").and_then(Value::as_str) {
+            Some("tool_use") => b.get("id").and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        });
+        match e.kind() {
+            "assistant" => {
+                let id = message_id(e);
+                if !(self.open && id.is_some() && id == self.id) {
+                    self.calls.clear();
+                }
+                self.id = id;
+                self.calls.extend(calls);
+                self.open = true;
+            }
+            "user" => {
+                let results =
+                    blocks(e).any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+                self.open &= results;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The tool calls whose results a `microcompact_boundary` entry cleared (none for any
@@ -701,7 +750,7 @@ fn block(
     at: u64,
     item: &Value,
     answered: &BTreeSet<String>,
-    cleared: &BTreeSet<String>,
+    unsent: &dyn Fn(&str) -> bool,
     call: Option<&str>,
 ) -> Result<(), Failure> {
     let unknown = || Failure::unknown(at, "a message block", Harness::ClaudeCode);
@@ -726,7 +775,7 @@ fn block(
             _ if b
                 .get("tool_use_id")
                 .and_then(Value::as_str)
-                .is_some_and(|id| cleared.contains(id)) => {}
+                .is_none_or(unsent) => {}
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => out.push(Piece {
                 role: Role::Result,
