@@ -2007,7 +2007,8 @@ fn claude_code_a_message_claude_code_never_sends_is_not_context() {
     // error, and every message it marks virtual: one that quotes the rule does not put it
     // in view.
     let scratch = Scratch::new();
-    let cases: [(&str, fn(&mut Value)); 3] = [
+    type Edit = fn(&mut Value);
+    let cases: [(&str, Edit); 3] = [
         ("api error", |v| v["isApiErrorMessage"] = Value::Bool(true)),
         ("virtual assistant", |v| v["isVirtual"] = Value::Bool(true)),
         ("virtual user", |v| {
