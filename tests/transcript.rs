@@ -2091,3 +2091,36 @@ fn claude_code_a_tool_result_whose_call_is_not_the_one_before_it_is_not_context(
         &[],
     ));
 }
+
+#[test]
+fn claude_code_a_server_tool_call_without_its_result_is_not_context() {
+    // Claude Code leaves out of the request a server tool call (a web search, say) whose
+    // response does not hold its result: its input, quoting the rule, is not sent.
+    let scratch = Scratch::new();
+    let search = serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_01",
+        "name": "web_search", "input": {"query": RULE}});
+    let without = claude_code_synthetic_message(|v| {
+        v["message"]["content"] = serde_json::json!([search.clone()]);
+    });
+    let path = scratch.file("without.jsonl", &without);
+    let out = check_against("claude-code", &path);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}",
+        out.stdout
+    );
+    denied_with_the_rule(&hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &payload("claude-code", "AE-1", &path),
+        &[],
+    ));
+    // With its result beside it, the call is sent, its input with it.
+    let with = claude_code_synthetic_message(|v| {
+        v["message"]["content"] = serde_json::json!([search.clone(), {"type":
+            "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}]);
+    });
+    let path = scratch.file("with.jsonl", &with);
+    assert_eq!(check_against("claude-code", &path).code, 0);
+}

@@ -581,6 +581,14 @@ fn pieces(
                 .is_some_and(|e| e.kind() == "assistant" && message_id(e).is_none())
         }));
     }
+    // The server tool calls (a web search, say) whose result a response holds: Claude
+    // Code leaves any other out of the request.
+    let server_answered: BTreeSet<&str> = entries
+        .iter()
+        .filter(|e| e.kind() == "assistant")
+        .flat_map(|e| blocks(e))
+        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+        .collect();
     let mut out = Vec::new();
     // The calls of the response the entries since the last model entry follow: Claude
     // Code sends a tool result only right after the response that asked for its call,
@@ -605,7 +613,10 @@ fn pieces(
                 at: e.at,
             }),
             Some(Value::Array(items)) => {
-                let unsent = |id: &str| cleared.contains(id) || !follows.calls.contains(id);
+                let unsent = |id: &str| match e.kind() {
+                    "assistant" => !server_answered.contains(id),
+                    _ => cleared.contains(id) || !follows.calls.contains(id),
+                };
                 for item in items {
                     block(&mut out, role, e.at, item, &answered, &unsent, call)?;
                 }
@@ -743,7 +754,9 @@ fn blocks<'e>(e: &'e Entry<'_>) -> impl Iterator<Item = &'e Map<'e>> {
         .filter_map(Value::as_object)
 }
 
-/// One content block of a message.
+/// One content block of a message. `unsent` says of an id whether Claude Code leaves
+/// the block that carries it out of the request: in a user message, the result of that
+/// call; in a response, that server tool call.
 fn block(
     out: &mut Vec<Piece>,
     role: Role,
@@ -766,8 +779,11 @@ fn block(
         }),
         "tool_use" | "server_tool_use" => {
             let id = string_at(b, "id", at, "a tool_use block")?;
-            let pending = call == Some(id) || (kind == "tool_use" && !answered.contains(id));
-            if !pending && let Some(input) = b.get("input") {
+            let unsent = match kind {
+                "tool_use" => call == Some(id) || !answered.contains(id),
+                _ => call == Some(id) || unsent(id),
+            };
+            if !unsent && let Some(input) = b.get("input") {
                 push_strings(out, Role::Call, at, input);
             }
         }
