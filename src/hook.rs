@@ -118,6 +118,9 @@ pub struct TranscriptRequest {
     /// Gemini CLI: the payload's `session_id`. Its payload names no call that the file
     /// would have to record, so the file must at least be that session's.
     pub session: Option<String>,
+    /// Gemini CLI: the payload's `cwd`, the directory it started in, whose
+    /// `.gemini/settings.json` it read (some settings change what it sends the model).
+    pub cwd: Option<String>,
 }
 
 /// A Claude Code subagent that makes the call, and where its transcript is filed:
@@ -269,11 +272,19 @@ pub fn requested_transcript(
         }
         _ => None,
     };
+    let cwd = match (harness, obj.get("cwd")) {
+        (Harness::GeminiCli, Some(Value::String(cwd))) if !cwd.is_empty() => Some(cwd.clone()),
+        (Harness::GeminiCli, _) => {
+            return Some(Err(invalid("key `cwd`", PayloadProblem::NoCwd)));
+        }
+        _ => None,
+    };
     Some(Ok(TranscriptRequest {
         path,
         call,
         subagent,
         session,
+        cwd,
     }))
 }
 

@@ -2124,3 +2124,97 @@ fn claude_code_a_server_tool_call_without_its_result_is_not_context() {
     let path = scratch.file("with.jsonl", &with);
     assert_eq!(check_against("claude-code", &path).code, 0);
 }
+
+#[test]
+fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
+    // With its experimental context management on, Gemini CLI trims and summarises the
+    // history it sends without writing that to the session file: C-2, where the rule is
+    // in view, cannot be judged then.
+    let h = "gemini-cli";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    let home = scratch.path().join("home");
+    for dir in [&project, &home] {
+        std::fs::create_dir_all(dir.join(".gemini")).unwrap();
+    }
+    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
+    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let hook = |payload: &Value| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+        command
+            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("GEMINI_CLI_HOME", &home)
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                scratch.path().join("none.json"),
+            );
+        let out = output_of(command, Some(payload.to_string().as_bytes()));
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let settings = |dir: &std::path::Path, text: &str| {
+        std::fs::write(dir.join(".gemini/settings.json"), text).unwrap();
+    };
+    assert_eq!(hook(&v), (Some(0), String::new()));
+    // On in the workspace's settings (with comments, as Gemini CLI allows).
+    settings(
+        &project,
+        "{\n  // mine\n  \"experimental\": {\"contextManagement\": true} /* on */\n}",
+    );
+    let (code, stderr) = hook(&v);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(".gemini/settings.json: settings: `experimental.contextManagement` is on"),
+        "{stderr}"
+    );
+    // Off there, and a profile that turns it on in the user's settings.
+    settings(
+        &project,
+        r#"{"experimental": {"contextManagement": false}}"#,
+    );
+    assert_eq!(hook(&v).0, Some(0));
+    settings(&home, r#"{"experimental": {"generalistProfile": "yes"}}"#);
+    let (code, stderr) = hook(&v);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`experimental.generalistProfile` is on"),
+        "{stderr}"
+    );
+    // A file that names such a setting and cannot be read as Gemini CLI reads it.
+    settings(&home, r#"{"experimental": {"generalistProfile": false"#);
+    let (code, stderr) = hook(&v);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot be read as Gemini CLI reads it"),
+        "{stderr}"
+    );
+    // One that names none is not read at all.
+    settings(&home, "not json, and no setting that matters");
+    assert_eq!(hook(&v).0, Some(0));
+    // The user's settings where the session file is kept (a hook is not given
+    // `GEMINI_CLI_HOME`, which moves them there).
+    let gemini = scratch.path().join("elsewhere/.gemini");
+    let chats = gemini.join("tmp/project/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let session = chats.join("session-1.jsonl");
+    std::fs::copy(fixture(h, "C-2"), &session).unwrap();
+    let mut kept = v.clone();
+    kept["transcript_path"] = Value::String(session.to_str().unwrap().to_string());
+    assert_eq!(hook(&kept).0, Some(0));
+    std::fs::write(
+        gemini.join("settings.json"),
+        r#"{"experimental": {"powerUserProfile": true}}"#,
+    )
+    .unwrap();
+    let (code, stderr) = hook(&kept);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`experimental.powerUserProfile` is on"),
+        "{stderr}"
+    );
+    // Without the payload's start directory the workspace's settings cannot be found.
+    v.as_object_mut().unwrap().remove("cwd");
+    let (code, stderr) = hook(&v);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("payload: key `cwd`: missing"), "{stderr}");
+}

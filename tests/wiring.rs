@@ -54,7 +54,10 @@ impl Sandbox {
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH");
+            .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+            .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH");
         let out = common::output_of(c, None);
         Out {
             code: out.status.code().unwrap(),
@@ -571,6 +574,28 @@ fn doctor_finds_gemini_cli_started_below_the_configured_directory() {
             sub.display(),
             sub.display()
         )
+    );
+}
+
+#[test]
+fn doctor_finds_gemini_cli_context_management_turned_on() {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    assert_eq!(s.doctor("gemini-cli").code, 0);
+    s.edit_settings("gemini-cli", |t| {
+        t.replacen('{', r#"{"experimental": {"contextManagement": true},"#, 1)
+    });
+    let found = findings(&s.doctor("gemini-cli"));
+    let problem = format!(
+        "{}: settings: `experimental.contextManagement` is on: Gemini CLI then trims and summarises the history it sends the model without writing that to its session file, so the gate cannot tell what the model sees (turn it off to judge calls by the transcript, or use --kept)",
+        s.settings("gemini-cli").display()
+    );
+    assert_eq!(found.first(), Some(&problem));
+    // The hook, run as Gemini CLI runs it, denies every call for it.
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[1].ends_with(&format!("invalid-input: {problem}")),
+        "{found:?}"
     );
 }
 

@@ -113,6 +113,7 @@ pub(super) fn run_check_transcript(
             harness: args.harness.map(HarnessArg::harness),
             call: None,
             session: None,
+            cwd: None,
             deadline: None,
             files: &args.context_file,
             limits,

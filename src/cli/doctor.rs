@@ -155,7 +155,14 @@ fn doctor(
     }
     match harness {
         Harness::Codex => check_codex_trust(dir, &ours, f),
-        Harness::GeminiCli => check_gemini_trust(project, f),
+        Harness::GeminiCli => {
+            check_gemini_trust(project, f);
+            // A setting that changes what Gemini CLI sends the model, which its session
+            // file does not show: every call under --kept-from transcript is an error.
+            if let Err(e) = gemini_settings(project, None) {
+                f.problem(e.to_string());
+            }
+        }
         Harness::ClaudeCode => {}
     }
     if f.unsure.is_some() {

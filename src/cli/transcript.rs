@@ -11,6 +11,7 @@ use super::*;
 use crate::hook::{Subagent, Unread};
 use crate::transcript::{self, Live, Window};
 use crate::view::Context;
+use crate::wiring::{self, gemini_cli};
 
 /// How much of a transcript's end is read first; each retry reads twice as much (the
 /// bytes in front of what was read).
@@ -31,6 +32,9 @@ pub(super) struct Wanted<'a> {
     pub(super) call: Option<&'a str>,
     /// Gemini CLI: the session the transcript must be (the payload's `session_id`).
     pub(super) session: Option<&'a str>,
+    /// Gemini CLI, a call being made now: the directory it started in (the payload's
+    /// `cwd`), whose settings are checked for ones that change what it sends.
+    pub(super) cwd: Option<&'a str>,
     /// Until when to wait for the file and the call; `None`: read once.
     pub(super) deadline: Option<Instant>,
     /// `--context-file` values.
@@ -88,6 +92,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             TranscriptRead::OtherSession,
         )));
     }
+    if let (Some(cwd), Harness::GeminiCli) = (wanted.cwd, live.harness) {
+        gemini_settings(cwd, Some(Path::new(path.as_ref()))).map_err(Unread::Invalid)?;
+    }
     // The subagents at work (Gemini CLI), read as the session was: a file just created
     // or being written is looked at again while the hook may wait.
     let also = loop {
@@ -125,6 +132,48 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         files,
         also,
     })
+}
+
+/// Gemini CLI's settings for a session started in `cwd` (whose file is `transcript`), as
+/// it read them: an error when one turns on its context management, which
+/// changes what it sends the model without writing that to the session file, or when a
+/// file that names such a setting cannot be read as Gemini CLI reads it (Gemini CLI does
+/// not start with a settings file it cannot read).
+pub(super) fn gemini_settings(cwd: &str, transcript: Option<&Path>) -> Result<(), InputError> {
+    let env = |key: &str| match key {
+        "HOME" => std::env::var_os(key).or_else(|| std::env::home_dir().map(Into::into)),
+        _ => std::env::var_os(key),
+    };
+    for file in gemini_cli::settings_files(Path::new(cwd), transcript, env) {
+        let origin = file.to_string_lossy();
+        let text = match std::fs::read(&file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                let problem = TranscriptRead::Settings(io_reason(&e));
+                return Err(InputError::invalid(&origin, "settings", problem));
+            }
+        };
+        let names = |t: &[u8]| {
+            gemini_cli::CONTEXT_MANAGED
+                .iter()
+                .any(|key| memchr::memmem::find(t, key.as_bytes()).is_some())
+        };
+        if !names(&text) {
+            continue;
+        }
+        let settings = std::str::from_utf8(&text)
+            .map_err(|_| "not UTF-8 text".to_string())
+            .and_then(|t| wiring::edit::read(t, true).map_err(|e| e.to_string()))
+            .map_err(|why| {
+                InputError::invalid(&origin, "settings", TranscriptRead::Settings(why))
+            })?;
+        if let Some(key) = gemini_cli::context_managed(&settings) {
+            let problem = TranscriptRead::ContextManaged(key);
+            return Err(InputError::invalid(&origin, "settings", problem));
+        }
+    }
+    Ok(())
 }
 
 /// The transcript of a Claude Code subagent as its folder holds it now:
@@ -458,6 +507,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         harness: args.harness.map(HarnessArg::harness),
         call: None,
         session: None,
+        cwd: None,
         deadline: None,
         files: &args.context_file,
         limits,

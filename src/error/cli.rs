@@ -40,6 +40,18 @@ pub enum TranscriptRead {
         "this is another session's transcript: its `sessionId` is not the hook payload's `session_id` (pass the payload on as the harness sent it)"
     )]
     OtherSession,
+    /// Gemini CLI: a settings file turns on its context management (the key under
+    /// `experimental`).
+    #[error(
+        "`experimental.{0}` is on: Gemini CLI then trims and summarises the history it sends the model without writing that to its session file, so the gate cannot tell what the model sees (turn it off to judge calls by the transcript, or use --kept)"
+    )]
+    ContextManaged(&'static str),
+    /// Gemini CLI: a settings file that names a setting that may turn on its context
+    /// management, and cannot be read as Gemini CLI reads it: why.
+    #[error(
+        "cannot be read as Gemini CLI reads it ({0}), and it names a setting that may change what Gemini CLI sends the model"
+    )]
+    Settings(String),
     /// Gemini CLI: whose call it is cannot be told, and so what the caller sees.
     #[error(
         "{0}: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees"

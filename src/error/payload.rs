@@ -54,6 +54,11 @@ pub enum PayloadProblem {
         "missing, empty or not a string: --kept-from transcript judges against the transcript of the session that makes the call, and without it cannot tell that the file is that session's (pass the payload on as the harness sent it, or use --kept)"
     )]
     NoSession,
+    /// `--kept-from transcript`, and a Gemini CLI payload names no start directory.
+    #[error(
+        "missing, empty or not a string: --kept-from transcript checks the settings Gemini CLI read in the directory it started in, some of which change what it sends the model (pass the payload on as the harness sent it, or use --kept)"
+    )]
+    NoCwd,
     /// An `agent_id` that cannot name a file: the id.
     #[error(
         "`{}` is not a subagent id (letters, digits, - and _): the gate cannot tell which transcript is the subagent's",

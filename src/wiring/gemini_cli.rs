@@ -6,9 +6,95 @@
 //! with the longest path that contains the folder wins (`TRUST_PARENT` stands for its
 //! path's parent). Before running a hook it replaces `$GEMINI_PROJECT_DIR` (and
 //! `$GEMINI_CWD`, `$CLAUDE_PROJECT_DIR`) in the command text with the shell-quoted
-//! project directory.
+//! project directory. Some of its settings make it send the model something other than
+//! what its session file records (see [`context_managed`]).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+/// The `experimental` settings that turn on Gemini CLI's context management (0.61.0: any
+/// one of them set to a value JavaScript counts as true): it then trims, masks and
+/// summarises the history it sends the model, and its session file does not record what
+/// was sent.
+pub const CONTEXT_MANAGED: [&str; 4] = [
+    "contextManagement",
+    "generalistProfile",
+    "powerUserProfile",
+    "stressTestProfile",
+];
+
+/// The first of [`CONTEXT_MANAGED`] that a settings file (parsed, its comments taken
+/// out) turns on.
+pub fn context_managed(settings: &Value) -> Option<&'static str> {
+    let experimental = settings.get("experimental")?;
+    CONTEXT_MANAGED
+        .into_iter()
+        .find(|key| experimental.get(key).is_some_and(truthy))
+}
+
+/// What JavaScript counts as true: anything but `false`, `0`, `""` and `null`.
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_none_or(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// The settings files Gemini CLI reads for a session started in `cwd`, given its
+/// environment (`env`): the system settings, the system defaults, the user's and the
+/// workspace's. Gemini CLI runs a hook with its environment cut down (no
+/// `GEMINI_CLI_HOME`), so the user's settings are also looked for where the session's
+/// file (`transcript`, when given) is kept: `<.gemini>/tmp/<project>/chats/<file>`.
+pub fn settings_files(
+    cwd: &Path,
+    transcript: Option<&Path>,
+    env: impl Fn(&str) -> Option<OsString>,
+) -> Vec<PathBuf> {
+    let system = env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(if cfg!(target_os = "macos") {
+                "/Library/Application Support/GeminiCli/settings.json"
+            } else {
+                "/etc/gemini-cli/settings.json"
+            })
+        });
+    let defaults = env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            system
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join("system-defaults.json")
+        });
+    let mut files = vec![system, defaults];
+    if let Some(home) = env("GEMINI_CLI_HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| env("HOME"))
+    {
+        files.push(PathBuf::from(home).join(".gemini/settings.json"));
+    }
+    if let Some(dir) = transcript.and_then(gemini_dir_of) {
+        files.push(dir.join("settings.json"));
+    }
+    files.push(cwd.join(".gemini/settings.json"));
+    let mut seen = std::collections::BTreeSet::new();
+    files.retain(|f| seen.insert(f.clone()));
+    files
+}
+
+/// The folder a session file is kept under, `<folder>/tmp/<project>/chats/<file>`: the
+/// user's `.gemini`, which holds the user's settings.
+fn gemini_dir_of(transcript: &Path) -> Option<&Path> {
+    let chats = transcript.parent()?;
+    let tmp = chats.parent()?.parent()?;
+    (chats.file_name()? == "chats" && tmp.file_name()? == "tmp").then_some(tmp.parent()?)
+}
 
 /// Whether the trusted-folders rules trust `dir` (an absolute, resolved path): `Some`
 /// when a rule decides, `None` when none applies (the folder is then untrusted).
@@ -95,6 +181,95 @@ fn shell_quote(arg: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn context_management_is_on_for_any_value_javascript_counts_as_true() {
+        for on in [json!(true), json!(1), json!("yes"), json!({}), json!([])] {
+            for key in CONTEXT_MANAGED {
+                let settings = json!({"experimental": {key: on.clone()}});
+                assert_eq!(context_managed(&settings), Some(key), "{settings}");
+            }
+        }
+        for off in [json!(false), json!(0), json!(""), json!(null)] {
+            let settings = json!({"experimental": {"contextManagement": off}});
+            assert_eq!(context_managed(&settings), None, "{settings}");
+        }
+        // Elsewhere than under `experimental`, the keys turn nothing on.
+        let settings =
+            json!({"contextManagement": {"enabled": true}, "ui": {"generalistProfile": true}});
+        assert_eq!(context_managed(&settings), None);
+    }
+
+    #[test]
+    fn the_settings_files_follow_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| OsString::from(*v))
+            }
+        };
+        let cwd = Path::new("/work/p");
+        let plain = settings_files(cwd, None, env(&[("HOME", "/home/u")]));
+        let system = if cfg!(target_os = "macos") {
+            "/Library/Application Support/GeminiCli"
+        } else {
+            "/etc/gemini-cli"
+        };
+        assert_eq!(
+            plain,
+            [
+                PathBuf::from(system).join("settings.json"),
+                PathBuf::from(system).join("system-defaults.json"),
+                PathBuf::from("/home/u/.gemini/settings.json"),
+                PathBuf::from("/work/p/.gemini/settings.json"),
+            ]
+        );
+        let moved = settings_files(
+            cwd,
+            None,
+            env(&[
+                ("HOME", "/home/u"),
+                ("GEMINI_CLI_HOME", "/g"),
+                ("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "/s/sys.json"),
+            ]),
+        );
+        assert_eq!(
+            moved,
+            [
+                PathBuf::from("/s/sys.json"),
+                PathBuf::from("/s/system-defaults.json"),
+                PathBuf::from("/g/.gemini/settings.json"),
+                PathBuf::from("/work/p/.gemini/settings.json"),
+            ]
+        );
+        let defaults = settings_files(
+            cwd,
+            None,
+            env(&[("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "/d.json")]),
+        );
+        assert_eq!(defaults.get(1), Some(&PathBuf::from("/d.json")));
+        // Where the session's file is kept names the user's folder (a hook is not given
+        // `GEMINI_CLI_HOME`), once.
+        let session = Path::new("/g/.gemini/tmp/p/chats/session-1.jsonl");
+        let kept = settings_files(cwd, Some(session), env(&[("HOME", "/home/u")]));
+        assert_eq!(
+            kept.get(3),
+            Some(&PathBuf::from("/g/.gemini/settings.json"))
+        );
+        assert_eq!(kept.len(), 5);
+        let home = Path::new("/home/u/.gemini/tmp/p/chats/session-1.jsonl");
+        assert_eq!(
+            settings_files(cwd, Some(home), env(&[("HOME", "/home/u")])),
+            plain
+        );
+        let elsewhere = Path::new("/x/session-1.jsonl");
+        assert_eq!(
+            settings_files(cwd, Some(elsewhere), env(&[("HOME", "/home/u")])),
+            plain
+        );
+    }
 
     #[test]
     fn the_longest_rule_wins() {
