@@ -368,7 +368,7 @@ fn gemini_cli_settings_run_the_gemini_adapter() {
     assert_blocks_without_the_binary(&command, &dir, &env);
     // A harmless call passes silently.
     let payload = format!(
-        r#"{{"session_id":"bbfa60dc-0bcb-4df3-896a-22fb7f409308","hook_event_name":"BeforeTool","transcript_path":"{}","tool_name":"run_shell_command","tool_input":{{"command":"ls"}}}}"#,
+        r#"{{"session_id":"bbfa60dc-0bcb-4df3-896a-22fb7f409308","hook_event_name":"BeforeTool","transcript_path":"{}","cwd":"/repo","tool_name":"run_shell_command","tool_input":{{"command":"ls"}}}}"#,
         transcript("gemini-cli")
     );
     let out = run_snippet(&command, &dir, &env, &payload);
