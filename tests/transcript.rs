@@ -2218,3 +2218,72 @@ fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("payload: key `cwd`: missing"), "{stderr}");
 }
+
+#[test]
+fn codex_an_output_answering_a_call_of_the_response_being_made_is_not_context() {
+    // The history the model was sent when it asked for the call does not hold the calls
+    // of that response: an output answering one of them (the call judged, whose id an
+    // older output repeats, or a call made beside it whose output Codex recorded while
+    // the hook ran) was an orphan then, and Codex dropped it.
+    let scratch = Scratch::new();
+    let line = |payload: Value| {
+        serde_json::json!({"timestamp": "2026-12-01T14:23:09.950Z",
+            "type": "response_item", "payload": payload})
+    };
+    let output = |id: &str| {
+        line(serde_json::json!({"type": "function_call_output",
+        "call_id": id, "output": RULE}))
+    };
+    let beside = line(
+        serde_json::json!({"type": "function_call", "name": "exec_command",
+        "arguments": "{\"cmd\": \"true\"}", "call_id": "call_beside"}),
+    );
+    // (what, the rollout, `check` without a call id judges the call as pending too)
+    let cases = [
+        (
+            "the call's own id",
+            edited("codex", "AE-2", |_, v| {
+                if v["type"] == "compacted" {
+                    vec![v, output("call_0008")]
+                } else {
+                    vec![v]
+                }
+            }),
+            // The call is answered: `check`, naming no call, reads the history the next
+            // request sends, which holds the call and so the output.
+            false,
+        ),
+        (
+            "a call beside it",
+            edited("codex", "AE-2", |_, v| {
+                if v["payload"]["call_id"] == "call_0008" {
+                    vec![beside.clone(), v, output("call_beside")]
+                } else {
+                    vec![v]
+                }
+            }),
+            true,
+        ),
+    ];
+    for (what, rollout, pending) in cases {
+        let path = scratch.file("orphan.jsonl", &rollout);
+        let out = check_against("codex", &path);
+        let verdict = if pending {
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1)
+        } else {
+            ("verdict   : PASS exit 0", 0)
+        };
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            verdict,
+            "{what}: {}",
+            out.stdout
+        );
+        denied_with_the_rule(&hook_with(
+            "codex",
+            &store("codex"),
+            &payload("codex", "AE-2", &path),
+            &[],
+        ));
+    }
+}

@@ -125,7 +125,6 @@ pub(super) fn read<'a>(
     items.extend(after.into_iter().map(|(at, m)| (at, m, false)));
 
     let mut answered = BTreeSet::new();
-    let mut calls = Calls::default();
     let mut call_seen = false;
     for (_, m, _) in &items {
         let id = m.get("call_id").and_then(Value::as_str);
@@ -133,17 +132,14 @@ pub(super) fn read<'a>(
             (Some("function_call_output" | "custom_tool_call_output"), Some(id)) => {
                 answered.insert(id.to_string());
             }
-            (
-                Some(kind @ ("function_call" | "custom_tool_call" | "local_shell_call")),
-                Some(id),
-            ) => {
+            (Some("function_call" | "custom_tool_call" | "local_shell_call"), Some(id)) => {
                 call_seen |= call == Some(id);
-                calls.insert(kind, id);
             }
             _ => {}
         }
     }
     let responding = responding(&items, &answered, call);
+    let calls = Calls::sent(&items, &responding);
     let mut out = base_instructions(window.head)?;
     for (i, (at, m, is_summary)) in items.iter().enumerate() {
         if responding.contains(&i) {
@@ -160,7 +156,7 @@ pub(super) fn read<'a>(
     })
 }
 
-/// The calls the context holds, by the kind of output that answers them. Codex sends no
+/// The calls the model was sent, by the kind of output that answers them. Codex sends no
 /// output whose call is not in its history: it drops such an orphan from each request.
 #[derive(Default)]
 struct Calls {
@@ -171,13 +167,22 @@ struct Calls {
 }
 
 impl Calls {
-    fn insert(&mut self, kind: &str, id: &str) {
-        let set = if kind == "custom_tool_call" {
-            &mut self.custom
-        } else {
-            &mut self.function
-        };
-        set.insert(id.to_string());
+    /// The calls of `items` but those of the response being made (`responding`): the
+    /// history the model asked from held none of them, so an output answering one (the
+    /// pending call's own id, a call made beside it) was an orphan then.
+    fn sent(items: &[(u64, Map<'_>, bool)], responding: &BTreeSet<usize>) -> Calls {
+        let mut calls = Calls::default();
+        for (i, (_, m, _)) in items.iter().enumerate() {
+            let id = m.get("call_id").and_then(Value::as_str);
+            let set = match m.get("type").and_then(Value::as_str) {
+                _ if responding.contains(&i) => continue,
+                Some("custom_tool_call") => &mut calls.custom,
+                Some("function_call" | "local_shell_call") => &mut calls.function,
+                _ => continue,
+            };
+            set.extend(id.map(str::to_string));
+        }
+        calls
     }
 
     /// True when the output item of this kind, answering `id`, is sent.
