@@ -2287,3 +2287,134 @@ fn codex_an_output_answering_a_call_of_the_response_being_made_is_not_context() 
         ));
     }
 }
+
+/// An entry to add to a transcript: its kind, its message id (or `""`), its content.
+type NewEntry = (&'static str, &'static str, Value);
+
+/// Claude Code's AE-1 (the summary leaves the rule out) with `entries` chained one after
+/// another before the synthetic reply after the compaction (line 27).
+fn claude_code_with_entries(entries: &[NewEntry]) -> Vec<u8> {
+    edited("claude-code", "AE-1", |n, mut v| {
+        if n != 27 {
+            return vec![v];
+        }
+        let mut out = Vec::new();
+        for (i, (kind, id, content)) in entries.iter().enumerate() {
+            let uuid = format!("00000000-0000-4000-8000-{i:012}");
+            let mut message = serde_json::json!({"role": kind, "content": content});
+            if !id.is_empty() {
+                message["id"] = Value::from(*id);
+            }
+            out.push(serde_json::json!({"type": kind, "uuid": uuid,
+                "parentUuid": v["parentUuid"], "isSidechain": false,
+                "sessionId": v["sessionId"], "message": message}));
+            v["parentUuid"] = Value::from(uuid);
+        }
+        out.push(v);
+        out
+    })
+}
+
+#[test]
+fn claude_code_a_call_or_result_its_pairing_repair_drops_is_not_context() {
+    // Before each request Claude Code drops a call whose id a call before it used, and so
+    // the results that answer it; a second result for the same call; and a server tool
+    // call whose response does not hold its result (one in another response does not
+    // count): one that quotes the rule does not put it in view.
+    let scratch = Scratch::new();
+    let call = |id: &str, command: &str| {
+        serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash",
+            "input": {"command": command}}])
+    };
+    let result = |id: &str, text: &str| serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": text});
+    let search = serde_json::json!([{"type": "server_tool_use", "id": "srvtoolu_01",
+        "name": "web_search", "input": {"query": RULE}}]);
+    let found = serde_json::json!([{"type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_01", "content": []}]);
+    let cases: [(&str, Vec<NewEntry>); 5] = [
+        (
+            "a repeated call's input",
+            vec![
+                ("assistant", "msg_a", call("toolu_X", "true")),
+                ("user", "", Value::from(vec![result("toolu_X", "ok")])),
+                ("assistant", "msg_b", call("toolu_X", RULE)),
+                ("user", "", Value::from(vec![result("toolu_X", "ok")])),
+            ],
+        ),
+        (
+            "a repeated call's result",
+            vec![
+                ("assistant", "msg_a", call("toolu_X", "true")),
+                ("user", "", Value::from(vec![result("toolu_X", "ok")])),
+                ("assistant", "msg_b", call("toolu_X", "true")),
+                ("user", "", Value::from(vec![result("toolu_X", RULE)])),
+            ],
+        ),
+        (
+            "a second result in the same entry",
+            vec![
+                ("assistant", "msg_a", call("toolu_X", "true")),
+                (
+                    "user",
+                    "",
+                    Value::from(vec![result("toolu_X", "ok"), result("toolu_X", RULE)]),
+                ),
+            ],
+        ),
+        (
+            "a second result in an entry of its own",
+            vec![
+                ("assistant", "msg_a", call("toolu_X", "true")),
+                ("user", "", Value::from(vec![result("toolu_X", "ok")])),
+                ("user", "", Value::from(vec![result("toolu_X", RULE)])),
+            ],
+        ),
+        (
+            "a server call answered in another response",
+            vec![
+                ("assistant", "msg_a", search.clone()),
+                ("user", "", Value::from("Go on.")),
+                ("assistant", "msg_b", found.clone()),
+            ],
+        ),
+    ];
+    for (what, entries) in cases {
+        let path = scratch.file("repaired.jsonl", &claude_code_with_entries(&entries));
+        let out = check_against("claude-code", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{what}: {}",
+            out.stdout
+        );
+        denied_with_the_rule(&hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &payload("claude-code", "AE-1", &path),
+            &[],
+        ));
+    }
+    // Sent: the first result of a call, and a server call whose result the next entry of
+    // its response holds (Claude Code writes each block as its own entry).
+    let sent: [(&str, Vec<NewEntry>); 2] = [
+        (
+            "a call's result",
+            vec![
+                ("assistant", "msg_a", call("toolu_X", "true")),
+                ("user", "", Value::from(vec![result("toolu_X", RULE)])),
+            ],
+        ),
+        (
+            "a server call answered in its response",
+            vec![
+                ("assistant", "msg_a", search.clone()),
+                ("assistant", "msg_a", found.clone()),
+            ],
+        ),
+    ];
+    for (what, entries) in sent {
+        let path = scratch.file("sent.jsonl", &claude_code_with_entries(&entries));
+        let out = check_against("claude-code", &path);
+        assert_eq!(out.code, 0, "{what}: {}", out.stdout);
+    }
+}

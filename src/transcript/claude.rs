@@ -581,21 +581,10 @@ fn pieces(
                 .is_some_and(|e| e.kind() == "assistant" && message_id(e).is_none())
         }));
     }
-    // The server tool calls (a web search, say) whose result a response holds: Claude
-    // Code leaves any other out of the request.
-    let server_answered: BTreeSet<&str> = entries
-        .iter()
-        .filter(|e| e.kind() == "assistant")
-        .flat_map(|e| blocks(e))
-        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
-        .collect();
     let mut out = Vec::new();
-    // The calls of the response the entries since the last model entry follow: Claude
-    // Code sends a tool result only right after the response that asked for its call,
-    // and drops any other from the request as an orphan.
-    let mut follows = Follows::default();
+    let mut pairing = Pairing::new(entries, cleared);
     for (i, e) in entries.iter().enumerate() {
-        follows.step(e);
+        let unsent = pairing.step(e);
         let role = match e.kind() {
             _ if e.is_never_sent() => continue,
             "user" if e.is_summary() => Role::Summary,
@@ -613,12 +602,9 @@ fn pieces(
                 at: e.at,
             }),
             Some(Value::Array(items)) => {
-                let unsent = |id: &str| match e.kind() {
-                    "assistant" => !server_answered.contains(id),
-                    _ => cleared.contains(id) || !follows.calls.contains(id),
-                };
-                for item in items {
-                    block(&mut out, role, e.at, item, &answered, &unsent, call)?;
+                for (j, item) in items.iter().enumerate() {
+                    let unsent = unsent.contains(&j);
+                    block(&mut out, role, e.at, item, &answered, unsent, call)?;
                 }
             }
             _ => {
@@ -642,47 +628,118 @@ fn pieces(
     })
 }
 
-/// The response a run of entries follows, as Claude Code merges what it sends: the
-/// entries of one response (one message id) written one after another, with the
-/// results of its calls between them, are one message.
+/// What Claude Code's repair of the pairing of calls and results
+/// (ensureToolResultPairing) leaves out of each request, read entry by entry along the
+/// chain. It works on messages as Claude Code merges them: the entries of one response
+/// (one message id) written one after another, with the results of its calls between
+/// them, are one message, and so are the user entries that follow it.
 #[derive(Default)]
-struct Follows<'e> {
-    /// The message id of the response, when it has one.
+struct Pairing<'e> {
+    /// The tool results a microcompaction cleared: the model is sent a placeholder.
+    cleared: BTreeSet<String>,
+    /// The server tool calls (a web search, say) each response holds the result of, by
+    /// the response's number.
+    server_answered: BTreeSet<(usize, &'e str)>,
+    /// The number of the response the entries read follow.
+    response: usize,
+    /// Its message id, when it has one.
     id: Option<&'e str>,
-    /// The ids of its calls.
-    calls: BTreeSet<String>,
     /// True while only its entries and tool results have followed it (an entry of the
     /// same response then joins it).
     open: bool,
+    /// The ids of its calls: a result for any other call is dropped as an orphan.
+    calls: BTreeSet<&'e str>,
+    /// The calls whose result has followed it: a second result for one is dropped.
+    results: BTreeSet<&'e str>,
+    /// Every call sent so far: a later call with the same id is dropped.
+    asked: BTreeSet<&'e str>,
 }
 
-impl<'e> Follows<'e> {
-    fn step(&mut self, e: &'e Entry<'_>) {
-        if e.is_never_sent() {
-            return;
+impl<'e> Pairing<'e> {
+    fn new(entries: &[&'e Entry<'_>], cleared: BTreeSet<String>) -> Pairing<'e> {
+        let mut pass = Pairing::default();
+        let mut server_answered = BTreeSet::new();
+        for e in entries {
+            if pass.enter(e) {
+                let answered = blocks(e).filter_map(|b| b.get("tool_use_id")?.as_str());
+                server_answered.extend(answered.map(|id| (pass.response, id)));
+            }
         }
-        let calls = blocks(e).filter_map(|b| match b.get("type").and_then(Value::as_str) {
-            Some("tool_use") => b.get("id").and_then(Value::as_str).map(str::to_string),
-            _ => None,
-        });
+        Pairing {
+            cleared,
+            server_answered,
+            ..Pairing::default()
+        }
+    }
+
+    /// Moves past `e`, starting a new response when it is a model entry that does not
+    /// join the open one; true for a model entry (one that is sent).
+    fn enter(&mut self, e: &'e Entry<'_>) -> bool {
+        if e.is_never_sent() {
+            return false;
+        }
         match e.kind() {
             "assistant" => {
                 let id = message_id(e);
                 if !(self.open && id.is_some() && id == self.id) {
+                    self.response += 1;
                     self.calls.clear();
+                    self.results.clear();
                 }
                 self.id = id;
-                self.calls.extend(calls);
                 self.open = true;
+                true
             }
             "user" => {
-                let results =
-                    blocks(e).any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
-                self.open &= results;
+                self.open &= blocks(e).any(|b| kind_of(b) == Some("tool_result"));
+                false
             }
-            _ => {}
+            _ => false,
         }
     }
+
+    /// Moves past `e`: the positions of the blocks of its content that are not sent.
+    fn step(&mut self, e: &'e Entry<'_>) -> BTreeSet<usize> {
+        let model = self.enter(e);
+        let Some(Value::Array(items)) = e.obj.get("message").and_then(|m| m.get("content")) else {
+            return BTreeSet::new();
+        };
+        let mut unsent = BTreeSet::new();
+        for (j, item) in items.iter().enumerate() {
+            let Value::Object(b) = item else { continue };
+            let sent = match (model, kind_of(b)) {
+                (true, Some("tool_use")) => match b.get("id").and_then(Value::as_str) {
+                    Some(id) if self.asked.insert(id) => {
+                        self.calls.insert(id);
+                        true
+                    }
+                    _ => false,
+                },
+                (true, Some("server_tool_use")) => b
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| self.server_answered.contains(&(self.response, id))),
+                (false, Some("tool_result")) => b
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| {
+                        !self.cleared.contains(id)
+                            && self.calls.contains(id)
+                            && self.results.insert(id)
+                    }),
+                _ => true,
+            };
+            if !sent {
+                unsent.insert(j);
+            }
+        }
+        unsent
+    }
+}
+
+/// A content block's `type`.
+fn kind_of<'e>(b: &'e Map<'_>) -> Option<&'e str> {
+    b.get("type").and_then(Value::as_str)
 }
 
 /// The tool calls whose results a `microcompact_boundary` entry cleared (none for any
@@ -754,16 +811,15 @@ fn blocks<'e>(e: &'e Entry<'_>) -> impl Iterator<Item = &'e Map<'e>> {
         .filter_map(Value::as_object)
 }
 
-/// One content block of a message. `unsent` says of an id whether Claude Code leaves
-/// the block that carries it out of the request: in a user message, the result of that
-/// call; in a response, that server tool call.
+/// One content block of a message; `unsent` when Claude Code leaves it out of the
+/// request (see [`Pairing`]).
 fn block(
     out: &mut Vec<Piece>,
     role: Role,
     at: u64,
     item: &Value,
     answered: &BTreeSet<String>,
-    unsent: &dyn Fn(&str) -> bool,
+    unsent: bool,
     call: Option<&str>,
 ) -> Result<(), Failure> {
     let unknown = || Failure::unknown(at, "a message block", Harness::ClaudeCode);
@@ -779,19 +835,16 @@ fn block(
         }),
         "tool_use" | "server_tool_use" => {
             let id = string_at(b, "id", at, "a tool_use block")?;
-            let unsent = match kind {
-                "tool_use" => call == Some(id) || !answered.contains(id),
-                _ => call == Some(id) || unsent(id),
-            };
-            if !unsent && let Some(input) = b.get("input") {
+            let pending = call == Some(id) || (kind == "tool_use" && !answered.contains(id));
+            if !pending
+                && !unsent
+                && let Some(input) = b.get("input")
+            {
                 push_strings(out, Role::Call, at, input);
             }
         }
         "tool_result" => match b.get("content") {
-            _ if b
-                .get("tool_use_id")
-                .and_then(Value::as_str)
-                .is_none_or(unsent) => {}
+            _ if unsent => {}
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => out.push(Piece {
                 role: Role::Result,
