@@ -2418,3 +2418,68 @@ fn claude_code_a_call_or_result_its_pairing_repair_drops_is_not_context() {
         assert_eq!(out.code, 0, "{what}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_compaction_the_models_api_made_is_found_as_a_compacted_entry_is() {
+    // Codex's C-2 with a compaction made by the model's API just before the pending call,
+    // after a long session (400 KB the live context never reaches): the file is over the
+    // limit, its live part is not; and `context` lists the compaction.
+    let opaque = serde_json::json!({"timestamp": "2026-12-01T00:00:00Z",
+        "type": "response_item",
+        "payload": {"type": "context_compaction", "encrypted_content": "gAAAAopaque"}});
+    let filler = serde_json::json!({"timestamp": "2026-12-01T00:00:00Z",
+        "type": "event_msg", "payload": {"type": "agent_reasoning_delta"}});
+    let long = edited("codex", "C-2", |n, v| {
+        let call = v["payload"]["type"] == "function_call"
+            && v["payload"]["arguments"]
+                .as_str()
+                .unwrap()
+                .contains("gate-marker");
+        if n == 1 {
+            std::iter::once(v)
+                .chain(std::iter::repeat_n(filler.clone(), 5000))
+                .collect()
+        } else if call {
+            vec![opaque.clone(), v]
+        } else {
+            vec![v]
+        }
+    });
+    assert!(long.len() > 400_000);
+    let scratch = Scratch::new();
+    let path = scratch.file("long.jsonl", &long);
+    let out = run(
+        &[
+            "--max-input-bytes",
+            "100K",
+            "check",
+            &store("codex"),
+            "--action",
+            &action("codex"),
+            "--transcript",
+            &path,
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+    let listed = run(&["context", &path], None);
+    let line = String::from_utf8(long)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("context_compaction"))
+        .unwrap()
+        + 1;
+    assert!(
+        listed.stdout.contains(&format!(
+            "compacted : 1 compaction found, at line {line}; the live context starts at the last"
+        )),
+        "{}",
+        listed.stdout
+    );
+}

@@ -361,11 +361,12 @@ pub fn compactions(harness: Harness, bytes: &[u8]) -> Result<Vec<u64>, Failure> 
 }
 
 /// Bytes every line that can start a live context holds: a compaction's, or (Gemini
-/// CLI) any line that sets the message list.
+/// CLI) any line that sets the message list. Codex: a `compacted` entry and a compaction
+/// model item (`compaction`, `compaction_summary`, `context_compaction`) alike.
 fn mark(harness: Harness) -> &'static [u8] {
     match harness {
         Harness::ClaudeCode => b"compact_boundary",
-        Harness::Codex => b"\"compacted\"",
+        Harness::Codex => b"compact",
         Harness::GeminiCli => b"\"messages\"",
     }
 }
