@@ -172,15 +172,17 @@ impl Calls {
     /// pending call's own id, a call made beside it) was an orphan then.
     fn sent(items: &[(u64, Map<'_>, bool)], responding: &BTreeSet<usize>) -> Calls {
         let mut calls = Calls::default();
-        for (i, (_, m, _)) in items.iter().enumerate() {
-            let id = m.get("call_id").and_then(Value::as_str);
+        let sent = items
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !responding.contains(i));
+        for (_, (_, m, _)) in sent {
             let set = match m.get("type").and_then(Value::as_str) {
-                _ if responding.contains(&i) => continue,
                 Some("custom_tool_call") => &mut calls.custom,
                 Some("function_call" | "local_shell_call") => &mut calls.function,
                 _ => continue,
             };
-            set.extend(id.map(str::to_string));
+            set.extend(m.get("call_id").and_then(Value::as_str).map(str::to_string));
         }
         calls
     }
