@@ -218,14 +218,17 @@ impl<'a> Plan<'a> {
     }
 
     /// Whether an effect of `tool` is one of the tools' (for precheck and pin, one a tool
-    /// glob covers; any is when the tools are not known).
+    /// glob covers; any is when the tools are not known). For `check`, an effect whose
+    /// `tool` is a glob covering the call's tool is held too: a hook reads the store's
+    /// effects as globs to decide which calls it guards, and must find
+    /// the ones the exact load would give it.
     pub(super) fn effect_in_scope(&self, tool: &str) -> bool {
         self.tools.as_ref().is_none_or(|tools| {
             tools.iter().any(|t| {
                 if self.patterns {
                     glob_match(t, tool)
                 } else {
-                    t == tool
+                    glob_match(tool, t)
                 }
             })
         })
