@@ -152,17 +152,30 @@ impl<'a> Iterator for Chunks<'a> {
         };
         let mut buf = Vec::new();
         buf.append(&mut self.carry);
-        // read_to_end fills spare capacity without zeroing it first.
-        buf.reserve(CHUNK);
-        let eof = match Read::by_ref(file).take(CHUNK as u64).read_to_end(&mut buf) {
-            Ok(n) => match self.left.checked_sub(n as u64) {
-                Some(left) => {
-                    self.left = left;
-                    n < CHUNK
-                }
+        // A chunk ends at a line end: while what was read holds none (a line longer than a
+        // chunk), read on. (The carry holds none: it is what followed the last one.) A
+        // line cut in two would be read as two lines, which the exact loader never does.
+        let eof = loop {
+            let from = buf.len();
+            // read_to_end fills spare capacity without zeroing it first.
+            buf.reserve(CHUNK);
+            let n = match Read::by_ref(&mut *file)
+                .take(CHUNK as u64)
+                .read_to_end(&mut buf)
+            {
+                Ok(n) => n,
+                Err(_) => return Some(Err(Fallback)),
+            };
+            match self.left.checked_sub(n as u64) {
+                Some(left) => self.left = left,
                 None => return Some(Err(Fallback)),
-            },
-            Err(_) => return Some(Err(Fallback)),
+            }
+            if n < CHUNK {
+                break true;
+            }
+            if memchr::memchr(b'\n', buf.get(from..).unwrap_or_default()).is_some() {
+                break false;
+            }
         };
         if buf.is_empty() {
             return None;
@@ -261,6 +274,8 @@ impl<'a> Positional<'a> for FileAt {
 mod tests {
     use super::*;
 
+    /// Held bytes are lent, a file's are read; either way a chunk ends at a line end (a
+    /// line longer than a chunk is one chunk, not cut in two).
     #[test]
     fn held_bytes_are_lent_in_chunks_that_end_at_line_ends() {
         // A line of `len` bytes, its line end included.
@@ -278,27 +293,45 @@ mod tests {
         ));
         inputs.push(format!("{}{}", line(1, CHUNK), line(2, 5)));
         inputs.push(format!("{}{}", line(1, CHUNK - 1), "x".repeat(CHUNK + 3)));
-        for input in inputs {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        for (input, from_file) in inputs.iter().flat_map(|i| [(i, false), (i, true)]) {
             let bytes = input.as_bytes();
+            std::fs::write(&path, bytes).unwrap();
+            let source = if from_file {
+                ChunkSource::File(std::fs::File::open(&path).unwrap())
+            } else {
+                ChunkSource::Bytes(bytes)
+            };
             let chunks = Chunks {
-                source: ChunkSource::Bytes(bytes),
+                source,
                 carry: Vec::new(),
                 left: u64::MAX,
             };
             let mut joined = Vec::new();
             let mut count = 0;
             for chunk in chunks {
-                let Cow::Borrowed(chunk) = chunk.unwrap() else {
-                    panic!("held bytes are copied");
+                let chunk = match chunk.unwrap() {
+                    Cow::Borrowed(_) if from_file => panic!("a file's chunk is borrowed"),
+                    Cow::Owned(_) if !from_file => panic!("held bytes are copied"),
+                    chunk => chunk,
                 };
+                let chunk = &*chunk;
                 joined.extend_from_slice(chunk);
                 count += 1;
                 // Every chunk but the last ends at a line end.
                 assert!(chunk.ends_with(b"\n") || joined.len() == bytes.len());
                 assert!(!chunk.is_empty());
-                // Longer than a chunk only to hold one line whole.
+                // Longer than a chunk only to hold one line whole (a file's: and what was
+                // read past that line's end, another chunk at most).
                 let one_line = memchr::memchr(b'\n', chunk).is_none_or(|n| n + 1 == chunk.len());
-                assert!(chunk.len() <= CHUNK || one_line);
+                let longest = chunk.split(|&b| b == b'\n').map(<[u8]>::len).max();
+                let most = if from_file {
+                    CHUNK + longest.unwrap_or(0)
+                } else {
+                    CHUNK
+                };
+                assert!(chunk.len() <= most || one_line);
             }
             assert_eq!(joined, bytes);
             assert!(count > 1);
