@@ -166,3 +166,168 @@ fn a_line_longer_than_a_chunk_is_never_cut_in_two() {
         assert_eq!(code, 2);
     }
 }
+
+/// Odd but valid record lines, together in one large store: escapes in keys, ids, kinds
+/// and tool names, duplicate-free objects of many keys, numbers written in other forms
+/// (`-0`, `1e2`, `1.0`, long decimals, big integers in `meta`), unicode, unknown keys on
+/// chatter, kinds that differ from the evaluable ones by case or a letter, CRLF line
+/// ends and blank lines of tabs. Every command reads them as the exact loader does.
+#[test]
+fn odd_but_valid_lines_read_as_on_the_exact_path() {
+    let scratch = Scratch::new();
+    let lines = [
+        r#"{"\u0069d":"k1","seq":SEQ,"kind":"chatter","text":"escaped key"}"#,
+        r#"{"id":"k\u0032","seq":SEQ,"kind":"chatter","text":"escaped id"}"#,
+        r#"{"id":"k3","seq":SEQ,"kind":"\u0063hatter","text":"escaped kind","zeta":[1,{"a":null}]}"#,
+        r#"{"id":"k4","seq":SEQ,"kind":"chatter","text":"a\/b \ud83d\ude00 \u00e9\t","tokens":0}"#,
+        r#"{"id":"k5","seq":SEQ,"kind":"chatter","meta":{"n":123456789012345678901234567890,"m":-0,"x":1e-400}}"#,
+        "{\"id\":\"k6\",\"seq\":SEQ,\"kind\":\"chatter\",\"text\":\"crlf\"}\r",
+        " \t\r",
+        r#"{"id":"f1","seq":SEQ,"kind":"fact","field":"limit","value":1e2}"#,
+        r#"{"id":"f2","seq":SEQ,"kind":"fact","field":"l\u0069mit","value":100.0,"supersedes":"f\u0031"}"#,
+        r#"{"id":"f3","seq":SEQ,"kind":"fact","field":"region","value":-0,"meta":{"k":[1.50,2]}}"#,
+        r#"{"id":"p1","seq":SEQ,"kind":"policy","scope":"p\u0061y","predicate":{"field":"amount","op":"gt","value":"limit"},"effect":"deny","depends_on":["f2"]}"#,
+        r#"{"id":"p2","seq":SEQ,"kind":"policy","scope":["zz","pa*"],"predicate":{"any":[{"field":"amount","op":"gte","value":0.000000000000000000001},{"not":{"field":"region","op":"eq","value":0}}]},"effect":"require_approval"}"#,
+        r#"{"id":"p3","seq":SEQ,"kind":"policy","scope":"réfund","predicate":{"field":"amount","op":"in","value":[1,2.0,3e0]},"effect":"deny"}"#,
+        r#"{"id":"p4","seq":SEQ,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"lt","value":-1},"effect":"allow","supersedes":"p1"}"#,
+        r#"{"id":"e1","seq":SEQ,"kind":"effect","tool":"pay","match":{"amount":5.0}}"#,
+        r#"{"id":"e2","seq":SEQ,"kind":"effect","tool":"r\u00e9fund","match":{}}"#,
+        r#"{"id":"u1","seq":SEQ,"kind":"Policy","scope":"pay","text":"a misspelt kind"}"#,
+        r#"{"id":"u2","seq":SEQ,"kind":"summary","text":"earlier work","tokens":3}"#,
+        r#"{"id":"u3","seq":SEQ,"kind":"polcy","text":"another misspelt kind"}"#,
+    ];
+    let text = store(&lines);
+    let path = scratch.file("store.jsonl", text.as_bytes());
+    let pay = r#"{"tool":"pay","params":{"amount":500,"region":"eu"}}"#;
+    let refund = r#"{"tool":"réfund","params":{"amount":2}}"#;
+    for kept in [
+        "c1,k1,k2,f1,f2,p1,e1",
+        "c1,k3,k5,f3,p2,p4,u1,u2,u3",
+        "k\u{32},k4,k6,p3,e2",
+    ] {
+        for args in [
+            &[
+                "check", "STORE", "--kept", kept, "--action", pay, "--format", "json",
+            ][..],
+            &["check", "STORE", "--kept", kept, "--action", refund],
+            &[
+                "check",
+                "--precheck",
+                "STORE",
+                "--kept",
+                kept,
+                "--format",
+                "json",
+            ],
+        ] {
+            let (_, stdout, stderr) = same_on_both_paths(args, &path, None);
+            assert!(!stderr.contains("invalid-input"), "{args:?}: {stderr}");
+            assert!(!stdout.is_empty());
+        }
+    }
+    for args in [
+        &["pin", "STORE", "--format", "json"][..],
+        &[
+            "pin", "STORE", "--tools", "pay", "--budget", "40", "--format", "json",
+        ],
+        &[
+            "check",
+            "STORE",
+            "--retention",
+            "head_tail:3",
+            "--action",
+            pay,
+        ],
+    ] {
+        let (_, _, stderr) = same_on_both_paths(args, &path, None);
+        assert!(!stderr.contains("invalid-input"), "{args:?}: {stderr}");
+    }
+    let payload = claude_payload("pay", r#"{"amount":500}"#);
+    let (code, _, _) = same_on_both_paths(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            "STORE",
+            "--kept",
+            "c1,f1,e1",
+        ],
+        &path,
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(code, 2);
+}
+
+/// Odd lines the exact loader refuses (a duplicate key, at the top or nested, also spelt
+/// with an escape; a lone surrogate; a number no decimal holds; a `seq` written as a
+/// float; a kind spelt with an escape that makes it a rule without its keys): each store
+/// is refused with the exact loader's error, never read leniently.
+#[test]
+fn odd_invalid_lines_are_the_exact_paths_errors() {
+    let scratch = Scratch::new();
+    let action = r#"{"tool":"refund","params":{"amount":1}}"#;
+    for line in [
+        r#"{"id":"x","seq":SEQ,"kind":"chatter","text":"a","\u0074ext":"b"}"#,
+        r#"{"id":"x","seq":SEQ,"kind":"chatter","meta":{"a":1,"\u0061":2}}"#,
+        r#"{"id":"x","seq":SEQ,"kind":"chatter","text":"\ud800"}"#,
+        r#"{"id":"x","seq":SEQ,"kind":"effect","tool":"pay","match":{"a":1e99999999999999999999}}"#,
+        r#"{"id":"x","seq":SEQ.0,"kind":"chatter"}"#,
+        r#"{"id":"x","seq":SEQ,"kind":"p\u006flicy","text":"no scope"}"#,
+        r#"{"id":"x","seq":SEQ,"kind":"policy","scope":"zz","predicate":{"field":"a","op":"eq","value":1,"value":2},"effect":"deny"}"#,
+    ] {
+        let path = scratch.file("store.jsonl", store(&[line]).as_bytes());
+        let args = ["check", "STORE", "--kept", "c1", "--action", action];
+        let (code, _, stderr) = same_on_both_paths(&args, &path, None);
+        assert_eq!(code, 2, "{line}: {stderr}");
+    }
+}
+
+/// Large documents with odd top-level layout (keys before and after `records`, a key
+/// given twice across the two, a key spelt with an escape, unknown keys, `meta`, CRLF,
+/// text that looks like the end of `records`, no whitespace at all) read as the exact
+/// loader reads them.
+#[test]
+fn odd_document_layouts_read_as_on_the_exact_path() {
+    let scratch = Scratch::new();
+    let (chatter, seq) = chatter(1_100_000);
+    let mut records: Vec<String> = chatter.lines().map(str::to_string).collect();
+    records.push(format!(
+        r#"{{"id":"p0","seq":{seq},"kind":"policy","scope":"pay","predicate":{{"field":"amount","op":"gt","value":1}},"effect":"deny"}}"#
+    ));
+    records.push(format!(
+        r#"{{"id":"z","seq":{},"kind":"chatter","text":"}}],\"kept\":[\"c1\"],\"action\":{{}}}}"}}"#,
+        seq + 1
+    ));
+    let body = |sep: &str| format!("\"records\":[{}]", records.join(sep));
+    let kept = r#""kept":["c1","z"]"#;
+    let kept_all = r#""kept":["c1","z","p0"]"#;
+    let action = r#""action":{"tool":"pay","params":{"amount":500}}"#;
+    let lines = body(",\n");
+    // Each document, and the exit code of its check: BLOCK (p0 dropped), or ERROR.
+    for (doc, want) in [
+        (format!("{{{lines},{kept},{action}}}"), 1),
+        (format!("{{{kept},{action},{lines}}}"), 1),
+        (format!("{{{kept_all},{lines},{kept},{action}}}"), 2),
+        (
+            format!("{{{lines},\"\\u006bept\":[\"c1\",\"p0\"],{kept},{action}}}"),
+            2,
+        ),
+        (
+            format!("{{\"meta\":{{\"a\":[1,2]}},{lines},{kept},{action},\"extra\":1}}"),
+            2,
+        ),
+        (
+            format!("{{\"meta\":{{\"a\":[1,2]}},{lines},{kept},{action}}}"),
+            1,
+        ),
+        (format!("{{{},{kept},{action}}}\r\n", body(",\r\n")), 1),
+        (format!("{{{},{kept},{action}}}", body(",")), 1),
+        (format!("{{{lines},{kept},{action}}} {{}}"), 2),
+    ] {
+        let path = scratch.file("store.json", doc.as_bytes());
+        let (code, _, _) = same_on_both_paths(&["check", "STORE", "--format", "json"], &path, None);
+        assert_eq!(code, want, "{}", &doc[doc.len() - 120..]);
+        same_on_both_paths(&["check", "--precheck", "STORE"], &path, None);
+        same_on_both_paths(&["pin", "STORE", "--tools", "pay"], &path, None);
+    }
+}
