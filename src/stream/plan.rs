@@ -228,7 +228,7 @@ impl<'a> Plan<'a> {
                 if self.patterns {
                     glob_match(t, tool)
                 } else {
-                    glob_match(tool, t)
+                    t == tool || (tool.contains('*') && glob_match(tool, t))
                 }
             })
         })
