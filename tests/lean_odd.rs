@@ -126,6 +126,42 @@ fn an_effect_tool_glob_makes_a_hook_guard_the_call_on_a_large_store() {
     }
 }
 
+/// The same under `--kept-from transcript`, where the records in view of the session are
+/// the kept ones: the lean load for the call must hold the glob effect too.
+#[test]
+fn an_effect_tool_glob_makes_a_transcript_hook_guard_the_call_on_a_large_store() {
+    let scratch = Scratch::new();
+    let (padding, _) = chatter(1_100_000);
+    let padding = padding.replace("\"id\":\"c", "\"id\":\"z");
+    let text = format!(
+        "{padding}{}\n{}\n",
+        r#"{"id":"s0","seq":900001,"kind":"summary","text":"earlier work"}"#,
+        r#"{"id":"e0","seq":900002,"kind":"effect","tool":"B*","match":{"command":"x"}}"#,
+    );
+    let path = scratch.file("store.jsonl", text.as_bytes());
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let payload = std::fs::read_to_string(format!(
+        "{dir}/tests/transcripts/claude-code/AE-1.payload.json"
+    ))
+    .unwrap();
+    let mut payload: serde_json::Value = serde_json::from_str(&payload).unwrap();
+    payload["transcript_path"] = format!("{dir}/tests/transcripts/claude-code/AE-1.jsonl").into();
+    let payload = payload.to_string();
+    let args = [
+        "hook",
+        "claude-code",
+        "--store",
+        "STORE",
+        "--kept-from",
+        "transcript",
+        "--tools",
+        "zz",
+    ];
+    let (code, _, stderr) = same_on_both_paths(&args, &path, Some(payload.as_bytes()));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("dropped-unevaluable-record"), "{stderr}");
+}
+
 /// A line longer than the lean loader's read size is read whole: two records run
 /// together on one line (no line end between them) are an error on the exact path, and
 /// a file cut between them must not read as two good lines.
