@@ -2220,6 +2220,44 @@ fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
 }
 
 #[test]
+fn gemini_cli_context_management_spelt_with_json_escapes_is_an_error() {
+    // Gemini CLI reads its settings with JSON.parse, which reads `\u0063` as `c` in a key
+    // as anywhere else: a setting named that way turns context management on all the same.
+    let h = "gemini-cli";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
+    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let hook = |text: &str| {
+        std::fs::write(project.join(".gemini/settings.json"), text).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+        command
+            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("GEMINI_CLI_HOME", scratch.path().join("home"))
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                scratch.path().join("none.json"),
+            );
+        let out = output_of(command, Some(v.to_string().as_bytes()));
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    assert_eq!(hook(r#"{"experimental": {"theme": "\u0063"}}"#).0, Some(0));
+    for text in [
+        r#"{"experimental": {"\u0063ontextManagement": true}}"#,
+        r#"{"experimental": {"powerUser\u0050rofile": 1}}"#,
+    ] {
+        let (code, stderr) = hook(text);
+        assert_eq!(code, Some(2), "{text}: {stderr}");
+        assert!(
+            stderr.contains("` is on: Gemini CLI then trims"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn codex_an_output_answering_a_call_of_the_response_being_made_is_not_context() {
     // The history the model was sent when it asked for the call does not hold the calls
     // of that response: an output answering one of them (the call judged, whose id an

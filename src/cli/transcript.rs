@@ -154,10 +154,13 @@ pub(super) fn gemini_settings(cwd: &str, transcript: Option<&Path>) -> Result<()
                 return Err(InputError::invalid(&origin, "settings", problem));
             }
         };
+        // A key may spell a letter as a `\u` escape, which Gemini CLI reads as the letter:
+        // a file with one is read whole.
         let names = |t: &[u8]| {
-            gemini_cli::CONTEXT_MANAGED
-                .iter()
-                .any(|key| memchr::memmem::find(t, key.as_bytes()).is_some())
+            memchr::memmem::find(t, b"\\u").is_some()
+                || gemini_cli::CONTEXT_MANAGED
+                    .iter()
+                    .any(|key| memchr::memmem::find(t, key.as_bytes()).is_some())
         };
         if !names(&text) {
             continue;
