@@ -2521,3 +2521,60 @@ fn a_compaction_the_models_api_made_is_found_as_a_compacted_entry_is() {
         listed.stdout
     );
 }
+
+#[test]
+fn claude_code_a_result_of_a_call_beside_the_pending_one_is_not_context() {
+    // The model asked for the pending call in the same response as another call, from a
+    // history without that other call's result: Claude Code runs the calls of a response
+    // one after another and writes each result as it comes, so the result of a call made
+    // before the pending one (or beside it) is on file while the hook runs, but the model
+    // was not sent it when it made the response. One that quotes the rule does not put it
+    // in view.
+    let scratch = Scratch::new();
+    let beside = |order: &'static str| {
+        edited("claude-code", "AE-1", move |n, v| {
+            if n != 30 {
+                return vec![v];
+            }
+            assert_eq!(v["message"]["content"][0]["id"], "toolu_0005");
+            let mut call = v.clone();
+            call["uuid"] = Value::from("00000000-0000-4000-8000-00000000000b");
+            call["message"]["content"] = serde_json::json!([{"type": "tool_use",
+                "id": "toolu_beside", "name": "Bash", "input": {"command": "true"}}]);
+            let mut result = serde_json::json!({"type": "user",
+                "uuid": "00000000-0000-4000-8000-00000000000c",
+                "isSidechain": false, "sessionId": v["sessionId"],
+                "message": {"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": "toolu_beside", "content": RULE}]}});
+            let mut pending = v.clone();
+            let chain: Vec<&mut Value> = match order {
+                "result before" => vec![&mut call, &mut result, &mut pending],
+                _ => vec![&mut call, &mut pending, &mut result],
+            };
+            let mut parent = v["parentUuid"].clone();
+            let mut out = Vec::new();
+            for e in chain {
+                e["parentUuid"] = parent;
+                parent = e["uuid"].clone();
+                out.push(e.clone());
+            }
+            out
+        })
+    };
+    for order in ["result before", "result after"] {
+        let path = scratch.file("beside.jsonl", &beside(order));
+        let out = check_against("claude-code", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{order}: {}",
+            out.stdout
+        );
+        denied_with_the_rule(&hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &payload("claude-code", "AE-1", &path),
+            &[],
+        ));
+    }
+}

@@ -581,16 +581,30 @@ fn pieces(
                 .is_some_and(|e| e.kind() == "assistant" && message_id(e).is_none())
         }));
     }
+    let being_made = |i: usize, e: &Entry| {
+        e.kind() == "assistant"
+            && (message_id(e).is_some_and(|id| responding.contains(id)) || unnamed.contains(&i))
+    };
+    // The calls of that response: Claude Code runs them one after another and writes
+    // each result as it comes, so the result of one made before (or beside) the pending
+    // call may be on file while the hook runs. The model was not sent it.
+    let beside: BTreeSet<&str> = entries
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| being_made(i, e))
+        .flat_map(|(_, e)| blocks(e))
+        .filter(|b| kind_of(b) == Some("tool_use"))
+        .filter_map(|b| b.get("id")?.as_str())
+        .collect();
     let mut out = Vec::new();
-    let mut pairing = Pairing::new(entries, cleared);
+    let mut pairing = Pairing::new(entries, cleared, beside);
     for (i, e) in entries.iter().enumerate() {
         let unsent = pairing.step(e);
         let role = match e.kind() {
             _ if e.is_never_sent() => continue,
             "user" if e.is_summary() => Role::Summary,
             "user" => Role::User,
-            "assistant" if message_id(e).is_some_and(|id| responding.contains(id)) => continue,
-            "assistant" if unnamed.contains(&i) => continue,
+            "assistant" if being_made(i, e) => continue,
             "assistant" => Role::Assistant,
             _ => continue,
         };
@@ -637,6 +651,9 @@ fn pieces(
 struct Pairing<'e> {
     /// The tool results a microcompaction cleared: the model is sent a placeholder.
     cleared: BTreeSet<String>,
+    /// The calls of the response being made: their results were not sent when the model
+    /// made it.
+    beside: BTreeSet<&'e str>,
     /// The server tool calls (a web search, say) each response holds the result of, by
     /// the response's number.
     server_answered: BTreeSet<(usize, &'e str)>,
@@ -656,7 +673,11 @@ struct Pairing<'e> {
 }
 
 impl<'e> Pairing<'e> {
-    fn new(entries: &[&'e Entry<'_>], cleared: BTreeSet<String>) -> Pairing<'e> {
+    fn new(
+        entries: &[&'e Entry<'_>],
+        cleared: BTreeSet<String>,
+        beside: BTreeSet<&'e str>,
+    ) -> Pairing<'e> {
         let mut pass = Pairing::default();
         let mut server_answered = BTreeSet::new();
         for e in entries {
@@ -667,6 +688,7 @@ impl<'e> Pairing<'e> {
         }
         Pairing {
             cleared,
+            beside,
             server_answered,
             ..Pairing::default()
         }
@@ -724,6 +746,7 @@ impl<'e> Pairing<'e> {
                     .and_then(Value::as_str)
                     .is_some_and(|id| {
                         !self.cleared.contains(id)
+                            && !self.beside.contains(id)
                             && self.calls.contains(id)
                             && self.results.insert(id)
                     }),
