@@ -2019,19 +2019,7 @@ fn claude_code_a_message_claude_code_never_sends_is_not_context() {
     ];
     for (what, edit) in cases {
         let path = scratch.file("unsent.jsonl", &claude_code_synthetic_message(edit));
-        let out = check_against("claude-code", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{what}: {}",
-            out.stdout
-        );
-        denied_with_the_rule(&hook_with(
-            "claude-code",
-            &store("claude-code"),
-            &payload("claude-code", "AE-1", &path),
-            &[],
-        ));
+        claude_code_blocks_and_denies(&path, what);
     }
     // The same message, neither an API error nor virtual, is sent.
     let path = scratch.file("sent.jsonl", &claude_code_synthetic_message(|_| {}));
@@ -2329,6 +2317,24 @@ fn codex_an_output_answering_a_call_of_the_response_being_made_is_not_context() 
 /// An entry to add to a transcript: its kind, its message id (or `""`), its content.
 type NewEntry = (&'static str, &'static str, Value);
 
+/// `check` on `path` (AE-1 edited) BLOCKs for the dropped rule, and the hook denies the
+/// call with it (`what` names the case).
+fn claude_code_blocks_and_denies(path: &str, what: &str) {
+    let out = check_against("claude-code", path);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{what}: {}",
+        out.stdout
+    );
+    denied_with_the_rule(&hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &payload("claude-code", "AE-1", path),
+        &[],
+    ));
+}
+
 /// Claude Code's AE-1 (the summary leaves the rule out) with `entries` chained one after
 /// another before the synthetic reply after the compaction (line 27).
 fn claude_code_with_entries(entries: &[NewEntry]) -> Vec<u8> {
@@ -2418,19 +2424,7 @@ fn claude_code_a_call_or_result_its_pairing_repair_drops_is_not_context() {
     ];
     for (what, entries) in cases {
         let path = scratch.file("repaired.jsonl", &claude_code_with_entries(&entries));
-        let out = check_against("claude-code", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{what}: {}",
-            out.stdout
-        );
-        denied_with_the_rule(&hook_with(
-            "claude-code",
-            &store("claude-code"),
-            &payload("claude-code", "AE-1", &path),
-            &[],
-        ));
+        claude_code_blocks_and_denies(&path, what);
     }
     // Sent: the first result of a call, and a server call whose result the next entry of
     // its response holds (Claude Code writes each block as its own entry).
@@ -2563,18 +2557,6 @@ fn claude_code_a_result_of_a_call_beside_the_pending_one_is_not_context() {
     };
     for order in ["result before", "result after"] {
         let path = scratch.file("beside.jsonl", &beside(order));
-        let out = check_against("claude-code", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{order}: {}",
-            out.stdout
-        );
-        denied_with_the_rule(&hook_with(
-            "claude-code",
-            &store("claude-code"),
-            &payload("claude-code", "AE-1", &path),
-            &[],
-        ));
+        claude_code_blocks_and_denies(&path, order);
     }
 }
