@@ -1492,20 +1492,7 @@ fn a_compaction_boundary_linked_to_what_it_summarised_still_starts_the_live_cont
         vec![v]
     });
     let path = scratch.file("linked.jsonl", &linked);
-    let out = check_against("claude-code", &path);
-    assert_eq!(
-        (out.verdict_line(), out.code),
-        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-        "{}",
-        out.stdout
-    );
-    let hooked = hook_with(
-        "claude-code",
-        &store("claude-code"),
-        &payload("claude-code", "AE-1", &path),
-        &[],
-    );
-    denied_with_the_rule(&hooked);
+    blocks_and_denies("claude-code", "AE-1", &path, "");
 }
 
 /// A Claude Code session in which the rule arrived as a tool result, then the call;
@@ -1715,20 +1702,7 @@ fn a_compaction_the_models_api_made_starts_the_live_context() {
             }
         });
         let path = scratch.file(&format!("{kind}.jsonl"), &compacted);
-        let out = check_against("codex", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{kind}: {}",
-            out.stdout
-        );
-        let hooked = hook_with(
-            "codex",
-            &store("codex"),
-            &payload("codex", "C-2", &path),
-            &[],
-        );
-        denied_with_the_rule(&hooked);
+        blocks_and_denies("codex", "C-2", &path, kind);
     }
 }
 
@@ -1875,20 +1849,7 @@ fn codex_a_tool_output_whose_call_is_not_in_the_context_is_not_context() {
             serde_json::json!({"type": kind, "call_id": "call_0003", "output": output}),
         );
         let path = scratch.file("orphan.jsonl", &orphan);
-        let out = check_against("codex", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{kind}: {}",
-            out.stdout
-        );
-        let hooked = hook_with(
-            "codex",
-            &store("codex"),
-            &payload("codex", "AE-2", &path),
-            &[],
-        );
-        denied_with_the_rule(&hooked);
+        blocks_and_denies("codex", "AE-2", &path, kind);
     }
     // With its call in the context, the output is sent and counts.
     let answered = edited("codex", "AE-2", |_, v| {
@@ -2320,7 +2281,14 @@ type NewEntry = (&'static str, &'static str, Value);
 /// `check` on `path` (AE-1 edited) BLOCKs for the dropped rule, and the hook denies the
 /// call with it (`what` names the case).
 fn claude_code_blocks_and_denies(path: &str, what: &str) {
-    let out = check_against("claude-code", path);
+    blocks_and_denies("claude-code", "AE-1", path, what);
+}
+
+/// `check` on `path` (the harness's fixture `name`, edited) BLOCKs for the dropped rule,
+/// and the hook, given that fixture's payload naming `path`, denies the call with it
+/// (`what` names the case).
+fn blocks_and_denies(harness: &str, name: &str, path: &str, what: &str) {
+    let out = check_against(harness, path);
     assert_eq!(
         (out.verdict_line(), out.code),
         ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
@@ -2328,9 +2296,9 @@ fn claude_code_blocks_and_denies(path: &str, what: &str) {
         out.stdout
     );
     denied_with_the_rule(&hook_with(
-        "claude-code",
-        &store("claude-code"),
-        &payload("claude-code", "AE-1", path),
+        harness,
+        &store(harness),
+        &payload(harness, name, path),
         &[],
     ));
 }
