@@ -986,6 +986,34 @@ fn gemini_cli_a_response_whose_first_call_ended_is_still_not_context() {
 }
 
 #[test]
+fn gemini_cli_the_result_of_a_call_beside_the_pending_one_is_not_context() {
+    // Two calls in one response, run one after the other: the first one's result quotes
+    // the rule and is recorded on the response before the second one's hook runs. The
+    // model asked for both before either ran, and Gemini CLI sends the results together
+    // after both end: the rule was not what the model saw when it asked.
+    let scratch = Scratch::new();
+    let text = std::fs::read_to_string(fixture("gemini-cli", "AE-2")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.contains(r#""type":"gemini""#))
+        .unwrap();
+    let mut said: Value = serde_json::from_str(&lines[at]).unwrap();
+    said["toolCalls"] = serde_json::json!([{"id": "first", "name": "run_shell_command",
+        "args": {"command": "cat RULES"}, "result": [{"functionResponse":
+        {"id": "first", "name": "run_shell_command", "response": {"output": RULE}}}]}]);
+    lines.push(said.to_string());
+    let file = scratch.file("gemini.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let out = hook_with(
+        "gemini-cli",
+        &store("gemini-cli"),
+        &payload("gemini-cli", "AE-2", &file),
+        &[],
+    );
+    denied_with_the_rule(&out);
+}
+
+#[test]
 fn a_store_whose_tools_leave_out_a_tool_its_rule_scopes_to_still_judges_that_tool() {
     // The store's `tools` (for precheck's schemas) list another tool; its rule scopes to
     // the shell tool, and the compaction dropped it.

@@ -198,9 +198,10 @@ pub(super) fn read(
     }
     // The model's last message is the response that holds the pending call: Gemini CLI
     // records it before the hook runs, and its calls' results only after they end. It is
-    // what the model is sending, not what it was sent: its text and its calls' arguments
-    // are not context yet; the results of its calls that ended are. (Screen notices after
-    // it are not messages the model is sent.)
+    // what the model is sending, not what it was sent: its text, its calls' arguments and
+    // the results of its calls that ended already (run one after another, sent together
+    // once all have ended) are not what the model saw when it asked for the pending call.
+    // (Screen notices after it are not messages the model is sent.)
     let last = messages.list.iter().rposition(|(_, m)| {
         matches!(
             m.get("type").and_then(Value::as_str),
@@ -232,9 +233,7 @@ pub(super) fn read(
     let mut call_seen = false;
     for (i, (at, m)) in messages.list.iter().enumerate() {
         if responding && Some(i) == last {
-            let mut results = Vec::new();
-            call_seen |= tool_calls(&mut results, *at, m.get("toolCalls"), call)?;
-            out.extend(results.into_iter().filter(|p| p.role == Role::Result));
+            call_seen |= tool_calls(&mut Vec::new(), *at, m.get("toolCalls"), call)?;
             continue;
         }
         let role = match m.get("type").and_then(Value::as_str) {
