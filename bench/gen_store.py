@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the reference record store of issue 5 (python3 standard library only).
+"""Generate the reference record store of the benches (python3 standard library only).
 
 Deterministic from --seed: the same arguments give the same bytes on every run.
 

@@ -1,4 +1,4 @@
-//! The parse floor of issue 5: the cost of merely reading a JSON Lines store once.
+//! The parse floor: the cost of merely reading a JSON Lines store once.
 //!
 //! Reads the file line by line into one reused buffer and lets serde_json validate
 //! each non-blank line into `serde::de::IgnoredAny`, keeping nothing. Prints the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/run.sh: the performance bench of issue 5.
+# bench/run.sh: the performance bench (check, precheck, pin, documents, the hook, retentions
+# and sweep on the 1M-record store, against the parse floor).
 #
 # Builds in release, generates the reference stores into bench/data/ (git-ignored),
 # measures each command's median wall time (hyperfine, >= 5 runs) and peak RSS

@@ -1,4 +1,4 @@
-//! The hostile-input suite (issue 6): input written by an adversary or a buggy harness,
+//! The hostile-input suite: input written by an adversary or a buggy harness,
 //! run through the real binary. Every refusal must be ERROR `invalid-input`, exit 2,
 //! one short stderr line naming the place, an ERROR verdict in the text and the JSON
 //! report, and never a panic (exit 101). Valid-but-extreme inputs must get the right

@@ -1,4 +1,4 @@
-//! Report integrity (issue 6), as properties over generated input: no string in the
+//! Report integrity, as properties over generated input: no string in the
 //! input (ids, text, values, field names, kinds, tool names) can add, hide or change a
 //! report line or put a terminal control character in the output, in either format;
 //! and `verify` detects any single-byte change to a report.
