@@ -262,22 +262,21 @@ pub fn requested_transcript(
         }
         _ => None,
     };
-    // Gemini CLI names the session in every pre-tool payload: with no call to wait for,
-    // it is what ties the file to the caller's session.
-    let session = match (harness, obj.get("session_id")) {
-        (Harness::GeminiCli, Some(Value::String(id))) if !id.is_empty() => Some(id.clone()),
-        (Harness::GeminiCli, _) => {
-            let problem = PayloadProblem::NoSession;
-            return Some(Err(invalid("key `session_id`", problem)));
-        }
-        _ => None,
+    // Gemini CLI names the session in every pre-tool payload (with no call to wait for,
+    // it is what ties the file to the caller's session), and the directory it started in
+    // (whose settings it read).
+    let gemini = |key: &str, problem: PayloadProblem| match (harness, obj.get(key)) {
+        (Harness::GeminiCli, Some(Value::String(v))) if !v.is_empty() => Ok(Some(v.clone())),
+        (Harness::GeminiCli, _) => Err(invalid(&format!("key `{key}`"), problem)),
+        _ => Ok(None),
     };
-    let cwd = match (harness, obj.get("cwd")) {
-        (Harness::GeminiCli, Some(Value::String(cwd))) if !cwd.is_empty() => Some(cwd.clone()),
-        (Harness::GeminiCli, _) => {
-            return Some(Err(invalid("key `cwd`", PayloadProblem::NoCwd)));
-        }
-        _ => None,
+    let session = match gemini("session_id", PayloadProblem::NoSession) {
+        Ok(session) => session,
+        Err(e) => return Some(Err(e)),
+    };
+    let cwd = match gemini("cwd", PayloadProblem::NoCwd) {
+        Ok(cwd) => cwd,
+        Err(e) => return Some(Err(e)),
     };
     Some(Ok(TranscriptRequest {
         path,
