@@ -828,6 +828,21 @@ mod tests {
         }
     }
 
+    /// [`occurring`] finds each of `texts` in the strings `live` (joined as a haystack
+    /// joins them) exactly when it occurs in one of them.
+    fn found_exactly_where_they_occur(
+        texts: &[String],
+        live: &[String],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let found = occurring(&distinct, &live.join("\n"));
+        for (text, f) in texts.iter().zip(found) {
+            let occurs = live.iter().any(|l| occurs_at_all(l, text));
+            proptest::prop_assert_eq!(f, occurs, "{:?} in {:?}", text, live);
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
         #[test]
         fn normalising_agrees_with_splitting_on_spaces(s in "[a b.\t\n\u{1b}\u{7f}é×\u{85}\u{a0}\u{202e}\u{3000}\u{feff}🙂]{0,40}") {
@@ -866,12 +881,7 @@ mod tests {
             texts in proptest::collection::vec("[ab5é×. ]{1,30}", 1..12),
             live in proptest::collection::vec("[ab5é×. ]{0,60}", 0..4),
         ) {
-            let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let found = occurring(&distinct, &live.join("\n"));
-            for (text, f) in texts.iter().zip(found) {
-                let occurs = live.iter().any(|l| occurs_at_all(l, text));
-                proptest::prop_assert_eq!(f, occurs);
-            }
+            found_exactly_where_they_occur(&texts, &live)?;
         }
 
         #[test]
@@ -925,12 +935,7 @@ mod tests {
             texts in proptest::collection::vec("[a-dé5.(][a-d5_. ]{0,4}", 4..12),
             live in proptest::collection::vec("([a-d5_. ]{0,12}[é×]?){0,8}", 0..4),
         ) {
-            let distinct: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let found = occurring(&distinct, &live.join("\n"));
-            for (text, f) in texts.iter().zip(found) {
-                let occurs = live.iter().any(|l| occurs_at_all(l, text));
-                proptest::prop_assert_eq!(f, occurs, "{:?} in {:?}", text, live);
-            }
+            found_exactly_where_they_occur(&texts, &live)?;
         }
     }
 

@@ -953,6 +953,21 @@ fn a_rule_whose_text_is_only_the_start_of_another_is_not_in_view() {
     );
 }
 
+/// A Gemini CLI session file (`text`) whose last response records `tool_calls`, as Gemini
+/// CLI records a call that ended while the next one of the response waits for its hook:
+/// the response again, with its `toolCalls` (a record replacing its message in place).
+fn with_first_call_ended(text: &str, tool_calls: Value) -> Vec<u8> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.contains(r#""type":"gemini""#))
+        .unwrap();
+    let mut said: Value = serde_json::from_str(&lines[at]).unwrap();
+    said["toolCalls"] = tool_calls;
+    lines.push(said.to_string());
+    (lines.join("\n") + "\n").into_bytes()
+}
+
 #[test]
 fn gemini_cli_a_response_whose_first_call_ended_is_still_not_context() {
     // Two calls in one response, run one after the other: when the second one's hook
@@ -960,17 +975,10 @@ fn gemini_cli_a_response_whose_first_call_ended_is_still_not_context() {
     // message; its text and the first call's arguments quote the rule.
     let scratch = Scratch::new();
     let text = String::from_utf8(quoting_the_rule("gemini-cli", "AE-2")).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let at = lines
-        .iter()
-        .rposition(|l| l.contains(r#""type":"gemini""#))
-        .unwrap();
-    let mut said: Value = serde_json::from_str(&lines[at]).unwrap();
-    said["toolCalls"] = serde_json::json!([{"id": "first", "name": "run_shell_command",
+    let first = serde_json::json!([{"id": "first", "name": "run_shell_command",
         "args": {"command": format!("echo '{RULE}'")}, "result": [{"functionResponse":
         {"id": "first", "name": "run_shell_command", "response": {"output": "done"}}}]}]);
-    lines.push(said.to_string());
-    let file = scratch.file("gemini.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let file = scratch.file("gemini.jsonl", &with_first_call_ended(&text, first));
     let out = hook_with(
         "gemini-cli",
         &store("gemini-cli"),
@@ -993,17 +1001,10 @@ fn gemini_cli_the_result_of_a_call_beside_the_pending_one_is_not_context() {
     // after both end: the rule was not what the model saw when it asked.
     let scratch = Scratch::new();
     let text = std::fs::read_to_string(fixture("gemini-cli", "AE-2")).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let at = lines
-        .iter()
-        .rposition(|l| l.contains(r#""type":"gemini""#))
-        .unwrap();
-    let mut said: Value = serde_json::from_str(&lines[at]).unwrap();
-    said["toolCalls"] = serde_json::json!([{"id": "first", "name": "run_shell_command",
+    let first = serde_json::json!([{"id": "first", "name": "run_shell_command",
         "args": {"command": "cat RULES"}, "result": [{"functionResponse":
         {"id": "first", "name": "run_shell_command", "response": {"output": RULE}}}]}]);
-    lines.push(said.to_string());
-    let file = scratch.file("gemini.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let file = scratch.file("gemini.jsonl", &with_first_call_ended(&text, first));
     let out = hook_with(
         "gemini-cli",
         &store("gemini-cli"),
@@ -1844,18 +1845,24 @@ fn a_gemini_payload_without_its_session_id_is_an_error() {
     }
 }
 
-/// AE-2 of Codex (the summary leaves the rule out) with `item` recorded as a model item
+/// AE-2 of Codex (the summary leaves the rule out) with `items` recorded as model items
 /// just after the compaction.
-fn codex_after_the_compaction(item: Value) -> Vec<u8> {
+fn codex_after_the_compaction(items: &[Value]) -> Vec<u8> {
     edited("codex", "AE-2", |_, v| {
         if v["type"] == "compacted" {
-            let line = serde_json::json!({"timestamp": "2026-12-01T14:23:09.920Z",
-                "type": "response_item", "payload": item.clone()});
-            vec![v, line]
+            std::iter::once(v)
+                .chain(items.iter().map(codex_item))
+                .collect()
         } else {
             vec![v]
         }
     })
+}
+
+/// A Codex model item as a rollout line.
+fn codex_item(payload: &Value) -> Value {
+    serde_json::json!({"timestamp": "2026-12-01T14:23:09.920Z",
+        "type": "response_item", "payload": payload})
 }
 
 #[test]
@@ -1873,27 +1880,19 @@ fn codex_a_tool_output_whose_call_is_not_in_the_context_is_not_context() {
         ("custom_tool_call_output", Value::String(RULE.to_string())),
     ] {
         // The warm-up call's id: its call sits before the compaction, which dropped it.
-        let orphan = codex_after_the_compaction(
+        let orphan = codex_after_the_compaction(&[
             serde_json::json!({"type": kind, "call_id": "call_0003", "output": output}),
-        );
+        ]);
         let path = scratch.file("orphan.jsonl", &orphan);
         blocks_and_denies("codex", "AE-2", &path, kind);
     }
     // With its call in the context, the output is sent and counts.
-    let answered = edited("codex", "AE-2", |_, v| {
-        if v["type"] == "compacted" {
-            let call = serde_json::json!({"timestamp": "2026-12-01T14:23:09.920Z",
-                "type": "response_item", "payload": {"type": "function_call",
-                "name": "exec_command", "arguments": "{\"cmd\": \"cat RULES\"}",
-                "call_id": "call_rules"}});
-            let output = serde_json::json!({"timestamp": "2026-12-01T14:23:09.921Z",
-                "type": "response_item", "payload": {"type": "function_call_output",
-                "call_id": "call_rules", "output": RULE}});
-            vec![v, call, output]
-        } else {
-            vec![v]
-        }
-    });
+    let answered = codex_after_the_compaction(&[
+        serde_json::json!({"type": "function_call", "name": "exec_command",
+            "arguments": "{\"cmd\": \"cat RULES\"}", "call_id": "call_rules"}),
+        serde_json::json!({"type": "function_call_output", "call_id": "call_rules",
+            "output": RULE}),
+    ]);
     let path = scratch.file("answered.jsonl", &answered);
     assert_eq!(check_against("codex", &path).code, 0);
 }
@@ -1902,25 +1901,13 @@ fn codex_a_tool_output_whose_call_is_not_in_the_context_is_not_context() {
 fn codex_a_system_message_is_not_context() {
     // Codex leaves messages of the `system` role out of its history: it never sends them.
     let scratch = Scratch::new();
-    let system = codex_after_the_compaction(serde_json::json!({"type": "message",
-        "role": "system", "content": [{"type": "input_text", "text": RULE}]}));
+    let system = codex_after_the_compaction(&[serde_json::json!({"type": "message",
+        "role": "system", "content": [{"type": "input_text", "text": RULE}]})]);
     let path = scratch.file("system.jsonl", &system);
-    let out = check_against("codex", &path);
-    assert_eq!(
-        (out.verdict_line(), out.code),
-        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-        "{}",
-        out.stdout
-    );
-    denied_with_the_rule(&hook_with(
-        "codex",
-        &store("codex"),
-        &payload("codex", "AE-2", &path),
-        &[],
-    ));
+    blocks_and_denies("codex", "AE-2", &path, "system");
     // A developer message is sent.
-    let developer = codex_after_the_compaction(serde_json::json!({"type": "message",
-        "role": "developer", "content": [{"type": "input_text", "text": RULE}]}));
+    let developer = codex_after_the_compaction(&[serde_json::json!({"type": "message",
+        "role": "developer", "content": [{"type": "input_text", "text": RULE}]})]);
     let path = scratch.file("developer.jsonl", &developer);
     assert_eq!(check_against("codex", &path).code, 0);
 }
@@ -2241,29 +2228,15 @@ fn codex_an_output_answering_a_call_of_the_response_being_made_is_not_context() 
     // older output repeats, or a call made beside it whose output Codex recorded while
     // the hook ran) was an orphan then, and Codex dropped it.
     let scratch = Scratch::new();
-    let line = |payload: Value| {
-        serde_json::json!({"timestamp": "2026-12-01T14:23:09.950Z",
-            "type": "response_item", "payload": payload})
-    };
-    let output = |id: &str| {
-        line(serde_json::json!({"type": "function_call_output",
-        "call_id": id, "output": RULE}))
-    };
-    let beside = line(
-        serde_json::json!({"type": "function_call", "name": "exec_command",
-        "arguments": "{\"cmd\": \"true\"}", "call_id": "call_beside"}),
-    );
+    let output = |id: &str| serde_json::json!({"type": "function_call_output", "call_id": id, "output": RULE});
+    let beside = codex_item(&serde_json::json!({"type": "function_call",
+        "name": "exec_command", "arguments": "{\"cmd\": \"true\"}",
+        "call_id": "call_beside"}));
     // (what, the rollout, `check` without a call id judges the call as pending too)
     let cases = [
         (
             "the call's own id",
-            edited("codex", "AE-2", |_, v| {
-                if v["type"] == "compacted" {
-                    vec![v, output("call_0008")]
-                } else {
-                    vec![v]
-                }
-            }),
+            codex_after_the_compaction(&[output("call_0008")]),
             // The call is answered: `check`, naming no call, reads the history the next
             // request sends, which holds the call and so the output.
             false,
@@ -2272,7 +2245,7 @@ fn codex_an_output_answering_a_call_of_the_response_being_made_is_not_context() 
             "a call beside it",
             edited("codex", "AE-2", |_, v| {
                 if v["payload"]["call_id"] == "call_0008" {
-                    vec![beside.clone(), v, output("call_beside")]
+                    vec![beside.clone(), v, codex_item(&output("call_beside"))]
                 } else {
                     vec![v]
                 }
