@@ -529,6 +529,87 @@ fn doctor_finds_a_codex_hook_that_is_not_trusted() {
 }
 
 #[test]
+fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
+    // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or
+    // `codex_hooks`) in the user config, or in the project's `.codex/config.toml`.
+    let s = Sandbox::new();
+    s.wired("codex");
+    let user = s.home.join(".codex/config.toml");
+    let trusted = std::fs::read_to_string(&user).unwrap();
+    assert_eq!(s.doctor("codex").code, 0);
+    for key in ["hooks", "codex_hooks"] {
+        std::fs::write(&user, format!("{trusted}\n[features]\n{key} = false\n")).unwrap();
+        assert_eq!(
+            findings(&s.doctor("codex")),
+            [format!(
+                "`{}` sets `{key} = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line",
+                user.display()
+            )]
+        );
+    }
+    // The project's config is read after the user's.
+    let project = s.project.join(".codex/config.toml");
+    std::fs::write(&project, "[features]\nhooks = true\n").unwrap();
+    assert_eq!(s.doctor("codex").code, 0);
+    std::fs::write(&user, &trusted).unwrap();
+    std::fs::write(&project, "[features]\nhooks = false\n").unwrap();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [format!(
+            "`{}` sets `hooks = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line",
+            project.display()
+        )]
+    );
+}
+
+#[test]
+fn doctor_notes_that_codex_judges_no_input_typed_into_a_running_command() {
+    // Codex 0.171.0 runs no hook for `write_stdin`: a command typed into a `bash` that
+    // `exec_command` started with a tty ran where the same `exec_command` was denied. The
+    // starter store's effect record names `Bash`: a note on stderr, and still exit 0.
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        s.wired(h);
+        let out = s.doctor(h);
+        assert_clean(&out, &s.settings(h), h);
+        let note = "omission-gate doctor: note: record `done-invoice-7741` binds `Bash`, but Codex runs no hook for `write_stdin`, so what the model types into a shell or program that `exec_command` left running is not judged: keep such a rule in Codex's sandbox and approval settings too\n";
+        assert_eq!(out.stderr, if h == "codex" { note } else { "" }, "{h}");
+    }
+}
+
+#[test]
+fn doctor_finds_gemini_cli_hooks_turned_off_in_its_settings() {
+    // Gemini CLI 0.61.0 registers the hook and runs the tool: `hooksConfig.enabled`
+    // false, or the hook's name in `hooksConfig.disabled` (which `/hooks disable` writes).
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let user = s.home.join(".gemini/settings.json");
+    assert_eq!(s.doctor("gemini-cli").code, 0);
+    std::fs::write(&user, r#"{"hooksConfig": {"enabled": false}}"#).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "`{}` sets `hooksConfig.enabled` to false, so Gemini CLI runs no hook at all and the tool runs: remove that setting",
+            user.display()
+        )]
+    );
+    // The workspace's settings are merged after the user's.
+    s.edit_settings("gemini-cli", |t| {
+        t.replacen('{', r#"{"hooksConfig": {"enabled": true},"#, 1)
+    });
+    assert_eq!(s.doctor("gemini-cli").code, 0);
+    std::fs::write(&user, r#"{"hooksConfig": {"disabled": ["omission-gate"]}}"#).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "`{}` lists `omission-gate` under `hooksConfig.disabled`, so Gemini CLI skips the hook in `{}` and the tool runs: take it out of that list",
+            user.display(),
+            s.settings("gemini-cli").display()
+        )]
+    );
+}
+
+#[test]
 fn doctor_finds_a_codex_hook_edited_since_it_was_trusted() {
     let s = Sandbox::new();
     s.wired("codex");
@@ -560,21 +641,55 @@ fn doctor_finds_a_gemini_cli_folder_that_is_not_trusted() {
 }
 
 #[test]
-fn doctor_finds_gemini_cli_started_below_the_configured_directory() {
+fn doctor_finds_a_harness_started_below_the_configured_directory() {
+    // Observed: Claude Code 2.1.197 (with and without a git repository), Codex 0.171.0
+    // (no `.git`) and Gemini CLI 0.61.0 started in a subdirectory load no hook of the
+    // project's, and the tool runs.
+    for (h, reads, folder) in [
+        (
+            "claude-code",
+            "`.claude/settings.json` only from its start directory",
+            ".claude",
+        ),
+        (
+            "codex",
+            "`.codex/hooks.json` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
+            ".codex",
+        ),
+        (
+            "gemini-cli",
+            "`.gemini/settings.json` only from its start directory",
+            ".gemini",
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let sub = s.project.join("src");
+        std::fs::create_dir_all(&sub).unwrap();
+        let found = findings(&s.doctor_in(h, sub.to_str().unwrap()));
+        let name = match h {
+            "claude-code" => "Claude Code",
+            "codex" => "Codex",
+            _ => "Gemini CLI",
+        };
+        assert_eq!(
+            found[0],
+            format!(
+                "the hook in `{}` is not read when {name} starts in `{}`: it reads {reads}; start it where that file's `{folder}` is, or run `omission-gate init {h} --dir {}`",
+                s.settings(h).display(),
+                sub.display(),
+                sub.display()
+            )
+        );
+    }
+    // Codex inside a git repository reads the root's `.codex` from a subdirectory too.
     let s = Sandbox::new();
-    s.wired("gemini-cli");
+    s.wired("codex");
+    std::fs::create_dir_all(s.project.join(".git")).unwrap();
     let sub = s.project.join("src");
     std::fs::create_dir_all(&sub).unwrap();
-    let found = findings(&s.doctor_in("gemini-cli", sub.to_str().unwrap()));
-    assert_eq!(
-        found[0],
-        format!(
-            "the hook in `{}` is not read when Gemini CLI starts in `{}`: it reads `.gemini/settings.json` only from its start directory; start it where that file's `.gemini` is, or run `omission-gate init gemini-cli --dir {}`",
-            s.settings("gemini-cli").display(),
-            sub.display(),
-            sub.display()
-        )
-    );
+    let out = s.doctor_in("codex", sub.to_str().unwrap());
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
 
 #[test]

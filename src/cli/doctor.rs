@@ -18,9 +18,12 @@ use crate::wiring::{self, Handler, Outcome, Wiring, claude_code, codex, edit, ge
 const DENY_PREFIX: &str = "omission-gate denied this call";
 
 /// What `doctor` found: problems (each one line with its fix), or why it cannot tell.
+/// A note is a gap the wiring cannot close (the harness lets some calls past every
+/// hook): printed on stderr, it does not change the exit code.
 #[derive(Default)]
 struct Findings {
     problems: Vec<String>,
+    notes: Vec<String>,
     unsure: Option<String>,
 }
 
@@ -28,6 +31,12 @@ impl Findings {
     fn problem(&mut self, line: String) {
         if !self.problems.contains(&line) {
             self.problems.push(line);
+        }
+    }
+
+    fn note(&mut self, line: String) {
+        if !self.notes.contains(&line) {
+            self.notes.push(line);
         }
     }
 }
@@ -42,6 +51,9 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits, out: Output) -> Exit
             None
         }
     };
+    for n in &f.notes {
+        warn(&format!("omission-gate doctor: note: {n}"));
+    }
     for p in &f.problems {
         out.say(p);
     }
@@ -135,11 +147,25 @@ fn doctor(
     }
     if ours.is_empty() {
         let looked: Vec<String> = files.iter().map(|p| format!("`{}`", p.display())).collect();
-        if harness == Harness::GeminiCli
-            && let Some(up) = gemini_hook_above(dir)
-        {
+        if let Some(up) = hook_above(harness, dir) {
+            let (reads, folder) = match harness {
+                Harness::ClaudeCode => (
+                    "`.claude/settings.json` only from its start directory",
+                    ".claude",
+                ),
+                Harness::Codex => (
+                    "`.codex/hooks.json` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
+                    ".codex",
+                ),
+                Harness::GeminiCli => (
+                    "`.gemini/settings.json` only from its start directory",
+                    ".gemini",
+                ),
+            };
             f.problem(format!(
-                "the hook in `{up}` is not read when Gemini CLI starts in `{project}`: it reads `.gemini/settings.json` only from its start directory; start it where that file's `.gemini` is, or run `omission-gate init gemini-cli --dir {}`",
+                "the hook in `{up}` is not read when {} starts in `{project}`: it reads {reads}; start it where that file's `{folder}` is, or run `omission-gate init {} --dir {}`",
+                w_name(harness),
+                harness.name(),
                 wiring::sh_quote(project)
             ));
         }
@@ -157,6 +183,7 @@ fn doctor(
         Harness::Codex => check_codex_trust(dir, &ours, f),
         Harness::GeminiCli => {
             check_gemini_trust(project, f);
+            check_gemini_hooks_on(project, &ours, f);
             // A setting that changes what Gemini CLI sends the model, which its session
             // file does not show: every call under --kept-from transcript is an error.
             if let Err(e) = gemini_settings(project, None) {
@@ -211,15 +238,11 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
                     .unwrap_or_else(|| home.join(".codex"))
                     .join("hooks.json"),
             ];
-            // Project layers: every `.codex` from the project root (the nearest `.git`
-            // above) down to the start directory.
-            let root = codex_project_root(dir);
-            let mut layers: Vec<&Path> = dir
-                .ancestors()
-                .take_while(|a| a.starts_with(&root))
-                .collect();
-            layers.reverse();
-            files.extend(layers.iter().map(|l| l.join(".codex/hooks.json")));
+            files.extend(
+                codex_layers(dir)
+                    .iter()
+                    .map(|l| l.join(".codex/hooks.json")),
+            );
             files
         }
         Harness::GeminiCli => vec![
@@ -229,14 +252,27 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
     })
 }
 
-/// A `.gemini/settings.json` with our hook in a directory above `dir`.
-fn gemini_hook_above(dir: &Path) -> Option<String> {
-    dir.ancestors().skip(1).find_map(|a| {
-        let path = a.join(".gemini/settings.json");
-        let text = read_optional(&path).ok()??;
-        let value = edit::read(&text, true).ok()?;
-        (!wiring::handlers_in(&value, "BeforeTool", "gemini-cli", "").is_empty())
-            .then(|| path.display().to_string())
+/// A project settings file with our hook in a directory above those the harness reads
+/// when it starts in `dir` (Claude Code and Gemini CLI read only `dir`'s; Codex reads
+/// from the project root down).
+fn hook_above(harness: Harness, dir: &Path) -> Option<String> {
+    let (start, files): (PathBuf, &[&str]) = match harness {
+        Harness::ClaudeCode => (
+            dir.to_path_buf(),
+            &[".claude/settings.json", ".claude/settings.local.json"],
+        ),
+        Harness::Codex => (codex_project_root(dir), &[".codex/hooks.json"]),
+        Harness::GeminiCli => (dir.to_path_buf(), &[".gemini/settings.json"]),
+    };
+    let w = Wiring::of(harness);
+    start.ancestors().skip(1).find_map(|a| {
+        files.iter().find_map(|file| {
+            let path = a.join(file);
+            let text = read_optional(&path).ok()??;
+            let value = edit::read(&text, w.comments).ok()?;
+            (!wiring::handlers_in(&value, w.event, harness.name(), "").is_empty())
+                .then(|| path.display().to_string())
+        })
     })
 }
 
@@ -264,6 +300,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             return;
         }
     };
+    check_codex_hooks_feature(dir, &config, &user, f);
     for h in ours {
         let key = codex::hook_key(&h.file, h.group, h.index);
         let hash = codex::trusted_hash(h.matcher.as_deref(), &h.object);
@@ -296,6 +333,69 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
                 "the project `{root_text}` is not trusted, so Codex ignores the hooks in its `.codex` folders: add `[projects.{}]` with `trust_level = \"trusted\"` to `{config}`",
                 codex::toml_string(&root_text)
             ));
+        }
+    }
+}
+
+/// The directories whose `.codex` Codex reads, in order: from the project root (the
+/// nearest directory above with `.git`, else `dir`) down to the start directory `dir`.
+fn codex_layers(dir: &Path) -> Vec<&Path> {
+    let root = codex_project_root(dir);
+    let mut layers: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|a| a.starts_with(&root))
+        .collect();
+    layers.reverse();
+    layers
+}
+
+/// `[features] hooks = false` in the user config or a project's `.codex/config.toml`
+/// (from the project root down to the start directory, each read after the one above).
+fn check_codex_hooks_feature(dir: &Path, config: &str, user: &toml::Table, f: &mut Findings) {
+    let mut project = Vec::new();
+    for layer in codex_layers(dir) {
+        let path = layer.join(".codex/config.toml");
+        if let Ok(Some(text)) = read_optional(&path)
+            && let Ok(table) = text.parse::<toml::Table>()
+        {
+            project.push((path.display().to_string(), table));
+        }
+    }
+    let mut configs: Vec<(&str, &toml::Table)> = vec![(config, user)];
+    configs.extend(project.iter().map(|(name, table)| (name.as_str(), table)));
+    if let Some((file, key)) = codex::hooks_feature_off(&configs) {
+        f.problem(format!(
+            "`{file}` sets `{key} = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line"
+        ));
+    }
+}
+
+/// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours
+/// listed as disabled.
+fn check_gemini_hooks_on(project: &str, ours: &[Handler], f: &mut Findings) {
+    let env = |key: &str| std::env::var_os(key);
+    let mut layers = Vec::new();
+    for path in gemini_cli::settings_by_precedence(Path::new(project), env) {
+        if let Ok(Some(text)) = read_optional(&path)
+            && let Ok(value) = edit::read(&text, true)
+        {
+            layers.push((path.display().to_string(), value));
+        }
+    }
+    let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+    for h in ours {
+        let Some(name) = gemini_cli::hook_name(&h.object) else {
+            continue;
+        };
+        match gemini_cli::hooks_off(&layers, name) {
+            Some(gemini_cli::HooksOff::All(file)) => f.problem(format!(
+                "`{file}` sets `hooksConfig.enabled` to false, so Gemini CLI runs no hook at all and the tool runs: remove that setting"
+            )),
+            Some(gemini_cli::HooksOff::Disabled { file, name }) => f.problem(format!(
+                "`{file}` lists `{name}` under `hooksConfig.disabled`, so Gemini CLI skips the hook in `{}` and the tool runs: take it out of that list",
+                h.file
+            )),
+            None => {}
         }
     }
 }
@@ -461,6 +561,12 @@ fn check_store(
             return;
         }
     };
+    if let Some(id) = wiring::typed_input_unjudged(harness, &input.store) {
+        f.note(format!(
+            "record `{id}` binds `{}`, but Codex runs no hook for `write_stdin`, so what the model types into a shell or program that `exec_command` left running is not judged: keep such a rule in Codex's sandbox and approval settings too",
+            w.shell_tool
+        ));
+    }
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
         f.problem(match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(

@@ -7,6 +7,9 @@
 //! the hash is Codex's: sha256 over the compact JSON, keys sorted, of the event's label
 //! and the matcher group reduced to this one handler, normalized the way Codex does
 //! (the timeout defaulted to 600 seconds, `async` written out, absent fields left out).
+//! Hooks as a whole are a feature: `[features] hooks = false` (or its older name
+//! `codex_hooks`) in the user config or a trusted project's `.codex/config.toml` turns
+//! every hook off, again without a word.
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -92,6 +95,29 @@ pub fn project_trust(user_config: &toml::Table, dir: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The names of Codex's hooks feature under `[features]`: the current one and the older.
+pub const HOOKS_FEATURE: [&str; 2] = ["hooks", "codex_hooks"];
+
+/// Where the hooks feature is turned off: the config (its name as given) and key of the
+/// last setting in `configs`, lowest precedence first, when that setting is `false`.
+pub fn hooks_feature_off<'a>(
+    configs: &[(&'a str, &toml::Table)],
+) -> Option<(&'a str, &'static str)> {
+    let mut last = None;
+    for (name, config) in configs {
+        let features = config.get("features").and_then(|f| f.as_table());
+        for key in HOOKS_FEATURE {
+            if let Some(on) = features.and_then(|f| f.get(key)).and_then(|v| v.as_bool()) {
+                last = Some((*name, key, on));
+            }
+        }
+    }
+    match last {
+        Some((name, key, false)) => Some((name, key)),
+        _ => None,
+    }
+}
+
 /// The lines to add to the user config so that Codex runs the hook: the project marked
 /// trusted, and the handler's hash.
 pub fn trust_snippet(project: &str, key: &str, hash: &str) -> String {
@@ -149,5 +175,28 @@ mod tests {
             Some("sha256:ab")
         );
         assert_eq!(project_trust(&table, "/p").as_deref(), Some("trusted"));
+    }
+
+    #[test]
+    fn the_last_hooks_feature_setting_wins() {
+        let t = |s: &str| s.parse::<toml::Table>().unwrap();
+        let (none, off, old_off, on) = (
+            t(""),
+            t("[features]\nhooks = false\n"),
+            t("[features]\ncodex_hooks = false\n"),
+            t("[features]\nhooks = true\n"),
+        );
+        assert_eq!(hooks_feature_off(&[("u", &none)]), None);
+        assert_eq!(hooks_feature_off(&[("u", &off)]), Some(("u", "hooks")));
+        assert_eq!(
+            hooks_feature_off(&[("u", &old_off), ("p", &none)]),
+            Some(("u", "codex_hooks"))
+        );
+        // A project config read later turns it back on, or off.
+        assert_eq!(hooks_feature_off(&[("u", &off), ("p", &on)]), None);
+        assert_eq!(
+            hooks_feature_off(&[("u", &on), ("p", &off)]),
+            Some(("p", "hooks"))
+        );
     }
 }

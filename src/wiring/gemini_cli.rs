@@ -7,7 +7,9 @@
 //! path's parent). Before running a hook it replaces `$GEMINI_PROJECT_DIR` (and
 //! `$GEMINI_CWD`, `$CLAUDE_PROJECT_DIR`) in the command text with the shell-quoted
 //! project directory. Some of its settings make it send the model something other than
-//! what its session file records (see [`context_managed`]).
+//! what its session file records (see [`context_managed`]). Its `hooksConfig` turns
+//! hooks off without a word: `enabled: false` all of them, `disabled` the ones it names
+//! (see [`hooks_off`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,71 @@ fn truthy(v: &Value) -> bool {
         Value::String(s) => !s.is_empty(),
         Value::Array(_) | Value::Object(_) => true,
     }
+}
+
+/// Why Gemini CLI registers a hook of ours and still never runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HooksOff {
+    /// This file sets `hooksConfig.enabled` to false, and no file read after it sets it
+    /// back: no hook runs.
+    All(String),
+    /// This file lists the hook's name in `hooksConfig.disabled`.
+    Disabled {
+        /// The file.
+        file: String,
+        /// The hook's name as listed: its `name`, or its command when it has none.
+        name: String,
+    },
+}
+
+/// The name Gemini CLI gives a command hook, which `hooksConfig.disabled` lists: its
+/// `name`, else its command.
+pub fn hook_name(handler: &serde_json::Map<String, Value>) -> Option<&str> {
+    handler
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .or_else(|| handler.get("command").and_then(Value::as_str))
+}
+
+/// Whether Gemini CLI runs a hook named `name`, given its settings files (their names
+/// and contents) in the order it merges them, lowest precedence first (see
+/// [`settings_by_precedence`]): `hooksConfig.enabled` is the last file's that sets it,
+/// and `hooksConfig.disabled` the union of all.
+pub fn hooks_off(layers: &[(&str, &Value)], name: &str) -> Option<HooksOff> {
+    let config = |v: &Value| v.get("hooksConfig").cloned();
+    let enabled = layers.iter().rev().find_map(|(file, v)| {
+        config(v)?
+            .get("enabled")
+            .filter(|e| !e.is_null())
+            .map(|e| (*file, truthy(e)))
+    });
+    if let Some((file, false)) = enabled {
+        return Some(HooksOff::All(file.to_string()));
+    }
+    layers.iter().find_map(|(file, v)| {
+        let listed = config(v)?
+            .get("disabled")?
+            .as_array()?
+            .iter()
+            .any(|d| d.as_str() == Some(name));
+        listed.then(|| HooksOff::Disabled {
+            file: file.to_string(),
+            name: name.to_string(),
+        })
+    })
+}
+
+/// [`settings_files`] without a transcript, in the order Gemini CLI merges them, lowest
+/// precedence first: the system defaults, the user's, the workspace's, then the system
+/// settings, which override everything.
+pub fn settings_by_precedence(cwd: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    let mut files = settings_files(cwd, None, env);
+    if !files.is_empty() {
+        let system = files.remove(0);
+        files.push(system);
+    }
+    files
 }
 
 /// The settings files Gemini CLI reads for a session started in `cwd`, given its
@@ -180,6 +247,49 @@ fn shell_quote(arg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hooks_are_off_by_the_last_enabled_or_any_disabled_list() {
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        let (none, off, on, named, other) = (
+            v("{}"),
+            v(r#"{"hooksConfig": {"enabled": false}}"#),
+            v(r#"{"hooksConfig": {"enabled": true}}"#),
+            v(r#"{"hooksConfig": {"disabled": ["x", "omission-gate"]}}"#),
+            v(r#"{"hooksConfig": {"disabled": ["omission-gate-2"], "enabled": 1}}"#),
+        );
+        let off_in = |f: &str| Some(HooksOff::All(f.into()));
+        assert_eq!(
+            hooks_off(&[("u", &none), ("w", &other)], "omission-gate"),
+            None
+        );
+        assert_eq!(
+            hooks_off(&[("u", &off), ("w", &none)], "omission-gate"),
+            off_in("u")
+        );
+        // A file read later sets it back; a later `false` wins over an earlier `true`.
+        assert_eq!(hooks_off(&[("u", &off), ("w", &on)], "omission-gate"), None);
+        assert_eq!(
+            hooks_off(&[("u", &on), ("s", &off)], "omission-gate"),
+            off_in("s")
+        );
+        // What JavaScript counts as false.
+        let zero = v(r#"{"hooksConfig": {"enabled": 0}}"#);
+        assert_eq!(hooks_off(&[("u", &zero)], "omission-gate"), off_in("u"));
+        // The disabled lists add up, whatever `enabled` says; names match exactly.
+        assert_eq!(
+            hooks_off(&[("u", &on), ("w", &named)], "omission-gate"),
+            Some(HooksOff::Disabled {
+                file: "w".into(),
+                name: "omission-gate".into()
+            })
+        );
+        assert_eq!(hooks_off(&[("u", &named)], "omission-gat"), None);
+        let Value::Object(h) = v(r#"{"name": "", "command": "og hook"}"#) else {
+            unreachable!()
+        };
+        assert_eq!(hook_name(&h), Some("og hook"));
+    }
     use serde_json::json;
 
     #[test]

@@ -393,6 +393,29 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
     out
 }
 
+/// The first record (its id) that binds calls of the harness's shell tool when the
+/// harness also lets the model run commands a way no hook sees: Codex 0.171.0 runs no
+/// hook for `write_stdin`, the input the model sends a command that `exec_command` left
+/// running, so what it types into an interactive shell is never judged. `None` for the
+/// other harnesses, and for a store that names no such tool.
+pub fn typed_input_unjudged(harness: Harness, store: &Store) -> Option<&str> {
+    if harness != Harness::Codex {
+        return None;
+    }
+    let shell = Wiring::of(harness).shell_tool;
+    store.records().iter().find_map(|r| {
+        let names: &[String] = match &r.kind {
+            Kind::Policy(p) => &p.scope,
+            Kind::Effect(e) => std::slice::from_ref(&e.tool),
+            _ => &[],
+        };
+        names
+            .iter()
+            .any(|n| crate::record::glob_match(n, shell))
+            .then_some(r.id.as_str())
+    })
+}
+
 /// How this harness spells a tool that another harness names `tool`, when `tool` is
 /// not a name this harness gives: the shell, edit and write tools, and MCP tools
 /// (`mcp__<server>__<tool>` in Claude Code and Codex, `mcp_<server>_<tool>` in Gemini
@@ -538,6 +561,19 @@ mod tests {
                 assert_eq!(unguarded(h, m, &every), []);
             }
         }
+        // Codex: a rule on its shell tool (by name or glob) does not cover `write_stdin`.
+        assert_eq!(typed_input_unjudged(Harness::Codex, &every), Some("all"));
+        for h in [Harness::ClaudeCode, Harness::GeminiCli] {
+            assert_eq!(typed_input_unjudged(h, &every), None);
+        }
+        let mcp_only = r#"{"records": [
+          {"id": "r", "seq": 1, "kind": "policy", "scope": "mcp__*", "predicate": {"all": []}, "effect": "deny"}
+        ], "kept": []}"#;
+        let mcp_only =
+            crate::input::load("s", mcp_only.as_bytes(), crate::record::Limits::default())
+                .unwrap()
+                .store;
+        assert_eq!(typed_input_unjudged(Harness::Codex, &mcp_only), None);
         assert_eq!(
             spelling(Harness::Codex, "Edit").as_deref(),
             Some("apply_patch")
