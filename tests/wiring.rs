@@ -48,9 +48,17 @@ impl Sandbox {
     }
 
     fn run(&self, args: &[&str]) -> Out {
+        self.run_with(args, &[])
+    }
+
+    /// Runs the binary with `vars` set in its environment.
+    fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Out {
         let mut c = Command::new(BIN);
         c.args(args)
             .current_dir(&self.project)
+            .env_remove("CLAUDE_CODE_SIMPLE")
+            .env_remove("CLAUDE_CODE_SAFE_MODE")
+            .envs(vars.iter().copied())
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
@@ -525,6 +533,39 @@ fn doctor_finds_a_codex_hook_that_is_not_trusted() {
             s.home.display(),
             p = s.p()
         )
+    );
+}
+
+#[test]
+fn doctor_finds_claude_code_hooks_turned_off_by_a_variable() {
+    // Claude Code 2.1.197 runs no hook, and the tool runs, with CLAUDE_CODE_SIMPLE (what
+    // `--bare` sets) or CLAUDE_CODE_SAFE_MODE true in its environment or a settings
+    // file's `env`.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let doctor =
+        |vars: &[(&str, &str)]| s.run_with(&["doctor", "claude-code", "--dir", s.p()], vars);
+    assert_eq!(doctor(&[("CLAUDE_CODE_SIMPLE", "0")]).code, 0);
+    for (var, value) in [
+        ("CLAUDE_CODE_SIMPLE", "1"),
+        ("CLAUDE_CODE_SAFE_MODE", " Yes "),
+    ] {
+        assert_eq!(
+            findings(&doctor(&[(var, value)])),
+            [format!(
+                "`{var}` is `{value}` in this environment, and Claude Code started with it runs no hook at all (as with `--bare` or `--safe-mode`): unset it"
+            )]
+        );
+    }
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"env": {"CLAUDE_CODE_SIMPLE": "true"}}"#).unwrap();
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [format!(
+            "`{}` sets `env.CLAUDE_CODE_SIMPLE` to `true`, and Claude Code then runs no hook at all: remove it",
+            user.display()
+        )]
     );
 }
 

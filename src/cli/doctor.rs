@@ -138,8 +138,22 @@ fn doctor(
                     "`{shown}` sets `disableAllHooks` to true, so no hook runs: remove it"
                 ));
             }
+            if let Some((var, v)) = claude_code::hooks_off_in_env(&value) {
+                f.problem(format!(
+                    "`{shown}` sets `env.{var}` to `{v}`, and Claude Code then runs no hook at all: remove it"
+                ));
+            }
         }
         ours.extend(wiring::handlers_in(&value, w.event, harness.name(), &shown));
+    }
+    if harness == Harness::ClaudeCode {
+        for var in claude_code::HOOKS_OFF_VARS {
+            if let Some(v) = std::env::var(var).ok().filter(|v| claude_code::truthy(v)) {
+                f.problem(format!(
+                    "`{var}` is `{v}` in this environment, and Claude Code started with it runs no hook at all (as with `--bare` or `--safe-mode`): unset it"
+                ));
+            }
+        }
     }
     if ours.is_empty() && dropped_ours {
         // Said above: the hook is in a file the harness ignores.

@@ -3,7 +3,8 @@
 //! Claude Code checks each settings file against its schema and, in `-p` mode, drops a
 //! file that fails without a word: one wrong unrelated key (`permissions.allow` given as
 //! a string) and the hooks in that file are gone. This checks the shapes of the keys it
-//! knows; unknown keys are left alone.
+//! knows; unknown keys are left alone. Two variables turn every hook off (see
+//! [`HOOKS_OFF_VARS`]), from the environment or a settings file's `env`.
 
 use serde_json::Value;
 
@@ -151,9 +152,50 @@ fn check_groups(path: &str, groups: &Value) -> Option<String> {
     None
 }
 
+/// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
+/// it counts as true (see [`truthy`]): `CLAUDE_CODE_SIMPLE`, which `--bare` sets, and
+/// `CLAUDE_CODE_SAFE_MODE`, `--safe-mode`'s.
+pub const HOOKS_OFF_VARS: [&str; 2] = ["CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_SAFE_MODE"];
+
+/// Whether Claude Code counts a variable's value as true: `1`, `true`, `yes` or `on`, in
+/// any case, spaces around it ignored.
+pub fn truthy(value: &str) -> bool {
+    let v = value.trim().to_ascii_lowercase();
+    ["1", "true", "yes", "on"].contains(&v.as_str())
+}
+
+/// The first of [`HOOKS_OFF_VARS`] a settings file's `env` turns on, with its value.
+pub fn hooks_off_in_env(settings: &Value) -> Option<(&'static str, &str)> {
+    let env = settings.get("env")?;
+    HOOKS_OFF_VARS.into_iter().find_map(|var| {
+        let v = env.get(var)?.as_str()?;
+        truthy(v).then_some((var, v))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn these_variables_turn_every_hook_off_when_true() {
+        for v in ["1", "true", " Yes ", "ON"] {
+            assert!(truthy(v), "{v}");
+        }
+        for v in ["0", "", "false", "no", "2", "y"] {
+            assert!(!truthy(v), "{v}");
+        }
+        let s = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+        assert_eq!(
+            hooks_off_in_env(&s(r#"{"env": {"CLAUDE_CODE_SAFE_MODE": "true"}}"#)),
+            Some(("CLAUDE_CODE_SAFE_MODE", "true"))
+        );
+        assert_eq!(
+            hooks_off_in_env(&s(r#"{"env": {"CLAUDE_CODE_SIMPLE": "0"}}"#)),
+            None
+        );
+        assert_eq!(hooks_off_in_env(&s("{}")), None);
+    }
     use serde_json::json;
 
     #[test]
