@@ -1298,6 +1298,33 @@ fn a_subagents_transcript_is_found_one_folder_down_and_never_guessed() {
 }
 
 #[test]
+fn a_workflow_agents_transcript_two_folders_down_is_found() {
+    // Claude Code 2.1.197 files a Workflow's agent at
+    // `<session>/subagents/workflows/<run>/agent-<id>.jsonl`: each of its calls was an
+    // ERROR (no transcript in time) until the reader looked two folders down.
+    let h = "claude-code";
+    let (t, agent) = subagent_payload("T-1", "");
+    let scratch = Scratch::new();
+    let session = scratch.path().join("session.jsonl");
+    std::fs::copy(fixture(h, "T-1"), &session).unwrap();
+    let run = scratch.path().join("session/subagents/workflows/wf_1");
+    std::fs::create_dir_all(&run).unwrap();
+    let name = format!("agent-{agent}.jsonl");
+    std::fs::copy(subagent_fixture("T-1", &agent), run.join(&name)).unwrap();
+    let mut v: Value = serde_json::from_str(&t).unwrap();
+    v["transcript_path"] = Value::String(session.to_str().unwrap().to_string());
+    let out = hook_with(h, &store(h), &v.to_string(), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // The same name one folder down as well: the gate cannot tell which is the agent's.
+    let group = scratch.path().join("session/subagents/group-1");
+    std::fs::create_dir_all(&group).unwrap();
+    std::fs::copy(subagent_fixture("T-1", &agent), group.join(&name)).unwrap();
+    let out = hook_with(h, &store(h), &v.to_string(), &[]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("two transcripts"), "{}", out.stderr);
+}
+
+#[test]
 fn a_subagents_transcript_filed_one_folder_down_while_the_hook_waits_is_found() {
     // Claude Code may file the subagent's transcript under a group folder only after the
     // hook has started: the hook looks for it again at each look, and judges it.

@@ -181,19 +181,31 @@ pub(super) fn gemini_settings(cwd: &str, transcript: Option<&Path>) -> Result<()
 
 /// The transcript of a Claude Code subagent as its folder holds it now:
 /// `agent-<id>.jsonl` in the session's `subagents` folder, or the one file of that name
-/// one folder further down (a subagent filed under a group). When there is none yet, the
-/// first: the reader waits for it, and names it. Two files of that name are an error.
+/// one or two folders further down (a subagent filed under a group; a Workflow's agent,
+/// under `workflows/<run>`). When there is none yet, the first: the reader waits for it,
+/// and names it. Two files of that name are an error.
 fn subagent_transcript(subagent: &Subagent) -> Result<String, InputError> {
     let name = subagent.file_name();
     let direct = subagent.folder().join(&name);
     if direct.is_file() {
         return Ok(direct.to_string_lossy().into_owned());
     }
-    let mut nested: Vec<PathBuf> = std::fs::read_dir(subagent.folder())
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path().join(&name))
+    let folders = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_dir())
+            .collect()
+    };
+    let one_down = folders(subagent.folder());
+    let two_down = one_down.iter().flat_map(|d| folders(d));
+    let mut nested: Vec<PathBuf> = one_down
+        .iter()
+        .cloned()
+        .chain(two_down)
+        .map(|folder| folder.join(&name))
         .filter(|path| path.is_file())
         .collect();
     nested.sort();
