@@ -173,15 +173,20 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let Some(first) = map.next_key::<String>()? else {
             return Ok(Value::Object(out));
         };
-        if first == NUMBER_TOKEN {
-            let literal: String = map.next_value()?;
-            return Number::from_str(&literal)
-                .map(Value::Number)
-                .map_err(|_| bad_number(&literal));
-        }
         let mut key = first;
+        let mut value = if key == NUMBER_TOKEN {
+            match map.next_value::<TokenValue>()? {
+                TokenValue::Literal(literal) => {
+                    return Number::from_str(&literal)
+                        .map(Value::Number)
+                        .map_err(|_| bad_number(&literal));
+                }
+                TokenValue::Typed(value) => value,
+            }
+        } else {
+            map.next_value::<StrictValue>()?.0
+        };
         loop {
-            let StrictValue(value) = map.next_value()?;
             if out.contains_key(&key) {
                 return Err(duplicate_key(&key));
             }
@@ -190,8 +195,75 @@ impl<'de> Visitor<'de> for StrictVisitor {
                 Some(k) => key = k,
                 None => break,
             }
+            value = map.next_value::<StrictValue>()?.0;
         }
         Ok(Value::Object(out))
+    }
+}
+
+/// The value under a first key spelt like [`NUMBER_TOKEN`]: serde_json's own number,
+/// whose literal it hands over as an owned `String` (`visit_string`, which its parser
+/// never calls for a string in the input), or an object the input spells with that key,
+/// which stays an object: `{"amount": {"$serde_json::private::Number": "1"}}` is not the
+/// number 1, and judging it as one would judge a call other than the one sent.
+enum TokenValue {
+    Literal(String),
+    Typed(Value),
+}
+
+impl<'de> Deserialize<'de> for TokenValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TokenVisitor)
+    }
+}
+
+struct TokenVisitor;
+
+impl<'de> Visitor<'de> for TokenVisitor {
+    type Value = TokenValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<TokenValue, E> {
+        Ok(TokenValue::Literal(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<TokenValue, E> {
+        StrictVisitor.visit_str(v).map(TokenValue::Typed)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<TokenValue, E> {
+        StrictVisitor.visit_bool(v).map(TokenValue::Typed)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TokenValue, E> {
+        StrictVisitor.visit_i64(v).map(TokenValue::Typed)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<TokenValue, E> {
+        StrictVisitor.visit_u64(v).map(TokenValue::Typed)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TokenValue, E> {
+        StrictVisitor.visit_f64(v).map(TokenValue::Typed)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<TokenValue, E> {
+        StrictVisitor.visit_unit().map(TokenValue::Typed)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<TokenValue, E> {
+        StrictVisitor.visit_none().map(TokenValue::Typed)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TokenValue, A::Error> {
+        StrictVisitor.visit_seq(seq).map(TokenValue::Typed)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TokenValue, A::Error> {
+        StrictVisitor.visit_map(map).map(TokenValue::Typed)
     }
 }
 
@@ -395,6 +467,37 @@ mod tests {
             let v = parse(text.as_bytes()).unwrap();
             assert_eq!(canonical_len(&v), canonical(&v).len(), "{text}");
         }
+    }
+
+    #[test]
+    fn an_object_keyed_like_serde_jsons_number_stays_an_object() {
+        for text in [
+            r#"{"$serde_json::private::Number":"1"}"#,
+            r#"{"\u0024serde_json::private::Number":"1"}"#,
+            r#"{"$serde_json::private::Number":"1","x":2}"#,
+            r#"{"$serde_json::private::Number":1}"#,
+            r#"{"$serde_json::private::Number":{"a":[1]}}"#,
+        ] {
+            let v = parse(text.as_bytes()).unwrap();
+            assert!(v.is_object(), "{text} read as {v:?}");
+        }
+        let v = parse(br#"{"$serde_json::private::Number":"1","x":2}"#).unwrap();
+        assert_eq!(
+            canonical(&v),
+            r#"{"$serde_json::private::Number":"1","x":2}"#
+        );
+        assert!(
+            parse(br#"{"$serde_json::private::Number":"1","$serde_json::private::Number":"2"}"#)
+                .is_err()
+        );
+        let (v, _) = parse_first(br#"{"a":{"$serde_json::private::Number":"1"}} 1"#).unwrap();
+        assert!(v.get("a").is_some_and(Value::is_object));
+        // A number is still a number, in every position.
+        let v = parse(br#"{"$serde_json::private::Number":[1, 2.50]}"#).unwrap();
+        assert_eq!(
+            canonical(&v),
+            r#"{"$serde_json::private::Number":[1,2.50]}"#
+        );
     }
 
     #[test]

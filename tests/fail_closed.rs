@@ -583,3 +583,59 @@ fn a_retention_on_a_piped_input_reads_every_record() {
         }
     }
 }
+
+/// serde_json hands its own numbers to a parser as an object of one private key. An
+/// object the input spells with that key is an object: the amount the tool receives is
+/// `{"$serde_json::private::Number":"1"}`, not the number 1, so `amount gt 5000` cannot
+/// be decided (ERROR), never PASS. The same on every path: the exact loader, the lean
+/// one, the hook's payload, and a fact's value in the store.
+#[test]
+fn an_object_spelt_like_a_number_is_judged_as_the_object_it_is() {
+    let dir = Scratch::new();
+    let fake = r#"{"$serde_json::private::Number":"1"}"#;
+    let action = format!(r#"{{"tool":"refunds.create","params":{{"amount":{fake}}}}}"#);
+    let small = dir.file("s.jsonl", policy_and_chatter("c").as_bytes());
+    let large = format!("{}{}", policy_and_chatter("c"), padding(3));
+    let large = dir.file("big.jsonl", large.as_bytes());
+    for store in [&small, &large] {
+        let out = check(&[store, "--kept", "c", "--action", &action], None);
+        assert_eq!(out.code, 2, "{store}: {}", out.stdout);
+        assert!(
+            out.verdict_line().contains("ERROR (type-mismatch)"),
+            "{}",
+            out.stdout
+        );
+        assert!(
+            out.stdout
+                .contains(r#""amount":{"$serde_json::private::Number":"1"}"#),
+            "the report shows the call as sent: {}",
+            out.stdout
+        );
+    }
+    let payload = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{{"amount":{fake}}}}}"#
+    );
+    let out = run(
+        &["hook", "claude-code", "--store", &small, "--kept", "c"],
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(out.code, 2, "hook: {} {}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("type-mismatch"), "{}", out.stderr);
+    // A fact whose value is such an object: the rule reads an object, not 1.
+    let fact = format!(
+        "{POLICY_P}\n{{\"id\":\"f\",\"seq\":2,\"kind\":\"fact\",\"field\":\"amount\",\"value\":{fake}}}\n"
+    );
+    let store = dir.file("fact.jsonl", fact.as_bytes());
+    let out = check(
+        &[
+            &store,
+            "--kept",
+            "f",
+            "--action",
+            r#"{"tool":"refunds.create"}"#,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.verdict_line().contains("ERROR (type-mismatch)"));
+}

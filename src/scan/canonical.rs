@@ -159,15 +159,22 @@ impl<'de> Visitor<'de> for NodeVisitor {
         let Some(first) = map.next_key_seed(StrSeed)? else {
             return Ok(Node::Object(Vec::new()));
         };
-        if first == NUMBER_TOKEN {
-            // A number beyond u64 and i64: serde_json's own text of it, as the value the
-            // strict parser makes of its literal writes it.
-            let literal = map.next_value_seed(StrSeed)?;
-            let number = <serde_json::Number as std::str::FromStr>::from_str(&literal)
-                .map_err(|_| not_light::<A::Error>())?;
-            return Ok(Node::Literal(Cow::Owned(number.to_string())));
-        }
-        let mut entries = vec![(first, map.next_value_seed(NodeVisitor)?)];
+        let value = if first == NUMBER_TOKEN {
+            match map.next_value_seed(TokenOr(NodeVisitor))? {
+                // A number beyond u64 and i64: serde_json's own text of it, as the value
+                // the strict parser makes of its literal writes it.
+                Token::Literal(literal) => {
+                    let number = <serde_json::Number as std::str::FromStr>::from_str(&literal)
+                        .map_err(|_| not_light::<A::Error>())?;
+                    return Ok(Node::Literal(Cow::Owned(number.to_string())));
+                }
+                // An object the input keys with that text: an object.
+                Token::Value(value) => value,
+            }
+        } else {
+            map.next_value_seed(NodeVisitor)?
+        };
+        let mut entries = vec![(first, value)];
         while let Some(key) = map.next_key_seed(StrSeed)? {
             entries.push((key, map.next_value_seed(NodeVisitor)?));
         }

@@ -120,6 +120,76 @@ impl<'de> Visitor<'de> for StrSeed {
     }
 }
 
+/// The value under a first key spelt like [`NUMBER_TOKEN`]: serde_json's own number,
+/// whose literal it hands over as an owned `String` (`visit_string`, which its parser
+/// never calls for a string in the input), or a value the input wrote under that key,
+/// read by the inner visitor: the strict path keeps such an object an object.
+pub(super) struct TokenOr<V>(pub(super) V);
+
+/// What [`TokenOr`] read.
+pub(super) enum Token<T> {
+    /// serde_json's number literal.
+    Literal(String),
+    /// A value the input wrote under the key.
+    Value(T),
+}
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for TokenOr<V> {
+    type Value = Token<V::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for TokenOr<V> {
+    type Value = Token<V::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Token::Literal(v))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.0.visit_borrowed_str(v).map(Token::Value)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(v).map(Token::Value)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.0.visit_bool(v).map(Token::Value)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.0.visit_u64(v).map(Token::Value)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.0.visit_i64(v).map(Token::Value)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.0.visit_f64(v).map(Token::Value)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.0.visit_unit().map(Token::Value)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_seq(seq).map(Token::Value)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map).map(Token::Value)
+    }
+}
+
 /// A JSON integer in `0..2^64` with no fraction or exponent; anything else aborts.
 pub(super) struct U64Seed;
 
@@ -331,25 +401,38 @@ impl<'de> Visitor<'de> for Checked {
             self.open()?;
             return Ok(Shape::Object);
         };
+        let item = Checked {
+            depth: self.depth + 1,
+        };
         if first == NUMBER_TOKEN {
-            // A number: its literal must be a decimal the gate can compare exactly.
-            let literal = map.next_value_seed(StrSeed)?;
-            let number = <serde_json::Number as std::str::FromStr>::from_str(&literal).is_ok()
-                && crate::decimal::Decimal::parse(&literal).is_ok();
-            return if number {
-                Ok(Shape::Other)
-            } else {
-                Err(not_light())
-            };
+            match map.next_value_seed(TokenOr(item))? {
+                // A number: its literal must be a decimal the gate can compare exactly.
+                Token::Literal(literal) => {
+                    let number = <serde_json::Number as std::str::FromStr>::from_str(&literal)
+                        .is_ok()
+                        && crate::decimal::Decimal::parse(&literal).is_ok();
+                    return if number {
+                        Ok(Shape::Other)
+                    } else {
+                        Err(not_light())
+                    };
+                }
+                // An object the input keys with that text: an object.
+                Token::Value(_) => {}
+            }
         }
         let item = self.open()?;
         let mut keys = Keys::default();
         let mut key = Some(first);
+        let mut read = key.as_deref() == Some(NUMBER_TOKEN);
         while let Some(k) = key {
             if !keys.insert(k) {
                 return Err(not_light());
             }
-            map.next_value_seed(Checked { depth: item.depth })?;
+            if !read {
+                map.next_value_seed(Checked { depth: item.depth })?;
+            }
+            read = false;
             key = map.next_key_seed(StrSeed)?;
         }
         if keys.distinct() {

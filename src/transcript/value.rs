@@ -259,20 +259,27 @@ impl<'de> Visitor<'de> for ValueVisitor {
         let Some(Text(first)) = map.next_key::<Text<'de>>()? else {
             return Ok(Value::Object(Map::default()));
         };
-        if first == NUMBER_TOKEN {
-            let Text(literal) = map.next_value::<Text<'de>>()?;
-            // As json::parse: a key that only looks like serde_json's number is refused.
-            if <serde_json::Number as std::str::FromStr>::from_str(&literal).is_err() {
-                return Err(bad_number(&literal));
+        let mut key = first;
+        // As json::parse: serde_json hands its own number over as an owned `String`; an
+        // object the input keys with the same text stays an object.
+        let mut value = if key == NUMBER_TOKEN {
+            let strict = self.strict;
+            match map.next_value_seed(TokenSeed { strict })? {
+                TokenValue::Literal(literal) => {
+                    if <serde_json::Number as std::str::FromStr>::from_str(&literal).is_err() {
+                        return Err(bad_number(&literal));
+                    }
+                    return Ok(Value::Number(Cow::Owned(literal)));
+                }
+                TokenValue::Typed(value) => value,
             }
-            return Ok(Value::Number(literal));
-        }
+        } else {
+            self.value(&mut map)?
+        };
         let mut out: Vec<(Cow<'de, str>, Value<'de>)> = Vec::new();
         // Past a few keys, the keys seen so far, to find a repeat without a scan.
         let mut seen: Option<std::collections::HashSet<Cow<'de, str>>> = None;
-        let mut key = first;
         loop {
-            let value = self.value(&mut map)?;
             let repeat = match &seen {
                 Some(set) => set.contains(&key),
                 None => out.iter().any(|(k, _)| *k == key),
@@ -299,8 +306,89 @@ impl<'de> Visitor<'de> for ValueVisitor {
                 Some(Text(k)) => key = k,
                 None => break,
             }
+            value = self.value(&mut map)?;
         }
         Ok(Value::Object(Map(out)))
+    }
+}
+
+/// The value under a first key spelt like [`NUMBER_TOKEN`]: serde_json's number literal
+/// (`visit_string`, which its parser never calls for a string in the input), or a value
+/// the input wrote under that key.
+enum TokenValue<'a> {
+    Literal(String),
+    Typed(Value<'a>),
+}
+
+struct TokenSeed {
+    strict: bool,
+}
+
+impl<'de> de::DeserializeSeed<'de> for TokenSeed {
+    type Value = TokenValue<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TokenSeed {
+    type Value = TokenValue<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(TokenValue::Literal(v))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(TokenValue::Typed(Value::String(Cow::Borrowed(v))))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(TokenValue::Typed(Value::String(Cow::Owned(v.to_string()))))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(TokenValue::Typed(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.typed().visit_i64(v).map(TokenValue::Typed)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.typed().visit_u64(v).map(TokenValue::Typed)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.typed().visit_f64(v).map(TokenValue::Typed)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(TokenValue::Typed(Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(TokenValue::Typed(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.typed().visit_seq(seq).map(TokenValue::Typed)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.typed().visit_map(map).map(TokenValue::Typed)
+    }
+}
+
+impl TokenSeed {
+    fn typed(&self) -> ValueVisitor {
+        ValueVisitor {
+            strict: self.strict,
+        }
     }
 }
 
@@ -335,17 +423,27 @@ mod tests {
             let lenient = parse_lenient(&text).unwrap();
             assert_eq!(lenient.get("k0").and_then(Value::as_str), Some("again"));
         }
-        // An object that only looks like serde_json's number, as json::parse reads it.
+        // An object that only looks like serde_json's number stays an object, as
+        // json::parse reads it.
         for fake in [
             r#"{"$serde_json::private::Number":"words"}"#,
             r#"{"$serde_json::private::Number":"12"}"#,
+            r#"{"$serde_json::private::Number":"12","x":1}"#,
         ] {
-            assert_eq!(
-                parse(fake.as_bytes()).is_ok(),
-                crate::json::parse(fake.as_bytes()).is_ok(),
+            assert!(
+                parse(fake.as_bytes()).unwrap().as_object().is_some(),
+                "{fake}"
+            );
+            assert!(parse_lenient(fake).unwrap().as_object().is_some(), "{fake}");
+            assert!(
+                crate::json::parse(fake.as_bytes()).unwrap().is_object(),
                 "{fake}"
             );
         }
+        assert_eq!(
+            parse(b"[12.50]").unwrap().as_array().map(|a| a[0].clone()),
+            Some(Value::Number(Cow::Borrowed("12.50")))
+        );
         // Trailing data, and nesting past serde_json's limit, as json::parse refuses them.
         assert!(parse(b"{} x").is_err());
         // Bytes that are not UTF-8 are refused where they are, as json::parse does.
