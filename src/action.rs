@@ -71,6 +71,11 @@ pub enum ToolError {
     /// A name listed twice.
     #[error("tool `{}` is listed twice", clean(.0))]
     Twice(String),
+    /// A list that names no tool, where precheck and pin judge the calls of its tools.
+    #[error(
+        "names no tool: precheck and pin would judge no call; name the tools the agent can call, or leave the tools out to judge every tool a rule names"
+    )]
+    Empty,
 }
 
 /// A concrete proposed tool call.

@@ -639,3 +639,47 @@ fn an_object_spelt_like_a_number_is_judged_as_the_object_it_is() {
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(out.verdict_line().contains("ERROR (type-mismatch)"));
 }
+
+/// Precheck and pin judge the calls of the tools they are given. A list that names none
+/// (`--tools "$TOOLS"` with the variable unset, an empty file, `[]`, a document's
+/// `"tools": []`) made them judge no call: precheck passed a compaction that dropped the
+/// deny rule, and pin pinned nothing. It is refused, on both loaders; without the flag
+/// every tool a rule names is judged.
+#[test]
+fn a_tool_list_that_names_no_tool_is_refused_by_precheck_and_pin() {
+    let dir = Scratch::new();
+    let small = dir.file("s.jsonl", policy_and_chatter("c").as_bytes());
+    let large = format!("{}{}", policy_and_chatter("c"), padding(3));
+    let large = dir.file("big.jsonl", large.as_bytes());
+    let empty = format!("@{}", dir.file("tools.txt", b""));
+    for store in [&small, &large] {
+        for tools in ["", ",", " ", "[]", empty.as_str()] {
+            let out = check(
+                &["--precheck", store, "--kept", "c", "--tools", tools],
+                None,
+            );
+            assert_eq!(out.code, 2, "{store} {tools:?}: {}", out.stdout);
+            assert!(out.stdout.contains("names no tool"), "{}", out.stdout);
+            for budget in [&[][..], &["--budget", "100000"][..]] {
+                let mut args = vec!["pin", store.as_str(), "--tools", tools];
+                args.extend_from_slice(budget);
+                let out = run(&args, None);
+                assert_eq!(out.code, 2, "pin {store} {tools:?}: {}", out.stdout);
+            }
+        }
+        // Without --tools, the rule's own tool is judged.
+        let out = check(&["--precheck", store, "--kept", "c"], None);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+    }
+    let doc = format!(r#"{{"records":[{POLICY_P}],"kept":[],"tools":[]}}"#);
+    let doc = dir.file("doc.json", doc.as_bytes());
+    let out = check(&["--precheck", &doc], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("key `tools`: names no tool"),
+        "{}",
+        out.stdout
+    );
+    let out = run(&["sweep", "--precheck", "--tools", "", &doc], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+}

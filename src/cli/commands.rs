@@ -165,7 +165,7 @@ pub(super) fn run_check_transcript(
         };
         let compaction = context.compaction(&input.store);
         let mut report = if args.precheck {
-            let tools = input::tools_of(&input, tools.as_ref())?;
+            let tools = input::tools_of(&input, tools.as_ref(), origin)?;
             let options = PrecheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
                 max_calls: args.max_calls,

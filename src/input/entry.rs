@@ -108,6 +108,10 @@ pub fn load_precheck<R>(
 ) -> Result<R, InputError> {
     let purpose = lean_tools(tools).map(Purpose::Precheck);
     let lean = lean_given(request, purpose, |lean| {
+        // No tools: the exact path says whether that is a list given empty.
+        if lean.tools.is_empty() {
+            return Err(Fallback);
+        }
         let loaded = Loaded {
             input: lean.input,
             compaction: lean.compaction,
@@ -118,7 +122,7 @@ pub fn load_precheck<R>(
         return Ok(r);
     }
     let loaded = load_exact(request)?;
-    let tools = tools_of(&loaded.input, tools)?;
+    let tools = tools_of(&loaded.input, tools, request.origin)?;
     Ok(judge(loaded, &tools))
 }
 
@@ -333,7 +337,7 @@ pub fn pin_report(
         return Ok(report);
     }
     let input = read_exact(request)?;
-    let tools = tools_of(&input, tools)?;
+    let tools = tools_of(&input, tools, request.origin)?;
     Ok(crate::pin::report(&input.store, &tools, budget, max_calls))
 }
 
@@ -511,16 +515,31 @@ fn action_of(input: &Input, flag: Option<&FlagText>, origin: &str) -> Result<Act
 }
 
 /// The tools for precheck and pin: the `--tools` flag's as read, else the document's
-/// `tools`, else every tool a policy scope or an effect names exactly (SPEC 2.3).
+/// `tools`, else every tool a policy scope or an effect names exactly (SPEC 2.3). A list
+/// given that names no tool (`--tools ""` from an unset variable, an empty file, `[]`)
+/// is refused: precheck and pin would judge no call, and pass a compaction that drops
+/// every rule.
 pub fn tools_of(
     input: &Input,
     flag: Option<&Result<FlagText, InputError>>,
+    origin: &str,
 ) -> Result<Vec<Tool>, InputError> {
-    match flag {
-        Some(Ok((o, text, _))) => tools_from_flag(o, text),
-        Some(Err(e)) => Err(e.clone()),
-        None => Ok(input.tools_or_named()),
+    let (tools, origin) = match flag {
+        Some(Ok((o, text, _))) => (tools_from_flag(o, text)?, o.as_str()),
+        Some(Err(e)) => return Err(e.clone()),
+        None if input.tools.is_some() => (input.tools_or_named(), origin),
+        None => return Ok(input.tools_or_named()),
+    };
+    if tools.is_empty() {
+        let place = if flag.is_some() {
+            "tools"
+        } else {
+            "key `tools`"
+        };
+        let problem = crate::action::ToolError::Empty;
+        return Err(InputError::invalid(origin, place, problem));
     }
+    Ok(tools)
 }
 
 /// `pin` by the lean loader, when it can decide (see [`pin_report`]).
@@ -533,6 +552,10 @@ fn lean_pin(
     let tools = lean_tools(tools)?;
     let Some(budget) = budget else {
         return lean(request, None, Purpose::Pin(tools), |lean| {
+            // No tools: the exact path says whether that is a list given empty.
+            if lean.tools.is_empty() {
+                return Err(Fallback);
+            }
             Ok(crate::pin::report(
                 &lean.input.store,
                 &lean.tools,
@@ -549,6 +572,9 @@ fn lean_pin(
         Some(_) => None,
     };
     let lean = lean(request, None, Purpose::PinBudget(tools), Ok)?;
+    if lean.tools.is_empty() {
+        return None;
+    }
     let store = &lean.input.store;
     let info = lean.budget.as_ref()?;
     let pins = crate::pin::pin(store, &lean.tools, max_calls);
