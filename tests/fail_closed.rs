@@ -683,3 +683,51 @@ fn a_tool_list_that_names_no_tool_is_refused_by_precheck_and_pin() {
     let out = run(&["sweep", "--precheck", "--tools", "", &doc], None);
     assert_eq!(out.code, 2, "{}", out.stdout);
 }
+
+/// An inline `--kept` list is split at commas. Beside records `a` (the deny rule), `b`
+/// and `a,b`, a compactor that kept only `a,b` and wrote `--kept a,b` was read as keeping
+/// `a` and `b`: the dropped rule judged kept, PASS. Such a list is refused, on both
+/// loaders and in the hook; a JSON array says which, and a list that spells no such id
+/// across its commas is read as before.
+#[test]
+fn an_inline_kept_list_that_spells_an_id_across_its_commas_is_refused() {
+    let dir = Scratch::new();
+    let records = concat!(
+        r#"{"id":"a","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny"}"#,
+        "\n",
+        r#"{"id":"b","seq":2,"kind":"chatter"}"#,
+        "\n",
+        r#"{"id":"a,b","seq":3,"kind":"chatter"}"#,
+        "\n",
+    );
+    let small = dir.file("s.jsonl", records.as_bytes());
+    let large = dir.file("big.jsonl", format!("{records}{}", padding(4)).as_bytes());
+    for store in [&small, &large] {
+        for kept in ["a,b", "b,a,b", "a,b,b"] {
+            let out = check(&[store, "--kept", kept, "--action", REFUND], None);
+            assert_eq!(out.code, 2, "{store} {kept}: {}", out.stdout);
+            assert!(
+                out.stdout.contains("record `a,b` has a comma in its id"),
+                "{}",
+                out.stdout
+            );
+        }
+        for kept in [r#"["a,b"]"#, "b"] {
+            let out = check(&[store, "--kept", kept, "--action", REFUND], None);
+            assert_eq!(out.code, 1, "{store} {kept}: {}", out.stdout);
+        }
+        let out = check(&["--precheck", store, "--kept", "a,b"], None);
+        assert_eq!(out.code, 2, "precheck {store}: {}", out.stdout);
+    }
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":8400}}"#;
+    let out = run(
+        &["hook", "claude-code", "--store", &small, "--kept", "a,b"],
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("has a comma in its id"),
+        "{}",
+        out.stderr
+    );
+}

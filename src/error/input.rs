@@ -39,4 +39,11 @@ pub enum InputProblem {
         clean(.0)
     )]
     KeptIsAFile(String),
+    /// An inline `--kept` list in which a record's id with commas is spelt across commas:
+    /// the id.
+    #[error(
+        "record `{}` has a comma in its id, so an inline --kept list cannot tell it from the ids around its commas: give --kept as a JSON array or as a file of ids, one per line",
+        clean(.0)
+    )]
+    KeptSplitsAnId(String),
 }

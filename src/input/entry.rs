@@ -446,6 +446,14 @@ fn lean<R>(
     purpose: Purpose,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Option<R> {
+    // An inline list of several ids: whether some record's id spans its commas is the
+    // exact loader's to say (see `inline_kept_splits_an_id`).
+    if let Some((_, text, false)) = kept
+        && kept_json(text).is_none()
+        && text.contains(',')
+    {
+        return None;
+    }
     let (path, bytes) = request.source.parts();
     load_lean_from(
         path,
@@ -490,9 +498,29 @@ fn kept_of(
     let (origin, text, from_file) = flag;
     let ids = kept_from_flag(origin, text, *from_file)?;
     if request.retention == Retention::Given && !from_file {
+        inline_kept_splits_an_id(&input.store, text)?;
         inline_kept_names_a_file(&input.store, &ids, text)?;
     }
     Ok(ids)
+}
+
+/// Refuses an inline `--kept` list (ids between commas) in which some record's id,
+/// which has commas of its own, is spelt across commas: `--kept 'a,b'` beside records
+/// `a`, `b` and `a,b` would keep `a` and `b` where the compactor kept `a,b`, and judge a
+/// dropped rule kept. A JSON array or a file of ids says which.
+fn inline_kept_splits_an_id(store: &Store, text: &str) -> Result<(), InputError> {
+    if kept_json(text).is_some() || !text.contains(',') {
+        return Ok(());
+    }
+    let list = format!(",{text},");
+    let spans = |id: &str| id.contains(',') && list.contains(&format!(",{id},"));
+    match store.records().iter().find(|r| spans(&r.id)) {
+        None => Ok(()),
+        Some(r) => {
+            let problem = InputProblem::KeptSplitsAnId(r.id.clone());
+            Err(InputError::invalid("--kept", "kept", problem))
+        }
+    }
 }
 
 /// Refuses `--kept VALUE` (no `@`) whose ids name no record when `VALUE` is a file: the
