@@ -2556,3 +2556,180 @@ fn claude_code_a_result_of_a_call_beside_the_pending_one_is_not_context() {
         claude_code_blocks_and_denies(&path, order);
     }
 }
+
+/// Gemini CLI's AE-2 (the summary leaves the rule out) with `messages` recorded just
+/// after the warm-up call's result (line 18), before the response that holds the call.
+fn gemini_cli_after_the_warm_up(messages: &[Value]) -> Vec<u8> {
+    edited("gemini-cli", "AE-2", |n, v| {
+        if n == 18 {
+            std::iter::once(v).chain(messages.iter().cloned()).collect()
+        } else {
+            vec![v]
+        }
+    })
+}
+
+/// A Gemini CLI message record (`kind` `user` or `gemini`) with `id` and `content`.
+fn gemini_message(id: &str, kind: &str, content: Value) -> Value {
+    serde_json::json!({"id": id, "timestamp": "2026-12-01T14:23:25.760Z", "type": kind,
+        "content": content})
+}
+
+#[test]
+fn gemini_cli_a_run_of_model_messages_its_api_would_refuse_is_not_context() {
+    // Before each request Gemini CLI drops a whole run of the model's messages (not
+    // parted by a user message or by results) when any of them has an empty part (`{}`)
+    // or an empty text that is not a thought: a message of that run that quotes the rule
+    // is not sent.
+    let scratch = Scratch::new();
+    let quote = || gemini_message("quote", "gemini", serde_json::json!([{"text": RULE}]));
+    let then = |content: Value| gemini_message("then", "gemini", content);
+    let refused = [
+        (
+            "an empty part",
+            vec![quote(), then(serde_json::json!([{}]))],
+        ),
+        (
+            "an empty text",
+            vec![quote(), then(serde_json::json!([{"text": ""}]))],
+        ),
+        (
+            "an empty string",
+            vec![quote(), then(serde_json::json!(["ok", ""]))],
+        ),
+        (
+            "an empty text that is no thought",
+            vec![
+                quote(),
+                then(serde_json::json!({"text": "", "thought": false})),
+            ],
+        ),
+        (
+            "in the same message",
+            vec![gemini_message(
+                "quote",
+                "gemini",
+                serde_json::json!([{"text": RULE}, {"text": ""}]),
+            )],
+        ),
+        (
+            "parted by a user message a resume leaves out",
+            vec![
+                quote(),
+                gemini_message("cmd", "user", serde_json::json!([{"text": "/about"}])),
+                then(serde_json::json!([{}])),
+            ],
+        ),
+    ];
+    for (what, messages) in refused {
+        let path = scratch.file("refused.jsonl", &gemini_cli_after_the_warm_up(&messages));
+        blocks_and_denies("gemini-cli", "AE-2", &path, what);
+    }
+    // A run Gemini CLI's check accepts is sent, and so is a message in another run.
+    let accepted = [
+        ("alone", vec![quote()]),
+        (
+            "an empty string content",
+            vec![quote(), then(serde_json::json!(""))],
+        ),
+        (
+            "an empty thought",
+            vec![
+                quote(),
+                then(serde_json::json!([{"text": "", "thought": true}])),
+            ],
+        ),
+        (
+            "an empty text with a signature",
+            vec![
+                quote(),
+                then(serde_json::json!([{"text": "", "thoughtSignature": "c2ln"}])),
+            ],
+        ),
+        (
+            "parted by a user message",
+            vec![
+                quote(),
+                gemini_message("ask", "user", serde_json::json!([{"text": "go on"}])),
+                then(serde_json::json!([{}])),
+            ],
+        ),
+    ];
+    for (what, messages) in accepted {
+        let path = scratch.file("accepted.jsonl", &gemini_cli_after_the_warm_up(&messages));
+        assert_eq!(check_against("gemini-cli", &path).code, 0, "{what}");
+    }
+}
+
+#[test]
+fn gemini_cli_calls_it_does_not_send_as_the_models_are_not_context() {
+    // Gemini CLI sends a model message's `toolCalls` as its calls only when its content
+    // holds no call or thought of its own, and never sends a user message's: arguments
+    // that quote the rule are not in view then (the result of a model message's call
+    // is sent all the same).
+    let scratch = Scratch::new();
+    let call = |args: Value, result: &str| {
+        serde_json::json!([{"id": "rules", "name": "run_shell_command", "args": args,
+            "result": [{"functionResponse": {"id": "rules", "name": "run_shell_command",
+                "response": {"output": result}}}]}])
+    };
+    let quoting = serde_json::json!({"command": format!("echo '{RULE}'")});
+    let with_calls = |kind: &str, content: Value, calls: Value| {
+        let mut m = gemini_message("calls", kind, content);
+        m["toolCalls"] = calls;
+        m
+    };
+    let unsent = [
+        (
+            "beside a thought",
+            with_calls(
+                "gemini",
+                serde_json::json!([{"text": "plan", "thought": true}, {"text": "ok"}]),
+                call(quoting.clone(), "done"),
+            ),
+        ),
+        (
+            "beside a call in the content",
+            with_calls(
+                "gemini",
+                serde_json::json!([{"functionCall": {"name": "run_shell_command",
+                    "args": {"command": "true"}}}]),
+                call(quoting.clone(), "done"),
+            ),
+        ),
+        (
+            "on a user message",
+            with_calls(
+                "user",
+                serde_json::json!("go on"),
+                call(quoting.clone(), RULE),
+            ),
+        ),
+    ];
+    for (what, message) in unsent {
+        let path = scratch.file("unsent.jsonl", &gemini_cli_after_the_warm_up(&[message]));
+        blocks_and_denies("gemini-cli", "AE-2", &path, what);
+    }
+    let sent = [
+        (
+            "arguments",
+            with_calls(
+                "gemini",
+                serde_json::json!("ok"),
+                call(quoting.clone(), "done"),
+            ),
+        ),
+        (
+            "a result beside a thought",
+            with_calls(
+                "gemini",
+                serde_json::json!([{"text": "plan", "thought": true}]),
+                call(serde_json::json!({"command": "cat RULES"}), RULE),
+            ),
+        ),
+    ];
+    for (what, message) in sent {
+        let path = scratch.file("sent.jsonl", &gemini_cli_after_the_warm_up(&[message]));
+        assert_eq!(check_against("gemini-cli", &path).code, 0, "{what}");
+    }
+}

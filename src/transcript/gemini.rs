@@ -8,7 +8,7 @@
 //! message after it (every message, when ID is not listed). Only `user` and `gemini`
 //! messages are sent to the model; `info`, `warning` and `error` are screen notices.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::value::{Map, Value};
 use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings};
@@ -229,11 +229,13 @@ pub(super) fn read(
             finished_agents,
         }))
     });
+    let pending = last.filter(|_| responding);
+    let unsent = unsent_runs(&messages.list, pending);
     let mut out = Vec::new();
     let mut call_seen = false;
     for (i, (at, m)) in messages.list.iter().enumerate() {
-        if responding && Some(i) == last {
-            call_seen |= tool_calls(&mut Vec::new(), *at, m.get("toolCalls"), call)?;
+        if Some(i) == pending {
+            call_seen |= tool_calls(&mut Vec::new(), *at, m, false, call)?;
             continue;
         }
         let role = match m.get("type").and_then(Value::as_str) {
@@ -244,8 +246,21 @@ pub(super) fn read(
             Some("gemini") => Role::Assistant,
             _ => continue,
         };
-        parts(&mut out, role, *at, m.get("content"))?;
-        call_seen |= tool_calls(&mut out, *at, m.get("toolCalls"), call)?;
+        // A model message in a run Gemini CLI leaves out sends nothing of its own; the
+        // results of its calls are sent apart from it, as the user's.
+        let sent = !unsent.contains(&i);
+        let mut own = Vec::new();
+        parts(&mut own, role, *at, m.get("content"))?;
+        if sent {
+            out.append(&mut own);
+        }
+        // Only a model message's calls are sent (a user message's are not).
+        let mut calls = Vec::new();
+        let args = sent && calls_sent_apart(m);
+        call_seen |= tool_calls(&mut calls, *at, m, args, call)?;
+        if role == Role::Assistant {
+            out.append(&mut calls);
+        }
     }
     Ok(Live {
         harness: Harness::GeminiCli,
@@ -282,15 +297,141 @@ fn summary_id(items: &[Value]) -> Option<String> {
     })
 }
 
-/// A `toolCalls` list: each call's arguments and result; a call with no result yet is
-/// pending and its arguments are not context. True when it records `call`.
+/// The messages (by their place in `list`) whose model content Gemini CLI leaves out of
+/// every request: before each one it drops a whole run of model contents (the model's
+/// messages not parted by a user's: one of the user, or the results of a message's
+/// calls) when any of them is one its API would refuse (`isValidContent`). The response
+/// being acted on (`pending`) was not in the history the model was sent.
+fn unsent_runs(list: &[(u64, Map<'_>)], pending: Option<usize>) -> BTreeSet<usize> {
+    let mut unsent = BTreeSet::new();
+    let mut run = Vec::new();
+    let mut refused = false;
+    let mut end = |run: &mut Vec<usize>, refused: &mut bool| {
+        if *refused {
+            unsent.extend(run.iter().copied());
+        }
+        run.clear();
+        *refused = false;
+    };
+    for (i, (_, m)) in list.iter().enumerate() {
+        if Some(i) == pending {
+            continue;
+        }
+        match m.get("type").and_then(Value::as_str) {
+            Some("user") if !left_out_on_resume(m.get("content")) => end(&mut run, &mut refused),
+            Some("gemini") => {
+                run.push(i);
+                refused |= !valid_content(m.get("content"));
+                if answered(m) {
+                    end(&mut run, &mut refused);
+                }
+            }
+            _ => {}
+        }
+    }
+    end(&mut run, &mut refused);
+    unsent
+}
+
+/// True when a model message's `content` is one Gemini CLI's API check accepts
+/// (`isValidContent`): no part is empty (`{}`, or a part that is not an object), nor
+/// an empty text that is not a thought and carries nothing else. A string is one text
+/// part, and an empty one none.
+fn valid_content(content: Option<&Value>) -> bool {
+    let valid_part = |part: &Value| match part {
+        Value::String(s) => !s.is_empty(),
+        Value::Object(p) => {
+            let empty_text = p.get("text").and_then(Value::as_str) == Some("")
+                && !p.get("thought").is_some_and(is_set)
+                && p.keys()
+                    .all(|k| matches!(k, "text" | "thought" | "callIndex"));
+            p.keys().next().is_some() && !empty_text
+        }
+        _ => false,
+    };
+    match content {
+        Some(Value::Array(items)) => items.iter().all(valid_part),
+        Some(part @ Value::Object(_)) => valid_part(part),
+        _ => true,
+    }
+}
+
+/// True when Gemini CLI sends the results of a model message's calls after it, as a user
+/// message of their own: one call has a result that makes a part (one JavaScript counts
+/// as true, and not an empty list).
+fn answered(m: &Map<'_>) -> bool {
+    m.get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("result"))
+        .any(|r| is_set(r) && r.as_array().is_none_or(|parts| !parts.is_empty()))
+}
+
+/// True for a user message Gemini CLI leaves out of the history when it resumes a
+/// session (its text, each part of another kind shown as `[...]`, is empty or starts
+/// with `/`, `?`, `<session_context>` or `<hook_context>`): such a message does not part
+/// two runs of model messages then. (It is counted all the same: a live session sends
+/// it.)
+fn left_out_on_resume(content: Option<&Value>) -> bool {
+    const SHOWN: [&str; 8] = [
+        "videoMetadata",
+        "thought",
+        "codeExecutionResult",
+        "executableCode",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+    ];
+    let shown = |part: &Value| -> String {
+        match part {
+            Value::String(s) => s.to_string(),
+            Value::Object(p) if SHOWN.iter().any(|k| p.contains_key(k)) => "[...]".to_string(),
+            Value::Object(p) => p
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            _ => String::new(),
+        }
+    };
+    let text: String = match content {
+        Some(Value::Array(items)) => items.iter().map(shown).collect(),
+        Some(part) => shown(part),
+        None => String::new(),
+    };
+    let text = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    text.is_empty()
+        || ["/", "?", "<session_context>", "<hook_context>"]
+            .iter()
+            .any(|p| text.starts_with(p))
+}
+
+/// True when Gemini CLI sends a model message's calls from its `toolCalls`: it does
+/// unless its content holds a call or a thought of its own.
+fn calls_sent_apart(m: &Map<'_>) -> bool {
+    let holds = |part: &Value| {
+        part.get("functionCall").is_some_and(is_set) || part.get("thought").is_some_and(is_set)
+    };
+    match m.get("content") {
+        Some(Value::Array(items)) => !items.iter().any(holds),
+        Some(part @ Value::Object(_)) => !holds(part),
+        _ => true,
+    }
+}
+
+/// A message's `toolCalls` list: each call's result, and with `args` (the calls are sent
+/// as the model's) its arguments; a call with no result yet is pending and its arguments
+/// are not context. True when it records `call`.
 fn tool_calls(
     out: &mut Vec<Piece>,
     at: u64,
-    calls: Option<&Value>,
+    m: &Map<'_>,
+    args: bool,
     call: Option<&str>,
 ) -> Result<bool, Failure> {
-    let calls = match calls {
+    let calls = match m.get("toolCalls") {
         None | Some(Value::Null) => return Ok(false),
         Some(Value::Array(calls)) => calls,
         Some(_) => {
@@ -311,7 +452,8 @@ fn tool_calls(
         let id = c.get("id").and_then(Value::as_str);
         seen |= call.is_some() && id == call;
         let result = c.get("result").filter(|r| **r != Value::Null);
-        if result.is_some()
+        if args
+            && result.is_some()
             && id != call
             && let Some(args) = c.get("args")
         {
