@@ -2733,3 +2733,34 @@ fn gemini_cli_calls_it_does_not_send_as_the_models_are_not_context() {
         assert_eq!(check_against("gemini-cli", &path).code, 0, "{what}");
     }
 }
+
+#[test]
+fn codex_a_local_shell_call_without_a_call_id_is_not_context() {
+    // Codex 0.171.0 records a `local_shell_call` the model sent without a `call_id` and
+    // does not run it: no output can answer it, so nothing shows it is not the call being
+    // made, and its action (here quoting the rule) does not put the rule in view.
+    let scratch = Scratch::new();
+    let shell = |call_id: Option<&str>| {
+        let mut item = serde_json::json!({"type": "local_shell_call", "id": "lsh_1",
+            "status": "completed", "action": {"type": "exec",
+                "command": ["echo", RULE]}});
+        if let Some(id) = call_id {
+            item["call_id"] = Value::from(id);
+        }
+        item
+    };
+    let go_on = serde_json::json!({"type": "message", "role": "user",
+        "content": [{"type": "input_text", "text": "go on"}]});
+    let without = codex_after_the_compaction(&[shell(None), go_on.clone()]);
+    let path = scratch.file("without.jsonl", &without);
+    blocks_and_denies("codex", "AE-2", &path, "without a call_id");
+    // One with a call_id that an output answers ran, and its action is sent.
+    let answered = codex_after_the_compaction(&[
+        shell(Some("call_shell")),
+        serde_json::json!({"type": "function_call_output", "call_id": "call_shell",
+            "output": "done"}),
+        go_on,
+    ]);
+    let path = scratch.file("answered.jsonl", &answered);
+    assert_eq!(check_against("codex", &path).code, 0);
+}

@@ -223,10 +223,7 @@ fn responding(
         matches!(
             m.get("type").and_then(Value::as_str),
             Some("function_call" | "custom_tool_call" | "local_shell_call")
-        ) && m
-            .get("call_id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| call == Some(id) || !answered.contains(id))
+        ) && unanswered(m.get("call_id").and_then(Value::as_str), answered, call)
     };
     let mut out = BTreeSet::new();
     for (i, (_, m, _)) in items.iter().enumerate() {
@@ -246,6 +243,14 @@ fn responding(
         out.extend(start..end);
     }
     out
+}
+
+/// True for a call (by its `call_id`) that is the one being judged or has no output
+/// yet: its arguments are not context. A call without a `call_id` (a `local_shell_call`
+/// may have none) has no output that can answer it: Codex does not run it, and nothing
+/// shows it is not the call being made.
+fn unanswered(id: Option<&str>, answered: &BTreeSet<String>, call: Option<&str>) -> bool {
+    id.is_none_or(|id| call == Some(id) || !answered.contains(id))
 }
 
 /// True for a model item that is a compaction made by the model's API: its summary is
@@ -320,10 +325,7 @@ fn model_item(
 ) -> Result<(), Failure> {
     let unknown = || Failure::unknown(at, "a model item", Harness::Codex);
     let kind = m.get("type").and_then(Value::as_str).ok_or_else(unknown)?;
-    let pending = |id: Option<&str>| match id {
-        Some(id) => call == Some(id) || !answered.contains(id),
-        None => false,
-    };
+    let pending = |id: Option<&str>| unanswered(id, answered, call);
     match kind {
         "message" => {
             let role = match string_at(m, "role", at, "a message item")? {
