@@ -2764,3 +2764,69 @@ fn codex_a_local_shell_call_without_a_call_id_is_not_context() {
     let path = scratch.file("answered.jsonl", &answered);
     assert_eq!(check_against("codex", &path).code, 0);
 }
+
+/// Codex's AE-2 with `items` recorded as model items after the response that holds the
+/// pending call (`call_0008`).
+fn codex_after_the_call(items: &[Value]) -> Vec<u8> {
+    edited("codex", "AE-2", |_, v| {
+        if v["payload"]["call_id"] == "call_0008" {
+            std::iter::once(v)
+                .chain(items.iter().map(codex_item))
+                .collect()
+        } else {
+            vec![v]
+        }
+    })
+}
+
+#[test]
+fn codex_what_is_recorded_after_the_calls_response_is_not_context() {
+    // The model made the call from what it had been sent; what Codex records after the
+    // response that holds it (a message the user typed while the hook runs, here quoting
+    // the rule) was not sent then. `check`, naming no call, judges the newest response
+    // as the one being made when it holds a call with no output yet.
+    let scratch = Scratch::new();
+    let said = |role: &str, text: &str| {
+        let kind = if role == "user" {
+            "input_text"
+        } else {
+            "output_text"
+        };
+        serde_json::json!({"type": "message", "role": role,
+            "content": [{"type": kind, "text": text}]})
+    };
+    let after = codex_after_the_call(&[said("user", RULE)]);
+    let path = scratch.file("after.jsonl", &after);
+    blocks_and_denies("codex", "AE-2", &path, "a message after the call");
+    // Once the call has its output and the model has answered again, the call judged
+    // comes after the file: all of it counts.
+    let later = codex_after_the_call(&[
+        serde_json::json!({"type": "function_call_output", "call_id": "call_0008",
+            "output": "done"}),
+        said("user", RULE),
+        said("assistant", "Noted."),
+    ]);
+    let path = scratch.file("later.jsonl", &later);
+    assert_eq!(check_against("codex", &path).code, 0);
+}
+
+#[test]
+fn claude_code_what_is_written_after_the_response_being_made_is_not_context() {
+    // `check` names no call: when the newest response holds a call with no result yet,
+    // the call judged is taken to be in it, and a message written after it (one the user
+    // typed while the hook runs, here quoting the rule) was not sent before the model
+    // made it. (The hook reads from the call's own entry.)
+    let scratch = Scratch::new();
+    let typed = edited("claude-code", "AE-1", |n, v| {
+        if n != 30 {
+            return vec![v];
+        }
+        assert_eq!(v["message"]["content"][0]["id"], "toolu_0005");
+        let said = serde_json::json!({"type": "user", "parentUuid": v["uuid"],
+            "uuid": "00000000-0000-4000-8000-00000000000d", "isSidechain": false,
+            "sessionId": v["sessionId"], "message": {"role": "user", "content": RULE}});
+        vec![v, said]
+    });
+    let path = scratch.file("typed.jsonl", &typed);
+    claude_code_blocks_and_denies(&path, "a message after the call");
+}

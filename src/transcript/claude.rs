@@ -596,9 +596,23 @@ fn pieces(
         .filter(|b| kind_of(b) == Some("tool_use"))
         .filter_map(|b| b.get("id")?.as_str())
         .collect();
+    // The context the call was asked in ends with the response that holds it: when the
+    // newest response is being made (the call named is in it; without one, the call
+    // judged is taken to be), what was written after it (a message the user typed while
+    // the hook runs, say) was not sent before the model made it.
+    let end = entries
+        .iter()
+        .enumerate()
+        .rfind(|(_, e)| e.kind() == "assistant" && !e.is_never_sent())
+        .filter(|&(i, e)| being_made(i, e))
+        .map_or(entries.len(), |(i, _)| i + 1);
     let mut out = Vec::new();
     let mut pairing = Pairing::new(entries, cleared, beside);
+    // What comes after it is still read, so that an entry the gate cannot read is an
+    // error wherever it stands.
+    let mut after = Vec::new();
     for (i, e) in entries.iter().enumerate() {
+        let out = if i < end { &mut out } else { &mut after };
         let unsent = pairing.step(e);
         let role = match e.kind() {
             _ if e.is_never_sent() => continue,
@@ -618,7 +632,7 @@ fn pieces(
             Some(Value::Array(items)) => {
                 for (j, item) in items.iter().enumerate() {
                     let unsent = unsent.contains(&j);
-                    block(&mut out, role, e.at, item, &answered, unsent, call)?;
+                    block(out, role, e.at, item, &answered, unsent, call)?;
                 }
             }
             _ => {

@@ -124,20 +124,36 @@ pub(super) fn read<'a>(
     }
     items.extend(after.into_iter().map(|(at, m)| (at, m, false)));
 
-    let mut answered = BTreeSet::new();
-    let mut call_seen = false;
-    for (_, m, _) in &items {
-        let id = m.get("call_id").and_then(Value::as_str);
-        match (m.get("type").and_then(Value::as_str), id) {
-            (Some("function_call_output" | "custom_tool_call_output"), Some(id)) => {
-                answered.insert(id.to_string());
-            }
-            (Some("function_call" | "custom_tool_call" | "local_shell_call"), Some(id)) => {
-                call_seen |= call == Some(id);
-            }
-            _ => {}
+    let is_call = |m: &Map<'_>| {
+        matches!(
+            m.get("type").and_then(Value::as_str),
+            Some("function_call" | "custom_tool_call" | "local_shell_call")
+        )
+    };
+    let id_of = |m: &Map<'_>| m.get("call_id").and_then(Value::as_str).map(str::to_string);
+    let holds_call = |m: &Map<'_>| is_call(m) && call.is_some() && id_of(m).as_deref() == call;
+    let call_seen = items.iter().any(|(_, m, _)| holds_call(m));
+    // What was recorded after the response that holds the call being judged was not
+    // sent before the model made it: the context ends with that response. It is the
+    // one that holds the call named; without one, the newest response when it holds a
+    // call with no output yet (otherwise the call judged comes after the file).
+    let answered = answered_calls(&items);
+    let made = responding(&items, &answered, call);
+    let judged = match items.iter().rposition(|(_, m, _)| holds_call(m)) {
+        Some(i) => Some(i),
+        None => items
+            .iter()
+            .rposition(|(_, m, _)| is_output(m))
+            .filter(|i| made.contains(i)),
+    };
+    let mut after = Vec::new();
+    if let Some(mut end) = judged {
+        while made.contains(&(end + 1)) {
+            end += 1;
         }
+        after = items.split_off(end + 1);
     }
+    let answered = answered_calls(&items);
     let responding = responding(&items, &answered, call);
     let calls = Calls::sent(&items, &responding);
     let mut out = base_instructions(window.head)?;
@@ -147,6 +163,19 @@ pub(super) fn read<'a>(
         }
         model_item(&mut out, *at, m, *is_summary, &answered, &calls, call)?;
     }
+    // What was recorded after it is still read, so that an item the gate cannot read is
+    // an error wherever it stands.
+    for (at, m, is_summary) in &after {
+        model_item(
+            &mut Vec::new(),
+            *at,
+            m,
+            *is_summary,
+            &answered,
+            &calls,
+            call,
+        )?;
+    }
     Ok(Live {
         harness: Harness::Codex,
         pieces: out,
@@ -154,6 +183,21 @@ pub(super) fn read<'a>(
         call_seen,
         responding: None,
     })
+}
+
+/// The calls (by `call_id`) an output of `items` answers.
+fn answered_calls(items: &[(u64, Map<'_>, bool)]) -> BTreeSet<String> {
+    items
+        .iter()
+        .filter(|(_, m, _)| {
+            matches!(
+                m.get("type").and_then(Value::as_str),
+                Some("function_call_output" | "custom_tool_call_output")
+            )
+        })
+        .filter_map(|(_, m, _)| m.get("call_id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The calls the model was sent, by the kind of output that answers them. Codex sends no
@@ -207,18 +251,6 @@ fn responding(
     answered: &BTreeSet<String>,
     call: Option<&str>,
 ) -> BTreeSet<usize> {
-    let output = |m: &Map<'_>| match m.get("type").and_then(Value::as_str) {
-        Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
-        Some(
-            "reasoning"
-            | "function_call"
-            | "custom_tool_call"
-            | "local_shell_call"
-            | "web_search_call"
-            | "image_generation_call",
-        ) => true,
-        _ => false,
-    };
     let pending = |m: &Map<'_>| {
         matches!(
             m.get("type").and_then(Value::as_str),
@@ -232,17 +264,34 @@ fn responding(
         }
         let mut start = i;
         while let Some(prev) = start.checked_sub(1)
-            && items.get(prev).is_some_and(|(_, p, _)| output(p))
+            && items.get(prev).is_some_and(|(_, p, _)| is_output(p))
         {
             start = prev;
         }
         let mut end = i + 1;
-        while items.get(end).is_some_and(|(_, n, _)| output(n)) {
+        while items.get(end).is_some_and(|(_, n, _)| is_output(n)) {
             end += 1;
         }
         out.extend(start..end);
     }
     out
+}
+
+/// True for a model item that is the model's output: a message of its own, reasoning, a
+/// call.
+fn is_output(m: &Map<'_>) -> bool {
+    match m.get("type").and_then(Value::as_str) {
+        Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
+        Some(
+            "reasoning"
+            | "function_call"
+            | "custom_tool_call"
+            | "local_shell_call"
+            | "web_search_call"
+            | "image_generation_call",
+        ) => true,
+        _ => false,
+    }
 }
 
 /// True for a call (by its `call_id`) that is the one being judged or has no output
