@@ -245,6 +245,40 @@ pub mod fuzzing {
         }
     }
 
+    /// The live context a transcript reader gives (`harness`: 0 recognises the format,
+    /// 1-3 name Claude Code, Codex, Gemini CLI) for the whole of `bytes`, and for its end
+    /// from byte `from` on, as the CLI reads a long file: each as the `Debug` text of what
+    /// the reader returned, so that a target can compare them. A window the reader needs
+    /// more of gives `None`.
+    pub fn transcript_reads(
+        harness: u8,
+        bytes: &[u8],
+        from: usize,
+        call: Option<&str>,
+    ) -> (String, Option<String>) {
+        use crate::transcript::{Failure, Window, read};
+        let harness = match harness % 4 {
+            1 => Some(crate::Harness::ClaudeCode),
+            2 => Some(crate::Harness::Codex),
+            3 => Some(crate::Harness::GeminiCli),
+            _ => None,
+        };
+        let whole = Window::whole(bytes);
+        let whole_read = format!("{:?}", read(harness, whole, call));
+        let from = from.min(bytes.len());
+        let tail = Window {
+            head: whole.head,
+            tail: bytes.get(from..).unwrap_or_default(),
+            offset: from as u64,
+        };
+        let tail_read = match read(harness, tail, call) {
+            Err(Failure::NeedMore) => None,
+            // Offsets in a failure are the file's, so the two compare as they are.
+            other => Some(format!("{other:?}")),
+        };
+        (whole_read, tail_read)
+    }
+
     /// The exact path's report on the same input and flags as [`lean_report`]'s, or what
     /// it refuses (retention `given`: the kept ids of `kept`, else the document's).
     pub fn exact_report(
