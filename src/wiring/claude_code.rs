@@ -16,52 +16,180 @@ enum Shape {
     Number,
     Strings,
     StringMap,
-    Object,
     Hooks,
     Permissions,
+    PositiveInt,
+    Enum(&'static [&'static str]),
+    /// `{"type": "command", "command": "..."}`.
+    CommandObject,
 }
 
 impl Shape {
-    fn describe(self) -> &'static str {
+    fn describe(self) -> String {
         match self {
-            Shape::String => "a string",
-            Shape::Bool => "`true` or `false`",
-            Shape::Number => "a number",
-            Shape::Strings => "an array of strings",
-            Shape::StringMap => "an object of strings",
-            Shape::Object | Shape::Hooks | Shape::Permissions => "an object",
+            Shape::String => "a string".into(),
+            Shape::Bool => "`true` or `false`".into(),
+            Shape::Number => "a number".into(),
+            Shape::Strings => "an array of strings".into(),
+            Shape::StringMap => "an object of strings".into(),
+            Shape::Hooks | Shape::Permissions => "an object".into(),
+            Shape::PositiveInt => "a whole number above 0".into(),
+            Shape::Enum(values) => {
+                let quoted: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+                format!("one of {}", quoted.join(", "))
+            }
+            Shape::CommandObject => "an object with `type` `command` and a string `command`".into(),
         }
     }
 }
 
-/// The top-level keys whose shape is checked.
+/// The top-level keys whose shape is checked: those of Claude Code 2.1.197's settings
+/// schema whose value it checks strictly (a key it reads leniently, replacing a bad value
+/// with nothing, is left out, as are the complex ones).
 const KEYS: &[(&str, Shape)] = &[
     ("$schema", Shape::String),
+    ("advisorModel", Shape::String),
+    ("agent", Shape::String),
+    ("agentPushNotifEnabled", Shape::Bool),
+    ("allowAllClaudeAiMcps", Shape::Bool),
+    ("allowedHttpHookUrls", Shape::Strings),
+    ("allowManagedHooksOnly", Shape::Bool),
+    ("allowManagedMcpServersOnly", Shape::Bool),
+    ("allowManagedPermissionRulesOnly", Shape::Bool),
+    ("alwaysThinkingEnabled", Shape::Bool),
     ("apiKeyHelper", Shape::String),
+    ("autoCompactEnabled", Shape::Bool),
+    ("autoDreamEnabled", Shape::Bool),
+    ("autoMemoryDirectory", Shape::String),
+    ("autoMemoryEnabled", Shape::Bool),
+    ("autoScrollEnabled", Shape::Bool),
+    (
+        "autoUpdatesChannel",
+        Shape::Enum(&["latest", "stable", "rc"]),
+    ),
+    ("autoUploadSessions", Shape::Bool),
+    ("availableModels", Shape::Strings),
+    ("awaySummaryEnabled", Shape::Bool),
     ("awsAuthRefresh", Shape::String),
     ("awsCredentialExport", Shape::String),
-    ("cleanupPeriodDays", Shape::Number),
+    ("channelsEnabled", Shape::Bool),
+    ("claudeMd", Shape::String),
+    ("claudeMdExcludes", Shape::Strings),
+    ("cleanupPeriodDays", Shape::PositiveInt),
+    ("companyAnnouncements", Shape::Strings),
+    ("daemonColdStart", Shape::Enum(&["transient", "ask"])),
+    ("defaultShell", Shape::Enum(&["bash", "powershell"])),
+    ("disableAgentView", Shape::Bool),
     ("disableAllHooks", Shape::Bool),
+    ("disableArtifact", Shape::Bool),
+    ("disableAutoMode", Shape::Enum(&["disable"])),
+    ("disableBundledSkills", Shape::Bool),
+    ("disableClaudeAiConnectors", Shape::Bool),
     ("disabledMcpjsonServers", Shape::Strings),
+    ("disableRemoteControl", Shape::Bool),
+    ("disableSideloadFlags", Shape::Bool),
+    ("disableSkillShellExecution", Shape::Bool),
+    ("disableWorkflows", Shape::Bool),
+    ("doneMeansMerged", Shape::Bool),
     ("enableAllProjectMcpServers", Shape::Bool),
+    ("enableArtifact", Shape::Bool),
     ("enabledMcpjsonServers", Shape::Strings),
+    ("enableWorkflows", Shape::Bool),
+    ("enforceAvailableModels", Shape::Bool),
     ("env", Shape::StringMap),
-    ("forceLoginMethod", Shape::String),
+    ("fallbackModel", Shape::Strings),
+    ("fastMode", Shape::Bool),
+    ("fastModePerSessionOptIn", Shape::Bool),
+    ("feedbackSurveyRate", Shape::Number),
+    ("fileCheckpointingEnabled", Shape::Bool),
+    ("fileSuggestion", Shape::CommandObject),
+    ("forceRemoteSettingsRefresh", Shape::Bool),
+    ("gcpAuthRefresh", Shape::String),
     ("hooks", Shape::Hooks),
+    ("httpHookAllowedEnvVars", Shape::Strings),
     ("includeCoAuthoredBy", Shape::Bool),
+    ("includeGitInstructions", Shape::Bool),
+    ("inputNeededNotifEnabled", Shape::Bool),
+    ("isolatePeerMachines", Shape::Bool),
+    ("language", Shape::String),
+    ("minimumVersion", Shape::String),
     ("model", Shape::String),
+    ("otelHeadersHelper", Shape::String),
     ("outputStyle", Shape::String),
+    (
+        "parentSettingsBehavior",
+        Shape::Enum(&["first-wins", "merge"]),
+    ),
     ("permissions", Shape::Permissions),
-    ("statusLine", Shape::Object),
+    ("plansDirectory", Shape::String),
+    ("pluginSuggestionMarketplaces", Shape::Strings),
+    ("pluginTrustMessage", Shape::String),
+    ("precomputeCompactionEnabled", Shape::Bool),
+    ("prefersReducedMotion", Shape::Bool),
+    ("promptSuggestionEnabled", Shape::Bool),
+    ("proxyAuthHelper", Shape::String),
+    ("prUrlTemplate", Shape::String),
+    ("remoteControlAtStartup", Shape::Bool),
+    ("requiredMaximumVersion", Shape::String),
+    ("requiredMinimumVersion", Shape::String),
+    ("respectGitignore", Shape::Bool),
+    ("respondToBashCommands", Shape::Bool),
+    ("showClearContextOnPlanAccept", Shape::Bool),
+    ("showMessageTimestamps", Shape::Bool),
+    ("showThinkingSummaries", Shape::Bool),
+    ("showTurnDuration", Shape::Bool),
+    ("skillListingBudgetFraction", Shape::Number),
+    ("skillListingMaxDescChars", Shape::PositiveInt),
+    ("skipDangerousModePermissionPrompt", Shape::Bool),
+    ("skipWebFetchPreflight", Shape::Bool),
+    ("skipWorkflowUsageWarning", Shape::Bool),
+    ("spinnerTipsEnabled", Shape::Bool),
+    ("statusLine", Shape::CommandObject),
+    ("subagentStatusLine", Shape::CommandObject),
+    ("switchModelsOnFlag", Shape::Bool),
+    ("syntaxHighlightingDisabled", Shape::Bool),
+    ("terminalProgressBarEnabled", Shape::Bool),
+    ("terminalTitleFromRename", Shape::Bool),
+    ("todoFeatureEnabled", Shape::Bool),
+    (
+        "totalTokensReminder",
+        Shape::Enum(&["off", "infinite", "fixed", "countdown", "padded-countdown"]),
+    ),
+    ("totalTokensReminderBudget", Shape::PositiveInt),
+    ("tui", Shape::Enum(&["default", "fullscreen"])),
+    ("verbose", Shape::Bool),
+    ("wheelScrollAccelerationEnabled", Shape::Bool),
+    ("workflowKeywordTriggerEnabled", Shape::Bool),
+    ("wslInheritsWindowsSettings", Shape::Bool),
 ];
 
 const PERMISSION_KEYS: &[(&str, Shape)] = &[
     ("additionalDirectories", Shape::Strings),
     ("allow", Shape::Strings),
     ("ask", Shape::Strings),
-    ("defaultMode", Shape::String),
+    (
+        "defaultMode",
+        Shape::Enum(&[
+            "acceptEdits",
+            "auto",
+            "bypassPermissions",
+            "default",
+            "dontAsk",
+            "plan",
+        ]),
+    ),
     ("deny", Shape::Strings),
-    ("disableBypassPermissionsMode", Shape::String),
+    ("disableAutoMode", Shape::Enum(&["disable"])),
+    ("disableBypassPermissionsMode", Shape::Enum(&["disable"])),
+];
+
+/// The hook types, each with the string fields it requires.
+const HOOK_TYPES: &[(&str, &[&str])] = &[
+    ("command", &["command"]),
+    ("prompt", &["prompt"]),
+    ("agent", &["prompt"]),
+    ("http", &["url"]),
+    ("mcp_tool", &["server", "tool"]),
 ];
 
 /// The first key whose value does not have the shape Claude Code requires, as
@@ -94,7 +222,13 @@ fn check(path: &str, value: &Value, shape: Shape) -> Option<String> {
             Value::Object(o) if o.values().all(Value::is_string) => None,
             _ => bad(),
         },
-        Shape::Object if !value.is_object() => bad(),
+        Shape::PositiveInt if value.as_u64().is_none_or(|n| n == 0) => bad(),
+        Shape::Enum(values) if !value.as_str().is_some_and(|v| values.contains(&v)) => bad(),
+        Shape::CommandObject => {
+            let ok = value.get("type").and_then(Value::as_str) == Some("command")
+                && value.get("command").is_some_and(Value::is_string);
+            if ok { None } else { bad() }
+        }
         Shape::Permissions => {
             let Value::Object(o) = value else {
                 return bad();
@@ -137,15 +271,21 @@ fn check_groups(path: &str, groups: &Value) -> Option<String> {
             let Value::Object(h) = h else {
                 return Some(format!("`{at}` must be an object"));
             };
-            if h.get("type").and_then(Value::as_str) == Some("command") {
-                if !h.get("command").is_some_and(Value::is_string) {
-                    return Some(format!("`{at}.command` must be a string"));
-                }
-                if let Some(t) = h.get("timeout")
-                    && !t.as_f64().is_some_and(|t| t > 0.0)
-                {
-                    return Some(format!("`{at}.timeout` must be a positive number"));
-                }
+            let kind = h.get("type").and_then(Value::as_str);
+            let Some((_, required)) = HOOK_TYPES.iter().find(|(t, _)| Some(*t) == kind) else {
+                let types: Vec<String> = HOOK_TYPES.iter().map(|(t, _)| format!("`{t}`")).collect();
+                return Some(format!("`{at}.type` must be one of {}", types.join(", ")));
+            };
+            if let Some(field) = required
+                .iter()
+                .find(|f| !h.get(**f).is_some_and(Value::is_string))
+            {
+                return Some(format!("`{at}.{field}` must be a string"));
+            }
+            if let Some(t) = h.get("timeout")
+                && !t.as_f64().is_some_and(|t| t > 0.0)
+            {
+                return Some(format!("`{at}.timeout` must be a positive number"));
             }
         }
     }
@@ -176,6 +316,7 @@ pub fn hooks_off_in_env(settings: &Value) -> Option<(&'static str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn these_variables_turn_every_hook_off_when_true() {
@@ -196,7 +337,52 @@ mod tests {
         );
         assert_eq!(hooks_off_in_env(&s("{}")), None);
     }
-    use serde_json::json;
+
+    #[test]
+    fn values_claude_code_rejects_are_named() {
+        // Each of these made Claude Code 2.1.197 drop the file, hooks and all.
+        for (settings, problem) in [
+            (
+                json!({"permissions": {"defaultMode": "yolo"}}),
+                "`permissions.defaultMode` must be one of `acceptEdits`, `auto`, `bypassPermissions`, `default`, `dontAsk`, `plan`",
+            ),
+            (
+                json!({"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "true"}]}]}}),
+                "`hooks.Stop[0].hooks[0].type` must be one of `command`, `prompt`, `agent`, `http`, `mcp_tool`",
+            ),
+            (
+                json!({"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}}),
+                "`hooks.Stop[0].hooks[0].url` must be a string",
+            ),
+            (
+                json!({"statusLine": {"type": "bogus"}}),
+                "`statusLine` must be an object with `type` `command` and a string `command`",
+            ),
+            (
+                json!({"cleanupPeriodDays": 0}),
+                "`cleanupPeriodDays` must be a whole number above 0",
+            ),
+            (
+                json!({"tui": "bogus"}),
+                "`tui` must be one of `default`, `fullscreen`",
+            ),
+        ] {
+            assert_eq!(
+                invalid_key(&settings).as_deref(),
+                Some(problem),
+                "{settings}"
+            );
+        }
+        // And these it accepted.
+        let fine = json!({
+            "statusLine": {"type": "command", "command": "echo hi", "padding": 1},
+            "permissions": {"defaultMode": "default", "allow": ["Bash(ls:*)"]},
+            "tui": "default",
+            "cleanupPeriodDays": 30,
+            "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?"}]}]}
+        });
+        assert_eq!(invalid_key(&fine), None);
+    }
 
     #[test]
     fn a_wrong_shape_is_named_by_its_path() {
