@@ -570,6 +570,35 @@ fn doctor_finds_claude_code_hooks_turned_off_by_a_variable() {
 }
 
 #[test]
+fn doctor_finds_a_codex_hooks_file_codex_cannot_parse() {
+    // Codex 0.171.0 warns "failed to parse hooks config", loads no hook from the file and
+    // runs the tool: a hook of an unknown type, or a timeout that is not a whole number,
+    // in any group of the file.
+    let s = Sandbox::new();
+    s.wired("codex");
+    let group = r#""PostToolUse": [{"matcher": ".*", "hooks": [{"type": "command", "command": "true", "timeout": "30"}]}],"#;
+    s.edit_settings("codex", |t| {
+        t.replacen("\"PreToolUse\"", &format!("{group} \"PreToolUse\""), 1)
+    });
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [format!(
+            "`{}`: `hooks.PostToolUse[0].hooks[0].timeout` must be a whole number of seconds, and Codex loads no hook from this file, the gate's included: fix that key",
+            s.settings("codex").display()
+        )]
+    );
+    // init leaves such a file alone.
+    let out = s.run(&["init", "codex", "--dir", s.p()]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("Codex loads no hook from the file until it is"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
     // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or
     // `codex_hooks`) in the user config, or in the project's `.codex/config.toml`.

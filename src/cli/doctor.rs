@@ -123,6 +123,21 @@ fn doctor(
                 continue;
             }
         };
+        if harness == Harness::Codex
+            && let Some(problem) = codex::invalid_hooks_file(&value)
+        {
+            let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);
+            f.problem(format!(
+                "`{shown}`: {problem}, and Codex loads no hook from this file{}: fix that key",
+                if lost.is_empty() {
+                    ""
+                } else {
+                    ", the gate's included"
+                }
+            ));
+            dropped_ours |= !lost.is_empty();
+            continue;
+        }
         if harness == Harness::ClaudeCode {
             if let Some(problem) = claude_code::invalid_key(&value) {
                 let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);

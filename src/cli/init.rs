@@ -119,6 +119,13 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
                 "`{shown}`: {problem}, and Claude Code ignores the whole file (hooks included) until it is: it was left as it is; fix that key, then run init again"
             ));
         }
+        if harness == Harness::Codex
+            && let Some(problem) = wiring::codex::invalid_hooks_file(&value)
+        {
+            return Err(format!(
+                "`{shown}`: {problem}, and Codex loads no hook from the file until it is: it was left as it is; fix that key, then run init again"
+            ));
+        }
     }
     let before = existing.clone().unwrap_or_else(|| "{}\n".to_string());
     let refuse = |e: wiring::ConfigError| {

@@ -95,6 +95,62 @@ pub fn project_trust(user_config: &toml::Table, dir: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The handler types Codex 0.171.0 knows in `hooks.json`.
+pub const HOOK_TYPES: [&str; 4] = ["command", "mcp_tool", "prompt", "agent"];
+
+/// Why Codex would fail to parse a `hooks.json` (it then warns and loads no hook from
+/// that file, ours included, and the tool runs): the first value of the wrong shape, as
+/// `` `path` must be SHAPE ``. Checks what Codex 0.171.0 was seen to refuse: an event
+/// that is not a list of groups, a group's `matcher` or `hooks` of the wrong kind, a
+/// handler of an unknown `type`, and a command handler's `command`, `timeout`, `async`
+/// and `statusMessage`. Unknown events and keys are left alone.
+pub fn invalid_hooks_file(value: &Value) -> Option<String> {
+    let Value::Object(events) = value.get("hooks")? else {
+        return Some("`hooks` must be an object".into());
+    };
+    for (event, groups) in events {
+        let Value::Array(groups) = groups else {
+            return Some(format!("`hooks.{event}` must be an array of hook groups"));
+        };
+        for (i, g) in groups.iter().enumerate() {
+            let here = format!("hooks.{event}[{i}]");
+            if g.get("matcher")
+                .is_some_and(|m| !m.is_string() && !m.is_null())
+            {
+                return Some(format!("`{here}.matcher` must be a string"));
+            }
+            let Some(Value::Array(handlers)) = g.get("hooks") else {
+                return Some(format!("`{here}.hooks` must be an array of hooks"));
+            };
+            for (j, h) in handlers.iter().enumerate() {
+                let at = format!("{here}.hooks[{j}]");
+                let kind = h.get("type").and_then(Value::as_str);
+                if !HOOK_TYPES.iter().any(|t| Some(*t) == kind) {
+                    let types: Vec<String> = HOOK_TYPES.iter().map(|t| format!("`{t}`")).collect();
+                    return Some(format!("`{at}.type` must be one of {}", types.join(", ")));
+                }
+                if kind != Some("command") {
+                    continue;
+                }
+                let field = |k: &str, ok: fn(&Value) -> bool| h.get(k).is_some_and(|v| !ok(v));
+                if !h.get("command").is_some_and(Value::is_string) {
+                    return Some(format!("`{at}.command` must be a string"));
+                }
+                if field("timeout", |v| v.is_u64()) {
+                    return Some(format!("`{at}.timeout` must be a whole number of seconds"));
+                }
+                if field("async", Value::is_boolean) {
+                    return Some(format!("`{at}.async` must be `true` or `false`"));
+                }
+                if field("statusMessage", Value::is_string) {
+                    return Some(format!("`{at}.statusMessage` must be a string"));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The names of Codex's hooks feature under `[features]`: the current one and the older.
 pub const HOOKS_FEATURE: [&str; 2] = ["hooks", "codex_hooks"];
 
@@ -175,6 +231,33 @@ mod tests {
             Some("sha256:ab")
         );
         assert_eq!(project_trust(&table, "/p").as_deref(), Some("trusted"));
+    }
+
+    #[test]
+    fn a_hooks_file_codex_cannot_parse_is_named_by_its_path() {
+        // Codex 0.171.0 warned "failed to parse hooks config" and ran the tool for the
+        // first two; the unknown event it loaded.
+        let hook =
+            |h: Value| json!({"hooks": {"PreToolUse": [{"matcher": "^Bash$", "hooks": [h]}]}});
+        assert_eq!(
+            invalid_hooks_file(&hook(json!({"type": "bogus", "command": "true"}))).as_deref(),
+            Some(
+                "`hooks.PreToolUse[0].hooks[0].type` must be one of `command`, `mcp_tool`, `prompt`, `agent`"
+            )
+        );
+        assert_eq!(
+            invalid_hooks_file(&hook(
+                json!({"type": "command", "command": "true", "timeout": "x"})
+            ))
+            .as_deref(),
+            Some("`hooks.PreToolUse[0].hooks[0].timeout` must be a whole number of seconds")
+        );
+        let fine = json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "true", "timeout": 30}]}]}, "other": 1});
+        assert_eq!(invalid_hooks_file(&fine), None);
+        assert_eq!(
+            invalid_hooks_file(&hook(json!({"type": "prompt", "prompt": "ok?"}))),
+            None
+        );
     }
 
     #[test]
