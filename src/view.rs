@@ -260,7 +260,11 @@ impl Haystack {
 
     /// Adds a view that must show a text too.
     pub fn also<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>) {
-        let mut view = String::new();
+        // Sized once for all of them (normalising never lengthens a string): a live
+        // context of a megabyte is not grown and copied step by step.
+        let strings: Vec<&str> = strings.into_iter().collect();
+        let most = strings.iter().map(|s| s.len() + 1).sum();
+        let mut view = String::with_capacity(most);
         for s in strings {
             normalize_into(&mut view, s);
             view.push('\n');
@@ -280,9 +284,12 @@ pub struct Sought {
     /// Per record, the distinct text it carries ([`NO_TEXT`]: none).
     slots: Vec<usize>,
     /// The last distinct text of each hash of a text.
-    index: FoldedMap<u64, usize>,
+    index: KeyMap<usize>,
     /// Per distinct text, the one before it of the same hash.
     before: Vec<Option<usize>>,
+    /// The distinct texts indexed for the search, once [`Sought::prepare`] has built it
+    /// (`None`: [`Sought::in_view`] builds it).
+    prepared: Option<Index>,
 }
 
 /// The slot of a record without a text (or one that is only whitespace).
@@ -298,8 +305,17 @@ impl Sought {
         sought
     }
 
-    /// Adds the next record's text (`None`: a record without one).
+    /// Room for texts of `bytes` bytes in all, as written (normalising never lengthens
+    /// them), so that the texts are not grown and copied step by step.
+    pub fn reserve(&mut self, bytes: usize) {
+        // Only room: without it the texts grow as they come.
+        let _ = self.texts.try_reserve(bytes);
+    }
+
+    /// Adds the next record's text (`None`: a record without one). Texts added after
+    /// [`Sought::prepare`] undo it.
     pub fn push(&mut self, raw: Option<&str>) {
+        self.prepared = None;
         let slot = raw.map_or(NO_TEXT, |raw| {
             // Normalised in place after the distinct texts; taken off again when it is
             // one of them already.
@@ -342,15 +358,36 @@ impl Sought {
         self.texts.get(start..*self.ends.get(slot)?)
     }
 
+    /// The distinct texts, by slot.
+    fn distinct(&self) -> Vec<&str> {
+        (0..self.ends.len())
+            .map(|slot| self.text(slot).unwrap_or_default())
+            .collect()
+    }
+
+    /// Indexes the texts for [`Sought::in_view`] now (which would otherwise do it): on a
+    /// thread that has the texts while another is still reading the live context, say.
+    pub fn prepare(&mut self) {
+        if self.prepared.is_none() {
+            self.prepared = Some(Index::new(&self.distinct()));
+        }
+    }
+
     /// The in-view mask of the records, in the order they were given.
     pub fn in_view(&self, haystack: &Haystack) -> Vec<bool> {
-        let distinct: Vec<&str> = (0..self.ends.len())
-            .map(|slot| self.text(slot).unwrap_or_default())
-            .collect();
+        let distinct = self.distinct();
+        let built;
+        let index = match &self.prepared {
+            Some(index) => index,
+            None => {
+                built = Index::new(&distinct);
+                &built
+            }
+        };
         // In view of every view: found in the first, and then in each of the others.
         let mut found = vec![true; distinct.len()];
         for view in &haystack.0 {
-            for (f, seen) in found.iter_mut().zip(occurring(&distinct, view)) {
+            for (f, seen) in found.iter_mut().zip(index.occurring(&distinct, view)) {
                 *f &= seen;
             }
         }
@@ -388,8 +425,8 @@ fn key_of(bytes: &[u8], len: usize) -> u64 {
     h.0
 }
 
-/// A fast hash for the maps of this module: their keys are a text's first bytes and
-/// normalised texts, never chosen to collide by anyone but the store's own author.
+/// A fast hash of the keys of this module's maps (see [`Hashed`]): a text's first bytes
+/// and normalised texts, never chosen to collide by anyone but the store's own author.
 #[derive(Default)]
 struct Folded(u64);
 
@@ -416,33 +453,62 @@ impl Hasher for Folded {
     }
 }
 
-type FoldedMap<K, V> = HashMap<K, V, BuildHasherDefault<Folded>>;
+/// A `Hasher` for keys that are hashes already (see [`key_of`]): they pass through.
+#[derive(Default)]
+struct Hashed(u64);
 
-/// Which texts occur in `haystack`, as a whole (see [`bounded`]). A text can start only
-/// where its first byte is, and one that starts with a letter or digit only where no
-/// letter or digit comes before it: at each such place the texts whose first bytes are
-/// there are compared whole (see the module's note on texts that start alike).
-fn occurring(texts: &[&str], haystack: &str) -> Vec<bool> {
-    let index = Index::new(texts);
-    let len = haystack.len();
-    // A long haystack is looked through in two halves at once (a text may run past the
-    // end of the half it starts in).
-    if len < PARALLEL_FROM {
-        return index.found(texts, haystack, 0..len);
+impl Hasher for Hashed {
+    fn finish(&self) -> u64 {
+        self.0
     }
-    let half = len / 2;
-    let (first, second) = std::thread::scope(|scope| {
-        let other = std::thread::Builder::new()
-            .spawn_scoped(scope, || index.found(texts, haystack, half..len));
-        let first = index.found(texts, haystack, 0..half);
-        // No second thread (a resource limit), or it did not finish: this one does it.
-        let second = other
-            .ok()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_else(|| index.found(texts, haystack, half..len));
-        (first, second)
-    });
-    first.into_iter().zip(second).map(|(a, b)| a || b).collect()
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            self.0 ^= word_of(chunk);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A map keyed by [`key_of`].
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<Hashed>>;
+
+/// [`Index::occurring`] with a new index of `texts`.
+#[cfg(test)]
+fn occurring(texts: &[&str], haystack: &str) -> Vec<bool> {
+    Index::new(texts).occurring(texts, haystack)
+}
+
+impl Index {
+    /// Which of `texts` (the ones this index was built of) occur in `haystack`, as a
+    /// whole (see [`bounded`]). A text can start only where its first byte is, and one
+    /// that starts with a letter or digit only where no letter or digit comes before it:
+    /// at each such place the texts whose first bytes are there are compared whole (see
+    /// the module's note on texts that start alike).
+    fn occurring(&self, texts: &[&str], haystack: &str) -> Vec<bool> {
+        let len = haystack.len();
+        // A long haystack is looked through in two halves at once (a text may run past
+        // the end of the half it starts in).
+        if len < PARALLEL_FROM {
+            return self.found(texts, haystack, 0..len);
+        }
+        let half = len / 2;
+        let (first, second) = std::thread::scope(|scope| {
+            let other = std::thread::Builder::new()
+                .spawn_scoped(scope, || self.found(texts, haystack, half..len));
+            let first = self.found(texts, haystack, 0..half);
+            // No second thread (a resource limit), or it did not finish: this one does it.
+            let second = other
+                .ok()
+                .and_then(|h| h.join().ok())
+                .unwrap_or_else(|| self.found(texts, haystack, half..len));
+            (first, second)
+        });
+        first.into_iter().zip(second).map(|(a, b)| a || b).collect()
+    }
 }
 
 /// Haystacks from this many bytes on are looked through on two threads.
@@ -451,7 +517,7 @@ const PARALLEL_FROM: usize = 1 << 18;
 /// The texts by where they can start and by their first bytes.
 struct Index {
     /// The texts by the length of the key they are looked up by, then by that key.
-    by_key: Vec<FoldedMap<u64, Group>>,
+    by_key: Vec<KeyMap<Group>>,
     /// Per first byte: 1 when a text that starts with it starts with a letter, a digit or
     /// a combining mark (it needs none of these before it), 2 when one starts otherwise.
     starts: [u8; 256],
@@ -483,12 +549,20 @@ const DEEPEST: usize = 16;
 struct Group {
     /// Texts compared whole where the group is reached.
     whole: Vec<usize>,
+    /// The texts told apart by further bytes, when there were too many (boxed: most
+    /// groups hold a text or two, and a small group keeps the index small).
+    apart: Option<Box<Split>>,
+}
+
+/// The texts of a [`Group`] told apart by the bytes after its start.
+#[derive(Default)]
+struct Split {
     /// Texts with fewer than [`KEY`] bytes after the group's start, by how many (1 to
     /// `KEY - 1`), then by the key of those bytes.
-    ends: Vec<(usize, FoldedMap<u64, Vec<usize>>)>,
+    ends: Vec<(usize, KeyMap<Vec<usize>>)>,
     /// Texts with [`KEY`] bytes or more after the group's start, by the key of the next
     /// [`KEY`].
-    deeper: FoldedMap<u64, Group>,
+    deeper: KeyMap<Group>,
 }
 
 impl Group {
@@ -498,6 +572,7 @@ impl Group {
         if self.whole.len() <= FEW || level >= DEEPEST {
             return;
         }
+        let mut split = Split::default();
         for i in std::mem::take(&mut self.whole) {
             let rest = texts
                 .get(i)
@@ -506,18 +581,18 @@ impl Group {
             match rest.len() {
                 0 => self.whole.push(i),
                 n if n < KEY => {
-                    let at = match self.ends.iter().position(|(len, _)| *len == n) {
+                    let at = match split.ends.iter().position(|(len, _)| *len == n) {
                         Some(at) => at,
                         None => {
-                            self.ends.push((n, FoldedMap::default()));
-                            self.ends.len() - 1
+                            split.ends.push((n, KeyMap::default()));
+                            split.ends.len() - 1
                         }
                     };
-                    if let Some((_, map)) = self.ends.get_mut(at) {
+                    if let Some((_, map)) = split.ends.get_mut(at) {
                         map.entry(key_of(rest, n)).or_default().push(i);
                     }
                 }
-                _ => self
+                _ => split
                     .deeper
                     .entry(key_of(rest, KEY))
                     .or_default()
@@ -525,9 +600,10 @@ impl Group {
                     .push(i),
             }
         }
-        for group in self.deeper.values_mut() {
+        for group in split.deeper.values_mut() {
             group.split(texts, depth + KEY, level + 1);
         }
+        self.apart = Some(Box::new(split));
     }
 
     /// Calls `each` with every text of this group (reached with the haystack's `rest`
@@ -538,7 +614,10 @@ impl Group {
         let mut depth = depth;
         loop {
             group.whole.iter().for_each(|&i| each(i));
-            for (n, map) in &group.ends {
+            let Some(split) = &group.apart else {
+                return;
+            };
+            for (n, map) in &split.ends {
                 if let Some(ends) = rest
                     .get(depth..depth + n)
                     .and_then(|w| map.get(&key_of(w, *n)))
@@ -548,7 +627,7 @@ impl Group {
             }
             match rest
                 .get(depth..depth + KEY)
-                .and_then(|w| group.deeper.get(&key_of(w, KEY)))
+                .and_then(|w| split.deeper.get(&key_of(w, KEY)))
             {
                 Some(next) => {
                     group = next;
@@ -562,8 +641,17 @@ impl Group {
 
 impl Index {
     fn new(texts: &[&str]) -> Index {
-        let mut by_key: Vec<FoldedMap<u64, Group>> =
-            (0..=KEY).map(|_| FoldedMap::default()).collect();
+        // Each map sized for its texts at once, rather than grown and rehashed.
+        let mut per_length = [0usize; KEY + 1];
+        for text in texts {
+            if let Some(n) = per_length.get_mut(text.len().min(KEY)) {
+                *n += 1;
+            }
+        }
+        let mut by_key: Vec<KeyMap<Group>> = per_length
+            .iter()
+            .map(|&n| KeyMap::with_capacity_and_hasher(n, Default::default()))
+            .collect();
         let mut starts = [0u8; 256];
         for (i, text) in texts.iter().enumerate() {
             let bytes = text.as_bytes();

@@ -251,6 +251,10 @@ pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<St
     let mut ids = String::new();
     let mut id_ends = Vec::new();
     let mut sought = Sought::default();
+    // The texts are at most the bytes they are written in.
+    if let Some(bytes) = held.as_deref().or(bytes) {
+        sought.reserve(bytes.len());
+    }
     let named = record_texts(
         path,
         held.as_deref().or(bytes),
@@ -261,6 +265,9 @@ pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<St
             sought.push(Some(text));
         },
     )?;
+    // Indexed here, on the thread of the light pass, while the live context may still
+    // be being read.
+    sought.prepare();
     Some(StoreTexts {
         held,
         stamp,
@@ -293,22 +300,33 @@ impl StoreTexts {
         call: Action,
         haystack: &Haystack,
     ) -> Option<Stored> {
-        let in_view = self.sought.in_view(haystack);
+        let StoreTexts {
+            held,
+            stamp,
+            ids,
+            id_ends,
+            sought,
+            named: _,
+        } = self;
+        let in_view = sought.in_view(haystack);
+        // The texts and their index are done with: let the lean load have their memory.
+        drop(sought);
         let mut kept = Vec::new();
         let mut start = 0;
-        for (&end, seen) in self.id_ends.iter().zip(in_view) {
+        for (&end, seen) in id_ends.iter().zip(in_view) {
             if seen {
-                kept.push(self.ids.get(start..end)?.to_string());
+                kept.push(ids.get(start..end)?.to_string());
             }
             start = end;
         }
+        drop((ids, id_ends));
         let (path, bytes) = request.source.parts();
-        let bytes = self.held.as_deref().or(bytes);
+        let bytes = held.as_deref().or(bytes);
         let purpose = Purpose::Check(Some(call));
         let lean = load_lean_ids_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
         // Read twice and rewritten between the passes: the texts in view may not be this
         // file's.
-        if self.stamp.is_some() && source::stamp(path) != self.stamp {
+        if stamp.is_some() && source::stamp(path) != stamp {
             return None;
         }
         let mut compaction = lean.compaction;

@@ -80,6 +80,8 @@ fn read_lines(
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
     let mut start = 0;
+    // One buffer for every text with an escape, decoded in place.
+    let mut decoded = String::new();
     let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
     for end in ends {
         // A line end is ASCII: the cuts are on character boundaries.
@@ -88,7 +90,7 @@ fn read_lines(
         if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;
         }
-        read_line(line, each, named)?;
+        read_line(line, each, named, &mut decoded)?;
     }
     Some(())
 }
@@ -97,6 +99,7 @@ fn read_line(
     line: &str,
     each: &mut impl FnMut(&str, &str),
     named: &mut Option<Vec<String>>,
+    decoded: &mut String,
 ) -> Option<()> {
     // The commonest shape (id, seq, kind, text, tokens; chatter and summaries) by the
     // lean loader's own byte scan, which decides only lines serde reads the same.
@@ -104,7 +107,7 @@ fn read_line(
         if let Some(raw) = simple.text {
             match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
                 Some(plain) if !plain.contains('\\') => each(simple.id, plain),
-                _ => each(simple.id, &serde_json::from_str::<String>(raw).ok()?),
+                _ => each(simple.id, decode(raw, decoded)?),
             }
         }
         return Some(());
@@ -138,6 +141,15 @@ fn read_line(
         (Some(_), None) => {}
     }
     Some(())
+}
+
+/// The JSON string `raw` decoded into `buf` (as `serde_json::from_str::<String>` reads
+/// it, without a new `String` for each).
+fn decode<'b>(raw: &str, buf: &'b mut String) -> Option<&'b str> {
+    let mut de = serde_json::Deserializer::from_str(raw);
+    String::deserialize_in_place(&mut de, buf).ok()?;
+    de.end().ok()?;
+    Some(buf)
 }
 
 #[cfg(test)]
