@@ -13,8 +13,11 @@ use crate::transcript::{self, Live, Window};
 use crate::view::Context;
 use crate::wiring::{self, gemini_cli};
 
-/// How much of a transcript's end is read first; each retry reads twice as much (the
-/// bytes in front of what was read).
+/// How much of a transcript's end is read first; each retry reads half as much again
+/// (the bytes in front of what was read). A window without the harness's compaction
+/// mark is turned away before it is parsed, so a retry costs little; a window that
+/// overshoots the live context costs the bytes read, held and split into lines for
+/// nothing, and growing by half overshoots by at most a third of what is read.
 const FIRST_TAIL: u64 = 256 * 1024;
 
 /// How long to sleep between looks at a transcript that is not fresh yet.
@@ -342,7 +345,7 @@ fn is_utc_millis(time: &str) -> bool {
         })
 }
 
-/// Reads a transcript's live context from its end: a first tail, then twice as much
+/// Reads a transcript's live context from its end: a first tail, then half as much again
 /// each time the reader asks for more, up to the whole file. With it, the file's first
 /// line (Gemini CLI's names the session, whose subagents are looked for).
 fn read_live(
@@ -367,9 +370,9 @@ fn read_live(
     input::check_size(path, head.len() as u64, limits).map_err(Unread::Invalid)?;
     let max = limits.max_input_bytes;
     let mut size = FIRST_TAIL.min(len).min(max);
-    // The end of the file read so far: bytes `offset..len`. Each window doubles the last,
-    // and only the bytes in front of what was read are read (the file only grows at its
-    // end, past `len`, which this read never looks at).
+    // The end of the file read so far: bytes `offset..len`. Each window is half as large
+    // again as the last, and only the bytes in front of what was read are read (the file
+    // only grows at its end, past `len`, which this read never looks at).
     let mut tail: Vec<u8> = Vec::new();
     let mut offset = len;
     loop {
@@ -402,7 +405,7 @@ fn read_live(
                         problem,
                     )));
                 }
-                size = size.saturating_mul(2).min(len).min(max);
+                size = size.saturating_add(size / 2).min(len).min(max);
             }
             Err(transcript::Failure::NeedMore) => {
                 let problem = TranscriptRead::NoStart;
