@@ -548,10 +548,50 @@ const DEEPEST: usize = 16;
 #[derive(Default)]
 struct Group {
     /// Texts compared whole where the group is reached.
-    whole: Vec<usize>,
+    whole: Few,
     /// The texts told apart by further bytes, when there were too many (boxed: most
     /// groups hold a text or two, and a small group keeps the index small).
     apart: Option<Box<Split>>,
+}
+
+/// Texts (their indices), the first held in place: most groups hold one text, which is
+/// then reached without a pointer to follow, nor an allocation to make.
+struct Few {
+    /// The first text ([`NO_TEXT`]: none).
+    first: usize,
+    /// The others, in the order they came.
+    more: Vec<usize>,
+}
+
+impl Default for Few {
+    fn default() -> Few {
+        Few {
+            first: NO_TEXT,
+            more: Vec::new(),
+        }
+    }
+}
+
+impl Few {
+    fn push(&mut self, i: usize) {
+        if self.first == NO_TEXT {
+            self.first = i;
+        } else {
+            self.more.push(i);
+        }
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.first != NO_TEXT) + self.more.len()
+    }
+
+    /// The texts, in the order they came.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.first != NO_TEXT)
+            .then_some(self.first)
+            .into_iter()
+            .chain(self.more.iter().copied())
+    }
 }
 
 /// The texts of a [`Group`] told apart by the bytes after its start.
@@ -573,7 +613,7 @@ impl Group {
             return;
         }
         let mut split = Split::default();
-        for i in std::mem::take(&mut self.whole) {
+        for i in std::mem::take(&mut self.whole).iter() {
             let rest = texts
                 .get(i)
                 .and_then(|t| t.as_bytes().get(depth..))
@@ -613,7 +653,7 @@ impl Group {
         let mut group = self;
         let mut depth = depth;
         loop {
-            group.whole.iter().for_each(|&i| each(i));
+            group.whole.iter().for_each(&mut each);
             let Some(split) = &group.apart else {
                 return;
             };
