@@ -471,6 +471,11 @@ class Run:
         if first is None:
             return {self.scenario[0]: (False, "no request after the gated call; " + facts)}
         ran = first["marker_exists"]
+        if self.scenario in SUBAGENT:
+            # The call is the subagent's, and the main agent may ask the model again
+            # before the subagent's command ends: the marker at the session's end counts
+            # too (nothing here retries a subagent's call).
+            ran = ran or os.path.exists(os.path.join(self.project, self.marker))
         reached = first["rule_in_body"]
         context = "rule in the model's context at the call: %s; " % ("yes" if in_view_at(0) else "no")
         if self.scenario in ("A+E", "D", "M", "S"):
