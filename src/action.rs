@@ -29,6 +29,13 @@ pub enum ActionError {
     /// A value in `params` the gate cannot compare or carry.
     #[error("the action's `params`: {0}")]
     Value(ValueError),
+    /// Params that give one dotted field two different values: a key with dots, and a
+    /// path through nested objects (the field).
+    #[error(
+        "the action's `params` give `{}` two different values, as a key with dots and through nested objects: the gate cannot tell which one the tool reads, so send it once",
+        clean(.0)
+    )]
+    TwoSpellings(String),
 }
 
 /// Why a tool definition, or a list of them, is refused.
@@ -107,6 +114,7 @@ impl Action {
             Some(_) => return Err(ActionError::Params),
         };
         check_numbers(&Value::Object(params.clone())).map_err(ActionError::Value)?;
+        one_spelling(&params)?;
         Ok(Action { tool, params })
     }
 
@@ -126,6 +134,48 @@ impl Action {
         }
         Some(here)
     }
+}
+
+/// Refuses params in which one dotted field has two different values: a key spelt with
+/// dots beside the same path through nested objects (`{"customer.tier": "standard",
+/// "customer": {"tier": "gold"}}`). Resolution reads the key first (SPEC 4), and a tool
+/// may read the nested value: the gate would judge a call other than the one the tool
+/// runs. The same value both ways is one value.
+pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
+    fn dotted(map: &Map<String, Value>) -> bool {
+        map.iter()
+            .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
+    }
+    fn walk<'a>(
+        prefix: &str,
+        map: &'a Map<String, Value>,
+        seen: &mut std::collections::BTreeMap<String, &'a Value>,
+    ) -> Result<(), ActionError> {
+        for (key, value) in map {
+            let name = if prefix.is_empty() {
+                key.clone()
+            } else {
+                format!("{prefix}.{key}")
+            };
+            if let Value::Object(inner) = value {
+                walk(&name, inner, seen)?;
+            }
+            match seen.get(&name) {
+                Some(before) if !crate::predicate::json_eq(before, value) => {
+                    return Err(ActionError::TwoSpellings(name));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(name, value);
+                }
+            }
+        }
+        Ok(())
+    }
+    if !dotted(params) {
+        return Ok(());
+    }
+    walk("", params, &mut std::collections::BTreeMap::new())
 }
 
 /// A tool the harness offers, with the JSON Schema of its input when known.
@@ -213,8 +263,15 @@ mod tests {
 
     #[test]
     fn params_resolve_exact_key_before_dotted_path() {
-        let a = action(r#"{"tool":"t","params":{"customer.tier":"gold","customer":{"tier":"standard","x":{"y":1}}}}"#)
-            .unwrap();
+        // Built directly: from_json refuses two values for one field
+        // (`a_field_spelt_two_ways_with_two_values_is_refused`).
+        let params =
+            parse(br#"{"customer.tier":"gold","customer":{"tier":"standard","x":{"y":1}}}"#)
+                .unwrap();
+        let a = Action {
+            tool: "t".into(),
+            params: params.as_object().unwrap().clone(),
+        };
         assert_eq!(
             a.param("customer.tier"),
             Some(&Value::String("gold".into()))
@@ -227,6 +284,36 @@ mod tests {
         );
         assert_eq!(a.param("customer.nope"), None);
         assert_eq!(a.param("customer.tier.deeper"), None);
+    }
+
+    #[test]
+    fn a_field_spelt_two_ways_with_two_values_is_refused() {
+        let two = [
+            r#"{"customer.tier":"standard","customer":{"tier":"gold"}}"#,
+            r#"{"a":{"b.c":1,"b":{"c":2}}}"#,
+            r#"{"a.b":{"c":1},"a":{"b":{"c":2}}}"#,
+            r#"{"a.b.c":1,"a.b":{"c":2}}"#,
+        ];
+        for params in two {
+            let err = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap_err();
+            assert!(
+                matches!(err, ActionError::TwoSpellings(_)),
+                "{params}: {err:?}"
+            );
+        }
+        let one = [
+            r#"{"customer.tier":"gold","customer":{"tier":"gold"}}"#,
+            r#"{"customer.tier":5000,"customer":{"tier":5000.0}}"#,
+            r#"{"customer.tier":"gold"}"#,
+            r#"{"headers":{"content.type":"json"},"content":{"type":"x"}}"#,
+            r#"{"a":{"b":1},"b":{"a":2}}"#,
+        ];
+        for params in one {
+            assert!(
+                action(&format!(r#"{{"tool":"t","params":{params}}}"#)).is_ok(),
+                "{params}"
+            );
+        }
     }
 
     #[test]

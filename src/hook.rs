@@ -565,6 +565,8 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
     };
     check_numbers(&Value::Object(params.clone()))
         .map_err(|e| InputError::invalid(PAYLOAD, "key `tool_input`", e))?;
+    crate::action::one_spelling(&params)
+        .map_err(|e| InputError::invalid(PAYLOAD, "key `tool_input`", e))?;
     Ok(Action { tool, params })
 }
 

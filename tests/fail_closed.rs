@@ -731,3 +731,49 @@ fn an_inline_kept_list_that_spells_an_id_across_its_commas_is_refused() {
         out.stderr
     );
 }
+
+/// Resolution reads a param whose key is the field before a path through nested
+/// objects. A call that gave `customer.tier` both ways, a decoy `"customer.tier":
+/// "standard"` beside the `"customer": {"tier": "gold"}` the tool reads, was judged on
+/// the decoy: PASS past a dropped rule on gold customers. Such params are refused, from
+/// --action, a document's action and a hook payload; the same value both ways is one.
+#[test]
+fn params_that_give_a_field_two_values_are_refused() {
+    let dir = Scratch::new();
+    let rule = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"customer.tier","op":"eq","value":"gold"},"effect":"deny"}"#;
+    let store = dir.file(
+        "s.jsonl",
+        format!("{rule}\n{{\"id\":\"c\",\"seq\":2,\"kind\":\"chatter\"}}\n").as_bytes(),
+    );
+    let two = r#"{"customer.tier":"standard","customer":{"tier":"gold"}}"#;
+    let action = format!(r#"{{"tool":"refunds.create","params":{two}}}"#);
+    let out = check(&[&store, "--kept", "c", "--action", &action], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("give `customer.tier` two different values"),
+        "{}",
+        out.stdout
+    );
+    let doc = format!(r#"{{"records":[{rule}],"kept":[],"action":{action}}}"#);
+    let doc = dir.file("doc.json", doc.as_bytes());
+    assert_eq!(check(&[&doc], None).code, 2);
+    let payload = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{two}}}"#
+    );
+    let out = run(
+        &["hook", "claude-code", "--store", &store, "--kept", "c"],
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("two different values"),
+        "{}",
+        out.stderr
+    );
+    // One value, spelt both ways: judged, and blocked.
+    let same =
+        r#"{"tool":"refunds.create","params":{"customer.tier":"gold","customer":{"tier":"gold"}}}"#;
+    let out = check(&[&store, "--kept", "c", "--action", same], None);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+}
