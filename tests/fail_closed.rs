@@ -33,6 +33,12 @@ fn check(args: &[&str], stdin: Option<&[u8]>) -> Run {
     run(&all, stdin)
 }
 
+/// The Claude Code hook's answer to a pre-tool `payload`, over `store` with `--kept kept`.
+fn claude_hook(store: &str, kept: &str, payload: &str) -> Run {
+    let args = ["hook", "claude-code", "--store", store, "--kept", kept];
+    run(&args, Some(payload.as_bytes()))
+}
+
 /// Padding chatter that takes a store past the 1 MiB from which the CLI reads it with
 /// the lean loader.
 fn padding(from_seq: u64) -> String {
@@ -480,10 +486,7 @@ fn the_hook_reason_shows_the_rule_that_binds_this_call_before_dropped_summaries(
     lines.push(r#"{"id":"c","seq":21,"kind":"chatter"}"#.to_string());
     let store = dir.file("s.jsonl", lines.join("\n").as_bytes());
     let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":8400}}"#;
-    let out = run(
-        &["hook", "claude-code", "--store", &store, "--kept", "c"],
-        Some(payload.as_bytes()),
-    );
+    let out = claude_hook(&store, "c", payload);
     assert_eq!(out.code, 2);
     let reasons: Vec<&str> = out
         .stderr
@@ -615,10 +618,7 @@ fn an_object_spelt_like_a_number_is_judged_as_the_object_it_is() {
     let payload = format!(
         r#"{{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{{"amount":{fake}}}}}"#
     );
-    let out = run(
-        &["hook", "claude-code", "--store", &small, "--kept", "c"],
-        Some(payload.as_bytes()),
-    );
+    let out = claude_hook(&small, "c", &payload);
     assert_eq!(out.code, 2, "hook: {} {}", out.stdout, out.stderr);
     assert!(out.stderr.contains("type-mismatch"), "{}", out.stderr);
     // A fact whose value is such an object: the rule reads an object, not 1.
@@ -720,10 +720,7 @@ fn an_inline_kept_list_that_spells_an_id_across_its_commas_is_refused() {
         assert_eq!(out.code, 2, "precheck {store}: {}", out.stdout);
     }
     let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":8400}}"#;
-    let out = run(
-        &["hook", "claude-code", "--store", &small, "--kept", "a,b"],
-        Some(payload.as_bytes()),
-    );
+    let out = claude_hook(&small, "a,b", payload);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains("has a comma in its id"),
@@ -761,10 +758,7 @@ fn params_that_give_a_field_two_values_are_refused() {
     let payload = format!(
         r#"{{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{two}}}"#
     );
-    let out = run(
-        &["hook", "claude-code", "--store", &store, "--kept", "c"],
-        Some(payload.as_bytes()),
-    );
+    let out = claude_hook(&store, "c", &payload);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains("two different values"),
