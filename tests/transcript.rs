@@ -2830,3 +2830,94 @@ fn claude_code_what_is_written_after_the_response_being_made_is_not_context() {
     let path = scratch.file("typed.jsonl", &typed);
     claude_code_blocks_and_denies(&path, "a message after the call");
 }
+
+#[test]
+fn gemini_cli_a_null_part_in_a_model_message_is_an_error() {
+    // Gemini CLI's API check throws on a `null` part of a model message before every
+    // request (and its resume loader throws on it too): the session cannot go on, and
+    // which of its messages the model was sent cannot be told. Even with the rule quoted
+    // beside it, the file is not judged.
+    let scratch = Scratch::new();
+    for (what, content) in [
+        ("after a text", serde_json::json!([{"text": RULE}, null])),
+        ("alone", serde_json::json!([null])),
+    ] {
+        let messages = [gemini_message("null", "gemini", content)];
+        let path = scratch.file("null.jsonl", &gemini_cli_after_the_warm_up(&messages));
+        let out = check_against("gemini-cli", &path);
+        assert_eq!(out.code, 2, "{what}: {}", out.stdout);
+        assert!(
+            out.stderr.contains("line 19")
+                && out.stderr.contains(
+                    "a model message's `content` holds a `null` part: Gemini CLI cannot send this session to the model (remove the part)"
+                ),
+            "{what}: {}",
+            out.stderr
+        );
+    }
+    // A `null` content is no part: the message sends nothing, and the file is judged.
+    let messages = [gemini_message("null", "gemini", Value::Null)];
+    let path = scratch.file("content.jsonl", &gemini_cli_after_the_warm_up(&messages));
+    blocks_and_denies("gemini-cli", "AE-2", &path, "a null content");
+}
+
+#[test]
+fn gemini_cli_a_call_result_javascript_counts_as_false_is_no_result() {
+    // Gemini CLI sends no response for a call whose `result` JavaScript counts as false:
+    // such a call has no result, and its arguments (here quoting the rule) are not
+    // context, as a call's without a result are not.
+    let scratch = Scratch::new();
+    let quoting = serde_json::json!({"command": format!("echo '{RULE}'")});
+    for result in [
+        serde_json::json!(""),
+        serde_json::json!(0),
+        serde_json::json!(false),
+        Value::Null,
+    ] {
+        let mut m = gemini_message("calls", "gemini", serde_json::json!("ok"));
+        m["toolCalls"] = serde_json::json!([{"id": "rules", "name": "run_shell_command",
+            "args": quoting.clone(), "result": result.clone()}]);
+        let path = scratch.file("falsy.jsonl", &gemini_cli_after_the_warm_up(&[m]));
+        blocks_and_denies("gemini-cli", "AE-2", &path, &format!("a result {result}"));
+    }
+}
+
+#[test]
+fn gemini_cli_a_user_message_a_resume_leaves_out_is_context_while_recorded() {
+    // A resume leaves out user messages that are empty or start with `/`, `?`,
+    // `<session_context>` or `<hook_context>`, and writes the whole list again without
+    // them (a `$set`, the reader starts from the last one). One still in the list was
+    // recorded as it was sent: Gemini CLI records a user message when it adds it to the
+    // history it sends.
+    let scratch = Scratch::new();
+    for prefix in ["/", "?", "<session_context>", "<hook_context>"] {
+        let said = gemini_message(
+            "said",
+            "user",
+            serde_json::json!([{"text": format!("{prefix} {RULE}")}]),
+        );
+        let path = scratch.file("said.jsonl", &gemini_cli_after_the_warm_up(&[said]));
+        assert_eq!(check_against("gemini-cli", &path).code, 0, "{prefix}");
+    }
+    // The list a resume writes again, without it: the rule is no longer in view.
+    let list = std::cell::RefCell::new(Vec::new());
+    let resumed = edited("gemini-cli", "AE-2", |n, v| {
+        if let Some(messages) = v["$set"]["messages"].as_array() {
+            *list.borrow_mut() = messages.clone();
+        }
+        if n != 18 {
+            return vec![v];
+        }
+        let said = gemini_message(
+            "said",
+            "user",
+            serde_json::json!([{"text": format!("/ {RULE}")}]),
+        );
+        let mut messages = list.borrow().clone();
+        messages.push(v.clone());
+        let set = serde_json::json!({"$set": {"messages": messages}});
+        vec![v, said, set]
+    });
+    let path = scratch.file("resumed.jsonl", &resumed);
+    blocks_and_denies("gemini-cli", "AE-2", &path, "written again without it");
+}

@@ -235,10 +235,16 @@ pub(super) fn read(
     let mut call_seen = false;
     for (i, (at, m)) in messages.list.iter().enumerate() {
         if Some(i) == pending {
+            if holds_null_part(m.get("content")) {
+                return Err(Failure::at(*at, Problem::NullPart));
+            }
             call_seen |= tool_calls(&mut Vec::new(), *at, m, false, call)?;
             continue;
         }
         let role = match m.get("type").and_then(Value::as_str) {
+            Some("gemini") if holds_null_part(m.get("content")) => {
+                return Err(Failure::at(*at, Problem::NullPart));
+            }
             Some("user") if summary.as_deref() == m.get("id").and_then(Value::as_str) => {
                 Role::Summary
             }
@@ -356,6 +362,15 @@ fn valid_content(content: Option<&Value>) -> bool {
     }
 }
 
+/// True for a model message's `content` that holds a `null` part: Gemini CLI's API check
+/// (`isValidContent`, before every request) and its resume loader both throw on one, so
+/// the session cannot go on (the reader does not guess which of its messages were sent).
+fn holds_null_part(content: Option<&Value>) -> bool {
+    content
+        .and_then(Value::as_array)
+        .is_some_and(|parts| parts.contains(&Value::Null))
+}
+
 /// True when Gemini CLI sends the results of a model message's calls after it, as a user
 /// message of their own: one call has a result that makes a part (one JavaScript counts
 /// as true, and not an empty list).
@@ -371,8 +386,9 @@ fn answered(m: &Map<'_>) -> bool {
 /// True for a user message Gemini CLI leaves out of the history when it resumes a
 /// session (its text, each part of another kind shown as `[...]`, is empty or starts
 /// with `/`, `?`, `<session_context>` or `<hook_context>`): such a message does not part
-/// two runs of model messages then. (It is counted all the same: a live session sends
-/// it.)
+/// two runs of model messages then. (It is counted all the same: Gemini CLI records a
+/// user message as it adds it to the history it sends, and a resume writes the whole
+/// list again, a `$set`, without such messages.)
 fn left_out_on_resume(content: Option<&Value>) -> bool {
     const SHOWN: [&str; 8] = [
         "videoMetadata",
@@ -451,7 +467,9 @@ fn tool_calls(
         };
         let id = c.get("id").and_then(Value::as_str);
         seen |= call.is_some() && id == call;
-        let result = c.get("result").filter(|r| **r != Value::Null);
+        // A result JavaScript counts as false (`""`, `0`, `false`, `null`) is none: Gemini
+        // CLI sends no response for it, and the call counts as one without a result.
+        let result = c.get("result").filter(|r| is_set(r));
         if args
             && result.is_some()
             && id != call

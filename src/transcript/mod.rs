@@ -230,6 +230,12 @@ pub enum Problem {
     /// A Gemini CLI message without a string `id`.
     #[error("each of `messages` needs a string `id`")]
     MessageWithoutId,
+    /// A Gemini CLI model message with a `null` part: Gemini CLI throws on it before
+    /// every request, and when it resumes the session.
+    #[error(
+        "a model message's `content` holds a `null` part: Gemini CLI cannot send this session to the model (remove the part)"
+    )]
+    NullPart,
     /// A Gemini CLI `$set` update that holds no object.
     #[error("a `$set` update must hold an object")]
     SetNotObject,
