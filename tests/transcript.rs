@@ -2584,6 +2584,14 @@ fn gemini_cli_a_run_of_model_messages_its_api_would_refuse_is_not_context() {
     let scratch = Scratch::new();
     let quote = || gemini_message("quote", "gemini", serde_json::json!([{"text": RULE}]));
     let then = |content: Value| gemini_message("then", "gemini", content);
+    // The rule quoted by a message whose call has `result`: Gemini CLI sends the results
+    // after it, as a user message of their own, when they make a part.
+    let quoting_with_result = |result: Value| {
+        let mut m = quote();
+        m["toolCalls"] = serde_json::json!([{"id": "ls", "name": "run_shell_command",
+            "args": {"command": "ls"}, "result": result}]);
+        m
+    };
     let refused = [
         (
             "an empty part",
@@ -2611,6 +2619,13 @@ fn gemini_cli_a_run_of_model_messages_its_api_would_refuse_is_not_context() {
                 "gemini",
                 serde_json::json!([{"text": RULE}, {"text": ""}]),
             )],
+        ),
+        (
+            "past a call whose result makes no part",
+            vec![
+                quoting_with_result(serde_json::json!([])),
+                then(serde_json::json!([{}])),
+            ],
         ),
         (
             "parted by a user message a resume leaves out",
@@ -2651,6 +2666,13 @@ fn gemini_cli_a_run_of_model_messages_its_api_would_refuse_is_not_context() {
             vec![
                 quote(),
                 gemini_message("ask", "user", serde_json::json!([{"text": "go on"}])),
+                then(serde_json::json!([{}])),
+            ],
+        ),
+        (
+            "parted by the results of its call",
+            vec![
+                quoting_with_result(Value::from("done")),
                 then(serde_json::json!([{}])),
             ],
         ),
@@ -2798,16 +2820,27 @@ fn codex_what_is_recorded_after_the_calls_response_is_not_context() {
     let after = codex_after_the_call(&[said("user", RULE)]);
     let path = scratch.file("after.jsonl", &after);
     blocks_and_denies("codex", "AE-2", &path, "a message after the call");
-    // Once the call has its output and the model has answered again, the call judged
-    // comes after the file: all of it counts.
-    let later = codex_after_the_call(&[
-        serde_json::json!({"type": "function_call_output", "call_id": "call_0008",
-            "output": "done"}),
-        said("user", RULE),
-        said("assistant", "Noted."),
-    ]);
-    let path = scratch.file("later.jsonl", &later);
-    assert_eq!(check_against("codex", &path).code, 0);
+    // Once the call has its output, the call judged comes after the file: all of it
+    // counts, a message the user typed after the model answered again too.
+    let done = serde_json::json!({"type": "function_call_output", "call_id": "call_0008",
+        "output": "done"});
+    for (what, items) in [
+        (
+            "before the answer",
+            [
+                done.clone(),
+                said("user", RULE),
+                said("assistant", "Noted."),
+            ],
+        ),
+        (
+            "after the answer",
+            [done.clone(), said("assistant", "Done."), said("user", RULE)],
+        ),
+    ] {
+        let path = scratch.file("later.jsonl", &codex_after_the_call(&items));
+        assert_eq!(check_against("codex", &path).code, 0, "{what}");
+    }
 }
 
 #[test]
@@ -2829,6 +2862,31 @@ fn claude_code_what_is_written_after_the_response_being_made_is_not_context() {
     });
     let path = scratch.file("typed.jsonl", &typed);
     claude_code_blocks_and_denies(&path, "a message after the call");
+    // Once the call has its result and the model has answered, the call judged comes
+    // after the file: a message the user typed then counts.
+    let answered = edited("claude-code", "AE-1", |n, v| {
+        if n != 30 {
+            return vec![v];
+        }
+        let entry = |i: usize, parent: &Value, kind: &str, id: &str, content: Value| {
+            let mut message = serde_json::json!({"role": kind, "content": content});
+            if !id.is_empty() {
+                message["id"] = Value::from(id);
+            }
+            serde_json::json!({"type": kind, "parentUuid": parent,
+                "uuid": format!("00000000-0000-4000-8000-{i:012}"), "isSidechain": false,
+                "sessionId": v["sessionId"], "message": message})
+        };
+        let done = serde_json::json!([{"type": "tool_result", "tool_use_id": "toolu_0005",
+            "content": "done"}]);
+        let text = serde_json::json!([{"type": "text", "text": "Done."}]);
+        let result = entry(1, &v["uuid"], "user", "", done);
+        let reply = entry(2, &result["uuid"], "assistant", "msg_0005", text);
+        let said = entry(3, &reply["uuid"], "user", "", Value::from(RULE));
+        vec![v, result, reply, said]
+    });
+    let path = scratch.file("answered.jsonl", &answered);
+    assert_eq!(check_against("claude-code", &path).code, 0);
 }
 
 #[test]
