@@ -124,14 +124,9 @@ pub(super) fn read<'a>(
     }
     items.extend(after.into_iter().map(|(at, m)| (at, m, false)));
 
-    let is_call = |m: &Map<'_>| {
-        matches!(
-            m.get("type").and_then(Value::as_str),
-            Some("function_call" | "custom_tool_call" | "local_shell_call")
-        )
+    let holds_call = |m: &Map<'_>| {
+        is_call(m) && call.is_some() && m.get("call_id").and_then(Value::as_str) == call
     };
-    let id_of = |m: &Map<'_>| m.get("call_id").and_then(Value::as_str).map(str::to_string);
-    let holds_call = |m: &Map<'_>| is_call(m) && call.is_some() && id_of(m).as_deref() == call;
     let call_seen = items.iter().any(|(_, m, _)| holds_call(m));
     // What was recorded after the response that holds the call being judged was not
     // sent before the model made it: the context ends with that response. It is the
@@ -252,10 +247,7 @@ fn responding(
     call: Option<&str>,
 ) -> BTreeSet<usize> {
     let pending = |m: &Map<'_>| {
-        matches!(
-            m.get("type").and_then(Value::as_str),
-            Some("function_call" | "custom_tool_call" | "local_shell_call")
-        ) && unanswered(m.get("call_id").and_then(Value::as_str), answered, call)
+        is_call(m) && unanswered(m.get("call_id").and_then(Value::as_str), answered, call)
     };
     let mut out = BTreeSet::new();
     for (i, (_, m, _)) in items.iter().enumerate() {
@@ -275,6 +267,14 @@ fn responding(
         out.extend(start..end);
     }
     out
+}
+
+/// True for a model item that is one of the model's calls.
+fn is_call(m: &Map<'_>) -> bool {
+    matches!(
+        m.get("type").and_then(Value::as_str),
+        Some("function_call" | "custom_tool_call" | "local_shell_call")
+    )
 }
 
 /// True for a model item that is the model's output: a message of its own, reasoning, a
