@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
-use crate::error::{InputError, PayloadProblem};
+use crate::error::{InputError, PayloadProblem, TranscriptRead};
 use crate::gate::{self, CheckOptions, Code, Exit, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
@@ -429,6 +429,15 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
             }
         }
     };
+    // Codex runs no hook for what the model types into a command that has a terminal: a
+    // guarded tool's call that starts one would let anything after it run unjudged.
+    if let Some(context) = context
+        && let Some(call) = &context.live.terminal
+    {
+        let problem = TranscriptRead::Terminal(call.clone());
+        let err = InputError::invalid(&context.file, "transcript", problem);
+        return refuse_with(&err, Retry::Reshape);
+    }
     let Some(compaction) = compaction.as_ref().or(setup.compaction.as_ref()) else {
         return refuse(&invalid("kept", PayloadProblem::NoKeptSet));
     };
@@ -580,6 +589,9 @@ pub enum Retry {
     /// The ERROR is one of timing (the transcript not yet written, our own deadline
     /// passed): a retry may pass.
     MayPass,
+    /// The call, as made, cannot be judged (a Codex command started with a terminal):
+    /// the same call made another way may pass.
+    Reshape,
 }
 
 /// A payload refused at `place` (a key, or stdin) for `problem`.
@@ -644,6 +656,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>, retry: Retry) -> Stri
         Verdict::Block => "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set".to_string(),
         _ if codes == ["invalid-input"] => match retry {
             Retry::Futile => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help",
+            Retry::Reshape => "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says",
             Retry::MayPass => "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)",
         }
         .to_string(),

@@ -2843,6 +2843,107 @@ fn codex_what_is_recorded_after_the_calls_response_is_not_context() {
     }
 }
 
+/// Codex's AE-2 with the pending call (`call_0008`) made with `arguments`, and the hook
+/// payload Codex sends for it (`tool_input.command` is `command`).
+fn codex_pending_call(scratch: &Scratch, name: &str, arguments: &str, command: &str) -> String {
+    let rollout = edited("codex", "AE-2", |_, mut v| {
+        if v["payload"]["call_id"] == "call_0008" {
+            v["payload"]["arguments"] = Value::String(arguments.to_string());
+        }
+        vec![v]
+    });
+    let path = scratch.file(name, &rollout);
+    let mut p: Value = serde_json::from_str(&payload("codex", "AE-2", &path)).unwrap();
+    p["tool_input"]["command"] = Value::String(command.to_string());
+    p.to_string()
+}
+
+/// What the deny of a Codex call that starts a command with a terminal says.
+/// What a deny says to do after an ERROR the same call made another way may not meet.
+const RESHAPE: &str = "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says";
+
+const TERMINAL: &str = "the call being judged (`call_0008`) starts a command with a terminal (`tty`), and Codex runs no hook for the input typed into it, so the gate cannot judge what will run: run the command without `tty`";
+
+#[test]
+fn codex_a_guarded_call_that_starts_a_terminal_is_an_error() {
+    // The model starts `bash` with a terminal, then types `touch gate-marker` into it with
+    // `write_stdin`, a call Codex runs no hook for. The hook sees only `bash`, which no
+    // rule binds: the gate cannot judge what will run in it.
+    let scratch = Scratch::new();
+    for arguments in [
+        r#"{"cmd": "bash", "tty": true}"#,
+        r#"{"cmd":"bash","yield_time_ms":1000,"tty":true}"#,
+        // Codex runs no call whose `tty` is not a boolean: counted all the same.
+        r#"{"cmd": "bash", "tty": "true"}"#,
+    ] {
+        let p = codex_pending_call(&scratch, "tty.jsonl", arguments, "bash");
+        let out = hook_with("codex", &store("codex"), &p, &[]);
+        denied_with_advice(&out, TERMINAL, RESHAPE);
+        // With the terminal asked for and the rule dropped, it is still the terminal that
+        // is named: the call cannot be judged at all.
+        let p = codex_pending_call(&scratch, "tty.jsonl", arguments, "touch gate-marker");
+        denied_with_advice(
+            &hook_with("codex", &store("codex"), &p, &[]),
+            TERMINAL,
+            RESHAPE,
+        );
+    }
+}
+
+#[test]
+fn codex_a_call_without_a_terminal_is_judged_as_before() {
+    let scratch = Scratch::new();
+    for arguments in [
+        r#"{"cmd": "touch gate-marker"}"#,
+        r#"{"cmd": "touch gate-marker", "tty": false}"#,
+        r#"{"cmd": "touch gate-marker", "tty": null}"#,
+    ] {
+        let p = codex_pending_call(&scratch, "plain.jsonl", arguments, "touch gate-marker");
+        denied_with_the_rule(&hook_with("codex", &store("codex"), &p, &[]));
+    }
+    for arguments in [r#"{"cmd": "bash"}"#, r#"{"cmd": "bash", "tty": false}"#] {
+        let p = codex_pending_call(&scratch, "plain.jsonl", arguments, "bash");
+        let out = hook_with("codex", &store("codex"), &p, &[]);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{arguments}");
+    }
+    // `tty` of another call (a `write_stdin` sent earlier, an answered `exec_command`)
+    // is not the pending call's.
+    let rollout = codex_after_the_compaction(&[
+        serde_json::json!({"type": "function_call", "name": "exec_command",
+            "arguments": "{\"cmd\": \"bash\", \"tty\": true}", "call_id": "call_tty"}),
+        serde_json::json!({"type": "function_call_output", "call_id": "call_tty",
+            "output": "Process running with session ID 1"}),
+    ]);
+    let path = scratch.file("earlier.jsonl", &rollout);
+    denied_with_the_rule(&hook_with(
+        "codex",
+        &store("codex"),
+        &payload("codex", "AE-2", &path),
+        &[],
+    ));
+}
+
+#[test]
+fn codex_a_terminal_for_a_tool_the_gate_does_not_guard_passes() {
+    // Nothing in the store binds the shell tool, and it is not among the guarded tools:
+    // the call is outside the gate's charge, terminal or not.
+    let scratch = Scratch::new();
+    let rule = r#"{"id":"refund-rule","seq":1,"kind":"policy","scope":"mcp__billing__refund","predicate":{"field":"amount","op":"gt","value":100},"effect":"deny","text":"No refund above 100 without sign-off."}"#;
+    let doc = format!(r#"{{"records": [{rule}], "tools": [{{"name": "mcp__billing__refund"}}]}}"#);
+    let doc = scratch.file("store.json", doc.as_bytes());
+    let p = codex_pending_call(
+        &scratch,
+        "tty.jsonl",
+        r#"{"cmd": "bash", "tty": true}"#,
+        "bash",
+    );
+    let out = hook_with("codex", &doc, &p, &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // Guarded by name, the same call is an error.
+    let out = hook_with("codex", &doc, &p, &["--tools", "Bash"]);
+    denied_with_advice(&out, TERMINAL, RESHAPE);
+}
+
 #[test]
 fn claude_code_what_is_written_after_the_response_being_made_is_not_context() {
     // `check` names no call: when the newest response holds a call with no result yet,

@@ -635,16 +635,24 @@ fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
 #[test]
 fn doctor_notes_that_codex_judges_no_input_typed_into_a_running_command() {
     // Codex 0.171.0 runs no hook for `write_stdin`: a command typed into a `bash` that
-    // `exec_command` started with a tty ran where the same `exec_command` was denied. The
-    // starter store's effect record names `Bash`: a note on stderr, and still exit 0.
+    // `exec_command` started with a tty ran where the same `exec_command` was denied. A
+    // hook that reads the transcript sees the tty and denies the call that asks for it:
+    // no note. Without `--kept-from transcript` it cannot, and the starter store's effect
+    // record names `Bash`: a note on stderr beside the finding.
     for h in HARNESSES {
         let s = Sandbox::new();
         s.wired(h);
         let out = s.doctor(h);
         assert_clean(&out, &s.settings(h), h);
-        let note = "omission-gate doctor: note: record `done-invoice-7741` binds `Bash`, but Codex runs no hook for `write_stdin`, so what the model types into a shell or program that `exec_command` left running is not judged: keep such a rule in Codex's sandbox and approval settings too\n";
-        assert_eq!(out.stderr, if h == "codex" { note } else { "" }, "{h}");
+        assert_eq!(out.stderr, "", "{h}");
     }
+    let s = Sandbox::new();
+    s.wired("codex");
+    s.edit_settings("codex", |t| t.replace(" --kept-from transcript", ""));
+    let out = s.doctor("codex");
+    assert_eq!(findings(&out).len(), 1, "{}", out.stdout);
+    let note = "omission-gate doctor: note: record `done-invoice-7741` binds `Bash`, but Codex runs no hook for `write_stdin`, so what the model types into a shell or program that `exec_command` started with a terminal is not judged, and without `--kept-from transcript` the gate cannot see the terminal: add `--kept-from transcript`, or keep such a rule in Codex's sandbox and approval settings too\n";
+    assert_eq!(out.stderr, note);
 }
 
 #[test]

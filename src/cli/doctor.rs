@@ -546,7 +546,8 @@ fn check_handler(
             } else {
                 dir.join(store)
             };
-            check_store(harness, &path, h, &at, f, limits);
+            let typed = kept_from_transcript(&words);
+            check_store(harness, &path, h, &at, f, limits, typed);
         }
     }
     run_checks(harness, dir, project, h, &at, f)
@@ -565,7 +566,8 @@ fn binary_found(bin: &str) -> bool {
 }
 
 /// The store loads, and the matcher lets the harness show the gate every tool a record
-/// names (in this harness's naming).
+/// names (in this harness's naming). `reads_transcript`: the hook reads the session's
+/// transcript, where it sees a Codex call that asks for a terminal (and denies it).
 fn check_store(
     harness: Harness,
     path: &Path,
@@ -573,6 +575,7 @@ fn check_store(
     at: &str,
     f: &mut Findings,
     limits: Limits,
+    reads_transcript: bool,
 ) {
     let w = Wiring::of(harness);
     let shown = path.display().to_string();
@@ -590,9 +593,11 @@ fn check_store(
             return;
         }
     };
-    if let Some(id) = wiring::typed_input_unjudged(harness, &input.store) {
+    if let Some(id) = wiring::typed_input_unjudged(harness, &input.store)
+        && !reads_transcript
+    {
         f.note(format!(
-            "record `{id}` binds `{}`, but Codex runs no hook for `write_stdin`, so what the model types into a shell or program that `exec_command` left running is not judged: keep such a rule in Codex's sandbox and approval settings too",
+            "record `{id}` binds `{}`, but Codex runs no hook for `write_stdin`, so what the model types into a shell or program that `exec_command` started with a terminal is not judged, and without `--kept-from transcript` the gate cannot see the terminal: add `--kept-from transcript`, or keep such a rule in Codex's sandbox and approval settings too",
             w.shell_tool
         ));
     }

@@ -21,6 +21,13 @@ pub enum TranscriptRead {
         /// How long the reader waited, in milliseconds.
         ms: u128,
     },
+    /// Codex: the call being judged starts a command with a terminal, whose input Codex
+    /// runs no hook for.
+    #[error(
+        "the call being judged (`{}`) starts a command with a terminal (`tty`), and Codex runs no hook for the input typed into it, so the gate cannot judge what will run: run the command without `tty`",
+        clean(.0)
+    )]
+    Terminal(String),
     /// The file got shorter while it was read.
     #[error("the file shrank while it was read: read it again once the harness has written it")]
     Shrank,

@@ -313,6 +313,7 @@ pub(super) fn read(
                     pieces: Vec::new(),
                     compaction: None,
                     call_seen: false,
+                    terminal: None,
                     responding: None,
                 });
             }
@@ -652,6 +653,7 @@ fn pieces(
         pieces: out,
         compaction,
         call_seen,
+        terminal: None,
         responding: None,
     })
 }

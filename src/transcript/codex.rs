@@ -128,6 +128,10 @@ pub(super) fn read<'a>(
         is_call(m) && call.is_some() && m.get("call_id").and_then(Value::as_str) == call
     };
     let call_seen = items.iter().any(|(_, m, _)| holds_call(m));
+    let terminal = items
+        .iter()
+        .any(|(_, m, _)| holds_call(m) && asks_terminal(m))
+        .then(|| call.unwrap_or_default().to_string());
     // What was recorded after the response that holds the call being judged was not
     // sent before the model made it: the context ends with that response. It is the
     // one that holds the call named; without one, the newest response when it holds a
@@ -176,8 +180,31 @@ pub(super) fn read<'a>(
         pieces: out,
         compaction,
         call_seen,
+        terminal,
         responding: None,
     })
+}
+
+/// True for a call that starts a command with a terminal: `exec_command` whose arguments
+/// ask for a `tty`. The model can type into such a command with `write_stdin`, for which
+/// Codex runs no hook. A `tty` of any value but `false` or `null` counts (Codex runs no
+/// call whose `tty` is not a boolean); arguments that are not a JSON object do not
+/// (Codex runs no such call).
+fn asks_terminal(m: &Map<'_>) -> bool {
+    if m.get("type").and_then(Value::as_str) != Some("function_call")
+        || m.get("name").and_then(Value::as_str) != Some("exec_command")
+    {
+        return false;
+    }
+    let Some(args) = m.get("arguments").and_then(Value::as_str) else {
+        return false;
+    };
+    match super::value::parse_lenient(args) {
+        Some(Value::Object(o)) => {
+            !matches!(o.get("tty"), None | Some(Value::Null | Value::Bool(false)))
+        }
+        _ => false,
+    }
 }
 
 /// The calls (by `call_id`) an output of `items` answers.

@@ -273,6 +273,7 @@ pub(super) fn read(
         pieces: out,
         compaction,
         call_seen,
+        terminal: None,
         responding: responding_now,
     })
 }

@@ -113,6 +113,10 @@ pub struct Live {
     pub compaction: Option<u64>,
     /// True when the transcript records the pending call the reader was asked about.
     pub call_seen: bool,
+    /// Codex: the pending call's id, when it starts a command with a terminal
+    /// (`exec_command` with `tty`), which the model can then type into with
+    /// `write_stdin`, a call Codex runs no hook for.
+    pub terminal: Option<String>,
     /// Gemini CLI: the model's response being acted on (the session's last message, when
     /// that is the model's). `None` otherwise.
     pub responding: Option<Box<Responding>>,
