@@ -81,8 +81,8 @@ pub enum KeptError {
 /// A `--retention` value the gate cannot read: the value as given, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RetentionError {
-    /// A known strategy whose count `K` is not a non-negative integer.
-    #[error("retention `{}`: K must be a non-negative integer", clean(.0))]
+    /// A known strategy whose count `K` is not plain digits.
+    #[error("retention `{}`: K must be a count, plain digits such as 8", clean(.0))]
     Count(String),
     /// No strategy of that name (or `given` with a count).
     #[error("unknown retention `{}` (given, head_tail:K or recency:K)", clean(.0))]
@@ -93,9 +93,12 @@ impl FromStr for Retention {
     type Err = RetentionError;
 
     fn from_str(s: &str) -> Result<Retention, RetentionError> {
+        // K is a count: plain ASCII digits (`usize::from_str` would take a `+` sign).
         let count = |k: &str| {
-            k.parse::<usize>()
-                .map_err(|_| RetentionError::Count(s.to_string()))
+            Some(k)
+                .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|k| k.parse::<usize>().ok())
+                .ok_or_else(|| RetentionError::Count(s.to_string()))
         };
         match s.split_once(':') {
             None if s == "given" => Ok(Retention::Given),
@@ -553,6 +556,11 @@ mod tests {
             "",
             "head_tail",
             "head_tail:-1",
+            "recency:+1",
+            "head_tail:+0",
+            "recency: 3",
+            "recency:3 ",
+            "recency:",
             "recency:x",
             "tail:3",
             "given:1",

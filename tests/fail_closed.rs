@@ -771,3 +771,131 @@ fn params_that_give_a_field_two_values_are_refused() {
     let out = check(&[&store, "--kept", "c", "--action", same], None);
     assert_eq!(out.code, 1, "{}", out.stdout);
 }
+
+/// `--kept` lists the ids retention `given` keeps. Beside a retention that computes the
+/// kept set itself, the ids were ignored without a word (the report names only the
+/// retention): a user who gave both believed both counted. Refused wherever the flags
+/// meet, before any input is read; a document's own `kept` stays the compactor's record,
+/// not read under another retention.
+#[test]
+fn kept_ids_beside_a_retention_that_computes_the_kept_set_are_refused() {
+    let scratch = Scratch::new();
+    let doc = serde_json::json!({
+        "records": [serde_json::from_str::<serde_json::Value>(POLICY_P).unwrap(),
+                    {"id": "c", "seq": 2, "kind": "chatter"}],
+        "kept": ["p", "c"],
+        "action": serde_json::from_str::<serde_json::Value>(REFUND).unwrap(),
+    })
+    .to_string();
+    let store = scratch.file("store.json", doc.as_bytes());
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":8400}}"#;
+    for retention in ["head_tail:1", "recency:1", "recency:0"] {
+        let want = format!(
+            "--kept and --retention `{retention}` both say what was kept: give one (--kept goes with --retention given)"
+        );
+        for args in [
+            vec!["check", &store, "--kept", "p", "--retention", retention],
+            vec![
+                "check",
+                "--precheck",
+                &store,
+                "--kept",
+                "p",
+                "--retention",
+                retention,
+            ],
+            vec![
+                "hook",
+                "claude-code",
+                "--store",
+                &store,
+                "--kept",
+                "p",
+                "--retention",
+                retention,
+            ],
+        ] {
+            let out = run(&args, Some(payload.as_bytes()));
+            assert_eq!(out.code, 2, "{args:?}: {}", out.stdout);
+            let text = format!("{}{}", out.stdout, out.stderr);
+            assert!(text.contains(&want), "{args:?}: {text}");
+            assert!(!text.contains("PASS"), "{args:?}: {text}");
+        }
+        // The document's own `kept` under the same retention: read as the retention says.
+        let out = check(&[&store, "--retention", retention], None);
+        assert_ne!(out.code, 2, "{retention}: {}{}", out.stdout, out.stderr);
+    }
+    // --kept with `given`, said or not, is what it is for.
+    for args in [
+        vec![store.as_str(), "--kept", "p"],
+        vec![store.as_str(), "--kept", "p", "--retention", "given"],
+    ] {
+        assert_eq!(check(&args, None).code, 0, "{args:?}");
+    }
+    // The hook's transcript reading says what was kept too: neither flag goes with it.
+    for (flag, value) in [("--kept", "p"), ("--retention", "recency:1")] {
+        let args = [
+            "hook",
+            "claude-code",
+            "--store",
+            &store,
+            "--kept-from",
+            "transcript",
+            flag,
+            value,
+        ];
+        let out = run(&args, Some(payload.as_bytes()));
+        assert_eq!(out.code, 2, "{flag}: {}", out.stdout);
+        assert!(
+            out.stderr.contains("--kept-from transcript both say"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+/// K is a count: plain digits. `recency:+1` was read as `recency:1`; a sign, a space or
+/// an empty K is refused on every command that takes a retention.
+#[test]
+fn a_retention_count_is_plain_digits() {
+    let scratch = Scratch::new();
+    let store = scratch.file("store.jsonl", policy_and_chatter("c").as_bytes());
+    for k in ["+1", "+0", " 1", "1 ", "", "-1", "1e0", "0x1"] {
+        for strategy in ["recency", "head_tail"] {
+            let retention = format!("{strategy}:{k}");
+            for args in [
+                vec![
+                    "check",
+                    &store,
+                    "--action",
+                    REFUND,
+                    "--retention",
+                    &retention,
+                ],
+                vec!["check", "--precheck", &store, "--retention", &retention],
+                vec!["sweep", &store, "--retention", &retention],
+                vec![
+                    "hook",
+                    "claude-code",
+                    "--store",
+                    &store,
+                    "--retention",
+                    &retention,
+                ],
+            ] {
+                let out = run(&args, Some(b"{}"));
+                assert_eq!(out.code, 2, "{args:?}: {}", out.stdout);
+                assert!(
+                    out.stderr.contains("K must be a count"),
+                    "{args:?}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+    let out = check(
+        &[&store, "--action", REFUND, "--retention", "recency:01"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+}

@@ -229,8 +229,8 @@ pub(super) struct HookArgs {
     /// The record store: a document or JSON Lines file (stdin carries the payload).
     #[arg(long)]
     pub(super) store: String,
-    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line). Default:
-    /// the store document's `kept`.
+    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line), under
+    /// retention given only. Default: the store document's `kept`.
     #[arg(long)]
     pub(super) kept: Option<String>,
     /// How the kept set is obtained: given, head_tail:K or recency:K.
@@ -299,8 +299,8 @@ pub(super) struct CheckArgs {
     /// The most calls --precheck tries per rule and tool before answering "may bind".
     #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
     pub(super) max_calls: usize,
-    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line). Default:
-    /// the document's `kept`.
+    /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line), under
+    /// retention given only. Default: the document's `kept`.
     #[arg(long)]
     pub(super) kept: Option<String>,
     /// How the kept set is obtained: given, head_tail:K or recency:K.
@@ -377,6 +377,28 @@ pub(super) struct SweepArgs {
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]
     pub(super) format: SweepFormat,
+}
+
+/// The one rule for the flags that say what was kept: `--kept` lists the ids retention
+/// `given` keeps, so it goes with no other retention (which computes the kept set itself
+/// and would ignore the ids), and `--kept-from transcript` reads the kept set from the
+/// transcript, so it goes with neither. A document's own `kept` is not a flag: under
+/// another retention it is the compactor's record, not read (`sweep` compares retentions
+/// over such documents).
+pub(super) fn kept_flags_agree(
+    kept: Option<&str>,
+    retention: Retention,
+    from_transcript: bool,
+) -> Result<(), InputError> {
+    let problem = match (kept.is_some(), retention, from_transcript) {
+        (true, _, true) => ("--kept", FlagProblem::KeptTwice),
+        (false, Retention::Given, _) => return Ok(()),
+        (false, _, true) => ("--retention", FlagProblem::RetentionTwice),
+        (true, Retention::Given, false) => return Ok(()),
+        (true, other, false) => ("--kept", FlagProblem::KeptWithRetention(other)),
+        (false, _, false) => return Ok(()),
+    };
+    Err(InputError::invalid(problem.0, "flags", problem.1))
 }
 
 pub(super) fn parse_retention(s: &str) -> Result<Retention, RetentionError> {

@@ -25,6 +25,15 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits, out: Output) -> Exit {
         };
         return out.fail(mode, &e, format_of(args.format));
     }
+    // --transcript goes with neither --kept nor --retention (clap refuses those).
+    if let Err(e) = kept_flags_agree(args.kept.as_deref(), args.retention, false) {
+        let mode = if args.precheck {
+            Mode::Precheck
+        } else {
+            Mode::Check
+        };
+        return out.fail(mode, &e, format_of(args.format));
+    }
     if let Some(path) = &args.transcript {
         return run_check_transcript(args, path, limits, out);
     }

@@ -111,17 +111,11 @@ pub(super) fn hook_setup(
         KeptFromArg::Kept => hook::KeptFrom::Kept,
         KeptFromArg::Transcript => hook::KeptFrom::Transcript,
     };
-    if kept_from == hook::KeptFrom::Transcript && args.kept.is_some() {
-        return Err(InputError::invalid(
-            "--kept",
-            "flags",
-            FlagProblem::KeptTwice,
-        ));
-    }
-    if kept_from == hook::KeptFrom::Transcript && args.retention != Retention::Given {
-        let problem = FlagProblem::RetentionTwice;
-        return Err(InputError::invalid("--retention", "flags", problem));
-    }
+    kept_flags_agree(
+        args.kept.as_deref(),
+        args.retention,
+        kept_from == hook::KeptFrom::Transcript,
+    )?;
     if kept_from == hook::KeptFrom::Kept && !args.context_file.is_empty() {
         let problem = FlagProblem::ContextWithoutTranscript;
         return Err(InputError::invalid("--context-file", "flags", problem));

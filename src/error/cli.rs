@@ -117,6 +117,11 @@ pub enum FlagProblem {
     /// `--retention` with `--kept-from transcript`.
     #[error("--retention and --kept-from transcript both say what the agent kept: give one")]
     RetentionTwice,
+    /// `--kept` with a retention that computes the kept set itself: the retention.
+    #[error(
+        "--kept and --retention `{0}` both say what was kept: give one (--kept goes with --retention given)"
+    )]
+    KeptWithRetention(crate::compaction::Retention),
     /// `--context-file` without `--kept-from transcript`.
     #[error("a context file adds to a transcript's live context: it needs --kept-from transcript")]
     ContextWithoutTranscript,
