@@ -10,7 +10,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{PIPED, Run, Scratch, output_of, run, run_piped};
@@ -97,8 +97,17 @@ fn payload(harness: &str, name: &str, transcript: &str) -> String {
     v.to_string()
 }
 
+/// The hook's deadline where the answer needs no wait: generous, so that a busy machine
+/// never turns the answer a test expects into our own timeout.
+const ANSWER_MS: &str = "20000";
+
+/// The hook's deadline where a test waits it out (a transcript that never records the
+/// call): the hook waits three quarters of it, and the last quarter leaves the answer
+/// time to be written on a busy machine before our own timeout would answer instead.
+const WAIT_MS: &str = "4000";
+
 fn hook_with(harness: &str, store: &str, payload: &str, extra: &[&str]) -> Run {
-    hook_within(harness, store, payload, extra, "2000")
+    hook_within(harness, store, payload, extra, ANSWER_MS)
 }
 
 fn hook_within(harness: &str, store: &str, payload: &str, extra: &[&str], ms: &str) -> Run {
@@ -417,10 +426,11 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
     let missing = scratch.path().join("never.jsonl");
     let p = payload("claude-code", "AE-1", missing.to_str().unwrap());
     let started = std::time::Instant::now();
-    let out = hook_within("claude-code", &store("claude-code"), &p, &[], "400");
+    let out = hook_within("claude-code", &store("claude-code"), &p, &[], WAIT_MS);
     // The harness may yet write it: the call can be retried.
     denied_with_advice(&out, "no such file", MAY_PASS);
-    assert!(started.elapsed() >= Duration::from_millis(250));
+    // It waited: three quarters of the deadline.
+    assert!(started.elapsed() >= Duration::from_millis(3000));
     // A transcript that exists but never records the call.
     let lines: Vec<&str> = include_str!("transcripts/claude-code/AE-1.jsonl")
         .lines()
@@ -430,7 +440,7 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
         (lines[..lines.len() - 1].join("\n") + "\n").as_bytes(),
     );
     let p = payload("claude-code", "AE-1", &stale);
-    let out = hook_within("claude-code", &store("claude-code"), &p, &[], "400");
+    let out = hook_within("claude-code", &store("claude-code"), &p, &[], WAIT_MS);
     denied_with_advice(
         &out,
         "does not record the call being judged (`toolu_0005`)",
@@ -439,18 +449,39 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
     // An empty file: not written yet.
     let empty = scratch.file("empty.jsonl", b"");
     let p = payload("claude-code", "AE-1", &empty);
-    let out = hook_within("claude-code", &store("claude-code"), &p, &[], "400");
+    let out = hook_within("claude-code", &store("claude-code"), &p, &[], WAIT_MS);
     denied_with_advice(&out, "empty.jsonl", MAY_PASS);
 }
 
 /// Runs the hook while a thread writes the transcript late: first `early` (if any), then
-/// after `delay` the rest.
+/// `delay` after the hook has started, the rest.
 fn hook_while_written(early: Option<&[u8]>, late: &[u8], delay: Duration) -> Run {
     let scratch = Scratch::new();
     let path = scratch.path().join("session.jsonl");
     if let Some(early) = early {
         std::fs::write(&path, early).unwrap();
     }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_omission-gate"))
+        .args([
+            "hook",
+            "claude-code",
+            "--store",
+            &store("claude-code"),
+            "--kept-from",
+            "transcript",
+            "--timeout-ms",
+            ANSWER_MS,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The late write is timed from the hook's start, not before it: however busy the
+    // machine, the hook starts on the early file (or none) and must wait for the rest.
+    let p = payload("claude-code", "AE-1", path.to_str().unwrap());
+    child.stdin.take().unwrap().write_all(p.as_bytes()).unwrap();
     let writer = {
         let path = path.clone();
         let late = late.to_vec();
@@ -464,21 +495,7 @@ fn hook_while_written(early: Option<&[u8]>, late: &[u8], delay: Duration) -> Run
             f.write_all(&late).unwrap();
         })
     };
-    let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
-    command
-        .args([
-            "hook",
-            "claude-code",
-            "--store",
-            &store("claude-code"),
-            "--kept-from",
-            "transcript",
-            "--timeout-ms",
-            "8000",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    let p = payload("claude-code", "AE-1", path.to_str().unwrap());
-    let out = output_of(command, Some(p.as_bytes()));
+    let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
     Run {
         code: out.status.code().unwrap(),
@@ -836,7 +853,7 @@ fn a_payload_that_names_no_call_cannot_prove_the_transcript_fresh() {
                 }
                 Some(id) => p["tool_use_id"] = id,
             }
-            let out = hook_within(h, &store(h), &p.to_string(), &[], "400");
+            let out = hook_with(h, &store(h), &p.to_string(), &[]);
             assert_eq!(out.code, 2, "{h} {p}: {}", out.stderr);
             assert!(
                 out.stderr
@@ -1240,7 +1257,7 @@ fn without_its_agent_id_a_subagents_call_is_not_judged_against_the_session() {
     let (s, _) = subagent_payload("T-1", &fixture(h, "T-1"));
     let mut v: Value = serde_json::from_str(&s).unwrap();
     v.as_object_mut().unwrap().remove("agent_id");
-    let out = hook_within(h, &store(h), &v.to_string(), &[], "300");
+    let out = hook_within(h, &store(h), &v.to_string(), &[], WAIT_MS);
     assert_eq!(out.code, 2);
     assert!(
         out.stderr.contains("ERROR (invalid-input)")
@@ -1344,7 +1361,7 @@ fn a_subagents_transcript_filed_one_folder_down_while_the_hook_waits_is_found() 
         std::fs::create_dir_all(&group).unwrap();
         std::fs::write(&file, text).unwrap();
     });
-    let out = hook_within(h, &store(h), &v.to_string(), &[], "6000");
+    let out = hook_with(h, &store(h), &v.to_string(), &[]);
     writer.join().unwrap();
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
@@ -1460,7 +1477,13 @@ fn a_gemini_subagents_call_is_judged_against_the_subagents_own_session() {
 fn a_gemini_call_the_gate_cannot_place_is_an_error() {
     let h = "gemini-cli";
     let denied_as = |session: &str, says: &str, advice: &str| {
-        let out = hook_with(h, &store(h), &payload(h, "T-1", session), &[]);
+        // Denied on a transcript that may yet be written, the hook waits out its deadline.
+        let ms = if advice == MAY_PASS {
+            WAIT_MS
+        } else {
+            ANSWER_MS
+        };
+        let out = hook_within(h, &store(h), &payload(h, "T-1", session), &[], ms);
         denied_with_advice(&out, says, advice);
         assert!(
             out.stderr.contains("cannot tell what the caller sees"),
