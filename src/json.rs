@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use crate::text::{BRIEF_CHARS, escape_unsafe};
@@ -175,13 +175,13 @@ impl<'de> Visitor<'de> for StrictVisitor {
         };
         let mut key = first;
         let mut value = if key == NUMBER_TOKEN {
-            match map.next_value::<TokenValue>()? {
-                TokenValue::Literal(literal) => {
+            match map.next_value_seed(TokenOr(StrictVisitor))? {
+                Token::Literal(literal) => {
                     return Number::from_str(&literal)
                         .map(Value::Number)
                         .map_err(|_| bad_number(&literal));
                 }
-                TokenValue::Typed(value) => value,
+                Token::Value(value) => value,
             }
         } else {
             map.next_value::<StrictValue>()?.0
@@ -203,67 +203,77 @@ impl<'de> Visitor<'de> for StrictVisitor {
 
 /// The value under a first key spelt like [`NUMBER_TOKEN`]: serde_json's own number,
 /// whose literal it hands over as an owned `String` (`visit_string`, which its parser
-/// never calls for a string in the input), or an object the input spells with that key,
-/// which stays an object: `{"amount": {"$serde_json::private::Number": "1"}}` is not the
-/// number 1, and judging it as one would judge a call other than the one sent.
-enum TokenValue {
+/// never calls for a string in the input), or a value the input wrote under that key,
+/// read by the inner visitor. Every reader keeps such an object an object:
+/// `{"amount": {"$serde_json::private::Number": "1"}}` is not the number 1, and judging
+/// it as one would judge a call other than the one sent.
+pub(crate) struct TokenOr<V>(pub(crate) V);
+
+/// What [`TokenOr`] read.
+pub(crate) enum Token<T> {
+    /// serde_json's number literal.
     Literal(String),
-    Typed(Value),
+    /// A value the input wrote under the key.
+    Value(T),
 }
 
-impl<'de> Deserialize<'de> for TokenValue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TokenVisitor)
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for TokenOr<V> {
+    type Value = Token<V::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-struct TokenVisitor;
-
-impl<'de> Visitor<'de> for TokenVisitor {
-    type Value = TokenValue;
+impl<'de, V: Visitor<'de>> Visitor<'de> for TokenOr<V> {
+    type Value = Token<V::Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
+        self.0.expecting(f)
     }
 
-    fn visit_string<E: de::Error>(self, v: String) -> Result<TokenValue, E> {
-        Ok(TokenValue::Literal(v))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Token::Literal(v))
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<TokenValue, E> {
-        StrictVisitor.visit_str(v).map(TokenValue::Typed)
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.0.visit_borrowed_str(v).map(Token::Value)
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<TokenValue, E> {
-        StrictVisitor.visit_bool(v).map(TokenValue::Typed)
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(v).map(Token::Value)
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TokenValue, E> {
-        StrictVisitor.visit_i64(v).map(TokenValue::Typed)
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.0.visit_bool(v).map(Token::Value)
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<TokenValue, E> {
-        StrictVisitor.visit_u64(v).map(TokenValue::Typed)
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.0.visit_u64(v).map(Token::Value)
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TokenValue, E> {
-        StrictVisitor.visit_f64(v).map(TokenValue::Typed)
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.0.visit_i64(v).map(Token::Value)
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<TokenValue, E> {
-        StrictVisitor.visit_unit().map(TokenValue::Typed)
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.0.visit_f64(v).map(Token::Value)
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<TokenValue, E> {
-        StrictVisitor.visit_none().map(TokenValue::Typed)
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.0.visit_unit().map(Token::Value)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TokenValue, A::Error> {
-        StrictVisitor.visit_seq(seq).map(TokenValue::Typed)
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.0.visit_none().map(Token::Value)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TokenValue, A::Error> {
-        StrictVisitor.visit_map(map).map(TokenValue::Typed)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_seq(seq).map(Token::Value)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map).map(Token::Value)
     }
 }
 

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// The key serde_json uses to hand an arbitrary-precision number to a visitor.
-pub(super) use crate::json::NUMBER_TOKEN;
+pub(super) use crate::json::{NUMBER_TOKEN, Token, TokenOr};
 
 /// A policy's `scope`: a non-empty tool name or glob, or a non-empty array of them.
 pub(super) struct ScopeSeed;
@@ -117,76 +117,6 @@ impl<'de> Visitor<'de> for StrSeed {
 
     fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
         Ok(Cow::Owned(v.to_string()))
-    }
-}
-
-/// The value under a first key spelt like [`NUMBER_TOKEN`]: serde_json's own number,
-/// whose literal it hands over as an owned `String` (`visit_string`, which its parser
-/// never calls for a string in the input), or a value the input wrote under that key,
-/// read by the inner visitor: the strict path keeps such an object an object.
-pub(super) struct TokenOr<V>(pub(super) V);
-
-/// What [`TokenOr`] read.
-pub(super) enum Token<T> {
-    /// serde_json's number literal.
-    Literal(String),
-    /// A value the input wrote under the key.
-    Value(T),
-}
-
-impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for TokenOr<V> {
-    type Value = Token<V::Value>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for TokenOr<V> {
-    type Value = Token<V::Value>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.0.expecting(f)
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Token::Literal(v))
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        self.0.visit_borrowed_str(v).map(Token::Value)
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        self.0.visit_str(v).map(Token::Value)
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        self.0.visit_bool(v).map(Token::Value)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        self.0.visit_u64(v).map(Token::Value)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        self.0.visit_i64(v).map(Token::Value)
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        self.0.visit_f64(v).map(Token::Value)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        self.0.visit_unit().map(Token::Value)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.0.visit_seq(seq).map(Token::Value)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.0.visit_map(map).map(Token::Value)
     }
 }
 

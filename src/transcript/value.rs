@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::json::{NUMBER_TOKEN, SyntaxError, bad_number, duplicate_key};
+use crate::json::{NUMBER_TOKEN, SyntaxError, Token, TokenOr, bad_number, duplicate_key};
 
 /// A JSON value whose strings borrow from the bytes it was parsed from where they can.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,15 +263,16 @@ impl<'de> Visitor<'de> for ValueVisitor {
         // As json::parse: serde_json hands its own number over as an owned `String`; an
         // object the input keys with the same text stays an object.
         let mut value = if key == NUMBER_TOKEN {
-            let strict = self.strict;
-            match map.next_value_seed(TokenSeed { strict })? {
-                TokenValue::Literal(literal) => {
+            match map.next_value_seed(TokenOr(ValueVisitor {
+                strict: self.strict,
+            }))? {
+                Token::Literal(literal) => {
                     if <serde_json::Number as std::str::FromStr>::from_str(&literal).is_err() {
                         return Err(bad_number(&literal));
                     }
                     return Ok(Value::Number(Cow::Owned(literal)));
                 }
-                TokenValue::Typed(value) => value,
+                Token::Value(value) => value,
             }
         } else {
             self.value(&mut map)?
@@ -309,86 +310,6 @@ impl<'de> Visitor<'de> for ValueVisitor {
             value = self.value(&mut map)?;
         }
         Ok(Value::Object(Map(out)))
-    }
-}
-
-/// The value under a first key spelt like [`NUMBER_TOKEN`]: serde_json's number literal
-/// (`visit_string`, which its parser never calls for a string in the input), or a value
-/// the input wrote under that key.
-enum TokenValue<'a> {
-    Literal(String),
-    Typed(Value<'a>),
-}
-
-struct TokenSeed {
-    strict: bool,
-}
-
-impl<'de> de::DeserializeSeed<'de> for TokenSeed {
-    type Value = TokenValue<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TokenSeed {
-    type Value = TokenValue<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(TokenValue::Literal(v))
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(TokenValue::Typed(Value::String(Cow::Borrowed(v))))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(TokenValue::Typed(Value::String(Cow::Owned(v.to_string()))))
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(TokenValue::Typed(Value::Bool(v)))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        self.typed().visit_i64(v).map(TokenValue::Typed)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        self.typed().visit_u64(v).map(TokenValue::Typed)
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        self.typed().visit_f64(v).map(TokenValue::Typed)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(TokenValue::Typed(Value::Null))
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(TokenValue::Typed(Value::Null))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.typed().visit_seq(seq).map(TokenValue::Typed)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.typed().visit_map(map).map(TokenValue::Typed)
-    }
-}
-
-impl TokenSeed {
-    fn typed(&self) -> ValueVisitor {
-        ValueVisitor {
-            strict: self.strict,
-        }
     }
 }
 
