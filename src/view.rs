@@ -326,6 +326,18 @@ impl Sought {
         self.slots.push(slot);
     }
 
+    /// Adds the next record, whose text is the one of record `earlier` (counted from 0
+    /// in the order given): nothing is normalised again. False when there is no such
+    /// record (nothing is added).
+    pub fn push_same(&mut self, earlier: usize) -> bool {
+        let Some(&slot) = self.slots.get(earlier) else {
+            return false;
+        };
+        self.prepared = None;
+        self.slots.push(slot);
+        true
+    }
+
     /// The slot of the text normalised at `start..` of `texts`, a new one if no distinct
     /// text is equal to it (it stays), else that one's (it goes).
     fn slot_of_last(&mut self, start: usize) -> usize {
@@ -416,7 +428,7 @@ fn word_of(bytes: &[u8]) -> u64 {
 
 /// The key of a text's first `len` bytes (at most [`KEY`]; the caller keeps texts of
 /// each key length apart).
-fn key_of(bytes: &[u8], len: usize) -> u64 {
+pub(crate) fn key_of(bytes: &[u8], len: usize) -> u64 {
     let bytes = bytes.get(..len).unwrap_or(bytes);
     let (low, high) = bytes.split_at(bytes.len().min(8));
     let mut h = Folded::default();
@@ -455,7 +467,7 @@ impl Hasher for Folded {
 
 /// A `Hasher` for keys that are hashes already (see [`key_of`]): they pass through.
 #[derive(Default)]
-struct Hashed(u64);
+pub(crate) struct Hashed(u64);
 
 impl Hasher for Hashed {
     fn finish(&self) -> u64 {
@@ -474,7 +486,7 @@ impl Hasher for Hashed {
 }
 
 /// A map keyed by [`key_of`].
-type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<Hashed>>;
+pub(crate) type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<Hashed>>;
 
 /// [`Index::occurring`] with a new index of `texts`.
 #[cfg(test)]

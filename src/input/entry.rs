@@ -251,20 +251,28 @@ pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<St
     let mut ids = String::new();
     let mut id_ends = Vec::new();
     let mut sought = Sought::default();
+    let whole = held.as_deref().or(bytes);
     // The texts are at most the bytes they are written in.
-    if let Some(bytes) = held.as_deref().or(bytes) {
+    if let Some(bytes) = whole {
         sought.reserve(bytes.len());
     }
-    let named = record_texts(
-        path,
-        held.as_deref().or(bytes),
-        request.limits,
-        |id, text| {
-            ids.push_str(id);
-            id_ends.push(ids.len());
-            sought.push(Some(text));
-        },
-    )?;
+    // A text written as an earlier one in the bytes held is that one's: it is not
+    // decoded nor normalised again (most of a store's chatter repeats its texts).
+    let mut repeats = Repeats::default();
+    let mut decoded = String::new();
+    let named = record_texts(path, whole, request.limits, |id, text| {
+        let record = id_ends.len();
+        ids.push_str(id);
+        id_ends.push(ids.len());
+        if let (Text::Written(raw), Some(whole)) = (text, whole)
+            && let Some(earlier) = repeats.earlier(whole, raw, record)
+            && sought.push_same(earlier)
+        {
+            return Some(());
+        }
+        sought.push(Some(text.decoded(&mut decoded)?));
+        Some(())
+    })?;
     // Indexed here, on the thread of the light pass, while the live context may still
     // be being read.
     sought.prepare();

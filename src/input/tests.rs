@@ -615,3 +615,57 @@ fn a_store_too_large_to_hold_is_read_twice_and_judged_as_a_held_one() {
     assert_eq!(held, load(0));
     assert_eq!(held.1, [true, true, true, false]);
 }
+
+#[test]
+fn texts_written_alike_are_judged_as_each_alone() {
+    // Repeated texts, some written alike (found again as written), some written apart
+    // but alike decoded or normalised, one a prefix of another: the records in view are
+    // the definition's, held (texts found again as written) or read twice (not).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    let written = [
+        r#""No payments over 5.""#,
+        r#""No payments\tover 5.""#,
+        r#""No  payments over 5.""#,
+        r#""No payments over 50.""#,
+        r#""note\u0020one""#,
+        r#""note one""#,
+        r#""not seen""#,
+    ];
+    let mut store = String::new();
+    let mut seq = 1;
+    while store.len() < source::LEAN_FROM + 100 {
+        let text = written[seq % written.len()];
+        store.push_str(&format!(
+            "{{\"id\":\"c{seq}\",\"seq\":{seq},\"kind\":\"chatter\",\"text\":{text}}}\n"
+        ));
+        seq += 1;
+    }
+    std::fs::write(&path, &store).unwrap();
+    let p = path.to_str().unwrap();
+    let request = transcript_request(p);
+    let live = ["said: No payments over 5. and note one"];
+    let haystack = crate::view::Haystack::new(live);
+    let exact = load(p, store.as_bytes(), Limits::default()).unwrap();
+    let want: Vec<bool> =
+        crate::view::Sought::new(exact.store.records().iter().map(|r| r.text.as_deref()))
+            .in_view(&haystack);
+    assert_eq!(want.iter().filter(|&&k| k).count() * 7 / want.len(), 5);
+    let call = Action::from_json(&serde_json::json!({"tool": "t", "params": {}})).unwrap();
+    for most in [source::HOLD_UP_TO, 0] {
+        let texts = entry::store_texts_holding(&request, most).unwrap();
+        assert_eq!(texts.held.is_some(), most > 0);
+        let stored = texts
+            .load_in_view(&request, call.clone(), &haystack)
+            .unwrap();
+        let compaction = stored.compaction.unwrap();
+        let (lean, totals) = (&stored.input.store, &stored.input.totals);
+        let got: Vec<bool> = exact
+            .store
+            .records()
+            .iter()
+            .map(|r| compaction.is_kept_id(lean, totals, &r.id))
+            .collect();
+        assert_eq!(got, want, "held up to {most} bytes");
+    }
+}

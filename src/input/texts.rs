@@ -15,8 +15,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
+use std::collections::hash_map::Entry;
+
 use crate::record::Limits;
 use crate::scan;
+use crate::view::{KeyMap, key_of};
 
 /// The top-level keys of a record this pass reads; the others are skipped unread.
 #[derive(Deserialize)]
@@ -33,17 +36,45 @@ struct Head<'a> {
     tool: Option<Value>,
 }
 
+/// A record's `text` as the light pass meets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Text<'t> {
+    /// As written in its line: a JSON string, quotes and escapes included (what the
+    /// simple scan reads). Two texts written alike are alike decoded.
+    Written(&'t str),
+    /// Decoded already (a line serde read).
+    Decoded(&'t str),
+}
+
+impl<'t> Text<'t> {
+    /// The text, decoded (into `buf` when it holds an escape); `None` when it cannot be
+    /// decoded: the light pass then gives up.
+    pub fn decoded<'b>(self, buf: &'b mut String) -> Option<&'b str>
+    where
+        't: 'b,
+    {
+        match self {
+            Text::Decoded(text) => Some(text),
+            Text::Written(raw) => match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+                Some(plain) if !plain.contains('\\') => Some(plain),
+                _ => decode(raw, buf),
+            },
+        }
+    }
+}
+
 /// The light pass over the JSON Lines store at `path` (`stdin`'s bytes instead, when
 /// given): `each` is called with the id and `text` of each record that has a text, in
-/// the store's order. What it gives back is the tool names and globs that policy scopes
-/// and effect tools give (`None` in it when one could not be read as a string: then
-/// every tool counts as named). `None`: a document, an input the lean loader would not
-/// read (too small, too large), or a line the pass cannot read plainly.
+/// the store's order (for bytes given, each text written in a line is a slice of them);
+/// when it gives `None`, so does the pass. What it gives back is the tool names and globs
+/// that policy scopes and effect tools give (`None` in it when one could not be read as a
+/// string: then every tool counts as named). `None`: a document, an input the lean
+/// loader would not read (too small, too large), or a line the pass cannot read plainly.
 pub fn record_texts(
     path: &str,
     stdin: Option<&[u8]>,
     limits: Limits,
-    mut each: impl FnMut(&str, &str),
+    mut each: impl FnMut(&str, Text<'_>) -> Option<()>,
 ) -> Option<Option<Vec<String>>> {
     let mut named = Some(Vec::new());
     if let Some(bytes) = stdin {
@@ -76,12 +107,10 @@ pub fn record_texts(
 /// [`read_line`] of each line of `text` that is not blank.
 fn read_lines(
     text: &str,
-    each: &mut impl FnMut(&str, &str),
+    each: &mut impl FnMut(&str, Text<'_>) -> Option<()>,
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
     let mut start = 0;
-    // One buffer for every text with an escape, decoded in place.
-    let mut decoded = String::new();
     let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
     for end in ends {
         // A line end is ASCII: the cuts are on character boundaries.
@@ -90,31 +119,27 @@ fn read_lines(
         if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;
         }
-        read_line(line, each, named, &mut decoded)?;
+        read_line(line, each, named)?;
     }
     Some(())
 }
 
 fn read_line(
     line: &str,
-    each: &mut impl FnMut(&str, &str),
+    each: &mut impl FnMut(&str, Text<'_>) -> Option<()>,
     named: &mut Option<Vec<String>>,
-    decoded: &mut String,
 ) -> Option<()> {
     // The commonest shape (id, seq, kind, text, tokens; chatter and summaries) by the
     // lean loader's own byte scan, which decides only lines serde reads the same.
     if let scan::Fast::Done(simple) = scan::simple(line) {
         if let Some(raw) = simple.text {
-            match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-                Some(plain) if !plain.contains('\\') => each(simple.id, plain),
-                _ => each(simple.id, decode(raw, decoded)?),
-            }
+            each(simple.id, Text::Written(raw))?;
         }
         return Some(());
     }
     let head: Head<'_> = serde_json::from_str(line).ok()?;
     if let Some(text) = &head.text {
-        each(&head.id, text);
+        each(&head.id, Text::Decoded(text))?;
     }
     let names = match head.kind.as_deref() {
         Some("policy") => head.scope,
@@ -141,6 +166,51 @@ fn read_line(
         (Some(_), None) => {}
     }
     Some(())
+}
+
+/// Texts written in held bytes, met so far: most of a store's chatter repeats texts
+/// word for word, and a text written as an earlier one is that one's, decoded and
+/// normalised already. By a key of its bytes: where the first text of that key is in the
+/// bytes, how long it is, and the record (counted among those with a text) that carries it.
+#[derive(Default)]
+pub(crate) struct Repeats(KeyMap<(u32, u32, u32)>);
+
+impl Repeats {
+    /// The record an earlier text written as `raw` (a slice of `whole`) belongs to, if
+    /// there is one; else `raw` is noted as record `record`'s. Only bytes equal to `raw`
+    /// make a repeat.
+    pub(crate) fn earlier(&mut self, whole: &[u8], raw: &str, record: usize) -> Option<usize> {
+        let bytes = raw.as_bytes();
+        match self.0.entry(written_key(bytes)) {
+            Entry::Occupied(first) => {
+                let (at, len, of) = *first.get();
+                let (at, len) = (at as usize, len as usize);
+                (whole.get(at..at + len) == Some(bytes)).then_some(of as usize)
+            }
+            Entry::Vacant(slot) => {
+                // Where `raw` is in `whole`, checked: a text is noted only at bytes equal to it.
+                let at = (bytes.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+                if whole.get(at..at + bytes.len()) == Some(bytes) {
+                    let small = |n: usize| u32::try_from(n).ok();
+                    if let (Some(at), Some(len), Some(record)) =
+                        (small(at), small(bytes.len()), small(record))
+                    {
+                        slot.insert((at, len, record));
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+/// A key of a text's bytes for [`Repeats`]: its length and its first and last 16 bytes
+/// (texts with one key are compared whole).
+fn written_key(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    let head = key_of(bytes, 16);
+    let tail = key_of(bytes.get(len.saturating_sub(16)..).unwrap_or(bytes), 16);
+    head ^ tail.rotate_left(29) ^ (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// The JSON string `raw` decoded into `buf` (as `serde_json::from_str::<String>` reads
@@ -182,8 +252,10 @@ mod tests {
             r#"{"id":"c1","seq":3,"kind":"chatter","text":"plain words"}"#,
         ]);
         let mut texts = Vec::new();
+        let mut buf = String::new();
         let named = record_texts("-", Some(&bytes), Limits::default(), |id, t| {
-            texts.push((id.to_string(), t.to_string()))
+            texts.push((id.to_string(), t.decoded(&mut buf)?.to_string()));
+            Some(())
         })
         .unwrap();
         assert_eq!(
@@ -205,17 +277,48 @@ mod tests {
             r#"{"id":"c1","seq":3,"kind":"chatter","text":5}"#,
             r#"not json"#,
         ] {
-            let got = record_texts("-", Some(&big(&[plain, odd])), Limits::default(), |_, _| {});
+            let got = record_texts("-", Some(&big(&[plain, odd])), Limits::default(), |_, _| {
+                Some(())
+            });
             assert!(got.is_none());
         }
         // A scope the pass cannot read names every tool.
         let bad_scope = r#"{"id":"p","seq":1,"kind":"policy","scope":[1],"text":"t"}"#;
-        let got = record_texts("-", Some(&big(&[bad_scope])), Limits::default(), |_, _| {});
+        let got = record_texts("-", Some(&big(&[bad_scope])), Limits::default(), |_, _| {
+            Some(())
+        });
         assert_eq!(got, Some(None));
         // A document, and an input too small for the lean loader.
         let doc = format!("{{\"records\":[{plain}]}}{}", " ".repeat(1 << 21));
-        let none = |bytes: &[u8]| record_texts("-", Some(bytes), Limits::default(), |_, _| {});
+        let none =
+            |bytes: &[u8]| record_texts("-", Some(bytes), Limits::default(), |_, _| Some(()));
         assert!(none(doc.as_bytes()).is_none());
         assert!(none(plain.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn a_text_is_a_repeat_only_of_one_written_alike() {
+        // Same length, same first and last 16 bytes (one key), one byte apart in the
+        // middle; and one written alike, once escaped and once not.
+        let whole = concat!(
+            r#""the same start .. x .. the same end"|"#,
+            r#""the same start .. y .. the same end"|"#,
+            r#""the same start .. x .. the same end"|"#,
+            r#""a\tb"|"a\tb"|"a\u0009b""#,
+        );
+        let texts: Vec<&str> = whole.split('|').collect();
+        assert_eq!(texts.len(), 6);
+        let mut repeats = Repeats::default();
+        let found: Vec<Option<usize>> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| repeats.earlier(whole.as_bytes(), t, i))
+            .collect();
+        assert_eq!(found, [None, None, Some(0), None, Some(3), None]);
+        // A text that is not a slice of the bytes is never noted, so never repeated.
+        let mut repeats = Repeats::default();
+        let elsewhere = String::from(r#""free""#);
+        assert_eq!(repeats.earlier(whole.as_bytes(), &elsewhere, 0), None);
+        assert_eq!(repeats.earlier(whole.as_bytes(), &elsewhere, 1), None);
     }
 }
