@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
-use crate::error::{InputError, PayloadProblem, TranscriptRead};
+use crate::error::{InputError, PayloadProblem, Reason, TranscriptRead};
 use crate::gate::{self, CheckOptions, Code, Exit, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
@@ -39,6 +39,10 @@ use crate::view::Context;
 
 /// Where the payload came from, in messages.
 const PAYLOAD: &str = "payload";
+
+/// Where in the payload the call's own arguments are: a problem there is this call's,
+/// and the same call made another way may pass.
+const TOOL_INPUT: &str = "key `tool_input`";
 
 /// Width of the labels in a deny reason, as in the text report.
 const LABEL_WIDTH: usize = 10;
@@ -573,9 +577,9 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
         None => return Err(invalid("key `tool_input`", PayloadProblem::Missing)),
     };
     check_numbers(&Value::Object(params.clone()))
-        .map_err(|e| InputError::invalid(PAYLOAD, "key `tool_input`", e))?;
+        .map_err(|e| InputError::invalid(PAYLOAD, TOOL_INPUT, e))?;
     crate::action::one_spelling(&params)
-        .map_err(|e| InputError::invalid(PAYLOAD, "key `tool_input`", e))?;
+        .map_err(|e| InputError::invalid(PAYLOAD, TOOL_INPUT, e))?;
     Ok(Action { tool, params })
 }
 
@@ -583,9 +587,13 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
 /// to do after an ERROR depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retry {
-    /// The same input gives the same ERROR: a payload, store or transcript that is
-    /// malformed or of an unknown kind, a bug.
+    /// The same input gives the same ERROR: a store, transcript or settings file that
+    /// is malformed or of an unknown kind, a bug.
     Futile,
+    /// The harness sent a payload the adapter cannot read (another harness's adapter,
+    /// another event, a payload of a shape it does not know): every call this hook is
+    /// run for gets the same ERROR until the wiring is fixed.
+    Wiring,
     /// The ERROR is one of timing (the transcript not yet written, our own deadline
     /// passed): a retry may pass.
     MayPass,
@@ -599,8 +607,23 @@ fn invalid(place: &str, problem: PayloadProblem) -> InputError {
     InputError::invalid(PAYLOAD, place, problem)
 }
 
+/// Refuses a call for an input that cannot be read, telling the model what the problem
+/// is about: this call's arguments, the payload the harness sent, or a file.
 fn refuse(err: &InputError) -> Answer {
-    refuse_with(err, Retry::Futile)
+    let retry = match err {
+        InputError::Invalid {
+            origin,
+            place,
+            reason,
+        } if origin == PAYLOAD => match **reason {
+            // The arguments are there, and this call's cannot be read as sent.
+            Reason::Action(_) | Reason::Value(_) if place == TOOL_INPUT => Retry::Reshape,
+            _ => Retry::Wiring,
+        },
+        InputError::Syntax { origin, .. } if origin == PAYLOAD => Retry::Wiring,
+        _ => Retry::Futile,
+    };
+    refuse_with(err, retry)
 }
 
 fn refuse_with(err: &InputError, retry: Retry) -> Answer {
@@ -655,7 +678,8 @@ pub fn deny_reason(report: &Report, store: Option<&Store>, retry: Retry) -> Stri
         Verdict::Block if report.transcript.is_some() => "Records that are not in your context bind this call: they are listed under restore and shown below. Read them and re-plan: from now on they are in your context, so a call that takes them into account is not stopped for missing them again".to_string(),
         Verdict::Block => "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set".to_string(),
         _ if codes == ["invalid-input"] => match retry {
-            Retry::Futile => "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help",
+            Retry::Futile => "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help",
+            Retry::Wiring => "omission-gate cannot use the hook payload the harness sent, so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says (`omission-gate doctor` checks how the hook is wired); retrying will not help",
             Retry::Reshape => "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says",
             Retry::MayPass => "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)",
         }

@@ -110,7 +110,9 @@ fn payload(harness: &str, tool: &str, input: &str) -> String {
 
 const REFUND_TOOL: &str = "mcp__billing__refunds_create";
 const BLOCK_ADVICE: &str = "Records the compactor dropped bind this call: they are listed under restore and shown below. Take them into account and re-plan; this call stays denied until they are restored to the record store's kept set";
-const INVALID_ADVICE: &str = "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help";
+const INVALID_ADVICE: &str = "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help";
+const RESHAPE_ADVICE: &str = "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says";
+const PAYLOAD_ADVICE: &str = "omission-gate cannot use the hook payload the harness sent, so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says (`omission-gate doctor` checks how the hook is wired); retrying will not help";
 const UNDECIDED_ADVICE: &str = "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user";
 
 fn refund_block_reason() -> String {
@@ -128,12 +130,21 @@ fn refund_block_reason() -> String {
 }
 
 fn invalid_reason(message: &str) -> String {
+    invalid_reason_with(message, INVALID_ADVICE)
+}
+
+/// The deny for a payload the harness sent that the adapter cannot use.
+fn payload_reason(message: &str) -> String {
+    invalid_reason_with(message, PAYLOAD_ADVICE)
+}
+
+fn invalid_reason_with(message: &str, advice: &str) -> String {
     [
         format!(
             "omission-gate denied this call: ERROR (invalid-input); report sha256 {}",
             invalid_sha(message)
         ),
-        INVALID_ADVICE.to_string(),
+        advice.to_string(),
         format!("reason    : invalid-input: {message}"),
     ]
     .join("\n")
@@ -267,7 +278,20 @@ fn malformed_stdin_is_a_denial_never_a_silent_pass() {
     ];
     for (stdin, message) in cases {
         let out = hook("claude-code", stdin);
-        assert_denied(&out, &invalid_reason(message), stdin);
+        assert_denied(&out, &payload_reason(message), stdin);
+    }
+}
+
+#[test]
+fn arguments_that_cannot_be_read_deny_this_call_only() {
+    // The call's own arguments, not the wiring: the same call made another way may pass,
+    // and the model is told so (not that every call is denied from now on).
+    let input = r#"{"amount":1,"a.b":1,"a":{"b":2}}"#;
+    let message = "payload: key `tool_input`: the action's `params` give `a.b` two different values, as a key with dots and through nested objects: the gate cannot tell which one the tool reads, so send it once";
+    for h in HARNESSES {
+        let out = hook(h, &payload(h, REFUND_TOOL, input));
+        assert_denied(&out, &invalid_reason_with(message, RESHAPE_ADVICE), h);
+        assert!(!out.stderr.contains("each call"), "{h}: {}", out.stderr);
     }
 }
 
@@ -285,11 +309,11 @@ fn a_payload_for_another_event_is_denied() {
             "payload: key `hook_event_name`: `{event}` is not `{wanted}`, the event the {h} adapter answers"
         );
         let out = hook(h, &stdin);
-        assert_denied(&out, &invalid_reason(&message), h);
+        assert_denied(&out, &payload_reason(&message), h);
     }
     let out = hook("codex", r#"{"tool_name":"Bash","tool_input":{}}"#);
     let message = "payload: key `hook_event_name`: missing: expected `PreToolUse`";
-    assert_denied(&out, &invalid_reason(message), "codex");
+    assert_denied(&out, &payload_reason(message), "codex");
 }
 
 #[test]

@@ -54,7 +54,7 @@ fn denied_with_the_rule(out: &Run) {
 }
 
 /// What a deny says to do after an ERROR the same call meets again.
-const FUTILE: &str = "omission-gate cannot read its input, so it denies every call until that is fixed: tell the user what the reason says; retrying will not help";
+const FUTILE: &str = "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help";
 
 /// What a deny says to do after an ERROR of timing: the transcript not yet written.
 const MAY_PASS: &str = "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)";
