@@ -477,6 +477,66 @@ fn doctor_finds_a_claude_code_mcp_name_in_a_gemini_cli_store() {
 }
 
 #[test]
+fn init_for_a_second_harness_names_its_tools_in_the_starter_store() {
+    // One project wired into Claude Code, Codex and Gemini CLI, in either order: the
+    // unedited starter store comes to name each tool as every one of them names it, and
+    // each harness's doctor finds its own hook clean (Gemini CLI never calls `Bash`).
+    let orders = [
+        ["claude-code", "gemini-cli", "codex"],
+        ["gemini-cli", "codex", "claude-code"],
+    ];
+    let mut stores = Vec::new();
+    for order in orders {
+        let s = Sandbox::new();
+        for (i, h) in order.into_iter().enumerate() {
+            let out = s.wired(h);
+            let rewrote = format!("rewrote the starter store `{}`", s.store().display());
+            // Claude Code and Codex name these tools alike; Gemini CLI does not.
+            assert_eq!(
+                out.stdout.contains(&rewrote),
+                i == 1,
+                "{order:?} {h}: {}",
+                out.stdout
+            );
+        }
+        let store = std::fs::read_to_string(s.store()).unwrap();
+        for name in [
+            r#""scope": ["mcp__billing__refunds_create", "mcp_billing_refunds_create"]"#,
+            r#""tool": "Bash""#,
+            r#""tool": "run_shell_command""#,
+        ] {
+            assert!(store.contains(name), "{store}");
+        }
+        for h in order {
+            assert_clean(&s.doctor(h), &s.settings(h), h);
+        }
+        stores.push(store);
+    }
+    assert_eq!(stores[0], stores[1]);
+    // A store the user has edited is left alone, and init says what Gemini CLI will not
+    // see in it.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let edited = std::fs::read_to_string(s.store())
+        .unwrap()
+        .replace("Refunds over", "Refunds above");
+    std::fs::write(s.store(), &edited).unwrap();
+    let out = s.wired("gemini-cli");
+    assert_eq!(std::fs::read_to_string(s.store()).unwrap(), edited);
+    let store = s.store().display().to_string();
+    for line in [
+        format!(
+            "warning: record `done-invoice-7741` names `Bash`, a name Gemini CLI never gives a tool, so it never binds a call there: add a copy of it (another id) whose `tool` is `run_shell_command` in `{store}`"
+        ),
+        format!(
+            "warning: record `rule-refund-approval` names `mcp__billing__refunds_create`, a name Gemini CLI never gives a tool, so it never binds a call there: add `mcp_billing_refunds_create` to its `scope` in `{store}`"
+        ),
+    ] {
+        assert!(out.stdout.lines().any(|l| l == line), "{}", out.stdout);
+    }
+}
+
+#[test]
 fn doctor_finds_a_store_that_does_not_load() {
     let s = Sandbox::new();
     s.wired("codex");

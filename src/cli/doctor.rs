@@ -238,7 +238,8 @@ fn kept_from_transcript(words: &[String]) -> bool {
     flag_value(words, "--kept-from") == Ok(Some(wiring::KEPT_FROM))
 }
 
-fn w_name(h: Harness) -> &'static str {
+/// The harness's name as its users know it.
+pub(super) fn w_name(h: Harness) -> &'static str {
     match h {
         Harness::ClaudeCode => "Claude Code",
         Harness::Codex => "Codex",

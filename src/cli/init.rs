@@ -170,7 +170,7 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
     };
     let store_shown = text_of(&store_path)?;
     if std::fs::symlink_metadata(&store_path).is_ok() {
-        lines.push(format!("kept the existing store `{store_shown}`"));
+        lines.extend(existing_store(harness, &store_path, &store_shown)?);
     } else {
         write_file(&store_path, &wiring::starter_store(harness))?;
         lines.push(format!(
@@ -191,6 +191,54 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
         "check the wiring with: omission-gate doctor {name} --dir {}",
         wiring::sh_quote(&project)
     ));
+    Ok(lines)
+}
+
+/// What init says of (and does to) a store that is already there. Another harness's
+/// starter store, unedited, is rewritten to name this harness's tools too; a store that
+/// names a tool only as another harness does is reported, since this harness never calls
+/// a tool by that name and the record would never bind its calls.
+fn existing_store(harness: Harness, path: &Path, shown: &str) -> Result<Vec<String>, String> {
+    let text = read_optional(path)?.unwrap_or_default();
+    if let Some(mut named) = wiring::starter_store_of(&text)
+        && !named.contains(&harness)
+    {
+        named.push(harness);
+        let shared = wiring::starter_store_for(&named);
+        if shared != text {
+            write_file(path, &shared)?;
+            return Ok(vec![format!(
+                "rewrote the starter store `{shown}` to name each tool as {} names it too: it was still the unedited example",
+                super::doctor::w_name(harness)
+            )]);
+        }
+    }
+    let mut lines = vec![format!("kept the existing store `{shown}`")];
+    let Ok(input) = crate::input::load(shown, text.as_bytes(), Limits::default()) else {
+        // doctor says what is wrong with it, and the hook denies every call it is asked
+        // about until it loads.
+        return Ok(lines);
+    };
+    let w = Wiring::of(harness);
+    for miss in wiring::unguarded(harness, Some(w.matcher), &input.store) {
+        if let wiring::Unguarded::Misnamed { id, tool, instead } = miss {
+            // An effect names one tool: another harness's call of it is another record.
+            let is_effect = input
+                .store
+                .position(&id)
+                .and_then(|p| input.store.get(p))
+                .is_some_and(|r| matches!(r.kind, crate::record::Kind::Effect(_)));
+            let fix = if is_effect {
+                format!("add a copy of it (another id) whose `tool` is `{instead}`")
+            } else {
+                format!("add `{instead}` to its `scope`")
+            };
+            lines.push(format!(
+                "warning: record `{id}` names `{tool}`, a name {} never gives a tool, so it never binds a call there: {fix} in `{shown}`",
+                super::doctor::w_name(harness)
+            ));
+        }
+    }
     Ok(lines)
 }
 

@@ -386,11 +386,28 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                     instead,
                 });
             }
-        } else if matches(harness, matcher, &tool.replace('*', "x")) == Some(false) {
+        } else if matches(harness, matcher, &tool.replace('*', "x")) == Some(false)
+            && !another_spelling_of_a_named(harness, tool, &named)
+        {
             out.push(Unguarded::Missed { id, tool: name });
         }
     }
     out
+}
+
+/// Whether `tool` is how another harness names a tool the store also names this
+/// harness's way (`mcp_billing_refunds_create` in Gemini CLI beside
+/// `mcp__billing__refunds_create` in a store Claude Code shares): the hook is not meant
+/// to see it.
+fn another_spelling_of_a_named(harness: Harness, tool: &str, named: &BTreeMap<&str, &str>) -> bool {
+    Harness::ALL
+        .into_iter()
+        .filter(|other| *other != harness)
+        .any(|other| {
+            named
+                .keys()
+                .any(|n| spelling(other, n).as_deref() == Some(tool))
+        })
 }
 
 /// The first record (its id) that binds calls of the harness's shell tool when the
@@ -466,19 +483,68 @@ pub fn handlers(group: &Value) -> impl Iterator<Item = &str> {
 /// The store `init` writes when there is none: one record of each kind the gate
 /// evaluates, each with its `text`, all kept, named the way this harness names its tools.
 pub fn starter_store(harness: Harness) -> String {
-    let w = Wiring::of(harness);
-    let refund = w.mcp_tool("billing", "refunds_create");
-    let shell = w.shell_tool;
+    starter_store_for(&[harness])
+}
+
+/// The starter store for a project wired into several harnesses: each tool named as
+/// every one of them names it (a policy's scope lists each name; an effect record names
+/// one tool, so there is one per name). For one harness, [`starter_store`].
+pub fn starter_store_for(harnesses: &[Harness]) -> String {
+    let mut refunds: Vec<String> = Vec::new();
+    let mut shells: Vec<&str> = Vec::new();
+    for h in Harness::ALL.into_iter().filter(|h| harnesses.contains(h)) {
+        let w = Wiring::of(h);
+        let refund = w.mcp_tool("billing", "refunds_create");
+        if !refunds.contains(&refund) {
+            refunds.push(refund);
+        }
+        if !shells.contains(&w.shell_tool) {
+            shells.push(w.shell_tool);
+        }
+    }
+    let scope: Vec<String> = refunds.iter().map(|r| format!("\"{r}\"")).collect();
+    let mut records = vec![
+        format!(
+            r#"  {{"id": "rule-refund-approval", "seq": 1, "kind": "policy", "scope": [{}], "predicate": {{"field": "amount", "op": "gt", "value": 5000}}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."}}"#,
+            scope.join(", ")
+        ),
+        r#"  {"id": "fact-currency", "seq": 2, "kind": "fact", "field": "currency", "value": "USD", "text": "The account is billed in USD."}"#.to_string(),
+    ];
+    let mut ids = vec![
+        "rule-refund-approval".to_string(),
+        "fact-currency".to_string(),
+    ];
+    for (i, shell) in shells.iter().enumerate() {
+        let id = if i == 0 {
+            "done-invoice-7741".to_string()
+        } else {
+            format!("done-invoice-7741-{shell}")
+        };
+        records.push(format!(
+            r#"  {{"id": "{id}", "seq": {}, "kind": "effect", "tool": "{shell}", "match": {{"command": "./scripts/send-invoice.sh 7741"}}, "text": "The corrected invoice for ticket 7741 was already emailed."}}"#,
+            records.len() + 1
+        ));
+        ids.push(id);
+    }
+    records.push(format!(
+        r#"  {{"id": "note-ticket-7741", "seq": {}, "kind": "chatter", "text": "Ticket 7741: the customer asks for a refund of a duplicate charge."}}"#,
+        records.len() + 1
+    ));
+    ids.push("note-ticket-7741".to_string());
+    let kept: Vec<String> = ids.iter().map(|id| format!("\"{id}\"")).collect();
     format!(
-        r#"{{"records": [
-  {{"id": "rule-refund-approval", "seq": 1, "kind": "policy", "scope": ["{refund}"], "predicate": {{"field": "amount", "op": "gt", "value": 5000}}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."}},
-  {{"id": "fact-currency", "seq": 2, "kind": "fact", "field": "currency", "value": "USD", "text": "The account is billed in USD."}},
-  {{"id": "done-invoice-7741", "seq": 3, "kind": "effect", "tool": "{shell}", "match": {{"command": "./scripts/send-invoice.sh 7741"}}, "text": "The corrected invoice for ticket 7741 was already emailed."}},
-  {{"id": "note-ticket-7741", "seq": 4, "kind": "chatter", "text": "Ticket 7741: the customer asks for a refund of a duplicate charge."}}
-],
- "kept": ["rule-refund-approval", "fact-currency", "done-invoice-7741", "note-ticket-7741"]}}
-"#
+        "{{\"records\": [\n{}\n],\n \"kept\": [{}]}}\n",
+        records.join(",\n"),
+        kept.join(", ")
     )
+}
+
+/// The harnesses whose starter store `text` is, byte for byte: an example nobody has
+/// edited yet, which `init` may rewrite to name another harness's tools too.
+pub fn starter_store_of(text: &str) -> Option<Vec<Harness>> {
+    let mut sets: Vec<Vec<Harness>> = Harness::ALL.iter().map(|h| vec![*h]).collect();
+    sets.push(Harness::ALL.to_vec());
+    sets.into_iter().find(|set| starter_store_for(set) == text)
 }
 
 #[cfg(test)]
@@ -497,6 +563,24 @@ mod tests {
         assert!(starter_store(Harness::GeminiCli).contains("\"mcp_billing_refunds_create\""));
         assert!(starter_store(Harness::GeminiCli).contains("\"run_shell_command\""));
         assert!(starter_store(Harness::Codex).contains("\"mcp__billing__refunds_create\""));
+        // Shared by every harness: each tool under each harness's name, and recognised.
+        let shared = starter_store_for(&Harness::ALL);
+        let input =
+            crate::input::load("s", shared.as_bytes(), crate::record::Limits::default()).unwrap();
+        assert_eq!(input.store.len(), 5);
+        assert_eq!(starter_store_of(&shared), Some(Harness::ALL.to_vec()));
+        assert_eq!(
+            starter_store_of(&starter_store(Harness::GeminiCli)),
+            Some(vec![Harness::GeminiCli])
+        );
+        assert_eq!(starter_store_of(&shared.replace("USD", "EUR")), None);
+        for h in Harness::ALL {
+            assert_eq!(
+                unguarded(h, Some(Wiring::of(h).matcher), &input.store),
+                [],
+                "{h:?}"
+            );
+        }
     }
 
     #[test]
