@@ -2234,6 +2234,74 @@ fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
 }
 
 #[test]
+fn gemini_cli_check_finds_the_start_directory_beside_the_session_file() {
+    // `check --transcript` has no payload to name the directory the session started in.
+    // Gemini CLI records it beside the session's file (`tmp/<project>/.project_root`):
+    // there, its settings are checked as the hook checks them. A file kept elsewhere is
+    // judged with the user's and system settings checked, and a note says what was not.
+    let h = "gemini-cli";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    let home = scratch.path().join("home");
+    let folder = home.join(".gemini/tmp/project");
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::create_dir_all(folder.join("chats")).unwrap();
+    let session = folder.join("chats/session-1.jsonl");
+    std::fs::copy(fixture(h, "C-2"), &session).unwrap();
+    let moved = scratch.path().join("session-1.jsonl");
+    std::fs::copy(fixture(h, "C-2"), &moved).unwrap();
+    let check = |transcript: &std::path::Path| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+        command
+            .args(["check", &store(h), "--action", &action(h), "--transcript"])
+            .arg(transcript)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("HOME", &home)
+            .env_remove("GEMINI_CLI_HOME")
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                scratch.path().join("none.json"),
+            );
+        let out = output_of(command, None);
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    std::fs::write(
+        project.join(".gemini/settings.json"),
+        r#"{"experimental": {"contextManagement": true}}"#,
+    )
+    .unwrap();
+    // Not recorded yet: judged, with the note.
+    let (code, stderr) = check(&session);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("so the settings of the directory the session started in were not checked"),
+        "{stderr}"
+    );
+    std::fs::write(folder.join(".project_root"), project.to_str().unwrap()).unwrap();
+    let (code, stderr) = check(&session);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`experimental.contextManagement` is on"),
+        "{stderr}"
+    );
+    // Away from its folder, the user's settings are still read.
+    let (code, stderr) = check(&moved);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("were not checked"), "{stderr}");
+    std::fs::write(
+        home.join(".gemini/settings.json"),
+        r#"{"experimental": {"generalistProfile": true}}"#,
+    )
+    .unwrap();
+    let (code, stderr) = check(&moved);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`experimental.generalistProfile` is on"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn gemini_cli_context_management_spelt_with_json_escapes_is_an_error() {
     // Gemini CLI reads its settings with JSON.parse, which reads `\u0063` as `c` in a key
     // as anywhere else: a setting named that way turns context management on all the same.

@@ -58,14 +58,14 @@ impl Sandbox {
             .current_dir(&self.project)
             .env_remove("CLAUDE_CODE_SIMPLE")
             .env_remove("CLAUDE_CODE_SAFE_MODE")
-            .envs(vars.iter().copied())
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-            .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH");
+            .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+            .envs(vars.iter().copied());
         let out = common::output_of(c, None);
         Out {
             code: out.status.code().unwrap(),
@@ -752,6 +752,75 @@ fn doctor_finds_gemini_cli_hooks_turned_off_in_its_settings() {
             s.settings("gemini-cli").display()
         )]
     );
+}
+
+#[test]
+fn doctor_reads_gemini_cli_system_settings_only_where_gemini_cli_does() {
+    // Gemini CLI 0.61.0 merges the system settings (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`)
+    // last, over the workspace's, and joins their hooks to the others; but it skips the
+    // file, with a security warning, unless it and every directory above it are owned by
+    // root and writable by no one else. Seen with it: `hooksConfig.enabled` false in a
+    // file under /tmp changed nothing (the call was denied); in a root-owned folder under
+    // /etc the call ran; our hook only in such a file denied the call.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let skipped = s.home.join("system/settings.json");
+    std::fs::create_dir_all(skipped.parent().unwrap()).unwrap();
+    std::fs::write(&skipped, r#"{"hooksConfig": {"enabled": false}}"#).unwrap();
+    let with = |file: &Path| {
+        s.run_with(
+            &["doctor", "gemini-cli", "--dir", s.p()],
+            &[("GEMINI_CLI_SYSTEM_SETTINGS_PATH", file.to_str().unwrap())],
+        )
+    };
+    let out = with(&skipped);
+    assert_clean(&out, &s.settings("gemini-cli"), "gemini-cli");
+    let note = format!(
+        "omission-gate doctor: note: Gemini CLI skips `{}` (",
+        skipped.display()
+    );
+    assert!(out.stderr.starts_with(&note), "{}", out.stderr);
+    assert!(
+        out.stderr.ends_with(") with a security warning, so nothing in it applies (its hooks and `hooksConfig` included): if it is meant to apply, make it and each directory above it owned by root and writable by no one else\n"),
+        "{}",
+        out.stderr
+    );
+    // A file Gemini CLI reads: only where this test runs as root in a folder no one else
+    // can write to (the build directory, when that is so).
+    let secure = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("gemini-system-{}", std::process::id()));
+    std::fs::create_dir_all(&secure).unwrap();
+    let system = secure.join("settings.json");
+    std::fs::write(&system, r#"{"hooksConfig": {"enabled": false}}"#).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&secure, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&system, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let owned_by_root_alone = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).is_ok_and(|m| m.uid() == 0 && m.mode() & 0o022 == 0)
+    };
+    if !system.ancestors().all(owned_by_root_alone) {
+        eprintln!(
+            "skipped: `{}` is not a place Gemini CLI reads system settings from",
+            system.display()
+        );
+        std::fs::remove_dir_all(&secure).unwrap();
+        return;
+    }
+    assert_eq!(
+        findings(&with(&system)),
+        [format!(
+            "`{}` sets `hooksConfig.enabled` to false, so Gemini CLI runs no hook at all and the tool runs: remove that setting",
+            system.display()
+        )]
+    );
+    // Our hook there, and none in the project: Gemini CLI runs it, and doctor finds it.
+    let project = std::fs::read_to_string(s.settings("gemini-cli")).unwrap();
+    std::fs::write(&system, &project).unwrap();
+    std::fs::remove_file(s.settings("gemini-cli")).unwrap();
+    let out = with(&system);
+    std::fs::remove_dir_all(&secure).unwrap();
+    assert_clean(&out, &system, "gemini-cli");
 }
 
 #[test]

@@ -211,11 +211,19 @@ fn doctor(
     match harness {
         Harness::Codex => check_codex_trust(dir, &ours, f),
         Harness::GeminiCli => {
+            for (file, skipped) in gemini_cli::system_files(|key: &str| std::env::var_os(key)) {
+                if let Some(why) = skipped {
+                    f.note(format!(
+                        "Gemini CLI skips `{}` ({why}) with a security warning, so nothing in it applies (its hooks and `hooksConfig` included): if it is meant to apply, make it and each directory above it owned by root and writable by no one else",
+                        file.display()
+                    ));
+                }
+            }
             check_gemini_trust(project, f);
             check_gemini_hooks_on(project, &ours, f);
             // A setting that changes what Gemini CLI sends the model, which its session
             // file does not show: every call under --kept-from transcript is an error.
-            if let Err(e) = gemini_settings(project, None) {
+            if let Err(e) = gemini_settings(Some(project), None) {
                 f.problem(e.to_string());
             }
         }
@@ -275,10 +283,13 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
             );
             files
         }
-        Harness::GeminiCli => vec![
-            home.join(".gemini/settings.json"),
-            dir.join(".gemini/settings.json"),
-        ],
+        // Every file that can hold a hook Gemini CLI runs: it joins the `BeforeTool`
+        // lists of the system defaults, the user's, the workspace's and the system
+        // settings (those it does not skip as insecure).
+        Harness::GeminiCli => gemini_cli::settings_by_precedence(dir, |key: &str| match key {
+            "HOME" => Some(home.clone().into_os_string()),
+            _ => std::env::var_os(key),
+        }),
     })
 }
 
@@ -435,15 +446,19 @@ fn check_gemini_trust(project: &str, f: &mut Findings) {
         f.unsure = Some("`HOME` is not set".into());
         return;
     };
-    let user_settings = read_optional(&home.join(".gemini/settings.json"))
-        .ok()
-        .flatten()
-        .and_then(|t| edit::read(&t, true).ok());
-    let trust_enabled = user_settings
-        .as_ref()
-        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
-        .and_then(Value::as_bool)
-        != Some(false);
+    // Gemini CLI decides trust from the system defaults, the user's and the system
+    // settings (never the workspace's): the last of them that sets it wins.
+    let workspace = Path::new(project).join(".gemini/settings.json");
+    let trust_enabled =
+        gemini_cli::settings_by_precedence(Path::new(project), |key: &str| std::env::var_os(key))
+            .iter()
+            .filter(|file| **file != workspace)
+            .filter_map(|file| read_optional(file).ok().flatten())
+            .filter_map(|t| edit::read(&t, true).ok())
+            .filter_map(|s| s.pointer("/security/folderTrust/enabled").cloned())
+            .next_back()
+            .and_then(|v| v.as_bool())
+            != Some(false);
     if !trust_enabled {
         return;
     }

@@ -95,8 +95,21 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             TranscriptRead::OtherSession,
         )));
     }
-    if let (Some(cwd), Harness::GeminiCli) = (wanted.cwd, live.harness) {
-        gemini_settings(cwd, Some(Path::new(path.as_ref()))).map_err(Unread::Invalid)?;
+    if live.harness == Harness::GeminiCli {
+        // A call being made names its start directory; a session file where Gemini CLI
+        // keeps it has it recorded beside it.
+        let recorded = gemini_cli::project_root_of(Path::new(path.as_ref()));
+        let cwd = wanted
+            .cwd
+            .map(str::to_string)
+            .or_else(|| recorded.and_then(|p| p.to_str().map(str::to_string)));
+        gemini_settings(cwd.as_deref(), Some(Path::new(path.as_ref()))).map_err(Unread::Invalid)?;
+        if cwd.is_none() {
+            warn(&format!(
+                "omission-gate: note: `{}` is not where Gemini CLI keeps a session's file (`<.gemini>/tmp/<project>/chats/`, beside `.project_root`), so the settings of the directory the session started in were not checked: with context management on there, Gemini CLI sent the model less than this file shows; judge the file where Gemini CLI keeps it to have them checked",
+                clean(&path)
+            ));
+        }
     }
     // The subagents at work (Gemini CLI), read as the session was: a file just created
     // or being written is looked at again while the hook may wait.
@@ -142,12 +155,15 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
 /// changes what it sends the model without writing that to the session file, or when a
 /// file that names such a setting cannot be read as Gemini CLI reads it (Gemini CLI does
 /// not start with a settings file it cannot read).
-pub(super) fn gemini_settings(cwd: &str, transcript: Option<&Path>) -> Result<(), InputError> {
+pub(super) fn gemini_settings(
+    cwd: Option<&str>,
+    transcript: Option<&Path>,
+) -> Result<(), InputError> {
     let env = |key: &str| match key {
         "HOME" => std::env::var_os(key).or_else(|| std::env::home_dir().map(Into::into)),
         _ => std::env::var_os(key),
     };
-    for file in gemini_cli::settings_files(Path::new(cwd), transcript, env) {
+    for file in gemini_cli::settings_files(cwd.map(Path::new), transcript, env) {
         let origin = file.to_string_lossy();
         let text = match std::fs::read(&file) {
             Ok(bytes) => bytes,

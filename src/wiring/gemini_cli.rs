@@ -104,7 +104,7 @@ pub fn hooks_off(layers: &[(&str, &Value)], name: &str) -> Option<HooksOff> {
 /// precedence first: the system defaults, the user's, the workspace's, then the system
 /// settings, which override everything.
 pub fn settings_by_precedence(cwd: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let mut files = settings_files(cwd, None, env);
+    let mut files = settings_files(Some(cwd), None, env);
     if !files.is_empty() {
         let system = files.remove(0);
         files.push(system);
@@ -114,32 +114,20 @@ pub fn settings_by_precedence(cwd: &Path, env: impl Fn(&str) -> Option<OsString>
 
 /// The settings files Gemini CLI reads for a session started in `cwd`, given its
 /// environment (`env`): the system settings, the system defaults, the user's and the
-/// workspace's. Gemini CLI runs a hook with its environment cut down (no
+/// workspace's. A system file Gemini CLI skips as insecure (see [`system_files`]) is
+/// left out. Gemini CLI runs a hook with its environment cut down (no
 /// `GEMINI_CLI_HOME`), so the user's settings are also looked for where the session's
 /// file (`transcript`, when given) is kept: `<.gemini>/tmp/<project>/chats/<file>`.
 pub fn settings_files(
-    cwd: &Path,
+    cwd: Option<&Path>,
     transcript: Option<&Path>,
     env: impl Fn(&str) -> Option<OsString>,
 ) -> Vec<PathBuf> {
-    let system = env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(if cfg!(target_os = "macos") {
-                "/Library/Application Support/GeminiCli/settings.json"
-            } else {
-                "/etc/gemini-cli/settings.json"
-            })
-        });
-    let defaults = env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            system
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join("system-defaults.json")
-        });
-    let mut files = vec![system, defaults];
+    let mut files: Vec<PathBuf> = system_files(&env)
+        .into_iter()
+        .filter(|(_, skipped)| skipped.is_none())
+        .map(|(file, _)| file)
+        .collect();
     if let Some(home) = env("GEMINI_CLI_HOME")
         .filter(|h| !h.is_empty())
         .or_else(|| env("HOME"))
@@ -149,10 +137,97 @@ pub fn settings_files(
     if let Some(dir) = transcript.and_then(gemini_dir_of) {
         files.push(dir.join("settings.json"));
     }
-    files.push(cwd.join(".gemini/settings.json"));
+    files.extend(cwd.map(|cwd| cwd.join(".gemini/settings.json")));
     let mut seen = std::collections::BTreeSet::new();
     files.retain(|f| seen.insert(f.clone()));
     files
+}
+
+/// The system settings file and the system defaults file, as `env` places them, each
+/// with why Gemini CLI skips it (see [`insecure`]), when it does.
+pub fn system_files(env: impl Fn(&str) -> Option<OsString>) -> [(PathBuf, Option<String>); 2] {
+    let system = env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(if cfg!(target_os = "macos") {
+                "/Library/Application Support/GeminiCli/settings.json"
+            } else {
+                "/etc/gemini-cli/settings.json"
+            })
+        });
+    let defaults = env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            system
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join("system-defaults.json")
+        });
+    [system, defaults].map(|file| {
+        let skipped = insecure(&file);
+        (file, skipped)
+    })
+}
+
+/// Why Gemini CLI (0.61.0) skips a system settings or system defaults file, with a
+/// "Security Warning" on its stderr and nothing else: the file, each directory above it
+/// and, when it is reached through a symbolic link, the file it resolves to and each
+/// directory above that, must be owned by root and writable by no one else (a link
+/// itself owned by root too). `None` when it reads the file, or there is none.
+pub fn insecure(file: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let check = |path: &Path, dir: bool| -> Option<String> {
+        let shown = path.display();
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(_) => return Some(format!("`{shown}` cannot be read")),
+        };
+        if dir && !meta.is_dir() {
+            return Some(format!("`{shown}` is not a directory"));
+        }
+        if !dir && !meta.is_file() {
+            return Some(format!("`{shown}` is not a file"));
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|l| l.file_type().is_symlink() && l.uid() != 0)
+        {
+            return Some(format!("the link `{shown}` is not owned by root"));
+        }
+        if meta.uid() != 0 {
+            return Some(format!("`{shown}` is not owned by root"));
+        }
+        (meta.mode() & 0o022 != 0).then(|| format!("`{shown}` is writable by group or others"))
+    };
+    if !file.exists() {
+        return None;
+    }
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut paths: Vec<(&Path, bool)> = Vec::new();
+    for f in [file, real.as_path()] {
+        paths.extend(
+            f.parent()
+                .into_iter()
+                .flat_map(Path::ancestors)
+                .map(|a| (a, true)),
+        );
+        paths.push((f, false));
+    }
+    paths.into_iter().find_map(|(p, dir)| check(p, dir))
+}
+
+/// The directory a session started in, as Gemini CLI records it beside the session's
+/// file: `<.gemini>/tmp/<project>/.project_root` holds it. `None` for a file kept
+/// elsewhere, or a folder without it.
+pub fn project_root_of(transcript: &Path) -> Option<PathBuf> {
+    let chats = transcript.parent()?;
+    if chats.file_name()? != "chats" {
+        return None;
+    }
+    let text = std::fs::read_to_string(chats.parent()?.join(".project_root")).ok()?;
+    let root = text.trim();
+    root.starts_with('/').then(|| PathBuf::from(root))
 }
 
 /// The folder a session file is kept under, `<folder>/tmp/<project>/chats/<file>`: the
@@ -321,7 +396,7 @@ mod tests {
             }
         };
         let cwd = Path::new("/work/p");
-        let plain = settings_files(cwd, None, env(&[("HOME", "/home/u")]));
+        let plain = settings_files(Some(cwd), None, env(&[("HOME", "/home/u")]));
         let system = if cfg!(target_os = "macos") {
             "/Library/Application Support/GeminiCli"
         } else {
@@ -337,7 +412,7 @@ mod tests {
             ]
         );
         let moved = settings_files(
-            cwd,
+            Some(cwd),
             None,
             env(&[
                 ("HOME", "/home/u"),
@@ -355,7 +430,7 @@ mod tests {
             ]
         );
         let defaults = settings_files(
-            cwd,
+            Some(cwd),
             None,
             env(&[("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "/d.json")]),
         );
@@ -363,7 +438,7 @@ mod tests {
         // Where the session's file is kept names the user's folder (a hook is not given
         // `GEMINI_CLI_HOME`), once.
         let session = Path::new("/g/.gemini/tmp/p/chats/session-1.jsonl");
-        let kept = settings_files(cwd, Some(session), env(&[("HOME", "/home/u")]));
+        let kept = settings_files(Some(cwd), Some(session), env(&[("HOME", "/home/u")]));
         assert_eq!(
             kept.get(3),
             Some(&PathBuf::from("/g/.gemini/settings.json"))
@@ -371,12 +446,12 @@ mod tests {
         assert_eq!(kept.len(), 5);
         let home = Path::new("/home/u/.gemini/tmp/p/chats/session-1.jsonl");
         assert_eq!(
-            settings_files(cwd, Some(home), env(&[("HOME", "/home/u")])),
+            settings_files(Some(cwd), Some(home), env(&[("HOME", "/home/u")])),
             plain
         );
         let elsewhere = Path::new("/x/session-1.jsonl");
         assert_eq!(
-            settings_files(cwd, Some(elsewhere), env(&[("HOME", "/home/u")])),
+            settings_files(Some(cwd), Some(elsewhere), env(&[("HOME", "/home/u")])),
             plain
         );
     }
