@@ -824,6 +824,69 @@ fn doctor_reads_gemini_cli_system_settings_only_where_gemini_cli_does() {
 }
 
 #[test]
+fn doctor_finds_another_hook_that_can_rewrite_a_call_after_the_gate() {
+    // Seen with the real harnesses: beside the gate, a second pre-tool hook that answers
+    // with a rewritten command (Claude Code 2.1.197: `updatedInput`; Gemini CLI 0.61.0:
+    // `tool_input`) turned the model's `echo harmless`, which the gate let run, into
+    // `touch gate-marker`, which the store denies, and the harness ran that. Gemini CLI
+    // with the groups run one after another (`"sequential": true`) and the gate last
+    // showed the gate the rewritten call, and it was denied.
+    let rewriter = r#"{"matcher": "Bash|run_shell_command", "hooks": [{"type": "command", "command": "./rewrite.sh"}]}"#;
+    let with_rewriter = |t: String, event: &str, first: bool| {
+        let open = format!("\"{event}\": [");
+        let at = t.find(&open).unwrap() + open.len();
+        if first {
+            format!("{}{rewriter},{}", &t[..at], &t[at..])
+        } else {
+            // The event's list is the file's last array.
+            let end = t.rfind(']').unwrap();
+            format!("{},{rewriter}{}", &t[..end].trim_end(), &t[end..])
+        }
+    };
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| with_rewriter(t, "PreToolUse", true));
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate doctor: note: the hook `./rewrite.sh` in `{}` also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, keep its matcher off the tools the gate judges\n",
+            s.settings("claude-code").display()
+        )
+    );
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let settings = s.settings("gemini-cli").display().to_string();
+    let problem = format!(
+        "the hook `./rewrite.sh` in `{settings}` also runs before calls the gate judges, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: give the gate's group in `{settings}` `\"sequential\": true` and put it after that hook (Gemini CLI then shows the gate the call as the hooks before it left it)"
+    );
+    // After the gate, or before it without `sequential`: a problem.
+    s.edit_settings("gemini-cli", |t| with_rewriter(t, "BeforeTool", false));
+    assert_eq!(findings(&s.doctor("gemini-cli")), [problem.clone()]);
+    let plain = std::fs::read_to_string(s.settings("gemini-cli")).unwrap();
+    let ours_first = plain.replace(&format!(",{rewriter}"), "");
+    std::fs::write(
+        s.settings("gemini-cli"),
+        with_rewriter(ours_first.clone(), "BeforeTool", true),
+    )
+    .unwrap();
+    assert_eq!(findings(&s.doctor("gemini-cli")), [problem]);
+    // Before it, with the gate's group sequential: clean.
+    let sequential = with_rewriter(ours_first, "BeforeTool", true).replacen(
+        "\"matcher\": \"run_shell_command|write_file|replace|mcp_.*\",",
+        "\"matcher\": \"run_shell_command|write_file|replace|mcp_.*\", \"sequential\": true,",
+        1,
+    );
+    std::fs::write(s.settings("gemini-cli"), sequential).unwrap();
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
+    );
+}
+
+#[test]
 fn doctor_finds_a_codex_hook_edited_since_it_was_trusted() {
     let s = Sandbox::new();
     s.wired("codex");

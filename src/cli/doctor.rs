@@ -99,8 +99,12 @@ fn doctor(
         }
     };
     let mut ours = Vec::new();
+    // Other pre-tool hooks, and ours, each with where the harness reaches it (the file's
+    // place in the merge, the group's in the file) and its group's `sequential`.
+    let mut others: Vec<((usize, usize), wiring::OtherHook)> = Vec::new();
+    let mut placed: Vec<((usize, usize), bool)> = Vec::new();
     let mut dropped_ours = false;
-    for path in &files {
+    for (file_index, path) in files.iter().enumerate() {
         let text = match read_optional(path) {
             Ok(Some(t)) => t,
             Ok(None) => continue,
@@ -159,7 +163,20 @@ fn doctor(
                 ));
             }
         }
-        ours.extend(wiring::handlers_in(&value, w.event, harness.name(), &shown));
+        let found = wiring::handlers_in(&value, w.event, harness.name(), &shown);
+        for h in &found {
+            let sequential = value
+                .pointer(&format!("/hooks/{}/{}/sequential", w.event, h.group))
+                .and_then(Value::as_bool)
+                == Some(true);
+            placed.push(((file_index, h.group), sequential));
+        }
+        ours.extend(found);
+        others.extend(
+            wiring::other_hooks_in(&value, w.event, harness.name(), &shown)
+                .into_iter()
+                .map(|o| ((file_index, o.group), o)),
+        );
     }
     if harness == Harness::ClaudeCode {
         for var in claude_code::HOOKS_OFF_VARS {
@@ -229,6 +246,7 @@ fn doctor(
         }
         Harness::ClaudeCode => {}
     }
+    check_other_hooks(harness, &ours, &placed, &others, f);
     if f.unsure.is_some() {
         return None;
     }
@@ -239,6 +257,40 @@ fn doctor(
         }
     }
     gated
+}
+
+/// Another pre-tool hook that runs on calls the gate judges can rewrite the call (Claude
+/// Code's and Codex's `updatedInput`, Gemini CLI's `tool_input`), and the harness runs it
+/// as rewritten: the gate judged it as the model made it. Gemini CLI runs the hooks one
+/// after another when a group says `"sequential": true`, each shown the call as the
+/// hooks before it left it, so there the gate can come last; the other two run them side
+/// by side.
+fn check_other_hooks(
+    harness: Harness,
+    ours: &[Handler],
+    placed: &[((usize, usize), bool)],
+    others: &[((usize, usize), wiring::OtherHook)],
+    f: &mut Findings,
+) {
+    for (h, (at, sequential)) in ours.iter().zip(placed) {
+        for (other_at, o) in others {
+            if !wiring::overlap(harness, h.matcher.as_deref(), o.matcher.as_deref(), &[]) {
+                continue;
+            }
+            let other = format!("the hook `{}` in `{}`", one_line(&o.command), o.file);
+            match harness {
+                Harness::GeminiCli if *sequential && other_at < at => {}
+                Harness::GeminiCli => f.problem(format!(
+                    "{other} also runs before calls the gate judges, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: give the gate's group in `{}` `\"sequential\": true` and put it after that hook (Gemini CLI then shows the gate the call as the hooks before it left it)",
+                    h.file
+                )),
+                _ => f.note(format!(
+                    "{other} also runs before calls the gate judges, side by side with it, and {} runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, keep its matcher off the tools the gate judges",
+                    w_name(harness)
+                )),
+            }
+        }
+    }
 }
 
 /// True when a hook command's words take the kept set from the session transcript.

@@ -249,6 +249,72 @@ pub fn handlers_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec
     out
 }
 
+/// A pre-tool hook of someone else's, as a harness would load it.
+#[derive(Debug, Clone)]
+pub struct OtherHook {
+    /// The settings file.
+    pub file: String,
+    /// The group's index in the event's list of that file.
+    pub group: usize,
+    /// The group's matcher.
+    pub matcher: Option<String>,
+    /// The command (or, for a handler without one, its name or type).
+    pub command: String,
+}
+
+/// The handlers under `hooks.<event>` of one settings file that do not run
+/// `omission-gate hook <adapter>`.
+pub fn other_hooks_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec<OtherHook> {
+    let groups = value
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(Value::as_array);
+    let mut out = Vec::new();
+    for (gi, g) in groups.into_iter().flatten().enumerate() {
+        let matcher = g.get("matcher").and_then(Value::as_str).map(str::to_string);
+        for h in g
+            .get("hooks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let text = |key: &str| h.get(key).and_then(Value::as_str).filter(|t| !t.is_empty());
+            let command = text("command")
+                .or_else(|| text("name"))
+                .or_else(|| text("type"));
+            let Some(command) = command else { continue };
+            if text("command").is_some_and(|c| runs_adapter(c, adapter)) {
+                continue;
+            }
+            out.push(OtherHook {
+                file: file.to_string(),
+                group: gi,
+                matcher: matcher.clone(),
+                command: command.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Whether two matchers of the same harness both select some tool the gate judges (the
+/// harness's shell, write and edit tools, an MCP tool, and the tools `named`): another
+/// hook that runs on such a call can change it after the gate has judged it.
+pub fn overlap(
+    harness: Harness,
+    ours: Option<&str>,
+    other: Option<&str>,
+    named: &[String],
+) -> bool {
+    probe_tools(harness)
+        .iter()
+        .map(|t| t.to_string())
+        .chain(named.iter().map(|t| t.replace('*', "x")))
+        .any(|t| {
+            matches(harness, ours, &t) == Some(true) && matches(harness, other, &t) != Some(false)
+        })
+}
+
 /// The payload the harness would send for a call of `tool` with `input`, in a session
 /// whose transcript is `transcript` (see [`doctor_transcript`]).
 pub fn payload(
