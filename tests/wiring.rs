@@ -826,8 +826,8 @@ fn doctor_reads_gemini_cli_system_settings_only_where_gemini_cli_does() {
 #[test]
 fn doctor_finds_another_hook_that_can_rewrite_a_call_after_the_gate() {
     // Seen with the real harnesses: beside the gate, a second pre-tool hook that answers
-    // with a rewritten command (Claude Code 2.1.197: `updatedInput`; Gemini CLI 0.61.0:
-    // `tool_input`) turned the model's `echo harmless`, which the gate let run, into
+    // with a rewritten command (Claude Code 2.1.197 and Codex 0.171.0: `updatedInput`;
+    // Gemini CLI 0.61.0: `tool_input`) turned the model's `echo harmless`, which the gate let run, into
     // `touch gate-marker`, which the store denies, and the harness ran that. Gemini CLI
     // with the groups run one after another (`"sequential": true`) and the gate last
     // showed the gate the rewritten call, and it was denied.
