@@ -244,7 +244,7 @@ fn doctor(
                 f.problem(e.to_string());
             }
         }
-        Harness::ClaudeCode => {}
+        Harness::ClaudeCode => check_claude_managed(&ours, f),
     }
     check_other_hooks(harness, &ours, &placed, &others, f);
     if f.unsure.is_some() {
@@ -316,11 +316,15 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
                 .filter(|d| !d.is_empty())
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(".claude"));
-            vec![
+            // The managed settings hold hooks that run too (and, with
+            // `allowManagedHooksOnly`, the only ones that run).
+            let mut files = claude_managed_files();
+            files.extend([
                 user.join("settings.json"),
                 dir.join(".claude/settings.json"),
                 dir.join(".claude/settings.local.json"),
-            ]
+            ]);
+            files
         }
         Harness::Codex => {
             let mut files = vec![
@@ -343,6 +347,60 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
             _ => std::env::var_os(key),
         }),
     })
+}
+
+/// Claude Code's managed settings files, in the order it merges them.
+fn claude_managed_files() -> Vec<PathBuf> {
+    let dir = Path::new(claude_code::MANAGED_DIR);
+    let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(dir.join("managed-settings.d"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'))
+                && p.is_file()
+        })
+        .collect();
+    drop_ins.sort();
+    let mut files = vec![dir.join("managed-settings.json")];
+    files.extend(drop_ins);
+    files
+}
+
+/// The managed settings that leave the gate's hook out: no hook runs, or only the
+/// managed settings' own hooks, and ours is elsewhere.
+fn check_claude_managed(ours: &[Handler], f: &mut Findings) {
+    let managed = claude_managed_files();
+    let mut layers = Vec::new();
+    for path in &managed {
+        if let Ok(Some(text)) = read_optional(path)
+            && let Ok(value) = edit::read(&text, false)
+        {
+            layers.push((path.display().to_string(), value));
+        }
+    }
+    let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+    match claude_code::managed_hooks(&layers) {
+        Some(claude_code::Managed::AllOff(file)) => f.problem(format!(
+            "`{file}`, Claude Code's managed settings, sets `disableAllHooks` to true, so no hook runs and the tool runs: only whoever manages this machine can remove it"
+        )),
+        Some(claude_code::Managed::ManagedOnly(key, file)) => {
+            let in_managed = |h: &Handler| managed.iter().any(|m| m.display().to_string() == h.file);
+            if ours.iter().any(in_managed) {
+                return;
+            }
+            for h in ours {
+                f.problem(format!(
+                    "`{file}`, Claude Code's managed settings, sets `{key}`, so Claude Code runs only the hooks in the managed settings, and the hook in `{}` never runs: have the gate's hook added to the managed settings, or that setting removed",
+                    h.file
+                ));
+            }
+        }
+        None => {}
+    }
 }
 
 /// A project settings file with our hook in a directory above those the harness reads

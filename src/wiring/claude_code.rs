@@ -313,10 +313,95 @@ pub fn hooks_off_in_env(settings: &Value) -> Option<(&'static str, &str)> {
     })
 }
 
+/// Where Claude Code (2.1.197) reads the managed (policy) settings an administrator
+/// sets: `managed-settings.json` in this folder, then each `*.json` in its
+/// `managed-settings.d`, in name order, each merged over the ones before.
+pub const MANAGED_DIR: &str = if cfg!(target_os = "macos") {
+    "/Library/Application Support/ClaudeCode"
+} else {
+    "/etc/claude-code"
+};
+
+/// What the managed settings do to hooks in the other settings files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Managed {
+    /// `disableAllHooks` true: no hook runs, the managed ones included.
+    AllOff(String),
+    /// Only the hooks in the managed settings run (`allowManagedHooksOnly`, or
+    /// `strictPluginOnlyCustomization` true or listing `"hooks"`): the key, and the file.
+    ManagedOnly(&'static str, String),
+}
+
+/// What the managed settings (their files and values, in the order Claude Code merges
+/// them) do to hooks: for each key, the last file that sets it decides.
+pub fn managed_hooks(layers: &[(&str, &Value)]) -> Option<Managed> {
+    let last = |key: &str| {
+        layers
+            .iter()
+            .rev()
+            .find_map(|(file, v)| v.get(key).map(|value| (*file, value)))
+    };
+    if let Some((file, Value::Bool(true))) = last("disableAllHooks") {
+        return Some(Managed::AllOff(file.to_string()));
+    }
+    if let Some((file, Value::Bool(true))) = last("allowManagedHooksOnly") {
+        return Some(Managed::ManagedOnly(
+            "allowManagedHooksOnly",
+            file.to_string(),
+        ));
+    }
+    match last("strictPluginOnlyCustomization") {
+        Some((file, Value::Bool(true))) => Some(Managed::ManagedOnly(
+            "strictPluginOnlyCustomization",
+            file.to_string(),
+        )),
+        Some((file, Value::Array(keys))) if keys.iter().any(|k| k.as_str() == Some("hooks")) => {
+            Some(Managed::ManagedOnly(
+                "strictPluginOnlyCustomization",
+                file.to_string(),
+            ))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_managed_settings_can_leave_only_their_own_hooks_or_none() {
+        let (off, only, strict, list, other, back) = (
+            json!({"disableAllHooks": true}),
+            json!({"allowManagedHooksOnly": true}),
+            json!({"strictPluginOnlyCustomization": true}),
+            json!({"strictPluginOnlyCustomization": ["skills", "hooks"]}),
+            json!({"strictPluginOnlyCustomization": ["skills"], "allowManagedHooksOnly": false}),
+            json!({"allowManagedHooksOnly": false}),
+        );
+        assert_eq!(managed_hooks(&[]), None);
+        assert_eq!(
+            managed_hooks(&[("m", &only), ("d", &off)]),
+            Some(Managed::AllOff("d".into()))
+        );
+        assert_eq!(
+            managed_hooks(&[("m", &only)]),
+            Some(Managed::ManagedOnly("allowManagedHooksOnly", "m".into()))
+        );
+        // A drop-in read later sets it back.
+        assert_eq!(managed_hooks(&[("m", &only), ("d", &back)]), None);
+        for v in [&strict, &list] {
+            assert_eq!(
+                managed_hooks(&[("m", v)]),
+                Some(Managed::ManagedOnly(
+                    "strictPluginOnlyCustomization",
+                    "m".into()
+                ))
+            );
+        }
+        assert_eq!(managed_hooks(&[("m", &other)]), None);
+    }
 
     #[test]
     fn these_variables_turn_every_hook_off_when_true() {
