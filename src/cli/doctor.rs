@@ -452,6 +452,23 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
         }
     };
     check_codex_hooks_feature(dir, &config, &user, f);
+    // The machine's requirements can leave only managed hooks, and ours is not one.
+    let requirements = Path::new(codex::SYSTEM_DIR).join("requirements.toml");
+    if let Ok(Some(text)) = read_optional(&requirements)
+        && let Ok(table) = text.parse::<toml::Table>()
+        && table
+            .get("allow_managed_hooks_only")
+            .and_then(toml::Value::as_bool)
+            == Some(true)
+    {
+        for h in ours {
+            f.problem(format!(
+                "`{}` sets `allow_managed_hooks_only = true`, so Codex runs only the hooks its managed configuration brings, and the hook in `{}` never runs: have the gate's hook added there by whoever manages this machine, or that setting removed",
+                requirements.display(),
+                h.file
+            ));
+        }
+    }
     for h in ours {
         let key = codex::hook_key(&h.file, h.group, h.index);
         let hash = codex::trusted_hash(h.matcher.as_deref(), &h.object);
@@ -512,7 +529,16 @@ fn check_codex_hooks_feature(dir: &Path, config: &str, user: &toml::Table, f: &m
             project.push((path.display().to_string(), table));
         }
     }
-    let mut configs: Vec<(&str, &toml::Table)> = vec![(config, user)];
+    // The system config is read first, under the user's.
+    let system = Path::new(codex::SYSTEM_DIR).join("config.toml");
+    let system_table = read_optional(&system)
+        .ok()
+        .flatten()
+        .and_then(|t| t.parse::<toml::Table>().ok());
+    let system_name = system.display().to_string();
+    let mut configs: Vec<(&str, &toml::Table)> = Vec::new();
+    configs.extend(system_table.as_ref().map(|t| (system_name.as_str(), t)));
+    configs.push((config, user));
     configs.extend(project.iter().map(|(name, table)| (name.as_str(), table)));
     if let Some((file, key)) = codex::hooks_feature_off(&configs) {
         f.problem(format!(

@@ -174,6 +174,12 @@ pub fn hooks_feature_off<'a>(
     }
 }
 
+/// Where Codex (0.171.0) reads the machine's own configuration: `config.toml`, read
+/// before the user's, and `requirements.toml`, whose `allow_managed_hooks_only = true`
+/// leaves only the hooks the managed configuration brings (seen: a hook in the user's
+/// config was skipped without a word, and the tool ran).
+pub const SYSTEM_DIR: &str = "/etc/codex";
+
 /// The lines to add to the user config so that Codex runs the hook: the project marked
 /// trusted, and the handler's hash.
 pub fn trust_snippet(project: &str, key: &str, hash: &str) -> String {
