@@ -887,6 +887,30 @@ fn doctor_finds_another_hook_that_can_rewrite_a_call_after_the_gate() {
 }
 
 #[test]
+fn doctor_finds_gemini_cli_started_with_another_project_directory_in_its_environment() {
+    // Gemini CLI 0.61.0 puts its own environment's `$GEMINI_PROJECT_DIR` into its
+    // settings when it reads them: started with it set to another folder (whose store was
+    // empty), the hook read that store and the call the project's store denies ran.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let doctor = |value: &str| {
+        s.run_with(
+            &["doctor", "gemini-cli", "--dir", s.p()],
+            &[("GEMINI_PROJECT_DIR", value)],
+        )
+    };
+    assert_eq!(
+        findings(&doctor("/elsewhere")),
+        [format!(
+            "`GEMINI_PROJECT_DIR` is `/elsewhere` in this environment, and Gemini CLI started with it puts that in the hook in `{}` when it reads its settings, so the hook reads that directory's store, not this project's: unset it before you start gemini",
+            s.settings("gemini-cli").display()
+        )]
+    );
+    // The project itself is harmless.
+    assert_clean(&doctor(s.p()), &s.settings("gemini-cli"), "gemini-cli");
+}
+
+#[test]
 fn doctor_finds_a_codex_hook_edited_since_it_was_trusted() {
     let s = Sandbox::new();
     s.wired("codex");

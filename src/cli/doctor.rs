@@ -228,6 +228,7 @@ fn doctor(
     match harness {
         Harness::Codex => check_codex_trust(dir, &ours, f),
         Harness::GeminiCli => {
+            check_gemini_load_expansion(project, &ours, f);
             for (file, skipped) in gemini_cli::system_files(|key: &str| std::env::var_os(key)) {
                 if let Some(why) = skipped {
                     f.note(format!(
@@ -544,6 +545,28 @@ fn check_codex_hooks_feature(dir: &Path, config: &str, user: &toml::Table, f: &m
         f.problem(format!(
             "`{file}` sets `{key} = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line"
         ));
+    }
+}
+
+/// Gemini CLI replaces `$VAR` and `${VAR}` in its settings with the variable's value from
+/// its own environment when it reads them, before it puts the project directory in
+/// place of `$GEMINI_PROJECT_DIR` for a hook: started with `GEMINI_PROJECT_DIR` set to
+/// another directory, the hook reads that directory's store (seen: with it set to a
+/// folder whose store was empty, the call the project's store denies ran).
+fn check_gemini_load_expansion(project: &str, ours: &[Handler], f: &mut Findings) {
+    for h in ours {
+        for var in ["GEMINI_PROJECT_DIR", "GEMINI_CWD", "CLAUDE_PROJECT_DIR"] {
+            let named = h.command.contains(&format!("${var}"))
+                || h.command.contains(&format!("${{{var}}}"));
+            let Some(value) = std::env::var(var).ok().filter(|v| named && v != project) else {
+                continue;
+            };
+            f.problem(format!(
+                "`{var}` is `{}` in this environment, and Gemini CLI started with it puts that in the hook in `{}` when it reads its settings, so the hook reads that directory's store, not this project's: unset it before you start gemini",
+                one_line(&value),
+                h.file
+            ));
+        }
     }
 }
 
