@@ -299,12 +299,17 @@ impl Setup {
         let Some(tools) = self.tools() else {
             return true;
         };
-        tools.iter().any(|t| glob_match(t, tool))
-            || self.input.store.records().iter().any(|r| match &r.kind {
-                Kind::Policy(p) => p.scope.iter().any(|s| glob_match(s, tool)),
-                Kind::Effect(e) => glob_match(&e.tool, tool),
-                _ => false,
-            })
+        tools.iter().any(|t| glob_match(t, tool)) || self.names(tool)
+    }
+
+    /// Whether a policy's scope or an effect record in the store names `tool` (a glob
+    /// covering it included): some record binds its calls.
+    fn names(&self, tool: &str) -> bool {
+        self.input.store.records().iter().any(|r| match &r.kind {
+            Kind::Policy(p) => p.scope.iter().any(|s| glob_match(s, tool)),
+            Kind::Effect(e) => glob_match(&e.tool, tool),
+            _ => false,
+        })
     }
 
     /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
@@ -397,6 +402,12 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         Ok(s) => s,
         Err(e) => return refuse(e),
     };
+    // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
+    // itself, and the hook sees a `Bash` call: rules on `apply_patch` would not bind it.
+    if harness == Harness::Codex && shell_patch(&action) && setup.names(PATCH_TOOL) {
+        let err = InputError::invalid(PAYLOAD, TOOL_INPUT, PayloadProblem::ShellPatch);
+        return refuse_with(&err, Retry::Reshape);
+    }
     if !setup.guards(&action.tool) {
         // Outside the gate's charge, as if the harness's matcher had not matched.
         return Answer::Pass;
@@ -453,6 +464,25 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     let mut report = Report::check(&action, compaction, totals, outcome);
     report.transcript = context.map(Context::summary);
     Answer::Deny(deny_reason(&report, Some(store), Retry::Futile))
+}
+
+/// Codex's patch tool.
+const PATCH_TOOL: &str = "apply_patch";
+
+/// Whether a Codex `Bash` call runs `apply_patch` (or `applypatch`) with a patch, which
+/// Codex 0.171.0 applies itself (seen: `apply_patch <<'EOF'` with an `*** Add File`
+/// created the file, and the hook saw only `Bash`).
+pub fn shell_patch(action: &Action) -> bool {
+    if action.tool != "Bash" {
+        return false;
+    }
+    let Some(Value::String(command)) = action.params.get("command") else {
+        return false;
+    };
+    let program = command
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '"' | '\''))
+        .any(|word| word == PATCH_TOOL || word == "applypatch");
+    program && command.contains("*** Begin Patch")
 }
 
 /// The harness's rendering of an answer: PASS is silent, exit 0; a deny is exit 2 with

@@ -296,6 +296,53 @@ fn arguments_that_cannot_be_read_deny_this_call_only() {
 }
 
 #[test]
+fn a_codex_patch_run_through_the_shell_is_judged_as_a_patch() {
+    // Codex 0.171.0 applies `apply_patch <<'EOF' ... EOF` sent to its shell tool itself,
+    // and the hook sees `Bash`: a store with rules on `apply_patch` cannot let it through
+    // as a shell command.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-shell-patch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("store.json");
+    std::fs::write(
+        &store,
+        r#"{"records": [{"id": "no-patches", "seq": 1, "kind": "policy", "scope": ["apply_patch"], "predicate": {"all": []}, "effect": "deny", "text": "Never patch files here."}], "kept": ["no-patches"]}"#,
+    )
+    .unwrap();
+    let store = store.to_str().unwrap();
+    let patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF";
+    let call = |h: &str, store: &str, command: &str| {
+        let input = serde_json::json!({ "command": command }).to_string();
+        run(&["hook", h, "--store", store], &payload(h, "Bash", &input))
+    };
+    let out = call("codex", store, patch);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("the command runs `apply_patch` with a patch, which Codex applies as a patch while the hook sees a `Bash` call"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(RESHAPE_ADVICE), "{}", out.stderr);
+    // `applypatch`, after a `cd`, is the same.
+    let out = call(
+        "codex",
+        store,
+        &format!(
+            "cd src && {}",
+            patch.replacen("apply_patch", "applypatch", 1)
+        ),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    // A command that only names the tool, a store without rules on patches, and the other
+    // harnesses (which have no such shortcut) pass.
+    assert_eq!(
+        call("codex", store, "grep -n apply_patch notes.txt").code,
+        0
+    );
+    assert_eq!(call("codex", STORE, patch).code, 0);
+    assert_eq!(call("claude-code", store, patch).code, 0);
+}
+
+#[test]
 fn a_payload_for_another_event_is_denied() {
     for (h, event, wanted) in [
         ("claude-code", "PostToolUse", "PreToolUse"),

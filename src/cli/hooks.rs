@@ -61,7 +61,11 @@ pub(super) fn hook_reply(
     // The call, when the payload gives one: a large store is then read by the lean
     // loader for that call alone.
     let call = match adapter {
-        Adapter::PreTool(harness) => hook::pre_tool_action(harness, &payload).ok(),
+        // A Codex patch run through the shell is judged against the records on
+        // `apply_patch` too, which a store read for this `Bash` call alone would leave out.
+        Adapter::PreTool(harness) => hook::pre_tool_action(harness, &payload)
+            .ok()
+            .filter(|call| !(harness == Harness::Codex && hook::shell_patch(call))),
         Adapter::PreCompact => None,
     };
     let mut setup = hook_setup(args, call, &payload, adapter, wait_until, limits);
