@@ -863,7 +863,10 @@ fn doctor_finds_another_hook_that_can_rewrite_a_call_after_the_gate() {
     );
     // After the gate, or before it without `sequential`: a problem.
     s.edit_settings("gemini-cli", |t| with_rewriter(t, "BeforeTool", false));
-    assert_eq!(findings(&s.doctor("gemini-cli")), [problem.clone()]);
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&problem)
+    );
     let plain = std::fs::read_to_string(s.settings("gemini-cli")).unwrap();
     let ours_first = plain.replace(&format!(",{rewriter}"), "");
     std::fs::write(
