@@ -214,39 +214,47 @@ pub struct Handler {
     pub object: serde_json::Map<String, Value>,
 }
 
-/// The handlers that run `omission-gate hook <adapter>` under `hooks.<event>` of one settings file.
-pub fn handlers_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec<Handler> {
+/// Every handler under `hooks.<event>` of one settings file, in order: its group's index
+/// and matcher, its index in the group, and the handler as written.
+fn each_handler<'v>(
+    value: &'v Value,
+    event: &str,
+) -> impl Iterator<Item = (usize, Option<&'v str>, usize, &'v Value)> {
     let groups = value
         .get("hooks")
         .and_then(|h| h.get(event))
         .and_then(Value::as_array);
-    let mut out = Vec::new();
-    for (gi, g) in groups.into_iter().flatten().enumerate() {
-        let matcher = g.get("matcher").and_then(Value::as_str).map(str::to_string);
-        for (hi, h) in g
-            .get("hooks")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let Value::Object(obj) = h else { continue };
-            let Some(command) = obj.get("command").and_then(Value::as_str) else {
-                continue;
-            };
-            if runs_adapter(command, adapter) {
-                out.push(Handler {
-                    file: file.to_string(),
-                    group: gi,
-                    index: hi,
-                    matcher: matcher.clone(),
-                    command: command.to_string(),
-                    object: obj.clone(),
-                });
-            }
-        }
-    }
-    out
+    groups
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(gi, g)| {
+            let matcher = g.get("matcher").and_then(Value::as_str);
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(move |(hi, h)| (gi, matcher, hi, h))
+        })
+}
+
+/// The handlers that run `omission-gate hook <adapter>` under `hooks.<event>` of one settings file.
+pub fn handlers_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec<Handler> {
+    each_handler(value, event)
+        .filter_map(|(group, matcher, index, h)| {
+            let Value::Object(obj) = h else { return None };
+            let command = obj.get("command").and_then(Value::as_str)?;
+            runs_adapter(command, adapter).then(|| Handler {
+                file: file.to_string(),
+                group,
+                index,
+                matcher: matcher.map(str::to_string),
+                command: command.to_string(),
+                object: obj.clone(),
+            })
+        })
+        .collect()
 }
 
 /// A pre-tool hook of someone else's, as a harness would load it.
@@ -265,36 +273,23 @@ pub struct OtherHook {
 /// The handlers under `hooks.<event>` of one settings file that do not run
 /// `omission-gate hook <adapter>`.
 pub fn other_hooks_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec<OtherHook> {
-    let groups = value
-        .get("hooks")
-        .and_then(|h| h.get(event))
-        .and_then(Value::as_array);
-    let mut out = Vec::new();
-    for (gi, g) in groups.into_iter().flatten().enumerate() {
-        let matcher = g.get("matcher").and_then(Value::as_str).map(str::to_string);
-        for h in g
-            .get("hooks")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+    each_handler(value, event)
+        .filter_map(|(group, matcher, _, h)| {
             let text = |key: &str| h.get(key).and_then(Value::as_str).filter(|t| !t.is_empty());
+            if text("command").is_some_and(|c| runs_adapter(c, adapter)) {
+                return None;
+            }
             let command = text("command")
                 .or_else(|| text("name"))
-                .or_else(|| text("type"));
-            let Some(command) = command else { continue };
-            if text("command").is_some_and(|c| runs_adapter(c, adapter)) {
-                continue;
-            }
-            out.push(OtherHook {
+                .or_else(|| text("type"))?;
+            Some(OtherHook {
                 file: file.to_string(),
-                group: gi,
-                matcher: matcher.clone(),
+                group,
+                matcher: matcher.map(str::to_string),
                 command: command.to_string(),
-            });
-        }
-    }
-    out
+            })
+        })
+        .collect()
 }
 
 /// Whether two matchers of the same harness both select some tool the gate judges (the
