@@ -137,7 +137,7 @@ mod wiring;
 /// can compare their reports byte for byte.
 #[doc(hidden)]
 pub mod fuzzing {
-    use crate::input::lean::{Purpose, load_lean, load_lean_for};
+    use crate::input::lean::{KeptIds, Purpose, load_lean_with};
     use crate::input::{self, Input};
     use crate::record::Limits;
     use crate::stream::Fallback;
@@ -193,31 +193,37 @@ pub mod fuzzing {
     /// `None`: the lean loader falls back to the exact one, as it must for every input
     /// the exact path refuses (an `--action` that cannot be read included).
     pub fn lean_report(chunks: Vec<Vec<u8>>, kept: Option<&str>, ask: Ask<'_>) -> Option<Report> {
-        let mut chunks = chunks.into_iter();
-        let first = chunks.next().unwrap_or_default();
-        let rest = chunks.map(Ok::<_, Fallback>);
+        let whole = chunks.concat();
+        let mut rest = chunks.into_iter().map(|c| Ok::<_, Fallback>(c.into()));
+        let first = rest.next().and_then(Result::ok).unwrap_or_default();
         let limits = Limits::default();
-        let kept = kept.map(|k| (k, true));
+        let kept = KeptIds::flag(kept.map(|k| (k, true))).ok()?;
+        let load = |purpose| {
+            load_lean_with(
+                first,
+                rest,
+                &mut whole.as_slice(),
+                kept,
+                purpose,
+                limits,
+                Ok,
+            )
+            .ok()
+        };
         match ask {
             Ask::Check(action, options) => {
                 let action = action
                     .map(|a| input::action_from_flag("--action", a))
                     .transpose()
                     .ok()?;
-                let lean = load_lean(first, rest, kept, action, limits).ok()?;
+                let lean = load(Purpose::Check(action))?;
+                let action = lean.action.as_ref()?;
                 let (store, totals) = (&lean.input.store, &lean.input.totals);
-                let outcome =
-                    crate::gate::check(store, &lean.compaction, totals, &lean.action, options);
-                Some(Report::check(
-                    &lean.action,
-                    &lean.compaction,
-                    totals,
-                    outcome,
-                ))
+                let outcome = crate::gate::check(store, &lean.compaction, totals, action, options);
+                Some(Report::check(action, &lean.compaction, totals, outcome))
             }
             Ask::Precheck(options) => {
-                let lean =
-                    load_lean_for(first, rest, kept, Purpose::Precheck(None), limits).ok()?;
+                let lean = load(Purpose::Precheck(None))?;
                 let (store, totals) = (&lean.input.store, &lean.input.totals);
                 let outcome = crate::precheck::precheck(
                     store,
@@ -234,7 +240,7 @@ pub mod fuzzing {
                 ))
             }
             Ask::Pin(max_calls) => {
-                let lean = load_lean_for(first, rest, kept, Purpose::Pin(None), limits).ok()?;
+                let lean = load(Purpose::Pin(None))?;
                 Some(crate::pin::report(
                     &lean.input.store,
                     &lean.tools,

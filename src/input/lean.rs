@@ -8,61 +8,6 @@ use std::borrow::Cow;
 use super::*;
 use crate::compaction::Retention;
 
-/// A `check` read by the lean loader ([`crate::stream`]): the input, and the compaction
-/// it was loaded for.
-pub struct Lean {
-    /// The lean store and the document's `action` and `tools` (see [`LeanFor`]).
-    pub input: Input,
-    /// The `given` compaction.
-    pub compaction: Compaction,
-    /// The action to judge: the flag's, else the document's.
-    pub action: Action,
-}
-
-/// Loads an input for one `check` with retention `given`, leanly (see [`crate::stream`]).
-/// `first` is the start of the input and `rest` the remaining chunks, each ending at a line
-/// end; `kept` is the `--kept` flag's text (and whether it came from a file) and `action`
-/// the `--action` flag's, both already read. Any problem at all, including every error
-/// the exact path would report, is [`Fallback`]: run [`load`] instead.
-pub fn load_lean(
-    first: Vec<u8>,
-    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
-    kept: Option<(&str, bool)>,
-    action: Option<Action>,
-    limits: Limits,
-) -> Result<Lean, Fallback> {
-    load_lean_then(first, rest, kept, action, limits, Ok)
-}
-
-/// [`load_lean`], handing the load to `then` while the input's last checks run beside it
-/// (see [`crate::stream::load`]): `then`'s result once they pass, else [`Fallback`].
-pub fn load_lean_then<R>(
-    first: Vec<u8>,
-    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
-    kept: Option<(&str, bool)>,
-    action: Option<Action>,
-    limits: Limits,
-    then: impl FnOnce(Lean) -> Result<R, Fallback>,
-) -> Result<R, Fallback> {
-    let purpose = Purpose::Check(action);
-    let rest = rest.map(|chunk| chunk.map(Cow::Owned));
-    load_lean_with(
-        Cow::Owned(first),
-        rest,
-        None,
-        kept,
-        purpose,
-        limits,
-        |lean| {
-            then(Lean {
-                input: lean.input,
-                compaction: lean.compaction,
-                action: lean.action.ok_or(Fallback)?,
-            })
-        },
-    )
-}
-
 /// What a lean load is for: it holds only what that command reads.
 pub enum Purpose {
     /// `check` of one action: `--action`'s, else the document's.
@@ -93,46 +38,8 @@ pub struct LeanFor {
     /// For precheck and pin, the tools to judge (as [`Input::tools_or_named`] resolves
     /// them when no `--tools` was given).
     pub tools: Vec<Tool>,
-    /// For `pin --budget`, every record's tokens (see [`lean_digests_with`]).
+    /// For `pin --budget`, every record's tokens (see [`lean_digests_from`]).
     pub budget: Option<crate::stream::Budget>,
-}
-
-/// The second pass of `pin --budget` over the same input as [`load_lean_with`] given
-/// `whole` (its chunks given again the same way; a document is read again by position, in
-/// the same chunks): the id and digest of each record whose `seq` is in `wanted`.
-pub fn lean_digests_with<'a, 'w>(
-    first: Cow<'a, [u8]>,
-    rest: impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
-    whole: Option<&mut (dyn Positional<'w> + 'w)>,
-    budget: &crate::stream::Budget,
-    wanted: &std::collections::BTreeSet<u64>,
-    limits: Limits,
-) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
-    let (first, bom) = without_bom(first);
-    let plan = Plan::new(std::iter::empty(), None, limits);
-    let document = |src: &mut dyn Positional<'_>, start: u64| {
-        let layout = crate::stream::layout(src, start)?;
-        crate::stream::digests(&plan, budget, wanted, crate::stream::spans(src, &layout))
-    };
-    match crate::stream::is_document(&first) {
-        Some(false) => {
-            let batches = std::iter::once(Ok(first))
-                .chain(rest)
-                .map(|chunk| chunk.map(Batch::Lines));
-            crate::stream::digests(&plan, budget, wanted, batches)
-        }
-        Some(true) => match whole {
-            Some(whole) => document(whole, if bom { BOM.len() as u64 } else { 0 }),
-            None => {
-                let mut bytes = first.into_owned();
-                for chunk in rest {
-                    bytes.extend_from_slice(&chunk?);
-                }
-                document(&mut bytes.as_slice(), 0)
-            }
-        },
-        None => Err(Fallback),
-    }
 }
 
 /// The first chunk without a byte-order mark, and whether it had one.
@@ -151,8 +58,9 @@ fn without_bom(first: Cow<'_, [u8]>) -> (Cow<'_, [u8]>, bool) {
 }
 
 /// [`load_lean_with`] of the input at `path` (`stdin`'s bytes instead, when given),
-/// read in chunks or, for a document, by position. An input too small for the lean
-/// loader to pay, or one that cannot be opened, is [`Fallback`] too.
+/// read in chunks or, for a document, by position, with the `--kept` flag's text (and
+/// whether it came from a file). An input too small for the lean loader to pay, or one
+/// that cannot be opened, is [`Fallback`] too.
 pub fn load_lean_from<R>(
     path: &str,
     stdin: Option<&[u8]>,
@@ -161,69 +69,9 @@ pub fn load_lean_from<R>(
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
-    let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    load_lean_with(
-        first,
-        chunks,
-        Some(&mut *whole),
-        kept,
-        purpose,
-        limits,
-        then,
-    )
-}
-
-/// [`lean_digests_with`] of the input at `path` (`stdin`'s bytes instead, when given),
-/// read as [`load_lean_from`] read it.
-pub fn lean_digests_from(
-    path: &str,
-    stdin: Option<&[u8]>,
-    budget: &crate::stream::Budget,
-    wanted: &std::collections::BTreeSet<u64>,
-    limits: Limits,
-) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
-    let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    lean_digests_with(first, chunks, Some(&mut *whole), budget, wanted, limits)
-}
-
-/// [`load_lean`] for any [`Purpose`]. `kept` is ignored for `pin`.
-pub fn load_lean_for(
-    first: Vec<u8>,
-    rest: impl Iterator<Item = Result<Vec<u8>, Fallback>> + Send,
-    kept: Option<(&str, bool)>,
-    purpose: Purpose,
-    limits: Limits,
-) -> Result<LeanFor, Fallback> {
-    let rest = rest.map(|chunk| chunk.map(Cow::Owned));
-    load_lean_with(Cow::Owned(first), rest, None, kept, purpose, limits, Ok)
-}
-
-/// [`load_lean_for`], given also the whole input read by position (`whole`: the file,
-/// or stdin's bytes), which a document is read from: its head, then its tail, then its
-/// records in chunks (see [`crate::stream::spans`]), never all at once. Without it, a document's
-/// chunks are put together in memory first.
-#[allow(clippy::too_many_arguments)]
-pub fn load_lean_with<'a, 'w, R>(
-    first: Cow<'a, [u8]>,
-    rest: impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
-    whole: Option<&mut (dyn Positional<'w> + 'w)>,
-    kept: Option<(&str, bool)>,
-    purpose: Purpose,
-    limits: Limits,
-    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
-) -> Result<R, Fallback> {
-    let (first, bom) = without_bom(first);
-    let pin = matches!(purpose, Purpose::Pin(_) | Purpose::PinBudget(_));
-    let owned_kept = match kept {
-        _ if pin => KeptIds::Owned(Vec::new()),
-        Some((text, from_file)) if kept_json(text).is_none() => KeptIds::Plain(text, from_file),
-        Some((text, from_file)) => {
-            KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
-        }
-        None => KeptIds::None,
-    };
-    let input = (first, rest, whole, bom);
-    load_lean_kept(input, owned_kept, purpose, limits, then)
+    let (first, rest, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    let kept = KeptIds::flag(kept)?;
+    load_lean_with(first, rest, &mut *whole, kept, purpose, limits, then)
 }
 
 /// [`load_lean_from`] with the kept ids given as they are (the records in view of a
@@ -236,30 +84,66 @@ pub fn load_lean_ids_from<R>(
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
-    let (first, chunks, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    let (first, bom) = without_bom(first);
-    let input = (first, chunks, Some(&mut *whole), bom);
-    load_lean_kept(input, KeptIds::Owned(kept), purpose, limits, then)
+    let (first, rest, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    let kept = KeptIds::Owned(kept);
+    load_lean_with(first, rest, &mut *whole, kept, purpose, limits, then)
 }
 
-/// [`load_lean_with`] once the kept ids are read: the input is the first chunk (a
-/// byte-order mark taken off, and whether there was one), the rest, and the whole.
-fn load_lean_kept<'a, 'w, R>(
-    input: (
-        Cow<'a, [u8]>,
-        impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
-        Option<&mut (dyn Positional<'w> + 'w)>,
-        bool,
-    ),
-    owned_kept: KeptIds<'_>,
+/// The second pass of `pin --budget` over the input at `path` (`stdin`'s bytes instead,
+/// when given), read as [`load_lean_from`] read it for `budget`: the id and digest of each
+/// record whose `seq` is in `wanted`.
+pub fn lean_digests_from(
+    path: &str,
+    stdin: Option<&[u8]>,
+    budget: &crate::stream::Budget,
+    wanted: &std::collections::BTreeSet<u64>,
+    limits: Limits,
+) -> Result<std::collections::BTreeMap<u64, (String, [u8; 32])>, Fallback> {
+    let (first, rest, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
+    let (first, bom) = without_bom(first);
+    let plan = Plan::new(std::iter::empty(), None, limits);
+    match crate::stream::is_document(&first) {
+        Some(false) => {
+            let batches = std::iter::once(Ok(first))
+                .chain(rest)
+                .map(|chunk| chunk.map(Batch::Lines));
+            crate::stream::digests(&plan, budget, wanted, batches)
+        }
+        Some(true) => {
+            drop(rest);
+            let start = if bom { BOM.len() as u64 } else { 0 };
+            let layout = crate::stream::layout(&mut *whole, start)?;
+            let spans = crate::stream::spans(&mut *whole, &layout);
+            crate::stream::digests(&plan, budget, wanted, spans)
+        }
+        None => Err(Fallback),
+    }
+}
+
+/// Loads an input for one [`Purpose`], leanly (see [`crate::stream`]), and hands the load
+/// to `then` while the input's last checks run beside it (see [`crate::stream::load`]):
+/// `then`'s result once they pass. `first` is the start of the input and `rest` the
+/// remaining chunks, each ending at a line end; a document is read from `whole`, the same
+/// input read by position (see [`crate::stream::spans`]). `kept` is ignored for `pin`.
+/// Any problem at all, including every error the exact path would report, is
+/// [`Fallback`]: run [`load`] instead.
+pub fn load_lean_with<'a, 'w, R>(
+    first: Cow<'a, [u8]>,
+    rest: impl Iterator<Item = Result<Cow<'a, [u8]>, Fallback>> + Send,
+    whole: &mut (dyn Positional<'w> + 'w),
+    kept: KeptIds<'_>,
     purpose: Purpose,
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
-    let (first, rest, whole, bom) = input;
+    let (first, bom) = without_bom(first);
+    let kept = match purpose {
+        Purpose::Pin(_) | Purpose::PinBudget(_) => KeptIds::Owned(Vec::new()),
+        _ => kept,
+    };
     match crate::stream::is_document(&first) {
         Some(false) => {
-            let ids = owned_kept.ids().ok_or(Fallback)?;
+            let ids = kept.ids().ok_or(Fallback)?;
             let plan = purpose.plan(ids, purpose.scope(None, None)?, limits);
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
@@ -275,22 +159,12 @@ fn load_lean_kept<'a, 'w, R>(
                 then(purpose.lean_for(input, compaction, budget))
             })?
         }
-        Some(true) => match whole {
-            Some(whole) => {
-                // Read by position from here on: the chunks (and their carry) go.
-                drop(rest);
-                let start = if bom { BOM.len() as u64 } else { 0 };
-                lean_document(whole, start, &owned_kept, purpose, limits, then)
-            }
-            None => {
-                let mut bytes = first.into_owned();
-                for chunk in rest {
-                    bytes.extend_from_slice(&chunk?);
-                }
-                let src = &mut bytes.as_slice();
-                lean_document(src, 0, &owned_kept, purpose, limits, then)
-            }
-        },
+        Some(true) => {
+            // Read by position from here on: the chunks (and their carry) go.
+            drop(rest);
+            let start = if bom { BOM.len() as u64 } else { 0 };
+            lean_document(whole, start, &kept, purpose, limits, then)
+        }
         None => Err(Fallback),
     }
 }
@@ -418,15 +292,28 @@ pub(super) fn lean_document<R>(
 }
 
 /// Kept ids from a flag, read straight from its text where that is plain.
-pub(super) enum KeptIds<'a> {
+pub enum KeptIds<'a> {
+    /// No `--kept` flag.
     None,
     /// [`kept_from_flag`]'s plain form (ids per line in a file, else comma separated):
     /// its text, and whether it came from a file.
     Plain(&'a str, bool),
+    /// Ids read already.
     Owned(Vec<String>),
 }
 
-impl KeptIds<'_> {
+impl<'a> KeptIds<'a> {
+    /// The ids of the `--kept` flag's text (and whether it came from a file), if given.
+    pub fn flag(kept: Option<(&'a str, bool)>) -> Result<KeptIds<'a>, Fallback> {
+        Ok(match kept {
+            Some((text, from_file)) if kept_json(text).is_none() => KeptIds::Plain(text, from_file),
+            Some((text, from_file)) => {
+                KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
+            }
+            None => KeptIds::None,
+        })
+    }
+
     pub(super) fn ids(&self) -> Option<Box<dyn Iterator<Item = &str> + '_>> {
         match self {
             KeptIds::None => None,

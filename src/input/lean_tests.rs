@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 
-use super::lean::{Purpose, load_lean_with};
+use super::lean::{KeptIds, Purpose, load_lean_with};
 use super::{action_from_flag, kept_from_flag, load};
 use crate::action::Action;
 use crate::compaction::{Compaction, Retention};
@@ -118,9 +118,8 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
     Some(report.render(Format::Json))
 }
 
-/// The report the lean loader gives (JSON). With `chunk`, the document is read by
-/// position in chunks of that size (as the CLI reads a file or stdin); without, from
-/// the CLI's chunks put together (the library's path for plain chunks).
+/// The report the lean loader gives (JSON). A document is read by position in chunks of
+/// `chunk` bytes (as the CLI reads a file or stdin), else of 1 MiB.
 fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fallback> {
     let (kept, purpose) = match ask {
         Ask::Check { kept, action } => {
@@ -132,12 +131,15 @@ fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fal
     };
     let mut chunks = cli_chunks(bytes, 1 << 20).into_iter();
     let first = chunks.next().unwrap_or_default();
-    let mut whole = chunk.map(|chunk| Mem { bytes, chunk });
+    let mut whole = Mem {
+        bytes,
+        chunk: chunk.unwrap_or(1 << 20),
+    };
     let lean = load_lean_with(
         first.into(),
         chunks.map(|c| Ok(c.into())),
-        whole.as_mut().map(|w| w as &mut dyn Positional<'_>),
-        kept.map(|k| (k, false)),
+        &mut whole,
+        KeptIds::flag(kept.map(|k| (k, false)))?,
         purpose,
         Limits::default(),
         Ok,
@@ -781,13 +783,13 @@ proptest! {
         let exact = Compaction::new(&exact.store, Retention::Given, Some(&ids))
             .map(|c| kept_set(&exact, &c, &store_ids));
         let action = Action::from_json(&serde_json::json!({"tool": "t"})).unwrap();
-        let lean = super::lean::load_lean(
-            lines.into_bytes(),
-            std::iter::empty(),
-            Some((text.as_str(), from_file)),
-            Some(action),
-            Limits::default(),
-        )
+        let purpose = Purpose::Check(Some(action));
+        let flag = KeptIds::flag(Some((text.as_str(), from_file)));
+        let lean = flag
+            .and_then(|k| {
+                let (first, rest) = (lines.as_bytes().into(), std::iter::empty());
+                load_lean_with(first, rest, &mut lines.as_bytes(), k, purpose, Limits::default(), Ok)
+            })
         .map(|l| kept_set(&l.input, &l.compaction, &store_ids));
         let want: BTreeSet<String> = kept.iter().cloned().collect();
         if names_all {

@@ -1,6 +1,6 @@
 //! Tests of loading, flag values and the lean entry points.
 
-use super::lean::{Lean, LeanFor, Purpose, load_lean, load_lean_for};
+use super::lean::{KeptIds, LeanFor, Purpose, load_lean_with};
 use super::*;
 use crate::compaction::Compaction;
 
@@ -77,28 +77,9 @@ fn kept_flag_forms() {
     assert!(kept_from_flag("--kept", "", false).unwrap().is_empty());
 }
 
-fn lean(text: &str, kept: Option<&str>, action: Option<&str>) -> Result<Lean, Fallback> {
-    // Three-byte chunks cut lines anywhere but at line ends only, as the CLI's do.
-    let bytes = text.as_bytes();
-    let mut chunks: Vec<Vec<u8>> = Vec::new();
-    let mut start = 0;
-    for (i, b) in bytes.iter().enumerate() {
-        if *b == b'\n' && i + 1 - start >= 3 {
-            chunks.push(bytes[start..=i].to_vec());
-            start = i + 1;
-        }
-    }
-    chunks.push(bytes[start..].to_vec());
-    let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
-    let first = chunks.next().unwrap_or_default();
+fn lean(text: &str, kept: Option<&str>, action: Option<&str>) -> Result<LeanFor, Fallback> {
     let action = action.map(|a| action_from_flag("--action", a).unwrap());
-    load_lean(
-        first,
-        chunks.map(Ok),
-        kept.map(|k| (k, false)),
-        action,
-        Limits::default(),
-    )
+    lean_for(text, kept, Purpose::Check(action))
 }
 
 fn exact_report(text: &str, kept: Option<&str>, action: &str) -> Vec<u8> {
@@ -118,15 +99,16 @@ fn exact_report(text: &str, kept: Option<&str>, action: &str) -> Vec<u8> {
     crate::report::Report::check(&a, &c, &input.totals, outcome).render(crate::report::Format::Json)
 }
 
-fn lean_report(l: &Lean) -> Vec<u8> {
+fn lean_report(l: &LeanFor) -> Vec<u8> {
+    let action = l.action.as_ref().unwrap();
     let outcome = crate::gate::check(
         &l.input.store,
         &l.compaction,
         &l.input.totals,
-        &l.action,
+        action,
         Default::default(),
     );
-    crate::report::Report::check(&l.action, &l.compaction, &l.input.totals, outcome)
+    crate::report::Report::check(action, &l.compaction, &l.input.totals, outcome)
         .render(crate::report::Format::Json)
 }
 
@@ -214,12 +196,14 @@ fn lean_for(text: &str, kept: Option<&str>, purpose: Purpose) -> Result<LeanFor,
     chunks.push(bytes[start..].to_vec());
     let mut chunks = chunks.into_iter().filter(|c| !c.is_empty());
     let first = chunks.next().unwrap_or_default();
-    load_lean_for(
-        first,
-        chunks.map(Ok),
-        kept.map(|k| (k, false)),
+    load_lean_with(
+        first.into(),
+        chunks.map(|c| Ok(c.into())),
+        &mut text.as_bytes(),
+        KeptIds::flag(kept.map(|k| (k, false)))?,
         purpose,
         Limits::default(),
+        Ok,
     )
 }
 
