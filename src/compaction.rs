@@ -256,7 +256,7 @@ impl Totals {
         named: BTreeSet<String>,
         mut kept_not_held: Vec<u64>,
     ) -> Totals {
-        crate::ids::radix_sort(&mut kept_not_held, Vec::new());
+        kept_not_held.sort_unstable();
         Totals {
             records,
             named,

@@ -1,5 +1,5 @@
-//! Record ids as 64-bit hashes, and sorting them: what the lean loader keys its records
-//! by, and what a lean compaction answers "was this id kept?" with.
+//! Record ids as 64-bit hashes: what the lean loader keys its records by, and what a
+//! lean compaction answers "was this id kept?" with.
 //!
 //! A hash is never taken for an id without a check: two records whose ids share a hash
 //! make the lean load fall back to the exact loader.
@@ -35,104 +35,6 @@ pub fn id_hash(bytes: &[u8]) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     h ^ (h >> 33)
-}
-
-/// Bits of the first pass of [`radix_sort_from`] (the most significant ones): 256 runs,
-/// few enough that writing to all of them at once stays within the cache and the TLB.
-pub const TOP_BITS: u32 = 8;
-
-/// Bits per pass of [`radix_sort_from`] within a run of equal top bits: a 512-entry count
-/// table, and a run that stays in the first-level cache.
-pub const DIGIT_BITS: u32 = 9;
-
-/// Runs of [`radix_sort_from`]'s first pass at most this long are sorted by comparison.
-const SHORT_RUN: usize = 64;
-
-/// Sorts `v`: hashes are uniform, and on them this radix sort is several times as fast as
-/// a comparison sort. `spare` is scratch space.
-pub fn radix_sort(v: &mut [u64], spare: Vec<u64>) {
-    radix_sort_from(v, spare, 0);
-}
-
-/// [`radix_sort`] by the bits from `low` up only: `v` ends in order of `v >> low`. One
-/// pass by the top [`TOP_BITS`] cuts `v` into runs, then each run is sorted by the bits
-/// below them, least significant digit first, [`DIGIT_BITS`] per pass, while it is in
-/// cache (one pass over the whole of `v` at a time would write to thousands of places
-/// at once, and miss the cache and the TLB on most of them).
-pub fn radix_sort_from(v: &mut [u64], spare: Vec<u64>, low: u32) {
-    const RUNS: usize = 1 << TOP_BITS;
-    const TOP_SHIFT: u32 = 64 - TOP_BITS;
-    let mut other = spare;
-    other.clear();
-    other.resize(v.len(), 0);
-    // The runs' bounds: run r is other[starts[r]..starts[r + 1]].
-    let mut starts = [0usize; RUNS + 1];
-    for &x in v.iter() {
-        if let Some(n) = starts.get_mut((x >> TOP_SHIFT) as usize + 1) {
-            *n += 1;
-        }
-    }
-    for r in 1..=RUNS {
-        let before = starts.get(r - 1).copied().unwrap_or(0);
-        if let Some(n) = starts.get_mut(r) {
-            *n += before;
-        }
-    }
-    let mut at = starts;
-    for &x in v.iter() {
-        if let Some(n) = at.get_mut((x >> TOP_SHIFT) as usize) {
-            if let Some(slot) = other.get_mut(*n) {
-                *slot = x;
-            }
-            *n += 1;
-        }
-    }
-    let shifts: Vec<u32> = (low.min(TOP_SHIFT)..TOP_SHIFT)
-        .step_by(DIGIT_BITS as usize)
-        .collect();
-    let mut counts = [0usize; 1 << DIGIT_BITS];
-    for bounds in starts.windows(2) {
-        let &[from, to] = bounds else { continue };
-        let (Some(mut src), Some(mut dst)) = (other.get_mut(from..to), v.get_mut(from..to)) else {
-            continue;
-        };
-        // A short run (most of them, when `v` is small) is sorted by comparison: the
-        // passes' count tables would cost more than the run.
-        if to - from <= SHORT_RUN {
-            dst.copy_from_slice(src);
-            dst.sort_unstable();
-            continue;
-        }
-        for &shift in &shifts {
-            let mask = (1u64 << DIGIT_BITS.min(TOP_SHIFT - shift)) - 1;
-            counts.fill(0);
-            for &x in src.iter() {
-                if let Some(n) = counts.get_mut(((x >> shift) & mask) as usize) {
-                    *n += 1;
-                }
-            }
-            let mut sum = 0;
-            for n in counts.iter_mut() {
-                let here = *n;
-                *n = sum;
-                sum += here;
-            }
-            for &x in src.iter() {
-                if let Some(n) = counts.get_mut(((x >> shift) & mask) as usize) {
-                    if let Some(slot) = dst.get_mut(*n) {
-                        *slot = x;
-                    }
-                    *n += 1;
-                }
-            }
-            std::mem::swap(&mut src, &mut dst);
-        }
-        // The run ends where the last pass wrote it (`src` after the swap): in `v`, or
-        // copied there.
-        if shifts.len().is_multiple_of(2) {
-            dst.copy_from_slice(src);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -121,36 +121,18 @@ pub(super) fn kept_fingerprint(
     if a.len() + b.len() != plan.kept.len() {
         return Err(Fallback);
     }
-    Ok(fingerprint_of(in_seq_order(a, b).filter_map(
-        |(_, k, d)| {
-            let id = plan.kept.get(k as usize).copied()?;
-            Some((id, d))
-        },
-    )))
+    let mut all = a;
+    all.extend(b);
+    // Each worker's are in `seq` order when the input's `seq`s rise: a stable sort
+    // merges the two runs.
+    all.sort_by_key(|d| d.0);
+    Ok(fingerprint_of(all.into_iter().filter_map(|(_, k, d)| {
+        Some((plan.kept.get(k as usize).copied()?, d))
+    })))
 }
 
 /// A kept record's `seq`, index among the plan's kept ids, and digest.
 pub(super) type Digested = (u64, u32, [u8; 32]);
-
-/// Two workers' digests in `seq` order: merged as they come when each is in order already
-/// (a worker meets its batches in input order, so it is when the input's `seq`s rise),
-/// sorted together otherwise.
-pub(super) fn in_seq_order(
-    mut a: Vec<Digested>,
-    mut b: Vec<Digested>,
-) -> impl Iterator<Item = Digested> {
-    let sorted = |v: &[Digested]| v.windows(2).all(|w| matches!(w, [x, y] if x.0 <= y.0));
-    if !(sorted(&a) && sorted(&b)) {
-        a.append(&mut b);
-        a.sort_unstable_by_key(|d| d.0);
-    }
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-    std::iter::from_fn(move || match (a.peek(), b.peek()) {
-        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
-        (Some(_), _) => a.next(),
-        (None, _) => b.next(),
-    })
-}
 
 /// Adds to `held` (sorted by seq, no repeats) every record a held record depends on,
 /// transitively, parsing again the lines `pin` kept for that. Every `depends_on` target

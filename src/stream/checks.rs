@@ -1,10 +1,10 @@
-//! The checks that need the whole input: no id twice (the id hashes radix-sorted and
+//! The checks that need the whole input: no id twice (the id hashes sorted and
 //! merged) and each `supersedes` and `depends_on` naming a record it may name.
 
 use super::*;
 
-/// Each worker's id hashes, and a spare buffer per worker for sorting them.
-pub(super) type IdHashes = ([Vec<u64>; 2], [Vec<u64>; 2]);
+/// Each worker's id hashes.
+pub(super) type IdHashes = [Vec<u64>; 2];
 
 /// The workers' entries, for the checks that link records: their ids, `supersedes` and
 /// `depends_on` (in `names` and `deps`) and fact fields.
@@ -48,9 +48,9 @@ impl<'e> Links<'e> {
     ) -> Result<(), Fallback> {
         {
             let mut hashes = hashes.lock().map_err(|_| Fallback)?;
-            let ([a, b], spare) = &mut *hashes;
+            let [a, b] = &mut *hashes;
             // A shared hash may be a real duplicate: the exact loader decides.
-            if has_duplicate([a, b], two_threads, std::mem::take(spare)) {
+            if has_duplicate([a, b], two_threads) {
                 return Err(Fallback);
             }
         }
@@ -112,78 +112,33 @@ impl<'e> Entries<'e> {
     }
 }
 
-/// True when some value occurs twice across the two lists (each is put in order of its
-/// top [`RUN_BITS`] bits in place, on two threads when `two_threads` and one can be had;
-/// `spare[k]` is scratch space for list `k`).
-///
-/// A full sort is not needed to find a repeat: equal values have equal top bits, so after
-/// ordering by those only the runs of equal top bits (across both lists) are compared
-/// whole, and for uniform hashes nearly every run is a single value.
-pub(super) fn has_duplicate(
-    [a, b]: [&mut Vec<u64>; 2],
-    two_threads: bool,
-    spare: [Vec<u64>; 2],
-) -> bool {
-    const LOW: u32 = 64 - RUN_BITS;
-    let [mut spare_a, mut spare_b] = spare;
+/// True when some value occurs twice across the two lists (each sorted in place, the
+/// second on a thread of its own when `two_threads` and one can be had).
+pub(super) fn has_duplicate([a, b]: [&mut Vec<u64>; 2], two_threads: bool) -> bool {
     let both = two_threads
         && std::thread::scope(|s| {
-            let other = std::thread::Builder::new()
-                .spawn_scoped(s, || radix_sort_from(b, std::mem::take(&mut spare_b), LOW));
-            radix_sort_from(a, std::mem::take(&mut spare_a), LOW);
+            let other = std::thread::Builder::new().spawn_scoped(s, || b.sort_unstable());
+            a.sort_unstable();
             other.is_ok_and(|h| h.join().is_ok())
         });
     if !both {
-        radix_sort_from(a, spare_a, LOW);
-        radix_sort_from(b, spare_b, LOW);
+        a.sort_unstable();
+        b.sort_unstable();
     }
-    let top = |h: u64| h >> LOW;
-    // The two lists merged by top bits: a value whose top bits are those of the value
-    // before it starts a run of equal top bits (rare), whose values are compared whole.
-    // The merge picks each next value without a branch that guesses.
-    let (a, b) = (a.as_slice(), b.as_slice());
+    let repeat = |v: &[u64]| v.windows(2).any(|w| matches!(w, [p, q] if p == q));
+    if repeat(a) || repeat(b) {
+        return true;
+    }
     let (mut i, mut j) = (0, 0);
-    let mut last: Option<u64> = None;
-    loop {
-        let t = match (a.get(i), b.get(j)) {
-            (Some(&x), Some(&y)) => {
-                let from_a = top(x) <= top(y);
-                i += usize::from(from_a);
-                j += usize::from(!from_a);
-                if from_a { top(x) } else { top(y) }
-            }
-            (Some(&x), None) => {
-                i += 1;
-                top(x)
-            }
-            (None, Some(&y)) => {
-                j += 1;
-                top(y)
-            }
-            (None, None) => return false,
-        };
-        if last == Some(t) {
-            // The whole run, in both lists: ordered, so a repeat is a neighbour.
-            let run_of = |v: &[u64]| {
-                let from = v.partition_point(|&h| top(h) < t);
-                (from, v.partition_point(|&h| top(h) <= t))
-            };
-            let ((a_from, a_to), (b_from, b_to)) = (run_of(a), run_of(b));
-            let mut run: Vec<u64> = a.get(a_from..a_to).unwrap_or_default().to_vec();
-            run.extend_from_slice(b.get(b_from..b_to).unwrap_or_default());
-            run.sort_unstable();
-            if run.windows(2).any(|w| matches!(w, [p, q] if p == q)) {
-                return true;
-            }
-            (i, j) = (a_to, b_to);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
         }
-        last = Some(t);
     }
+    false
 }
-
-/// How many top bits [`has_duplicate`] orders by: a pass of [`crate::ids::TOP_BITS`], then three of
-/// at most [`crate::ids::DIGIT_BITS`] within each run.
-pub(super) const RUN_BITS: u32 = 33;
 
 /// Whether the kept records (the `seq`s of their digests) are exactly the `head` lowest
 /// and the `tail` highest `seq`s of all the records (`seqs`, distinct): the kept set of a

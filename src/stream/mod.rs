@@ -33,7 +33,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::compaction::{Compaction, Retention, Totals, fingerprint_of};
-use crate::ids::{id_hash, radix_sort_from};
+use crate::ids::id_hash;
 use crate::json::{self, skip_ws};
 use crate::record::{
     Kind, Limits, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
@@ -175,7 +175,7 @@ fn finish<R>(
         && batches
             .windows(2)
             .all(|w| matches!(w, [x, y] if x.last < y.first));
-    if !rising && has_duplicate([&mut a.seqs, &mut b.seqs], true, [Vec::new(), Vec::new()]) {
+    if !rising && has_duplicate([&mut a.seqs, &mut b.seqs], true) {
         return Err(Fallback);
     }
     // Kept ids read from the input's ends for a retention: they must be the records it
@@ -185,15 +185,12 @@ fn finish<R>(
     {
         return Err(Fallback);
     }
+    (a.seqs, b.seqs) = (Vec::new(), Vec::new());
     let total = a.hashes.len() + b.hashes.len();
 
-    // The id hashes (sorted in place by the duplicate check, with the `seq` lists, as
-    // long and no longer needed, for its scratch space) and the entries go to the checks;
-    // the rest of each worker goes to the store.
-    let hashes = Mutex::new((
-        [std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)],
-        [std::mem::take(&mut a.seqs), std::mem::take(&mut b.seqs)],
-    ));
+    // The id hashes (sorted in place by the duplicate check) and the entries go to the
+    // checks; the rest of each worker goes to the store.
+    let hashes = Mutex::new([std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)]);
     let mut parts = [Held::take(&mut a), Held::take(&mut b)];
     // The fingerprint of the kept records, from their digests: on the checks' thread when
     // there is one (the store is built meanwhile, and needs it last).
