@@ -158,22 +158,6 @@ impl<'a> Plan<'a> {
         self
     }
 
-    /// Starts reading the filter word [`Plan::kept_index`] will test for `h`, so that it
-    /// is in cache by then.
-    pub(super) fn fetch_filter(&self, h: u64) {
-        let (at, _) = filter_slot(h, self.filter.len());
-        #[cfg(target_arch = "x86_64")]
-        if let Some(word) = self.filter.get(at) {
-            // SAFETY: a prefetch only hints the cache; it never reads through the
-            // pointer (and this one points at a live element anyway).
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (word as *const u64).cast::<i8>(),
-                );
-            }
-        }
-    }
-
     /// The index of `id` (whose hash is `h`) among the kept ids.
     pub(super) fn kept_index(&self, id: &str, h: u64) -> Option<u32> {
         let (at, bits) = filter_slot(h, self.filter.len());

@@ -176,7 +176,7 @@ pub(super) struct Worker {
     /// With [`Plan::counting_tokens`]: (batch, lowest seq, highest seq) of each batch.
     pub(super) ranges: Vec<(usize, u64, u64)>,
     /// The kept id after the last one met: records and kept ids tend to come in the same
-    /// order, so it is tried before the filter and the map.
+    /// order, so it is tried before the map.
     pub(super) next_kept: usize,
 }
 
@@ -192,22 +192,12 @@ impl Worker {
     ) -> Result<(), Fallback> {
         let start = self.seqs.len();
         let mut at = 0;
-        // Each decided line is dispatched one line late: its kept-id filter word is
-        // fetched first, and arrives while the next line is scanned.
-        let mut pending: Option<(scan::Simple<'_>, &str, u64)> = None;
         while at < chunk.len() {
             if let Some((s, end, next)) = scan::simple_in(chunk, at) {
                 let text = chunk.get(at..end).ok_or(Fallback)?;
-                let h = id_hash(s.id.as_bytes());
-                plan.fetch_filter(h);
-                if let Some((s, text, h)) = pending.replace((s, text, h)) {
-                    self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
-                }
+                self.dispatch(plan, text, scan::Fast::Done(s))?;
                 at = next;
                 continue;
-            }
-            if let Some((s, text, h)) = pending.take() {
-                self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
             }
             let rest = chunk.get(at..).ok_or(Fallback)?;
             let end = rest.find('\n').map_or(chunk.len(), |n| at + n);
@@ -216,9 +206,6 @@ impl Worker {
                 self.record(plan, text)?;
             }
             at = end + 1;
-        }
-        if let Some((s, text, h)) = pending.take() {
-            self.dispatch(plan, text, scan::Fast::Done(s), Some(h))?;
         }
         self.batch_done(plan, index, start);
         Ok(())
@@ -235,7 +222,7 @@ impl Worker {
     ) -> Result<(), Fallback> {
         let start = self.seqs.len();
         walk_span(text, last, |item, simple| match simple {
-            Some(s) => self.dispatch(plan, item, scan::Fast::Done(s), None),
+            Some(s) => self.dispatch(plan, item, scan::Fast::Done(s)),
             None => self.record(plan, item),
         })?;
         self.batch_done(plan, index, start);
@@ -363,17 +350,15 @@ impl Worker {
     }
 
     pub(super) fn record(&mut self, plan: &Plan<'_>, text: &str) -> Result<(), Fallback> {
-        self.dispatch(plan, text, scan::simple(text), None)
+        self.dispatch(plan, text, scan::simple(text))
     }
 
-    /// [`Worker::record`], given what [`scan::simple`] made of `text` (and, for a line it
-    /// decided, its id's hash if known).
+    /// [`Worker::record`], given what [`scan::simple`] made of `text`.
     pub(super) fn dispatch(
         &mut self,
         plan: &Plan<'_>,
         text: &str,
         fast: scan::Fast<'_>,
-        hash: Option<u64>,
     ) -> Result<(), Fallback> {
         let chatter = match fast {
             scan::Fast::Done(s) if s.kind == "chatter" => s.chatter(),
@@ -389,7 +374,7 @@ impl Worker {
         let Some(c) = chatter else {
             return self.not_chatter(plan, text, None);
         };
-        let h = hash.unwrap_or_else(|| id_hash(c.id.as_bytes()));
+        let h = id_hash(c.id.as_bytes());
         self.seqs.push(c.seq);
         self.hashes.push(h);
         if plan.count_tokens {
