@@ -4,8 +4,8 @@
 //! About nine records in ten are chatter, and the gate needs nothing from a chatter
 //! record but its id, its `seq` and its token estimate. The hand-written scan here
 //! ([`simple`], [`simple_in`], [`simple_item`]) reads the commonest shape straight out of
-//! the chunk; the typed serde scans of whole records ([`chatter_by_serde`], [`fact`],
-//! [`rule`], in `records`) read the rest with the seeds in `seeds` (values and predicates
+//! the chunk; the typed serde scans of facts, policies and effects ([`fact`], [`rule`],
+//! in `records`) read those with the seeds in `seeds` (values and predicates
 //! checked as they are read: keys compared as borrowed strings, a key that appears twice
 //! in any object refused, as [`crate::json`] does); [`canonical`] writes a kept record's
 //! canonical JSON from its text. No `Value` is built for a record the gate does not hold.
@@ -16,8 +16,6 @@
 //! the strict path, which gives the exact record or the exact error. This module reads
 //! bytes; it never touches files.
 
-use std::borrow::Cow;
-
 use crate::json::skip_ws;
 
 mod canonical;
@@ -25,75 +23,27 @@ mod records;
 mod seeds;
 
 pub use canonical::canonical;
-pub use records::{Early, FactLine, Rule, RuleLine, chatter_by_serde, fact, rule, seq_of};
-
-/// A chatter record as the light scan read it.
-#[derive(Debug, Clone)]
-pub struct Chatter<'a> {
-    /// The record's id (borrowed from the line unless it had escapes).
-    pub id: Cow<'a, str>,
-    /// The record's `seq`.
-    pub seq: u64,
-    /// `text`, as written in the line (a JSON string, quotes included).
-    text: Option<&'a str>,
-    /// Whether `text` as written is already canonical (see [`Simple::text_plain`]).
-    text_plain: bool,
-    /// `tokens`, if declared.
-    tokens: Option<u64>,
-    /// Whether the record has keys besides id, seq, kind, text and tokens.
-    other_keys: bool,
-}
-
-impl Chatter<'_> {
-    /// `tokens`, if the record declares it.
-    pub fn tokens(&self) -> Option<u64> {
-        self.tokens
-    }
-
-    /// Writes the record's canonical JSON (keys sorted, no whitespace, strings escaped as
-    /// serde_json escapes them) into `out`, exactly as [`crate::json::canonical`] would.
-    /// `false` (and `out` unspecified) when the record has other keys: use the strict path.
-    pub fn canonical(&self, out: &mut Vec<u8>) -> bool {
-        if self.other_keys {
-            return false;
-        }
-        write_canonical(
-            out,
-            (&self.id, matches!(self.id, Cow::Borrowed(_))),
-            "chatter",
-            self.seq,
-            self.text.map(|t| (t, self.text_plain)),
-            self.tokens,
-        )
-    }
-}
+pub use records::{Early, FactLine, Rule, RuleLine, fact, rule, seq_of};
 
 /// Writes the canonical JSON of a record with only id, kind, seq, text and tokens into
-/// `out` (cleared first), exactly as [`crate::json::canonical`] would. `id` is decoded,
-/// with whether it was written without escapes; `text` is as written in the line, with
-/// whether that is already canonical. `false` (and `out`
-/// unspecified) when the text cannot be decoded.
+/// `out` (cleared first), exactly as [`crate::json::canonical`] would. `id` and `kind`
+/// are written without escapes; `text` is as written in the line, with whether that is
+/// already canonical. `false` (and `out` unspecified) when the text cannot be decoded.
 fn write_canonical(
     out: &mut Vec<u8>,
-    id: (&str, bool),
+    id: &str,
     kind: &str,
     seq: u64,
     text: Option<(&str, bool)>,
     tokens: Option<u64>,
 ) -> bool {
     out.clear();
-    out.extend_from_slice(b"{\"id\":");
-    match id {
-        // No escapes in the line, and a JSON string cannot hold raw control characters.
-        (id, true) => {
-            out.push(b'"');
-            out.extend_from_slice(id.as_bytes());
-            out.push(b'"');
-        }
-        (id, false) => write_str(out, id),
+    // No escapes in the line, and a JSON string cannot hold raw control characters.
+    for (key, value) in [("{\"id\":\"", id), ("\",\"kind\":\"", kind)] {
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(value.as_bytes());
     }
-    out.extend_from_slice(b",\"kind\":");
-    write_str(out, kind);
+    out.push(b'"');
     out.extend_from_slice(b",\"seq\":");
     write_u64(out, seq);
     if let Some((raw, plain)) = text {
@@ -138,17 +88,6 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-/// Scans one JSON Lines record (already known to be UTF-8). `Some` only for a well-formed
-/// chatter record that the strict path would accept with the same id and seq; `None` means
-/// "take the strict path".
-pub fn chatter(line: &str) -> Option<Chatter<'_>> {
-    match simple(line) {
-        Fast::Done(s) => s.chatter(),
-        Fast::NotChatter(_) => None,
-        Fast::Unknown => chatter_by_serde(line),
-    }
-}
-
 /// A record line made of nothing but `id`, `seq`, `kind`, `text` and `tokens`, each a
 /// plain value, as [`simple`] read it: most of a store's lines (chatter, summaries).
 #[derive(Debug, Clone)]
@@ -169,24 +108,12 @@ pub struct Simple<'a> {
 }
 
 impl<'a> Simple<'a> {
-    /// The chatter record, if it is one.
-    pub fn chatter(self) -> Option<Chatter<'a>> {
-        (self.kind == "chatter").then_some(Chatter {
-            id: Cow::Borrowed(self.id),
-            seq: self.seq,
-            text: self.text,
-            text_plain: self.text_plain,
-            tokens: self.tokens,
-            other_keys: false,
-        })
-    }
-
     /// Writes the record's canonical JSON into `out`, exactly as
     /// [`crate::json::canonical`] would; `false` when the text cannot be decoded.
     pub fn canonical(&self, out: &mut Vec<u8>) -> bool {
         write_canonical(
             out,
-            (self.id, true),
+            self.id,
             self.kind,
             self.seq,
             self.text.map(|t| (t, self.text_plain)),
@@ -215,14 +142,14 @@ pub enum Fast<'a> {
     /// Not decided, but its `kind` is a string other than `chatter` (this one): not
     /// chatter.
     NotChatter(&'a str),
-    /// Not decided: anything else (another key, an escaped key or id, a `\u` escape, an
+    /// Not decided: anything else (another key, an escaped key or id, a `\u` escape that does not decode, an
     /// odd number, a nested value, a malformed line, ...).
     Unknown,
 }
 
 /// A hand-written scan of the commonest record shape: one object whose keys are among
 /// `id`, `seq`, `kind`, `text` and `tokens` (each once, no escapes in the keys), with
-/// string values for `id`, `kind` and `text` (no `\u` escapes; none at all in `id` and
+/// string values for `id`, `kind` and `text` (`\u` escapes only if they decode; none at all in `id` and
 /// `kind`) and integers below 2^64 for `seq` and `tokens`. It decides only lines that are
 /// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
@@ -313,7 +240,10 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
                     return None;
                 }
                 if key == b"text" {
-                    text_plain = escapes != Escapes::Slash;
+                    if escapes == Escapes::Unicode && !seeds::escapes_decode(raw) {
+                        return None;
+                    }
+                    text_plain = escapes <= Escapes::Plain;
                     *slot = Some(raw);
                 } else if escapes == Escapes::None {
                     *slot = Some(inner);
@@ -357,19 +287,21 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     Some((simple, end))
 }
 
-/// The escapes met in a string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The escapes met in a string, the most telling of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Escapes {
     None,
     /// Only `\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t`: as serde_json writes them.
     Plain,
     /// `\/` too (serde_json writes a bare `/`).
     Slash,
+    /// `\u` too (its four hex digits not checked here: see [`seeds::escapes_decode`]).
+    Unicode,
 }
 
 /// The index just past the closing quote of the string whose contents start at `i`, and
-/// its escapes; `None` for a `\u` escape, an invalid escape, a raw control character or a
-/// string that does not end.
+/// its escapes; `None` for an invalid escape, a raw control character or a string that
+/// does not end.
 fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -392,15 +324,13 @@ fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
         match *b.get(i)? {
             b'"' => return Some((i + 1, escapes)),
             b'\\' => {
-                match *b.get(i + 1)? {
-                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                        if escapes == Escapes::None {
-                            escapes = Escapes::Plain;
-                        }
-                    }
-                    b'/' => escapes = Escapes::Slash,
+                let this = match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Escapes::Plain,
+                    b'/' => Escapes::Slash,
+                    b'u' => Escapes::Unicode,
                     _ => return None,
-                }
+                };
+                escapes = escapes.max(this);
                 i += 2;
             }
             c if c < 0x20 => return None,

@@ -1,24 +1,13 @@
-//! The typed serde scans of whole records: a chatter record the simple scan did not
-//! decide ([`chatter_by_serde`]), a fact ([`fact`]), a policy or effect ([`rule`]), and a
-//! quick `seq` ([`seq_of`]). Each says yes only to a record the strict path accepts with
+//! The typed serde scans of whole records: a fact ([`fact`]), a policy or effect
+//! ([`rule`]), and a quick `seq` ([`seq_of`]). Each says yes only to a record the strict path accepts with
 //! the same values; anything else is `None`, and the caller takes the strict path.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 
 use super::seeds::*;
-use super::*;
-
-/// [`chatter`] by the typed serde visitor, for lines [`simple`] does not decide.
-pub fn chatter_by_serde(line: &str) -> Option<Chatter<'_>> {
-    let mut de = serde_json::Deserializer::from_str(line);
-    let head = de.deserialize_map(RecordVisitor).ok()?;
-    de.end().ok()?;
-    Some(head)
-}
 
 /// A `fact` record as the light scan read it: what the loader's cross-record checks need.
 /// The line itself is parsed by the strict path only if its fact is the newest of its
@@ -329,100 +318,4 @@ pub fn seq_of(line: &str) -> Option<u64> {
     serde_json::Deserializer::from_str(line)
         .deserialize_map(SeqVisitor)
         .ok()
-}
-
-/// The top-level keys the scan reads; each may appear once.
-#[derive(Clone, Copy)]
-pub(super) enum Known {
-    Id = 1,
-    Seq = 2,
-    Kind = 4,
-    Text = 8,
-    Tokens = 16,
-}
-
-pub(super) struct RecordVisitor;
-
-impl<'de> Visitor<'de> for RecordVisitor {
-    type Value = Chatter<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a record object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Chatter<'de>, A::Error> {
-        let mut id: Option<Cow<'de, str>> = None;
-        let mut seq = None;
-        let mut chatter = false;
-        let mut text = None;
-        let mut tokens = None;
-        let mut seen = 0u8;
-        let mut others = Keys::default();
-        while let Some(key) = map.next_key_seed(StrSeed)? {
-            let known = match &*key {
-                "id" => Some(Known::Id),
-                "seq" => Some(Known::Seq),
-                "kind" => Some(Known::Kind),
-                "text" => Some(Known::Text),
-                "tokens" => Some(Known::Tokens),
-                _ => None,
-            };
-            if let Some(k) = known {
-                if seen & k as u8 != 0 {
-                    return Err(not_light());
-                }
-                seen |= k as u8;
-            } else if key == NUMBER_TOKEN {
-                return Err(not_light());
-            }
-            match known {
-                Some(Known::Id) => {
-                    let v = map.next_value_seed(StrSeed)?;
-                    if v.is_empty() {
-                        return Err(not_light());
-                    }
-                    id = Some(v);
-                }
-                Some(Known::Seq) => seq = Some(map.next_value_seed(U64Seed)?),
-                Some(Known::Kind) => {
-                    if map.next_value_seed(StrSeed)? != "chatter" {
-                        return Err(not_light());
-                    }
-                    chatter = true;
-                }
-                Some(Known::Text) => {
-                    // Skipped, not decoded: the raw text is a string when it opens with `"`
-                    // (serde_json has checked its escapes' syntax, the caller its UTF-8,
-                    // and `escapes_decode` that its `\u` escapes make characters).
-                    let raw: &'de RawValue = map.next_value()?;
-                    if !raw.get().starts_with('"') || !escapes_decode(raw.get()) {
-                        return Err(not_light());
-                    }
-                    text = Some(raw.get());
-                }
-                Some(Known::Tokens) => tokens = Some(map.next_value_seed(U64Seed)?),
-                None => {
-                    if !others.insert(key) {
-                        return Err(not_light());
-                    }
-                    map.next_value_seed(Skip)?;
-                }
-            }
-        }
-        let other_keys = !others.is_empty();
-        if !others.distinct() {
-            return Err(not_light());
-        }
-        match (id, seq, chatter) {
-            (Some(id), Some(seq), true) => Ok(Chatter {
-                id,
-                seq,
-                text,
-                text_plain: text.is_some_and(|t| !t.contains('\\')),
-                tokens,
-                other_keys,
-            }),
-            _ => Err(not_light()),
-        }
-    }
 }

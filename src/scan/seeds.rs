@@ -228,11 +228,6 @@ impl<'de> Keys<'de> {
         true
     }
 
-    /// Whether there is none.
-    pub(super) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Whether no key came twice.
     pub(super) fn distinct(mut self) -> bool {
         if self.0.len() <= Self::FEW {

@@ -277,12 +277,12 @@ where
         if !wanted.contains(&scan::seq_of(text).ok_or(Fallback)?) {
             return Ok(());
         }
-        if let Some(c) = scan::chatter(text) {
-            if wanted.contains(&c.seq) {
-                if !c.canonical(scratch) && !scan::canonical(text, scratch) {
+        if let scan::Fast::Done(s) = scan::simple(text) {
+            if wanted.contains(&s.seq) {
+                if !s.canonical(scratch) {
                     return Err(Fallback);
                 }
-                out.push((c.seq, c.id.into_owned(), Sha256::digest(&*scratch).into()));
+                out.push((s.seq, s.id.to_string(), Sha256::digest(&*scratch).into()));
             }
             return Ok(());
         }

@@ -360,8 +360,8 @@ impl Worker {
         text: &str,
         fast: scan::Fast<'_>,
     ) -> Result<(), Fallback> {
-        let chatter = match fast {
-            scan::Fast::Done(s) if s.kind == "chatter" => s.chatter(),
+        let c = match fast {
+            scan::Fast::Done(s) if s.kind == "chatter" => s,
             scan::Fast::Done(s)
                 if plan.light() && !matches!(s.kind, "policy" | "fact" | "effect") =>
             {
@@ -369,16 +369,13 @@ impl Worker {
             }
             scan::Fast::Done(s) => return self.not_chatter(plan, text, Some(s.kind)),
             scan::Fast::NotChatter(kind) => return self.not_chatter(plan, text, Some(kind)),
-            scan::Fast::Unknown => scan::chatter_by_serde(text),
-        };
-        let Some(c) = chatter else {
-            return self.not_chatter(plan, text, None);
+            scan::Fast::Unknown => return self.not_chatter(plan, text, None),
         };
         let h = id_hash(c.id.as_bytes());
         self.seqs.push(c.seq);
         self.hashes.push(h);
         if plan.count_tokens {
-            let tokens = match c.tokens() {
+            let tokens = match c.tokens {
                 Some(t) => t,
                 None if c.canonical(&mut self.scratch) => (self.scratch.len() as u64).div_ceil(4),
                 None => {
@@ -388,7 +385,7 @@ impl Worker {
             };
             self.tokens.push(tokens);
         }
-        if let Some(k) = self.kept_index(plan, &c.id, h) {
+        if let Some(k) = self.kept_index(plan, c.id, h) {
             if c.canonical(&mut self.scratch) {
                 self.note_digest(c.seq, k);
             } else {
