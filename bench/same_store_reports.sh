@@ -6,6 +6,7 @@
 # on every fixture (check, pin, sweep). (bench/same_reports.sh does the transcript paths.)
 #
 #   OLD=/tmp/old/omission-gate NEW=target/release/omission-gate bash bench/same_store_reports.sh
+#   SKIP_STORES=1 ...   # the document and the fixtures only
 #
 # Prints one line per difference and exits 1 if there is any.
 set -uo pipefail
@@ -17,6 +18,8 @@ trap 'rm -rf "$work"' EXIT
 S1=bench/data/store_1m.jsonl
 D1=bench/data/store_1m.json
 ASCII=$work/store_ascii.jsonl
+# SKIP_STORES=1: only the document and the fixtures.
+[ "${SKIP_STORES:-0}" = 1 ] && S1=/nonexistent
 if [ -f "$S1" ]; then
     python3 - "$S1" "$ASCII" <<'PY'
 import json, sys
@@ -60,9 +63,9 @@ PY
 done
 if [ -f "$D1" ]; then
     same "check $D1" check "$D1" --format json
-    same "precheck $D1" check --precheck "$D1" --format json
-    same "pin $D1" pin "$D1" --format json
-    same "pin --budget $D1" pin "$D1" --budget 200000 --format json
+    same "precheck $D1" check --precheck "$D1" --tools "@$D1.tools.json" --format json
+    same "pin $D1" pin "$D1" --tools "@$D1.tools.json" --format json
+    same "pin --budget $D1" pin "$D1" --tools "@$D1.tools.json" --budget 200000 --format json
 fi
 for f in fixtures/*.json fixtures/variants/*.json; do
     same "check $f" check "$f"
