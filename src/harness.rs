@@ -27,6 +27,15 @@ impl Harness {
             Harness::GeminiCli => "gemini-cli",
         }
     }
+
+    /// The harness's name as its users know it, in messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "Claude Code",
+            Harness::Codex => "Codex",
+            Harness::GeminiCli => "Gemini CLI",
+        }
+    }
 }
 
 impl fmt::Display for Harness {

@@ -77,6 +77,8 @@ pub enum Adapter {
 pub struct Setup {
     /// The loaded store (a document or JSON Lines).
     pub input: Input,
+    /// The store's path as given, for messages.
+    pub store: String,
     /// Kept ids from `--kept`, overriding the document's `kept`.
     pub kept: Option<Vec<String>>,
     /// Where the kept ids came from, for messages.
@@ -402,6 +404,9 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         Ok(s) => s,
         Err(e) => return refuse(e),
     };
+    if let Some(err) = named_another_way(harness, &action.tool, setup) {
+        return refuse_with(&err, Retry::Misnamed);
+    }
     // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
     // itself, and the hook sees a `Bash` call: rules on `apply_patch` would not bind it.
     if harness == Harness::Codex && shell_patch(&action) && setup.names(PATCH_TOOL) {
@@ -464,6 +469,21 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     let mut report = Report::check(&action, compaction, totals, outcome);
     report.transcript = context.map(Context::summary);
     Answer::Deny(deny_reason(&report, Some(store), Retry::Futile))
+}
+
+/// The error for a call of `tool` that a rule of the store is meant to bind but names
+/// only as another harness names the tool (`Bash` for Gemini CLI's `run_shell_command`,
+/// `mcp__s__t` for its `mcp_s_t`): no rule would bind the call, and it would pass. From
+/// the names the load gathered from every record, held or not.
+fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
+    let named = &setup.input.totals.named;
+    named.iter().find_map(|name| {
+        let instead = crate::wiring::misnamed(harness, name, |n| named.contains(n))?;
+        glob_match(&instead, tool).then(|| {
+            let problem = crate::wiring::named_for_another_harness(harness, name, &instead);
+            InputError::invalid(&setup.store, "", problem)
+        })
+    })
 }
 
 /// Codex's patch tool.
@@ -627,6 +647,10 @@ pub enum Retry {
     /// The ERROR is one of timing (the transcript not yet written, our own deadline
     /// passed): a retry may pass.
     MayPass,
+    /// The store names this call's tool only as another harness names it: each call of
+    /// the tool gets the same ERROR until the store is fixed; calls of other tools are
+    /// judged.
+    Misnamed,
     /// The call, as made, cannot be judged (a Codex command started with a terminal):
     /// the same call made another way may pass.
     Reshape,
@@ -711,6 +735,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>, retry: Retry) -> Stri
             Retry::Futile => "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help",
             Retry::Wiring => "omission-gate cannot use the hook payload the harness sent, so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says (`omission-gate doctor` checks how the hook is wired); retrying will not help",
             Retry::Reshape => "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says",
+            Retry::Misnamed => "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the store is fixed: tell the user what the reason says; retrying will not help",
             Retry::MayPass => "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)",
         }
         .to_string(),
@@ -908,6 +933,7 @@ mod tests {
             crate::input::load("t", lines.join("\n").as_bytes(), Limits::default()).unwrap();
         let setup = Setup {
             input,
+            store: "t".to_string(),
             kept: None,
             kept_origin: String::new(),
             retention: Retention::Given,

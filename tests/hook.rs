@@ -113,6 +113,7 @@ const BLOCK_ADVICE: &str = "Records the compactor dropped bind this call: they a
 const INVALID_ADVICE: &str = "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help";
 const RESHAPE_ADVICE: &str = "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says";
 const PAYLOAD_ADVICE: &str = "omission-gate cannot use the hook payload the harness sent, so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says (`omission-gate doctor` checks how the hook is wired); retrying will not help";
+const MISNAMED_ADVICE: &str = "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the store is fixed: tell the user what the reason says; retrying will not help";
 const UNDECIDED_ADVICE: &str = "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user";
 
 fn refund_block_reason() -> String {
@@ -425,7 +426,19 @@ fn kept_and_retention_flags_change_the_compaction() {
             "--store",
             STORE,
             "--kept",
-            "r1,r2,r3,r4,r5,r6",
+            "r1,r2,r3,r4,r5,r6,r7",
+        ],
+        &p,
+    );
+    assert_eq!((out.stdout.as_str(), out.code), ("", 0));
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            STORE,
+            "--retention",
+            "recency:6",
         ],
         &p,
     );
@@ -438,18 +451,6 @@ fn kept_and_retention_flags_change_the_compaction() {
             STORE,
             "--retention",
             "recency:5",
-        ],
-        &p,
-    );
-    assert_eq!((out.stdout.as_str(), out.code), ("", 0));
-    let out = run(
-        &[
-            "hook",
-            "claude-code",
-            "--store",
-            STORE,
-            "--retention",
-            "recency:4",
         ],
         &p,
     );
@@ -708,10 +709,11 @@ const PRESERVE: &str = "omission-gate: keep each record below in the summary, ve
 #[test]
 fn precompact_prints_the_records_to_keep_for_manual_and_auto() {
     let expected = format!(
-        "{PRESERVE}{}{}{}",
+        "{PRESERVE}{}{}{}{}",
         "- r2 (policy, seq 2): require_approval on refunds.create, mcp__billing__refunds_create, mcp_billing_refunds_create when amount gt 5000; text: Refunds over 5,000 need a human approver. [kept because: active require_approval rule in scope of *: TRUE for a call with {\"amount\":5001}]\n",
         "- r3 (effect, seq 3): Bash already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: The corrected invoice for 7741 was already emailed. [kept because: effect ledger entry of Bash: a reachable call can replay it]\n",
         "- r4 (policy, seq 4): deny on payouts.send, mcp__billing__payouts_send, mcp_billing_payouts_send when payee.verified ne true; text: Never pay out to an unverified payee. [kept because: active deny rule in scope of *: TRUE for a call with {\"payee\":{\"verified\":false}}]\n",
+        "- r7 (effect, seq 7): run_shell_command already ran with {\"command\":\"./scripts/send-invoice.sh 7741\"}; text: The corrected invoice for 7741 was already emailed. [kept because: effect ledger entry of run_shell_command: a reachable call can replay it]\n",
     );
     for p in [
         precompact_payload("manual", "focus on the API work"),
@@ -852,5 +854,103 @@ fn replies_are_byte_for_byte_deterministic() {
             (again.stdout, again.stderr, again.code),
             (first.stdout.clone(), first.stderr.clone(), first.code)
         );
+    }
+}
+
+/// A store written for Claude Code names its tools as Claude Code does: under Gemini
+/// CLI's hook (`run_shell_command`, `write_file`, `mcp_<server>_<tool>`) and Codex's
+/// (`apply_patch`) no rule naming only those would bind a call, so the call is denied
+/// with the fix; under Claude Code's hook, and with every name given both ways, the
+/// store judges calls as before.
+#[test]
+fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-tool-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write_store = |name: &str, scope: &[&str]| {
+        let path = dir.join(name);
+        let record = serde_json::json!({
+            "id": "no-changes", "seq": 1, "kind": "policy", "scope": scope,
+            "predicate": {"all": []}, "effect": "deny", "text": "Change nothing here."
+        });
+        std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let claude = write_store("claude.json", &["Bash", "Write", REFUND_TOOL]);
+    let both = write_store(
+        "both.json",
+        &[
+            "Bash",
+            "Write",
+            REFUND_TOOL,
+            "run_shell_command",
+            "write_file",
+            "mcp_billing_refunds_create",
+            "apply_patch",
+        ],
+    );
+    let call = |h: &str, store: &str, tool: &str| {
+        let input = r#"{"command":"rm -rf build","file_path":"a","amount":1}"#;
+        run(&["hook", h, "--store", store], &payload(h, tool, input))
+    };
+    let shell = "`Bash` is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, so a rule that names only `Bash` never binds this call: name `run_shell_command` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)";
+    let cases = [
+        ("gemini-cli", "run_shell_command", shell.to_string()),
+        (
+            "gemini-cli",
+            "write_file",
+            "`Write` is how Claude Code names the file-writing tool; Gemini CLI calls it `write_file`, so a rule that names only `Write` never binds this call: name `write_file` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
+        ),
+        (
+            "gemini-cli",
+            "mcp_billing_refunds_create",
+            format!("`{REFUND_TOOL}` is how Claude Code and Codex name an MCP tool; Gemini CLI calls it `mcp_billing_refunds_create`, so a rule that names only `{REFUND_TOOL}` never binds this call: name `mcp_billing_refunds_create` too wherever the store names `{REFUND_TOOL}` (beside it in a policy's scope, or in an effect record of its own)"),
+        ),
+        (
+            "codex",
+            "apply_patch",
+            "`Write` is how Claude Code names the file-writing tool; Codex calls it `apply_patch`, so a rule that names only `Write` never binds this call: name `apply_patch` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
+        ),
+    ];
+    for (h, tool, message) in &cases {
+        let out = call(h, &claude, tool);
+        let reason = invalid_reason_with(&format!("{claude}: {message}"), MISNAMED_ADVICE);
+        assert_denied(&out, &reason, &format!("{h} {tool}"));
+        // Named both ways, the rule binds the call: the dropped deny blocks it.
+        let out = call(h, &both, tool);
+        assert_eq!(out.code, 2, "{h} {tool}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {tool}: {}",
+            out.stderr
+        );
+    }
+    // Claude Code's own names, under Claude Code (and Codex, which shares them): blocked
+    // by the rule, as before; a tool no rule names passes under every harness.
+    for (h, tool) in [
+        ("claude-code", "Bash"),
+        ("claude-code", "Write"),
+        ("claude-code", REFUND_TOOL),
+        ("codex", "Bash"),
+        ("codex", REFUND_TOOL),
+    ] {
+        for store in [&claude, &both] {
+            let out = call(h, store, tool);
+            assert_eq!(out.code, 2, "{h} {tool}: {}", out.stderr);
+            assert!(
+                out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+                "{h} {tool}: {}",
+                out.stderr
+            );
+        }
+    }
+    for (h, tool) in [
+        ("claude-code", "Read"),
+        ("gemini-cli", "read_file"),
+        ("codex", "mcp__docs__search"),
+    ] {
+        for store in [&claude, &both] {
+            let out = call(h, store, tool);
+            assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{h} {tool}");
+        }
     }
 }

@@ -301,11 +301,7 @@ fn kept_from_transcript(words: &[String]) -> bool {
 
 /// The harness's name as its users know it.
 pub(super) fn w_name(h: Harness) -> &'static str {
-    match h {
-        Harness::ClaudeCode => "Claude Code",
-        Harness::Codex => "Codex",
-        Harness::GeminiCli => "Gemini CLI",
-    }
+    h.title()
 }
 
 /// The files the harness reads hooks from, lowest precedence first.

@@ -161,6 +161,7 @@ pub(super) fn hook_setup(
     let tools = guarded_tools(args, limits)?;
     Ok(Setup {
         input: stored.input,
+        store: args.store.clone(),
         kept_origin: if args.kept.is_some() {
             "--kept".to_string()
         } else {
@@ -262,6 +263,7 @@ fn lean_transcript_setup(
     };
     Ok(Setup {
         input: stored.input,
+        store: args.store.clone(),
         kept_origin: clean(&args.store).into_owned(),
         kept: None,
         retention: Retention::Given,

@@ -46,4 +46,27 @@ pub enum InputProblem {
         clean(.0)
     )]
     KeptSplitsAnId(String),
+    /// A hook's store names a tool as another harness names it, and not as the
+    /// harness answered names it, so no rule naming only that name binds its calls.
+    #[error(
+        "`{}` is how {owners} {what}; {harness} calls it `{}`, so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        clean(.tool),
+        clean(.instead),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool)
+    )]
+    OtherHarnessTool {
+        /// The name the store gives.
+        tool: String,
+        /// The harnesses that give it, as users know them, with the verb: `Claude Code
+        /// names`, `Claude Code and Codex name`.
+        owners: String,
+        /// What it names.
+        what: &'static str,
+        /// The harness answered.
+        harness: &'static str,
+        /// The harness's own name for it.
+        instead: String,
+    },
 }

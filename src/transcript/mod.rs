@@ -295,11 +295,7 @@ pub enum Problem {
 
 /// A harness's name, as messages give it.
 fn harness_name(harness: Harness) -> &'static str {
-    match harness {
-        Harness::ClaudeCode => "Claude Code",
-        Harness::Codex => "Codex",
-        Harness::GeminiCli => "Gemini CLI",
-    }
+    harness.title()
 }
 
 impl Failure {
