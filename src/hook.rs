@@ -473,17 +473,39 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
 
 /// The error for a call of `tool` that a rule of the store is meant to bind but names
 /// only as another harness names the tool (`Bash` for Gemini CLI's `run_shell_command`,
-/// `mcp__s__t` for its `mcp_s_t`): no rule would bind the call, and it would pass. From
-/// the names the load gathered from every record, held or not.
+/// `mcp__s__t` for its `mcp_s_t`; `mcp_s_t` for Claude Code's `mcp__s__t`): no rule would
+/// bind the call, and it would pass. From the names the load gathered from every record,
+/// held or not.
 fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
     let named = &setup.input.totals.named;
-    named.iter().find_map(|name| {
+    let error = |name: &str, instead: &str| {
+        let problem = crate::wiring::named_for_another_harness(harness, name, instead);
+        InputError::invalid(&setup.store, "", problem)
+    };
+    let built_in = named.iter().find_map(|name| {
         let instead = crate::wiring::misnamed(harness, name, |n| named.contains(n))?;
-        glob_match(&instead, tool).then(|| {
-            let problem = crate::wiring::named_for_another_harness(harness, name, &instead);
-            InputError::invalid(&setup.store, "", problem)
+        let binds =
+            glob_match(&instead, tool) || crate::wiring::does_the_same(harness, &instead, tool);
+        binds.then(|| error(name, &instead))
+    });
+    if built_in.is_some() || harness == Harness::GeminiCli {
+        return built_in;
+    }
+    // An MCP tool named as Gemini CLI names it (`mcp_s_t`, or a glob covering it) never
+    // binds a call here; only this call tells which tool it meant. A name the store also
+    // gives this harness's way is meant for Gemini CLI.
+    let theirs = crate::wiring::spelling(Harness::GeminiCli, tool)?;
+    let gemini_of = |m: &String| crate::wiring::spelling(Harness::GeminiCli, m);
+    named
+        .iter()
+        .find(|name| {
+            glob_match(name, &theirs)
+                && !glob_match(name, tool)
+                && !named
+                    .iter()
+                    .any(|m| gemini_of(m).as_deref() == Some(name.as_str()))
         })
-    })
+        .map(|name| error(name, tool))
 }
 
 /// Codex's patch tool.

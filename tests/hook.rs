@@ -875,7 +875,8 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
         std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
         path.to_str().unwrap().to_string()
     };
-    let claude = write_store("claude.json", &["Bash", "Write", REFUND_TOOL]);
+    // Claude Code's names, and a Gemini CLI one, as a store copied from both would.
+    let claude = write_store("claude.json", &["Bash", "Write", REFUND_TOOL, "replace"]);
     let both = write_store(
         "both.json",
         &[
@@ -886,6 +887,9 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
             "write_file",
             "mcp_billing_refunds_create",
             "apply_patch",
+            "replace",
+            "Edit",
+            "MultiEdit",
         ],
     );
     let call = |h: &str, store: &str, tool: &str| {
@@ -909,6 +913,11 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
             "codex",
             "apply_patch",
             "`Write` is how Claude Code names the file-writing tool; Codex calls it `apply_patch`, so a rule that names only `Write` never binds this call: name `apply_patch` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
+        ),
+        (
+            "claude-code",
+            "MultiEdit",
+            "`replace` is how Gemini CLI names the file-editing tool; Claude Code calls it `Edit`, so a rule that names only `replace` never binds this call: name `Edit` too wherever the store names `replace` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
         ),
     ];
     for (h, tool, message) in &cases {
@@ -943,6 +952,24 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
             );
         }
     }
+    // The other way round: an MCP tool as Gemini CLI names it, under Claude Code and Codex.
+    let gemini = write_store("gemini.json", &["run_shell_command", "mcp_billing_*"]);
+    for h in ["claude-code", "codex"] {
+        let message = format!(
+            "`mcp_billing_*` is how Gemini CLI names an MCP tool; {} calls it `{REFUND_TOOL}`, so a rule that names only `mcp_billing_*` never binds this call: name `{REFUND_TOOL}` too wherever the store names `mcp_billing_*` (beside it in a policy's scope, or in an effect record of its own)",
+            if h == "codex" { "Codex" } else { "Claude Code" }
+        );
+        let out = call(h, &gemini, REFUND_TOOL);
+        let reason = invalid_reason_with(&format!("{gemini}: {message}"), MISNAMED_ADVICE);
+        assert_denied(&out, &reason, h);
+        assert_eq!(call(h, &gemini, "mcp__docs__search").code, 0, "{h}");
+    }
+    let out = call("gemini-cli", &gemini, "mcp_billing_refunds_create");
+    assert!(
+        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
     for (h, tool) in [
         ("claude-code", "Read"),
         ("gemini-cli", "read_file"),

@@ -543,6 +543,18 @@ pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
         .map(|(_, n, _)| n.to_string())
 }
 
+/// Whether `call`, a tool of this harness, does what its tool `tool` does: the same
+/// tool, or another built-in of the same kind (Claude Code's `MultiEdit` beside `Edit`).
+pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
+    let roles = |name: &str| {
+        BUILTINS
+            .iter()
+            .find(|(h, n, _)| *h == harness && *n == name)
+            .map(|(_, _, r)| *r)
+    };
+    tool == call || roles(tool).is_some_and(|r| roles(call) == Some(r))
+}
+
 /// The tool name `tool` when the store gives it, names it as another harness does, and
 /// does not also give this harness's name for it (`names` tells which names the store
 /// gives): this harness's name, which the store should give too. A name the store gives
@@ -839,6 +851,9 @@ mod tests {
                 assert_eq!(spelling(h, tool).as_deref(), *instead, "{h:?} {tool}");
             }
         }
+        assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
+        assert!(!does_the_same(Harness::ClaudeCode, "Edit", "Write"));
+        assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
         // Named both ways, nothing is misnamed.
         let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
         assert_eq!(misnamed(Harness::GeminiCli, "Bash", both), None);
