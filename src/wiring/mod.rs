@@ -804,7 +804,8 @@ mod tests {
 
     #[test]
     fn spelling_maps_each_built_in_to_the_harness_tool_that_does_the_same() {
-        let expected: [(Harness, &[(&str, Option<&str>)]); 3] = [
+        type Cases = &'static [(&'static str, Option<&'static str>)];
+        let expected: [(Harness, Cases); 3] = [
             (
                 Harness::ClaudeCode,
                 &[
