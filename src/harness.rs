@@ -1,5 +1,7 @@
-//! The agent harnesses the gate knows: their names on the command line. Which hook event
-//! each answers lives in `hook`; how each writes its transcript lives in `transcript`.
+//! The agent harnesses the gate knows: their names on the command line, and the names
+//! each gives its own tools (a store written for one harness names tools another never
+//! calls). Which hook event each answers lives in `hook`; how each writes its transcript
+//! lives in `transcript`; how each is wired lives in `wiring`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -28,6 +30,15 @@ impl Harness {
         }
     }
 
+    /// How the harness names an MCP tool: `mcp<sep><server><sep><tool>`, with `__` in
+    /// Claude Code and Codex and `_` in Gemini CLI.
+    pub fn mcp_separator(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode | Harness::Codex => "__",
+            Harness::GeminiCli => "_",
+        }
+    }
+
     /// The harness's name as its users know it, in messages.
     pub fn title(self) -> &'static str {
         match self {
@@ -44,6 +55,104 @@ impl fmt::Display for Harness {
     }
 }
 
+/// What a built-in tool that changes things does: a tool of another harness that does
+/// the same is its equivalent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Runs shell commands.
+    Shell,
+    /// Writes a file.
+    Write,
+    /// Edits a file.
+    Edit,
+}
+
+/// Each harness's built-in tools that change things, with what each does (Codex's
+/// `apply_patch` writes and edits files). No other harness gives a tool these names: a
+/// store that names one of them for another harness names a tool that harness never
+/// calls.
+const BUILTINS: [(Harness, &str, &[Role]); 9] = [
+    (Harness::ClaudeCode, "Bash", &[Role::Shell]),
+    (Harness::ClaudeCode, "Write", &[Role::Write]),
+    (Harness::ClaudeCode, "Edit", &[Role::Edit]),
+    (Harness::ClaudeCode, "MultiEdit", &[Role::Edit]),
+    (Harness::Codex, "Bash", &[Role::Shell]),
+    (Harness::Codex, "apply_patch", &[Role::Write, Role::Edit]),
+    (Harness::GeminiCli, "run_shell_command", &[Role::Shell]),
+    (Harness::GeminiCli, "write_file", &[Role::Write]),
+    (Harness::GeminiCli, "replace", &[Role::Edit]),
+];
+
+/// How this harness spells a tool that another harness names `tool`, when `tool` is
+/// not a name this harness gives: the shell, edit and write tools, and MCP tools
+/// (`mcp__<server>__<tool>` in Claude Code and Codex, `mcp_<server>_<tool>` in Gemini
+/// CLI).
+pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
+    if BUILTINS.iter().any(|(h, n, _)| *h == harness && *n == tool) {
+        return None;
+    }
+    if harness == Harness::GeminiCli
+        && let Some(rest) = tool.strip_prefix("mcp__")
+    {
+        let (server, name) = rest.split_once("__")?;
+        let sep = harness.mcp_separator();
+        return Some(format!("mcp{sep}{server}{sep}{name}"));
+    }
+    let (_, _, does) = BUILTINS.iter().find(|(_, n, _)| *n == tool)?;
+    BUILTINS
+        .iter()
+        .find(|(h, _, r)| *h == harness && does.iter().all(|d| r.contains(d)))
+        .map(|(_, n, _)| n.to_string())
+}
+
+/// The tool name `tool` when the store gives it, names it as another harness does, and
+/// does not also give this harness's name for it (`names` tells which names the store
+/// gives): this harness's name, which the store should give too. A name the store gives
+/// both ways, as `init` writes a store shared by harnesses, is `None`.
+pub fn misnamed(harness: Harness, tool: &str, names: impl Fn(&str) -> bool) -> Option<String> {
+    spelling(harness, tool).filter(|instead| !names(instead))
+}
+
+/// Whether `call`, a tool of this harness, does what its tool `tool` does: the same
+/// tool, or another built-in of the same kind (Claude Code's `MultiEdit` beside `Edit`).
+pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
+    let roles = |name: &str| {
+        BUILTINS
+            .iter()
+            .find(|(h, n, _)| *h == harness && *n == name)
+            .map(|(_, _, r)| *r)
+    };
+    tool == call || roles(tool).is_some_and(|r| roles(call) == Some(r))
+}
+
+/// Whose name `tool` is, seen from `harness`, for messages: the other harnesses that
+/// give it, with the verb (`Claude Code and Codex name`), and what it names (`the shell
+/// tool`; a name of MCP form is `an MCP tool` of the harnesses that spell MCP tools so).
+pub fn whose(harness: Harness, tool: &str) -> (String, &'static str) {
+    let builtin = BUILTINS.iter().find(|(_, n, _)| *n == tool);
+    let owners: Vec<&str> = Harness::ALL
+        .into_iter()
+        .filter(|h| *h != harness)
+        .filter(|h| match builtin {
+            Some(_) => BUILTINS.iter().any(|(o, n, _)| o == h && *n == tool),
+            None => h.mcp_separator() != harness.mcp_separator(),
+        })
+        .map(Harness::title)
+        .collect();
+    let what = match builtin {
+        Some((_, _, [Role::Shell])) => "the shell tool",
+        Some((_, _, [Role::Write])) => "the file-writing tool",
+        Some((_, _, [Role::Edit])) => "the file-editing tool",
+        Some(_) => "the file-writing and file-editing tool",
+        None => "an MCP tool",
+    };
+    let owners = match owners.as_slice() {
+        [one] => format!("{one} names"),
+        more => format!("{} name", more.join(" and ")),
+    };
+    (owners, what)
+}
+
 /// A harness name the gate does not know: the name as given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown harness `{}` (claude-code, codex or gemini-cli)", crate::text::clean(.0))]
@@ -57,5 +166,84 @@ impl FromStr for Harness {
             .into_iter()
             .find(|h| h.name() == s)
             .ok_or_else(|| UnknownHarness(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spelling_maps_each_built_in_to_the_harness_tool_that_does_the_same() {
+        type Cases = &'static [(&'static str, Option<&'static str>)];
+        let expected: [(Harness, Cases); 3] = [
+            (
+                Harness::ClaudeCode,
+                &[
+                    ("Bash", None),
+                    ("MultiEdit", None),
+                    ("run_shell_command", Some("Bash")),
+                    ("write_file", Some("Write")),
+                    ("replace", Some("Edit")),
+                    ("apply_patch", None),
+                    ("mcp_a_b", None),
+                    ("deploy", None),
+                ],
+            ),
+            (
+                Harness::Codex,
+                &[
+                    ("Bash", None),
+                    ("apply_patch", None),
+                    ("run_shell_command", Some("Bash")),
+                    ("Write", Some("apply_patch")),
+                    ("MultiEdit", Some("apply_patch")),
+                    ("replace", Some("apply_patch")),
+                    ("mcp__a__b", None),
+                ],
+            ),
+            (
+                Harness::GeminiCli,
+                &[
+                    ("run_shell_command", None),
+                    ("Bash", Some("run_shell_command")),
+                    ("Write", Some("write_file")),
+                    ("Edit", Some("replace")),
+                    ("MultiEdit", Some("replace")),
+                    ("apply_patch", None),
+                    ("mcp__srv__tool", Some("mcp_srv_tool")),
+                    ("mcp__srv__*", Some("mcp_srv_*")),
+                    ("mcp__srv", None),
+                    ("mcp_srv_tool", None),
+                ],
+            ),
+        ];
+        for (h, cases) in expected {
+            for (tool, instead) in cases {
+                assert_eq!(spelling(h, tool).as_deref(), *instead, "{h:?} {tool}");
+            }
+        }
+        assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
+        assert!(!does_the_same(Harness::ClaudeCode, "Edit", "Write"));
+        assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
+        // Named both ways, nothing is misnamed.
+        let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
+        assert_eq!(misnamed(Harness::GeminiCli, "Bash", both), None);
+        assert_eq!(
+            misnamed(Harness::GeminiCli, "Bash", |n| n == "Bash").as_deref(),
+            Some("run_shell_command")
+        );
+        assert_eq!(
+            whose(Harness::Codex, "replace"),
+            ("Gemini CLI names".to_string(), "the file-editing tool")
+        );
+        assert_eq!(
+            whose(Harness::GeminiCli, "Bash"),
+            ("Claude Code and Codex name".to_string(), "the shell tool")
+        );
+        assert_eq!(
+            whose(Harness::Codex, "mcp_a_b"),
+            ("Gemini CLI names".to_string(), "an MCP tool")
+        );
     }
 }

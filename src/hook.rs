@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Retention};
-use crate::error::{InputError, PayloadProblem, Reason, TranscriptRead};
+use crate::error::{InputError, InputProblem, PayloadProblem, Reason, TranscriptRead};
 use crate::gate::{self, CheckOptions, Code, Exit, Severity, Verdict};
 use crate::input::Input;
 use crate::json;
@@ -479,13 +479,20 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
 fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
     let named = &setup.input.totals.named;
     let error = |name: &str, instead: &str| {
-        let problem = crate::wiring::named_for_another_harness(harness, name, instead);
+        let (owners, what) = crate::harness::whose(harness, name);
+        let problem = InputProblem::OtherHarnessTool {
+            tool: name.to_string(),
+            owners,
+            what,
+            harness: harness.title(),
+            instead: instead.to_string(),
+        };
         InputError::invalid(&setup.store, "", problem)
     };
     let built_in = named.iter().find_map(|name| {
-        let instead = crate::wiring::misnamed(harness, name, |n| named.contains(n))?;
+        let instead = crate::harness::misnamed(harness, name, |n| named.contains(n))?;
         let binds =
-            glob_match(&instead, tool) || crate::wiring::does_the_same(harness, &instead, tool);
+            glob_match(&instead, tool) || crate::harness::does_the_same(harness, &instead, tool);
         binds.then(|| error(name, &instead))
     });
     if built_in.is_some() || harness == Harness::GeminiCli {
@@ -494,8 +501,8 @@ fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<Inpu
     // An MCP tool named as Gemini CLI names it (`mcp_s_t`, or a glob covering it) never
     // binds a call here; only this call tells which tool it meant. A name the store also
     // gives this harness's way is meant for Gemini CLI.
-    let theirs = crate::wiring::spelling(Harness::GeminiCli, tool)?;
-    let gemini_of = |m: &String| crate::wiring::spelling(Harness::GeminiCli, m);
+    let theirs = crate::harness::spelling(Harness::GeminiCli, tool)?;
+    let gemini_of = |m: &String| crate::harness::spelling(Harness::GeminiCli, m);
     named
         .iter()
         .find(|name| {

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::harness::spelling;
 use crate::hook::Harness;
 use crate::record::{Kind, Store};
 
@@ -101,7 +102,7 @@ impl Wiring {
                 timeout: 30,
                 shell: &["/bin/sh", "-c"],
                 shell_tool: "Bash",
-                mcp_separator: "__",
+                mcp_separator: Harness::ClaudeCode.mcp_separator(),
                 project_var: Some("CLAUDE_PROJECT_DIR"),
                 comments: false,
             },
@@ -113,7 +114,7 @@ impl Wiring {
                 timeout: 30,
                 shell: &["bash", "-lc"],
                 shell_tool: "Bash",
-                mcp_separator: "__",
+                mcp_separator: Harness::Codex.mcp_separator(),
                 project_var: None,
                 comments: false,
             },
@@ -125,7 +126,7 @@ impl Wiring {
                 timeout: 30_000,
                 shell: &["bash", "-c"],
                 shell_tool: "run_shell_command",
-                mcp_separator: "_",
+                mcp_separator: Harness::GeminiCli.mcp_separator(),
                 project_var: Some("GEMINI_PROJECT_DIR"),
                 comments: true,
             },
@@ -494,113 +495,6 @@ pub fn typed_input_unjudged(harness: Harness, store: &Store) -> Option<&str> {
     })
 }
 
-/// What a built-in tool that changes things does: a tool of another harness that does
-/// the same is its equivalent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Runs shell commands.
-    Shell,
-    /// Writes a file.
-    Write,
-    /// Edits a file.
-    Edit,
-}
-
-/// Each harness's built-in tools that change things, with what each does (Codex's
-/// `apply_patch` writes and edits files). No other harness gives a tool these names: a
-/// store that names one of them for another harness names a tool that harness never
-/// calls.
-const BUILTINS: [(Harness, &str, &[Role]); 9] = [
-    (Harness::ClaudeCode, "Bash", &[Role::Shell]),
-    (Harness::ClaudeCode, "Write", &[Role::Write]),
-    (Harness::ClaudeCode, "Edit", &[Role::Edit]),
-    (Harness::ClaudeCode, "MultiEdit", &[Role::Edit]),
-    (Harness::Codex, "Bash", &[Role::Shell]),
-    (Harness::Codex, "apply_patch", &[Role::Write, Role::Edit]),
-    (Harness::GeminiCli, "run_shell_command", &[Role::Shell]),
-    (Harness::GeminiCli, "write_file", &[Role::Write]),
-    (Harness::GeminiCli, "replace", &[Role::Edit]),
-];
-
-/// How this harness spells a tool that another harness names `tool`, when `tool` is
-/// not a name this harness gives: the shell, edit and write tools, and MCP tools
-/// (`mcp__<server>__<tool>` in Claude Code and Codex, `mcp_<server>_<tool>` in Gemini
-/// CLI).
-pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
-    if BUILTINS.iter().any(|(h, n, _)| *h == harness && *n == tool) {
-        return None;
-    }
-    if harness == Harness::GeminiCli
-        && let Some(rest) = tool.strip_prefix("mcp__")
-    {
-        let (server, name) = rest.split_once("__")?;
-        return Some(Wiring::of(harness).mcp_tool(server, name));
-    }
-    let (_, _, does) = BUILTINS.iter().find(|(_, n, _)| *n == tool)?;
-    BUILTINS
-        .iter()
-        .find(|(h, _, r)| *h == harness && does.iter().all(|d| r.contains(d)))
-        .map(|(_, n, _)| n.to_string())
-}
-
-/// Whether `call`, a tool of this harness, does what its tool `tool` does: the same
-/// tool, or another built-in of the same kind (Claude Code's `MultiEdit` beside `Edit`).
-pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
-    let roles = |name: &str| {
-        BUILTINS
-            .iter()
-            .find(|(h, n, _)| *h == harness && *n == name)
-            .map(|(_, _, r)| *r)
-    };
-    tool == call || roles(tool).is_some_and(|r| roles(call) == Some(r))
-}
-
-/// The tool name `tool` when the store gives it, names it as another harness does, and
-/// does not also give this harness's name for it (`names` tells which names the store
-/// gives): this harness's name, which the store should give too. A name the store gives
-/// both ways, as `init` writes a store shared by harnesses, is `None`.
-pub fn misnamed(harness: Harness, tool: &str, names: impl Fn(&str) -> bool) -> Option<String> {
-    spelling(harness, tool).filter(|instead| !names(instead))
-}
-
-/// The problem of a store that names `tool`, another harness's name for what this
-/// harness calls `instead`, and not `instead`: no rule naming only `tool` binds a call.
-pub fn named_for_another_harness(
-    harness: Harness,
-    tool: &str,
-    instead: &str,
-) -> crate::error::InputProblem {
-    let mut owners: Vec<&str> = BUILTINS
-        .iter()
-        .filter(|(h, n, _)| *h != harness && *n == tool)
-        .map(|(h, _, _)| h.title())
-        .collect();
-    let what = match BUILTINS.iter().find(|(_, n, _)| *n == tool) {
-        Some((_, _, [Role::Shell])) => "the shell tool",
-        Some((_, _, [Role::Write])) => "the file-writing tool",
-        Some((_, _, [Role::Edit])) => "the file-editing tool",
-        Some(_) => "the file-writing and file-editing tool",
-        None => {
-            owners = Harness::ALL
-                .into_iter()
-                .filter(|h| Wiring::of(*h).mcp_separator != Wiring::of(harness).mcp_separator)
-                .map(Harness::title)
-                .collect();
-            "an MCP tool"
-        }
-    };
-    crate::error::InputProblem::OtherHarnessTool {
-        tool: tool.to_string(),
-        owners: match owners.as_slice() {
-            [one] => format!("{one} names"),
-            more => format!("{} name", more.join(" and ")),
-        },
-        what,
-        harness: harness.title(),
-        instead: instead.to_string(),
-    }
-}
-
 /// Whether a hook group is one `init` wrote for this adapter: a handler whose command
 /// runs an `omission-gate` binary's `hook <adapter>`.
 pub fn is_ours(group: &Value, adapter: &str) -> bool {
@@ -800,71 +694,5 @@ mod tests {
             Some("apply_patch")
         );
         assert_eq!(spelling(Harness::ClaudeCode, "mcp__a__b"), None);
-    }
-
-    #[test]
-    fn spelling_maps_each_built_in_to_the_harness_tool_that_does_the_same() {
-        type Cases = &'static [(&'static str, Option<&'static str>)];
-        let expected: [(Harness, Cases); 3] = [
-            (
-                Harness::ClaudeCode,
-                &[
-                    ("Bash", None),
-                    ("MultiEdit", None),
-                    ("run_shell_command", Some("Bash")),
-                    ("write_file", Some("Write")),
-                    ("replace", Some("Edit")),
-                    ("apply_patch", None),
-                    ("mcp_a_b", None),
-                    ("deploy", None),
-                ],
-            ),
-            (
-                Harness::Codex,
-                &[
-                    ("Bash", None),
-                    ("apply_patch", None),
-                    ("run_shell_command", Some("Bash")),
-                    ("Write", Some("apply_patch")),
-                    ("MultiEdit", Some("apply_patch")),
-                    ("replace", Some("apply_patch")),
-                    ("mcp__a__b", None),
-                ],
-            ),
-            (
-                Harness::GeminiCli,
-                &[
-                    ("run_shell_command", None),
-                    ("Bash", Some("run_shell_command")),
-                    ("Write", Some("write_file")),
-                    ("Edit", Some("replace")),
-                    ("MultiEdit", Some("replace")),
-                    ("apply_patch", None),
-                    ("mcp__srv__tool", Some("mcp_srv_tool")),
-                    ("mcp__srv__*", Some("mcp_srv_*")),
-                    ("mcp__srv", None),
-                    ("mcp_srv_tool", None),
-                ],
-            ),
-        ];
-        for (h, cases) in expected {
-            for (tool, instead) in cases {
-                assert_eq!(spelling(h, tool).as_deref(), *instead, "{h:?} {tool}");
-            }
-        }
-        assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
-        assert!(!does_the_same(Harness::ClaudeCode, "Edit", "Write"));
-        assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
-        // Named both ways, nothing is misnamed.
-        let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
-        assert_eq!(misnamed(Harness::GeminiCli, "Bash", both), None);
-        assert_eq!(
-            misnamed(Harness::GeminiCli, "Bash", |n| n == "Bash").as_deref(),
-            Some("run_shell_command")
-        );
-        assert_eq!(
-            named_for_another_harness(Harness::Codex, "replace", "apply_patch").to_string(),
-            "`replace` is how Gemini CLI names the file-editing tool; Codex calls it `apply_patch`, so a rule that names only `replace` never binds this call: name `apply_patch` too wherever the store names `replace` (beside it in a policy's scope, or in an effect record of its own)"
-        );
     }
 }
