@@ -40,6 +40,50 @@ pub struct Context {
     /// The live contexts of the subagents at work when the caller cannot be told apart
     /// from them (Gemini CLI): a record is in view only when each of them shows it too.
     pub also: Vec<Live>,
+    /// Memory for the first haystack (see [`Spare`]).
+    pub spare: Spare,
+}
+
+/// Memory a context lends its first haystack: the transcript's bytes as read, of no use
+/// once its live context is taken out of them, whose pages are touched already (a
+/// haystack the size of a live context of a megabyte would otherwise touch as many
+/// afresh, a page fault each). Not part of what a context is: a clone has none, and
+/// contexts are equal whatever their spare memory.
+#[derive(Default)]
+pub struct Spare(std::sync::Mutex<Option<Vec<u8>>>);
+
+impl Spare {
+    /// Memory lent from `bytes` (their contents are of no further use).
+    pub fn new(bytes: Vec<u8>) -> Spare {
+        Spare(std::sync::Mutex::new(Some(bytes)))
+    }
+
+    /// The memory, emptied, if it was not taken already.
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut bytes = self.0.lock().ok()?.take()?;
+        bytes.clear();
+        Some(bytes)
+    }
+}
+
+impl Clone for Spare {
+    fn clone(&self) -> Spare {
+        Spare::default()
+    }
+}
+
+impl PartialEq for Spare {
+    fn eq(&self, _: &Spare) -> bool {
+        true
+    }
+}
+
+impl Eq for Spare {}
+
+impl std::fmt::Debug for Spare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spare")
+    }
 }
 
 impl Context {
@@ -54,7 +98,8 @@ impl Context {
 
     /// What to look for texts in: the context's strings, and each subagent's at work.
     pub fn haystack(&self) -> Haystack {
-        let mut haystack = Haystack::new(self.strings());
+        let mut haystack = Haystack(Vec::new());
+        haystack.also_in(self.strings(), self.spare.take().unwrap_or_default());
         for live in &self.also {
             haystack.also(live.pieces.iter().map(|p| p.text.as_str()));
         }
@@ -252,6 +297,7 @@ pub struct Haystack(Vec<String>);
 
 impl Haystack {
     /// The haystack of these strings.
+    #[cfg(test)]
     pub fn new<'s>(strings: impl IntoIterator<Item = &'s str>) -> Haystack {
         let mut haystack = Haystack(Vec::new());
         haystack.also(strings);
@@ -260,11 +306,21 @@ impl Haystack {
 
     /// Adds a view that must show a text too.
     pub fn also<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>) {
+        self.also_in(strings, Vec::new());
+    }
+
+    /// [`Haystack::also`], written into `memory` (emptied) where it is large enough.
+    fn also_in<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>, mut memory: Vec<u8>) {
         // Sized once for all of them (normalising never lengthens a string): a live
         // context of a megabyte is not grown and copied step by step.
         let strings: Vec<&str> = strings.into_iter().collect();
         let most = strings.iter().map(|s| s.len() + 1).sum();
-        let mut view = String::with_capacity(most);
+        memory.clear();
+        if memory.capacity() < most {
+            memory = Vec::with_capacity(most);
+        }
+        // Empty, so valid UTF-8: only its memory is used.
+        let mut view = String::from_utf8(memory).unwrap_or_default();
         for s in strings {
             normalize_into(&mut view, s);
             view.push('\n');
@@ -911,6 +967,29 @@ mod tests {
         crate::input::load("t", lines.join("\n").as_bytes(), Default::default())
             .unwrap()
             .store
+    }
+
+    #[test]
+    fn a_haystack_written_into_spare_memory_is_the_same_haystack() {
+        let strings = ["Refunds over 5,000\tneed a human.", "  é\u{2028}x ", ""];
+        let fresh = Haystack::new(strings);
+        // Memory that held other bytes, large enough or not.
+        for memory in [
+            b"\xff\xfe not text at all".repeat(100),
+            b"xy".to_vec(),
+            Vec::new(),
+        ] {
+            let mut reused = Haystack(Vec::new());
+            reused.also_in(strings, memory);
+            assert_eq!(reused.0, fresh.0);
+        }
+        // A spare is lent once, emptied; a clone has none; it never makes contexts differ.
+        let spare = Spare::new(b"old bytes".to_vec());
+        assert!(spare.clone().take().is_none());
+        assert_eq!(spare, Spare::default());
+        let taken = spare.take().unwrap();
+        assert!(taken.is_empty() && taken.capacity() >= 9);
+        assert!(spare.take().is_none());
     }
 
     #[test]

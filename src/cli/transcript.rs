@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::hook::{Subagent, Unread};
 use crate::transcript::{self, Live, Window};
-use crate::view::Context;
+use crate::view::{Context, Spare};
 use crate::wiring::{self, gemini_cli};
 
 /// How much of a transcript's end is read first; each retry reads half as much again
@@ -54,7 +54,7 @@ pub(super) struct Wanted<'a> {
 pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     let limits = wanted.limits;
     let started = Instant::now();
-    let (path, live, head) = loop {
+    let (path, live, head, read) = loop {
         let waiting = wanted.deadline.is_some_and(|d| Instant::now() < d);
         // A subagent's transcript is looked for at each look: Claude Code may file it,
         // one folder down, only while the hook waits.
@@ -63,8 +63,8 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             None => Cow::Borrowed(wanted.path),
         };
         match read_live(&path, wanted.harness, wanted.call, limits) {
-            Ok((live, head)) if wanted.call.is_none() || live.call_seen => {
-                break (path, live, head);
+            Ok((live, head, read)) if wanted.call.is_none() || live.call_seen => {
+                break (path, live, head, read);
             }
             Ok(_) if waiting => {}
             Ok(_) => {
@@ -119,7 +119,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             files
                 .iter()
                 .map(|file| {
-                    read_live(file, Some(Harness::GeminiCli), None, limits).map(|(live, _)| live)
+                    read_live(file, Some(Harness::GeminiCli), None, limits).map(|(live, _, _)| live)
                 })
                 .collect::<Result<Vec<Live>, Unread>>()
         });
@@ -147,6 +147,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         live,
         files,
         also,
+        spare: Spare::new(read),
     })
 }
 
@@ -363,13 +364,14 @@ fn is_utc_millis(time: &str) -> bool {
 
 /// Reads a transcript's live context from its end: a first tail, then half as much again
 /// each time the reader asks for more, up to the whole file. With it, the file's first
-/// line (Gemini CLI's names the session, whose subagents are looked for).
+/// line (Gemini CLI's names the session, whose subagents are looked for), and the bytes
+/// read, whose memory a haystack can have once the live context is taken out of them.
 fn read_live(
     path: &str,
     harness: Option<Harness>,
     call: Option<&str>,
     limits: Limits,
-) -> Result<(Live, Vec<u8>), Unread> {
+) -> Result<(Live, Vec<u8>, Vec<u8>), Unread> {
     let cannot = |e: &io::Error| {
         let err = InputError::invalid(path, "transcript", ReadProblem::Io(IoReason::from(e)));
         if e.kind() == io::ErrorKind::NotFound {
@@ -411,7 +413,7 @@ fn read_live(
             offset,
         };
         match transcript::read(harness, window, call) {
-            Ok(live) => return Ok((live, head)),
+            Ok(live) => return Ok((live, head, tail)),
             Err(transcript::Failure::NeedMore) if offset > 0 => {
                 if size >= max {
                     let problem = TranscriptRead::TooFarBack(max);
