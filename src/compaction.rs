@@ -65,6 +65,12 @@ pub enum KeptError {
         "retention=given needs the kept ids: a document `kept` key or --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
     )]
     Missing,
+    /// Kept ids given beside a retention that computes the kept set itself and would
+    /// ignore them: the retention.
+    #[error(
+        "kept ids go with retention given: retention `{0}` computes the kept set itself and would ignore them (give no kept ids, or retention given)"
+    )]
+    WithRetention(Retention),
     /// Retention `transcript:H`, which kept ids cannot give.
     #[error("retention transcript:H is read from a transcript: use --transcript FILE")]
     FromTranscript,

@@ -71,7 +71,7 @@
 //! assert_eq!(witness.params["amount"], 5001);
 //!
 //! // Pin says what to keep; keeping it, precheck passes.
-//! let pinned = omission_gate::pin(&input, Some(&tools), None, options.max_calls);
+//! let pinned = omission_gate::pin(&input, Some(&tools), None, options.max_calls)?;
 //! let keep: Vec<String> = pinned.pinned.iter().flatten().map(|p| p.id.clone()).collect();
 //! assert_eq!(keep, ["r1"]);
 //! let report = omission_gate::precheck(&input, Retention::Given, Some(&keep), Some(&tools), options)?;
@@ -366,12 +366,18 @@ pub fn load(origin: &str, bytes: &[u8]) -> Result<Input, InputError> {
 
 /// The kept/dropped split of a loaded store (SPEC 3). With [`Retention::Given`], `kept`
 /// overrides the document's `kept` ids; either must be present, and every id must name a
-/// record.
+/// record. `kept` goes with retention given only: beside a retention that computes the
+/// kept set itself it is refused ([`KeptError::WithRetention`]) rather than ignored; a
+/// document's own `kept` is not read under such a retention.
 pub fn compaction(
     input: &Input,
     retention: Retention,
     kept: Option<&[String]>,
 ) -> Result<Compaction, InputError> {
+    if kept.is_some() && retention.ends().is_some() {
+        let problem = KeptError::WithRetention(retention);
+        return Err(InputError::invalid("kept", "kept", problem));
+    }
     let kept_origin = if kept.is_some() { "kept" } else { "input" };
     let kept = kept.or(input.kept.as_deref());
     Compaction::new(&input.store, retention, kept)
@@ -399,7 +405,9 @@ pub fn check(
 /// or glob a policy scope or an effect gives, with no schema. A tool name may be a glob,
 /// standing for every tool it covers. Each finding about a concrete call carries it as
 /// `witness`; a call `check` fails closed on whatever is kept is a note, not an error.
-/// `kept` is as for [`compaction()`].
+/// `kept` is as for [`compaction()`]. A list of tools given (here or as the document's
+/// `tools`) that names no tool is refused ([`ToolError::Empty`]): precheck would judge
+/// no call.
 pub fn precheck(
     input: &Input,
     retention: Retention,
@@ -408,7 +416,7 @@ pub fn precheck(
     options: PrecheckOptions,
 ) -> Result<Report, InputError> {
     let compaction = compaction(input, retention, kept)?;
-    let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
+    let tools = tools_for(input, tools)?;
     let outcome = precheck::precheck(&input.store, &compaction, &input.totals, &tools, options);
     Ok(Report::precheck(
         &tools,
@@ -421,8 +429,132 @@ pub fn precheck(
 /// Pin (SPEC 6): the records a compactor must keep so that no reachable call of the tools
 /// can be blocked (`report.pinned`, with why); with `budget` (tokens), the ids to keep
 /// (`report.kept`), or ERROR `ledger-exceeds-budget` when the pinned records alone do not
-/// fit. `tools` as for [`precheck()`]; `max_calls` bounds the calls tried per rule and tool.
-pub fn pin(input: &Input, tools: Option<&[Tool]>, budget: Option<u64>, max_calls: usize) -> Report {
-    let tools = tools.map_or_else(|| input.tools_or_named(), <[Tool]>::to_vec);
-    pin::report(&input.store, &tools, budget, max_calls)
+/// fit. `tools` as for [`precheck()`] (a list that names no tool is refused: pin would
+/// pin nothing); `max_calls` bounds the calls tried per rule and tool.
+pub fn pin(
+    input: &Input,
+    tools: Option<&[Tool]>,
+    budget: Option<u64>,
+    max_calls: usize,
+) -> Result<Report, InputError> {
+    let tools = tools_for(input, tools)?;
+    Ok(pin::report(&input.store, &tools, budget, max_calls))
+}
+
+/// The tools precheck and pin judge: `tools`, else the document's `tools`, else every
+/// tool a rule names (SPEC 2.3). A list given that names no tool is refused, as the
+/// binary refuses `--tools ""`.
+fn tools_for(input: &Input, tools: Option<&[Tool]>) -> Result<Vec<Tool>, InputError> {
+    let (tools, origin, place) = match tools {
+        Some(tools) => (tools.to_vec(), "tools", "tools"),
+        None if input.tools.is_some() => (input.tools_or_named(), "input", "key `tools`"),
+        None => return Ok(input.tools_or_named()),
+    };
+    input::names_a_tool(&tools, origin, place)?;
+    Ok(tools)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STORE: &[u8] = br#"{"records": [
+      {"id": "r1", "seq": 1, "kind": "policy", "scope": "pay",
+       "predicate": {"field": "amount", "op": "gt", "value": 5},
+       "effect": "require_approval"},
+      {"id": "r2", "seq": 2, "kind": "chatter", "text": "hello"},
+      {"id": "r3", "seq": 3, "kind": "chatter", "text": "again"}
+    ], "kept": ["r2", "r3"]}"#;
+
+    fn store() -> Input {
+        load("store.json", STORE).unwrap()
+    }
+
+    fn no_tool(err: &InputError) -> bool {
+        matches!(err, InputError::Invalid { reason, .. }
+            if matches!(**reason, Reason::Tools(ToolError::Empty)))
+    }
+
+    #[test]
+    fn precheck_of_a_tool_list_that_names_no_tool_is_refused() {
+        let input = store();
+        let options = PrecheckOptions::default();
+        let err = precheck(&input, Retention::Given, None, Some(&[]), options).unwrap_err();
+        assert!(no_tool(&err), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "tools: names no tool: precheck and pin would judge no call; name the tools the agent can call, or leave the tools out to judge every tool a rule names"
+        );
+        // Without it, the dropped rule r1 binds some call of `pay`.
+        let report = precheck(&input, Retention::Given, None, None, options).unwrap();
+        assert_eq!(report.verdict, Verdict::Block);
+    }
+
+    #[test]
+    fn precheck_and_pin_refuse_a_document_tools_that_names_no_tool() {
+        let mut input = store();
+        input.tools = Some(Vec::new());
+        let options = PrecheckOptions::default();
+        let err = precheck(&input, Retention::Given, None, None, options).unwrap_err();
+        assert!(no_tool(&err), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("input: key `tools`: names no tool"),
+            "{err}"
+        );
+        let err = pin(&input, None, None, options.max_calls).unwrap_err();
+        assert!(no_tool(&err), "{err}");
+    }
+
+    #[test]
+    fn pin_of_a_tool_list_that_names_no_tool_is_refused() {
+        let input = store();
+        let err = pin(&input, Some(&[]), None, 64).unwrap_err();
+        assert!(no_tool(&err), "{err}");
+        let err = pin(&input, Some(&[]), Some(1_000), 64).unwrap_err();
+        assert!(no_tool(&err), "{err}");
+        // Without it, the rule is pinned.
+        let report = pin(&input, None, None, 64).unwrap();
+        let pinned: Vec<&str> = report
+            .pinned
+            .iter()
+            .flatten()
+            .map(|p| p.id.as_str())
+            .collect();
+        assert_eq!(pinned, ["r1"]);
+    }
+
+    #[test]
+    fn kept_ids_beside_a_retention_that_computes_the_kept_set_are_refused() {
+        let input = store();
+        let kept = ["r1".to_string()];
+        let call = Action::from_json(&serde_json::json!({"tool": "pay", "params": {"amount": 9}}))
+            .unwrap();
+        for retention in [Retention::HeadTail(0), Retention::Recency(1)] {
+            let err = compaction(&input, retention, Some(&kept)).unwrap_err();
+            let refused = matches!(&err, InputError::Invalid { reason, .. }
+                if matches!(**reason, Reason::Kept(KeptError::WithRetention(r)) if r == retention));
+            assert!(refused, "{err}");
+            let options = CheckOptions::default();
+            assert!(check(&input, retention, Some(&kept), &call, options).is_err());
+            let options = PrecheckOptions::default();
+            assert!(precheck(&input, retention, Some(&kept), None, options).is_err());
+        }
+        let err = compaction(&input, Retention::Recency(1), Some(&kept)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kept: kept ids go with retention given: retention `recency:1` computes the kept set itself and would ignore them (give no kept ids, or retention given)"
+        );
+    }
+
+    #[test]
+    fn a_documents_own_kept_under_another_retention_is_not_read() {
+        // The document keeps r2 and r3; recency:1 keeps r3 alone, and the document's
+        // `kept` is the compactor's record, not a conflict.
+        let input = store();
+        let c = compaction(&input, Retention::Recency(1), None).unwrap();
+        assert_eq!(c.kept(), 1);
+        let c = compaction(&input, Retention::HeadTail(5), None).unwrap();
+        assert_eq!(c.kept(), 3);
+    }
 }

@@ -129,19 +129,31 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         }
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
-        let report = omission_gate::precheck(&input, retention, None, Some(&tools), pre)
-            .expect("the compaction above was accepted");
+        let report = omission_gate::precheck(&input, retention, None, Some(&tools), pre);
+        if tools.is_empty() {
+            // A list that names no tool is refused: precheck would judge no call.
+            assert_sound_error(&report.expect_err("no tool is refused"));
+            continue;
+        }
+        let report = report.expect("the compaction above was accepted");
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
+    }
+    if tools.is_empty() {
+        let pins = omission_gate::pin(&input, Some(&tools), None, MAX_CALLS);
+        assert_sound_error(&pins.expect_err("no tool is refused"));
+        return Some(input);
     }
     // pin: a sound report, and keeping what it pins leaves precheck nothing to block.
     let budget = (k as u64).saturating_mul(40);
     for budget in [None, Some(budget)] {
-        let report = omission_gate::pin(&input, Some(&tools), budget, MAX_CALLS);
+        let report = omission_gate::pin(&input, Some(&tools), budget, MAX_CALLS)
+            .expect("the tools name one");
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
     }
-    let pins = omission_gate::pin(&input, Some(&tools), None, MAX_CALLS);
+    let pins =
+        omission_gate::pin(&input, Some(&tools), None, MAX_CALLS).expect("the tools name one");
     let pinned: Vec<String> = pins.pinned.iter().flatten().map(|p| p.id.clone()).collect();
     let report =
         omission_gate::precheck(&input, Retention::Given, Some(&pinned), Some(&tools), pre)

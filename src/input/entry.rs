@@ -578,22 +578,24 @@ pub fn tools_of(
     flag: Option<&Result<FlagText, InputError>>,
     origin: &str,
 ) -> Result<Vec<Tool>, InputError> {
-    let (tools, origin) = match flag {
-        Some(Ok((o, text, _))) => (tools_from_flag(o, text)?, o.as_str()),
+    let (tools, origin, place) = match flag {
+        Some(Ok((o, text, _))) => (tools_from_flag(o, text)?, o.as_str(), "tools"),
         Some(Err(e)) => return Err(e.clone()),
-        None if input.tools.is_some() => (input.tools_or_named(), origin),
+        None if input.tools.is_some() => (input.tools_or_named(), origin, "key `tools`"),
         None => return Ok(input.tools_or_named()),
     };
+    names_a_tool(&tools, origin, place)?;
+    Ok(tools)
+}
+
+/// Refuses a list of tools, given (by a flag, a caller or a document's `tools`), that
+/// names no tool: precheck and pin would judge no call.
+pub fn names_a_tool(tools: &[Tool], origin: &str, place: &str) -> Result<(), InputError> {
     if tools.is_empty() {
-        let place = if flag.is_some() {
-            "tools"
-        } else {
-            "key `tools`"
-        };
         let problem = crate::action::ToolError::Empty;
         return Err(InputError::invalid(origin, place, problem));
     }
-    Ok(tools)
+    Ok(())
 }
 
 /// `pin` by the lean loader, when it can decide (see [`pin_report`]).
