@@ -899,3 +899,65 @@ fn a_retention_count_is_plain_digits() {
     );
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
 }
+
+/// Every other count a flag takes is plain digits too: `--budget +5000` was read as
+/// 5000 (Rust's integer parsers take a leading `+`). A sign, a space or an empty value
+/// is a one-line usage error, exit 2, on every command that takes the flag.
+#[test]
+fn every_count_flag_is_plain_digits() {
+    let scratch = Scratch::new();
+    let store = scratch.file("store.jsonl", policy_and_chatter("c").as_bytes());
+    let report = scratch.file("report.txt", b"sha256    : 0\n");
+    let flags: [(&str, &[&str]); 5] = [
+        ("--budget", &["pin"]),
+        ("--max-calls", &["pin", "precheck", "sweep"]),
+        ("--timeout-ms", &["hook"]),
+        ("--max-predicate-depth", &["check", "verify"]),
+        ("--max-input-bytes", &["check", "pin", "sweep"]),
+    ];
+    for (flag, commands) in flags {
+        for command in commands {
+            for value in ["+5", "+0", " 5", "5 ", "", "-5", "5e0", "0x5", "+5K"] {
+                let mut args: Vec<&str> = match *command {
+                    "precheck" => vec!["check", "--precheck", &store],
+                    "sweep" => vec!["sweep", &store, "--precheck"],
+                    "hook" => vec!["hook", "claude-code", "--store", &store],
+                    "verify" => vec!["verify", &report],
+                    "check" => vec!["check", &store, "--action", REFUND, "--kept", "c"],
+                    other => vec![other, &store],
+                };
+                // `=` keeps a leading `-` a value rather than a flag.
+                let arg = format!("{flag}={value}");
+                args.push(&arg);
+                let out = run(&args, Some(b"{}"));
+                assert_eq!(out.code, 2, "{args:?}: {}", out.stdout);
+                assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
+                assert!(
+                    out.stderr
+                        .starts_with(&format!("error: invalid value '{value}' for '{flag}")),
+                    "{args:?}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+    // Plain digits still read as before.
+    let out = run(
+        &["pin", &store, "--budget", "5000", "--max-calls", "08"],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = check(
+        &[
+            &store,
+            "--action",
+            REFUND,
+            "--kept",
+            "c",
+            "--max-input-bytes",
+            "64K",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+}

@@ -36,7 +36,7 @@ pub(super) struct LimitArgs {
     /// at 127 levels of arrays and objects in any case).
     #[arg(long, global = true, help_heading = "Limits", value_name = "LEVELS",
           default_value_t = DEFAULT_MAX_DEPTH as u32,
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = parse_depth)]
     pub(super) max_predicate_depth: u32,
 }
 
@@ -47,6 +47,24 @@ impl LimitArgs {
             max_predicate_depth: usize::try_from(self.max_predicate_depth).unwrap_or(usize::MAX),
             max_input_bytes: self.max_input_bytes,
         }
+    }
+}
+
+/// A count: plain ASCII digits, as `--retention recency:K` takes its K. Rust's integer
+/// parsers (and so clap's) would also take a leading `+`, which no flag here documents.
+pub(super) fn parse_count<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("expected a count, plain digits such as 8".into());
+    }
+    s.parse()
+        .map_err(|_| format!("`{}` is too large a count", clean(s)))
+}
+
+/// A nesting depth: a count of at least 1.
+pub(super) fn parse_depth(s: &str) -> Result<u32, String> {
+    match parse_count::<u32>(s)? {
+        0 => Err("expected a depth of at least 1 level".into()),
+        depth => Ok(depth),
     }
 }
 
@@ -63,9 +81,9 @@ pub(super) fn parse_bytes(s: &str) -> Result<u64, String> {
         Some('G') => 30,
         Some(_) => return Err("expected a byte count such as 1048576, 512K, 64M or 1G".into()),
     };
-    digits
-        .parse::<u64>()
-        .ok()
+    Some(digits)
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse::<u64>().ok())
         .and_then(|n| n.checked_mul(1 << shift))
         .filter(|&n| n > 0)
         .ok_or_else(|| "expected a positive byte count such as 1048576, 512K, 64M or 1G".into())
@@ -245,7 +263,7 @@ pub(super) struct HookArgs {
     pub(super) allow_unevaluable: bool,
     /// Our own deadline: with no answer by then, deny (keep it below the harness's
     /// hook timeout, which would run the tool).
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = parse_count::<u64>)]
     pub(super) timeout_ms: u64,
     /// A hook's stdout is its reply to the harness: --quiet does not apply (not listed).
     #[arg(long, short, hide = true)]
@@ -265,7 +283,7 @@ pub(super) struct VerifyArgs {
     /// The report file, or `-` for stdin.
     pub(super) report: String,
     /// A report holds no predicate: accepted like everywhere, but not listed here.
-    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, hide = true, value_parser = parse_depth)]
     max_predicate_depth: Option<u32>,
 }
 
@@ -297,7 +315,8 @@ pub(super) struct CheckArgs {
     #[arg(long, requires = "precheck")]
     pub(super) tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS,
+          value_parser = parse_count::<usize>)]
     pub(super) max_calls: usize,
     /// Kept ids: `a,b,c` inline, or `@FILE` (a JSON array or one id per line), under
     /// retention given only. Default: the document's `kept`.
@@ -342,13 +361,14 @@ pub(super) struct PinArgs {
     pub(super) tools: Option<String>,
     /// Token budget: keep the pinned records, then the most recent others that fit.
     /// Default: none (only the pinned records are listed).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = parse_count::<u64>)]
     pub(super) budget: Option<u64>,
     /// Report format, or `ids` for a file `check --kept @FILE` reads.
     #[arg(long, value_enum, default_value = "text")]
     pub(super) format: PinFormat,
     /// The most calls tried per rule and tool before a rule is pinned as undecided.
-    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS,
+          value_parser = parse_count::<usize>)]
     pub(super) max_calls: usize,
 }
 
@@ -372,7 +392,8 @@ pub(super) struct SweepArgs {
     #[arg(long, requires = "precheck")]
     pub(super) tools: Option<String>,
     /// The most calls --precheck tries per rule and tool before answering "may bind".
-    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS)]
+    #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS,
+          value_parser = parse_count::<usize>)]
     pub(super) max_calls: usize,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]
