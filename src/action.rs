@@ -113,9 +113,20 @@ impl Action {
             Some(Value::Object(m)) => m.clone(),
             Some(_) => return Err(ActionError::Params),
         };
-        check_numbers(&Value::Object(params.clone())).map_err(ActionError::Value)?;
-        one_spelling(&params)?;
-        Ok(Action { tool, params })
+        let action = Action { tool, params };
+        action.validate()?;
+        Ok(action)
+    }
+
+    /// What [`Action::from_json`] holds a call to beyond its shape: a non-empty `tool`,
+    /// params the gate can compare, one value per dotted field. The library checks an
+    /// action its caller built field by field with it, as the binary checks `--action`.
+    pub(crate) fn validate(&self) -> Result<(), ActionError> {
+        if self.tool.is_empty() {
+            return Err(ActionError::Tool);
+        }
+        check_numbers(&Value::Object(self.params.clone())).map_err(ActionError::Value)?;
+        one_spelling(&self.params)
     }
 
     /// Resolves a field from params: the key spelt exactly, else a dotted path through
@@ -216,19 +227,9 @@ impl Tool {
                     [one] => Some((*one).clone()),
                     _ => return Err(ToolError::SchemaTwice(name)),
                 };
-                if let Some(s) = &input_schema {
-                    if !s.is_object() && !s.is_boolean() {
-                        return Err(ToolError::SchemaShape(name));
-                    }
-                    if let Err(error) = check_numbers(s) {
-                        return Err(ToolError::SchemaValue { tool: name, error });
-                    }
-                    let mut ignored = std::collections::BTreeSet::new();
-                    if let Err(error) = crate::schema::Schema::compile(s, &mut ignored) {
-                        return Err(ToolError::Schema { tool: name, error });
-                    }
-                }
-                Ok(Tool { name, input_schema })
+                let tool = Tool { name, input_schema };
+                tool.validate()?;
+                Ok(tool)
             }
             _ => Err(ToolError::Shape),
         }
@@ -243,13 +244,55 @@ impl Tool {
             .iter()
             .map(Tool::from_json)
             .collect::<Result<Vec<_>, _>>()?;
-        let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        names.sort_unstable();
-        if let Some([twice, _]) = names.windows(2).find(|w| w.first() == w.get(1)) {
-            return Err(ToolError::Twice(twice.to_string()));
-        }
+        once_each(&tools)?;
         Ok(tools)
     }
+
+    /// What [`Tool::from_json`] holds a tool to beyond its shape: a non-empty name, and a
+    /// schema that is an object or a boolean, with values the gate can compare, that
+    /// compiles. The library checks a tool its caller built field by field with it.
+    pub(crate) fn validate(&self) -> Result<(), ToolError> {
+        if self.name.is_empty() {
+            return Err(ToolError::Name);
+        }
+        let Some(s) = &self.input_schema else {
+            return Ok(());
+        };
+        let name = || self.name.clone();
+        if !s.is_object() && !s.is_boolean() {
+            return Err(ToolError::SchemaShape(name()));
+        }
+        if let Err(error) = check_numbers(s) {
+            return Err(ToolError::SchemaValue {
+                tool: name(),
+                error,
+            });
+        }
+        let mut ignored = std::collections::BTreeSet::new();
+        if let Err(error) = crate::schema::Schema::compile(s, &mut ignored) {
+            return Err(ToolError::Schema {
+                tool: name(),
+                error,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks a list of tools a caller built: each as [`Tool::validate`], each name once.
+    pub(crate) fn validate_list(tools: &[Tool]) -> Result<(), ToolError> {
+        tools.iter().try_for_each(Tool::validate)?;
+        once_each(tools)
+    }
+}
+
+/// Refuses a list that names one tool twice.
+fn once_each(tools: &[Tool]) -> Result<(), ToolError> {
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some([twice, _]) = names.windows(2).find(|w| w.first() == w.get(1)) {
+        return Err(ToolError::Twice(twice.to_string()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -387,7 +387,9 @@ pub fn compaction(
 /// Judges one proposed call under one compaction (SPEC 4): the [`Report`] that
 /// `omission-gate check` would print, with its verdict, exit code and every finding.
 /// Each block finding names in `restore` the dropped records whose restoration removes
-/// it. `kept` is as for [`compaction()`].
+/// it. `kept` is as for [`compaction()`]. An action built field by field is held to what
+/// [`Action::from_json`] refuses (an empty `tool`, a dotted field given two values, a
+/// number the gate cannot compare): it is refused here too, never judged as another call.
 pub fn check(
     input: &Input,
     retention: Retention,
@@ -395,6 +397,9 @@ pub fn check(
     action: &Action,
     options: CheckOptions,
 ) -> Result<Report, InputError> {
+    action
+        .validate()
+        .map_err(|e| InputError::invalid("action", "action", e))?;
     let compaction = compaction(input, retention, kept)?;
     let outcome = gate::check(&input.store, &compaction, &input.totals, action, options);
     Ok(Report::check(action, &compaction, &input.totals, outcome))
@@ -407,7 +412,8 @@ pub fn check(
 /// `witness`; a call `check` fails closed on whatever is kept is a note, not an error.
 /// `kept` is as for [`compaction()`]. A list of tools given (here or as the document's
 /// `tools`) that names no tool is refused ([`ToolError::Empty`]): precheck would judge
-/// no call.
+/// no call; so is a tool built field by field that [`Tool::list_from_json`] would refuse
+/// (an empty name, a name twice, a schema it cannot read).
 pub fn precheck(
     input: &Input,
     retention: Retention,
@@ -451,6 +457,7 @@ fn tools_for(input: &Input, tools: Option<&[Tool]>) -> Result<Vec<Tool>, InputEr
         None => return Ok(input.tools_or_named()),
     };
     input::names_a_tool(&tools, origin, place)?;
+    Tool::validate_list(&tools).map_err(|e| InputError::invalid(origin, place, e))?;
     Ok(tools)
 }
 
@@ -544,6 +551,79 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "kept: kept ids go with retention given: retention `recency:1` computes the kept set itself and would ignore them (give no kept ids, or retention given)"
+        );
+    }
+
+    /// `Action`'s fields are public: a call built with a dotted field given two values
+    /// (`customer.tier` as a key and through `customer`) was judged by the key while the
+    /// tool may read the nested value, and PASSed; `Action::from_json` refuses it.
+    #[test]
+    fn check_refuses_an_action_from_json_would_refuse() {
+        let store = br#"{"records": [
+          {"id": "r1", "seq": 1, "kind": "policy", "scope": "t", "effect": "deny",
+           "predicate": {"field": "customer.tier", "op": "eq", "value": "suspended"}},
+          {"id": "r2", "seq": 2, "kind": "chatter", "text": "hello"}
+        ], "kept": ["r2"]}"#;
+        let input = load("store.json", store).unwrap();
+        let two =
+            serde_json::json!({"customer.tier": "standard", "customer": {"tier": "suspended"}});
+        let options = CheckOptions::default();
+        let built = |tool: &str, params: &serde_json::Value| Action {
+            tool: tool.to_string(),
+            params: params.as_object().unwrap().clone(),
+        };
+        let err = check(&input, Retention::Given, None, &built("t", &two), options).unwrap_err();
+        let refused = matches!(&err, InputError::Invalid { reason, .. }
+            if matches!(**reason, Reason::Action(ActionError::TwoSpellings(_))));
+        assert!(refused, "{err}");
+        let empty = serde_json::json!({});
+        let err = check(&input, Retention::Given, None, &built("", &empty), options).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "action: the action's `tool` must be a non-empty string"
+        );
+        // The same call spelt once is judged: the dropped rule binds it.
+        let once = serde_json::json!({"customer": {"tier": "suspended"}});
+        let report = check(&input, Retention::Given, None, &built("t", &once), options).unwrap();
+        assert_eq!(report.verdict, Verdict::Block);
+    }
+
+    /// `Tool`'s fields are public: a tool with an empty name matched no rule, and
+    /// precheck passed (and pin pinned nothing) as for a list that names no tool.
+    #[test]
+    fn precheck_and_pin_refuse_a_tool_list_from_json_would_refuse() {
+        let input = store();
+        let options = PrecheckOptions::default();
+        let named = |name: &str, schema: Option<serde_json::Value>| Tool {
+            name: name.to_string(),
+            input_schema: schema,
+        };
+        let lists = [
+            vec![named("", None)],
+            vec![named("pay", None), named("pay", None)],
+            vec![named("pay", Some(serde_json::json!(5)))],
+            vec![named("pay", Some(serde_json::json!({"maximum": "x"})))],
+        ];
+        for tools in lists {
+            let err = precheck(&input, Retention::Given, None, Some(&tools), options).unwrap_err();
+            assert!(
+                matches!(&err, InputError::Invalid { reason, .. }
+                if matches!(**reason, Reason::Tools(_))),
+                "{err}"
+            );
+            assert!(pin(&input, Some(&tools), None, 64).is_err(), "{tools:?}");
+        }
+        let err = precheck(
+            &input,
+            Retention::Given,
+            None,
+            Some(&[named("", None)]),
+            options,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tools: a tool needs a non-empty string `name`"
         );
     }
 
