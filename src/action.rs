@@ -83,6 +83,11 @@ pub enum ToolError {
         "names no tool: precheck and pin would judge no call; name the tools the agent can call, or leave the tools out to judge every tool a rule names"
     )]
     Empty,
+    /// A list that names no tool, where a hook guards the calls of its tools.
+    #[error(
+        "names no tool: the hook would guard only the tools a rule names, and pass every other call unjudged; name the tools to guard, or leave the tools out to guard every tool"
+    )]
+    NoneGuarded,
 }
 
 /// A concrete proposed tool call.

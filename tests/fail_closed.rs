@@ -684,6 +684,90 @@ fn a_tool_list_that_names_no_tool_is_refused_by_precheck_and_pin() {
     assert_eq!(out.code, 2, "{}", out.stdout);
 }
 
+/// The hook guards the calls of its tools (and of any tool a rule names). A list that
+/// names none (`--tools "$TOOLS"` with the variable unset, `[]`, a store's
+/// `"tools": []`) guarded only the tools a rule names: a call of any other tool passed
+/// although a dropped summary binds every call. It is refused (the hook denies), on both
+/// loaders and on the PreCompact hook; without the flag every tool is guarded.
+#[test]
+fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
+    let dir = Scratch::new();
+    let summary = r#"{"id":"s","seq":2,"kind":"summary","text":"never delete the backups"}"#;
+    let chatter = r#"{"id":"c","seq":1,"kind":"chatter","text":"hello"}"#;
+    let payload =
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    let small = dir.file("s.jsonl", format!("{chatter}\n{summary}\n").as_bytes());
+    let large = format!("{chatter}\n{summary}\n{}", padding(3));
+    let large = dir.file("big.jsonl", large.as_bytes());
+    let empty = format!("@{}", dir.file("tools.txt", b""));
+    for store in [&small, &large] {
+        // Without --tools, the dropped summary binds the call.
+        let out = claude_hook(store, "c", payload);
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(out.stderr.contains("BLOCK (dropped-unevaluable-record)"));
+        for tools in ["", ",", "[]", empty.as_str()] {
+            let args = [
+                "hook",
+                "claude-code",
+                "--store",
+                store,
+                "--kept",
+                "c",
+                "--tools",
+                tools,
+            ];
+            let out = run(&args, Some(payload.as_bytes()));
+            assert_eq!(out.code, 2, "{store} {tools:?}: {}", out.stderr);
+            assert!(
+                out.stderr.contains("ERROR (invalid-input)"),
+                "{}",
+                out.stderr
+            );
+            assert!(out.stderr.contains("names no tool"), "{}", out.stderr);
+        }
+        let pre = r#"{"hook_event_name":"PreCompact","trigger":"manual"}"#;
+        let args = [
+            "hook",
+            "claude-code-precompact",
+            "--store",
+            store,
+            "--tools",
+            "",
+        ];
+        let out = run(&args, Some(pre.as_bytes()));
+        assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("names no tool"), "{}", out.stderr);
+    }
+    // A store whose own `tools` names none, small or past the lean loader's threshold.
+    let records = format!("{chatter},{summary}");
+    let big_records = format!("{records},{}", padding(3).trim_end().replace('\n', ","));
+    for (name, records) in [("doc.json", &records), ("bigdoc.json", &big_records)] {
+        let doc = format!(r#"{{"records":[{records}],"kept":["c"],"tools":[]}}"#);
+        let doc = dir.file(name, doc.as_bytes());
+        let out = run(
+            &["hook", "claude-code", "--store", &doc],
+            Some(payload.as_bytes()),
+        );
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("ERROR (invalid-input)"),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains("key `tools`: names no tool"),
+            "{}",
+            out.stderr
+        );
+        // validate refuses it as precheck and pin do.
+        let out = run(&["validate", &doc], None);
+        assert_eq!(out.code, 2, "{name}: {}", out.stdout);
+        assert!(out.stdout.contains("names no tool"), "{}", out.stdout);
+    }
+    let out = run(&["validate", &small, "--tools", ""], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+}
+
 /// An inline `--kept` list is split at commas. Beside records `a` (the deny rule), `b`
 /// and `a,b`, a compactor that kept only `a,b` and wrote `--kept a,b` was read as keeping
 /// `a` and `b`: the dropped rule judged kept, PASS. Such a list is refused, on both

@@ -159,6 +159,10 @@ pub(super) fn hook_setup(
     let stored = input::load_store(&request, call)?;
     kept?;
     let tools = guarded_tools(args, limits)?;
+    if tools.is_none() && stored.input.tools.as_ref().is_some_and(Vec::is_empty) {
+        let problem = crate::action::ToolError::NoneGuarded;
+        return Err(InputError::invalid(&args.store, "key `tools`", problem));
+    }
     Ok(Setup {
         input: stored.input,
         store: args.store.clone(),
@@ -261,6 +265,10 @@ fn lean_transcript_setup(
     let Some(stored) = stored else {
         return Err(Box::new(Some(Ok(context))));
     };
+    // A document's `tools` that names no tool: the exact path refuses it.
+    if tools.is_none() && stored.input.tools.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Box::new(Some(Ok(context))));
+    }
     Ok(Setup {
         input: stored.input,
         store: args.store.clone(),
@@ -277,13 +285,19 @@ fn lean_transcript_setup(
     })
 }
 
-/// The tool names `--tools` gives (inline or `@FILE`), if it is given.
+/// The tool names `--tools` gives (inline or `@FILE`), if it is given. A list that names
+/// no tool (`--tools "$TOOLS"` with the variable unset) is refused: the hook would guard
+/// only the tools a rule names, and pass every other call unjudged.
 fn guarded_tools(args: &HookArgs, limits: Limits) -> Result<Option<Vec<String>>, InputError> {
     args.tools
         .as_deref()
         .map(|v| {
             let (origin, text, _) = flag_text("--tools", v, limits)?;
             let tools = input::tools_from_flag(&origin, &text)?;
+            if tools.is_empty() {
+                let problem = crate::action::ToolError::NoneGuarded;
+                return Err(InputError::invalid(&origin, "tools", problem));
+            }
             Ok(tools.into_iter().map(|t| t.name).collect())
         })
         .transpose()

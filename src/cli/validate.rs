@@ -37,12 +37,20 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits, out: Output) -> 
         // Without `--kept` or a document `kept` (a store for `--kept-from transcript`),
         // the kept records are not looked at.
         let (loaded, compaction) = input::load_all(&request)?;
+        // A list that names no tool is refused, as precheck and pin refuse it.
         let tools = match args.tools.as_deref() {
             Some(v) => {
                 let (o, text, _) = flag_text("--tools", v, limits)?;
-                Some(input::tools_from_flag(&o, &text)?)
+                let tools = input::tools_from_flag(&o, &text)?;
+                input::names_a_tool(&tools, &o, "tools")?;
+                Some(tools)
             }
-            None => loaded.tools.clone(),
+            None => {
+                if let Some(tools) = &loaded.tools {
+                    input::names_a_tool(tools, origin, "key `tools`")?;
+                }
+                loaded.tools.clone()
+            }
         };
         let warnings =
             crate::validate::warnings(&loaded.store, compaction.as_ref(), tools.as_deref());
