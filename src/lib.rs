@@ -224,6 +224,10 @@ pub mod fuzzing {
             }
             Ask::Precheck(options) => {
                 let lean = load(Purpose::Precheck(None))?;
+                // No tools: the exact path says whether that is a list given empty.
+                if lean.tools.is_empty() {
+                    return None;
+                }
                 let (store, totals) = (&lean.input.store, &lean.input.totals);
                 let outcome = crate::precheck::precheck(
                     store,
@@ -241,6 +245,9 @@ pub mod fuzzing {
             }
             Ask::Pin(max_calls) => {
                 let lean = load(Purpose::Pin(None))?;
+                if lean.tools.is_empty() {
+                    return None;
+                }
                 Some(crate::pin::report(
                     &lean.input.store,
                     &lean.tools,
@@ -317,13 +324,13 @@ pub mod fuzzing {
             }
             Ask::Precheck(options) => {
                 let c = compaction()?;
-                let tools = input.tools_or_named();
+                let tools = crate::tools_for(&input, None)?;
                 let outcome = crate::precheck::precheck(store, &c, totals, &tools, options);
                 Ok(Report::precheck(&tools, &c, totals, outcome))
             }
             Ask::Pin(max_calls) => Ok(crate::pin::report(
                 store,
-                &input.tools_or_named(),
+                &crate::tools_for(&input, None)?,
                 None,
                 max_calls,
             )),
