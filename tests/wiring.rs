@@ -1193,6 +1193,8 @@ fn doctor_finds_our_deadline_not_below_the_harness_timeout() {
     for (own, shown) in [
         ("--timeout-ms 30000", "`--timeout-ms 30000`"),
         ("--timeout-ms 9x", "a `--timeout-ms` it cannot read"),
+        // The binary reads a count as plain digits only: `+5000` is refused there.
+        ("--timeout-ms +5000", "a `--timeout-ms` it cannot read"),
     ] {
         s.edit_settings("claude-code", |t| t.replace("--timeout-ms 10000", own));
         assert_finds(

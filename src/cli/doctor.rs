@@ -926,11 +926,11 @@ fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
 }
 
 /// The `--timeout-ms` a hook command gives the gate (its default when it gives none);
-/// `None` when it cannot be read.
+/// `None` when it cannot be read (as the binary reads it: plain digits).
 fn own_timeout_ms(words: &[String]) -> Option<u64> {
     match flag_value(words, "--timeout-ms").ok()? {
         None => Some(10_000),
-        Some(v) => v.parse().ok(),
+        Some(v) => parse_count::<u64>(v).ok(),
     }
 }
 
