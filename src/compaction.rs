@@ -71,6 +71,10 @@ pub enum KeptError {
         "kept ids go with retention given: retention `{0}` computes the kept set itself and would ignore them (give no kept ids, or retention given)"
     )]
     WithRetention(Retention),
+    /// A plain list (inline, or one id per line in a file) that names no id: an unset
+    /// variable, an empty file. `[]` says that nothing was kept.
+    #[error("names no record id: to say that nothing was kept, give `[]`")]
+    NamesNone,
     /// Retention `transcript:H`, which kept ids cannot give.
     #[error("retention transcript:H is read from a transcript: use --transcript FILE")]
     FromTranscript,

@@ -768,6 +768,64 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
     assert_eq!(out.code, 2, "{}", out.stdout);
 }
 
+/// A plain `--kept` list that names no id (`--kept "$KEPT"` with the variable unset, an
+/// empty or blank file) was read as keeping nothing. The compactor kept the allow rule and
+/// the fact it reads, and dropped the newer fact that retracts it: the agent acts on a
+/// stale permit, which `--kept f1,p2` blocks, but `--kept ""` judged a compaction with
+/// nothing in view and passed. It is refused, on both loaders, in validate and the hook;
+/// `[]` says that nothing was kept, and `pin --format ids` writes it.
+#[test]
+fn a_kept_list_that_names_no_id_is_refused() {
+    let dir = Scratch::new();
+    let permit = [
+        r#"{"id":"f1","seq":1,"kind":"fact","field":"tier","value":"gold"}"#,
+        r#"{"id":"p2","seq":2,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"field":"tier","op":"eq","value":"gold"}}"#,
+        r#"{"id":"f3","seq":3,"kind":"fact","field":"tier","value":"suspended","supersedes":"f1"}"#,
+    ]
+    .map(|r| format!("{r}\n"))
+    .concat();
+    let small = dir.file("s.jsonl", permit.as_bytes());
+    let large = dir.file("big.jsonl", format!("{permit}{}", padding(4)).as_bytes());
+    let empty = format!("@{}", dir.file("empty.txt", b""));
+    let blank = format!("@{}", dir.file("blank.txt", b"\n\r\n"));
+    let action = r#"{"tool":"refunds.create","params":{"amount":10}}"#;
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":10}}"#;
+    for store in [&small, &large] {
+        let out = check(&[store, "--action", action, "--kept", "f1,p2"], None);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+        assert!(out.stdout.contains("dropped-superseder-stale-permit"));
+        for kept in ["", ",", empty.as_str(), blank.as_str()] {
+            let out = check(&[store, "--action", action, "--kept", kept], None);
+            assert_eq!(out.code, 2, "{store} {kept:?}: {}", out.stdout);
+            assert!(out.stdout.contains("names no record id"), "{}", out.stdout);
+            let out = check(&["--precheck", store, "--kept", kept], None);
+            assert_eq!(out.code, 2, "precheck {store} {kept:?}: {}", out.stdout);
+            let out = claude_hook(store, kept, payload);
+            assert_eq!(out.code, 2, "hook {store} {kept:?}: {}", out.stderr);
+            assert!(
+                out.stderr.contains("ERROR (invalid-input)"),
+                "{}",
+                out.stderr
+            );
+            let out = run(&["validate", store, "--kept", kept], None);
+            assert_eq!(out.code, 2, "validate {store} {kept:?}: {}", out.stdout);
+        }
+        // `[]` keeps nothing, as said.
+        let out = check(&[store, "--action", action, "--kept", "[]"], None);
+        assert!(out.stdout.contains(", 0 kept,"), "{}", out.stdout);
+    }
+    // Nothing to pin: the ids file says so in a form `--kept @FILE` reads.
+    let chatter = dir.file(
+        "c.jsonl",
+        b"{\"id\":\"c\",\"seq\":1,\"kind\":\"chatter\"}\n",
+    );
+    let ids = run(&["pin", &chatter, "--format", "ids"], None);
+    assert_eq!((ids.code, ids.stdout.as_str()), (0, "[]\n"));
+    let kept = format!("@{}", dir.file("kept.txt", ids.stdout.as_bytes()));
+    let out = check(&["--precheck", &chatter, "--kept", &kept], None);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
 /// An inline `--kept` list is split at commas. Beside records `a` (the deny rule), `b`
 /// and `a,b`, a compactor that kept only `a,b` and wrote `--kept a,b` was read as keeping
 /// `a` and `b`: the dropped rule judged kept, PASS. Such a list is refused, on both

@@ -143,7 +143,7 @@ fn arrays_nested_100000_deep_are_refused_by_the_nesting_limit() {
         nested("[", "]", 100_000, "").into_bytes()
     });
     let m = refused(
-        &["check", &stream, "--action", ACTION, "--kept", ""],
+        &["check", &stream, "--action", ACTION, "--kept", "[]"],
         None,
         &[":1:128: ", "JSON nested deeper than 127 levels"],
     );

@@ -53,7 +53,7 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits, out: Output) -> Exit {
         let kept = args
             .kept
             .as_deref()
-            .map(|v| flag_text("--kept", v, limits))
+            .map(|v| kept_text(v, limits))
             .transpose()?;
         let action = args
             .action
@@ -215,7 +215,7 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits, out: Output) -> Exi
     let kept = match args
         .kept
         .as_deref()
-        .map(|v| flag_text("--kept", v, limits))
+        .map(|v| kept_text(v, limits))
         .transpose()
     {
         Ok(k) => k,
@@ -329,6 +329,11 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits, out: Output) -> Exit {
 /// The ids as a file `--kept @FILE` reads: one per line, or a JSON array when some id
 /// would not survive that (a line break, surrounding space, a leading `[`).
 pub(super) fn ids_file(ids: &[String]) -> String {
+    // An empty file would be refused by `--kept @FILE` (it reads as a list that names no
+    // id, an unset variable's): `[]` says that nothing is to be kept.
+    if ids.is_empty() {
+        return "[]\n".to_string();
+    }
     let line_safe = |id: &String| {
         !id.is_empty()
             && id.trim() == id

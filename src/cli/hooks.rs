@@ -146,7 +146,7 @@ pub(super) fn hook_setup(
     let kept = args
         .kept
         .as_deref()
-        .map(|v| flag_text("--kept", v, limits))
+        .map(|v| kept_text(v, limits))
         .transpose();
     let call = call.filter(|_| kept_from == hook::KeptFrom::Kept && kept.is_ok());
     let request = input::Request {

@@ -212,6 +212,14 @@ fn origin_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
 
+/// `--kept`'s value as [`flag_text`] reads it; a plain list that names no id is refused
+/// (see [`input::kept_names_an_id`]).
+fn kept_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
+    let flag = flag_text("--kept", value, limits)?;
+    input::kept_names_an_id(&flag.0, &flag.1, flag.2)?;
+    Ok(flag)
+}
+
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).
 fn flag_text(
     flag: &str,

@@ -31,7 +31,7 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits, out: Output) -> 
         let kept = args
             .kept
             .as_deref()
-            .map(|v| flag_text("--kept", v, limits))
+            .map(|v| kept_text(v, limits))
             .transpose()?;
         let request = request(&args.input, None, Retention::Given, kept.as_ref(), limits);
         // Without `--kept` or a document `kept` (a store for `--kept-from transcript`),

@@ -223,6 +223,18 @@ pub fn kept_from_flag(
         .collect())
 }
 
+/// Refuses a plain `--kept` value that names no id (`--kept "$KEPT"` with the variable
+/// unset, an empty file). Read as keeping nothing, it judged a compaction other than the
+/// compactor's: an allow rule the agent still reads, on a value a dropped fact retracted,
+/// went unseen and the call passed. A JSON array (`[]`) says that nothing was kept.
+pub fn kept_names_an_id(origin: &str, text: &str, from_file: bool) -> Result<(), InputError> {
+    if kept_json(text).is_some() || plain_kept_ids(text, from_file).next().is_some() {
+        return Ok(());
+    }
+    let place = if from_file { "kept file" } else { "kept" };
+    Err(InputError::invalid(origin, place, KeptError::NamesNone))
+}
+
 /// The JSON array a `--kept` value holds (after a file's byte-order mark), if it is
 /// one: JSON whitespace, then `[`. Anything else is plain ids.
 fn kept_json(text: &str) -> Option<&str> {

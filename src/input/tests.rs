@@ -77,6 +77,27 @@ fn kept_flag_forms() {
     assert!(kept_from_flag("--kept", "", false).unwrap().is_empty());
 }
 
+#[test]
+fn a_plain_kept_list_that_names_no_id_is_refused() {
+    for (text, from_file) in [("", false), (",", false), (",,", false), ("", true)] {
+        let err = kept_names_an_id("--kept", text, from_file).unwrap_err();
+        assert!(
+            err.to_string().contains("names no record id"),
+            "{text:?}: {err}"
+        );
+    }
+    assert!(kept_names_an_id("k.txt", "\n\r\n\n", true).is_err());
+    // `[]` says that nothing was kept; any id (a space is one) is read.
+    for (text, from_file) in [("[]", false), (" [ ]\n", true), ("a", false), (" ", false)] {
+        assert!(
+            kept_names_an_id("--kept", text, from_file).is_ok(),
+            "{text:?}"
+        );
+    }
+    // A comma in a line of a file is part of an id.
+    assert!(kept_names_an_id("k.txt", ",\n", true).is_ok());
+}
+
 fn lean(text: &str, kept: Option<&str>, action: Option<&str>) -> Result<LeanFor, Fallback> {
     let action = action.map(|a| action_from_flag("--action", a).unwrap());
     lean_for(text, kept, Purpose::Check(action))
