@@ -373,7 +373,7 @@ fn duplicate_keys_in_a_record_are_refused_never_picked() {
             "--action",
             ACTION,
             "--kept",
-            "",
+            "[]",
         ],
         None,
         &["dup_effect.jsonl:2:", "duplicate key `effect`"],

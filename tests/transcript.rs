@@ -1041,8 +1041,7 @@ fn a_store_whose_tools_leave_out_a_tool_its_rule_scopes_to_still_judges_that_too
     let doc = format!(r#"{{"records": [{rule}], "tools": [{{"name": "refunds.create"}}]}}"#);
     let doc = scratch.file("store.json", doc.as_bytes());
     let p = payload("claude-code", "AE-1", &fixture("claude-code", "AE-1"));
-    // (`--tools ""`, an unset variable in a hook command, once let every call pass.)
-    for extra in [&[][..], &["--tools", "Read"][..], &["--tools", ""][..]] {
+    for extra in [&[][..], &["--tools", "Read"][..]] {
         let out = hook_with("claude-code", &doc, &p, extra);
         assert_eq!(out.code, 2, "{extra:?}: {}", out.stderr);
         assert!(
@@ -1051,6 +1050,11 @@ fn a_store_whose_tools_leave_out_a_tool_its_rule_scopes_to_still_judges_that_too
             out.stderr
         );
     }
+    // `--tools ""`, an unset variable in a hook command, once let every call pass; it
+    // names no tool, and is refused: the hook denies.
+    let out = hook_with("claude-code", &doc, &p, &["--tools", ""]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("names no tool"), "{}", out.stderr);
 }
 
 #[test]
