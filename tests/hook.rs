@@ -343,6 +343,50 @@ fn a_codex_patch_run_through_the_shell_is_judged_as_a_patch() {
     assert_eq!(call("claude-code", store, patch).code, 0);
 }
 
+/// A harness reads exit 0 as "run the call": a hook command that asks for help or the
+/// version (a flag pasted in by mistake) must deny, with a reason the harness shows;
+/// the same flags elsewhere are successes.
+#[test]
+fn a_hook_command_that_asks_for_help_denies() {
+    let payload = payload("claude-code", "Bash", r#"{"command": "ls"}"#);
+    for args in [
+        &["hook", "claude-code", "--store", STORE, "--help"][..],
+        &["hook", "gemini-cli", "--store", STORE, "-h"],
+        &["hook", "--help"],
+        &["--quiet", "hook", "codex", "--help"],
+        &["-V", "hook", "codex"],
+    ] {
+        let out = run(args, &payload);
+        assert_eq!(out.code, 2, "{args:?}");
+        assert!(
+            out.stderr
+                .contains("so the call is denied: remove `--help`"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    // A subcommand's --version is not a flag clap knows there: a usage error, which
+    // denies as any other does.
+    let out = run(&["hook", "codex", "--version"], &payload);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("unexpected argument '--version'"),
+        "{}",
+        out.stderr
+    );
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["help", "hook"],
+        &["check", "--help"],
+        &["hook", "claude-code-precompact", "--help"],
+    ] {
+        let out = run(args, "");
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.is_empty(), "{args:?}: {}", out.stderr);
+    }
+}
+
 #[test]
 fn a_payload_for_another_event_is_denied() {
     for (h, event, wanted) in [

@@ -86,15 +86,28 @@ fn run_command() -> Exit {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version are successes; every usage error is exit 2, except for the
-            // PreCompact hook, where exit 2 would block the compaction.
+            // Help and version are successes, except in a tool hook: a harness reads exit
+            // 0 as "run the call", so a hook command that asks for help (or the version)
+            // denies instead. Every usage error is exit 2, except for the PreCompact hook,
+            // where exit 2 would block the compaction.
             let _ = e.print();
-            let usage = if is_precompact_hook(std::env::args_os()) {
+            let precompact = is_precompact_hook(std::env::args_os());
+            if !e.use_stderr() {
+                if precompact || !is_tool_hook(std::env::args_os()) {
+                    return Exit::Success;
+                }
+                warn(
+                    "omission-gate: the hook printed its help or version instead of judging \
+                     this call, so the call is denied: remove `--help`, `-h`, `--version` or \
+                     `-V` from the hook command",
+                );
+                return Exit::Error;
+            }
+            return if precompact {
                 Exit::NonBlocking
             } else {
                 Exit::Error
             };
-            return if e.use_stderr() { usage } else { Exit::Success };
         }
     };
     let limits = cli.limits.limits();
@@ -114,6 +127,14 @@ fn run_command() -> Exit {
         Command::Completions { shell } => run_completions(shell, out),
         Command::Man => run_man(out),
     }
+}
+
+/// True for a command line that may be a tool hook (`hook` among its words, not after
+/// `help`), however malformed: the words are not parsed, so that a hook command clap
+/// cannot read still denies.
+fn is_tool_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<std::ffi::OsString> = args.skip(1).collect();
+    args.first().is_none_or(|a| a != "help") && args.iter().any(|a| a == "hook")
 }
 
 /// True for a command line that asks for the PreCompact hook, however malformed (even
