@@ -114,7 +114,7 @@ pub(super) enum Command {
     Verify(VerifyArgs),
     /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.
     #[command(
-        after_long_help = "Exit: 0 allow (silent), 2 deny (the reason on stderr, as the harness reads it). The PreCompact hook never blocks: 0, or 1 on error."
+        after_long_help = "Exit: 0 allow (silent), 2 deny (the reason on stderr, as the harness reads it). This help itself exits 2, so that a hook command that asks for it denies. The PreCompact hook never blocks: 0, or 1 on error."
     )]
     Hook(HookArgs),
     /// Print a transcript's live context and, with --store, each record in view or not.
