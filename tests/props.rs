@@ -126,3 +126,119 @@ proptest! {
         prop_assert!(!text.chars().any(unsafe_char), "{}", text);
     }
 }
+
+/// A JSON string literal of `s`, each character written as `spell` picks: as it is (where
+/// JSON allows), as a `\u` escape (lower or upper hex; a surrogate pair past the BMP), or
+/// as a short escape (`\/`, `\"`, `\\`, `\t`) where it has one. An even first byte
+/// writes every character as it is, or with the short escape JSON requires.
+fn spelt(s: &str, spell: &[u8]) -> String {
+    let mut out = String::from("\"");
+    let plain = spell.first().is_none_or(|b| b % 2 == 0);
+    for (i, c) in s.chars().enumerate() {
+        let how = spell.get(i % spell.len().max(1)).copied().unwrap_or(0) % 4;
+        let how = match c {
+            _ if !plain => how,
+            '"' | '\\' | '\t' => 3,
+            _ => 0,
+        };
+        let short = match c {
+            '/' => Some("\\/"),
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\t' => Some("\\t"),
+            _ => None,
+        };
+        let mut units = [0u16; 2];
+        let units = c.encode_utf16(&mut units);
+        match (how, short) {
+            (0, None) => out.push(c),
+            (0, Some(_)) if c == '/' => out.push(c),
+            (0 | 3, Some(short)) => out.push_str(short),
+            (1 | 3, _) => units
+                .iter()
+                .for_each(|u| out.push_str(&format!("\\u{u:04x}"))),
+            _ => units
+                .iter()
+                .for_each(|u| out.push_str(&format!("\\u{u:04X}"))),
+        }
+    }
+    out.push('"');
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The same store with its ids, kinds, texts, fields and scopes spelt with escapes
+    /// (`\u0061` for `a`, upper hex, surrogate pairs, `\/`, `\"`; a lone surrogate now and
+    /// then; an id spelt two ways now and then): the lean loader reports byte for byte what
+    /// the exact loader does, or leaves the input to it. Never a report of its own.
+    #[test]
+    fn escapes_are_read_by_the_lean_loader_as_by_the_exact_one(
+        spells in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..6), 12),
+        texts in proptest::collection::vec(
+            proptest::sample::select(vec!["hi", "a/b", "say \"no\"", "é🙂 x", "\ttab", "back\\slash", ""]),
+            3,
+        ),
+        twin in proptest::sample::select(vec![None, Some("c1"), Some("p1"), Some("f1")]),
+        lone in any::<bool>(),
+        kept_mask in any::<u8>(),
+        split in any::<usize>(),
+    ) {
+        let s = |i: usize, text: &str| spelt(text, &spells[i]);
+        let mut lines = vec![
+            format!(r#"{{"id":{},"seq":1,"kind":{},"text":{}}}"#, s(0, "c1"), s(1, "chatter"), s(2, texts[0])),
+            format!(r#"{{"id":{},"seq":2,"kind":{},"text":{}}}"#, s(3, "s1"), s(4, "summary"), s(5, texts[1])),
+            format!(r#"{{"id":{},"seq":3,"kind":{},"field":{},"value":100}}"#, s(6, "f1"), s(7, "fact"), s(8, "limit")),
+            format!(
+                r#"{{"id":{},"seq":4,"kind":"policy","scope":{},"predicate":{{"field":"amount","op":"gt","value":"limit"}},"effect":"deny","depends_on":["f1"],"text":{}}}"#,
+                s(9, "p1"), s(10, "pay"), s(11, texts[2])
+            ),
+            r#"{"id":"c2","seq":5,"kind":"chatter","text":"plain"}"#.to_string(),
+        ];
+        if let Some(id) = twin {
+            lines.push(format!(r#"{{"id":{},"seq":6,"kind":"chatter","text":"twin"}}"#, s(0, id)));
+        }
+        if lone {
+            lines.push(format!(r#"{{"id":"c3","seq":7,"kind":"chatter","text":"x{}"}}"#, ["\\ud800", "\\udc00 y", "\\ud83d\\u0041"][kept_mask as usize % 3]));
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let kept: Vec<&str> = ["c1", "s1", "f1", "p1", "c2"]
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| kept_mask >> i & 1 == 1)
+            .map(|(_, id)| id)
+            .collect();
+        // Plain ids one a line, or a JSON array of them spelt with escapes too.
+        let kept = if kept_mask & 0x80 == 0 {
+            kept.join("\n")
+        } else {
+            let spelt: Vec<String> = kept.iter().map(|id| spelt(id, &spells[kept_mask as usize % 12])).collect();
+            format!("[{}]", spelt.join(","))
+        };
+        // Cut into two chunks at a line end, as the CLI's reader cuts them.
+        let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        let cut = ends[split % ends.len()];
+        let chunks = vec![text.as_bytes()[..cut].to_vec(), text.as_bytes()[cut..].to_vec()];
+        let action = r#"{"tool":"pay","params":{"amount":500}}"#;
+        use omission_gate::fuzzing::{Ask, exact_report, lean_report};
+        for ask in [
+            Ask::Check(Some(action), CheckOptions::default()),
+            Ask::Precheck(Default::default()),
+            Ask::Pin(3),
+        ] {
+            let lean = lean_report(chunks.clone(), Some(&kept), ask);
+            let exact = exact_report(text.as_bytes(), Some(&kept), ask);
+            if let Some(lean) = lean {
+                let exact = exact.map_err(|e| format!("{e}\n{text}"));
+                prop_assert!(exact.is_ok(), "lean read what exact refused: {:?}", exact.err());
+                let exact = exact.unwrap();
+                prop_assert_eq!(
+                    String::from_utf8(lean.render(Format::Json)).unwrap(),
+                    String::from_utf8(exact.render(Format::Json)).unwrap(),
+                    "{:?}\n{}", ask, text
+                );
+            }
+        }
+    }
+}
