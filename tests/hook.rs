@@ -355,6 +355,14 @@ fn a_hook_command_that_asks_for_help_denies() {
         &["hook", "--help"],
         &["--quiet", "hook", "codex", "--help"],
         &["-V", "hook", "codex"],
+        // The PreCompact hook's name as a flag's value is not the PreCompact hook.
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            "claude-code-precompact",
+            "--help",
+        ],
     ] {
         let out = run(args, &payload);
         assert_eq!(out.code, 2, "{args:?}");
@@ -374,6 +382,16 @@ fn a_hook_command_that_asks_for_help_denies() {
         "{}",
         out.stderr
     );
+    // Nor as a usage error's: exit 1 is PreCompact's never-block, which a tool hook's
+    // harness reads as run the call.
+    let args = [
+        "hook",
+        "codex",
+        "--kept",
+        "claude-code-precompact",
+        "--bogus",
+    ];
+    assert_eq!(run(&args, &payload).code, 2);
     for args in [
         &["--help"][..],
         &["--version"],

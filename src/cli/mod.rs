@@ -138,10 +138,19 @@ fn is_tool_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 }
 
 /// True for a command line that asks for the PreCompact hook, however malformed (even
-/// with arguments that are not UTF-8).
+/// with arguments that are not UTF-8). One that also names a tool hook's harness is not
+/// taken for it: `claude-code-precompact` there may be a flag's value (`--store
+/// claude-code-precompact`), and a tool hook must deny, never exit as PreCompact does.
 fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
     let args: Vec<std::ffi::OsString> = args.skip(1).collect();
-    args.first().is_some_and(|a| a == "hook") && args.iter().any(|a| a == "claude-code-precompact")
+    let tool_hook = |a: &std::ffi::OsString| {
+        ["claude-code", "codex", "gemini-cli"]
+            .iter()
+            .any(|h| a == h)
+    };
+    args.first().is_some_and(|a| a == "hook")
+        && args.iter().any(|a| a == "claude-code-precompact")
+        && !args.iter().any(tool_hook)
 }
 
 /// Reads a path, or stdin for `-`, refusing more than the `--max-input-bytes` limit: a
