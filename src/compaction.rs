@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::harness::Harness;
 use crate::record::Store;
-use crate::text::clean;
+use crate::text::{clean, is_plain_digits};
 
 /// How the kept set is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -106,7 +106,7 @@ impl FromStr for Retention {
         // K is a count: plain ASCII digits (`usize::from_str` would take a `+` sign).
         let count = |k: &str| {
             Some(k)
-                .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+                .filter(|k| is_plain_digits(k))
                 .and_then(|k| k.parse::<usize>().ok())
                 .ok_or_else(|| RetentionError::Count(s.to_string()))
         };

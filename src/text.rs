@@ -30,6 +30,12 @@ pub fn is_plain_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// A count as every flag and retention takes one: plain ASCII digits, at least one (Rust's
+/// integer parsers would also take a leading `+`, which nothing here documents).
+pub fn is_plain_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Characters that could forge or hide report content on a terminal: controls (C0,
 /// DEL, C1), line and paragraph separators, bidirectional overrides, the BOM.
 pub fn is_unsafe(c: char) -> bool {

@@ -53,7 +53,7 @@ impl LimitArgs {
 /// A count: plain ASCII digits, as `--retention recency:K` takes its K. Rust's integer
 /// parsers (and so clap's) would also take a leading `+`, which no flag here documents.
 pub(super) fn parse_count<T: std::str::FromStr>(s: &str) -> Result<T, String> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if !is_plain_digits(s) {
         return Err("expected a count, plain digits such as 8".into());
     }
     s.parse()
@@ -82,7 +82,7 @@ pub(super) fn parse_bytes(s: &str) -> Result<u64, String> {
         Some(_) => return Err("expected a byte count such as 1048576, 512K, 64M or 1G".into()),
     };
     Some(digits)
-        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|d| is_plain_digits(d))
         .and_then(|d| d.parse::<u64>().ok())
         .and_then(|n| n.checked_mul(1 << shift))
         .filter(|&n| n > 0)

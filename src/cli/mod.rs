@@ -24,7 +24,7 @@ use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;
 use crate::report::{self, Format, Mode, Report};
-use crate::text::{clean, clean_brief};
+use crate::text::{clean, clean_brief, is_plain_digits};
 
 mod args;
 mod commands;
@@ -143,11 +143,7 @@ fn is_tool_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
 /// claude-code-precompact`), and a tool hook must deny, never exit as PreCompact does.
 fn is_precompact_hook(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
     let args: Vec<std::ffi::OsString> = args.skip(1).collect();
-    let tool_hook = |a: &std::ffi::OsString| {
-        ["claude-code", "codex", "gemini-cli"]
-            .iter()
-            .any(|h| a == h)
-    };
+    let tool_hook = |a: &std::ffi::OsString| Harness::ALL.iter().any(|h| a == h.name());
     args.first().is_some_and(|a| a == "hook")
         && args.iter().any(|a| a == "claude-code-precompact")
         && !args.iter().any(tool_hook)
