@@ -87,6 +87,13 @@ const BUILTINS: [(Harness, &str, &[Role]); 9] = [
 /// not a name this harness gives: the shell, edit and write tools, and MCP tools
 /// (`mcp__<server>__<tool>` in Claude Code and Codex, `mcp_<server>_<tool>` in Gemini
 /// CLI).
+///
+/// An MCP tool named this harness's way is spelt as the harness sends it: Claude Code and
+/// Codex write `_` for each character other than an ASCII letter, a digit, `_` (and `-`
+/// in Claude Code), Gemini CLI for each one other than those, `-`, `.` and `:`, and cuts
+/// a name over 63 characters to its first and last 30 around `...` (what Claude Code
+/// 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0 do). A name they send as written is
+/// `None`.
 pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
     if BUILTINS.iter().any(|(h, n, _)| *h == harness && *n == tool) {
         return None;
@@ -96,13 +103,95 @@ pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
     {
         let (server, name) = rest.split_once("__")?;
         let sep = harness.mcp_separator();
-        return Some(format!("mcp{sep}{server}{sep}{name}"));
+        let theirs = format!("mcp{sep}{server}{sep}{name}");
+        return Some(sent_as(harness, &theirs).unwrap_or(theirs));
+    }
+    if let Some(sent) = sent_as(harness, tool) {
+        return Some(sent);
     }
     let (_, _, does) = BUILTINS.iter().find(|(_, n, _)| *n == tool)?;
     BUILTINS
         .iter()
         .find(|(h, _, r)| *h == harness && does.iter().all(|d| r.contains(d)))
         .map(|(_, n, _)| n.to_string())
+}
+
+/// The longest MCP tool name Gemini CLI sends: it cuts a longer one to its first and
+/// last [`GEMINI_KEPT`] characters around `...`.
+const GEMINI_MAX_NAME: usize = 63;
+
+/// What Gemini CLI keeps of each end of a name it cuts.
+const GEMINI_KEPT: usize = 30;
+
+/// Whether the harness keeps `c` in an MCP tool's name (it writes `_` for any other; a
+/// glob's `*` stays, as it stands for the characters it covers).
+fn kept_in_mcp_name(harness: Harness, c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || c == '_'
+        || c == '*'
+        || match harness {
+            Harness::ClaudeCode => c == '-',
+            Harness::Codex => false,
+            Harness::GeminiCli => matches!(c, '-' | '.' | ':'),
+        }
+}
+
+/// How the harness sends an MCP tool that a store names `tool`, in this harness's own
+/// form (`mcp__<server>__<tool>`, or `mcp_<server>_<tool>` in Gemini CLI), when that
+/// differs from `tool`: characters it does not keep become `_`, and Gemini CLI cuts a
+/// name (not a glob) over 63 characters. Codex cuts a long name too, ending it in a hash
+/// of the server and tool: see [`hashed_stem`].
+pub fn sent_as(harness: Harness, tool: &str) -> Option<String> {
+    let sep = harness.mcp_separator();
+    if !tool.starts_with(&format!("mcp{sep}")) {
+        return None;
+    }
+    let sent = kept_or_cut(harness, tool);
+    (sent != tool).then_some(sent)
+}
+
+/// `name` with each character the harness does not keep made `_`, and cut as Gemini CLI
+/// cuts a name (not a glob) over 63 characters.
+fn kept_or_cut(harness: Harness, name: &str) -> String {
+    let sent: String = name
+        .chars()
+        .map(|c| if kept_in_mcp_name(harness, c) { c } else { '_' })
+        .collect();
+    if harness != Harness::GeminiCli || sent.contains('*') || sent.len() <= GEMINI_MAX_NAME {
+        return sent;
+    }
+    // Every character is ASCII by now, so byte offsets are character offsets.
+    let head = sent.get(..GEMINI_KEPT).unwrap_or_default();
+    let tail = sent.get(sent.len() - GEMINI_KEPT..).unwrap_or_default();
+    format!("{head}...{tail}")
+}
+
+/// The name Gemini CLI gives the tool `tool` of the MCP server `server`:
+/// `mcp_<server>_<tool>` (without a second `mcp_` when the server's name starts with
+/// one), its characters kept or made `_`, cut when long.
+pub fn gemini_mcp_name(server: &str, tool: &str) -> String {
+    let joined = format!("{server}_{tool}");
+    let name = match joined.starts_with("mcp_") {
+        true => joined,
+        false => format!("mcp_{joined}"),
+    };
+    kept_or_cut(Harness::GeminiCli, &name)
+}
+
+/// What Codex kept of a long MCP tool name it cut: `call` without the `_` and 12 hex
+/// digits of the hash it ends a cut name with (seen with Codex 0.171.0: a tool name of
+/// 157 characters arrived as its first 98, `_` and 12 hex digits). `None` when `call`
+/// does not end so.
+pub fn hashed_stem(harness: Harness, call: &str) -> Option<&str> {
+    const HASH: usize = 12;
+    if harness != Harness::Codex || !call.starts_with("mcp__") {
+        return None;
+    }
+    let cut = call.len().checked_sub(HASH + 1)?;
+    let (stem, hash) = (call.get(..cut)?, call.get(cut..)?);
+    let hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    let digits = hash.strip_prefix('_')?;
+    (digits.bytes().all(hex)).then_some(stem)
 }
 
 /// The tool name `tool` when the store gives it, names it as another harness does, and
@@ -223,6 +312,42 @@ mod tests {
                 assert_eq!(spelling(h, tool).as_deref(), *instead, "{h:?} {tool}");
             }
         }
+        // An MCP tool named this harness's way, spelt as the harness sends it.
+        let long = format!("mcp_billing_refunds_create_{}_end", "x".repeat(40));
+        for (h, tool, sent) in [
+            (
+                Harness::ClaudeCode,
+                "mcp__a.b c__t-1",
+                Some("mcp__a_b_c__t-1"),
+            ),
+            (Harness::ClaudeCode, "mcp__a-b__*", None),
+            (Harness::Codex, "mcp__a.b c__t-1", Some("mcp__a_b_c__t_1")),
+            (
+                Harness::GeminiCli,
+                "mcp_a.b c_t-1:x",
+                Some("mcp_a.b_c_t-1:x"),
+            ),
+            (Harness::GeminiCli, "mcp__a b__t", Some("mcp_a_b_t")),
+            (
+                Harness::GeminiCli,
+                &long,
+                Some("mcp_billing_refunds_create_xxx...xxxxxxxxxxxxxxxxxxxxxxxxxx_end"),
+            ),
+            (Harness::GeminiCli, "mcp_a_*", None),
+            (Harness::ClaudeCode, "deploy.now", None),
+        ] {
+            assert_eq!(spelling(h, tool).as_deref(), sent, "{h:?} {tool}");
+        }
+        assert_eq!(gemini_mcp_name("mcp_ops", "deploy"), "mcp_ops_deploy");
+        assert_eq!(gemini_mcp_name("a b", "t"), "mcp_a_b_t");
+        let cut = format!("mcp__s__{}_f04219cc0e1a", "x".repeat(20));
+        assert_eq!(
+            hashed_stem(Harness::Codex, &cut),
+            Some(format!("mcp__s__{}", "x".repeat(20)).as_str())
+        );
+        assert_eq!(hashed_stem(Harness::Codex, "mcp__s__t_f04219cc0e1A"), None);
+        assert_eq!(hashed_stem(Harness::ClaudeCode, &cut), None);
+        assert_eq!(hashed_stem(Harness::Codex, "Bash_f04219cc0e1a"), None);
         assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
         assert!(!does_the_same(Harness::ClaudeCode, "Edit", "Write"));
         assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));

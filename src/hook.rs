@@ -404,7 +404,8 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         Ok(s) => s,
         Err(e) => return refuse(e),
     };
-    if let Some(err) = named_another_way(harness, &action.tool, setup) {
+    let raw = configured_mcp_name(harness, payload, &action.tool);
+    if let Some(err) = named_another_way(harness, &action.tool, raw.as_deref(), setup) {
         return refuse_with(&err, Retry::Misnamed);
     }
     // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
@@ -472,20 +473,39 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
 }
 
 /// The error for a call of `tool` that a rule of the store is meant to bind but names
-/// only as another harness names the tool (`Bash` for Gemini CLI's `run_shell_command`,
-/// `mcp__s__t` for its `mcp_s_t`; `mcp_s_t` for Claude Code's `mcp__s__t`): no rule would
-/// bind the call, and it would pass. From the names the load gathered from every record,
-/// held or not.
-fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
+/// otherwise, so that no rule naming only that name binds the call and it would pass:
+/// as another harness names the tool (`Bash` for Gemini CLI's `run_shell_command`,
+/// `mcp__s__t` for its `mcp_s_t`; `mcp_s_t` for Claude Code's `mcp__s__t`), as another
+/// built-in of this harness that does the same (`Edit` for Claude Code's `MultiEdit`), or
+/// as this harness never sends an MCP tool (`mcp__my.server__t` for Claude Code's
+/// `mcp__my_server__t`, a long name Gemini CLI or Codex cuts; `raw`, Gemini CLI's
+/// payload's server and tool as configured, is matched too). A store that also names
+/// the call's own name is fine. From the names the load gathered from every record, held
+/// or not.
+fn named_another_way(
+    harness: Harness,
+    tool: &str,
+    raw: Option<&str>,
+    setup: &Setup,
+) -> Option<InputError> {
     let named = &setup.input.totals.named;
-    let error = |name: &str, instead: &str| {
-        let (owners, what) = crate::harness::whose(harness, name);
-        let problem = InputProblem::OtherHarnessTool {
-            tool: name.to_string(),
-            owners,
-            what,
-            harness: harness.title(),
-            instead: instead.to_string(),
+    // `sent`: the store names the tool this harness's way, but not as the harness sends it.
+    let error = |name: &str, instead: &str, sent: bool| {
+        let problem = if sent {
+            InputProblem::NotSentAs {
+                tool: name.to_string(),
+                harness: harness.title(),
+                instead: instead.to_string(),
+            }
+        } else {
+            let (owners, what) = crate::harness::whose(harness, name);
+            InputProblem::OtherHarnessTool {
+                tool: name.to_string(),
+                owners,
+                what,
+                harness: harness.title(),
+                instead: instead.to_string(),
+            }
         };
         InputError::invalid(&setup.store, "", problem)
     };
@@ -493,10 +513,48 @@ fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<Inpu
         let instead = crate::harness::misnamed(harness, name, |n| named.contains(n))?;
         let binds =
             glob_match(&instead, tool) || crate::harness::does_the_same(harness, &instead, tool);
-        binds.then(|| error(name, &instead))
+        let sent = crate::harness::sent_as(harness, name).as_deref() == Some(instead.as_str());
+        binds.then(|| error(name, &instead, sent))
     });
-    if built_in.is_some() || harness == Harness::GeminiCli {
+    if built_in.is_some() {
         return built_in;
+    }
+    if !named.contains(tool) {
+        // Another built-in of this harness that does what this one does.
+        let sibling = named
+            .iter()
+            .find(|name| *name != tool && crate::harness::does_the_same(harness, name, tool));
+        if let Some(name) = sibling {
+            let problem = InputProblem::SameKindTool {
+                tool: name.clone(),
+                harness: harness.title(),
+                instead: tool.to_string(),
+            };
+            return Some(InputError::invalid(&setup.store, "", problem));
+        }
+        // A long MCP tool name Codex cut and ended in a hash.
+        if let Some(stem) = crate::harness::hashed_stem(harness, tool) {
+            let cut = named.iter().find(|name| {
+                let sent =
+                    crate::harness::spelling(harness, name).unwrap_or_else(|| name.to_string());
+                !sent.contains('*') && sent.starts_with(stem) && sent != tool
+            });
+            if let Some(name) = cut {
+                return Some(error(name, tool, true));
+            }
+        }
+        // Gemini CLI: the server and tool as configured, which it cut or changed.
+        if let Some(raw) = raw.filter(|r| *r != tool) {
+            let meant = named
+                .iter()
+                .find(|name| glob_match(name, raw) && !glob_match(name, tool));
+            if let Some(name) = meant {
+                return Some(error(name, tool, true));
+            }
+        }
+    }
+    if harness == Harness::GeminiCli {
+        return None;
     }
     // An MCP tool named as Gemini CLI names it (`mcp_s_t`, or a glob covering it) never
     // binds a call here; only this call tells which tool it meant. A name the store also
@@ -512,7 +570,22 @@ fn named_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<Inpu
                     .iter()
                     .any(|m| gemini_of(m).as_deref() == Some(name.as_str()))
         })
-        .map(|name| error(name, tool))
+        .map(|name| error(name, tool, false))
+}
+
+/// Gemini CLI's name for the MCP tool called as its server and tool are configured,
+/// `mcp_<server>_<tool>` from the payload's `mcp_context` (`server_name`, `tool_name`),
+/// before Gemini CLI changes characters or cuts it; `None` for a payload without them,
+/// or whose context is not of the tool called (`tool`).
+fn configured_mcp_name(harness: Harness, payload: &[u8], tool: &str) -> Option<String> {
+    if harness != Harness::GeminiCli {
+        return None;
+    }
+    let obj = payload_object(payload, harness.event(), harness.name()).ok()?;
+    let context = obj.get("mcp_context")?;
+    let server = context.get("server_name")?.as_str()?;
+    let name = context.get("tool_name")?.as_str()?;
+    (crate::harness::gemini_mcp_name(server, name) == tool).then(|| format!("mcp_{server}_{name}"))
 }
 
 /// Codex's patch tool.

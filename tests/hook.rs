@@ -919,6 +919,107 @@ fn replies_are_byte_for_byte_deterministic() {
     }
 }
 
+/// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`
+/// without `MultiEdit`, which does the same; an MCP tool with characters the harness
+/// replaces, or so long that it cuts the name (each as seen with Claude Code 2.1.332,
+/// Codex 0.171.0 and Gemini CLI 0.61.0). No rule naming only the store's name binds the
+/// call, which passed: it is denied with the fix. Named the harness's way too, the rule
+/// binds the call; a tool the store does not mean passes.
+#[test]
+fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the_fix() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-sent-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write_store = |name: &str, scope: &[&str]| {
+        let path = dir.join(name);
+        let record = serde_json::json!({
+            "id": "no-changes", "seq": 1, "kind": "policy", "scope": scope,
+            "predicate": {"all": []}, "effect": "deny", "text": "Change nothing here."
+        });
+        std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let long = format!("refund_{}", "x".repeat(150));
+    let cut = format!("refund_{}_f04219cc0e1a", "x".repeat(91));
+    let gemini_long =
+        "mcp_billing_refunds_create_for_the_customer_account_after_a_duplicate_charge_was_found";
+    let gemini_cut = "mcp_billing_refunds_create_for...r_a_duplicate_charge_was_found";
+    let cases: [(&str, String, String, String); 6] = [
+        ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("claude-code", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing-srv__refunds_create".into(), String::new()),
+        ("codex", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing_srv__refunds_create".into(), String::new()),
+        ("codex", format!("mcp__bill.ing-srv__{long}"), format!("mcp__bill_ing_srv__{cut}"), String::new()),
+        ("gemini-cli", gemini_long.into(), gemini_cut.into(), String::new()),
+        ("gemini-cli", "mcp_bill ing_refunds_create".into(), "mcp_bill_ing_refunds_create".into(), String::new()),
+    ];
+    for (i, (h, named, sent, message)) in cases.iter().enumerate() {
+        let store = write_store(&format!("{i}.json"), &[named]);
+        let message = match message.is_empty() {
+            true => format!(
+                "{} sends the MCP tool the store names `{named}` as `{sent}` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)",
+                match *h {
+                    "claude-code" => "Claude Code",
+                    "codex" => "Codex",
+                    _ => "Gemini CLI",
+                }
+            ),
+            false => message.clone(),
+        };
+        let call = |store: &str, tool: &str| {
+            run(
+                &["hook", h, "--store", store],
+                &payload(h, tool, r#"{"file_path":"a","amount":1}"#),
+            )
+        };
+        let out = call(&store, sent);
+        // A message over the reason's width is cut in the middle: compare its ends.
+        let reason = invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE);
+        if reason.len() < 900 {
+            assert_denied(&out, &reason, &format!("{h} {sent}"));
+        } else {
+            assert_eq!(out.code, 2, "{h} {sent}: {}", out.stderr);
+            assert!(
+                out.stderr.contains(&format!("{store}: {}", &message[..80])),
+                "{h} {sent}: {}",
+                out.stderr
+            );
+            assert!(
+                out.stderr.contains(MISNAMED_ADVICE),
+                "{h} {sent}: {}",
+                out.stderr
+            );
+        }
+        // Named the harness's way too, the rule binds the call.
+        let both = write_store(&format!("{i}-both.json"), &[named, sent]);
+        let out = call(&both, sent);
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {sent}: {}",
+            out.stderr
+        );
+        // A tool the store does not mean passes.
+        let other = if *h == "gemini-cli" {
+            "mcp_docs_search"
+        } else {
+            "mcp__docs__search"
+        };
+        assert_eq!(call(&store, other).code, 0, "{h}");
+    }
+    // Gemini CLI names a tool of a server whose name starts with `mcp_` without a second
+    // `mcp_`: its payload's mcp_context tells the configured server and tool.
+    let store = write_store("gemini-context.json", &["mcp_mcp_ops_deploy"]);
+    let p = payload("gemini-cli", "mcp_ops_deploy", "{}").replace(
+        r#""server_name":"billing","tool_name":"refunds_create""#,
+        r#""server_name":"mcp_ops","tool_name":"deploy""#,
+    );
+    let out = run(&["hook", "gemini-cli", "--store", &store], &p);
+    let message = "Gemini CLI sends the MCP tool the store names `mcp_mcp_ops_deploy` as `mcp_ops_deploy` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `mcp_mcp_ops_deploy` never binds this call: name `mcp_ops_deploy` too wherever the store names `mcp_mcp_ops_deploy` (beside it in a policy's scope, or in an effect record of its own)";
+    assert_denied(
+        &out,
+        &invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE),
+        "context",
+    );
+}
+
 /// A store written for Claude Code names its tools as Claude Code does: under Gemini
 /// CLI's hook (`run_shell_command`, `write_file`, `mcp_<server>_<tool>`) and Codex's
 /// (`apply_patch`) no rule naming only those would bind a call, so the call is denied

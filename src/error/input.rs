@@ -69,4 +69,42 @@ pub enum InputProblem {
         /// The harness's own name for it.
         instead: String,
     },
+    /// A hook's store names an MCP tool this harness's way, but not as the harness sends
+    /// it (characters it replaces, a long name it cuts), and not as it sends it too.
+    #[error(
+        "{harness} sends the MCP tool the store names `{}` as `{}` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        clean(.tool),
+        clean(.instead),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool)
+    )]
+    NotSentAs {
+        /// The name the store gives.
+        tool: String,
+        /// The harness answered.
+        harness: &'static str,
+        /// The name the harness sends.
+        instead: String,
+    },
+    /// A hook's store names a built-in tool of this harness, and not another built-in
+    /// that does the same (`Edit`, not `MultiEdit`), whose calls no rule would bind.
+    #[error(
+        "`{}` does what `{}` does in {harness}, and the store names `{}` but never `{}`, so no rule that names `{}` binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        clean(.instead),
+        clean(.tool),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool)
+    )]
+    SameKindTool {
+        /// The name the store gives.
+        tool: String,
+        /// The harness answered.
+        harness: &'static str,
+        /// The built-in being called, which the store does not name.
+        instead: String,
+    },
 }
