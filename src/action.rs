@@ -47,6 +47,12 @@ pub enum ToolError {
     /// An object without a non-empty string `name`.
     #[error("a tool needs a non-empty string `name`")]
     Name,
+    /// A name that is blank or has white space at an end (the name).
+    #[error(
+        "tool `{}` has white space at an end (or nothing else): no harness names a tool so, and it would stand for no call; write the name as the harness sends it",
+        clean(.0)
+    )]
+    NotName(String),
     /// A schema under more than one of the names harnesses use (the tool's name).
     #[error(
         "tool `{}` has more than one of input_schema, parameters, inputSchema",
@@ -211,10 +217,14 @@ impl Tool {
     /// wrapper is unwrapped. Other keys (descriptions and such) are ignored.
     pub fn from_json(value: &Value) -> Result<Tool, ToolError> {
         match value {
-            Value::String(s) if !s.is_empty() => Ok(Tool {
-                name: s.clone(),
-                input_schema: None,
-            }),
+            Value::String(s) if !s.is_empty() => {
+                let tool = Tool {
+                    name: s.clone(),
+                    input_schema: None,
+                };
+                tool.validate()?;
+                Ok(tool)
+            }
             Value::Object(obj) => {
                 if let (Some(Value::String(t)), Some(inner)) =
                     (obj.get("type"), obj.get("function"))
@@ -259,6 +269,9 @@ impl Tool {
     pub(crate) fn validate(&self) -> Result<(), ToolError> {
         if self.name.is_empty() {
             return Err(ToolError::Name);
+        }
+        if !crate::text::is_tool_name(&self.name) {
+            return Err(ToolError::NotName(self.name.clone()));
         }
         let Some(s) = &self.input_schema else {
             return Ok(());

@@ -298,6 +298,18 @@ pub enum RecordProblem {
         /// Why the value is refused.
         error: ValueError,
     },
+    /// A tool name (in a policy's `scope`, an effect's `tool`) that is blank or has white
+    /// space at an end: the key and the name.
+    #[error(
+        "`{key}` names `{}`, with white space at an end (or nothing else): no harness names a tool so, and the record would bind no call; write the name as the harness sends it",
+        clean(name)
+    )]
+    NotToolName {
+        /// `scope` or `tool`.
+        key: &'static str,
+        /// The name as written.
+        name: String,
+    },
     /// A policy's `scope` of the wrong shape.
     #[error("`scope` must be a tool name, a glob, or a non-empty array of those")]
     Scope,
@@ -478,7 +490,7 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Reco
         obj,
         &["scope", "predicate", "effect", "supersedes", "depends_on"],
     )?;
-    let scope = match required(obj, "scope")? {
+    let scope: Vec<String> = match required(obj, "scope")? {
         Value::String(s) if !s.is_empty() => vec![s.clone()],
         Value::Array(items) if !items.is_empty() => items
             .iter()
@@ -486,6 +498,12 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Reco
             .collect::<Result<_, _>>()?,
         _ => return Err(RecordProblem::Scope),
     };
+    if let Some(name) = scope.iter().find(|s| !crate::text::is_tool_name(s)) {
+        return Err(RecordProblem::NotToolName {
+            key: "scope",
+            name: name.clone(),
+        });
+    }
     let predicate = Predicate::parse(required(obj, "predicate")?, limits.max_predicate_depth)
         .map_err(RecordProblem::Predicate)?;
     let effect = match required(obj, "effect")? {
@@ -525,6 +543,12 @@ fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, RecordProblem> {
 fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
     only_keys(obj, &["tool", "match"])?;
     let tool = nonempty_string(required(obj, "tool")?, "tool")?;
+    if !crate::text::is_tool_name(&tool) {
+        return Err(RecordProblem::NotToolName {
+            key: "tool",
+            name: tool,
+        });
+    }
     let Value::Object(matches) = required(obj, "match")? else {
         return Err(RecordProblem::Match);
     };

@@ -768,6 +768,95 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
     assert_eq!(out.code, 2, "{}", out.stdout);
 }
 
+/// A tool name that is blank or has white space at an end names no tool a harness calls.
+/// In a hook's `--tools` (`[" "]`, `[" ", "Bash"]`) or a store's `tools`, the hook guarded
+/// only the tools a rule names and passed every other call that a dropped summary binds;
+/// in a policy's scope or an effect's tool, the record bound no call and the call passed.
+/// Each is refused (the hook denies, check is ERROR), on both loaders.
+#[test]
+fn a_blank_or_padded_tool_name_is_refused() {
+    let dir = Scratch::new();
+    let summary = r#"{"id":"s","seq":2,"kind":"summary","text":"never delete the backups"}"#;
+    let chatter = r#"{"id":"c","seq":1,"kind":"chatter","text":"hello"}"#;
+    let payload =
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    let small = dir.file("s.jsonl", format!("{chatter}\n{summary}\n").as_bytes());
+    let large = format!("{chatter}\n{summary}\n{}", padding(3));
+    let large = dir.file("big.jsonl", large.as_bytes());
+    for store in [&small, &large] {
+        for tools in [r#"[" "]"#, r#"[" ", "Bash"]"#, r#"["Read "]"#, "[\"\\t\"]"] {
+            let args = [
+                "hook",
+                "claude-code",
+                "--store",
+                store,
+                "--kept",
+                "c",
+                "--tools",
+                tools,
+            ];
+            let out = run(&args, Some(payload.as_bytes()));
+            assert_eq!(out.code, 2, "{store} {tools:?}: {}", out.stderr);
+            assert!(
+                out.stderr.contains("ERROR (invalid-input)"),
+                "{}",
+                out.stderr
+            );
+            assert!(
+                out.stderr.contains("has white space at an end"),
+                "{}",
+                out.stderr
+            );
+        }
+    }
+    let records = format!("{chatter},{summary}");
+    let big_records = format!("{records},{}", padding(3).trim_end().replace('\n', ","));
+    for (name, records) in [("doc.json", &records), ("bigdoc.json", &big_records)] {
+        let doc = format!(r#"{{"records":[{records}],"kept":["c"],"tools":[" "]}}"#);
+        let doc = dir.file(name, doc.as_bytes());
+        let out = run(
+            &["hook", "claude-code", "--store", &doc],
+            Some(payload.as_bytes()),
+        );
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("key `tools`: tool ` ` has white space"),
+            "{}",
+            out.stderr
+        );
+    }
+    // A rule or an effect on a padded name bound no call: `check` passed.
+    let rules = [
+        r#"{"id":"p","seq":1,"kind":"policy","scope":" deploy","predicate":{"all":[]},"effect":"deny","text":"never deploy on a friday afternoon"}"#,
+        r#"{"id":"p","seq":1,"kind":"policy","scope":["deploy","\t"],"predicate":{"all":[]},"effect":"deny","text":"never deploy on a friday afternoon"}"#,
+        r#"{"id":"e","seq":1,"kind":"effect","tool":"deploy ","match":{},"text":"the deploy already ran this morning"}"#,
+    ];
+    for (i, rule) in rules.iter().enumerate() {
+        let small = dir.file(&format!("r{i}.jsonl"), format!("{rule}\n").as_bytes());
+        let large = dir.file(
+            &format!("rbig{i}.jsonl"),
+            format!("{rule}\n{}", padding(3)).as_bytes(),
+        );
+        for store in [&small, &large] {
+            let args = [
+                "check",
+                store,
+                "--action",
+                r#"{"tool":"deploy"}"#,
+                "--kept",
+                "[]",
+            ];
+            let out = run(&args, None);
+            assert_eq!(out.code, 2, "{rule}: {}", out.stdout);
+            assert!(
+                out.stdout.contains("with white space at an end"),
+                "{}",
+                out.stdout
+            );
+        }
+    }
+}
+
 /// A plain `--kept` list that names no id (`--kept "$KEPT"` with the variable unset, an
 /// empty or blank file) was read as keeping nothing. The compactor kept the allow rule and
 /// the fact it reads, and dropped the newer fact that retracts it: the agent acts on a

@@ -256,7 +256,7 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                 }
                 key::DEPENDS_ON => depends_on = map.next_value_seed(IdsSeed)?,
                 key::TOOL => {
-                    let t = nonempty(map.next_value_seed(StrSeed)?)?;
+                    let t = tool_name(map.next_value_seed(StrSeed)?)?;
                     if (self.stop)(Early::Tool(&t)) {
                         return Err(not_light());
                     }

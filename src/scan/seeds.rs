@@ -30,19 +30,29 @@ impl<'de> Visitor<'de> for ScopeSeed {
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(vec![nonempty(Cow::Borrowed(v))?])
+        Ok(vec![tool_name(Cow::Borrowed(v))?])
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(vec![nonempty(Cow::Owned(v.to_string()))?])
+        Ok(vec![tool_name(Cow::Owned(v.to_string()))?])
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         let ids = IdsSeed.visit_seq(seq)?;
-        if ids.is_empty() {
+        if ids.is_empty() || !ids.iter().all(|t| crate::text::is_tool_name(t)) {
             return Err(not_light());
         }
         Ok(ids)
+    }
+}
+
+/// A tool name as the strict path takes one ([`crate::text::is_tool_name`]); anything
+/// else is left to it, which says why.
+pub(super) fn tool_name<E: de::Error>(s: Cow<'_, str>) -> Result<Cow<'_, str>, E> {
+    if crate::text::is_tool_name(&s) {
+        Ok(s)
+    } else {
+        Err(not_light())
     }
 }
 
