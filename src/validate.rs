@@ -23,9 +23,15 @@ pub struct Warning {
 /// gate cannot evaluate (when a kept set is given), a policy or fact without `text` or
 /// with a text too short to say the rule (a transcript may hold it by chance), a
 /// policy whose scope surely matches none of `tools` (when tools are listed; two globs
-/// may always overlap), and `depends_on` cycles.
+/// may always overlap), and `depends_on` cycles; first, a store that binds nothing.
 pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
     let mut out = Vec::new();
+    if binds_nothing(store) {
+        out.push(Warning {
+            place: "store".to_string(),
+            message: BINDS_NOTHING.to_string(),
+        });
+    }
     let cycles = depends_on_cycles(store);
     for (pos, record) in store.records().iter().enumerate() {
         let at = |message: String| Warning {
@@ -101,6 +107,20 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
     }
     out
 }
+
+/// Whether nothing in `store` can stop a call: no restrictive policy, no effect record,
+/// no record the gate cannot evaluate (facts, permissions and chatter bind nothing by
+/// themselves). Every check over it passes, and a hook wired to it guards nothing.
+pub fn binds_nothing(store: &Store) -> bool {
+    !store.records().iter().any(|r| match &r.kind {
+        Kind::Policy(p) => p.effect.is_restrictive(),
+        Kind::Effect(_) | Kind::Unevaluable(_) => true,
+        Kind::Fact(_) | Kind::Chatter => false,
+    })
+}
+
+/// The warning for a store that [binds nothing](binds_nothing).
+pub const BINDS_NOTHING: &str = "no restrictive policy, effect record or record the gate cannot evaluate: nothing in it can stop a call, so check, and a hook wired to it, pass every call; add the rules the agent must keep to";
 
 /// A `text` of fewer than three words and fewer than 16 characters: a label rather than
 /// the rule itself, likely to occur in a transcript where the rule was never stated.
@@ -304,9 +324,11 @@ mod tests {
         ];
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let got = said(&warnings(&store(&lines), None, None));
+        // Facts alone stop no call: the store's warning comes first.
         assert_eq!(
             got,
             [
+                format!("store: {BINDS_NOTHING}").as_str(),
                 "records `a`, `b`, `c`: `depends_on` cycle: `a` -> `b` -> `c` -> `a` (each is derived from the next; none can be checked)",
                 "records `e`, `f`: `depends_on` cycle: `e` -> `f` -> `e` (each is derived from the next; none can be checked)",
             ]
@@ -323,6 +345,7 @@ mod tests {
             })
             .collect();
         let chain: Vec<&str> = chain.iter().map(String::as_str).collect();
-        assert_eq!(warnings(&store(&chain), None, None), []);
+        let got = said(&warnings(&store(&chain), None, None));
+        assert_eq!(got, [format!("store: {BINDS_NOTHING}")]);
     }
 }

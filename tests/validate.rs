@@ -190,15 +190,46 @@ fn a_store_without_kept_ids_is_validated_without_its_kept_records() {
             "warning: record `p1`: kind `Policy` is not a kind the gate evaluates: did you mean `policy`?\n{path}: 2 records, valid, 1 warning\n"
         )
     );
-    let lines = "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"hello there\"}\n";
+    let lines = "{\"id\":\"c1\",\"seq\":1,\"kind\":\"chatter\",\"text\":\"hello there\"}\n{\"id\":\"e2\",\"seq\":2,\"kind\":\"effect\",\"tool\":\"t\",\"match\":{}}\n";
     let path = s.file("nokept.jsonl", lines.as_bytes());
     let r = run(&["validate", &path], None);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.stdout, format!("{path}: 1 record, valid\n"));
+    assert_eq!(r.stdout, format!("{path}: 2 records, valid\n"));
     // check still needs the kept ids.
     let r = run(
         &["check", &path, "--action", r#"{"tool":"t","params":{}}"#],
         None,
     );
     assert_eq!(r.code, 2);
+}
+
+/// A store with nothing that can stop a call is valid, but check and a hook over it pass
+/// every call: validate warns (exit 1), on both loaders' inputs.
+#[test]
+fn a_store_that_binds_nothing_is_a_warning() {
+    let s = Scratch::new();
+    let warning = "warning: store: no restrictive policy, effect record or record the gate cannot evaluate: nothing in it can stop a call, so check, and a hook wired to it, pass every call; add the rules the agent must keep to";
+    for (name, text, records) in [
+        ("empty.json", r#"{"records": []}"#.to_string(), "0 records"),
+        ("kept.json", r#"{"records": [], "kept": []}"#.to_string(), "0 records"),
+        (
+            "allow.jsonl",
+            [
+                r#"{"id":"f","seq":1,"kind":"fact","field":"tier","value":"gold","text":"the customer is on the gold tier"}"#,
+                r#"{"id":"a","seq":2,"kind":"policy","scope":"t","predicate":{"all":[]},"effect":"allow","text":"calls of t are always allowed here"}"#,
+                r#"{"id":"c","seq":3,"kind":"chatter","text":"hello there"}"#,
+            ]
+            .join("\n"),
+            "3 records",
+        ),
+    ] {
+        let path = s.file(name, text.as_bytes());
+        let r = run(&["validate", &path], None);
+        assert_eq!(r.code, 1, "{name}: {}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.stdout,
+            format!("{warning}\n{path}: {records}, valid, 1 warning\n"),
+            "{name}"
+        );
+    }
 }

@@ -369,6 +369,27 @@ fn doctor_finds_a_settings_file_that_does_not_parse() {
     );
 }
 
+/// A store with nothing that can stop a call (no records, or only facts, chatter and
+/// permissions) is valid, and a hook wired to it passes every call: doctor says so.
+#[test]
+fn doctor_finds_a_store_that_binds_nothing() {
+    for store in [
+        r#"{"records": [], "kept": []}"#,
+        r#"{"records": [{"id": "f", "seq": 1, "kind": "fact", "field": "tier", "value": "gold", "text": "The customer is on the gold tier."}], "kept": []}"#,
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        std::fs::write(s.store(), store).unwrap();
+        assert_finds(
+            &s.doctor("claude-code"),
+            &format!(
+                "the store `{}` has no restrictive policy, effect record or record the gate cannot evaluate: nothing in it can stop a call, so check, and a hook wired to it, pass every call; add the rules the agent must keep to",
+                s.store().display()
+            ),
+        );
+    }
+}
+
 #[test]
 fn doctor_finds_a_claude_code_key_of_the_wrong_shape() {
     let s = Sandbox::new();
@@ -1221,10 +1242,12 @@ fn doctor_runs_the_hook_with_a_tool_the_matcher_selects() {
     s.edit_settings("claude-code", |t| {
         t.replace("Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*", "mcp__.*")
     });
-    std::fs::write(s.store(), r#"{"records": [], "kept": []}"#).unwrap();
+    let store = r#"{"records": [{"id": "e", "seq": 1, "kind": "effect", "tool": "mcp__docs__publish", "match": {"page": "home"}}], "kept": []}"#;
+    std::fs::write(s.store(), store).unwrap();
     let out = s.doctor("claude-code");
     assert_clean(&out, &s.settings("claude-code"), "claude-code");
     // A matcher that selects no tool doctor knows: it cannot tell.
+    std::fs::write(s.store(), store.replace("mcp__docs__publish", "Read")).unwrap();
     s.edit_settings("claude-code", |t| t.replace("\"mcp__.*\"", "\"Read\""));
     let out = s.doctor("claude-code");
     assert_eq!(out.code, 2);

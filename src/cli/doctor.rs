@@ -764,6 +764,13 @@ fn check_store(
             return;
         }
     };
+    if crate::validate::binds_nothing(&input.store) {
+        f.problem(format!(
+            "the store `{}` has {}",
+            clean(&shown),
+            crate::validate::BINDS_NOTHING
+        ));
+    }
     if let Some(id) = wiring::typed_input_unjudged(harness, &input.store)
         && !reads_transcript
     {
