@@ -622,6 +622,55 @@ fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// The store and the transcript's file are never sent to the model: as a context file,
+/// the store put every record in view, and the transcript what a compaction dropped, and
+/// the call its rule binds passed. Each is refused (by any path to it), in check, context
+/// and the hook.
+#[test]
+fn a_context_file_that_is_the_store_or_the_transcript_is_refused() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let store = store("claude-code");
+    let link = scratch.path().join("store-link.json");
+    std::os::unix::fs::symlink(std::fs::canonicalize(&store).unwrap(), &link).unwrap();
+    let link = link.to_str().unwrap().to_string();
+    let says_store = "is the record store: the harness never sends it to the model";
+    let says_transcript = "is the session's transcript: it holds what a compaction dropped too";
+    for (file, says) in [
+        (&store, says_store),
+        (&link, says_store),
+        (&transcript, says_transcript),
+    ] {
+        let args = [
+            "check",
+            &store,
+            "--action",
+            &action("claude-code"),
+            "--transcript",
+            &transcript,
+            "--context-file",
+            file,
+        ];
+        let out = run(&args, None);
+        assert_eq!(out.code, 2, "{file}: {}", out.stdout);
+        assert!(out.stdout.contains(says), "{file}: {}", out.stdout);
+        let p = payload("claude-code", "D-1", &transcript);
+        let out = hook_with("claude-code", &store, &p, &["--context-file", file]);
+        denied_with_advice(&out, says, FUTILE);
+        let args = [
+            "context",
+            &transcript,
+            "--store",
+            &store,
+            "--context-file",
+            file,
+        ];
+        let out = run(&args, None);
+        assert_eq!(out.code, 2, "{file}: {}", out.stdout);
+        assert!(out.stderr.contains(says), "{file}: {}", out.stderr);
+    }
+}
+
 #[test]
 fn kept_and_kept_from_transcript_cannot_both_be_given() {
     let p = payload("claude-code", "C-1", &fixture("claude-code", "C-1"));

@@ -125,6 +125,7 @@ pub(super) fn run_check_transcript(
             cwd: None,
             deadline: None,
             files: &args.context_file,
+            store: Some(&args.input),
             limits,
             live_call: false,
         };

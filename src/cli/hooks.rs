@@ -83,6 +83,7 @@ pub(super) fn hook_reply(
                 cwd: r.cwd.as_deref(),
                 deadline: Some(wait_until),
                 files: &args.context_file,
+                store: Some(&args.store),
                 limits,
                 live_call: true,
             })
@@ -215,6 +216,7 @@ fn lean_transcript_setup(
                     cwd: r.cwd.as_deref(),
                     deadline: Some(wanted.wait_until),
                     files: &args.context_file,
+                    store: Some(&args.store),
                     limits,
                     live_call: true,
                 })

@@ -42,6 +42,8 @@ pub(super) struct Wanted<'a> {
     pub(super) deadline: Option<Instant>,
     /// `--context-file` values.
     pub(super) files: &'a [String],
+    /// The record store, which no context file may be (`None`: none given, or stdin).
+    pub(super) store: Option<&'a str>,
     /// The input limits (`--max-input-bytes`).
     pub(super) limits: Limits,
     /// The call is being made now (a hook): where the payload does not say which agent
@@ -131,6 +133,24 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
+        // The harness sends the model neither the store nor the transcript's file: as a
+        // context file, either puts in view what the agent never reads (every record;
+        // the whole session, what a compaction dropped included).
+        let is = |other: &str| same_file(name, other);
+        let problem = if wanted.store.is_some_and(is) {
+            Some(FlagProblem::ContextIsStore)
+        } else if is(&path) {
+            Some(FlagProblem::ContextIsTranscript)
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(Unread::Invalid(InputError::invalid(
+                name,
+                "--context-file",
+                problem,
+            )));
+        }
         let bytes = read_source(name, limits).map_err(Unread::Invalid)?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Unread::Invalid(InputError::invalid(
@@ -527,6 +547,18 @@ pub(super) fn run_context(args: &ContextArgs, limits: Limits, out: Output) -> Ex
     }
 }
 
+/// Whether two paths name one existing file (after symbolic links and `..`); stdin
+/// (`-`) is no file here.
+fn same_file(a: &str, b: &str) -> bool {
+    if a == "-" || b == "-" {
+        return false;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError> {
     let reads = [
         input_read("FILE", &args.file),
@@ -546,6 +578,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         cwd: None,
         deadline: None,
         files: &args.context_file,
+        store: args.store.as_deref(),
         limits,
         live_call: false,
     })?;

@@ -125,6 +125,16 @@ pub enum FlagProblem {
     /// `--context-file` without `--kept-from transcript`.
     #[error("a context file adds to a transcript's live context: it needs --kept-from transcript")]
     ContextWithoutTranscript,
+    /// A `--context-file` that is the record store.
+    #[error(
+        "is the record store: the harness never sends it to the model, and as context it would put every record in view; name the instruction files the harness sends (CLAUDE.md, AGENTS.md, GEMINI.md)"
+    )]
+    ContextIsStore,
+    /// A `--context-file` that is the transcript read.
+    #[error(
+        "is the session's transcript: it holds what a compaction dropped too, which the harness no longer sends, and as context it would put all of it in view; name the instruction files the harness sends (CLAUDE.md, AGENTS.md, GEMINI.md)"
+    )]
+    ContextIsTranscript,
     /// Standard input named twice: what read it first, as messages name it.
     #[error(
         "names standard input, already read for {0} (it is read once: put one of them in a file)"
