@@ -316,7 +316,7 @@ impl Setup {
 
     /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
     /// tool is guarded).
-    fn tools(&self) -> Option<Vec<String>> {
+    pub(crate) fn tools(&self) -> Option<Vec<String>> {
         self.tools.clone().or_else(|| {
             self.input
                 .tools
@@ -406,6 +406,9 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     };
     let raw = configured_mcp_name(harness, payload, &action.tool);
     if let Some(err) = named_another_way(harness, &action.tool, raw.as_deref(), setup) {
+        return refuse_with(&err, Retry::Misnamed);
+    }
+    if let Some(err) = guarded_another_way(harness, &action.tool, setup) {
         return refuse_with(&err, Retry::Misnamed);
     }
     // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
@@ -571,6 +574,41 @@ fn named_another_way(
                     .any(|m| gemini_of(m).as_deref() == Some(name.as_str()))
         })
         .map(|name| error(name, tool, false))
+}
+
+/// The error for a call of `tool` that the guarded tools (`--tools`, else the store's
+/// `tools`) are meant to cover but name only otherwise: as another harness names the tool
+/// (`Bash` for Gemini CLI's `run_shell_command`), as another built-in of this harness
+/// that does the same (`Edit` for `MultiEdit`), or as this harness never sends an MCP
+/// tool. The call would be left unguarded, and pass whatever the store's dropped records
+/// say, unless a rule names it.
+fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
+    let tools = setup.tools()?;
+    if tools.iter().any(|t| glob_match(t, tool)) {
+        return None;
+    }
+    let listed = |n: &str| tools.iter().any(|t| t == n);
+    // The name listed, and the one to list too: the harness's spelling of it (a glob
+    // stays a glob), else the tool called.
+    let (name, fix) = tools.iter().find_map(|t| {
+        let same = |other: &str| crate::harness::does_the_same(harness, other, tool);
+        match crate::harness::misnamed(harness, t, listed) {
+            Some(i) if glob_match(&i, tool) => Some((t, i)),
+            Some(i) if same(&i) => Some((t, tool.to_string())),
+            _ => same(t).then(|| (t, tool.to_string())),
+        }
+    })?;
+    let (origin, place) = match &setup.tools {
+        Some(_) => ("--tools", "tools"),
+        None => (setup.store.as_str(), "key `tools`"),
+    };
+    let problem = InputProblem::UnguardedSpelling {
+        tool: name.clone(),
+        harness: harness.title(),
+        call: tool.to_string(),
+        instead: fix,
+    };
+    Some(InputError::invalid(origin, place, problem))
 }
 
 /// Gemini CLI's name for the MCP tool called as its server and tool are configured,

@@ -1020,6 +1020,79 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
     );
 }
 
+/// The guarded tools (`--tools`, a store's `tools`) name a tool only as another harness
+/// does, or as a built-in that does the same: the call of this harness's tool was not
+/// guarded, and passed although a dropped summary binds every call. It is denied with
+/// the fix; listed the harness's way too, the dropped summary blocks it.
+#[test]
+fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write_store = |name: &str, tools: &[&str]| {
+        let path = dir.join(name);
+        let record = serde_json::json!({
+            "id": "earlier", "seq": 1, "kind": "summary",
+            "text": "Earlier turns: the user said never to touch the production database."
+        });
+        let doc = serde_json::json!({"records": [record], "kept": [], "tools": tools});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let store = write_store("claude.json", &["Bash", "Edit", "mcp__billing__*"]);
+    let cases = [
+        (
+            "gemini-cli",
+            "run_shell_command",
+            "Bash",
+            "run_shell_command",
+        ),
+        (
+            "gemini-cli",
+            "mcp_billing_refunds_create",
+            "mcp__billing__*",
+            "mcp_billing_*",
+        ),
+        ("claude-code", "MultiEdit", "Edit", "MultiEdit"),
+    ];
+    for (h, tool, named, fix) in cases {
+        let harness = if h == "gemini-cli" {
+            "Gemini CLI"
+        } else {
+            "Claude Code"
+        };
+        let message = format!(
+            "{store}: key `tools`: the guarded tools name `{named}` and not `{fix}`, which covers this call of `{tool}` in {harness}, so the call would go unjudged: name `{fix}` too"
+        );
+        let out = run(&["hook", h, "--store", &store], &payload(h, tool, "{}"));
+        assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), tool);
+        // The same list given by --tools.
+        let tools = "Bash,Edit,mcp__billing__*";
+        let out = run(
+            &["hook", h, "--store", &store, "--tools", tools],
+            &payload(h, tool, "{}"),
+        );
+        let message = message.replace(&format!("{store}: key `tools`"), "--tools");
+        assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), tool);
+        // Listed the harness's way too, the call is guarded: the dropped summary blocks it.
+        let both = write_store(
+            &format!("{tool}.json"),
+            &["Bash", "Edit", "mcp__billing__*", fix],
+        );
+        let out = run(&["hook", h, "--store", &both], &payload(h, tool, "{}"));
+        assert!(
+            out.stderr.contains("BLOCK (dropped-unevaluable-record)"),
+            "{tool}: {}",
+            out.stderr
+        );
+    }
+    // A tool the list does not mean is not guarded, as before.
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "Read", "{}"),
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 /// A store written for Claude Code names its tools as Claude Code does: under Gemini
 /// CLI's hook (`run_shell_command`, `write_file`, `mcp_<server>_<tool>`) and Codex's
 /// (`apply_patch`) no rule naming only those would bind a call, so the call is denied

@@ -87,6 +87,26 @@ pub enum InputProblem {
         /// The name the harness sends.
         instead: String,
     },
+    /// A hook's guarded tools name a tool otherwise than the harness calls it (another
+    /// harness's name, a built-in that does the same, an MCP name it changes), and not as
+    /// it calls it: the call is not guarded.
+    #[error(
+        "the guarded tools name `{}` and not `{}`, which covers this call of `{}` in {harness}, so the call would go unjudged: name `{}` too",
+        clean(.tool),
+        clean(.instead),
+        clean(.call),
+        clean(.instead)
+    )]
+    UnguardedSpelling {
+        /// The name the list gives.
+        tool: String,
+        /// The harness answered.
+        harness: &'static str,
+        /// The tool being called.
+        call: String,
+        /// The name to list too.
+        instead: String,
+    },
     /// A hook's store names a built-in tool of this harness, and not another built-in
     /// that does the same (`Edit`, not `MultiEdit`), whose calls no rule would bind.
     #[error(
