@@ -39,6 +39,29 @@ fn claude_hook(store: &str, kept: &str, payload: &str) -> Run {
     run(&args, Some(payload.as_bytes()))
 }
 
+/// The Claude Code hook over `store` (kept `c`) with `--tools tools` denies `payload` as
+/// invalid input that `says` so.
+fn assert_tools_refused(store: &str, tools: &str, payload: &str, says: &str) {
+    let args = [
+        "hook",
+        "claude-code",
+        "--store",
+        store,
+        "--kept",
+        "c",
+        "--tools",
+        tools,
+    ];
+    let out = run(&args, Some(payload.as_bytes()));
+    assert_eq!(out.code, 2, "{store} {tools:?}: {}", out.stderr);
+    assert!(
+        out.stderr.contains("ERROR (invalid-input)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(says), "{}", out.stderr);
+}
+
 /// Padding chatter that takes a store past the 1 MiB from which the CLI reads it with
 /// the lean loader.
 fn padding(from_seq: u64) -> String {
@@ -706,24 +729,7 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
         assert_eq!(out.code, 2, "{}", out.stderr);
         assert!(out.stderr.contains("BLOCK (dropped-unevaluable-record)"));
         for tools in ["", ",", "[]", empty.as_str()] {
-            let args = [
-                "hook",
-                "claude-code",
-                "--store",
-                store,
-                "--kept",
-                "c",
-                "--tools",
-                tools,
-            ];
-            let out = run(&args, Some(payload.as_bytes()));
-            assert_eq!(out.code, 2, "{store} {tools:?}: {}", out.stderr);
-            assert!(
-                out.stderr.contains("ERROR (invalid-input)"),
-                "{}",
-                out.stderr
-            );
-            assert!(out.stderr.contains("names no tool"), "{}", out.stderr);
+            assert_tools_refused(store, tools, payload, "names no tool");
         }
         let pre = r#"{"hook_event_name":"PreCompact","trigger":"manual"}"#;
         let args = [
@@ -785,28 +791,7 @@ fn a_blank_or_padded_tool_name_is_refused() {
     let large = dir.file("big.jsonl", large.as_bytes());
     for store in [&small, &large] {
         for tools in [r#"[" "]"#, r#"[" ", "Bash"]"#, r#"["Read "]"#, "[\"\\t\"]"] {
-            let args = [
-                "hook",
-                "claude-code",
-                "--store",
-                store,
-                "--kept",
-                "c",
-                "--tools",
-                tools,
-            ];
-            let out = run(&args, Some(payload.as_bytes()));
-            assert_eq!(out.code, 2, "{store} {tools:?}: {}", out.stderr);
-            assert!(
-                out.stderr.contains("ERROR (invalid-input)"),
-                "{}",
-                out.stderr
-            );
-            assert!(
-                out.stderr.contains("has white space at an end"),
-                "{}",
-                out.stderr
-            );
+            assert_tools_refused(store, tools, payload, "has white space at an end");
         }
     }
     let records = format!("{chatter},{summary}");

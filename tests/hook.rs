@@ -919,6 +919,19 @@ fn replies_are_byte_for_byte_deterministic() {
     }
 }
 
+/// A store of one dropped `deny` policy over `scope`, written as `dir/name`: its path.
+fn deny_store(dir: &str, name: &str, scope: &[&str]) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let record = serde_json::json!({
+        "id": "no-changes", "seq": 1, "kind": "policy", "scope": scope,
+        "predicate": {"all": []}, "effect": "deny", "text": "Change nothing here."
+    });
+    std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 /// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`
 /// without `MultiEdit`, which does the same; an MCP tool with characters the harness
 /// replaces, or so long that it cuts the name (each as seen with Claude Code 2.1.332,
@@ -927,17 +940,7 @@ fn replies_are_byte_for_byte_deterministic() {
 /// binds the call; a tool the store does not mean passes.
 #[test]
 fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the_fix() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-sent-names");
-    std::fs::create_dir_all(&dir).unwrap();
-    let write_store = |name: &str, scope: &[&str]| {
-        let path = dir.join(name);
-        let record = serde_json::json!({
-            "id": "no-changes", "seq": 1, "kind": "policy", "scope": scope,
-            "predicate": {"all": []}, "effect": "deny", "text": "Change nothing here."
-        });
-        std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write_store = |name: &str, scope: &[&str]| deny_store("hook-sent-names", name, scope);
     let long = format!("refund_{}", "x".repeat(150));
     let cut = format!("refund_{}_f04219cc0e1a", "x".repeat(91));
     let gemini_long =
@@ -1100,17 +1103,7 @@ fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix()
 /// store judges calls as before.
 #[test]
 fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-tool-names");
-    std::fs::create_dir_all(&dir).unwrap();
-    let write_store = |name: &str, scope: &[&str]| {
-        let path = dir.join(name);
-        let record = serde_json::json!({
-            "id": "no-changes", "seq": 1, "kind": "policy", "scope": scope,
-            "predicate": {"all": []}, "effect": "deny", "text": "Change nothing here."
-        });
-        std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write_store = |name: &str, scope: &[&str]| deny_store("hook-tool-names", name, scope);
     // Claude Code's names, and a Gemini CLI one, as a store copied from both would.
     let claude = write_store("claude.json", &["Bash", "Write", REFUND_TOOL, "replace"]);
     let both = write_store(
