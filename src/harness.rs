@@ -68,11 +68,14 @@ enum Role {
 }
 
 /// Each harness's built-in tools that change things, with what each does (Codex's
-/// `apply_patch` writes and edits files). No other harness gives a tool these names: a
-/// store that names one of them for another harness names a tool that harness never
-/// calls.
-const BUILTINS: [(Harness, &str, &[Role]); 9] = [
+/// `apply_patch` writes and edits files; Claude Code's `Monitor`, behind a feature flag
+/// in 2.1.197, runs a shell command and streams its output, and `PowerShell` is its shell
+/// on Windows). No other harness gives a tool these names: a store that names one of
+/// them for another harness names a tool that harness never calls.
+const BUILTINS: [(Harness, &str, &[Role]); 11] = [
     (Harness::ClaudeCode, "Bash", &[Role::Shell]),
+    (Harness::ClaudeCode, "Monitor", &[Role::Shell]),
+    (Harness::ClaudeCode, "PowerShell", &[Role::Shell]),
     (Harness::ClaudeCode, "Write", &[Role::Write]),
     (Harness::ClaudeCode, "Edit", &[Role::Edit]),
     (Harness::ClaudeCode, "MultiEdit", &[Role::Edit]),
@@ -349,6 +352,11 @@ mod tests {
         assert_eq!(hashed_stem(Harness::ClaudeCode, &cut), None);
         assert_eq!(hashed_stem(Harness::Codex, "Bash_f04219cc0e1a"), None);
         assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
+        assert!(does_the_same(Harness::ClaudeCode, "Bash", "Monitor"));
+        assert_eq!(
+            spelling(Harness::GeminiCli, "Monitor").as_deref(),
+            Some("run_shell_command")
+        );
         assert!(!does_the_same(Harness::ClaudeCode, "Edit", "Write"));
         assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
         // Named both ways, nothing is misnamed.

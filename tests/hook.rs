@@ -946,8 +946,10 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
     let gemini_long =
         "mcp_billing_refunds_create_for_the_customer_account_after_a_duplicate_charge_was_found";
     let gemini_cut = "mcp_billing_refunds_create_for...r_a_duplicate_charge_was_found";
-    let cases: [(&str, String, String, String); 6] = [
+    let cases: [(&str, String, String, String); 7] = [
         ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        // Claude Code 2.1.197's Monitor runs a shell command, as Bash does.
+        ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, and the store names `Bash` but never `Monitor`, so no rule that names `Bash` binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
         ("claude-code", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing-srv__refunds_create".into(), String::new()),
         ("codex", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing_srv__refunds_create".into(), String::new()),
         ("codex", format!("mcp__bill.ing-srv__{long}"), format!("mcp__bill_ing_srv__{cut}"), String::new()),

@@ -464,7 +464,7 @@ fn doctor_finds_a_matcher_that_misses_a_tool_the_store_names() {
     assert_finds(
         &s.doctor("claude-code"),
         &format!(
-            "the matcher `Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*` of the hook in `{}` misses `deploy_service`, which record `deploys` names, so the gate never sees those calls: add it to the matcher",
+            "the matcher `Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*` of the hook in `{}` misses `deploy_service`, which record `deploys` names, so the gate never sees those calls: add it to the matcher",
             s.settings("claude-code").display()
         ),
     );
@@ -1188,13 +1188,13 @@ fn doctor_finds_a_rule_over_every_tool_that_the_matcher_hides() {
     assert_eq!(
         findings(&s.doctor("claude-code")),
         [format!(
-            "the matcher `Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*` of the hook in `{}` leaves tools out, and record `freeze` scopes to `*`, every tool, so the gate never sees the calls it leaves out: make the matcher `*`",
+            "the matcher `Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*` of the hook in `{}` leaves tools out, and record `freeze` scopes to `*`, every tool, so the gate never sees the calls it leaves out: make the matcher `*`",
             s.settings("claude-code").display()
         )]
     );
     s.edit_settings("claude-code", |t| {
         t.replace(
-            r#""matcher": "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*""#,
+            r#""matcher": "Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*""#,
             r#""matcher": "*""#,
         )
     });
@@ -1240,7 +1240,10 @@ fn doctor_runs_the_hook_with_a_tool_the_matcher_selects() {
     s.wired("claude-code");
     // Only MCP tools are gated: doctor calls one.
     s.edit_settings("claude-code", |t| {
-        t.replace("Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*", "mcp__.*")
+        t.replace(
+            "Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
+            "mcp__.*",
+        )
     });
     let store = r#"{"records": [{"id": "e", "seq": 1, "kind": "effect", "tool": "mcp__docs__publish", "match": {"page": "home"}}], "kept": []}"#;
     std::fs::write(s.store(), store).unwrap();

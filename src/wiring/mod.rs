@@ -98,7 +98,7 @@ impl Wiring {
                 harness,
                 settings: ".claude/settings.json",
                 event: "PreToolUse",
-                matcher: "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
+                matcher: "Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
                 timeout: 30,
                 shell: &["/bin/sh", "-c"],
                 shell_tool: "Bash",

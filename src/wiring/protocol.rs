@@ -103,6 +103,10 @@ mod tests {
         assert_eq!(matches(cc, Some("Bash|Edit"), "Bash"), Some(true));
         assert_eq!(matches(cc, Some("Bash|Edit"), "BashX"), Some(false));
         assert_eq!(matches(cc, Some("mcp__.*"), "mcp__billing__x"), Some(true));
+        // init's matcher selects every tool of Claude Code's that runs a shell command.
+        for shell in ["Bash", "Monitor", "PowerShell"] {
+            assert_eq!(matches(cc, Some(Wiring::of(cc).matcher), shell), Some(true));
+        }
         assert_eq!(matches(cc, None, "anything"), Some(true));
         assert_eq!(
             matches(Harness::Codex, Some("^(Bash)$"), "Bash"),
