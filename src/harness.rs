@@ -217,6 +217,15 @@ pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
     tool == call || roles(tool).is_some_and(|r| roles(call) == Some(r))
 }
 
+/// The other built-ins of this harness that do what its built-in `tool` does (`Monitor`
+/// and `PowerShell` beside Claude Code's `Bash`, `MultiEdit` beside its `Edit`).
+pub fn same_kind(harness: Harness, tool: &str) -> impl Iterator<Item = &'static str> {
+    BUILTINS
+        .iter()
+        .filter(move |(h, n, _)| *h == harness && *n != tool && does_the_same(harness, tool, n))
+        .map(|(_, n, _)| *n)
+}
+
 /// Whose name `tool` is, seen from `harness`, for messages: the other harnesses that
 /// give it, with the verb (`Claude Code and Codex name`), and what it names (`the shell
 /// tool`; a name of MCP form is `an MCP tool` of the harnesses that spell MCP tools so).
@@ -353,6 +362,9 @@ mod tests {
         assert_eq!(hashed_stem(Harness::Codex, "Bash_f04219cc0e1a"), None);
         assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
         assert!(does_the_same(Harness::ClaudeCode, "Bash", "Monitor"));
+        let shells: Vec<_> = same_kind(Harness::ClaudeCode, "Bash").collect();
+        assert_eq!(shells, ["Monitor", "PowerShell"]);
+        assert_eq!(same_kind(Harness::GeminiCli, "replace").count(), 0);
         assert_eq!(
             spelling(Harness::GeminiCli, "Monitor").as_deref(),
             Some("run_shell_command")

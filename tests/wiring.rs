@@ -369,6 +369,38 @@ fn doctor_finds_a_settings_file_that_does_not_parse() {
     );
 }
 
+/// A Claude Code matcher written before Monitor and PowerShell were known selects `Bash`
+/// but not them: a shell command run through either was never shown to the gate. doctor
+/// names each, and init writes a matcher that selects them.
+#[test]
+fn doctor_finds_a_matcher_that_leaves_out_a_tool_that_runs_shell_commands() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let old = "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*";
+    s.edit_settings("claude-code", |t| {
+        t.replace(
+            "Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
+            old,
+        )
+    });
+    let out = s.doctor("claude-code");
+    for tool in ["Monitor", "PowerShell"] {
+        assert_finds(
+            &out,
+            &format!(
+                "the matcher `{old}` of the hook in `{}` selects `Bash`, which record `done-invoice-7741` names, but not `{tool}`, which does the same in Claude Code, so the gate never sees those calls: add `{tool}` to the matcher (run `omission-gate init claude-code` again)",
+                s.settings("claude-code").display()
+            ),
+        );
+    }
+    s.init("claude-code");
+    assert_clean(
+        &s.doctor("claude-code"),
+        &s.settings("claude-code"),
+        "claude-code",
+    );
+}
+
 /// A store with nothing that can stop a call (no records, or only facts, chatter and
 /// permissions) is valid, and a hook wired to it passes every call: doctor says so.
 #[test]

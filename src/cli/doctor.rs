@@ -790,6 +790,11 @@ fn check_store(
                     String::new()
                 }
             ),
+            wiring::Unguarded::Sibling { id, tool, sibling } => format!(
+                "the matcher `{}` of {at} selects `{tool}`, which record `{id}` names, but not `{sibling}`, which does the same in {}, so the gate never sees those calls: add `{sibling}` to the matcher (run `omission-gate init {harness}` again)",
+                h.matcher.as_deref().unwrap_or(""),
+                harness.title()
+            ),
             wiring::Unguarded::Missed { id, tool } if tool == "*" => format!(
                 "the matcher `{}` of {at} leaves tools out, and record `{id}` scopes to `*`, every tool, so the gate never sees the calls it leaves out: make the matcher `*`",
                 h.matcher.as_deref().unwrap_or("")

@@ -404,6 +404,17 @@ pub enum Unguarded {
         /// The harness's spelling.
         instead: String,
     },
+    /// The matcher selects a built-in the store names, but not another built-in of the
+    /// harness that does the same (Claude Code's `Monitor` beside `Bash`), whose calls the
+    /// hook then never sees.
+    Sibling {
+        /// The first record naming the built-in.
+        id: String,
+        /// The built-in as written.
+        tool: String,
+        /// The built-in that does the same, which the matcher leaves out.
+        sibling: String,
+    },
     /// The matcher does not select it.
     Missed {
         /// The first record naming it.
@@ -452,6 +463,16 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             && !another_spelling_of_a_named(harness, tool, &named)
         {
             out.push(Unguarded::Missed { id, tool: name });
+        } else {
+            for sibling in crate::harness::same_kind(harness, tool) {
+                if matches(harness, matcher, sibling) == Some(false) {
+                    out.push(Unguarded::Sibling {
+                        id: id.clone(),
+                        tool: name.clone(),
+                        sibling: sibling.to_string(),
+                    });
+                }
+            }
         }
     }
     out
@@ -676,6 +697,24 @@ mod tests {
                 assert_eq!(unguarded(h, m, &every), []);
             }
         }
+        // A matcher that selects Bash but not the other tools that run shell commands.
+        let shell = r#"{"records": [
+          {"id": "b", "seq": 1, "kind": "effect", "tool": "Bash", "match": {}}
+        ], "kept": []}"#;
+        let shell = crate::input::load("s", shell.as_bytes(), crate::record::Limits::default())
+            .unwrap()
+            .store;
+        let sibling = |s: &str| Unguarded::Sibling {
+            id: "b".into(),
+            tool: "Bash".into(),
+            sibling: s.into(),
+        };
+        let old = "Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*";
+        assert_eq!(
+            unguarded(Harness::ClaudeCode, Some(old), &shell),
+            [sibling("Monitor"), sibling("PowerShell")]
+        );
+        assert_eq!(unguarded(Harness::ClaudeCode, Some(cc.matcher), &shell), []);
         // Codex: a rule on its shell tool (by name or glob) does not cover `write_stdin`.
         assert_eq!(typed_input_unjudged(Harness::Codex, &every), Some("all"));
         for h in [Harness::ClaudeCode, Harness::GeminiCli] {
