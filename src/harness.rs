@@ -197,6 +197,23 @@ pub fn hashed_stem(harness: Harness, call: &str) -> Option<&str> {
     (digits.bytes().all(hex)).then_some(stem)
 }
 
+/// How long Codex lets the `mcp__<server>` and tool parts of an MCP tool's name be
+/// together: it cuts a longer name to fill them (seen with 0.171.0: a tool of 157
+/// characters on the server `bill.ing-srv` arrived in the hook as 129 characters,
+/// `mcp__bill_ing_srv`, `__`, 97 of the tool's and a 13-character hash).
+const CODEX_PARTS: usize = 128;
+
+/// Whether Codex may send the MCP tool it would call `sent` as `call`, a name it ended
+/// in a hash: `sent` cut (too long to send whole; `call` fills the length and keeps its
+/// start), or whole (a name two tools share).
+pub fn hashed_from(harness: Harness, sent: &str, call: &str) -> bool {
+    let Some(stem) = hashed_stem(harness, call) else {
+        return false;
+    };
+    let cut = sent.len() > call.len() && call.len() >= CODEX_PARTS && sent.starts_with(stem);
+    !sent.contains('*') && (sent == stem || cut)
+}
+
 /// The tool name `tool` when the store gives it, names it as another harness does, and
 /// does not also give this harness's name for it (`names` tells which names the store
 /// gives): this harness's name, which the store should give too. A name the store gives
@@ -360,6 +377,23 @@ mod tests {
         assert_eq!(hashed_stem(Harness::Codex, "mcp__s__t_f04219cc0e1A"), None);
         assert_eq!(hashed_stem(Harness::ClaudeCode, &cut), None);
         assert_eq!(hashed_stem(Harness::Codex, "Bash_f04219cc0e1a"), None);
+        // Cut: the call fills Codex's length; a short call is no cut of a long name.
+        let long = format!("mcp__s__{}", "x".repeat(140));
+        let cut_long = format!("mcp__s__{}_f04219cc0e1a", "x".repeat(110));
+        assert!(hashed_from(Harness::Codex, &long, &cut_long));
+        assert!(!hashed_from(Harness::Codex, &long, &cut));
+        let short = format!("mcp__s__{}", "x".repeat(30));
+        assert!(!hashed_from(Harness::Codex, &short, &cut_long));
+        assert!(hashed_from(
+            Harness::Codex,
+            "mcp__s__t",
+            "mcp__s__t_f04219cc0e1a"
+        ));
+        assert!(!hashed_from(
+            Harness::Codex,
+            "mcp__s__tool",
+            "mcp__s__t_f04219cc0e1a"
+        ));
         assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
         assert!(does_the_same(Harness::ClaudeCode, "Bash", "Monitor"));
         let shells: Vec<_> = same_kind(Harness::ClaudeCode, "Bash").collect();

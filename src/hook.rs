@@ -535,12 +535,12 @@ fn named_another_way(
             };
             return Some(InputError::invalid(&setup.store, "", problem));
         }
-        // A long MCP tool name Codex cut and ended in a hash.
-        if let Some(stem) = crate::harness::hashed_stem(harness, tool) {
+        // An MCP tool name Codex ended in a hash.
+        if crate::harness::hashed_stem(harness, tool).is_some() {
             let cut = named.iter().find(|name| {
                 let sent =
                     crate::harness::spelling(harness, name).unwrap_or_else(|| name.to_string());
-                !sent.contains('*') && sent.starts_with(stem) && sent != tool
+                crate::harness::hashed_from(harness, &sent, tool)
             });
             if let Some(name) = cut {
                 return Some(error(name, tool, true));

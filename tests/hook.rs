@@ -942,7 +942,8 @@ fn deny_store(dir: &str, name: &str, scope: &[&str]) -> String {
 fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the_fix() {
     let write_store = |name: &str, scope: &[&str]| deny_store("hook-sent-names", name, scope);
     let long = format!("refund_{}", "x".repeat(150));
-    let cut = format!("refund_{}_f04219cc0e1a", "x".repeat(91));
+    // As Codex 0.171.0 sent it: 129 characters.
+    let cut = format!("refund_{}_f04219cc0e1a", "x".repeat(90));
     let gemini_long =
         "mcp_billing_refunds_create_for_the_customer_account_after_a_duplicate_charge_was_found";
     let gemini_cut = "mcp_billing_refunds_create_for...r_a_duplicate_charge_was_found";
@@ -1001,7 +1002,11 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
             "{h} {sent}: {}",
             out.stderr
         );
-        // A tool the store does not mean passes.
+        // A tool the store does not mean passes: under Codex, one whose name ends as a
+        // hash does and begins as the store's name does, but is shorter.
+        if *h == "codex" {
+            assert_eq!(call(&store, "mcp__bill_0123456789ab").code, 0, "{h}");
+        }
         let other = if *h == "gemini-cli" {
             "mcp_docs_search"
         } else {
