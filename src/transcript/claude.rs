@@ -250,11 +250,9 @@ impl<'a> Backward<'_, 'a> {
     /// later one runs, so the newest entry may stand on another branch. Nothing written
     /// after the call's entry can have been sent to the model before it asked for it.
     fn holding_call(&mut self, id: &str) -> Result<Option<usize>, Failure> {
-        if !self
-            .lines
-            .iter()
-            .any(|l| memchr::memmem::find(l.bytes, id.as_bytes()).is_some())
-        {
+        // One searcher for every line (building one is dearer than searching a line).
+        let finder = memchr::memmem::Finder::new(id.as_bytes());
+        if !self.lines.iter().any(|l| finder.find(l.bytes).is_some()) {
             return Ok(None);
         }
         let holds = |e: &Entry| {
