@@ -674,3 +674,70 @@ fn texts_written_alike_are_judged_as_each_alone() {
         assert_eq!(got, want, "held up to {most} bytes");
     }
 }
+
+#[test]
+fn the_light_pass_shared_by_two_readers_gives_what_one_gives() {
+    // Texts repeated within and across runs of lines, written alike and apart (an
+    // escape, a run of spaces), rules naming tools, records without a text: whichever
+    // reader takes which run, the records, their texts and the names are one reader's.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    let written = [
+        r#""No payments over 5.""#,
+        r#""No payments\tover 5.""#,
+        r#""No  payments over 5.""#,
+        r#""note\u0020one""#,
+        r#""note one""#,
+        r#""  ""#,
+    ];
+    let mut store = String::new();
+    let mut seq = 1;
+    while store.len() < 3 * source::LEAN_FROM {
+        let line = match seq % 97 {
+            0 => format!(
+                r#"{{"id":"p{seq}","seq":{seq},"kind":"policy","scope":["pay","re*{seq}"],"predicate":{{"field":"a","op":"gt","value":1}},"effect":"deny","text":"rule {seq}"}}"#
+            ),
+            1 => format!(r#"{{"id":"e{seq}","seq":{seq},"kind":"effect","tool":"ship{seq}"}}"#),
+            2 => format!(r#"{{"id":"c{seq}","seq":{seq},"kind":"chatter"}}"#),
+            n => format!(
+                r#"{{"id":"c{seq}","seq":{seq},"kind":"chatter","text":{}}}"#,
+                if n % 5 == 0 {
+                    format!("\"text {}\"", seq % 1000)
+                } else {
+                    written[seq % written.len()].to_string()
+                }
+            ),
+        };
+        store.push_str(&line);
+        store.push('\n');
+        seq += 1;
+    }
+    std::fs::write(&path, &store).unwrap();
+    let p = path.to_str().unwrap();
+    let request = transcript_request(p);
+    let alone = entry::store_texts_holding(&request, source::HOLD_UP_TO).unwrap();
+    let (records, named) = (alone.records(), alone.named());
+    assert!(records.len() > 30_000);
+    assert!(named.unwrap().len() > 1000);
+    let splits: [&dyn Fn(usize) -> bool; 5] =
+        [&|_| false, &|_| true, &|n| n % 2 == 1, &|n| n >= 20, &|n| {
+            n % 7 < 3
+        }];
+    for (i, helper) in splits.iter().enumerate() {
+        let shared = entry::store_texts_shared(&request, helper).unwrap();
+        assert_eq!(shared.records(), records, "split {i}");
+        let mut a = named.unwrap().to_vec();
+        let mut b = shared.named().unwrap().to_vec();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "split {i}");
+    }
+    // A line the pass cannot read, whichever reader takes its run: no texts at all.
+    let bad = store.replacen(r#""id":"c20001","#, r#""id":20001,"#, 1);
+    assert_ne!(bad, store);
+    std::fs::write(&path, &bad).unwrap();
+    assert!(entry::store_texts_holding(&request, source::HOLD_UP_TO).is_none());
+    for helper in splits {
+        assert!(entry::store_texts_shared(&request, helper).is_none());
+    }
+}
