@@ -19,7 +19,6 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::ops::Range;
 
 use crate::compaction::{Compaction, Retention};
 use crate::record::Store;
@@ -393,39 +392,6 @@ impl Sought {
         self.prepared = None;
         self.slots.push(slot);
         true
-    }
-
-    /// The records of this and of `other` taken in `order`: runs of the records of this
-    /// one (`false`) or of `other` (`true`), each by its range. Each distinct text of
-    /// `other` is found among these, or added after them. `None` when a range is not one
-    /// of their records'.
-    pub fn merge(mut self, other: &Sought, order: &[(bool, Range<usize>)]) -> Option<Sought> {
-        self.prepared = None;
-        let _ = self.texts.try_reserve(other.texts.len());
-        let ours: Vec<usize> = (0..other.ends.len())
-            .map(|slot| {
-                let start = self.texts.len();
-                self.texts.push_str(other.text(slot).unwrap_or_default());
-                self.slot_of_last(start)
-            })
-            .collect();
-        let mut slots = Vec::with_capacity(self.slots.len() + other.slots.len());
-        for (theirs, range) in order {
-            if *theirs {
-                let run = other.slots.get(range.clone())?;
-                slots.extend(run.iter().map(|&s| ours.get(s).copied().unwrap_or(NO_TEXT)));
-            } else {
-                slots.extend_from_slice(self.slots.get(range.clone())?);
-            }
-        }
-        self.slots = slots;
-        Some(self)
-    }
-
-    /// Each record's normalised text, in the order given (`None`: none).
-    #[cfg(test)]
-    pub(crate) fn texts_by_record(&self) -> Vec<Option<&str>> {
-        self.slots.iter().map(|&slot| self.text(slot)).collect()
     }
 
     /// The slot of the text normalised at `start..` of `texts`, a new one if no distinct
@@ -1024,53 +990,6 @@ mod tests {
         let taken = spare.take().unwrap();
         assert!(taken.is_empty() && taken.capacity() >= 9);
         assert!(spare.take().is_none());
-    }
-
-    #[test]
-    fn texts_merged_from_two_lists_are_as_if_pushed_in_turn() {
-        // Texts repeated within and across the runs, alike only once normalised, none,
-        // only whitespace, a prefix of another; the runs taken by either list.
-        let texts = [
-            Some("Refunds over 5,000 need a human."),
-            None,
-            Some("note one"),
-            Some("  note\tone "),
-            Some(" \n"),
-            Some("note"),
-            Some("Refunds over 5,000 need a human."),
-            Some("only later"),
-            Some("note one"),
-            None,
-            Some("only later"),
-            Some("note"),
-        ];
-        let whole = Sought::new(texts);
-        let haystack = Haystack::new(["x note one; Refunds over 5,000 need a human."]);
-        for taking in 0u32..64 {
-            // Runs of two records; run `r` is the second list's when bit `r` is set.
-            let (mut first, mut second, mut order) = (Vec::new(), Vec::new(), Vec::new());
-            for (r, run) in texts.chunks(2).enumerate() {
-                let list = if taking >> r & 1 == 1 {
-                    &mut second
-                } else {
-                    &mut first
-                };
-                order.push((taking >> r & 1 == 1, list.len()..list.len() + run.len()));
-                list.extend_from_slice(run);
-            }
-            let merged = Sought::new(first)
-                .merge(&Sought::new(second), &order)
-                .unwrap();
-            assert_eq!(merged.texts_by_record(), whole.texts_by_record());
-            assert_eq!(merged.in_view(&haystack), whole.in_view(&haystack));
-        }
-        // A range that is not the lists': nothing.
-        let bad = [(false, 0..1), (true, 0..5)];
-        assert!(
-            Sought::new([Some("a")])
-                .merge(&Sought::new([Some("b")]), &bad)
-                .is_none()
-        );
     }
 
     #[test]

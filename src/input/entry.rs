@@ -8,11 +8,8 @@
 //! error; the caller never learns which one ran.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
-use std::sync::atomic::AtomicUsize;
 
 use super::lean::{LeanFor, Purpose, lean_digests_from, load_lean_from, load_lean_ids_from};
-use super::texts::{Gathered, held_text, runs_of};
 use super::*;
 use crate::compaction::Retention;
 use crate::record::glob_match;
@@ -224,174 +221,72 @@ pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
 
 /// [`store_texts`] on a thread of its own while `meanwhile` runs (reading the transcript,
 /// say), which is told by the function it is given whether the light pass is done
-/// already. Once `meanwhile` is done, this thread reads the lines the light pass has not
-/// taken yet beside it. `None` for the texts when the pass gave none, or when no second
-/// thread could be had (a resource limit): the caller then loads every record.
+/// already. `None` for the texts when the pass gave none, or when no second thread could
+/// be had (a resource limit): the caller then loads every record.
 pub fn store_texts_beside<T>(
     request: &Request<'_>,
     meanwhile: impl FnOnce(&dyn Fn() -> bool) -> T,
 ) -> (Option<StoreTexts>, T) {
-    let held = OnceLock::new();
-    let lines = OnceLock::new();
-    let next = AtomicUsize::new(0);
-    let (light, helped, other) = std::thread::scope(|scope| {
-        let light = std::thread::Builder::new()
-            .spawn_scoped(scope, || {
-                light_pass(request, source::HOLD_UP_TO, &held, &lines, &next)
-            })
+    std::thread::scope(|scope| {
+        let texts = std::thread::Builder::new()
+            .spawn_scoped(scope, || store_texts(request))
             .ok();
-        let done = || light.as_ref().is_none_or(|t| t.is_finished());
+        let done = || texts.as_ref().is_none_or(|t| t.is_finished());
         let other = meanwhile(&done);
-        let mut helped = Gathered::default();
-        if let Some((whole, runs)) = lines.get() {
-            helped = Gathered::with_room(whole.len());
-            helped.take_runs(whole, runs, &next);
-        }
-        let light = light.and_then(|t| t.join().ok()).flatten();
-        (light, helped, other)
-    });
-    drop(lines);
-    let texts = light.and_then(|light| light.finish(helped, held.into_inner().flatten()));
-    (texts, other)
+        (texts.and_then(|t| t.join().ok()).flatten(), other)
+    })
 }
 
 /// [`store_texts`], holding a file of up to `most` bytes for both passes.
 pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<StoreTexts> {
-    let held = OnceLock::new();
-    let lines = OnceLock::new();
-    let light = light_pass(request, most, &held, &lines, &AtomicUsize::new(0));
-    drop(lines);
-    light?.finish(Gathered::default(), held.into_inner().flatten())
-}
-
-/// [`store_texts`] with the runs of lines `helper` says read by a second reader, the
-/// others by the light pass itself, one after the other: the records as the two threads
-/// of [`store_texts_beside`] would read them, whichever takes which run.
-#[cfg(test)]
-pub(crate) fn store_texts_shared(
-    request: &Request<'_>,
-    helper: impl Fn(usize) -> bool,
-) -> Option<StoreTexts> {
-    let held = OnceLock::new();
-    let lines = OnceLock::new();
-    // No run left for the light pass to take: they are handed out below.
-    let taken = AtomicUsize::new(usize::MAX / 2);
-    let light = light_pass(request, source::HOLD_UP_TO, &held, &lines, &taken)?;
-    let (whole, runs) = lines.get()?;
-    let (mut first, mut second) = (light, Gathered::default());
-    for (n, run) in runs.iter().enumerate() {
-        let reader = if helper(n) {
-            &mut second
-        } else {
-            &mut first.gathered
-        };
-        reader.read_run(n, run, whole);
-    }
-    drop(lines);
-    first.finish(second, held.into_inner().flatten())
-}
-
-/// What the light pass's own thread read.
-struct Light {
-    /// The file's stamp, when it is read twice (see [`StoreTexts::stamp`]).
-    stamp: Option<(u64, std::time::SystemTime)>,
-    /// The records of the runs it took.
-    gathered: Gathered,
-    /// How many runs there are.
-    total: usize,
-}
-
-/// The light pass over the request's input: the bytes are held in `held` (a file of up
-/// to `most` bytes), their lines cut into runs in `lines` (with the bytes they are read
-/// from) for any thread to take in turn (`next`: the number of the next run no thread
-/// has taken), and this thread takes runs until none is left. A file too large to hold
-/// is read here alone, in chunks.
-fn light_pass<'w>(
-    request: &Request<'w>,
-    most: u64,
-    held: &'w OnceLock<Option<Vec<u8>>>,
-    lines: &OnceLock<(&'w [u8], Vec<&'w str>)>,
-    next: &AtomicUsize,
-) -> Option<Light> {
     let (path, bytes) = request.source.parts();
-    let held = held.get_or_init(|| match bytes {
+    let held = match bytes {
         None => source::hold(path, request.limits, most),
         Some(_) => None,
-    });
-    let stamp = match (bytes, held) {
+    };
+    let stamp = match (bytes, &held) {
         (None, None) => Some(source::stamp(path)?),
         _ => None,
     };
-    let Some(whole) = held.as_deref().or(bytes) else {
-        let mut gathered = Gathered::default();
-        let named = record_texts(path, None, request.limits, |id, text| {
-            gathered.push(id, text, None)
-        })?;
-        gathered.named = named;
-        gathered.runs.push((0, gathered.id_ends.len()));
-        return Some(Light {
-            stamp,
-            gathered,
-            total: 1,
-        });
-    };
-    let text = held_text(whole)?;
-    let (whole, runs) = lines.get_or_init(|| (whole, runs_of(text)));
+    let mut ids = String::new();
+    let mut id_ends = Vec::new();
+    let mut sought = Sought::default();
+    let whole = held.as_deref().or(bytes);
     // The texts are at most the bytes they are written in.
-    let mut gathered = Gathered::with_room(text.len());
-    gathered.take_runs(whole, runs, next);
-    Some(Light {
+    if let Some(bytes) = whole {
+        sought.reserve(bytes.len());
+    }
+    // A text written as an earlier one in the bytes held is that one's: it is not
+    // decoded nor normalised again (most of a store's chatter repeats its texts).
+    let mut repeats = Repeats::default();
+    let mut decoded = String::new();
+    let named = record_texts(path, whole, request.limits, |id, text| {
+        let record = id_ends.len();
+        ids.push_str(id);
+        id_ends.push(ids.len());
+        if let (Text::Written(raw), Some(whole)) = (text, whole)
+            && let Some(earlier) = repeats.earlier(whole, raw, record)
+            && sought.push_same(earlier)
+        {
+            return Some(());
+        }
+        sought.push(Some(text.decoded(&mut decoded)?));
+        Some(())
+    })?;
+    // Indexed here, on the thread of the light pass, while the live context may still
+    // be being read.
+    sought.prepare();
+    Some(StoreTexts {
+        held,
         stamp,
-        gathered,
-        total: runs.len(),
+        ids,
+        id_ends,
+        sought,
+        named,
     })
 }
 
-impl Light {
-    /// The store's texts: the records this thread read and those `helped` read, in the
-    /// store's order, from the bytes `held`.
-    fn finish(self, helped: Gathered, held: Option<Vec<u8>>) -> Option<StoreTexts> {
-        let Gathered {
-            ids,
-            id_ends,
-            mut sought,
-            named,
-            ..
-        } = self.gathered.join(helped, self.total)?;
-        sought.prepare();
-        Some(StoreTexts {
-            held,
-            stamp: self.stamp,
-            ids,
-            id_ends,
-            sought,
-            named,
-        })
-    }
-}
-
 impl StoreTexts {
-    /// Each record that has a text: its id and its text, normalised (`None`: only
-    /// whitespace).
-    #[cfg(test)]
-    pub(crate) fn records(&self) -> Vec<(&str, Option<&str>)> {
-        let mut start = 0;
-        let mut ids = Vec::new();
-        for &end in &self.id_ends {
-            ids.push(self.ids.get(start..end).unwrap());
-            start = end;
-        }
-        let texts = self.sought.texts_by_record();
-        assert_eq!(ids.len(), texts.len());
-        ids.into_iter().zip(texts).collect()
-    }
-
-    /// The tool names and globs the rules give (`None`: one could not be read).
-    #[cfg(test)]
-    pub(crate) fn named(&self) -> Option<&[String]> {
-        self.named.as_deref()
-    }
-
     /// Whether a call of `tool` may be in the gate's charge: it is among `tools` (the
     /// guarded tools; `None`: every tool is), or a rule of the store names it, or some
     /// rule's names could not be read. The store as loaded decides in the end; this only

@@ -29,7 +29,7 @@ pub use source::{io_reason, read};
 
 use crate::stream::Fallback;
 
-use texts::record_texts;
+use texts::{Repeats, Text, record_texts};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -17,11 +17,9 @@ use serde_json::Value;
 
 use std::collections::hash_map::Entry;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use crate::record::Limits;
 use crate::scan;
-use crate::view::{KeyMap, Sought, key_of};
+use crate::view::{KeyMap, key_of};
 
 /// The top-level keys of a record this pass reads; the others are skipped unread.
 #[derive(Deserialize)]
@@ -81,7 +79,16 @@ pub fn record_texts(
     let mut named = Some(Vec::new());
     if let Some(bytes) = stdin {
         // Bytes already held are read where they are, in one piece.
-        read_lines(held_text(bytes)?, &mut each, &mut named)?;
+        if bytes.len() < super::source::LEAN_FROM {
+            return None;
+        }
+        let bytes = bytes.strip_prefix(super::BOM).unwrap_or(bytes);
+        let prefix = bytes.get(..super::source::CHUNK).unwrap_or(bytes);
+        if crate::stream::is_document(prefix) != Some(false) {
+            return None;
+        }
+        let text = simdutf8::basic::from_utf8(bytes).ok()?;
+        read_lines(text, &mut each, &mut named)?;
         return Some(named);
     }
     let (first, chunks, _) = super::source::lean_chunks(path, stdin, limits)?;
@@ -95,198 +102,6 @@ pub fn record_texts(
         read_lines(chunk, &mut each, &mut named)?;
     }
     Some(named)
-}
-
-/// The lines of bytes held whole, as the light pass reads them: past a byte-order mark,
-/// UTF-8 text; `None` when the pass does not read them (too small for the lean loader, a
-/// document, not UTF-8).
-pub fn held_text(bytes: &[u8]) -> Option<&str> {
-    if bytes.len() < super::source::LEAN_FROM {
-        return None;
-    }
-    let bytes = bytes.strip_prefix(super::BOM).unwrap_or(bytes);
-    let prefix = bytes.get(..super::source::CHUNK).unwrap_or(bytes);
-    if crate::stream::is_document(prefix) != Some(false) {
-        return None;
-    }
-    simdutf8::basic::from_utf8(bytes).ok()
-}
-
-/// Bytes of lines in each run of held lines the light pass's threads take in turn.
-const RUN: usize = 64 << 10;
-
-/// The lines of `text` cut into runs of whole lines, each of about [`RUN`] bytes.
-pub fn runs_of(text: &str) -> Vec<&str> {
-    let mut runs = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let cut = rest
-            .as_bytes()
-            .get(RUN..)
-            .and_then(|after| memchr::memchr(b'\n', after))
-            .map_or(rest.len(), |at| RUN + at + 1);
-        // A line break is ASCII: the cut is on a character boundary.
-        let (run, after) = rest.split_at_checked(cut).unwrap_or((rest, ""));
-        runs.push(run);
-        rest = after;
-    }
-    runs
-}
-
-/// What one thread of the light pass read: the ids and texts of the records (those that
-/// have a text) of the runs of lines it took, in the order it took them, and the tool
-/// names and globs their rules give.
-pub struct Gathered {
-    /// The ids, one after another.
-    pub ids: String,
-    /// Where each id ends in `ids`.
-    pub id_ends: Vec<usize>,
-    /// Their texts.
-    pub sought: Sought,
-    /// The tool names and globs (`None`: one could not be read).
-    pub named: Option<Vec<String>>,
-    /// Each run read, in the order read: its number among the runs, and how many
-    /// records had been read by its end.
-    pub runs: Vec<(usize, usize)>,
-    /// A line could not be read plainly: the pass gives nothing.
-    pub failed: bool,
-    /// Texts met so far in the bytes held.
-    repeats: Repeats,
-    /// Room to decode a text that holds an escape.
-    decoded: String,
-}
-
-impl Default for Gathered {
-    fn default() -> Gathered {
-        Gathered {
-            ids: String::new(),
-            id_ends: Vec::new(),
-            sought: Sought::default(),
-            named: Some(Vec::new()),
-            runs: Vec::new(),
-            failed: false,
-            repeats: Repeats::default(),
-            decoded: String::new(),
-        }
-    }
-}
-
-impl Gathered {
-    /// Nothing read yet, with room for texts of `bytes` bytes in all, as written.
-    pub fn with_room(bytes: usize) -> Gathered {
-        let mut gathered = Gathered::default();
-        gathered.sought.reserve(bytes);
-        gathered
-    }
-
-    /// Adds a record's id and text (a slice of `whole`, the bytes held, when it was read
-    /// there); `None` when the text cannot be decoded.
-    pub fn push(&mut self, id: &str, text: Text<'_>, whole: Option<&[u8]>) -> Option<()> {
-        let record = self.id_ends.len();
-        self.ids.push_str(id);
-        self.id_ends.push(self.ids.len());
-        // A text written as an earlier one in the bytes held is that one's: it is not
-        // decoded nor normalised again (most of a store's chatter repeats its texts).
-        if let (Text::Written(raw), Some(whole)) = (text, whole)
-            && let Some(earlier) = self.repeats.earlier(whole, raw, record)
-            && self.sought.push_same(earlier)
-        {
-            return Some(());
-        }
-        self.sought.push(Some(text.decoded(&mut self.decoded)?));
-        Some(())
-    }
-
-    /// Reads run number `n`, lines of `whole` (the bytes held).
-    pub fn read_run(&mut self, n: usize, run: &str, whole: &[u8]) {
-        let mut named = self.named.take();
-        let read = read_lines(
-            run,
-            &mut |id, text| self.push(id, text, Some(whole)),
-            &mut named,
-        );
-        self.named = named;
-        self.failed |= read.is_none();
-        self.runs.push((n, self.id_ends.len()));
-    }
-
-    /// Takes `runs` (lines of `whole`) in turn with other threads, `next` the number of
-    /// the next run none has taken, until none is left or a line cannot be read.
-    pub fn take_runs(&mut self, whole: &[u8], runs: &[&str], next: &AtomicUsize) {
-        loop {
-            let n = next.fetch_add(1, Ordering::Relaxed);
-            let Some(run) = runs.get(n) else {
-                return;
-            };
-            self.read_run(n, run, whole);
-            if self.failed {
-                // Nothing comes of the pass: the others need not read on.
-                next.store(runs.len(), Ordering::Relaxed);
-                return;
-            }
-        }
-    }
-
-    /// The records of the `total` runs that this and `other` read between them, in the
-    /// order of the runs; `None` when a line could not be read or a run was not.
-    pub fn join(self, other: Gathered, total: usize) -> Option<Gathered> {
-        if self.failed || other.failed || self.runs.len() + other.runs.len() != total {
-            return None;
-        }
-        if other.runs.is_empty() {
-            let in_order = self.runs.iter().enumerate().all(|(i, &(n, _))| i == n);
-            return in_order.then_some(self);
-        }
-        let sides = [&self, &other];
-        let mut next = [0usize; 2];
-        let mut order = Vec::with_capacity(total);
-        let mut ids = String::with_capacity(self.ids.len() + other.ids.len());
-        let mut id_ends = Vec::with_capacity(self.id_ends.len() + other.id_ends.len());
-        let mut runs = Vec::with_capacity(total);
-        for n in 0..total {
-            // The run is the next one its thread read.
-            let side = sides
-                .iter()
-                .zip(next)
-                .position(|(g, at)| g.runs.get(at).is_some_and(|&(m, _)| m == n))?;
-            let g = sides.get(side)?;
-            let at = next.get_mut(side)?;
-            let first = match at.checked_sub(1) {
-                Some(before) => g.runs.get(before)?.1,
-                None => 0,
-            };
-            let end = g.runs.get(*at)?.1;
-            *at += 1;
-            for record in first..end {
-                let start = match record.checked_sub(1) {
-                    Some(before) => *g.id_ends.get(before)?,
-                    None => 0,
-                };
-                ids.push_str(g.ids.get(start..*g.id_ends.get(record)?)?);
-                id_ends.push(ids.len());
-            }
-            order.push((side == 1, first..end));
-            runs.push((n, id_ends.len()));
-        }
-        let named = match (self.named, other.named) {
-            (Some(mut named), Some(more)) => {
-                named.extend(more);
-                Some(named)
-            }
-            _ => None,
-        };
-        let sought = self.sought.merge(&other.sought, &order)?;
-        Some(Gathered {
-            ids,
-            id_ends,
-            sought,
-            named,
-            runs,
-            failed: false,
-            repeats: Repeats::default(),
-            decoded: String::new(),
-        })
-    }
 }
 
 /// [`read_line`] of each line of `text` that is not blank.
