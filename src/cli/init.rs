@@ -174,7 +174,7 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
     } else {
         write_file(&store_path, &wiring::starter_store(harness))?;
         lines.push(format!(
-            "wrote a starter store `{store_shown}`: four example records to replace with your own rules (docs/hooks.md); the hook takes the kept set from the session transcript, so no `kept` list needs updating"
+            "wrote a starter store `{store_shown}`: example records to replace with your own rules (docs/hooks.md); the hook takes the kept set from the session transcript, so no `kept` list needs updating"
         ));
     }
     match harness {

@@ -533,7 +533,8 @@ pub fn handlers(group: &Value) -> impl Iterator<Item = &str> {
 }
 
 /// The store `init` writes when there is none: one record of each kind the gate
-/// evaluates, each with its `text`, all kept, named the way this harness names its tools.
+/// evaluates, each with its `text`, all kept, named the way this harness names its tools
+/// (the effect once for each of its tools that runs a shell command).
 pub fn starter_store(harness: Harness) -> String {
     starter_store_for(&[harness])
 }
@@ -550,8 +551,14 @@ pub fn starter_store_for(harnesses: &[Harness]) -> String {
         if !refunds.contains(&refund) {
             refunds.push(refund);
         }
-        if !shells.contains(&w.shell_tool) {
-            shells.push(w.shell_tool);
+        // The shell tool and the built-ins that run a command as it does (Claude Code's
+        // `Monitor` and `PowerShell`): a store naming one of them only would have the
+        // hook deny the others' calls.
+        let kin = std::iter::once(w.shell_tool).chain(crate::harness::same_kind(h, w.shell_tool));
+        for shell in kin {
+            if !shells.contains(&shell) {
+                shells.push(shell);
+            }
         }
     }
     let scope: Vec<String> = refunds.iter().map(|r| format!("\"{r}\"")).collect();
@@ -594,8 +601,19 @@ pub fn starter_store_for(harnesses: &[Harness]) -> String {
 /// The harnesses whose starter store `text` is, byte for byte: an example nobody has
 /// edited yet, which `init` may rewrite to name another harness's tools too.
 pub fn starter_store_of(text: &str) -> Option<Vec<Harness>> {
-    let mut sets: Vec<Vec<Harness>> = Harness::ALL.iter().map(|h| vec![*h]).collect();
-    sets.push(Harness::ALL.to_vec());
+    // Every set of harnesses, the smaller first: one project may be wired into any of them.
+    let mut sets: Vec<Vec<Harness>> = (1..1u32 << Harness::ALL.len())
+        .map(|bits| {
+            let mut set = Harness::ALL.to_vec();
+            let mut i = 0;
+            set.retain(|_| {
+                i += 1;
+                bits & (1 << (i - 1)) != 0
+            });
+            set
+        })
+        .collect();
+    sets.sort_by_key(Vec::len);
     sets.into_iter().find(|set| starter_store_for(set) == text)
 }
 
@@ -605,12 +623,20 @@ mod tests {
 
     #[test]
     fn the_starter_store_loads_and_names_the_harness_tools() {
-        for h in [Harness::ClaudeCode, Harness::Codex, Harness::GeminiCli] {
+        // Claude Code's effect once for each tool that runs a shell command.
+        for (h, records) in [
+            (Harness::ClaudeCode, 6),
+            (Harness::Codex, 4),
+            (Harness::GeminiCli, 4),
+        ] {
             let text = starter_store(h);
             let input =
                 crate::input::load("s", text.as_bytes(), crate::record::Limits::default()).unwrap();
-            assert_eq!(input.store.len(), 4);
-            assert_eq!(input.kept.as_ref().map(Vec::len), Some(4));
+            assert_eq!(input.store.len(), records, "{h:?}");
+            assert_eq!(input.kept.as_ref().map(Vec::len), Some(records));
+        }
+        for shell in ["Bash", "Monitor", "PowerShell"] {
+            assert!(starter_store(Harness::ClaudeCode).contains(&format!("\"tool\": \"{shell}\"")));
         }
         assert!(starter_store(Harness::GeminiCli).contains("\"mcp_billing_refunds_create\""));
         assert!(starter_store(Harness::GeminiCli).contains("\"run_shell_command\""));
@@ -619,7 +645,7 @@ mod tests {
         let shared = starter_store_for(&Harness::ALL);
         let input =
             crate::input::load("s", shared.as_bytes(), crate::record::Limits::default()).unwrap();
-        assert_eq!(input.store.len(), 5);
+        assert_eq!(input.store.len(), 7);
         assert_eq!(starter_store_of(&shared), Some(Harness::ALL.to_vec()));
         assert_eq!(
             starter_store_of(&starter_store(Harness::GeminiCli)),
