@@ -208,22 +208,14 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     let mut text_plain = true;
     i = skip_ws(b, i + 1);
     loop {
-        // A key: a string without escapes.
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let (end, escapes) = string_end(b, i + 1)?;
-        if escapes != Escapes::None {
-            return None;
-        }
-        let key = b.get(i + 1..end - 1)?;
+        let (key, end) = key_at(b, i)?;
         i = skip_ws(b, end);
         if b.get(i) != Some(&b':') {
             return None;
         }
         i = skip_ws(b, i + 1);
         match key {
-            b"id" | b"kind" | b"text" => {
+            Key::Id | Key::Kind | Key::Text => {
                 if b.get(i) != Some(&b'"') {
                     return None;
                 }
@@ -231,15 +223,15 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
                 let raw = line.get(i..end)?;
                 let inner = line.get(i + 1..end - 1)?;
                 let slot = match key {
-                    b"id" if !inner.is_empty() => &mut id,
-                    b"kind" => &mut kind,
-                    b"text" => &mut text,
+                    Key::Id if !inner.is_empty() => &mut id,
+                    Key::Kind => &mut kind,
+                    Key::Text => &mut text,
                     _ => return None,
                 };
                 if slot.is_some() {
                     return None;
                 }
-                if key == b"text" {
+                if key == Key::Text {
                     if escapes == Escapes::Unicode && !seeds::escapes_decode(raw) {
                         return None;
                     }
@@ -250,20 +242,23 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
                 } else {
                     return None;
                 }
-                if key == b"kind" {
+                if key == Key::Kind {
                     *kind_seen = kind;
                 }
                 i = end;
             }
-            b"seq" | b"tokens" => {
+            Key::Seq | Key::Tokens => {
                 let (n, end) = integer(b, i)?;
-                let slot = if key == b"seq" { &mut seq } else { &mut tokens };
+                let slot = if key == Key::Seq {
+                    &mut seq
+                } else {
+                    &mut tokens
+                };
                 if slot.replace(n).is_some() {
                     return None;
                 }
                 i = end;
             }
-            _ => return None,
         }
         i = skip_ws(b, i);
         match b.get(i) {
@@ -287,6 +282,34 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     Some((simple, end))
 }
 
+/// A key the simple scan reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Id,
+    Seq,
+    Kind,
+    Text,
+    Tokens,
+}
+
+/// The key whose string opens at `i` when it is one of the five the simple scan reads,
+/// written without escapes (the only way it is read: any other key sends the line to the
+/// serde paths), and the index just past its closing quote.
+fn key_at(b: &[u8], i: usize) -> Option<(Key, usize)> {
+    // Each literal compared at its own length, known when compiled: no call to memcmp.
+    fn written<const N: usize>(b: &[u8], i: usize, key: &[u8; N]) -> Option<usize> {
+        (b.get(i..i + N)? == key).then_some(i + N)
+    }
+    match b.get(i + 1)? {
+        b'i' => Some((Key::Id, written(b, i, b"\"id\"")?)),
+        b's' => Some((Key::Seq, written(b, i, b"\"seq\"")?)),
+        b'k' => Some((Key::Kind, written(b, i, b"\"kind\"")?)),
+        b't' if b.get(i + 2) == Some(&b'e') => Some((Key::Text, written(b, i, b"\"text\"")?)),
+        b't' => Some((Key::Tokens, written(b, i, b"\"tokens\"")?)),
+        _ => None,
+    }
+}
+
 /// The escapes met in a string, the most telling of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Escapes {
@@ -303,23 +326,17 @@ enum Escapes {
 /// its escapes; `None` for an invalid escape, a raw control character or a string that
 /// does not end.
 fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let mut escapes = Escapes::None;
     loop {
-        // Eight bytes at a time up to the first `"`, `\` or byte below 0x20. A borrow can
-        // only mark bytes after a true one, so the lowest mark is the first such byte.
-        while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
-            let w = u64::from_le_bytes(word);
-            let special = zero_byte(w ^ (ONES * 0x22))
-                | zero_byte(w ^ (ONES * 0x5c))
-                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        // Sixteen bytes at a time up to the first `"`, `\` or byte below 0x20 (the last
+        // few bytes of `b` one at a time, below).
+        while let Some(block) = b.get(i..i + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
+            let special = specials(block);
             if special != 0 {
-                i += (special.trailing_zeros() / 8) as usize;
+                i += special.trailing_zeros() as usize;
                 break;
             }
-            i += 8;
+            i += 16;
         }
         match *b.get(i)? {
             b'"' => return Some((i + 1, escapes)),
@@ -337,6 +354,17 @@ fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
             _ => i += 1,
         }
     }
+}
+
+/// Which bytes of `block` end a run of plain string bytes: `"`, `\` or a byte below 0x20,
+/// as bit `k` for byte `k`. One SIMD compare per byte class where the target has one
+/// (SSE2 on x86_64, NEON on aarch64), plain code elsewhere.
+fn specials(block: [u8; 16]) -> u32 {
+    use wide::u8x16;
+    let v = u8x16::new(block);
+    // `min(v, 0x1f) == v` is `v <= 0x1f`, unsigned.
+    let control = v.min(u8x16::splat(0x1f)).simd_eq(v);
+    (v.simd_eq(u8x16::splat(b'"')) | v.simd_eq(u8x16::splat(b'\\')) | control).to_bitmask()
 }
 
 /// A JSON integer in `0..2^64` at `i` (no sign, fraction or exponent), and the index just

@@ -359,6 +359,18 @@ fn the_simple_scan_decides_nothing_doubtful() {
         r#"{"id":"c","seq":1,"kind":"chatter","id":"c"}"#,
         r#"{"id":"c","seq":1,"kind":"chatter","seq":1}"#,
         r#"{"id":"c","seq":1,"kind":"chatter","meta":1}"#,
+        // Keys a letter off the five the scan reads, or spelt with an escape.
+        r#"{"idx":"c","seq":1,"kind":"chatter"}"#,
+        r#"{"i":"c","seq":1,"kind":"chatter"}"#,
+        r#"{"id":"c","se":1,"kind":"chatter"}"#,
+        r#"{"id":"c","seq":1,"kinds":"chatter"}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter","tex":"a"}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter","texts":"a"}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter","token":1}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter","t":1}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter","tokens\u0000":1}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter","te\u0078t":"a"}"#,
+        r#"{"id":"c","seq":1,"kind":"chatter",""#,
         r#"{"id":"c","seq":1,"kind":"chatter",}"#,
         r#"{"id":"c","seq":1,"kind":"chatter"} x"#,
         r#"{"id":"c","seq":1,"kind":"chatter"}}"#,
@@ -648,6 +660,7 @@ proptest::proptest! {
         pieces in proptest::collection::vec(proptest::sample::select(vec![
             "{", "}", ",", ":", " ", "\"", "\"id\"", "\"seq\"", "\"kind\"", "\"text\"",
             "\"tokens\"", "\"meta\"", "\"chatter\"", "\"summary\"", "\"fact\"", "\"r1\"",
+            "\"idx\"", "\"tex\"", "\"token\"", "\"t\"", "\"i", "\"s", "\"k", "\"te",
             "\"\"", "0", "7", "01", "-1", "1.5", "1e3", "18446744073709551616", "null",
             r#""a\tb""#, r#""a\/b""#, r#""\u00e9""#, r#""\ud800""#, r#""\u00""#, "\"é🙂\"",
             r#""\x""#,
@@ -741,6 +754,45 @@ fn the_string_search_finds_every_special_byte_at_every_offset() {
                     }
                 }
             }
+        }
+    }
+}
+
+proptest::proptest! {
+    /// Strings of plain, multi-byte, control and special bytes, searched from any
+    /// offset: the block search finds what the bytewise reference finds.
+    #[test]
+    fn the_string_search_agrees_with_the_bytewise_search(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            &b"a"[..], b"abcdefghijklmnopq", b" ", b"\x7f", b"\xc3\xa9", b"\xf0\x9f\x99\x82",
+            b"\"", b"\\", b"\\\"", b"\\\\", b"\\n", b"\\/", b"\\u00e9", b"\\x",
+            b"\x00", b"\x1f", b"\n", b"\t", b"\x20", b"\xff",
+        ]), 0..40),
+        start in 0usize..20,
+    ) {
+        let b = pieces.concat();
+        let start = start.min(b.len());
+        proptest::prop_assert_eq!(string_end(&b, start), string_end_bytewise(&b, start), "{:?} from {}", b, start);
+    }
+}
+
+#[test]
+fn each_key_the_scan_reads_is_found_only_as_written() {
+    for (written, key) in [
+        (&b"\"id\":"[..], Key::Id),
+        (b"\"seq\":", Key::Seq),
+        (b"\"kind\":", Key::Kind),
+        (b"\"text\":", Key::Text),
+        (b"\"tokens\":", Key::Tokens),
+    ] {
+        let end = written.len() - 1;
+        assert_eq!(key_at(written, 0), Some((key, end)), "{written:?}");
+        // Cut short, or with a byte changed: not the key.
+        assert_eq!(key_at(&written[..end - 1], 0), None, "{written:?}");
+        for at in 0..end {
+            let mut changed = written.to_vec();
+            changed[at] ^= 0x20;
+            assert_eq!(key_at(&changed, 0), None, "{changed:?}");
         }
     }
 }
