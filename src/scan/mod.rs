@@ -157,21 +157,31 @@ pub fn simple(line: &str) -> Fast<'_> {
     let mut kind_seen: Option<&str> = None;
     match simple_scan::<false, false>(line, 0, &mut kind_seen) {
         Some((s, _)) => Fast::Done(s),
-        None => match kind_seen {
-            Some(kind) if kind != "chatter" => Fast::NotChatter(kind),
-            _ => Fast::Unknown,
-        },
+        None => undecided(kind_seen),
+    }
+}
+
+/// What a scan that did not decide a line tells of it, given the `kind` it read, if any.
+fn undecided(kind_seen: Option<&str>) -> Fast<'_> {
+    match kind_seen {
+        Some(kind) if kind != "chatter" => Fast::NotChatter(kind),
+        _ => Fast::Unknown,
     }
 }
 
 /// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
-/// its end first: `Some((record, end, next))` when [`simple`] decides the line
+/// its end first: `Ok((record, end, next))` when [`simple`] decides the line
 /// `chunk[start..end]` with exactly this record (`end` is the index of its `\n`, or the
-/// chunk's length; `next` is where the next line starts). `None`: not decided here; find
-/// the line's end and ask [`simple`].
-pub fn simple_in(chunk: &str, start: usize) -> Option<(Simple<'_>, usize, usize)> {
-    let (s, end) = simple_scan::<true, false>(chunk, start, &mut None)?;
-    Some((s, end, (end + 1).min(chunk.len())))
+/// chunk's length; `next` is where the next line starts). Otherwise what [`simple`] makes
+/// of the line, [`Fast::NotChatter`] or [`Fast::Unknown`] (the scan stops where it would
+/// on the line alone: a line ends at its `\n`, which no string, number or whitespace of
+/// the scan takes).
+pub fn simple_in(chunk: &str, start: usize) -> Result<(Simple<'_>, usize, usize), Fast<'_>> {
+    let mut kind_seen: Option<&str> = None;
+    match simple_scan::<true, false>(chunk, start, &mut kind_seen) {
+        Some((s, end)) => Ok((s, end, (end + 1).min(chunk.len()))),
+        None => Err(undecided(kind_seen)),
+    }
 }
 
 /// [`simple`] on the object that starts at `start` in a document's text (an element of
