@@ -222,13 +222,15 @@ fn finish<R>(
         return Ok(then(store, totals, compaction, budget));
     }
     std::thread::scope(|s| {
-        // The store is built beside them: one thread is theirs.
+        // The store is built beside them: one thread is theirs, and the duplicate check
+        // sorts one worker's hashes on a thread of its own, which takes up the time the
+        // store's side leaves when it is done first.
         let (sha, sha_here) = std::sync::mpsc::channel();
         let (links, hashes, fingerprint) = (&links, &hashes, &fingerprint);
         let checks = move || {
             // A failed send: the store's side gave up already.
             let _ = sha.send(fingerprint());
-            links.check(hashes, &links.index(), false)
+            links.check(hashes, &links.index(), true)
         };
         match std::thread::Builder::new().spawn_scoped(s, checks) {
             Ok(checker) => {
