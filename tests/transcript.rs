@@ -634,12 +634,22 @@ fn a_context_file_that_is_the_store_or_the_transcript_is_refused() {
     let link = scratch.path().join("store-link.json");
     std::os::unix::fs::symlink(std::fs::canonicalize(&store).unwrap(), &link).unwrap();
     let link = link.to_str().unwrap().to_string();
+    // A hard link is another name for the same file, as a symbolic link is.
+    let hard = |from: &str, name: &str| {
+        let to = scratch.path().join(name);
+        std::fs::hard_link(from, &to).unwrap();
+        to.to_str().unwrap().to_string()
+    };
+    let store_hard = hard(&store, "store-hard.json");
+    let transcript_hard = hard(&transcript, "transcript-hard.jsonl");
     let says_store = "is the record store: the harness never sends it to the model";
     let says_transcript = "is the session's transcript: it holds what a compaction dropped too";
     for (file, says) in [
         (&store, says_store),
         (&link, says_store),
+        (&store_hard, says_store),
         (&transcript, says_transcript),
+        (&transcript_hard, says_transcript),
     ] {
         let args = [
             "check",

@@ -547,12 +547,21 @@ pub(super) fn run_context(args: &ContextArgs, limits: Limits, out: Output) -> Ex
     }
 }
 
-/// Whether two paths name one existing file (after symbolic links and `..`); stdin
-/// (`-`) is no file here.
+/// Whether two paths name one existing file (through symbolic links, `..` and, on Unix,
+/// hard links: the same device and inode); stdin (`-`) is no file here.
 fn same_file(a: &str, b: &str) -> bool {
     if a == "-" || b == "-" {
         return false;
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
