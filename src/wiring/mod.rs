@@ -604,13 +604,10 @@ pub fn starter_store_of(text: &str) -> Option<Vec<Harness>> {
     // Every set of harnesses, the smaller first: one project may be wired into any of them.
     let mut sets: Vec<Vec<Harness>> = (1..1u32 << Harness::ALL.len())
         .map(|bits| {
-            let mut set = Harness::ALL.to_vec();
-            let mut i = 0;
-            set.retain(|_| {
-                i += 1;
-                bits & (1 << (i - 1)) != 0
-            });
-            set
+            (Harness::ALL.iter().enumerate())
+                .filter(|(i, _)| bits >> i & 1 == 1)
+                .map(|(_, h)| *h)
+                .collect()
         })
         .collect();
     sets.sort_by_key(Vec::len);
@@ -646,7 +643,21 @@ mod tests {
         let input =
             crate::input::load("s", shared.as_bytes(), crate::record::Limits::default()).unwrap();
         assert_eq!(input.store.len(), 7);
-        assert_eq!(starter_store_of(&shared), Some(Harness::ALL.to_vec()));
+        // Codex names these tools as Claude Code does: the smallest set is found.
+        let cc_gemini = vec![Harness::ClaudeCode, Harness::GeminiCli];
+        assert_eq!(starter_store_for(&cc_gemini), shared);
+        assert_eq!(starter_store_of(&shared), Some(cc_gemini));
+        // Every set's store is recognised as one that writes it.
+        for bits in 1..1u32 << Harness::ALL.len() {
+            let set: Vec<Harness> = (Harness::ALL.iter().enumerate())
+                .filter(|(i, _)| bits >> i & 1 == 1)
+                .map(|(_, h)| *h)
+                .collect();
+            let text = starter_store_for(&set);
+            let found = starter_store_of(&text).unwrap();
+            assert_eq!(starter_store_for(&found), text, "{set:?}");
+            assert!(found.len() <= set.len(), "{set:?}");
+        }
         assert_eq!(
             starter_store_of(&starter_store(Harness::GeminiCli)),
             Some(vec![Harness::GeminiCli])
