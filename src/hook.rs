@@ -524,12 +524,10 @@ fn named_another_way(
     }
     if !named.contains(tool) {
         // Another built-in of this harness that does what this one does.
-        let sibling = named
-            .iter()
-            .find(|name| *name != tool && crate::harness::does_the_same(harness, name, tool));
+        let sibling = crate::harness::same_kind(harness, tool).find(|n| named.contains(*n));
         if let Some(name) = sibling {
             let problem = InputProblem::SameKindTool {
-                tool: name.clone(),
+                tool: name.to_string(),
                 harness: harness.title(),
                 instead: tool.to_string(),
             };
