@@ -403,6 +403,39 @@ fn doctor_finds_a_matcher_that_leaves_out_a_tool_that_runs_shell_commands() {
     );
 }
 
+/// An MCP tool named with characters the harness replaces (`.` in a server's name) is
+/// never sent so: doctor names the name to write, and says why, not that the name has
+/// the wrong form.
+#[test]
+fn doctor_finds_an_mcp_name_the_harness_changes() {
+    for (h, named, sent) in [
+        (
+            "claude-code",
+            "mcp__bill.ing__refunds",
+            "mcp__bill_ing__refunds",
+        ),
+        ("gemini-cli", "mcp_bill ing_refunds", "mcp_bill_ing_refunds"),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let store = format!(
+            r#"{{"records": [{{"id": "r", "seq": 1, "kind": "policy", "scope": ["{named}"], "predicate": {{"all": []}}, "effect": "deny", "text": "Never issue refunds from this project."}}], "kept": []}}"#
+        );
+        std::fs::write(s.store(), store).unwrap();
+        let title = if h == "claude-code" {
+            "Claude Code"
+        } else {
+            "Gemini CLI"
+        };
+        assert_finds(
+            &s.doctor(h),
+            &format!(
+                "record `r` scopes to `{named}`, a name {title} never gives a tool (it writes `_` for each character it does not allow in an MCP tool's name, and cuts a long name): write `{sent}`, or name both if another harness shares this store"
+            ),
+        );
+    }
+}
+
 /// A store with nothing that can stop a call (no records, or only facts, chatter and
 /// permissions) is valid, and a hook wired to it passes every call: doctor says so.
 #[test]

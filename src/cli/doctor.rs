@@ -784,7 +784,9 @@ fn check_store(
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(
                 "record `{id}` scopes to `{tool}`, a name {} never gives a tool{}: write `{instead}`, or name both if another harness shares this store",
                 w_name(harness),
-                if tool.starts_with("mcp") {
+                if crate::harness::sent_as(harness, &tool).is_some() {
+                    " (it writes `_` for each character it does not allow in an MCP tool's name, and cuts a long name)".to_string()
+                } else if tool.starts_with("mcp") {
                     format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
                 } else {
                     String::new()
