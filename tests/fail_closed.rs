@@ -62,6 +62,33 @@ fn assert_tools_refused(store: &str, tools: &str, payload: &str, says: &str) {
     assert!(out.stderr.contains(says), "{}", out.stderr);
 }
 
+/// A call of `Bash` under Claude Code's hook.
+const BASH_CALL: &str =
+    r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+
+/// Kept chatter `c` and a dropped summary that binds every call: as JSON Lines, small
+/// and past the lean loader's threshold, in `dir`.
+fn summary_stores(dir: &Scratch) -> [String; 2] {
+    let lines = format!("{SUMMARY_CHATTER}\n{SUMMARY}\n");
+    let small = dir.file("s.jsonl", lines.as_bytes());
+    let large = dir.file("big.jsonl", format!("{lines}{}", padding(3)).as_bytes());
+    [small, large]
+}
+
+/// The records of [`summary_stores`] as documents (kept `c`) whose `tools` is `tools`,
+/// small and large, in `dir`: each with its file name.
+fn summary_docs(dir: &Scratch, tools: &str) -> [(&'static str, String); 2] {
+    let records = format!("{SUMMARY_CHATTER},{SUMMARY}");
+    let big_records = format!("{records},{}", padding(3).trim_end().replace('\n', ","));
+    [("doc.json", records), ("bigdoc.json", big_records)].map(|(name, records)| {
+        let doc = format!(r#"{{"records":[{records}],"kept":["c"],"tools":{tools}}}"#);
+        (name, dir.file(name, doc.as_bytes()))
+    })
+}
+
+const SUMMARY: &str = r#"{"id":"s","seq":2,"kind":"summary","text":"never delete the backups"}"#;
+const SUMMARY_CHATTER: &str = r#"{"id":"c","seq":1,"kind":"chatter","text":"hello"}"#;
+
 /// Padding chatter that takes a store past the 1 MiB from which the CLI reads it with
 /// the lean loader.
 fn padding(from_seq: u64) -> String {
@@ -715,15 +742,10 @@ fn a_tool_list_that_names_no_tool_is_refused_by_precheck_and_pin() {
 #[test]
 fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
     let dir = Scratch::new();
-    let summary = r#"{"id":"s","seq":2,"kind":"summary","text":"never delete the backups"}"#;
-    let chatter = r#"{"id":"c","seq":1,"kind":"chatter","text":"hello"}"#;
-    let payload =
-        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-    let small = dir.file("s.jsonl", format!("{chatter}\n{summary}\n").as_bytes());
-    let large = format!("{chatter}\n{summary}\n{}", padding(3));
-    let large = dir.file("big.jsonl", large.as_bytes());
+    let payload = BASH_CALL;
     let empty = format!("@{}", dir.file("tools.txt", b""));
-    for store in [&small, &large] {
+    let stores = summary_stores(&dir);
+    for store in &stores {
         // Without --tools, the dropped summary binds the call.
         let out = claude_hook(store, "c", payload);
         assert_eq!(out.code, 2, "{}", out.stderr);
@@ -745,11 +767,7 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
         assert!(out.stderr.contains("names no tool"), "{}", out.stderr);
     }
     // A store whose own `tools` names none, small or past the lean loader's threshold.
-    let records = format!("{chatter},{summary}");
-    let big_records = format!("{records},{}", padding(3).trim_end().replace('\n', ","));
-    for (name, records) in [("doc.json", &records), ("bigdoc.json", &big_records)] {
-        let doc = format!(r#"{{"records":[{records}],"kept":["c"],"tools":[]}}"#);
-        let doc = dir.file(name, doc.as_bytes());
+    for (name, doc) in summary_docs(&dir, "[]") {
         let out = run(
             &["hook", "claude-code", "--store", &doc],
             Some(payload.as_bytes()),
@@ -770,7 +788,7 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
         assert_eq!(out.code, 2, "{name}: {}", out.stdout);
         assert!(out.stdout.contains("names no tool"), "{}", out.stdout);
     }
-    let out = run(&["validate", &small, "--tools", ""], None);
+    let out = run(&["validate", &stores[0], "--tools", ""], None);
     assert_eq!(out.code, 2, "{}", out.stdout);
 }
 
@@ -782,26 +800,15 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
 #[test]
 fn a_blank_or_padded_tool_name_is_refused() {
     let dir = Scratch::new();
-    let summary = r#"{"id":"s","seq":2,"kind":"summary","text":"never delete the backups"}"#;
-    let chatter = r#"{"id":"c","seq":1,"kind":"chatter","text":"hello"}"#;
-    let payload =
-        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-    let small = dir.file("s.jsonl", format!("{chatter}\n{summary}\n").as_bytes());
-    let large = format!("{chatter}\n{summary}\n{}", padding(3));
-    let large = dir.file("big.jsonl", large.as_bytes());
-    for store in [&small, &large] {
+    for store in &summary_stores(&dir) {
         for tools in [r#"[" "]"#, r#"[" ", "Bash"]"#, r#"["Read "]"#, "[\"\\t\"]"] {
-            assert_tools_refused(store, tools, payload, "has white space at an end");
+            assert_tools_refused(store, tools, BASH_CALL, "has white space at an end");
         }
     }
-    let records = format!("{chatter},{summary}");
-    let big_records = format!("{records},{}", padding(3).trim_end().replace('\n', ","));
-    for (name, records) in [("doc.json", &records), ("bigdoc.json", &big_records)] {
-        let doc = format!(r#"{{"records":[{records}],"kept":["c"],"tools":[" "]}}"#);
-        let doc = dir.file(name, doc.as_bytes());
+    for (name, doc) in summary_docs(&dir, r#"[" "]"#) {
         let out = run(
             &["hook", "claude-code", "--store", &doc],
-            Some(payload.as_bytes()),
+            Some(BASH_CALL.as_bytes()),
         );
         assert_eq!(out.code, 2, "{name}: {}", out.stderr);
         assert!(
