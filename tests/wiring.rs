@@ -436,6 +436,32 @@ fn doctor_finds_an_mcp_name_the_harness_changes() {
     }
 }
 
+/// A store that names `Bash` and never `Monitor` or `PowerShell`, which run shell
+/// commands too: the hook denies their calls until it names them. The wiring gates, so
+/// doctor is clean, and notes each; the starter store, which names all three, has no note.
+#[test]
+fn doctor_notes_a_built_in_the_store_never_names_beside_one_that_does_the_same() {
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    assert!(
+        !out.stderr.contains("which does the same"),
+        "{}",
+        out.stderr
+    );
+    let store = r#"{"records": [{"id": "e", "seq": 1, "kind": "effect", "tool": "Bash", "match": {"command": "./deploy.sh"}, "text": "The deploy already ran."}], "kept": []}"#;
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    for kin in ["Monitor", "PowerShell"] {
+        let note = format!(
+            "omission-gate doctor: note: record `e` names `Bash`, and the store never names `{kin}`, which does the same in Claude Code: the hook denies each call of `{kin}` until the store names it too (beside `Bash` in a policy's scope, or in an effect record of its own)"
+        );
+        assert!(out.stderr.contains(&note), "{}", out.stderr);
+    }
+}
+
 /// A store with nothing that can stop a call (no records, or only facts, chatter and
 /// permissions) is valid, and a hook wired to it passes every call: doctor says so.
 #[test]

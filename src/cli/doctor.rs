@@ -779,6 +779,17 @@ fn check_store(
             w.shell_tool
         ));
     }
+    for u in wiring::unnamed_kin(harness, &input.store) {
+        f.note(format!(
+            "record `{}` names `{}`, and the store never names `{}`, which does the same in {}: the hook denies each call of `{}` until the store names it too (beside `{}` in a policy's scope, or in an effect record of its own)",
+            clean(&u.id),
+            clean(&u.named),
+            u.kin,
+            harness.title(),
+            u.kin,
+            clean(&u.named)
+        ));
+    }
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
         f.problem(match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(

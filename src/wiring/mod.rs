@@ -428,17 +428,7 @@ pub enum Unguarded {
 /// record naming it) that the harness never shows this hook: misspelt for the harness,
 /// or outside the matcher. A glob stands for the names it covers: one of them is tried.
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
-    let mut named: BTreeMap<&str, &str> = BTreeMap::new();
-    for r in store.records() {
-        let names: &[String] = match &r.kind {
-            Kind::Policy(p) => &p.scope,
-            Kind::Effect(e) => std::slice::from_ref(&e.tool),
-            _ => &[],
-        };
-        for n in names {
-            named.entry(n).or_insert(&r.id);
-        }
-    }
+    let named = named_tools(store);
     let mut out = Vec::new();
     for (tool, id) in &named {
         let (id, name) = (id.to_string(), tool.to_string());
@@ -472,6 +462,54 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                         sibling: sibling.to_string(),
                     });
                 }
+            }
+        }
+    }
+    out
+}
+
+/// The tool names the store's policies and effect records give, each with the first
+/// record naming it.
+fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
+    let mut named: BTreeMap<&str, &str> = BTreeMap::new();
+    for r in store.records() {
+        let names: &[String] = match &r.kind {
+            Kind::Policy(p) => &p.scope,
+            Kind::Effect(e) => std::slice::from_ref(&e.tool),
+            _ => &[],
+        };
+        for n in names {
+            named.entry(n).or_insert(&r.id);
+        }
+    }
+    named
+}
+
+/// A built-in of the harness that the store never names, beside one it names that does
+/// the same: the hook denies its calls until the store names it too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnnamedKin {
+    /// The first record naming `named`.
+    pub id: String,
+    /// The built-in the store names.
+    pub named: String,
+    /// The built-in that does the same, which it never names.
+    pub kin: &'static str,
+}
+
+/// Each built-in of the harness that the store never names although it names another
+/// that does the same (Claude Code's `Monitor` and `PowerShell` beside `Bash`), once.
+pub fn unnamed_kin(harness: Harness, store: &Store) -> Vec<UnnamedKin> {
+    let named = named_tools(store);
+    let mut out: Vec<UnnamedKin> = Vec::new();
+    for (tool, id) in &named {
+        for kin in crate::harness::same_kind(harness, tool) {
+            if !named.contains_key(kin) && !out.iter().any(|u| u.kin == kin) {
+                out.push(UnnamedKin {
+                    id: id.to_string(),
+                    named: tool.to_string(),
+                    kin,
+                });
             }
         }
     }
