@@ -462,6 +462,33 @@ fn doctor_notes_a_built_in_the_store_never_names_beside_one_that_does_the_same()
     }
 }
 
+/// init over an existing store that names `Bash` and never `Monitor` or `PowerShell`
+/// says the hook will deny their calls, and what to add.
+#[test]
+fn init_warns_of_a_built_in_the_existing_store_never_names_beside_one_that_does_the_same() {
+    let s = Sandbox::new();
+    let store = r#"{"records": [{"id": "e", "seq": 1, "kind": "effect", "tool": "Bash", "match": {"command": "./deploy.sh"}, "text": "The deploy already ran."}, {"id": "p", "seq": 2, "kind": "policy", "scope": ["Bash"], "predicate": {"all": []}, "effect": "deny", "text": "Run no commands in this project."}], "kept": []}"#;
+    std::fs::create_dir_all(s.store().parent().unwrap()).unwrap();
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.wired("claude-code");
+    let shown = s.store().display().to_string();
+    for kin in ["Monitor", "PowerShell"] {
+        let line = format!(
+            "warning: record `e` names `Bash`, and the store never names `{kin}`, which does the same in Claude Code, so the hook denies each call of `{kin}`: add a copy of it (another id) whose `tool` is `{kin}` in `{shown}`"
+        );
+        assert!(out.stdout.lines().any(|l| l == line), "{}", out.stdout);
+    }
+    // Named beside `Bash` in the policy's scope only: the fix for a policy.
+    let store = store.replace(r#""tool": "Bash""#, r#""tool": "Monitor""#);
+    let store = store.replace(r#""id": "e""#, r#""id": "m""#);
+    std::fs::write(s.store(), &store).unwrap();
+    let out = s.wired("claude-code");
+    let line = format!(
+        "warning: record `p` names `Bash`, and the store never names `PowerShell`, which does the same in Claude Code, so the hook denies each call of `PowerShell`: add `PowerShell` to its `scope` in `{shown}`"
+    );
+    assert!(out.stdout.lines().any(|l| l == line), "{}", out.stdout);
+}
+
 /// A store with nothing that can stop a call (no records, or only facts, chatter and
 /// permissions) is valid, and a hook wired to it passes every call: doctor says so.
 #[test]

@@ -220,24 +220,38 @@ fn existing_store(harness: Harness, path: &Path, shown: &str) -> Result<Vec<Stri
         return Ok(lines);
     };
     let w = Wiring::of(harness);
+    // An effect names one tool: a call of another is another record.
+    let fix = |id: &str, instead: &str| {
+        let is_effect = input
+            .store
+            .position(id)
+            .and_then(|p| input.store.get(p))
+            .is_some_and(|r| matches!(r.kind, crate::record::Kind::Effect(_)));
+        if is_effect {
+            format!("add a copy of it (another id) whose `tool` is `{instead}` in `{shown}`")
+        } else {
+            format!("add `{instead}` to its `scope` in `{shown}`")
+        }
+    };
     for miss in wiring::unguarded(harness, Some(w.matcher), &input.store) {
         if let wiring::Unguarded::Misnamed { id, tool, instead } = miss {
-            // An effect names one tool: another harness's call of it is another record.
-            let is_effect = input
-                .store
-                .position(&id)
-                .and_then(|p| input.store.get(p))
-                .is_some_and(|r| matches!(r.kind, crate::record::Kind::Effect(_)));
-            let fix = if is_effect {
-                format!("add a copy of it (another id) whose `tool` is `{instead}`")
-            } else {
-                format!("add `{instead}` to its `scope`")
-            };
             lines.push(format!(
-                "warning: record `{id}` names `{tool}`, a name {} never gives a tool, so it never binds a call there: {fix} in `{shown}`",
-                super::doctor::w_name(harness)
+                "warning: record `{id}` names `{tool}`, a name {} never gives a tool, so it never binds a call there: {}",
+                super::doctor::w_name(harness),
+                fix(&id, &instead)
             ));
         }
+    }
+    for u in wiring::unnamed_kin(harness, &input.store) {
+        lines.push(format!(
+            "warning: record `{}` names `{}`, and the store never names `{}`, which does the same in {}, so the hook denies each call of `{}`: {}",
+            u.id,
+            u.named,
+            u.kin,
+            harness.title(),
+            u.kin,
+            fix(&u.id, u.kin)
+        ));
     }
     Ok(lines)
 }
