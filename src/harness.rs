@@ -39,6 +39,17 @@ impl Harness {
         }
     }
 
+    /// How the harness changes an MCP tool's name before it sends it, for messages:
+    /// Claude Code replaces characters, Codex and Gemini CLI cut a long name too.
+    pub fn mcp_name_change(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "it replaces characters it does not allow in a tool name",
+            Harness::Codex | Harness::GeminiCli => {
+                "it replaces characters it does not allow in a tool name, and cuts a long name"
+            }
+        }
+    }
+
     /// The harness's name as its users know it, in messages.
     pub fn title(self) -> &'static str {
         match self {

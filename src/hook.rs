@@ -498,6 +498,7 @@ fn named_another_way(
             InputProblem::NotSentAs {
                 tool: name.to_string(),
                 harness: harness.title(),
+                how: harness.mcp_name_change(),
                 instead: instead.to_string(),
             }
         } else {

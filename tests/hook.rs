@@ -961,11 +961,17 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         let store = write_store(&format!("{i}.json"), &[named]);
         let message = match message.is_empty() {
             true => format!(
-                "{} sends the MCP tool the store names `{named}` as `{sent}` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)",
+                "{} sends the MCP tool the store names `{named}` as `{sent}` ({}), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)",
                 match *h {
                     "claude-code" => "Claude Code",
                     "codex" => "Codex",
                     _ => "Gemini CLI",
+                },
+                // Claude Code replaces characters and cuts no name.
+                match *h {
+                    "claude-code" => "it replaces characters it does not allow in a tool name",
+                    _ =>
+                        "it replaces characters it does not allow in a tool name, and cuts a long name",
                 }
             ),
             false => message.clone(),

@@ -427,10 +427,15 @@ fn doctor_finds_an_mcp_name_the_harness_changes() {
         } else {
             "Gemini CLI"
         };
+        // Claude Code replaces characters and cuts no name.
+        let how = match h {
+            "claude-code" => "it replaces characters it does not allow in a tool name",
+            _ => "it replaces characters it does not allow in a tool name, and cuts a long name",
+        };
         assert_finds(
             &s.doctor(h),
             &format!(
-                "record `r` scopes to `{named}`, a name {title} never gives a tool (it writes `_` for each character it does not allow in an MCP tool's name, and cuts a long name): write `{sent}`, or name both if another harness shares this store"
+                "record `r` scopes to `{named}`, a name {title} never gives a tool ({how}): write `{sent}`, or name both if another harness shares this store"
             ),
         );
     }

@@ -796,7 +796,7 @@ fn check_store(
                 "record `{id}` scopes to `{tool}`, a name {} never gives a tool{}: write `{instead}`, or name both if another harness shares this store",
                 w_name(harness),
                 if crate::harness::sent_as(harness, &tool).is_some() {
-                    " (it writes `_` for each character it does not allow in an MCP tool's name, and cuts a long name)".to_string()
+                    format!(" ({})", harness.mcp_name_change())
                 } else if tool.starts_with("mcp") {
                     format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
                 } else {

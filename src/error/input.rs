@@ -72,7 +72,7 @@ pub enum InputProblem {
     /// A hook's store names an MCP tool this harness's way, but not as the harness sends
     /// it (characters it replaces, a long name it cuts), and not as it sends it too.
     #[error(
-        "{harness} sends the MCP tool the store names `{}` as `{}` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "{harness} sends the MCP tool the store names `{}` as `{}` ({how}), so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
         clean(.tool),
         clean(.instead),
         clean(.tool),
@@ -84,6 +84,8 @@ pub enum InputProblem {
         tool: String,
         /// The harness answered.
         harness: &'static str,
+        /// How it changes an MCP tool's name ([`crate::harness::Harness::mcp_name_change`]).
+        how: &'static str,
         /// The name the harness sends.
         instead: String,
     },
