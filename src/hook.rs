@@ -749,7 +749,13 @@ fn payload_object(
 pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, InputError> {
     let obj = payload_object(payload, harness.event(), harness.name())?;
     let tool = match obj.get("tool_name") {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::String(s)) if crate::text::is_tool_name(s) => s.clone(),
+        Some(Value::String(s)) if !s.is_empty() => {
+            return Err(invalid(
+                "key `tool_name`",
+                PayloadProblem::NotToolName(s.clone()),
+            ));
+        }
         Some(_) => {
             return Err(invalid(
                 "key `tool_name`",
@@ -787,7 +793,7 @@ pub enum Retry {
     /// passed): a retry may pass.
     MayPass,
     /// The store names this call's tool only as another harness names it: each call of
-    /// the tool gets the same ERROR until the store is fixed; calls of other tools are
+    /// the tool gets the same ERROR until the store (or the hook's tool list) is fixed; calls of other tools are
     /// judged.
     Misnamed,
     /// The call, as made, cannot be judged (a Codex command started with a terminal):
@@ -874,7 +880,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>, retry: Retry) -> Stri
             Retry::Futile => "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help",
             Retry::Wiring => "omission-gate cannot use the hook payload the harness sent, so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says (`omission-gate doctor` checks how the hook is wired); retrying will not help",
             Retry::Reshape => "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says",
-            Retry::Misnamed => "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the store is fixed: tell the user what the reason says; retrying will not help",
+            Retry::Misnamed => "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the record store (or the tool list the hook is given) is fixed: tell the user what the reason says; retrying will not help",
             Retry::MayPass => "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)",
         }
         .to_string(),

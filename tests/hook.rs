@@ -113,7 +113,7 @@ const BLOCK_ADVICE: &str = "Records the compactor dropped bind this call: they a
 const INVALID_ADVICE: &str = "omission-gate cannot read what it judges calls by (the reason says what), so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says; retrying will not help";
 const RESHAPE_ADVICE: &str = "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says";
 const PAYLOAD_ADVICE: &str = "omission-gate cannot use the hook payload the harness sent, so it denied this call, and it will deny each call it is asked about until that is fixed: tell the user what the reason says (`omission-gate doctor` checks how the hook is wired); retrying will not help";
-const MISNAMED_ADVICE: &str = "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the store is fixed: tell the user what the reason says; retrying will not help";
+const MISNAMED_ADVICE: &str = "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the record store (or the tool list the hook is given) is fixed: tell the user what the reason says; retrying will not help";
 const UNDECIDED_ADVICE: &str = "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user";
 
 fn refund_block_reason() -> String {
@@ -251,7 +251,7 @@ fn error_denies_and_says_what_is_missing() {
 
 #[test]
 fn malformed_stdin_is_a_denial_never_a_silent_pass() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 8] = [
         (
             "{\"hook_event_name\":",
             "payload:1:19: EOF while parsing a value",
@@ -275,6 +275,15 @@ fn malformed_stdin_is_a_denial_never_a_silent_pass() {
         (
             r#"{"hook_event_name":"PreToolUse","tool_name":"","tool_input":{}}"#,
             "payload: key `tool_name`: must be a non-empty string",
+        ),
+        // A padded name is no tool's: a rule on `Bash` would not bind it.
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Bash ","tool_input":{"command":"ls"}}"#,
+            "payload: key `tool_name`: `Bash ` has white space at an end (or nothing else): no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        ),
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":" ","tool_input":{}}"#,
+            "payload: key `tool_name`: ` ` has white space at an end (or nothing else): no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
         ),
     ];
     for (stdin, message) in cases {

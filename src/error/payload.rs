@@ -36,6 +36,13 @@ pub enum PayloadProblem {
     /// A key that must hold a non-empty string.
     #[error("must be a non-empty string")]
     NotNonEmptyString,
+    /// A tool name that is blank or has white space at an end: no harness names a tool
+    /// so, and a rule written as the harness names it would not bind it.
+    #[error(
+        "`{}` has white space at an end (or nothing else): no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        clean(.0)
+    )]
+    NotToolName(String),
     /// A key that must hold an object.
     #[error("must be an object")]
     NotAnObject,
