@@ -225,6 +225,17 @@ pub fn hashed_from(harness: Harness, sent: &str, call: &str) -> bool {
     !sent.contains('*') && (sent == stem || cut)
 }
 
+/// The names Claude Code may send the MCP tool a store names `name` (`mcp__<server>__<tool>`,
+/// a glob or not) under, as a glob, when a plugin brings the server: Claude Code names
+/// such a server `plugin:<plugin>:<server>` and, replacing the `:`s, sends its tools as
+/// `mcp__plugin_<plugin>_<server>__<tool>` (read from Claude Code 2.1.197). `None` for
+/// another harness or a name of another form.
+pub fn plugin_pattern(harness: Harness, name: &str) -> Option<String> {
+    let rest = name.strip_prefix("mcp__")?;
+    (harness == Harness::ClaudeCode && rest.contains("__") && !rest.starts_with("plugin_"))
+        .then(|| format!("mcp__plugin_*_{rest}"))
+}
+
 /// The tool name `tool` when the store gives it, names it as another harness does, and
 /// does not also give this harness's name for it (`names` tells which names the store
 /// gives): this harness's name, which the store should give too. A name the store gives
@@ -405,6 +416,16 @@ mod tests {
             "mcp__s__tool",
             "mcp__s__t_f04219cc0e1a"
         ));
+        assert_eq!(
+            plugin_pattern(Harness::ClaudeCode, "mcp__billing__refunds_create").as_deref(),
+            Some("mcp__plugin_*_billing__refunds_create")
+        );
+        assert_eq!(plugin_pattern(Harness::Codex, "mcp__billing__x"), None);
+        assert_eq!(
+            plugin_pattern(Harness::ClaudeCode, "mcp__plugin_p_s__t"),
+            None
+        );
+        assert_eq!(plugin_pattern(Harness::ClaudeCode, "Bash"), None);
         assert!(does_the_same(Harness::ClaudeCode, "Edit", "MultiEdit"));
         assert!(does_the_same(Harness::ClaudeCode, "Bash", "Monitor"));
         let shells: Vec<_> = same_kind(Harness::ClaudeCode, "Bash").collect();

@@ -545,6 +545,23 @@ fn named_another_way(
                 return Some(error(name, tool, true));
             }
         }
+        // Claude Code: a tool of an MCP server a plugin brings, which the store names by
+        // the server's own name (no name the store gives binds the call).
+        if !named.iter().any(|name| glob_match(name, tool)) {
+            let meant = named.iter().find(|name| {
+                crate::harness::plugin_pattern(harness, name)
+                    .is_some_and(|pattern| glob_match(&pattern, tool))
+            });
+            if let Some(name) = meant {
+                let problem = InputProblem::NotSentAs {
+                    tool: name.to_string(),
+                    harness: harness.title(),
+                    how: "it names a plugin's MCP servers `plugin_<plugin>_<server>`",
+                    instead: tool.to_string(),
+                };
+                return Some(InputError::invalid(&setup.store, "", problem));
+            }
+        }
         // Gemini CLI: the server and tool as configured, which it cut or changed.
         if let Some(raw) = raw.filter(|r| *r != tool) {
             let meant = named

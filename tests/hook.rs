@@ -956,7 +956,12 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
     let gemini_long =
         "mcp_billing_refunds_create_for_the_customer_account_after_a_duplicate_charge_was_found";
     let gemini_cut = "mcp_billing_refunds_create_for...r_a_duplicate_charge_was_found";
-    let cases: [(&str, String, String, String); 7] = [
+    let plugin = |named: &str, sent: &str| {
+        format!(
+            "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
+        )
+    };
+    let cases: [(&str, String, String, String); 9] = [
         ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Claude Code 2.1.197's Monitor runs a shell command, as Bash does.
         ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, and the store names `Bash` but never `Monitor`, so no rule that names `Bash` binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
@@ -965,6 +970,9 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         ("codex", format!("mcp__bill.ing-srv__{long}"), format!("mcp__bill_ing_srv__{cut}"), String::new()),
         ("gemini-cli", gemini_long.into(), gemini_cut.into(), String::new()),
         ("gemini-cli", "mcp_bill ing_refunds_create".into(), "mcp_bill_ing_refunds_create".into(), String::new()),
+        // A plugin's MCP server: Claude Code names it `plugin:<plugin>:<server>`.
+        ("claude-code", "mcp__billing__refunds_create".into(), "mcp__plugin_pay_tools_billing__refunds_create".into(), plugin("mcp__billing__refunds_create", "mcp__plugin_pay_tools_billing__refunds_create")),
+        ("claude-code", "mcp__billing__*".into(), "mcp__plugin_pay_billing__refunds_create".into(), plugin("mcp__billing__*", "mcp__plugin_pay_billing__refunds_create")),
     ];
     for (i, (h, named, sent, message)) in cases.iter().enumerate() {
         let store = write_store(&format!("{i}.json"), &[named]);
