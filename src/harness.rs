@@ -225,6 +225,10 @@ pub fn hashed_from(harness: Harness, sent: &str, call: &str) -> bool {
     !sent.contains('*') && (sent == stem || cut)
 }
 
+/// How Claude Code names the tools of an MCP server a plugin brings, for messages (see
+/// [`plugin_pattern`]).
+pub const PLUGIN_MCP_NAMES: &str = "it names a plugin's MCP servers `plugin_<plugin>_<server>`";
+
 /// The names Claude Code may send the MCP tool a store names `name` (`mcp__<server>__<tool>`,
 /// a glob or not) under, as a glob, when a plugin brings the server: Claude Code names
 /// such a server `plugin:<plugin>:<server>` and, replacing the `:`s, sends its tools as

@@ -492,13 +492,14 @@ fn named_another_way(
     setup: &Setup,
 ) -> Option<InputError> {
     let named = &setup.input.totals.named;
-    // `sent`: the store names the tool this harness's way, but not as the harness sends it.
-    let error = |name: &str, instead: &str, sent: bool| {
-        let problem = if sent {
+    // `sent`: the store names the tool this harness's way, but not as the harness sends
+    // it, which changes the name as `sent` says.
+    let error = |name: &str, instead: &str, sent: Option<&'static str>| {
+        let problem = if let Some(how) = sent {
             InputProblem::NotSentAs {
                 tool: name.to_string(),
                 harness: harness.title(),
-                how: harness.mcp_name_change(),
+                how,
                 instead: instead.to_string(),
             }
         } else {
@@ -518,7 +519,7 @@ fn named_another_way(
         let binds =
             glob_match(&instead, tool) || crate::harness::does_the_same(harness, &instead, tool);
         let sent = crate::harness::sent_as(harness, name).as_deref() == Some(instead.as_str());
-        binds.then(|| error(name, &instead, sent))
+        binds.then(|| error(name, &instead, sent.then(|| harness.mcp_name_change())))
     });
     if built_in.is_some() {
         return built_in;
@@ -542,7 +543,7 @@ fn named_another_way(
                 crate::harness::hashed_from(harness, &sent, tool)
             });
             if let Some(name) = cut {
-                return Some(error(name, tool, true));
+                return Some(error(name, tool, Some(harness.mcp_name_change())));
             }
         }
         // Claude Code: a tool of an MCP server a plugin brings, which the store names by
@@ -553,13 +554,7 @@ fn named_another_way(
                     .is_some_and(|pattern| glob_match(&pattern, tool))
             });
             if let Some(name) = meant {
-                let problem = InputProblem::NotSentAs {
-                    tool: name.to_string(),
-                    harness: harness.title(),
-                    how: "it names a plugin's MCP servers `plugin_<plugin>_<server>`",
-                    instead: tool.to_string(),
-                };
-                return Some(InputError::invalid(&setup.store, "", problem));
+                return Some(error(name, tool, Some(crate::harness::PLUGIN_MCP_NAMES)));
             }
         }
         // Gemini CLI: the server and tool as configured, which it cut or changed.
@@ -568,7 +563,7 @@ fn named_another_way(
                 .iter()
                 .find(|name| glob_match(name, raw) && !glob_match(name, tool));
             if let Some(name) = meant {
-                return Some(error(name, tool, true));
+                return Some(error(name, tool, Some(harness.mcp_name_change())));
             }
         }
     }
@@ -589,7 +584,7 @@ fn named_another_way(
                     .iter()
                     .any(|m| gemini_of(m).as_deref() == Some(name.as_str()))
         })
-        .map(|name| error(name, tool, false))
+        .map(|name| error(name, tool, None))
 }
 
 /// The error for a call of `tool` that the guarded tools (`--tools`, else the store's
@@ -810,8 +805,8 @@ pub enum Retry {
     /// passed): a retry may pass.
     MayPass,
     /// The store names this call's tool only as another harness names it: each call of
-    /// the tool gets the same ERROR until the store (or the hook's tool list) is fixed; calls of other tools are
-    /// judged.
+    /// the tool gets the same ERROR until the store (or the hook's tool list) is fixed;
+    /// calls of other tools are judged.
     Misnamed,
     /// The call, as made, cannot be judged (a Codex command started with a terminal):
     /// the same call made another way may pass.
