@@ -1593,17 +1593,35 @@ fn what_gemini_cli_shows_on_screen_but_cut_from_a_tool_result_is_not_in_view() {
     // O-1: the agent ran a command whose 140 KB output holds the rule in its middle;
     // Gemini CLI sent the model the output cut short (the rule gone), and kept it whole
     // only in the call's `resultDisplay`, what it shows on screen.
-    let h = "gemini-cli";
-    let out = check_against(h, &fixture(h, "O-1"));
+    blocked_though_the_file_shows("gemini-cli", "O-1", &format!("{RULE}\\n"));
+}
+
+/// `check` of the gated call on a fixture whose file shows the rule (as `shows`) where the
+/// harness did not send it: BLOCK.
+fn blocked_though_the_file_shows(h: &str, name: &str, shows: &str) {
+    let out = check_against(h, &fixture(h, name));
     assert_eq!(
         out.verdict_line(),
         "verdict   : BLOCK (dropped-binding-constraint) exit 1"
     );
-    let text = std::fs::read_to_string(fixture(h, "O-1")).unwrap();
-    assert!(
-        text.contains(&format!("{RULE}\\n")),
-        "the fixture shows the rule"
+    let text = std::fs::read_to_string(fixture(h, name)).unwrap();
+    assert!(text.contains(shows), "the fixture shows the rule");
+}
+
+#[test]
+fn a_rule_at_the_cut_of_a_codex_tool_output_is_not_in_view() {
+    // O-2: an MCP tool's long output, which Codex cut short with the rule's last byte just
+    // before its mark (`sign-off.…87795 chars truncated…`). Codex cut it again before the
+    // request, taking the period too (`sign-off…8 tokens truncated…`): the model answered
+    // with `touch gate-marker` without the rule. The gate passed that call.
+    let h = "codex";
+    blocked_though_the_file_shows(
+        h,
+        "O-2",
+        &format!("{RULE}\u{2026}87795 chars truncated\u{2026}"),
     );
+    let hooked = hook_with(h, &store(h), &payload(h, "O-2", &fixture(h, "O-2")), &[]);
+    denied_with_the_rule(&hooked);
 }
 
 /// A fixture with its lines edited: `edit` gets each line's JSON and its 1-based number,

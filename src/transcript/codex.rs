@@ -487,15 +487,93 @@ fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
     }
 }
 
+/// How far from a cut in a tool output Codex's text does not count as sent: Codex may cut
+/// the output again there (see [`push_text`]). The second cut takes off no more than the
+/// marks the first one added, a few dozen bytes; a kilobyte leaves room to spare.
+const NEAR_A_CUT: usize = 1024;
+
+/// Pushes a text the model is sent. A tool output Codex cut short (it holds Codex's mark,
+/// `…N chars truncated…` or `…N tokens truncated…`) is what the tool gave it, cut to the
+/// session's budget with that mark in the middle; before each request Codex cuts the
+/// output again to a budget the rollout does not record (its history's own copy of it),
+/// and the mark it added may push the output over that budget: bytes on either side of
+/// the cut then go too (0.171.0 sent `sign-off…8 tokens truncated…` for a rollout's
+/// `sign-off.…87795 chars truncated…`). So the pieces of such a text between its marks
+/// count each on its own, without the [`NEAR_A_CUT`] bytes next to a mark: nothing the
+/// rollout shows at a cut counts unless the model is sure to have it.
+fn push_text(out: &mut Vec<Piece>, role: Role, at: u64, text: &str) {
+    let pieces = if role == Role::Result {
+        away_from_cuts(text)
+    } else {
+        vec![text]
+    };
+    out.extend(pieces.into_iter().map(|text| Piece {
+        role,
+        text: text.to_string(),
+        at,
+    }));
+}
+
+/// The parts of `text` farther than [`NEAR_A_CUT`] bytes from every mark of Codex's
+/// cut in it (the whole text when it holds none), each ending and starting on a
+/// character.
+fn away_from_cuts(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut after_cut = false;
+    let mut rest = text;
+    while let Some((before, mark_len, after)) = next_cut(rest) {
+        let offset = text.len() - rest.len();
+        let from = if after_cut { start + NEAR_A_CUT } else { start };
+        let to = (offset + before).saturating_sub(NEAR_A_CUT);
+        parts.extend(part(text, from, to));
+        start = offset + before + mark_len;
+        after_cut = true;
+        rest = after;
+    }
+    let from = if after_cut { start + NEAR_A_CUT } else { start };
+    parts.extend(part(text, from, text.len()));
+    parts
+}
+
+/// `text[from..to]`, moved inwards to character boundaries; `None` when empty.
+fn part(text: &str, mut from: usize, mut to: usize) -> Option<&str> {
+    while from < to && !text.is_char_boundary(from) {
+        from += 1;
+    }
+    while to > from && !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    text.get(from..to).filter(|p| !p.is_empty())
+}
+
+/// The first mark of Codex's cut in `text`: where it starts, how long it is, and what
+/// follows it.
+fn next_cut(text: &str) -> Option<(usize, usize, &str)> {
+    const ELLIPSIS: &str = "\u{2026}";
+    let mut from = 0;
+    while let Some(i) = text.get(from..).and_then(|t| t.find(ELLIPSIS)) {
+        let start = from + i;
+        let body = text.get(start + ELLIPSIS.len()..).unwrap_or_default();
+        let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+        let words = body.get(digits..).unwrap_or_default();
+        let tail = [" chars truncated", " tokens truncated"]
+            .iter()
+            .find_map(|w| words.strip_prefix(w))
+            .and_then(|t| t.strip_prefix(ELLIPSIS));
+        if let (true, Some(after)) = (digits > 0, tail) {
+            return Some((start, text.len() - start - after.len(), after));
+        }
+        from = start + ELLIPSIS.len();
+    }
+    None
+}
+
 /// A tool output: a string, content parts, or `{"content": ...}`.
 fn output(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Failure> {
     match value {
         Some(Value::String(s)) => {
-            out.push(Piece {
-                role: Role::Result,
-                text: s.to_string(),
-                at,
-            });
+            push_text(out, Role::Result, at, s);
             Ok(())
         }
         Some(Value::Array(parts)) => parts
@@ -519,11 +597,7 @@ fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Resu
     };
     match p.get("type").and_then(Value::as_str) {
         Some("input_text" | "output_text" | "text") => {
-            out.push(Piece {
-                role,
-                text: string_at(p, "text", at, "a text part")?.to_string(),
-                at,
-            });
+            push_text(out, role, at, string_at(p, "text", at, "a text part")?);
             Ok(())
         }
         Some("input_image" | "input_file") => Ok(()),
@@ -540,4 +614,52 @@ pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CUT: &str = "\u{2026}87795 chars truncated\u{2026}";
+
+    #[test]
+    fn a_tool_output_counts_away_from_codex_s_cuts_only() {
+        // No mark: the whole text.
+        assert_eq!(away_from_cuts("plain output"), ["plain output"]);
+        let far = "x".repeat(NEAR_A_CUT);
+        // The bytes next to a mark go; what is farther stays, on each side.
+        let text = format!("head rule. {far}{CUT}{far} tail rule.");
+        assert_eq!(away_from_cuts(&text), ["head rule. ", " tail rule."]);
+        // A text at the mark, on either side, does not count at all.
+        let text = format!("{far}the rule.{CUT}the rule.{far}");
+        let parts = away_from_cuts(&text);
+        assert!(parts.iter().all(|p| !p.contains("rule")), "{parts:?}");
+        // Two marks (Codex cut a text it had cut before): between them too.
+        let text = format!("a {far}{CUT}{far} b {far}\u{2026}7 tokens truncated\u{2026}{far} c");
+        assert_eq!(away_from_cuts(&text), ["a ", " b ", " c"]);
+        // A character of several bytes across the margin's edge is left out whole.
+        let text = format!("é{}{CUT}", "x".repeat(NEAR_A_CUT - 1));
+        assert_eq!(away_from_cuts(&text), Vec::<&str>::new());
+        // What only looks like a mark is text.
+        for text in [
+            "wait\u{2026} chars truncated\u{2026} or not",
+            "\u{2026}12 lines truncated\u{2026}",
+            "\u{2026}12 chars truncated",
+        ] {
+            assert_eq!(away_from_cuts(text), [text]);
+        }
+    }
+
+    #[test]
+    fn only_tool_outputs_are_read_away_from_cuts() {
+        // A user message Codex stored cut (its own mark, ASCII dots) is what it sends.
+        let text = format!("the rule.{CUT}the rest");
+        let mut out = Vec::new();
+        push_text(&mut out, Role::User, 0, &text);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].text, text);
+        out.clear();
+        push_text(&mut out, Role::Result, 0, &text);
+        assert!(out.is_empty(), "{out:?}");
+    }
 }
