@@ -1016,19 +1016,61 @@ fn doctor_finds_another_hook_that_can_rewrite_a_call_after_the_gate() {
     );
     let plain = std::fs::read_to_string(s.settings("gemini-cli")).unwrap();
     let ours_first = plain.replace(&format!(",{rewriter}"), "");
+    let sequential = "\n        \"sequential\": true,";
+    assert!(ours_first.contains(sequential), "{ours_first}");
     std::fs::write(
         s.settings("gemini-cli"),
-        with_rewriter(ours_first.clone(), "BeforeTool", true),
+        with_rewriter(ours_first.replace(sequential, ""), "BeforeTool", true),
     )
     .unwrap();
     assert_eq!(findings(&s.doctor("gemini-cli")), [problem]);
-    // Before it, with the gate's group sequential: clean.
-    let sequential = with_rewriter(ours_first, "BeforeTool", true).replacen(
-        "\"matcher\": \"run_shell_command|write_file|replace|mcp_.*\",",
-        "\"matcher\": \"run_shell_command|write_file|replace|mcp_.*\", \"sequential\": true,",
-        1,
+    // Before it, with the gate's group sequential (as init writes it): clean.
+    std::fs::write(
+        s.settings("gemini-cli"),
+        with_rewriter(ours_first, "BeforeTool", true),
+    )
+    .unwrap();
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
     );
-    std::fs::write(s.settings("gemini-cli"), sequential).unwrap();
+}
+
+#[test]
+fn init_runs_the_gemini_cli_gate_last_after_the_hooks_already_there() {
+    // Gemini CLI 0.61.0 (hookPlanner.ts, hookRunner.ts): when a matching group says
+    // `"sequential": true`, the BeforeTool hooks run one after another in the order
+    // written, each shown the `tool_input` the ones before it returned. init writes its
+    // group sequential and last, so a hook already there that rewrites calls runs before
+    // the gate, which judges the call as rewritten: doctor is clean.
+    let rewriter = r#"{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./rewrite.sh"}]}"#;
+    let s = Sandbox::new();
+    std::fs::create_dir_all(s.project.join(".gemini")).unwrap();
+    let settings = format!("{{\"hooks\": {{\"BeforeTool\": [{rewriter}]}}}}\n");
+    std::fs::write(s.settings("gemini-cli"), &settings).unwrap();
+    s.wired("gemini-cli");
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.settings("gemini-cli")).unwrap()).unwrap();
+    assert_eq!(written["hooks"]["BeforeTool"][1]["sequential"], true);
+    // An older group of ours before that hook is moved after it.
+    let old = r#"{"matcher": "run_shell_command", "hooks": [{"name": "omission-gate", "type": "command", "command": "omission-gate hook gemini-cli --store s.json"}]}"#;
+    std::fs::write(
+        s.settings("gemini-cli"),
+        format!("{{\"hooks\": {{\"BeforeTool\": [{old}, {rewriter}]}}}}\n"),
+    )
+    .unwrap();
+    s.init("gemini-cli");
+    let moved: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.settings("gemini-cli")).unwrap()).unwrap();
+    let groups = moved["hooks"]["BeforeTool"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{moved}");
+    assert_eq!(groups[0], serde_json::from_str::<Value>(rewriter).unwrap());
     assert_clean(
         &s.doctor("gemini-cli"),
         &s.settings("gemini-cli"),

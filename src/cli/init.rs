@@ -132,14 +132,19 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
         format!("`{shown}`: {e}: it was left as it is; fix it, then run init again")
     };
     let name = harness.name();
-    let pre_tool = edit::add_group(&before, w.comments, w.event, &w.group(&command), |g| {
-        wiring::is_ours(g, name)
-    })
+    let pre_tool = edit::add_group(
+        &before,
+        w.comments,
+        w.event,
+        &w.group(&command),
+        w.sequential_last,
+        |g| wiring::is_ours(g, name),
+    )
     .map_err(refuse)?;
     let mut text = pre_tool.text.clone();
     if harness == Harness::ClaudeCode {
         let compact = Wiring::precompact_group(&binary, &store_arg);
-        text = edit::add_group(&text, false, "PreCompact", &compact, |g| {
+        text = edit::add_group(&text, false, "PreCompact", &compact, false, |g| {
             wiring::is_ours(g, "claude-code-precompact")
         })
         .map_err(refuse)?

@@ -116,12 +116,15 @@ pub struct Edited {
 
 /// Adds `group` (pretty JSON at indentation 0) to `hooks.<event>` in `text`: nothing
 /// changes when an equal group is there already; a group for which `ours` says yes is
-/// replaced; otherwise the group is appended. `text` must be valid (see [`read`]).
+/// replaced; otherwise the group is appended. With `last`, the group ends up last in the
+/// list: an equal or outdated one of ours that some other group follows is taken out,
+/// and the group appended. `text` must be valid (see [`read`]).
 pub fn add_group(
     text: &str,
     comments: bool,
     event: &str,
     group: &str,
+    last: bool,
     ours: impl Fn(&Value) -> bool,
 ) -> Result<Edited, ConfigError> {
     let plain = if comments {
@@ -164,19 +167,27 @@ pub fn add_group(
         .iter()
         .map(|g| read(plain.get(g.start..g.end).unwrap_or(""), false))
         .collect::<Result<_, _>>()?;
-    if let Some(i) = values.iter().position(|v| *v == wanted) {
+    let equal = values.iter().position(|v| *v == wanted);
+    let found = equal.or_else(|| values.iter().position(&ours));
+    if let Some(i) = found
+        && last
+        && i + 1 < groups.len()
+    {
+        let without = remove_element(text, groups, i);
+        let edited = add_group(&without, comments, event, group, last, ours)?;
+        return Ok(Edited {
+            changed: true,
+            ..edited
+        });
+    }
+    if let Some(i) = equal {
         return Ok(Edited {
             text: text.to_string(),
             index: i,
             changed: false,
         });
     }
-    if let Some((i, g)) = values
-        .iter()
-        .zip(groups)
-        .enumerate()
-        .find_map(|(i, (v, g))| ours(v).then_some((i, g)))
-    {
+    if let Some((i, g)) = found.and_then(|i| groups.get(i).map(|g| (i, g))) {
         let pad = line_indent(text, g.start);
         let mut out = String::with_capacity(text.len() + group.len());
         out.push_str(text.get(..g.start).unwrap_or(""));
@@ -193,6 +204,23 @@ pub fn add_group(
         index: groups.len(),
         changed: true,
     })
+}
+
+/// The text without the array element `i` of `elements` (one that another follows), and
+/// the separator between them.
+fn remove_element(text: &str, elements: &[Node], i: usize) -> String {
+    let (from, to) = match (
+        i.checked_sub(1).and_then(|p| elements.get(p)),
+        elements.get(i),
+    ) {
+        (Some(before), Some(this)) => (before.end, this.end),
+        (None, Some(this)) => (this.start, elements.get(1).map_or(this.end, |n| n.start)),
+        (_, None) => return text.to_string(),
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(text.get(..from).unwrap_or(""));
+    out.push_str(text.get(to..).unwrap_or(""));
+    out
 }
 
 fn quote(s: &str) -> String {
@@ -445,7 +473,7 @@ mod tests {
     const GROUP: &str = "{\n  \"matcher\": \"Bash\",\n  \"hooks\": []\n}";
 
     fn add(text: &str) -> Edited {
-        add_group(text, false, "PreToolUse", GROUP, |_| false).unwrap()
+        add_group(text, false, "PreToolUse", GROUP, false, |_| false).unwrap()
     }
 
     #[test]
@@ -486,7 +514,7 @@ mod tests {
     #[test]
     fn comments_are_kept_and_ignored() {
         let text = "// settings\n{\n  /* theme */ \"ui\": {\"theme\": \"x//y\"}\n}\n";
-        let e = add_group(text, true, "BeforeTool", GROUP, |_| false).unwrap();
+        let e = add_group(text, true, "BeforeTool", GROUP, false, |_| false).unwrap();
         assert!(
             e.text
                 .starts_with("// settings\n{\n  /* theme */ \"ui\": {\"theme\": \"x//y\"},")
@@ -498,15 +526,45 @@ mod tests {
     #[test]
     fn an_outdated_group_of_ours_is_replaced_in_place() {
         let text = "{\"hooks\": {\"PreToolUse\": [{\"old\": 1}, {\"other\": 2}]}}";
-        let e = add_group(text, false, "PreToolUse", GROUP, |v| v.get("old").is_some()).unwrap();
+        let e = add_group(text, false, "PreToolUse", GROUP, false, |v| {
+            v.get("old").is_some()
+        })
+        .unwrap();
         assert_eq!(e.index, 0);
         assert!(e.text.ends_with(", {\"other\": 2}]}}"));
     }
 
     #[test]
+    fn a_group_kept_last_is_moved_after_the_others() {
+        // Ours, outdated, before another group: taken out and appended.
+        let text = "{\"hooks\": {\"E\": [\n  {\"old\": 1},\n  {\"other\": 2}\n]}}";
+        let e = add_group(text, false, "E", GROUP, true, |v| v.get("old").is_some()).unwrap();
+        assert_eq!((e.index, e.changed), (1, true));
+        let v = read(&e.text, false).unwrap();
+        assert_eq!(v["hooks"]["E"][0], serde_json::json!({"other": 2}));
+        assert_eq!(v["hooks"]["E"][1], read(GROUP, false).unwrap());
+        assert_eq!(v["hooks"]["E"].as_array().map(Vec::len), Some(2));
+        // Equal to ours but not last: moved too; once last, left alone.
+        let text = format!("{{\"hooks\": {{\"E\": [{GROUP}, {{\"other\": 2}}, {{\"x\": 3}}]}}}}");
+        let e = add_group(&text, false, "E", GROUP, true, |_| false).unwrap();
+        assert_eq!((e.index, e.changed), (2, true));
+        let again = add_group(&e.text, false, "E", GROUP, true, |_| false).unwrap();
+        assert_eq!((again.index, again.changed), (2, false));
+        assert_eq!(again.text, e.text);
+        // Without `last`, it stays where it is.
+        let kept = add_group(&text, false, "E", GROUP, false, |_| false).unwrap();
+        assert_eq!((kept.index, kept.changed), (0, false));
+    }
+
+    #[test]
     fn shapes_the_edit_cannot_handle_are_refused() {
-        assert!(add_group("[]", false, "E", GROUP, |_| false).is_err());
-        assert!(add_group("{\"hooks\": []}", false, "E", GROUP, |_| false).is_err());
-        assert!(add_group("{\"hooks\": {\"E\": {}}}", false, "E", GROUP, |_| false).is_err());
+        assert!(add_group("[]", false, "E", GROUP, false, |_| false).is_err());
+        assert!(add_group("{\"hooks\": []}", false, "E", GROUP, false, |_| false).is_err());
+        assert!(
+            add_group("{\"hooks\": {\"E\": {}}}", false, "E", GROUP, false, |_| {
+                false
+            })
+            .is_err()
+        );
     }
 }

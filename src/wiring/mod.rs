@@ -88,6 +88,12 @@ pub struct Wiring {
     pub project_var: Option<&'static str>,
     /// Whether the settings file may hold comments.
     pub comments: bool,
+    /// Whether the gate's group runs its hooks one after another and is kept last in the
+    /// event's list: Gemini CLI runs a plan in which a group says `"sequential": true`
+    /// in the order the groups are written, each hook shown the call as the hooks before
+    /// it left it (a `tool_input` it returns is the call that runs), so the gate, last,
+    /// judges the call that runs. Claude Code and Codex run their hooks side by side.
+    pub sequential_last: bool,
 }
 
 impl Wiring {
@@ -105,6 +111,7 @@ impl Wiring {
                 mcp_separator: Harness::ClaudeCode.mcp_separator(),
                 project_var: Some("CLAUDE_PROJECT_DIR"),
                 comments: false,
+                sequential_last: false,
             },
             Harness::Codex => Wiring {
                 harness,
@@ -117,6 +124,7 @@ impl Wiring {
                 mcp_separator: Harness::Codex.mcp_separator(),
                 project_var: None,
                 comments: false,
+                sequential_last: false,
             },
             Harness::GeminiCli => Wiring {
                 harness,
@@ -129,6 +137,7 @@ impl Wiring {
                 mcp_separator: Harness::GeminiCli.mcp_separator(),
                 project_var: Some("GEMINI_PROJECT_DIR"),
                 comments: true,
+                sequential_last: true,
             },
         }
     }
@@ -178,8 +187,13 @@ impl Wiring {
                 self.timeout
             ),
         };
+        let sequential = if self.sequential_last {
+            "\n  \"sequential\": true,"
+        } else {
+            ""
+        };
         format!(
-            "{{\n  \"matcher\": {},\n  \"hooks\": [\n    {handler}\n  ]\n}}",
+            "{{\n  \"matcher\": {},{sequential}\n  \"hooks\": [\n    {handler}\n  ]\n}}",
             q(self.matcher)
         )
     }
