@@ -805,6 +805,99 @@ fn doctor_finds_a_codex_hooks_file_codex_cannot_parse() {
     );
 }
 
+/// init's Codex group (from `.codex/hooks.json`) written as `config.toml` declares it:
+/// `[[hooks.PreToolUse]]` and its `[[hooks.PreToolUse.hooks]]`.
+fn codex_toml_group(group: &Value) -> String {
+    let handler = &group["hooks"][0];
+    format!(
+        "[[hooks.PreToolUse]]\nmatcher = {}\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {}\n",
+        group["matcher"], handler["command"], handler["timeout"]
+    )
+}
+
+#[test]
+fn doctor_reads_codex_hooks_declared_in_config_toml() {
+    // Codex 0.171.0 (hooks/src/engine/discovery.rs, `discover_handlers`) loads, for each
+    // config layer, the hooks of its `hooks.json` and then those under `[hooks]` in its
+    // `config.toml`, with trust keys naming that file and the same hash. Seen: a hook in
+    // a project's `.codex/config.toml` trusted under
+    // `<project>/.codex/config.toml:pre_tool_use:0:0` ran without the bypass flag, and
+    // untrusted it was skipped and the tool ran.
+    let s = Sandbox::new();
+    s.init("codex");
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.settings("codex")).unwrap()).unwrap();
+    let group = &hooks["hooks"]["PreToolUse"][0];
+    std::fs::remove_file(s.settings("codex")).unwrap();
+    // The gate there is found, and trusted under its own key.
+    let project_config = s.project.join(".codex/config.toml");
+    std::fs::write(&project_config, codex_toml_group(group)).unwrap();
+    let key = format!("{}:pre_tool_use:0:0", project_config.display());
+    let hash = common::codex_trusted_hash(group["matcher"].as_str(), &group["hooks"][0]);
+    let user = s.home.join(".codex/config.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, common::codex_trust_lines(s.p(), &key, &hash)).unwrap();
+    let out = s.doctor("codex");
+    assert_clean(&out, &project_config, "codex");
+    assert_eq!(out.stderr, "");
+    // Untrusted there: the same finding as in `hooks.json`.
+    std::fs::write(
+        &user,
+        format!("[projects.{:?}]\ntrust_level = \"trusted\"\n", s.p()),
+    )
+    .unwrap();
+    let found = findings(&s.doctor("codex"));
+    assert!(
+        found[0].starts_with(&format!("the hook `{key}` is not trusted")),
+        "{found:?}"
+    );
+    // Another PreToolUse hook in the user's config.toml that can rewrite the call: noted
+    // as one in a hooks.json is.
+    std::fs::write(
+        &user,
+        format!(
+            "{}\n[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./rewrite.sh\"\n",
+            common::codex_trust_lines(s.p(), &key, &hash)
+        ),
+    )
+    .unwrap();
+    let out = s.doctor("codex");
+    assert_clean(&out, &project_config, "codex");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate doctor: note: the hook `./rewrite.sh` in `{}` also runs before calls the gate judges, side by side with it, and Codex runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, keep its matcher off the tools the gate judges\n",
+            user.display()
+        )
+    );
+    // A hook Codex cannot parse there: Codex does not start (seen: "Error loading
+    // config.toml: unknown variant `bogus`").
+    std::fs::write(
+        &project_config,
+        format!(
+            "{}\n[[hooks.PostToolUse]]\n[[hooks.PostToolUse.hooks]]\ntype = \"bogus\"\n",
+            codex_toml_group(group)
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        findings(&s.doctor("codex"))[0],
+        format!(
+            "`{}`: `hooks.PostToolUse[0].hooks[0].type` must be one of `command`, `mcp_tool`, `prompt`, `agent`, and Codex will not start: fix that key",
+            project_config.display()
+        )
+    );
+    std::fs::write(&project_config, "[[hooks.PreToolUse]\n").unwrap();
+    let found = findings(&s.doctor("codex"));
+    assert!(
+        found[0].starts_with(&format!(
+            "`{}` is not valid TOML (",
+            project_config.display()
+        )) && found[0].ends_with("), and Codex will not start: fix it"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
     // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or
@@ -1146,7 +1239,7 @@ fn doctor_finds_a_harness_started_below_the_configured_directory() {
         ),
         (
             "codex",
-            "`.codex/hooks.json` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
+            "`.codex/hooks.json` and `.codex/config.toml` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
             ".codex",
         ),
         (

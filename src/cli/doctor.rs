@@ -117,13 +117,10 @@ fn doctor(
             }
         };
         let shown = path.display().to_string();
-        let value = match edit::read(&text, w.comments) {
+        let value = match read_settings(harness, path, &text) {
             Ok(v) => v,
-            Err(e) => {
-                f.problem(format!(
-                    "`{shown}` is not valid JSON ({e}), and {} ignores it: fix the syntax",
-                    w_name(harness)
-                ));
+            Err(problem) => {
+                f.problem(problem);
                 continue;
             }
         };
@@ -131,14 +128,18 @@ fn doctor(
             && let Some(problem) = codex::invalid_hooks_file(&value)
         {
             let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);
-            f.problem(format!(
-                "`{shown}`: {problem}, and Codex loads no hook from this file{}: fix that key",
-                if lost.is_empty() {
-                    ""
-                } else {
-                    ", the gate's included"
-                }
-            ));
+            f.problem(if is_toml(path) {
+                format!("`{shown}`: {problem}, and Codex will not start: fix that key")
+            } else {
+                format!(
+                    "`{shown}`: {problem}, and Codex loads no hook from this file{}: fix that key",
+                    if lost.is_empty() {
+                        ""
+                    } else {
+                        ", the gate's included"
+                    }
+                )
+            });
             dropped_ours |= !lost.is_empty();
             continue;
         }
@@ -200,7 +201,7 @@ fn doctor(
                     ".claude",
                 ),
                 Harness::Codex => (
-                    "`.codex/hooks.json` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
+                    "`.codex/hooks.json` and `.codex/config.toml` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
                     ".codex",
                 ),
                 Harness::GeminiCli => (
@@ -294,6 +295,37 @@ fn check_other_hooks(
     }
 }
 
+/// A settings file as the harness reads its hooks (a Codex `config.toml`: its `[hooks]`
+/// in the shape of a `hooks.json`, see [`codex::config_hooks`]), or the problem line when
+/// the harness cannot read it.
+fn read_settings(harness: Harness, path: &Path, text: &str) -> Result<Value, String> {
+    let shown = path.display().to_string();
+    if harness == Harness::Codex && is_toml(path) {
+        return text
+            .parse::<toml::Table>()
+            .map(|config| codex::config_hooks(&config))
+            .map_err(|e| invalid_toml(&shown, &e));
+    }
+    edit::read(text, Wiring::of(harness).comments).map_err(|e| {
+        format!(
+            "`{shown}` is not valid JSON ({e}), and {} ignores it: fix the syntax",
+            w_name(harness)
+        )
+    })
+}
+
+fn is_toml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "toml")
+}
+
+/// A Codex config file that is not TOML: Codex stops at it.
+fn invalid_toml(shown: &str, e: &toml::de::Error) -> String {
+    format!(
+        "`{shown}` is not valid TOML ({}), and Codex will not start: fix it",
+        one_line(&e.to_string())
+    )
+}
+
 /// True when a hook command's words take the kept set from the session transcript.
 fn kept_from_transcript(words: &[String]) -> bool {
     flag_value(words, "--kept-from") == Ok(Some(wiring::KEPT_FROM))
@@ -323,18 +355,18 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
             ]);
             files
         }
+        // The hooks of each config folder Codex reads, in its `hooks.json` and its
+        // `config.toml`: the machine's, the user's, then each project's `.codex`.
         Harness::Codex => {
-            let mut files = vec![
-                codex_home()
-                    .unwrap_or_else(|| home.join(".codex"))
-                    .join("hooks.json"),
+            let mut folders = vec![
+                PathBuf::from(codex::SYSTEM_DIR),
+                codex_home().unwrap_or_else(|| home.join(".codex")),
             ];
-            files.extend(
-                codex_layers(dir)
-                    .iter()
-                    .map(|l| l.join(".codex/hooks.json")),
-            );
-            files
+            folders.extend(codex_layers(dir).iter().map(|l| l.join(".codex")));
+            folders
+                .iter()
+                .flat_map(|folder| codex::HOOK_FILES.map(|file| folder.join(file)))
+                .collect()
         }
         // Every file that can hold a hook Gemini CLI runs: it joins the `BeforeTool`
         // lists of the system defaults, the user's, the workspace's and the system
@@ -409,7 +441,10 @@ fn hook_above(harness: Harness, dir: &Path) -> Option<String> {
             dir.to_path_buf(),
             &[".claude/settings.json", ".claude/settings.local.json"],
         ),
-        Harness::Codex => (codex_project_root(dir), &[".codex/hooks.json"]),
+        Harness::Codex => (
+            codex_project_root(dir),
+            &[".codex/hooks.json", ".codex/config.toml"],
+        ),
         Harness::GeminiCli => (dir.to_path_buf(), &[".gemini/settings.json"]),
     };
     let w = Wiring::of(harness);
@@ -417,7 +452,7 @@ fn hook_above(harness: Harness, dir: &Path) -> Option<String> {
         files.iter().find_map(|file| {
             let path = a.join(file);
             let text = read_optional(&path).ok()??;
-            let value = edit::read(&text, w.comments).ok()?;
+            let value = read_settings(harness, &path, &text).ok()?;
             (!wiring::handlers_in(&value, w.event, harness.name(), "").is_empty())
                 .then(|| path.display().to_string())
         })
@@ -435,10 +470,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
         Ok(Some(t)) => match t.parse::<toml::Table>() {
             Ok(t) => t,
             Err(e) => {
-                f.problem(format!(
-                    "`{config}` is not valid TOML ({}), and Codex will not start: fix it",
-                    one_line(&e.to_string())
-                ));
+                f.problem(invalid_toml(&config, &e));
                 return;
             }
         },
@@ -458,7 +490,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             .and_then(toml::Value::as_bool)
             == Some(true)
     {
-        for h in ours {
+        for h in ours.iter().filter(|h| !codex::managed(Path::new(&h.file))) {
             f.problem(format!(
                 "`{}` sets `allow_managed_hooks_only = true`, so Codex runs only the hooks its managed configuration brings, and the hook in `{}` never runs: have the gate's hook added there by whoever manages this machine, or that setting removed",
                 requirements.display(),
@@ -466,7 +498,8 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             ));
         }
     }
-    for h in ours {
+    // The machine's own hooks are managed: Codex runs them without trust.
+    for h in ours.iter().filter(|h| !codex::managed(Path::new(&h.file))) {
         let key = codex::hook_key(&h.file, h.group, h.index);
         let hash = codex::trusted_hash(h.matcher.as_deref(), &h.object);
         let state = codex::hook_state(&user, &key);

@@ -9,7 +9,11 @@
 //! (the timeout defaulted to 600 seconds, `async` written out, absent fields left out).
 //! Hooks as a whole are a feature: `[features] hooks = false` (or its older name
 //! `codex_hooks`) in the user config or a trusted project's `.codex/config.toml` turns
-//! every hook off, again without a word.
+//! every hook off, again without a word. Hooks are declared in a config folder's
+//! `hooks.json` or under `[hooks]` in its `config.toml`, and Codex runs both (see
+//! [`HOOK_FILES`]).
+
+use std::path::Path;
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -174,6 +178,34 @@ pub fn hooks_feature_off<'a>(
     }
 }
 
+/// The files of one config folder that Codex (0.171.0) reads hooks from, in the order it
+/// loads them: `hooks.json`, then the `[hooks]` tables of `config.toml` (`[[hooks.
+/// PreToolUse]]` and its `[[hooks.PreToolUse.hooks]]`; both files' hooks run, with a
+/// warning). The folders are the machine's ([`SYSTEM_DIR`]), the user's (`$CODEX_HOME`)
+/// and each project `.codex` from the project root down, in that order. A handler's trust
+/// key names the file it is in, and its hash is the same in either.
+pub const HOOK_FILES: [&str; 2] = ["hooks.json", "config.toml"];
+
+/// Whether Codex runs a hook of this file without the user's trust: the machine's own
+/// configuration is managed.
+pub fn managed(file: &Path) -> bool {
+    file.parent() == Some(Path::new(SYSTEM_DIR))
+}
+
+/// The hooks a `config.toml` declares, in the shape of a `hooks.json` (`{"hooks": {...}}`)
+/// so that one reader takes both: its `[hooks]` table without `state`, which holds the
+/// trust records, not hooks. `{}` when it declares none.
+pub fn config_hooks(config: &toml::Table) -> Value {
+    let Some(hooks) = config.get("hooks") else {
+        return json!({});
+    };
+    let mut hooks = hooks.clone();
+    if let Some(table) = hooks.as_table_mut() {
+        table.remove("state");
+    }
+    json!({ "hooks": serde_json::to_value(hooks).unwrap_or(Value::Null) })
+}
+
 /// Where Codex (0.171.0) reads the machine's own configuration: `config.toml`, read
 /// before the user's, and `requirements.toml`, whose `allow_managed_hooks_only = true`
 /// leaves only the hooks the managed configuration brings (seen: a hook in the user's
@@ -264,6 +296,44 @@ mod tests {
             invalid_hooks_file(&hook(json!({"type": "prompt", "prompt": "ok?"}))),
             None
         );
+    }
+
+    #[test]
+    fn config_toml_hooks_read_as_a_hooks_file() {
+        let t = |s: &str| s.parse::<toml::Table>().unwrap();
+        let config = t(r#"
+model = "x"
+
+[[hooks.PreToolUse]]
+matcher = "^Bash$"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "og hook codex"
+timeout = 30
+
+[hooks.state."/p/.codex/config.toml:pre_tool_use:0:0"]
+trusted_hash = "sha256:ab"
+"#);
+        let value = config_hooks(&config);
+        assert_eq!(
+            value,
+            json!({"hooks": {"PreToolUse": [{"matcher": "^Bash$", "hooks": [
+                {"type": "command", "command": "og hook codex", "timeout": 30}
+            ]}]}})
+        );
+        assert_eq!(invalid_hooks_file(&value), None);
+        assert_eq!(config_hooks(&t("model = \"x\"\n")), json!({}));
+        // A handler Codex refuses (it then does not start) is named as in a hooks file.
+        let bogus = config_hooks(&t(
+            "[[hooks.PostToolUse]]\n[[hooks.PostToolUse.hooks]]\ntype = \"bogus\"\n",
+        ));
+        assert!(
+            invalid_hooks_file(&bogus)
+                .is_some_and(|p| p.starts_with("`hooks.PostToolUse[0].hooks[0].type`"))
+        );
+        assert!(managed(Path::new("/etc/codex/config.toml")));
+        assert!(!managed(Path::new("/home/u/.codex/config.toml")));
     }
 
     #[test]
