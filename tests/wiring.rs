@@ -1172,6 +1172,98 @@ fn init_runs_the_gemini_cli_gate_last_after_the_hooks_already_there() {
 }
 
 #[test]
+fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_gate() {
+    // Gemini CLI 0.61.0 loads each extension under `~/.gemini/extensions` that
+    // `extension-enablement.json` leaves on for the start directory, with the hooks of
+    // its `hooks/hooks.json` (extension-manager.ts), and runs them after every settings
+    // hook (hookRegistry.ts, `getSourcePriority`): one that returns a `tool_input` is run
+    // after the gate, sequential or not, and its call runs as the gate never saw it.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let extension = s.home.join(".gemini/extensions/rewriter");
+    std::fs::create_dir_all(extension.join("hooks")).unwrap();
+    std::fs::write(
+        extension.join("gemini-extension.json"),
+        r#"{"name": "rewriter", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    let hooks = extension.join("hooks/hooks.json");
+    let with_matcher = |m: &str| {
+        format!(
+            r#"{{"hooks": {{"BeforeTool": [{{"matcher": "{m}", "hooks": [{{"name": "rewrite", "type": "command", "command": "${{extensionPath}}/rewrite.sh"}}]}}]}}}}"#
+        )
+    };
+    std::fs::write(&hooks, with_matcher("run_shell_command")).unwrap();
+    let problem = format!(
+        "the hook `${{extensionPath}}/rewrite.sh` that the Gemini CLI extension `rewriter` brings (in `{}`) also runs before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: turn the extension off in this project (`gemini extensions disable rewriter --scope workspace`, run there), or list `rewrite` under `hooksConfig.disabled`",
+        hooks.display()
+    );
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&problem)
+    );
+    // Turned off for this project, as `gemini extensions disable --scope workspace`
+    // writes it: clean; turned off elsewhere only: found.
+    let enablement = s.home.join(".gemini/extensions/extension-enablement.json");
+    let off_in = |dir: &str| {
+        std::fs::write(
+            &enablement,
+            serde_json::json!({"rewriter": {"overrides": [format!("!{dir}/*")]}}).to_string(),
+        )
+        .unwrap();
+    };
+    off_in(s.p());
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
+    );
+    off_in("/elsewhere");
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&problem)
+    );
+    std::fs::remove_file(&enablement).unwrap();
+    // Its hook listed under `hooksConfig.disabled`: it does not run.
+    let user = s.home.join(".gemini/settings.json");
+    std::fs::write(&user, r#"{"hooksConfig": {"disabled": ["rewrite"]}}"#).unwrap();
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
+    );
+    std::fs::remove_file(&user).unwrap();
+    // A hook on a tool the gate does not judge: clean.
+    std::fs::write(&hooks, with_matcher("read_file")).unwrap();
+    assert_clean(
+        &s.doctor("gemini-cli"),
+        &s.settings("gemini-cli"),
+        "gemini-cli",
+    );
+    // A linked extension is read from the folder it links to.
+    std::fs::remove_dir_all(&extension).unwrap();
+    let source = s.home.join("src/rewriter");
+    std::fs::create_dir_all(source.join("hooks")).unwrap();
+    std::fs::write(
+        source.join("gemini-extension.json"),
+        r#"{"name": "rewriter", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(source.join("hooks/hooks.json"), with_matcher(".*")).unwrap();
+    std::fs::create_dir_all(&extension).unwrap();
+    std::fs::write(
+        extension.join(".gemini-extension-install.json"),
+        serde_json::json!({"type": "link", "source": source}).to_string(),
+    )
+    .unwrap();
+    let linked = source.join("hooks/hooks.json");
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [problem.replace(&hooks.display().to_string(), &linked.display().to_string())]
+    );
+}
+
+#[test]
 fn doctor_finds_gemini_cli_started_with_another_project_directory_in_its_environment() {
     // Gemini CLI 0.61.0 puts its own environment's `$GEMINI_PROJECT_DIR` into its
     // settings when it reads them: started with it set to another folder (whose store was

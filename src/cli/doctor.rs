@@ -179,6 +179,26 @@ fn doctor(
                 .map(|o| ((file_index, o.group), o)),
         );
     }
+    if harness == Harness::GeminiCli {
+        // The extensions' hooks run after every settings file's.
+        let after = files.len();
+        others.extend(
+            gemini_extension_hooks(dir)
+                .into_iter()
+                .enumerate()
+                .map(|(i, o)| ((after + i, o.group), o)),
+        );
+        // A hook listed under `hooksConfig.disabled` does not run.
+        let layers = gemini_layers(dir);
+        let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+        others.retain(|(_, o)| {
+            let name = o.name.as_deref().unwrap_or(&o.command);
+            !matches!(
+                gemini_cli::hooks_off(&layers, name),
+                Some(gemini_cli::HooksOff::Disabled { .. })
+            )
+        });
+    }
     if harness == Harness::ClaudeCode {
         for var in claude_code::HOOKS_OFF_VARS {
             if let Some(v) = std::env::var(var).ok().filter(|v| claude_code::truthy(v)) {
@@ -280,9 +300,17 @@ fn check_other_hooks(
                 continue;
             }
             let other = format!("the hook `{}` in `{}`", one_line(&o.command), o.file);
-            match harness {
-                Harness::GeminiCli if *sequential && other_at < at => {}
-                Harness::GeminiCli => f.problem(format!(
+            match (harness, &o.extension) {
+                (Harness::GeminiCli, Some(extension)) => f.problem(format!(
+                    "the hook `{}` that the Gemini CLI extension `{}` brings (in `{}`) also runs before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: turn the extension off in this project (`gemini extensions disable {} --scope workspace`, run there), or list `{}` under `hooksConfig.disabled`",
+                    one_line(&o.command),
+                    one_line(extension),
+                    o.file,
+                    wiring::sh_quote(extension),
+                    one_line(o.name.as_deref().unwrap_or(&o.command))
+                )),
+                (Harness::GeminiCli, None) if *sequential && other_at < at => {}
+                (Harness::GeminiCli, None) => f.problem(format!(
                     "{other} also runs before calls the gate judges, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: give the gate's group in `{}` `\"sequential\": true` and put it after that hook (Gemini CLI then shows the gate the call as the hooks before it left it)",
                     h.file
                 )),
@@ -599,18 +627,84 @@ fn check_gemini_load_expansion(project: &str, ours: &[Handler], f: &mut Findings
     }
 }
 
-/// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours
-/// listed as disabled.
-fn check_gemini_hooks_on(project: &str, ours: &[Handler], f: &mut Findings) {
+/// The settings files Gemini CLI reads for a session started in `dir`, in the order it
+/// merges them, each with its content (those it cannot read left out).
+fn gemini_layers(dir: &Path) -> Vec<(String, Value)> {
     let env = |key: &str| std::env::var_os(key);
     let mut layers = Vec::new();
-    for path in gemini_cli::settings_by_precedence(Path::new(project), env) {
+    for path in gemini_cli::settings_by_precedence(dir, env) {
         if let Ok(Some(text)) = read_optional(&path)
             && let Ok(value) = edit::read(&text, true)
         {
             layers.push((path.display().to_string(), value));
         }
     }
+    layers
+}
+
+/// The `BeforeTool` hooks that the Gemini CLI extensions on for a session started in
+/// `dir` bring (see [`gemini_cli::EXTENSIONS_DIR`]), each with its extension's name.
+fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
+    let Some(home) = gemini_cli::user_home(|key: &str| std::env::var_os(key)) else {
+        return Vec::new();
+    };
+    let json =
+        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
+    let root = home.join(gemini_cli::EXTENSIONS_DIR);
+    let enablement = json(&root.join(gemini_cli::EXTENSION_ENABLEMENT)).unwrap_or(Value::Null);
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    let start = dir.display().to_string();
+    let mut out = Vec::new();
+    for installed in folders {
+        let linked = json(&installed.join(gemini_cli::INSTALL_METADATA)).and_then(|m| {
+            (m.get("type").and_then(Value::as_str) == Some("link"))
+                .then(|| m.get("source").and_then(Value::as_str).map(PathBuf::from))
+                .flatten()
+        });
+        let folder = linked.unwrap_or(installed);
+        let Some(config) = json(&folder.join(gemini_cli::EXTENSION_CONFIG)) else {
+            continue;
+        };
+        let text = |key: &str| {
+            config
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+        };
+        let (Some(name), Some(_)) = (text("name"), text("version")) else {
+            continue;
+        };
+        if !gemini_cli::extension_enabled(&enablement, name, &start) {
+            continue;
+        }
+        let file = folder.join(gemini_cli::EXTENSION_HOOKS);
+        let Some(hooks) = json(&file) else {
+            continue;
+        };
+        let shown = file.display().to_string();
+        out.extend(
+            wiring::other_hooks_in(&hooks, "BeforeTool", Harness::GeminiCli.name(), &shown)
+                .into_iter()
+                .map(|o| wiring::OtherHook {
+                    extension: Some(name.to_string()),
+                    ..o
+                }),
+        );
+    }
+    out
+}
+
+/// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours
+/// listed as disabled.
+fn check_gemini_hooks_on(project: &str, ours: &[Handler], f: &mut Findings) {
+    let layers = gemini_layers(Path::new(project));
     let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
     for h in ours {
         let Some(name) = gemini_cli::hook_name(&h.object) else {

@@ -9,7 +9,8 @@
 //! project directory. Some of its settings make it send the model something other than
 //! what its session file records (see [`context_managed`]). Its `hooksConfig` turns
 //! hooks off without a word: `enabled: false` all of them, `disabled` the ones it names
-//! (see [`hooks_off`]).
+//! (see [`hooks_off`]). An installed extension brings hooks of its own, which run after
+//! every settings hook (see [`EXTENSIONS_DIR`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -100,6 +101,107 @@ pub fn hooks_off(layers: &[(&str, &Value)], name: &str) -> Option<HooksOff> {
     })
 }
 
+/// Where Gemini CLI (0.61.0, `ExtensionManager.loadExtensions`) finds the extensions it
+/// loads, under the user's folder (`GEMINI_CLI_HOME`, else `HOME`): each directory there
+/// is one, read from the folder its `.gemini-extension-install.json` names when that says
+/// `"type": "link"`. It needs a `gemini-extension.json` with a `name` and a `version`, and
+/// brings hooks in `hooks/hooks.json` (`{"hooks": {"BeforeTool": [...]}}`, as in the
+/// settings). No workspace folder holds extensions. An extension is active unless
+/// `extension-enablement.json` there turns it off for the start directory (see
+/// [`extension_enabled`]) or `gemini -e` leaves it out. Its hooks go into the same
+/// `BeforeTool` plan as the settings' hooks, after all of them
+/// (`HookRegistry.getSourcePriority`): they run beside the gate or, when a group is
+/// `"sequential"`, after it, shown the call as the gate let it through, and a
+/// `tool_input` one returns is the call that runs.
+pub const EXTENSIONS_DIR: &str = ".gemini/extensions";
+
+/// The file beside the extensions that turns each on or off by directory.
+pub const EXTENSION_ENABLEMENT: &str = "extension-enablement.json";
+
+/// The file in an extension's folder that says where it was installed from.
+pub const INSTALL_METADATA: &str = ".gemini-extension-install.json";
+
+/// The file in an extension's folder that names it.
+pub const EXTENSION_CONFIG: &str = "gemini-extension.json";
+
+/// The file in an extension's folder that holds its hooks.
+pub const EXTENSION_HOOKS: &str = "hooks/hooks.json";
+
+/// Whether `extension-enablement.json` (parsed) leaves the extension `name` on for a
+/// session started in `dir`, as Gemini CLI 0.61.0 reads it
+/// (`ExtensionEnablementManager.isEnabled`): on, unless the last of its `overrides`
+/// rules that matches `dir` starts with `!`. A rule is a directory, `*` at its end
+/// standing for it and everything below; a file of the wrong shape counts as no rules.
+pub fn extension_enabled(enablement: &Value, name: &str, dir: &str) -> bool {
+    let rules_of = |entry: &Value| -> Option<Vec<String>> {
+        entry
+            .get("overrides")?
+            .as_array()?
+            .iter()
+            .map(|r| r.as_str().map(str::to_string))
+            .collect()
+    };
+    // Gemini CLI reads the whole file or none of it.
+    let Some(all) = enablement.as_object() else {
+        return true;
+    };
+    let Some(parsed) = all
+        .iter()
+        .map(|(n, e)| rules_of(e).map(|r| (n, r)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return true;
+    };
+    let path = with_slashes(dir);
+    let mut enabled = true;
+    for (_, rules) in parsed.iter().filter(|(n, _)| *n == name) {
+        for rule in rules {
+            let (off, base) = match rule.strip_prefix('!') {
+                Some(base) => (true, base),
+                None => (false, rule.as_str()),
+            };
+            if glob_regex(base).is_some_and(|r| r.is_match(&path)) {
+                enabled = !off;
+            }
+        }
+    }
+    enabled
+}
+
+/// A directory as the enablement rules are matched against it: `/` at both ends.
+fn with_slashes(dir: &str) -> String {
+    let dir = dir.replace('\\', "/");
+    let mut out = String::new();
+    if !dir.starts_with('/') {
+        out.push('/');
+    }
+    out.push_str(&dir);
+    if !out.ends_with('/') {
+        out.push('/');
+    }
+    out
+}
+
+/// Gemini CLI's `globToRegex`: the rule literally, each `*` (with a `/` before it) being
+/// `(.*)?` (`(/.*)?`), the whole path.
+fn glob_regex(glob: &str) -> Option<regex::Regex> {
+    let pieces: Vec<&str> = glob.split('*').collect();
+    let mut pattern = String::from("^");
+    for (i, piece) in pieces.iter().enumerate() {
+        if i + 1 == pieces.len() {
+            pattern.push_str(&regex::escape(piece));
+        } else if let Some(before) = piece.strip_suffix('/') {
+            pattern.push_str(&regex::escape(before));
+            pattern.push_str("(/.*)?");
+        } else {
+            pattern.push_str(&regex::escape(piece));
+            pattern.push_str("(.*)?");
+        }
+    }
+    pattern.push('$');
+    regex::Regex::new(&pattern).ok()
+}
+
 /// [`settings_files`] without a transcript, in the order Gemini CLI merges them, lowest
 /// precedence first: the system defaults, the user's, the workspace's, then the system
 /// settings, which override everything.
@@ -128,11 +230,8 @@ pub fn settings_files(
         .filter(|(_, skipped)| skipped.is_none())
         .map(|(file, _)| file)
         .collect();
-    if let Some(home) = env("GEMINI_CLI_HOME")
-        .filter(|h| !h.is_empty())
-        .or_else(|| env("HOME"))
-    {
-        files.push(PathBuf::from(home).join(".gemini/settings.json"));
+    if let Some(home) = user_home(&env) {
+        files.push(home.join(".gemini/settings.json"));
     }
     if let Some(dir) = transcript.and_then(gemini_dir_of) {
         files.push(dir.join("settings.json"));
@@ -141,6 +240,14 @@ pub fn settings_files(
     let mut seen = std::collections::BTreeSet::new();
     files.retain(|f| seen.insert(f.clone()));
     files
+}
+
+/// The folder that holds the user's `.gemini`: `GEMINI_CLI_HOME`, else `HOME`.
+pub fn user_home(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    env("GEMINI_CLI_HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| env("HOME"))
+        .map(PathBuf::from)
 }
 
 /// The system settings file and the system defaults file, as `env` places them, each
@@ -454,6 +561,30 @@ mod tests {
             settings_files(Some(cwd), Some(elsewhere), env(&[("HOME", "/home/u")])),
             plain
         );
+    }
+
+    #[test]
+    fn an_extension_is_on_unless_the_last_matching_rule_turns_it_off() {
+        let rules = json!({
+            "rewriter": {"overrides": ["!/home/u/*", "/home/u/ok/", "!/srv/p/"]},
+            "other": {"overrides": ["!/work/*"]}
+        });
+        let on = |name: &str, dir: &str| extension_enabled(&rules, name, dir);
+        // What `gemini extensions disable --scope workspace` writes: the folder and below.
+        assert!(!on("rewriter", "/home/u"));
+        assert!(!on("rewriter", "/home/u/proj/sub"));
+        // A later rule without `*`: that folder alone.
+        assert!(on("rewriter", "/home/u/ok"));
+        assert!(!on("rewriter", "/home/u/ok/sub"));
+        assert!(!on("rewriter", "/srv/p"));
+        assert!(on("rewriter", "/srv/p/sub"));
+        assert!(on("rewriter", "/home/user2"));
+        assert!(on("unknown", "/home/u"));
+        assert!(!on("other", "/work/x"));
+        // A file of the wrong shape turns nothing off.
+        let bad = json!({"rewriter": {"overrides": ["!/home/u/*"]}, "other": {"overrides": "x"}});
+        assert!(extension_enabled(&bad, "rewriter", "/home/u"));
+        assert!(extension_enabled(&json!([]), "rewriter", "/home/u"));
     }
 
     #[test]

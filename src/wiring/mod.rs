@@ -283,6 +283,11 @@ pub struct OtherHook {
     pub matcher: Option<String>,
     /// The command (or, for a handler without one, its name or type).
     pub command: String,
+    /// The handler's `name`, when it gives one.
+    pub name: Option<String>,
+    /// The Gemini CLI extension that brings it, when one does (see
+    /// [`gemini_cli::EXTENSIONS_DIR`]).
+    pub extension: Option<String>,
 }
 
 /// The handlers under `hooks.<event>` of one settings file that do not run
@@ -302,6 +307,8 @@ pub fn other_hooks_in(value: &Value, event: &str, adapter: &str, file: &str) -> 
                 group,
                 matcher: matcher.map(str::to_string),
                 command: command.to_string(),
+                name: text("name").map(str::to_string),
+                extension: None,
             })
         })
         .collect()
