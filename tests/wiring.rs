@@ -154,6 +154,12 @@ impl Sandbox {
         out
     }
 
+    /// doctor is clean: the hook in the project's settings gates.
+    #[track_caller]
+    fn assert_doctor_clean(&self, harness: &str) {
+        assert_clean(&self.doctor(harness), &self.settings(harness), harness);
+    }
+
     fn edit_settings(&self, harness: &str, edit: impl Fn(String) -> String) {
         let path = self.settings(harness);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -615,11 +621,7 @@ fn doctor_finds_a_claude_code_mcp_name_in_a_gemini_cli_store() {
         "\"mcp__billing__refunds_create\", \"mcp_billing_refunds_create\"",
     );
     std::fs::write(s.store(), both).unwrap();
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    s.assert_doctor_clean("gemini-cli");
 }
 
 #[test]
@@ -1123,11 +1125,7 @@ fn doctor_finds_another_hook_that_can_rewrite_a_call_after_the_gate() {
         with_rewriter(ours_first, "BeforeTool", true),
     )
     .unwrap();
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    s.assert_doctor_clean("gemini-cli");
 }
 
 #[test]
@@ -1143,11 +1141,7 @@ fn init_runs_the_gemini_cli_gate_last_after_the_hooks_already_there() {
     let settings = format!("{{\"hooks\": {{\"BeforeTool\": [{rewriter}]}}}}\n");
     std::fs::write(s.settings("gemini-cli"), &settings).unwrap();
     s.wired("gemini-cli");
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    s.assert_doctor_clean("gemini-cli");
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(s.settings("gemini-cli")).unwrap()).unwrap();
     assert_eq!(written["hooks"]["BeforeTool"][1]["sequential"], true);
@@ -1164,11 +1158,7 @@ fn init_runs_the_gemini_cli_gate_last_after_the_hooks_already_there() {
     let groups = moved["hooks"]["BeforeTool"].as_array().unwrap();
     assert_eq!(groups.len(), 2, "{moved}");
     assert_eq!(groups[0], serde_json::from_str::<Value>(rewriter).unwrap());
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    s.assert_doctor_clean("gemini-cli");
 }
 
 #[test]
@@ -1180,20 +1170,25 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
     // after the gate, sequential or not, and its call runs as the gate never saw it.
     let s = Sandbox::new();
     s.wired("gemini-cli");
-    let extension = s.home.join(".gemini/extensions/rewriter");
-    std::fs::create_dir_all(extension.join("hooks")).unwrap();
-    std::fs::write(
-        extension.join("gemini-extension.json"),
-        r#"{"name": "rewriter", "version": "1.0.0"}"#,
-    )
-    .unwrap();
-    let hooks = extension.join("hooks/hooks.json");
-    let with_matcher = |m: &str| {
-        format!(
-            r#"{{"hooks": {{"BeforeTool": [{{"matcher": "{m}", "hooks": [{{"name": "rewrite", "type": "command", "command": "${{extensionPath}}/rewrite.sh"}}]}}]}}}}"#
+    // An extension `rewriter` in `folder`, whose hook's matcher is `m`.
+    let install = |folder: &Path, m: &str| {
+        std::fs::create_dir_all(folder.join("hooks")).unwrap();
+        std::fs::write(
+            folder.join("gemini-extension.json"),
+            r#"{"name": "rewriter", "version": "1.0.0"}"#,
         )
+        .unwrap();
+        std::fs::write(
+            folder.join("hooks/hooks.json"),
+            format!(
+                r#"{{"hooks": {{"BeforeTool": [{{"matcher": "{m}", "hooks": [{{"name": "rewrite", "type": "command", "command": "${{extensionPath}}/rewrite.sh"}}]}}]}}}}"#
+            ),
+        )
+        .unwrap();
     };
-    std::fs::write(&hooks, with_matcher("run_shell_command")).unwrap();
+    let extension = s.home.join(".gemini/extensions/rewriter");
+    install(&extension, "run_shell_command");
+    let hooks = extension.join("hooks/hooks.json");
     let problem = format!(
         "the hook `${{extensionPath}}/rewrite.sh` that the Gemini CLI extension `rewriter` brings (in `{}`) also runs before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: turn the extension off in this project (`gemini extensions disable rewriter --scope workspace`, run there), or list `rewrite` under `hooksConfig.disabled`",
         hooks.display()
@@ -1213,11 +1208,7 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
         .unwrap();
     };
     off_in(s.p());
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    s.assert_doctor_clean("gemini-cli");
     off_in("/elsewhere");
     assert_eq!(
         findings(&s.doctor("gemini-cli")),
@@ -1227,29 +1218,15 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
     // Its hook listed under `hooksConfig.disabled`: it does not run.
     let user = s.home.join(".gemini/settings.json");
     std::fs::write(&user, r#"{"hooksConfig": {"disabled": ["rewrite"]}}"#).unwrap();
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    s.assert_doctor_clean("gemini-cli");
     std::fs::remove_file(&user).unwrap();
     // A hook on a tool the gate does not judge: clean.
-    std::fs::write(&hooks, with_matcher("read_file")).unwrap();
-    assert_clean(
-        &s.doctor("gemini-cli"),
-        &s.settings("gemini-cli"),
-        "gemini-cli",
-    );
+    install(&extension, "read_file");
+    s.assert_doctor_clean("gemini-cli");
     // A linked extension is read from the folder it links to.
     std::fs::remove_dir_all(&extension).unwrap();
     let source = s.home.join("src/rewriter");
-    std::fs::create_dir_all(source.join("hooks")).unwrap();
-    std::fs::write(
-        source.join("gemini-extension.json"),
-        r#"{"name": "rewriter", "version": "1.0.0"}"#,
-    )
-    .unwrap();
-    std::fs::write(source.join("hooks/hooks.json"), with_matcher(".*")).unwrap();
+    install(&source, ".*");
     std::fs::create_dir_all(&extension).unwrap();
     std::fs::write(
         extension.join(".gemini-extension-install.json"),
