@@ -877,7 +877,7 @@ fn block(
                 && !unsent
                 && let Some(input) = b.get("input")
             {
-                push_strings(out, Role::Call, at, input);
+                push_strings(out, Role::Call, at, &sent_input(b, input));
             }
         }
         "tool_result" => match b.get("content") {
@@ -910,6 +910,35 @@ fn block(
         _ => return Err(unknown()),
     }
     Ok(())
+}
+
+/// The keys of a tool call's input that Claude Code writes to the transcript but takes out
+/// of every request (its normalizeToolInputForAPI, read from the 2.1.197 binary):
+/// `ExitPlanMode`'s `plan` and `planFilePath`, which it adds as it records the call (the
+/// plan file's text as it stands then, which the model may never have been sent), and
+/// `Edit`'s `old_string`, `new_string` and `replace_all` beside an `edits` list. By name,
+/// whatever tools the session has: leaving them out never puts a text in view.
+fn unsent_keys(name: &str, input: &Map<'_>) -> &'static [&'static str] {
+    match name {
+        "ExitPlanMode" => &["plan", "planFilePath"],
+        "Edit" if input.contains_key("edits") => &["old_string", "new_string", "replace_all"],
+        _ => &[],
+    }
+}
+
+/// A tool call's input as Claude Code sends it (see [`unsent_keys`]).
+fn sent_input<'v>(block: &Map<'_>, input: &Value<'v>) -> Value<'v> {
+    let name = block
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut input = input.clone();
+    if let Value::Object(fields) = &mut input {
+        for key in unsent_keys(name, fields) {
+            fields.remove(key);
+        }
+    }
+    input
 }
 
 fn result_part(out: &mut Vec<Piece>, at: u64, part: &Value) -> Result<(), Failure> {

@@ -226,6 +226,50 @@ fn the_pending_call_is_not_context() {
 }
 
 #[test]
+fn what_claude_code_takes_out_of_a_call_before_sending_it_is_not_in_view() {
+    // P-1: plan mode; the plan (with the rule) written to the plan file before `/compact`,
+    // then an `ExitPlanMode` call (which `-p` cannot run: its result is an error) and the
+    // gated call. Where Claude Code runs `ExitPlanMode`, it records the call's input with
+    // the plan file's text added (`plan`, `planFilePath`) and takes both out of every
+    // request; an `Edit` input with an `edits` list loses its `old_string`, `new_string`
+    // and `replace_all` the same way. Before, they counted: the rule was in view.
+    let (name, bytes, payload) = fixture!("claude-code", "P-1");
+    assert!(!in_view(&read_fixture(name, bytes, payload), RULE));
+    // The file with the `ExitPlanMode` call made a call of `tool` with `input`.
+    let with_call = |tool: &str, input: Value| {
+        let lines: Vec<String> = lines_of(bytes)
+            .into_iter()
+            .map(|line| {
+                let mut v: Value = serde_json::from_str(&line).unwrap();
+                if let Some(block) = v.pointer_mut("/message/content/0")
+                    && block["name"] == "ExitPlanMode"
+                {
+                    block["name"] = tool.into();
+                    block["input"] = input.clone();
+                }
+                v.to_string()
+            })
+            .collect();
+        read_fixture(name, &joined(&lines), payload)
+    };
+    let plan = format!("# Plan\n\nConstraint: {RULE}\n");
+    let live = with_call(
+        "ExitPlanMode",
+        serde_json::json!({"plan": plan, "planFilePath": "/home/u/.claude/plans/p.md"}),
+    );
+    assert!(!in_view(&live, RULE), "{:?}", live.pieces);
+    let edit = serde_json::json!({"file_path": "/p/notes.md", "old_string": "x", "new_string": RULE,
+        "replace_all": false, "edits": [{"old_string": "x", "new_string": "y"}]});
+    let live = with_call("Edit", edit);
+    assert!(!in_view(&live, RULE), "{:?}", live.pieces);
+    // What is sent of the input still counts; beside no `edits` list, all of it is.
+    assert!(in_view(&live, "/p/notes.md"));
+    let edit =
+        serde_json::json!({"file_path": "/p/notes.md", "old_string": "x", "new_string": RULE});
+    assert!(in_view(&with_call("Edit", edit), RULE));
+}
+
+#[test]
 fn codex_keeps_the_base_instructions_and_the_truncated_message() {
     let (name, bytes, payload) = fixture!("codex", "AE-2");
     let live = read_fixture(name, bytes, payload);
