@@ -40,11 +40,15 @@ impl Harness {
     }
 
     /// How the harness changes an MCP tool's name before it sends it, for messages:
-    /// Claude Code replaces characters, Codex and Gemini CLI cut a long name too.
+    /// Claude Code replaces characters, Codex and Gemini CLI cut a long name too, and Codex
+    /// trims the `_`s around the join of server and tool.
     pub fn mcp_name_change(self) -> &'static str {
         match self {
             Harness::ClaudeCode => "it replaces characters it does not allow in a tool name",
-            Harness::Codex | Harness::GeminiCli => {
+            Harness::Codex => {
+                "it replaces characters it does not allow in a tool name, drops the `_`s next to the `__` that joins server and tool, and cuts a long name"
+            }
+            Harness::GeminiCli => {
                 "it replaces characters it does not allow in a tool name, and cuts a long name"
             }
         }
@@ -105,29 +109,51 @@ const BUILTINS: [(Harness, &str, &[Role]); 11] = [
 /// An MCP tool named this harness's way is spelt as the harness sends it: Claude Code and
 /// Codex write `_` for each character other than an ASCII letter, a digit, `_` (and `-`
 /// in Claude Code), Gemini CLI for each one other than those, `-`, `.` and `:`, and cuts
-/// a name over 63 characters to its first and last 30 around `...` (what Claude Code
-/// 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0 do). A name they send as written is
-/// `None`.
+/// a name over 63 characters to its first and last 30 around `...`; Codex joins server
+/// and tool as [`sent_forms`] says (what Claude Code 2.1.332, Codex 0.171.0 and Gemini
+/// CLI 0.61.0 do). A name they may send as written is `None`: [`spellings`] gives every
+/// other name they may send it under.
 pub fn spelling(harness: Harness, tool: &str) -> Option<String> {
+    let (all, as_written) = spell(harness, tool);
+    all.into_iter().next().filter(|_| !as_written)
+}
+
+/// Every name other than `tool` that this harness may give the tool a store names `tool`
+/// ([`spelling`]'s, and for Codex each other way it may join the server and tool a name
+/// of MCP form stands for). Empty for a name it gives.
+pub fn spellings(harness: Harness, tool: &str) -> Vec<String> {
+    spell(harness, tool).0
+}
+
+/// The names other than `tool` this harness may give the tool a store names `tool`, and
+/// whether it may also send it as written.
+fn spell(harness: Harness, tool: &str) -> (Vec<String>, bool) {
     if BUILTINS.iter().any(|(h, n, _)| *h == harness && *n == tool) {
-        return None;
+        return (Vec::new(), true);
     }
     if harness == Harness::GeminiCli
         && let Some(rest) = tool.strip_prefix("mcp__")
     {
-        let (server, name) = rest.split_once("__")?;
+        let Some((server, name)) = rest.split_once("__") else {
+            return (Vec::new(), true);
+        };
         let sep = harness.mcp_separator();
         let theirs = format!("mcp{sep}{server}{sep}{name}");
-        return Some(sent_as(harness, &theirs).unwrap_or(theirs));
+        return (vec![sent_as(harness, &theirs).unwrap_or(theirs)], false);
     }
-    if let Some(sent) = sent_as(harness, tool) {
-        return Some(sent);
+    let sent = sent_forms(harness, tool);
+    if !sent.is_empty() {
+        let as_written = sent.iter().any(|s| s == tool);
+        return (sent.into_iter().filter(|s| s != tool).collect(), as_written);
     }
-    let (_, _, does) = BUILTINS.iter().find(|(_, n, _)| *n == tool)?;
-    BUILTINS
+    let Some((_, _, does)) = BUILTINS.iter().find(|(_, n, _)| *n == tool) else {
+        return (Vec::new(), true);
+    };
+    let instead = BUILTINS
         .iter()
         .find(|(h, _, r)| *h == harness && does.iter().all(|d| r.contains(d)))
-        .map(|(_, n, _)| n.to_string())
+        .map(|(_, n, _)| n.to_string());
+    (instead.into_iter().collect(), false)
 }
 
 /// The longest MCP tool name Gemini CLI sends: it cuts a longer one to its first and
@@ -151,17 +177,63 @@ fn kept_in_mcp_name(harness: Harness, c: char) -> bool {
 }
 
 /// How the harness sends an MCP tool that a store names `tool`, in this harness's own
-/// form (`mcp__<server>__<tool>`, or `mcp_<server>_<tool>` in Gemini CLI), when that
-/// differs from `tool`: characters it does not keep become `_`, and Gemini CLI cuts a
-/// name (not a glob) over 63 characters. Codex cuts a long name too, ending it in a hash
-/// of the server and tool: see [`hashed_stem`].
+/// form (`mcp__<server>__<tool>`, or `mcp_<server>_<tool>` in Gemini CLI), when it may
+/// not send it as written: characters it does not keep become `_`, Gemini CLI cuts a name
+/// (not a glob) over 63 characters, and Codex joins server and tool as [`sent_forms`]
+/// says (the first way, when there are several). Codex cuts a long name too, ending it in
+/// a hash of the server and tool: see [`hashed_stem`].
 pub fn sent_as(harness: Harness, tool: &str) -> Option<String> {
-    let sep = harness.mcp_separator();
-    if !tool.starts_with(&format!("mcp{sep}")) {
+    let sent = sent_forms(harness, tool);
+    if sent.iter().any(|s| s == tool) {
         return None;
     }
-    let sent = kept_or_cut(harness, tool);
-    (sent != tool).then_some(sent)
+    sent.into_iter().next()
+}
+
+/// Every name the harness may send the MCP tool a store names `tool` under, in this
+/// harness's own form (empty for a name of another form): as [`sent_as`] says, one name
+/// but for Codex. Codex joins the server's part and the tool's with `__` after it drops
+/// the `_`s at the end of the one and at the start of the other, and writes no second
+/// `mcp__` before a server whose name starts with one (seen with 0.171.0: the tool
+/// `_refund` of the server `billing_` arrived as `mcp__billing__refund`, `t` of
+/// `mcp__dup` as `mcp__dup__t`, `-x` of `a-b.c` as `mcp__a_b_c__x`). Where the server
+/// ends and the tool begins, a name of `__` more than once does not say: each place gives
+/// one name.
+pub fn sent_forms(harness: Harness, tool: &str) -> Vec<String> {
+    let sep = harness.mcp_separator();
+    let prefix = format!("mcp{sep}");
+    if !tool.starts_with(&prefix) {
+        return Vec::new();
+    }
+    let kept = kept_or_cut(harness, tool);
+    if harness != Harness::Codex {
+        return vec![kept];
+    }
+    // Every character is ASCII by now, so any byte offset is a character boundary.
+    let rest = kept.get(prefix.len()..).unwrap_or_default();
+    let mut forms: Vec<String> = Vec::new();
+    for at in (0..rest.len()).filter(|&at| rest.get(at..).is_some_and(|r| r.starts_with(sep))) {
+        let (server, name) = (
+            rest.get(..at).unwrap_or_default(),
+            rest.get(at + 2..).unwrap_or_default(),
+        );
+        let namespace = match server.starts_with(&prefix) {
+            true => server.to_string(),
+            false => format!("{prefix}{server}"),
+        };
+        let form = format!(
+            "{}{sep}{}",
+            namespace.trim_end_matches('_'),
+            name.trim_start_matches('_')
+        );
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    if forms.is_empty() {
+        forms.push(kept);
+    }
+    forms
 }
 
 /// `name` with each character the harness does not keep made `_`, and cut as Gemini CLI
@@ -240,12 +312,16 @@ pub fn plugin_pattern(harness: Harness, name: &str) -> Option<String> {
         .then(|| format!("mcp__plugin_*_{rest}"))
 }
 
-/// The tool name `tool` when the store gives it, names it as another harness does, and
-/// does not also give this harness's name for it (`names` tells which names the store
-/// gives): this harness's name, which the store should give too. A name the store gives
-/// both ways, as `init` writes a store shared by harnesses, is `None`.
-pub fn misnamed(harness: Harness, tool: &str, names: impl Fn(&str) -> bool) -> Option<String> {
-    spelling(harness, tool).filter(|instead| !names(instead))
+/// The tool names `tool` stands for when the store gives it, names it as another harness
+/// does (or as this harness may not send it), and does not also give this harness's name
+/// for it (`names` tells which names the store gives): this harness's names, which the
+/// store should give too. A name the store gives both ways, as `init` writes a store
+/// shared by harnesses, gives none.
+pub fn misnamed(harness: Harness, tool: &str, names: impl Fn(&str) -> bool) -> Vec<String> {
+    spellings(harness, tool)
+        .into_iter()
+        .filter(|instead| !names(instead))
+        .collect()
 }
 
 /// Whether `call`, a tool of this harness, does what its tool `tool` does: the same
@@ -393,6 +469,38 @@ mod tests {
         ] {
             assert_eq!(spelling(h, tool).as_deref(), sent, "{h:?} {tool}");
         }
+        // Codex drops the `_`s around the `__` that joins server and tool (the tool
+        // `_refund` of `billing_`, `-x` of `a-b.c`), and adds no second `mcp__`.
+        for (tool, sent) in [
+            ("mcp__billing____refund", Some("mcp__billing__refund")),
+            ("mcp__billing___*", Some("mcp__billing__*")),
+            ("mcp__a-b.c__-x", Some("mcp__a_b_c__x")),
+            ("mcp___lead__t", None),
+            ("mcp__srv__trail__", None),
+            ("mcp__b____t", Some("mcp__b__t")),
+        ] {
+            assert_eq!(spelling(Harness::Codex, tool).as_deref(), sent, "{tool}");
+        }
+        // Where the server ends is not said: each place gives a name.
+        assert_eq!(
+            sent_forms(Harness::Codex, "mcp__mcp__dup__t"),
+            ["mcp__mcp__dup__t", "mcp__dup__t"]
+        );
+        assert_eq!(spelling(Harness::Codex, "mcp__mcp__dup__t"), None);
+        assert_eq!(
+            spellings(Harness::Codex, "mcp__mcp__dup__t"),
+            ["mcp__dup__t"]
+        );
+        assert_eq!(
+            sent_forms(Harness::Codex, "mcp__a__b___c"),
+            ["mcp__a__b___c", "mcp__a__b__c"]
+        );
+        assert_eq!(sent_forms(Harness::Codex, "mcp__srv"), ["mcp__srv"]);
+        assert!(sent_forms(Harness::Codex, "Bash").is_empty());
+        assert_eq!(
+            sent_forms(Harness::ClaudeCode, "mcp__b____t"),
+            ["mcp__b____t"]
+        );
         assert_eq!(gemini_mcp_name("mcp_ops", "deploy"), "mcp_ops_deploy");
         assert_eq!(gemini_mcp_name("a b", "t"), "mcp_a_b_t");
         let cut = format!("mcp__s__{}_f04219cc0e1a", "x".repeat(20));
@@ -443,22 +551,10 @@ mod tests {
         assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
         // Named both ways, nothing is misnamed.
         let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
-        assert_eq!(misnamed(Harness::GeminiCli, "Bash", both), None);
+        assert!(misnamed(Harness::GeminiCli, "Bash", both).is_empty());
         assert_eq!(
-            misnamed(Harness::GeminiCli, "Bash", |n| n == "Bash").as_deref(),
-            Some("run_shell_command")
-        );
-        assert_eq!(
-            whose(Harness::Codex, "replace"),
-            ("Gemini CLI names".to_string(), "the file-editing tool")
-        );
-        assert_eq!(
-            whose(Harness::GeminiCli, "Bash"),
-            ("Claude Code and Codex name".to_string(), "the shell tool")
-        );
-        assert_eq!(
-            whose(Harness::Codex, "mcp_a_b"),
-            ("Gemini CLI names".to_string(), "an MCP tool")
+            misnamed(Harness::GeminiCli, "Bash", |n| n == "Bash"),
+            ["run_shell_command"]
         );
     }
 }

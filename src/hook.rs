@@ -515,11 +515,16 @@ fn named_another_way(
         InputError::invalid(&setup.store, "", problem)
     };
     let built_in = named.iter().find_map(|name| {
-        let instead = crate::harness::misnamed(harness, name, |n| named.contains(n))?;
-        let binds =
-            glob_match(&instead, tool) || crate::harness::does_the_same(harness, &instead, tool);
-        let sent = crate::harness::sent_as(harness, name).as_deref() == Some(instead.as_str());
-        binds.then(|| error(name, &instead, sent.then(|| harness.mcp_name_change())))
+        let sent = crate::harness::sent_forms(harness, name);
+        crate::harness::misnamed(harness, name, |n| named.contains(n))
+            .into_iter()
+            .find(|instead| {
+                glob_match(instead, tool) || crate::harness::does_the_same(harness, instead, tool)
+            })
+            .map(|instead| {
+                let how = sent.contains(&instead).then(|| harness.mcp_name_change());
+                error(name, &instead, how)
+            })
     });
     if built_in.is_some() {
         return built_in;
@@ -538,9 +543,9 @@ fn named_another_way(
         // An MCP tool name Codex ended in a hash.
         if crate::harness::hashed_stem(harness, tool).is_some() {
             let cut = named.iter().find(|name| {
-                let sent =
-                    crate::harness::spelling(harness, name).unwrap_or_else(|| name.to_string());
-                crate::harness::hashed_from(harness, &sent, tool)
+                std::iter::once(name.to_string())
+                    .chain(crate::harness::spellings(harness, name))
+                    .any(|sent| crate::harness::hashed_from(harness, &sent, tool))
             });
             if let Some(name) = cut {
                 return Some(error(name, tool, Some(harness.mcp_name_change())));
@@ -603,11 +608,11 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
     // stays a glob), else the tool called.
     let (name, fix) = tools.iter().find_map(|t| {
         let same = |other: &str| crate::harness::does_the_same(harness, other, tool);
-        match crate::harness::misnamed(harness, t, listed) {
-            Some(i) if glob_match(&i, tool) => Some((t, i)),
-            Some(i) if same(&i) => Some((t, tool.to_string())),
-            _ => same(t).then(|| (t, tool.to_string())),
+        let misnamed = crate::harness::misnamed(harness, t, listed);
+        if let Some(i) = misnamed.iter().find(|i| glob_match(i, tool)) {
+            return Some((t, i.clone()));
         }
+        (misnamed.iter().any(|i| same(i)) || same(t)).then(|| (t, tool.to_string()))
     })?;
     let (origin, place) = match &setup.tools {
         Some(_) => ("--tools", "tools"),

@@ -961,13 +961,17 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
             "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
         )
     };
-    let cases: [(&str, String, String, String); 9] = [
+    let cases: [(&str, String, String, String); 11] = [
         ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Claude Code 2.1.197's Monitor runs a shell command, as Bash does.
         ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, and the store names `Bash` but never `Monitor`, so no rule that names `Bash` binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
         ("claude-code", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing-srv__refunds_create".into(), String::new()),
         ("codex", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing_srv__refunds_create".into(), String::new()),
         ("codex", format!("mcp__bill.ing-srv__{long}"), format!("mcp__bill_ing_srv__{cut}"), String::new()),
+        // Codex 0.171.0 sent the tool `_refund` of the server `billing_` as
+        // `mcp__billing__refund`, and `t` of `mcp__dup` as `mcp__dup__t`.
+        ("codex", "mcp__billing____refund".into(), "mcp__billing__refund".into(), String::new()),
+        ("codex", "mcp__mcp__dup__refunds_create".into(), "mcp__dup__refunds_create".into(), String::new()),
         ("gemini-cli", gemini_long.into(), gemini_cut.into(), String::new()),
         ("gemini-cli", "mcp_bill ing_refunds_create".into(), "mcp_bill_ing_refunds_create".into(), String::new()),
         // A plugin's MCP server: Claude Code names it `plugin:<plugin>:<server>`.
@@ -984,9 +988,11 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
                     "codex" => "Codex",
                     _ => "Gemini CLI",
                 },
-                // Claude Code replaces characters and cuts no name.
+                // Claude Code replaces characters and cuts no name; Codex trims the join.
                 match *h {
                     "claude-code" => "it replaces characters it does not allow in a tool name",
+                    "codex" =>
+                        "it replaces characters it does not allow in a tool name, drops the `_`s next to the `__` that joins server and tool, and cuts a long name",
                     _ =>
                         "it replaces characters it does not allow in a tool name, and cuts a long name",
                 }
@@ -1037,6 +1043,19 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         };
         assert_eq!(call(&store, other).code, 0, "{h}");
     }
+    // A glob for the tools of Codex's server `billing_`: the fix is the glob as Codex
+    // sends the names it covers.
+    let store = write_store("codex-glob.json", &["mcp__billing___*"]);
+    let out = run(
+        &["hook", "codex", "--store", &store],
+        &payload("codex", "mcp__billing__refund", r#"{"amount":1}"#),
+    );
+    let message = "Codex sends the MCP tool the store names `mcp__billing___*` as `mcp__billing__*` (it replaces characters it does not allow in a tool name, drops the `_`s next to the `__` that joins server and tool, and cuts a long name), so a rule that names only `mcp__billing___*` never binds this call: name `mcp__billing__*` too wherever the store names `mcp__billing___*` (beside it in a policy's scope, or in an effect record of its own)";
+    assert_denied(
+        &out,
+        &invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE),
+        "codex glob",
+    );
     // Gemini CLI names a tool of a server whose name starts with `mcp_` without a second
     // `mcp_`: its payload's mcp_context tells the configured server and tool.
     let store = write_store("gemini-context.json", &["mcp_mcp_ops_deploy"]);
