@@ -80,14 +80,19 @@ enum Role {
     Write,
     /// Edits a file.
     Edit,
+    /// Searches the contents of files.
+    Search,
 }
 
 /// Each harness's built-in tools that change things, with what each does (Codex's
 /// `apply_patch` writes and edits files; Claude Code's `Monitor`, behind a feature flag
 /// in 2.1.197, runs a shell command and streams its output, and `PowerShell` is its shell
-/// on Windows). No other harness gives a tool these names: a store that names one of
-/// them for another harness names a tool that harness never calls.
-const BUILTINS: [(Harness, &str, &[Role]); 11] = [
+/// on Windows), and the built-ins a harness answers to under two names: Gemini CLI 0.61.0
+/// runs `grep_search` when the model calls it by its old name, `search_file_content`,
+/// and its hook sees the name the model called (its `TOOL_LEGACY_ALIASES`). No other
+/// harness gives a tool these names: a store that names one of them for another harness
+/// names a tool that harness never calls.
+const BUILTINS: [(Harness, &str, &[Role]); 13] = [
     (Harness::ClaudeCode, "Bash", &[Role::Shell]),
     (Harness::ClaudeCode, "Monitor", &[Role::Shell]),
     (Harness::ClaudeCode, "PowerShell", &[Role::Shell]),
@@ -99,6 +104,8 @@ const BUILTINS: [(Harness, &str, &[Role]); 11] = [
     (Harness::GeminiCli, "run_shell_command", &[Role::Shell]),
     (Harness::GeminiCli, "write_file", &[Role::Write]),
     (Harness::GeminiCli, "replace", &[Role::Edit]),
+    (Harness::GeminiCli, "grep_search", &[Role::Search]),
+    (Harness::GeminiCli, "search_file_content", &[Role::Search]),
 ];
 
 /// How this harness spells a tool that another harness names `tool`, when `tool` is
@@ -363,6 +370,7 @@ pub fn whose(harness: Harness, tool: &str) -> (String, &'static str) {
         Some((_, _, [Role::Shell])) => "the shell tool",
         Some((_, _, [Role::Write])) => "the file-writing tool",
         Some((_, _, [Role::Edit])) => "the file-editing tool",
+        Some((_, _, [Role::Search])) => "the file-search tool",
         Some(_) => "the file-writing and file-editing tool",
         None => "an MCP tool",
     };
@@ -555,6 +563,29 @@ mod tests {
         assert_eq!(
             misnamed(Harness::GeminiCli, "Bash", |n| n == "Bash"),
             ["run_shell_command"]
+        );
+        // Gemini CLI answers to `search_file_content` as to `grep_search`.
+        assert!(does_the_same(
+            Harness::GeminiCli,
+            "grep_search",
+            "search_file_content"
+        ));
+        assert_eq!(spelling(Harness::ClaudeCode, "grep_search"), None);
+        assert_eq!(
+            whose(Harness::ClaudeCode, "grep_search"),
+            ("Gemini CLI names".to_string(), "the file-search tool")
+        );
+        assert_eq!(
+            whose(Harness::Codex, "replace"),
+            ("Gemini CLI names".to_string(), "the file-editing tool")
+        );
+        assert_eq!(
+            whose(Harness::GeminiCli, "Bash"),
+            ("Claude Code and Codex name".to_string(), "the shell tool")
+        );
+        assert_eq!(
+            whose(Harness::Codex, "mcp_a_b"),
+            ("Gemini CLI names".to_string(), "an MCP tool")
         );
     }
 }

@@ -961,8 +961,12 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
             "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
         )
     };
-    let cases: [(&str, String, String, String); 11] = [
+    let cases: [(&str, String, String, String); 13] = [
         ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        // Gemini CLI 0.61.0 runs `grep_search` under its old name too, and its hook sees
+        // the name the model called.
+        ("gemini-cli", "grep_search".into(), "search_file_content".into(), "`search_file_content` does what `grep_search` does in Gemini CLI, and the store names `grep_search` but never `search_file_content`, so no rule that names `grep_search` binds this call: name `search_file_content` too wherever the store names `grep_search` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("gemini-cli", "search_file_content".into(), "grep_search".into(), "`grep_search` does what `search_file_content` does in Gemini CLI, and the store names `search_file_content` but never `grep_search`, so no rule that names `search_file_content` binds this call: name `grep_search` too wherever the store names `search_file_content` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Claude Code 2.1.197's Monitor runs a shell command, as Bash does.
         ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, and the store names `Bash` but never `Monitor`, so no rule that names `Bash` binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
         ("claude-code", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing-srv__refunds_create".into(), String::new()),
