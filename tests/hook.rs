@@ -1141,6 +1141,25 @@ fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix()
             out.stderr
         );
     }
+    // Codex 0.171.0 sends the tool `_refund` of the server `billing_` as
+    // `mcp__billing__refund`: a list naming it as configured leaves it unguarded.
+    let out = run(
+        &[
+            "hook",
+            "codex",
+            "--store",
+            &store,
+            "--tools",
+            "mcp__billing____refund",
+        ],
+        &payload("codex", "mcp__billing__refund", "{}"),
+    );
+    let message = "--tools: the guarded tools name `mcp__billing____refund` and not `mcp__billing__refund`, which covers this call of `mcp__billing__refund` in Codex, so the call would go unjudged: name `mcp__billing__refund` too";
+    assert_denied(
+        &out,
+        &invalid_reason_with(message, MISNAMED_ADVICE),
+        "codex --tools",
+    );
     // A tool the list does not mean is not guarded, as before.
     let out = run(
         &["hook", "claude-code", "--store", &store],
