@@ -75,8 +75,10 @@ const SYSTEM: [&str; 42] = [
 ];
 
 /// Entries outside the chain that are never sent to the model: titles, file snapshots,
-/// the prompt queue, session labels.
-const UNCHAINED: [&str; 9] = [
+/// the prompt queue, session labels and settings. Claude Code 2.1.197's session loader
+/// reads each of these into the session's metadata only, never into its messages (the
+/// interactive session writes `permission-mode` when a permission mode is set).
+const UNCHAINED: [&str; 18] = [
     "mode",
     "summary",
     "file-history-snapshot",
@@ -86,6 +88,15 @@ const UNCHAINED: [&str; 9] = [
     "agent-name",
     "last-prompt",
     "pr-link",
+    "ai-title",
+    "relocated",
+    "agent-color",
+    "agent-setting",
+    "permission-mode",
+    "isolation-latch",
+    "worktree-state",
+    "bridge-session",
+    "attribution-snapshot",
 ];
 
 /// True for a line that is a Claude Code entry (for recognising the format).

@@ -270,6 +270,31 @@ fn what_claude_code_takes_out_of_a_call_before_sending_it_is_not_in_view() {
 }
 
 #[test]
+fn claude_code_s_session_settings_entries_are_not_context() {
+    // Claude Code 2.1.197 writes these beside the conversation (an interactive session
+    // writes `permission-mode` at each prompt); its loader reads them into the session's
+    // metadata only. They were unknown entries: every call of such a session was an ERROR.
+    let (name, bytes, payload) = fixture!("claude-code", "AE-1");
+    let plain = read_fixture(name, bytes, payload);
+    let sid = "\"sessionId\":\"s\"";
+    let mut lines = lines_of(bytes);
+    for kind in [
+        "permission-mode",
+        "worktree-state",
+        "ai-title",
+        "attribution-snapshot",
+    ] {
+        lines.insert(
+            1,
+            format!("{{\"type\":\"{kind}\",{sid},\"text\":\"{RULE}\"}}"),
+        );
+    }
+    let with = read_fixture(name, &joined(&lines), payload);
+    assert_eq!(with.pieces.len(), plain.pieces.len());
+    assert!(!in_view(&with, RULE));
+}
+
+#[test]
 fn codex_keeps_the_base_instructions_and_the_truncated_message() {
     let (name, bytes, payload) = fixture!("codex", "AE-2");
     let live = read_fixture(name, bytes, payload);
