@@ -1624,6 +1624,19 @@ fn a_rule_at_the_cut_of_a_codex_tool_output_is_not_in_view() {
     denied_with_the_rule(&hooked);
 }
 
+#[test]
+fn an_old_tool_result_claude_code_s_context_hint_may_have_cleared_is_not_in_view() {
+    // H-11: an interactive Claude Code session (its account's flag for the context hint
+    // on); the first of ten long Bash outputs holds the rule. The model's API turned down
+    // the request carrying the hint, Claude Code cleared the three oldest results in its
+    // memory only and sent the request again without the rule: the model answered with
+    // `touch gate-marker`. The transcript keeps every result whole, and the gate passed.
+    let h = "claude-code";
+    blocked_though_the_file_shows(h, "H-11", RULE);
+    let hooked = hook_with(h, &store(h), &payload(h, "H-11", &fixture(h, "H-11")), &[]);
+    denied_with_the_rule(&hooked);
+}
+
 /// A fixture with its lines edited: `edit` gets each line's JSON and its 1-based number,
 /// and returns the lines to write in its place.
 fn edited(harness: &str, name: &str, edit: impl Fn(usize, Value) -> Vec<Value>) -> Vec<u8> {

@@ -408,7 +408,10 @@ pub(super) fn read(
         order.extend(chain.get(summary + 1..).unwrap_or_default());
     }
     let entries: Vec<&Entry> = order.iter().filter_map(|&i| back.get(i)).collect();
-    pieces(&entries, compaction, call)
+    // The context hint clears old tool results only in an interactive session's own
+    // conversation (not a subagent's, not `-p`'s).
+    let hinted = !back.subagent && back.get(head).is_some_and(|e| !is_print_mode(e));
+    pieces(&entries, compaction, call, hinted)
 }
 
 /// The chain with the results of calls made beside others put back. When the model asks
@@ -531,11 +534,12 @@ fn pieces(
     entries: &[&Entry],
     compaction: Option<u64>,
     call: Option<&str>,
+    hinted: bool,
 ) -> Result<Live, Failure> {
     let mut answered = BTreeSet::new();
     let mut call_seen = false;
-    // The tool results a microcompaction cleared: the model is sent a placeholder for
-    // them, not their content.
+    // The tool results a microcompaction cleared, or the context hint may have (see
+    // below): the model is sent a placeholder for them, not their content.
     let mut cleared = BTreeSet::new();
     for e in entries {
         cleared.extend(cleared_results(e)?);
@@ -557,6 +561,9 @@ fn pieces(
                 _ => {}
             }
         }
+    }
+    if hinted {
+        cleared.extend(hint_clearable(entries, &answered, call));
     }
     // The model's response that holds a pending call is what the model is sending, not
     // what it was sent: none of its blocks (text, other calls) is context yet. Claude
@@ -788,6 +795,62 @@ impl<'e> Pairing<'e> {
 /// A content block's `type`.
 fn kind_of<'e>(b: &'e Map<'_>) -> Option<&'e str> {
     b.get("type").and_then(Value::as_str)
+}
+
+/// The tools whose old results Claude Code's context hint clears (2.1.197, read from its
+/// binary).
+const HINT_CLEARED_TOOLS: [&str; 9] = [
+    "Read",
+    "Bash",
+    "PowerShell",
+    "Grep",
+    "Glob",
+    "WebSearch",
+    "WebFetch",
+    "Edit",
+    "Write",
+];
+
+/// How many of the newest calls of those tools the context hint leaves their results.
+const HINT_KEEPS: usize = 5;
+
+/// True for an entry written by `claude -p` (`entrypoint` `sdk-cli`), whose requests never
+/// carry the context hint.
+fn is_print_mode(e: &Entry) -> bool {
+    e.obj.get("entrypoint").and_then(Value::as_str) == Some("sdk-cli")
+}
+
+/// The calls whose results Claude Code's context hint may have cleared: every call of
+/// [`HINT_CLEARED_TOOLS`] but the [`HINT_KEEPS`] newest of those the request that asked
+/// for the pending call held (those with a result, the call judged left out). In an interactive session, when
+/// the model's API turns down a request that carries the hint (a feature flag Claude
+/// Code fetches, on by the user's account, not by a setting), Claude Code replaces the
+/// results of those calls, in its memory only, with a file reference or `[Old tool
+/// result content cleared]`, and sends that from then on; the transcript keeps the
+/// results whole and records no trace of it. Which calls it cleared depends on when that
+/// happened, but never the newest: a result among the newest now was among the newest
+/// then too. So none of the others counts (a rule only they hold is blocked, and its text
+/// comes back as the reason).
+fn hint_clearable(
+    entries: &[&Entry],
+    answered: &BTreeSet<String>,
+    call: Option<&str>,
+) -> BTreeSet<String> {
+    let calls: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.kind() == "assistant")
+        .flat_map(|e| blocks(e))
+        .filter(|b| kind_of(b) == Some("tool_use"))
+        .filter(|b| {
+            b.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| HINT_CLEARED_TOOLS.contains(&n))
+        })
+        .filter_map(|b| b.get("id").and_then(Value::as_str))
+        .filter(|&id| call != Some(id) && answered.contains(id))
+        .collect();
+    let old = calls.len().saturating_sub(HINT_KEEPS);
+    calls.into_iter().take(old).map(str::to_string).collect()
 }
 
 /// The tool calls whose results a `microcompact_boundary` entry cleared (none for any

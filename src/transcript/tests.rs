@@ -295,6 +295,26 @@ fn claude_code_s_session_settings_entries_are_not_context() {
 }
 
 #[test]
+fn an_interactive_claude_code_session_counts_only_the_newest_results_the_hint_spares() {
+    // H-11 (an interactive session, `entrypoint` `cli`, with `permission-mode` entries):
+    // ten Bash results, the rule in the first; the five newest count, the others may have
+    // been cleared by the context hint.
+    let (name, bytes, payload) = fixture!("claude-code", "H-11");
+    let live = read_fixture(name, bytes, payload);
+    assert!(!in_view(&live, RULE));
+    for (n, counts) in [(3, false), (4, true), (8, true)] {
+        assert_eq!(in_view(&live, &format!("more {n} line 1")), counts, "{n}");
+    }
+    // `claude -p` (`sdk-cli`) never sends the hint: there every result counts.
+    let printed = String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .replace("\"entrypoint\":\"cli\"", "\"entrypoint\":\"sdk-cli\"");
+    let live = read_fixture(name, printed.as_bytes(), payload);
+    assert!(in_view(&live, RULE));
+    assert!(in_view(&live, "more 0 line 1"));
+}
+
+#[test]
 fn codex_keeps_the_base_instructions_and_the_truncated_message() {
     let (name, bytes, payload) = fixture!("codex", "AE-2");
     let live = read_fixture(name, bytes, payload);
