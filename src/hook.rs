@@ -458,7 +458,14 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     if let Some(context) = context
         && let Some(call) = &context.live.terminal
     {
-        let problem = TranscriptRead::Terminal(call.clone());
+        // In code mode the call recorded, and named here, is the `exec` call that makes
+        // the one judged.
+        let judged = requested_transcript(harness, payload).and_then(|r| r.ok()?.call);
+        let problem = if judged.as_ref() == Some(call) {
+            TranscriptRead::Terminal(call.clone())
+        } else {
+            TranscriptRead::ExecTerminal(call.clone())
+        };
         let err = InputError::invalid(&context.file, "transcript", problem);
         return refuse_with(&err, Retry::Reshape);
     }

@@ -133,7 +133,7 @@ fn normalize(s: &str) -> String {
 }
 
 /// (harness, fixture, the rule in view) for the gated calls of every session.
-const SESSIONS: [(&str, &str, bool); 20] = [
+const SESSIONS: [(&str, &str, bool); 22] = [
     ("claude-code", "AE-1", false),
     ("claude-code", "AE-2", true),
     ("claude-code", "B-1", true),
@@ -144,6 +144,9 @@ const SESSIONS: [(&str, &str, bool); 20] = [
     ("codex", "B-2", true),
     ("codex", "C-2", true),
     ("codex", "D-2", false),
+    // Codex's code mode: the call is made from an `exec` call's JavaScript.
+    ("codex", "K-2", false),
+    ("codex", "L-2", true),
     ("gemini-cli", "AE-2", false),
     ("gemini-cli", "AE-3", true),
     ("gemini-cli", "B-2", true),
@@ -3264,4 +3267,47 @@ fn gemini_cli_a_user_message_a_resume_leaves_out_is_context_while_recorded() {
     });
     let path = scratch.file("resumed.jsonl", &resumed);
     blocks_and_denies("gemini-cli", "AE-2", &path, "written again without it");
+}
+
+#[test]
+fn a_call_made_from_codex_code_mode_is_judged_against_the_rollout_that_records_its_exec() {
+    // The warm-up command, which no rule binds, runs; no `exec` call running: ERROR.
+    let h = "codex";
+    let out = hook_with(h, &store(h), &payload(h, "K-1", &fixture(h, "K-1")), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let scratch = Scratch::new();
+    let cut = scratch.path().join("rollout.jsonl");
+    let text = std::fs::read_to_string(fixture(h, "K-2")).unwrap();
+    let lines: Vec<&str> = text.lines().take(14).collect();
+    std::fs::write(&cut, lines.join("\n") + "\n").unwrap();
+    let p = payload(h, "K-2", cut.to_str().unwrap());
+    let out = hook_within(h, &store(h), &p, &[], WAIT_MS);
+    denied_with_advice(&out, "is made from code mode's JavaScript", MAY_PASS);
+}
+
+#[test]
+fn codex_a_code_mode_call_whose_exec_names_tty_is_an_error() {
+    // The hook's `tool_input` holds the command only: the `exec` call's JavaScript naming
+    // `tty` is the one sign that a command it starts may have a terminal.
+    let h = "codex";
+    let scratch = Scratch::new();
+    let file = scratch.path().join("rollout.jsonl");
+    let text = std::fs::read_to_string(fixture(h, "K-2")).unwrap();
+    let tty = text.replace(
+        r#"{cmd: \"touch gate-marker\"}"#,
+        r#"{cmd: \"touch gate-marker\", tty: true}"#,
+    );
+    assert_ne!(tty, text);
+    std::fs::write(&file, tty).unwrap();
+    let out = hook_with(
+        h,
+        &store(h),
+        &payload(h, "K-2", file.to_str().unwrap()),
+        &[],
+    );
+    denied_with_advice(
+        &out,
+        "the call being judged is made from code mode's JavaScript, and that `exec` call (`call_0006`) names `tty`",
+        RESHAPE,
+    );
 }

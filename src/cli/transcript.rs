@@ -69,10 +69,15 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
                 break (path, live, head, read);
             }
             Ok(_) if waiting => {}
-            Ok(_) => {
-                let problem = TranscriptRead::CallNotRecorded {
-                    call: wanted.call.unwrap_or_default().to_string(),
-                    ms: started.elapsed().as_millis(),
+            Ok((live, _, _)) => {
+                let call = wanted.call.unwrap_or_default().to_string();
+                let ms = started.elapsed().as_millis();
+                let problem = if live.harness == Harness::Codex
+                    && transcript::is_codex_code_mode_call(&call)
+                {
+                    TranscriptRead::ExecNotRecorded { call, ms }
+                } else {
+                    TranscriptRead::CallNotRecorded { call, ms }
                 };
                 return Err(Unread::NotYet(InputError::invalid(
                     &path,

@@ -21,6 +21,18 @@ pub enum TranscriptRead {
         /// How long the reader waited, in milliseconds.
         ms: u128,
     },
+    /// Codex: the call being judged is made from code mode's JavaScript, and no `exec`
+    /// call without its output is in the transcript by the deadline.
+    #[error(
+        "the call being judged (`{}`) is made from code mode's JavaScript, and the transcript records no `exec` call still running after {ms} ms (a cell that yielded and runs on, or one whose `notify` output was recorded, is not tied to its calls): the gate cannot tell the context the call was made in; have it made from an `exec` call that runs it before it returns",
+        clean(.call)
+    )]
+    ExecNotRecorded {
+        /// The call's id.
+        call: String,
+        /// How long the reader waited, in milliseconds.
+        ms: u128,
+    },
     /// Codex: the call being judged starts a command with a terminal, whose input Codex
     /// runs no hook for.
     #[error(
@@ -28,6 +40,13 @@ pub enum TranscriptRead {
         clean(.0)
     )]
     Terminal(String),
+    /// Codex: the call being judged is made from code mode's JavaScript, which names
+    /// `tty`; the hook's `tool_input` does not say whether the call asks for a terminal.
+    #[error(
+        "the call being judged is made from code mode's JavaScript, and that `exec` call (`{}`) names `tty`: a command it starts may have a terminal, whose input Codex runs no hook for (and the hook's `tool_input` does not say whether it asked for one), so the gate cannot judge what will run: run the command without `tty`",
+        clean(.0)
+    )]
+    ExecTerminal(String),
     /// The file got shorter while it was read.
     #[error("the file shrank while it was read: read it again once the harness has written it")]
     Shrank,

@@ -26,6 +26,7 @@ mod value;
 
 use value::{Map, Value};
 
+pub use codex::is_nested as is_codex_code_mode_call;
 pub use gemini::session_head;
 
 /// The part of a transcript file a reader is given: its first line and its end.
@@ -264,6 +265,12 @@ pub enum Problem {
         "a thread rollback after the last compaction: the gate cannot tell which turns the model still sees (compact the session, or start a new one, to have its calls judged again)"
     )]
     CodexRollback,
+    /// A call made from Codex's code mode while `exec` calls of two responses have no
+    /// output: which one runs it, and so which context it was made in, is not known.
+    #[error(
+        "a call made from code mode (`exec`), while this `exec` call and one of an earlier response both have no output: the gate cannot tell which one makes it (finish or end the earlier one's cell, or start a new session)"
+    )]
+    CodexExecAmbiguous,
     /// A Codex rollout whose first entry is not its `session_meta`.
     #[error("a Codex rollout starts with its `session_meta` entry")]
     NoSessionMeta,

@@ -617,3 +617,72 @@ fn a_transcript_read_as_another_harness_says_whose_it_is() {
         }
     }
 }
+
+#[test]
+fn a_call_made_from_codex_code_mode_is_judged_as_its_pending_exec_call() {
+    // Codex 0.171.0 in code mode: the model's `exec` call (line 15) runs JavaScript that
+    // calls `tools.exec_command`; the hook names that call `exec-<uuid>`, an id no line
+    // records. The rollout records the `exec` call before the hook runs: the call is
+    // seen, and the pending `exec`'s JavaScript is not context, the answered one's is.
+    let (name, bytes, payload) = fixture!("codex", "K-2");
+    let call = call_of(payload);
+    assert!(call.as_deref().unwrap().starts_with("exec-"));
+    let live = read_fixture(name, bytes, payload);
+    assert!(live.call_seen);
+    let calls: Vec<&str> = live
+        .pieces
+        .iter()
+        .filter(|p| p.role == Role::Call)
+        .map(|p| p.text.as_str())
+        .collect();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(calls[0].contains("echo warm-up"), "{calls:?}");
+    assert_eq!(live.terminal, None);
+    // Before the `exec` call is written: not seen (the hook waits, then denies).
+    let lines = lines_of(bytes);
+    let before = joined(&lines[..14]);
+    let live = read(None, Window::whole(&before), call.as_deref()).unwrap();
+    assert!(!live.call_seen);
+    // Once it has its output, no `exec` call runs the call: not seen either.
+    let mut done = lines.clone();
+    done.push(lines[12].replace("call_0003", "call_0006"));
+    let live = read(None, Window::whole(&joined(&done)), call.as_deref()).unwrap();
+    assert!(!live.call_seen);
+    // An id of another shape is not tied to an `exec` call.
+    let live = read(None, Window::whole(bytes), Some("exec-0006")).unwrap();
+    assert!(!live.call_seen);
+}
+
+#[test]
+fn a_codex_code_mode_call_is_not_tied_to_one_of_two_pending_exec_calls() {
+    // The first `exec` call's output (line 13) replaced by a user message: two `exec`
+    // calls of two responses have no output, and either may make the call.
+    let (_, bytes, payload) = fixture!("codex", "K-2");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    lines[12] = lines[7].clone();
+    let got = read(None, Window::whole(&joined(&lines)), call.as_deref());
+    assert_eq!(
+        got,
+        Err(Failure::at(
+            line_start(&joined(&lines), 15),
+            Problem::CodexExecAmbiguous
+        ))
+    );
+}
+
+#[test]
+fn a_codex_code_mode_call_whose_javascript_names_tty_may_start_a_terminal() {
+    // The hook's `tool_input` does not carry `tty`: the `exec` call's JavaScript naming it
+    // is taken as asking for a terminal.
+    let (_, bytes, payload) = fixture!("codex", "K-2");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    lines[14] = lines[14].replace(
+        r#"{cmd: \"touch gate-marker\"}"#,
+        r#"{cmd: \"touch gate-marker\", tty: true}"#,
+    );
+    assert!(lines[14].contains("tty"));
+    let live = read(None, Window::whole(&joined(&lines)), call.as_deref()).unwrap();
+    assert_eq!(live.terminal.as_deref(), Some("call_0006"));
+}

@@ -16,6 +16,9 @@ by the same small script for all three:
 - the result of a gated call gets the same call again once (--retry), else a final text;
 - any other turn gets a short text.
 
+With --code-mode (Codex), each shell call is made as Codex's code mode makes it: an
+`exec` call (a custom tool call) whose JavaScript calls `tools.exec_command`.
+
 Each request is appended to --log as one JSON line: the path, the decision, whether the
 marker file existed when the request arrived, whether the rule's text was in the body,
 and the body itself. The server binds to 127.0.0.1 only, writes its port to
@@ -323,6 +326,25 @@ def codex_command(arguments):
     return command
 
 
+def code_mode_exec(command):
+    """The JavaScript of a code-mode `exec` call that runs `command` (--code-mode)."""
+    return "const r = await tools.exec_command({cmd: %s});\ntext(JSON.stringify(r));\n" % json.dumps(command)
+
+
+def code_mode_command(source):
+    """The command a code-mode `exec` call's JavaScript runs (what code_mode_exec wrote)."""
+    found = re.search(r'tools\.exec_command\(\{cmd: ("(?:[^"\\]|\\.)*")\}\)', source or "")
+    return json.loads(found.group(1)) if found else ""
+
+
+def codex_call(command):
+    """A Responses API item calling the shell with `command`: exec_command, or in code
+    mode an `exec` whose JavaScript calls it."""
+    if ARGS.code_mode:
+        return {"type": "custom_tool_call", "id": next_id("ctc"), "call_id": next_id("call"), "name": "exec", "input": code_mode_exec(command)}
+    return {"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": command})}
+
+
 def codex_turns(body):
     turns = []
     for item in body.get("input", []):
@@ -334,7 +356,9 @@ def codex_turns(body):
             turns.append((role, "text", " ".join(strings(item.get("content")))))
         elif kind == "function_call":
             turns.append(("model", "call", codex_command(item.get("arguments"))))
-        elif kind == "function_call_output":
+        elif kind == "custom_tool_call" and item.get("name") == "exec":
+            turns.append(("model", "call", code_mode_command(item.get("input"))))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
             turns.append(("user", "result", " ".join(strings(item.get("output")))))
     return turns
 
@@ -373,7 +397,7 @@ def codex_reply(handler, body):
         elif kind == "wait":
             items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "wait_agent", "namespace": "multi_agent_v1", "arguments": json.dumps({"targets": [value], "timeout_ms": 60000})})
         elif kind == "call":
-            items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": value})})
+            items.append(codex_call(value))
         elif kind == "denied":
             # A write, which run.py's read-only sandbox refuses.
             items.append({"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"), "name": "exec_command", "arguments": json.dumps({"cmd": "touch " + value})})
@@ -558,6 +582,8 @@ def main():
     parser.add_argument("--plan", action="store_true",
                         help="after GO, an ordinary turn (PLAN): thinking, text, failing calls, two calls at once, a long output, then the gated call; an HTTP error once before two of its replies")
     parser.add_argument("--failures", type=int, default=1, help="with --plan, how many times in a row each HTTP error is answered")
+    parser.add_argument("--code-mode", action="store_true",
+                        help="Codex: make each shell call through code mode's `exec` (JavaScript calling tools.exec_command)")
     parser.add_argument("--lifetime", type=float, default=300)
     ARGS = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -64,7 +64,16 @@ SCENARIOS = {
     # runs only if the block's reason is still in view, every other call passes, and no
     # hook call is an ERROR.
     "R": (False, False, "omit", False),
+    # Codex only, in code mode: the shell calls are made from an `exec` call's
+    # JavaScript (tools.exec_command), as D (K: the rule never mentioned, blocked; the
+    # warm-up command before it, which no rule binds, runs) and as C (L: the rule in
+    # view, the call runs).
+    "K": (False, False, "omit", False),
+    "L": (True, False, "omit", False),
 }
+
+# The code-mode scenarios, and the scenario each one is judged as.
+CODE_MODE = {"K": "D", "L": "C"}
 
 # The subagent scenarios: whether the subagent's task quotes the rule.
 SUBAGENT = {"S": "omit", "T": "quote"}
@@ -122,6 +131,8 @@ class Run:
         self.harness = harness
         self.scenario = scenario
         self.rule_stated, self.compaction, self.summary, self.retry = SCENARIOS[scenario]
+        # What the outcome must be: as the scenario a code-mode one repeats.
+        self.like = CODE_MODE.get(scenario, scenario)
         mcp = scenario == "M"
         self.command = MCP_TOOL if mcp else COMMAND
         self.rule = MCP_RULE if mcp else RULE
@@ -163,6 +174,8 @@ class Run:
             command += ["--subagent", SUBAGENT[self.scenario]]
         if self.command == MCP_TOOL:
             command += ["--tool-args", json.dumps(MCP_ARGS)]
+        if self.scenario in CODE_MODE:
+            command.append("--code-mode")
         if self.scenario == "R":
             command += ["--plan", "--failures", str(self.args.plan_failures)]
         elif warmup:
@@ -333,6 +346,8 @@ class Run:
             "enabled = false",
             "",
         ]
+        if self.scenario in CODE_MODE:
+            config += ["[features]", "code_mode = true", ""]
         env = {"CODEX_HOME": codex_home, "MOCK_API_KEY": "mock-key"}
         trust = []
         if self.args.wiring == "init":
@@ -462,7 +477,7 @@ class Run:
 
         # The session must be what the scenario says before the gate's answer counts: the
         # rule in the model's context at the call (B, C) or not (A, D), as the mock saw it.
-        wanted = self.scenario in ("B", "C", "F", "T")
+        wanted = self.like in ("B", "C", "F", "T")
         if in_view_at(0) != wanted:
             return {self.scenario[0]: (False, "not set up as the scenario says: the rule was %sin the model's context at the call; %s" % (
                 "" if in_view_at(0) else "not ", facts))}
@@ -478,7 +493,7 @@ class Run:
             ran = ran or os.path.exists(os.path.join(self.project, self.marker))
         reached = first["rule_in_body"]
         context = "rule in the model's context at the call: %s; " % ("yes" if in_view_at(0) else "no")
-        if self.scenario in ("A+E", "D", "M", "S"):
+        if self.like in ("A+E", "D", "M", "S"):
             ok = not ran and reached
             detail = "%s; the rule's text %s the model; %s%s" % (
                 "blocked" if not ran else "RAN", "reached" if reached else "did NOT reach", context, facts)
@@ -599,6 +614,8 @@ def main():
                 continue
             if scenario == "M" and harness != "gemini-cli":
                 continue
+            if scenario in CODE_MODE and harness != "codex":
+                continue
             if scenario in SUBAGENT and harness not in ("claude-code", "gemini-cli", "codex"):
                 continue
             run = Run(args, harness, scenario)
@@ -631,12 +648,12 @@ def known_failures(path):
 
 
 def report(args, harnesses, results, seconds):
-    expected_block = {"A", "D", "M", "R", "S"}
+    expected_block = {"A", "D", "K", "M", "R", "S"}
     known = known_failures(args.known) if args.mode == "real" else {}
     failed = 0
     print("%s mode, gate %s, %.0f s, work dir %s" % (args.mode, args.gate, seconds, args.work))
     for harness in harnesses:
-        for letter in "ABCDEFMRST":
+        for letter in "ABCDEFKLMRST":
             if (harness, letter) not in results:
                 continue
             ok, detail = results[(harness, letter)]

@@ -44,6 +44,8 @@ def main(src, wanted):
             scenario, _, numbers = want.partition(":")
             keep = {int(x) for x in numbers.split(",") if x}
             d = os.path.join(src, harness, scenario)
+            if not os.path.isdir(d):
+                continue
             calls = [json.loads(l) for l in open(os.path.join(d, "hook-calls.jsonl"))]
             n = 0
             for c in calls:
@@ -55,9 +57,10 @@ def main(src, wanted):
                     continue
                 at_call = open(os.path.join(d, "transcript-at-hook-call", f"hook-{n}.jsonl")).read()
                 call = p.get("tool_use_id")
-                if call and call not in at_call:
-                    final = open(os.path.join(d, "transcript-1.jsonl")).read().split("\n")
-                    upto = next(i for i, l in enumerate(final) if call in l)
+                final = open(os.path.join(d, "transcript-1.jsonl")).read().split("\n")
+                # A call Codex's code mode makes is never recorded (its `exec` call is).
+                upto = next((i for i, l in enumerate(final) if call and call in l), None)
+                if call and call not in at_call and upto is not None:
                     at_call = "\n".join(final[: upto + 1]) + "\n"
                 lines = [json.dumps(cut(json.loads(l)), ensure_ascii=False, separators=(",", ":"))
                          for l in at_call.split("\n") if l.strip()]
