@@ -3271,9 +3271,12 @@ fn gemini_cli_a_user_message_a_resume_leaves_out_is_context_while_recorded() {
 
 #[test]
 fn a_call_made_from_codex_code_mode_is_judged_against_the_rollout_that_records_its_exec() {
-    // The warm-up command, which no rule binds, runs; no `exec` call running: ERROR.
+    // A command no rule binds runs; with no `exec` or `wait` call running: ERROR.
     let h = "codex";
     let out = hook_with(h, &store(h), &payload(h, "K-1", &fixture(h, "K-1")), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // A cell that yielded makes it while the model waits on that cell (`wait`).
+    let out = hook_with(h, &store(h), &payload(h, "W-3", &fixture(h, "W-3")), &[]);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
     let scratch = Scratch::new();
     let cut = scratch.path().join("rollout.jsonl");
@@ -3309,5 +3312,26 @@ fn codex_a_code_mode_call_whose_exec_names_tty_is_an_error() {
         &out,
         "the call being judged is made from code mode's JavaScript, and that `exec` call (`call_0006`) names `tty`",
         RESHAPE,
+    );
+}
+
+#[test]
+fn codex_a_code_mode_call_while_a_yielded_cell_may_run_is_denied_at_once() {
+    // Codex 0.171.0: a cell that yielded made this call while a later `exec` call ran.
+    // Nothing the rollout records later can tell which cell made it: no wait.
+    let h = "codex";
+    let started = std::time::Instant::now();
+    let out = hook_within(
+        h,
+        &store(h),
+        &payload(h, "Y-4", &fixture(h, "Y-4")),
+        &[],
+        WAIT_MS,
+    );
+    denied_with_advice(&out, "a code cell that yielded here", FUTILE);
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(2500),
+        "{:?}",
+        started.elapsed()
     );
 }

@@ -460,12 +460,13 @@ fn read_live(
             }
             Err(transcript::Failure::Invalid { at, problem }) => {
                 let line = line_number(&mut file, at).map_err(|e| cannot(&e))?;
+                let settled = problem.is_settled();
                 let err = InputError::invalid(path, format!("line {line}"), problem);
                 // A file that does not yet hold the call being judged is still being
                 // written (a compaction's boundary before its summary, say): worth another
                 // look while waiting. Past the deadline, the error stands.
-                let unwritten =
-                    call.is_some_and(|c| memchr::memmem::find(&tail, c.as_bytes()).is_none());
+                let unwritten = !settled
+                    && call.is_some_and(|c| memchr::memmem::find(&tail, c.as_bytes()).is_none());
                 return Err(
                     if len == 0 || at == 0 && !head.ends_with(b"\n") || unwritten {
                         Unread::NotYet(err)

@@ -5,12 +5,20 @@
 //! kept and its summary, as a user message), then the model items recorded after it
 //! (`response_item`). Before any compaction it is every model item. Turn contexts and
 //! events are the harness's own bookkeeping and are not sent.
+//!
+//! A call made from code mode's JavaScript is not recorded: it is judged as the call the
+//! model waits on while the cell that makes it runs ([`code_mode`]).
 
 use std::collections::BTreeSet;
 
 use super::value::{Map, Value};
 use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
 use crate::harness::Harness;
+
+mod code_mode;
+
+pub use code_mode::is_nested;
+use code_mode::running_cell;
 
 const NAME: &str = "Codex rollout";
 
@@ -125,14 +133,15 @@ pub(super) fn read<'a>(
     items.extend(after.into_iter().map(|(at, m)| (at, m, false)));
 
     // A call made from code mode's JavaScript is not in the rollout: the call recorded,
-    // and judged in its stead, is the `exec` call that runs it.
+    // and judged in its stead, is the one the model waits on while the cell runs (the
+    // `exec` call that runs it, or a `wait` call for it).
     let outer = match call {
         Some(id) if is_nested(id) && !items.iter().any(|(_, m, _)| call_id(m) == Some(id)) => {
-            pending_exec(&items)?
+            running_cell(&items)?
         }
         _ => None,
     };
-    let call = outer.as_ref().map_or(call, |exec| Some(exec.id.as_str()));
+    let call = outer.as_ref().map_or(call, |cell| Some(cell.id.as_str()));
     let holds_call = |m: &Map<'_>| {
         is_call(m) && call.is_some() && m.get("call_id").and_then(Value::as_str) == call
     };
@@ -144,8 +153,8 @@ pub(super) fn read<'a>(
         .or_else(|| {
             outer
                 .as_ref()
-                .filter(|exec| exec.may_ask_terminal)
-                .map(|exec| exec.id.clone())
+                .filter(|cell| cell.may_ask_terminal)
+                .map(|cell| cell.exec.clone())
         });
     // What was recorded after the response that holds the call being judged was not
     // sent before the model made it: the context ends with that response. It is the
@@ -200,73 +209,9 @@ pub(super) fn read<'a>(
     })
 }
 
-/// True for the id Codex gives a call made from code mode's JavaScript (the `exec` tool's):
-/// `exec-` and a UUID of its own, which no rollout entry records (Codex 0.171.0,
-/// `core/src/tools/code_mode/mod.rs`, `call_nested_tool`).
-pub fn is_nested(id: &str) -> bool {
-    let Some(uuid) = id.strip_prefix("exec-") else {
-        return false;
-    };
-    uuid.len() == 36
-        && uuid.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        })
-}
-
 /// A model item's `call_id`.
-fn call_id<'m>(m: &'m Map<'_>) -> Option<&'m str> {
+pub(super) fn call_id<'m>(m: &'m Map<'_>) -> Option<&'m str> {
     m.get("call_id").and_then(Value::as_str)
-}
-
-/// The code-mode `exec` call whose JavaScript makes the call being judged.
-struct Exec {
-    /// Its `call_id`.
-    id: String,
-    /// Its JavaScript names `tty`: a command it starts may have a terminal (the hook's
-    /// `tool_input` does not say).
-    may_ask_terminal: bool,
-}
-
-/// The `exec` call (a `custom_tool_call` named `exec`) with no output yet, which runs the
-/// call being judged: `None` when the rollout records none yet. Codex gives a call made
-/// from its JavaScript an id of its own, so which `exec` made it is known only when one
-/// response holds every pending one: pending `exec` calls in two responses (one whose
-/// cell still runs from an earlier turn) are an error.
-fn pending_exec(items: &[(u64, Map<'_>, bool)]) -> Result<Option<Exec>, Failure> {
-    let answered = answered_calls(items);
-    let pending: Vec<usize> = items
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, m, _))| {
-            m.get("type").and_then(Value::as_str) == Some("custom_tool_call")
-                && m.get("name").and_then(Value::as_str) == Some("exec")
-                && m.get("namespace").is_none()
-                && call_id(m).is_some_and(|id| !answered.contains(id))
-        })
-        .map(|(i, _)| i)
-        .collect();
-    let Some((&newest, older)) = pending.split_last() else {
-        return Ok(None);
-    };
-    let Some((at, m, _)) = items.get(newest) else {
-        return Ok(None);
-    };
-    // The newest response: the model's output around the newest pending `exec`.
-    let mut start = newest;
-    while let Some(prev) = start.checked_sub(1)
-        && items.get(prev).is_some_and(|(_, p, _)| is_output(p))
-    {
-        start = prev;
-    }
-    if older.iter().any(|&i| i < start) {
-        return Err(Failure::at(*at, Problem::CodexExecAmbiguous));
-    }
-    let source = string_at(m, "input", *at, "a custom_tool_call item")?;
-    Ok(Some(Exec {
-        id: call_id(m).unwrap_or_default().to_string(),
-        may_ask_terminal: source.contains("tty"),
-    }))
 }
 
 /// True for a call that starts a command with a terminal: `exec_command` whose arguments
@@ -292,7 +237,7 @@ fn asks_terminal(m: &Map<'_>) -> bool {
 }
 
 /// The calls (by `call_id`) an output of `items` answers.
-fn answered_calls(items: &[(u64, Map<'_>, bool)]) -> BTreeSet<String> {
+pub(super) fn answered_calls(items: &[(u64, Map<'_>, bool)]) -> BTreeSet<String> {
     items
         .iter()
         .filter(|(_, m, _)| {
@@ -390,7 +335,7 @@ fn is_call(m: &Map<'_>) -> bool {
 
 /// True for a model item that is the model's output: a message of its own, reasoning, a
 /// call.
-fn is_output(m: &Map<'_>) -> bool {
+pub(super) fn is_output(m: &Map<'_>) -> bool {
     match m.get("type").and_then(Value::as_str) {
         Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
         Some(

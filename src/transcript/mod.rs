@@ -271,6 +271,12 @@ pub enum Problem {
         "a call made from code mode (`exec`), while this `exec` call and one of an earlier response both have no output: the gate cannot tell which one makes it (finish or end the earlier one's cell, or start a new session)"
     )]
     CodexExecAmbiguous,
+    /// A call made from Codex's code mode while a code cell that yielded may still run:
+    /// that cell's JavaScript can make calls too, and which one makes it is not known.
+    #[error(
+        "a call made from code mode (`exec`), while a code cell that yielded here (`Script running with cell ID`) may still run and make calls of its own: the gate cannot tell which cell makes it (`wait` for that cell until it ends, or end it with `wait` and `terminate`, then make the call again)"
+    )]
+    CodexCellRunning,
     /// A Codex rollout whose first entry is not its `session_meta`.
     #[error("a Codex rollout starts with its `session_meta` entry")]
     NoSessionMeta,
@@ -303,6 +309,18 @@ pub enum Problem {
 /// A harness's name, as messages give it.
 fn harness_name(harness: Harness) -> &'static str {
     harness.title()
+}
+
+impl Problem {
+    /// True for a problem that the lines written after it cannot take away: a call made
+    /// from Codex's code mode is never recorded under its own id, and once the `exec`
+    /// call that runs it is, nothing written later tells which cell makes it.
+    pub fn is_settled(&self) -> bool {
+        matches!(
+            self,
+            Problem::CodexExecAmbiguous | Problem::CodexCellRunning
+        )
+    }
 }
 
 impl Failure {

@@ -653,6 +653,13 @@ fn a_call_made_from_codex_code_mode_is_judged_as_its_pending_exec_call() {
     assert!(!live.call_seen);
 }
 
+/// Asserts that reading `lines` for `call` fails at 1-based line `n` with `problem`.
+fn refused_at(lines: &[String], call: Option<&str>, n: usize, problem: Problem) {
+    let bytes = joined(lines);
+    let got = read(None, Window::whole(&bytes), call);
+    assert_eq!(got, Err(Failure::at(line_start(&bytes, n), problem)));
+}
+
 #[test]
 fn a_codex_code_mode_call_is_not_tied_to_one_of_two_pending_exec_calls() {
     // The first `exec` call's output (line 13) replaced by a user message: two `exec`
@@ -661,14 +668,7 @@ fn a_codex_code_mode_call_is_not_tied_to_one_of_two_pending_exec_calls() {
     let call = call_of(payload);
     let mut lines = lines_of(bytes);
     lines[12] = lines[7].clone();
-    let got = read(None, Window::whole(&joined(&lines)), call.as_deref());
-    assert_eq!(
-        got,
-        Err(Failure::at(
-            line_start(&joined(&lines), 15),
-            Problem::CodexExecAmbiguous
-        ))
-    );
+    refused_at(&lines, call.as_deref(), 15, Problem::CodexExecAmbiguous);
 }
 
 #[test]
@@ -685,4 +685,67 @@ fn a_codex_code_mode_call_whose_javascript_names_tty_may_start_a_terminal() {
     assert!(lines[14].contains("tty"));
     let live = read(None, Window::whole(&joined(&lines)), call.as_deref()).unwrap();
     assert_eq!(live.terminal.as_deref(), Some("call_0006"));
+}
+
+#[test]
+fn a_codex_code_mode_call_while_a_yielded_cell_may_run_is_an_error() {
+    // Codex 0.171.0: the first `exec` call's cell yielded (line 13, `Script running with
+    // cell ID 1`) and went on; its JavaScript called `touch late-marker` while the second
+    // `exec` call (line 15) ran. The call's id ties it to neither.
+    let (_, bytes, payload) = fixture!("codex", "Y-4");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    refused_at(&lines, call.as_deref(), 13, Problem::CodexCellRunning);
+    // Once a `wait` for that cell shows it ended, the call is the pending `exec` call's.
+    let wait = |payload: &str| {
+        format!(r#"{{"timestamp":"t","type":"response_item","payload":{payload}}}"#)
+    };
+    lines.insert(13, wait(r#"{"type":"function_call","name":"wait","arguments":"{\"cell_id\":\"1\"}","call_id":"call_w"}"#));
+    lines.insert(14, wait(r#"{"type":"function_call_output","call_id":"call_w","output":"Script completed\nWall time 3.0 seconds\nOutput:\n"}"#));
+    let live = read(None, Window::whole(&joined(&lines)), call.as_deref()).unwrap();
+    assert!(live.call_seen);
+    // A `wait` that finds the cell still running leaves it running.
+    lines[14] = lines[14].replace("Script completed", "Script running with cell ID 1");
+    refused_at(&lines, call.as_deref(), 15, Problem::CodexCellRunning);
+}
+
+#[test]
+fn a_codex_code_mode_call_while_its_cell_is_waited_on_is_judged_as_the_wait_call() {
+    // Codex 0.171.0: the `exec` call's cell yielded (line 13) and the model called `wait`
+    // for it (line 15); the cell's JavaScript made this call while the `wait` ran. The
+    // context ends before that response; the `exec` call's JavaScript, sent to the model
+    // since, is context.
+    let (name, bytes, payload) = fixture!("codex", "W-3");
+    let live = read_fixture(name, bytes, payload);
+    assert!(live.call_seen);
+    assert_eq!(live.terminal, None);
+    assert!(
+        live.pieces
+            .iter()
+            .any(|p| p.role == Role::Call && p.text.contains("touch late-marker")),
+        "{:?}",
+        live.pieces
+    );
+    assert!(!live.pieces.iter().any(|p| p.text.contains("20000")));
+    let call = call_of(payload);
+    let lines = lines_of(bytes);
+    // A `wait` for another cell: this one may still run beside it.
+    let other = lines
+        .clone()
+        .into_iter()
+        .map(|l| l.replace(r#"\"cell_id\": \"1\""#, r#"\"cell_id\": \"2\""#))
+        .collect::<Vec<_>>();
+    assert_ne!(other, lines);
+    refused_at(&other, call.as_deref(), 13, Problem::CodexCellRunning);
+    // Before the `wait` call is written: no call runs the cell's (the hook waits).
+    let live = read(None, Window::whole(&joined(&lines[..14])), call.as_deref()).unwrap();
+    assert!(!live.call_seen);
+    // The cell's JavaScript names `tty`: the `exec` call that started it may ask for a
+    // terminal.
+    let tty = lines
+        .iter()
+        .map(|l| l.replace("sleep 3", r#"sleep 3\", tty: \"1"#))
+        .collect::<Vec<_>>();
+    let live = read(None, Window::whole(&joined(&tty)), call.as_deref()).unwrap();
+    assert_eq!(live.terminal.as_deref(), Some("call_0003"));
 }

@@ -112,5 +112,5 @@ ${isolate[@]+"${isolate[@]}"} python3 tests/harness/run.py --cli-dir "$cache" --
   --known tests/harness/known-failures "$@" || status=1
 echo "== sanity: the same scenarios with a gate that always passes must fail where a block is needed"
 ${isolate[@]+"${isolate[@]}"} python3 tests/harness/run.py --cli-dir "$cache" --gate tests/harness/always-pass-gate.sh --mode sanity --work "$work" \
-  --scenario A+E --scenario D --scenario M --scenario R --scenario S "$@" || status=1
+  --scenario A+E --scenario D --scenario K --scenario M --scenario R --scenario S "$@" || status=1
 exit $status
