@@ -674,17 +674,26 @@ fn a_codex_code_mode_call_is_not_tied_to_one_of_two_pending_exec_calls() {
 #[test]
 fn a_codex_code_mode_call_whose_javascript_names_tty_may_start_a_terminal() {
     // The hook's `tool_input` does not carry `tty`: the `exec` call's JavaScript naming it
-    // is taken as asking for a terminal.
+    // is taken as asking for a terminal, that of the pending `exec` call (line 15) or of
+    // one beside it in the same response (line 10, its output on line 13 dropped).
     let (_, bytes, payload) = fixture!("codex", "K-2");
     let call = call_of(payload);
-    let mut lines = lines_of(bytes);
-    lines[14] = lines[14].replace(
-        r#"{cmd: \"touch gate-marker\"}"#,
-        r#"{cmd: \"touch gate-marker\", tty: true}"#,
-    );
-    assert!(lines[14].contains("tty"));
-    let live = read(None, Window::whole(&joined(&lines)), call.as_deref()).unwrap();
-    assert_eq!(live.terminal.as_deref(), Some("call_0006"));
+    for (line, cmd, exec) in [
+        (14, "touch gate-marker", "call_0006"),
+        (9, "echo warm-up", "call_0003"),
+    ] {
+        let mut lines = lines_of(bytes);
+        let plain = format!(r#"{{cmd: \"{cmd}\"}}"#);
+        let tty = format!(r#"{{cmd: \"{cmd}\", tty: true}}"#);
+        lines[line] = lines[line].replace(&plain, &tty);
+        assert!(lines[line].contains("tty"));
+        if line == 9 {
+            lines.remove(12);
+        }
+        let live = read(None, Window::whole(&joined(&lines)), call.as_deref()).unwrap();
+        assert!(live.call_seen);
+        assert_eq!(live.terminal.as_deref(), Some(exec));
+    }
 }
 
 #[test]

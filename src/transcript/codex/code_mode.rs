@@ -30,7 +30,8 @@ pub(super) struct Cell {
     /// The recorded call the model is waiting on while the cell runs: the `exec` call
     /// that started it, or a `wait` call for it. The context ends before its response.
     pub(super) id: String,
-    /// The `exec` call whose JavaScript the cell runs.
+    /// The `exec` call whose JavaScript the cell runs (of several `exec` calls of one
+    /// response, which may each make the call, one whose JavaScript names `tty`).
     pub(super) exec: String,
     /// That JavaScript names `tty`: a command it starts may have a terminal (the hook's
     /// `tool_input` does not say).
@@ -99,7 +100,13 @@ pub(super) fn running_cell(items: &[(u64, Map<'_>, bool)]) -> Result<Option<Cell
         }
         let id = string_at(m, "call_id", *at, "a custom_tool_call item")?;
         string_at(m, "input", *at, "a custom_tool_call item")?;
-        return Ok(Some(cell(id, id)));
+        // Any `exec` call of the response may make the call: each one's JavaScript counts.
+        let tty = execs
+            .iter()
+            .filter_map(|&i| items.get(i).and_then(|(_, m, _)| call_id(m)))
+            .map(|exec| cell(exec, id))
+            .find(|c| c.may_ask_terminal);
+        return Ok(Some(tty.unwrap_or_else(|| cell(id, id))));
     }
     let waited: BTreeSet<&str> = pending("function_call", "wait")
         .into_iter()
