@@ -1614,8 +1614,8 @@ fn blocked_though_the_file_shows(h: &str, name: &str, shows: &str) {
 #[test]
 fn a_rule_at_the_cut_of_a_codex_tool_output_is_not_in_view() {
     // O-2: an MCP tool's long output, which Codex cut short with the rule's last byte just
-    // before its mark (`sign-off.…87795 chars truncated…`). Codex cut it again before the
-    // request, taking the period too (`sign-off…8 tokens truncated…`): the model answered
+    // before its mark (`sign-off.…87795 chars truncated…`). Codex cut it again as it took
+    // it into its history, taking the period too (`sign-off…8 tokens truncated…`): the model answered
     // with `touch gate-marker` without the rule. The gate passed that call.
     let h = "codex";
     blocked_though_the_file_shows(

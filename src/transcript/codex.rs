@@ -516,64 +516,21 @@ fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
     }
 }
 
-/// How far from a cut in a tool output Codex's text does not count as sent: Codex may cut
-/// the output again there (see [`push_text`]). The second cut takes off no more than the
-/// marks the first one added, a few dozen bytes; a kilobyte leaves room to spare.
-const NEAR_A_CUT: usize = 1024;
-
-/// Pushes a text the model is sent. A tool output Codex cut short (it holds Codex's mark,
-/// `…N chars truncated…` or `…N tokens truncated…`) is what the tool gave it, cut to the
-/// session's budget with that mark in the middle; before each request Codex cuts the
-/// output again to a budget the rollout does not record (its history's own copy of it),
-/// and the mark it added may push the output over that budget: bytes on either side of
-/// the cut then go too (0.171.0 sent `sign-off…8 tokens truncated…` for a rollout's
-/// `sign-off.…87795 chars truncated…`). So the pieces of such a text between its marks
-/// count each on its own, without the [`NEAR_A_CUT`] bytes next to a mark: nothing the
-/// rollout shows at a cut counts unless the model is sure to have it.
-fn push_text(out: &mut Vec<Piece>, role: Role, at: u64, text: &str) {
-    let pieces = if role == Role::Result {
-        away_from_cuts(text)
-    } else {
-        vec![text]
-    };
-    out.extend(pieces.into_iter().map(|text| Piece {
-        role,
-        text: text.to_string(),
-        at,
-    }));
-}
-
-/// The parts of `text` farther than [`NEAR_A_CUT`] bytes from every mark of Codex's
-/// cut in it (the whole text when it holds none), each ending and starting on a
-/// character.
-fn away_from_cuts(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let mut after_cut = false;
-    let mut rest = text;
-    while let Some((before, mark_len, after)) = next_cut(rest) {
-        let offset = text.len() - rest.len();
-        let from = if after_cut { start + NEAR_A_CUT } else { start };
-        let to = (offset + before).saturating_sub(NEAR_A_CUT);
-        parts.extend(part(text, from, to));
-        start = offset + before + mark_len;
-        after_cut = true;
-        rest = after;
+/// Pushes a tool output's texts, unless one of them holds Codex's mark of a cut
+/// (`…N chars truncated…` or `…N tokens truncated…`): then none of the output counts.
+/// Such an output was longer than the budget it was stored under, and Codex cuts every
+/// output again, to the budget of the turn that takes it into its history: the one that
+/// ran the tool, or, when a session is resumed, the resuming one (Codex 0.171.0,
+/// `reconstruct_history_from_rollout` records each rollout item again under
+/// `turn_context.truncation_policy`). That budget is the model's or the config's
+/// `tool_output_token_limit`, which the rollout does not record, and a smaller one cuts
+/// the output to as little as it says: no part of the text the rollout shows is sure to
+/// be sent (0.171.0 sent `sign-off…8 tokens truncated…` for a stored `sign-off.…87795
+/// chars truncated…` with the budget unchanged).
+fn push_output(out: &mut Vec<Piece>, pieces: Vec<Piece>) {
+    if !pieces.iter().any(|p| next_cut(&p.text).is_some()) {
+        out.extend(pieces);
     }
-    let from = if after_cut { start + NEAR_A_CUT } else { start };
-    parts.extend(part(text, from, text.len()));
-    parts
-}
-
-/// `text[from..to]`, moved inwards to character boundaries; `None` when empty.
-fn part(text: &str, mut from: usize, mut to: usize) -> Option<&str> {
-    while from < to && !text.is_char_boundary(from) {
-        from += 1;
-    }
-    while to > from && !text.is_char_boundary(to) {
-        to -= 1;
-    }
-    text.get(from..to).filter(|p| !p.is_empty())
 }
 
 /// The first mark of Codex's cut in `text`: where it starts, how long it is, and what
@@ -600,15 +557,29 @@ fn next_cut(text: &str) -> Option<(usize, usize, &str)> {
 
 /// A tool output: a string, content parts, or `{"content": ...}`.
 fn output(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Failure> {
+    let mut pieces = Vec::new();
+    output_parts(&mut pieces, at, value)?;
+    push_output(out, pieces);
+    Ok(())
+}
+
+/// The texts of a tool output, as [`output`] reads it.
+fn output_parts(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Failure> {
     match value {
         Some(Value::String(s)) => {
-            push_text(out, Role::Result, at, s);
+            out.push(Piece {
+                role: Role::Result,
+                text: s.to_string(),
+                at,
+            });
             Ok(())
         }
         Some(Value::Array(parts)) => parts
             .iter()
             .try_for_each(|p| content_part(out, Role::Result, at, p)),
-        Some(Value::Object(o)) if o.contains_key("content") => output(out, at, o.get("content")),
+        Some(Value::Object(o)) if o.contains_key("content") => {
+            output_parts(out, at, o.get("content"))
+        }
         _ => Err(Failure::at(
             at,
             Problem::Key {
@@ -626,7 +597,11 @@ fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Resu
     };
     match p.get("type").and_then(Value::as_str) {
         Some("input_text" | "output_text" | "text") => {
-            push_text(out, role, at, string_at(p, "text", at, "a text part")?);
+            out.push(Piece {
+                role,
+                text: string_at(p, "text", at, "a text part")?.to_string(),
+                at,
+            });
             Ok(())
         }
         Some("input_image" | "input_file") => Ok(()),
@@ -651,44 +626,33 @@ mod tests {
 
     const CUT: &str = "\u{2026}87795 chars truncated\u{2026}";
 
+    fn read_output(value: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        output(&mut out, 0, Some(value)).unwrap();
+        out.into_iter().map(|p| p.text).collect()
+    }
+
     #[test]
-    fn a_tool_output_counts_away_from_codex_s_cuts_only() {
-        // No mark: the whole text.
-        assert_eq!(away_from_cuts("plain output"), ["plain output"]);
-        let far = "x".repeat(NEAR_A_CUT);
-        // The bytes next to a mark go; what is farther stays, on each side.
+    fn a_tool_output_codex_cut_does_not_count_at_all() {
+        let far = "x".repeat(64 * 1024);
+        // No mark: the whole output.
+        assert_eq!(read_output(&Value::String("plain".into())), ["plain"]);
+        // A mark anywhere: nothing, however far from it a text stands (a resumed session
+        // cuts it again to its own budget, which may be far smaller).
         let text = format!("head rule. {far}{CUT}{far} tail rule.");
-        assert_eq!(away_from_cuts(&text), ["head rule. ", " tail rule."]);
-        // A text at the mark, on either side, does not count at all.
-        let text = format!("{far}the rule.{CUT}the rule.{far}");
-        let parts = away_from_cuts(&text);
-        assert!(parts.iter().all(|p| !p.contains("rule")), "{parts:?}");
-        // Two marks (Codex cut a text it had cut before): between them too.
-        let text = format!("a {far}{CUT}{far} b {far}\u{2026}7 tokens truncated\u{2026}{far} c");
-        assert_eq!(away_from_cuts(&text), ["a ", " b ", " c"]);
-        // A character of several bytes across the margin's edge is left out whole.
-        let text = format!("é{}{CUT}", "x".repeat(NEAR_A_CUT - 1));
-        assert_eq!(away_from_cuts(&text), Vec::<&str>::new());
+        assert!(read_output(&Value::String(text.as_str().into())).is_empty());
+        // In one part of several: no part counts.
+        let parts = r#"[{"type": "input_text", "text": "Output:"},
+            {"type": "input_text", "text": "a\u20267 tokens truncated\u2026b"}]"#;
+        let parts = super::super::value::parse(parts.as_bytes()).unwrap();
+        assert!(read_output(&parts).is_empty());
         // What only looks like a mark is text.
         for text in [
             "wait\u{2026} chars truncated\u{2026} or not",
             "\u{2026}12 lines truncated\u{2026}",
             "\u{2026}12 chars truncated",
         ] {
-            assert_eq!(away_from_cuts(text), [text]);
+            assert_eq!(read_output(&Value::String(text.into())), [text]);
         }
-    }
-
-    #[test]
-    fn only_tool_outputs_are_read_away_from_cuts() {
-        // A user message Codex stored cut (its own mark, ASCII dots) is what it sends.
-        let text = format!("the rule.{CUT}the rest");
-        let mut out = Vec::new();
-        push_text(&mut out, Role::User, 0, &text);
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].text, text);
-        out.clear();
-        push_text(&mut out, Role::Result, 0, &text);
-        assert!(out.is_empty(), "{out:?}");
     }
 }
