@@ -137,7 +137,14 @@ pub(super) fn read<'a>(
     // `exec` call that runs it, or a `wait` call for it).
     let outer = match call {
         Some(id) if is_nested(id) && !items.iter().any(|(_, m, _)| call_id(m) == Some(id)) => {
-            running_cell(&items)?
+            // A cell that yielded before the last compaction may run on after it: its
+            // outputs are in the lines before.
+            let earlier = match compaction {
+                Some(_) if !window.is_whole() => return Err(Failure::NeedMore),
+                Some(at) => model_items_before(lines, at)?,
+                None => Vec::new(),
+            };
+            running_cell(&earlier, &items)?
         }
         _ => None,
     };
@@ -207,6 +214,21 @@ pub(super) fn read<'a>(
         terminal,
         responding: None,
     })
+}
+
+/// The model items the rollout records before line `at`, in order (the histories of
+/// earlier compactions aside).
+fn model_items_before<'a>(
+    lines: &[Line<'a>],
+    at: u64,
+) -> Result<Vec<(u64, Map<'a>, bool)>, Failure> {
+    let mut out = Vec::new();
+    for line in lines.iter().take_while(|l| l.at < at) {
+        if let Item::Model(m) = item(line)? {
+            out.push((line.at, m, false));
+        }
+    }
+    Ok(out)
 }
 
 /// A model item's `call_id`.

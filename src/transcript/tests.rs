@@ -719,6 +719,31 @@ fn a_codex_code_mode_call_while_a_yielded_cell_may_run_is_an_error() {
 }
 
 #[test]
+fn a_codex_code_mode_call_while_a_cell_that_yielded_before_the_compaction_may_run_is_an_error() {
+    // Y-4 with a compaction after the first cell yielded (line 13): the cell may still
+    // run after it and make the call, so tying the call to the pending `exec` call is as
+    // unsure as without the compaction.
+    let (_, bytes, payload) = fixture!("codex", "Y-4");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    lines.insert(
+        13,
+        r#"{"timestamp":"t","type":"compacted","payload":{"message":"summary","replacement_history":[]}}"#
+            .to_string(),
+    );
+    refused_at(&lines, call.as_deref(), 13, Problem::CodexCellRunning);
+    // Read from the compaction on, the file is asked for whole.
+    let bytes = joined(&lines);
+    let offset = line_start(&bytes, 14);
+    let window = Window {
+        head: Window::whole(&bytes).head,
+        tail: &bytes[offset as usize..],
+        offset,
+    };
+    assert_eq!(read(None, window, call.as_deref()), Err(Failure::NeedMore));
+}
+
+#[test]
 fn a_codex_code_mode_call_while_its_cell_is_waited_on_is_judged_as_the_wait_call() {
     // Codex 0.171.0: the `exec` call's cell yielded (line 13) and the model called `wait`
     // for it (line 15); the cell's JavaScript made this call while the `wait` ran. The

@@ -54,7 +54,13 @@ fn is_code_mode_call(m: &Map<'_>, kind: &str, name: &str) -> bool {
 /// other cell that may run beside it while the model waits (`exec` calls with no output
 /// in two responses, a cell that yielded while an `exec` call runs or another cell is
 /// waited on) is an error.
-pub(super) fn running_cell(items: &[(u64, Map<'_>, bool)]) -> Result<Option<Cell>, Failure> {
+///
+/// `earlier` is what the rollout records before the context starts (the lines before the
+/// last compaction): a cell that yielded there may still run too.
+pub(super) fn running_cell(
+    earlier: &[(u64, Map<'_>, bool)],
+    items: &[(u64, Map<'_>, bool)],
+) -> Result<Option<Cell>, Failure> {
     let answered = answered_calls(items);
     let pending = |kind: &str, name: &str| -> Vec<usize> {
         items
@@ -67,7 +73,7 @@ pub(super) fn running_cell(items: &[(u64, Map<'_>, bool)]) -> Result<Option<Cell
             .map(|(i, _)| i)
             .collect()
     };
-    let yielded = yielded_cells(items);
+    let yielded = yielded_cells(earlier.iter().chain(items));
     let cell = |exec: &str, id: &str| {
         let source = items
             .iter()
@@ -149,7 +155,9 @@ struct Yielded {
 
 /// The code cells that yielded (an `exec` or `wait` output says `Script running with
 /// cell ID <id>`) and that no later `wait` output for them shows ended, by cell id.
-fn yielded_cells(items: &[(u64, Map<'_>, bool)]) -> BTreeMap<String, Yielded> {
+fn yielded_cells<'m, 'a: 'm>(
+    items: impl Iterator<Item = &'m (u64, Map<'a>, bool)>,
+) -> BTreeMap<String, Yielded> {
     let mut execs = BTreeSet::new();
     let mut waits = BTreeMap::new();
     let mut running = BTreeMap::<String, Yielded>::new();
