@@ -287,6 +287,23 @@ pub fn hashed_stem(harness: Harness, call: &str) -> Option<&str> {
     (digits.bytes().all(hex)).then_some(stem)
 }
 
+/// An MCP tool name whose server part Codex ended in `_` and 12 hex digits of a hash,
+/// without that hash: Codex does so when two servers' names come out the same once it
+/// replaces their characters (`a-b` and `a.b` both give `mcp__a_b`; read from
+/// openai/codex, `codex-mcp/src/tools.rs`, `append_namespace_hash_suffix`, not seen run).
+/// `None` for a name without one.
+pub fn unhashed_server(harness: Harness, call: &str) -> Option<String> {
+    if harness != Harness::Codex {
+        return None;
+    }
+    let rest = call.strip_prefix("mcp__")?;
+    rest.match_indices("__").find_map(|(at, _)| {
+        let server = format!("mcp__{}", rest.get(..at)?);
+        let stem = hashed_stem(harness, &server)?;
+        Some(format!("{stem}__{}", rest.get(at + 2..)?))
+    })
+}
+
 /// How long Codex lets the `mcp__<server>` and tool parts of an MCP tool's name be
 /// together: it cuts a longer name to fill them (seen with 0.171.0: a tool of 157
 /// characters on the server `bill.ing-srv` arrived in the hook as 129 characters,
@@ -519,6 +536,15 @@ mod tests {
         assert_eq!(hashed_stem(Harness::Codex, "mcp__s__t_f04219cc0e1A"), None);
         assert_eq!(hashed_stem(Harness::ClaudeCode, &cut), None);
         assert_eq!(hashed_stem(Harness::Codex, "Bash_f04219cc0e1a"), None);
+        // A server part ended in a hash: two servers' names came out the same.
+        let shared = "mcp__a_b_f04219cc0e1a__refund";
+        for (h, call, stem) in [
+            (Harness::Codex, shared, Some("mcp__a_b__refund")),
+            (Harness::Codex, "mcp__a_b__refund", None),
+            (Harness::ClaudeCode, shared, None),
+        ] {
+            assert_eq!(unhashed_server(h, call).as_deref(), stem, "{h:?} {call}");
+        }
         // Cut: the call fills Codex's length; a short call is no cut of a long name.
         let long = format!("mcp__s__{}", "x".repeat(140));
         let cut_long = format!("mcp__s__{}_f04219cc0e1a", "x".repeat(110));

@@ -558,6 +558,20 @@ fn named_another_way(
                 return Some(error(name, tool, Some(harness.mcp_name_change())));
             }
         }
+        // Codex: an MCP tool of a server whose name it ended in a hash (another server's
+        // name came out the same), which the store names without it.
+        if let Some(stem) = crate::harness::unhashed_server(harness, tool)
+            && !named.iter().any(|name| glob_match(name, tool))
+        {
+            let meant = named.iter().find(|name| {
+                std::iter::once(name.to_string())
+                    .chain(crate::harness::spellings(harness, name))
+                    .any(|sent| glob_match(&sent, &stem))
+            });
+            if let Some(name) = meant {
+                return Some(error(name, tool, Some(harness.mcp_name_change())));
+            }
+        }
         // Claude Code: a tool of an MCP server a plugin brings, which the store names by
         // the server's own name (no name the store gives binds the call).
         if !named.iter().any(|name| glob_match(name, tool)) {

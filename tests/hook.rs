@@ -961,7 +961,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
             "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
         )
     };
-    let cases: [(&str, String, String, String); 13] = [
+    let cases: [(&str, String, String, String); 15] = [
         ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Gemini CLI 0.61.0 runs `grep_search` under its old name too, and its hook sees
         // the name the model called.
@@ -976,6 +976,10 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         // `mcp__billing__refund`, and `t` of `mcp__dup` as `mcp__dup__t`.
         ("codex", "mcp__billing____refund".into(), "mcp__billing__refund".into(), String::new()),
         ("codex", "mcp__mcp__dup__refunds_create".into(), "mcp__dup__refunds_create".into(), String::new()),
+        // Two servers whose names Codex makes the same (`a-b`, `a.b`): it ends the server
+        // part in a hash (openai/codex `append_namespace_hash_suffix`).
+        ("codex", "mcp__a-b__refunds_create".into(), "mcp__a_b_f04219cc0e1a__refunds_create".into(), String::new()),
+        ("codex", "mcp__a-b__*".into(), "mcp__a_b_f04219cc0e1a__refunds_create".into(), String::new()),
         ("gemini-cli", gemini_long.into(), gemini_cut.into(), String::new()),
         ("gemini-cli", "mcp_bill ing_refunds_create".into(), "mcp_bill_ing_refunds_create".into(), String::new()),
         // A plugin's MCP server: Claude Code names it `plugin:<plugin>:<server>`.
