@@ -13,6 +13,7 @@
 //! file a sidechain link belongs to a subagent and is skipped.
 
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
 
 use super::value::{Map, Value};
 use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
@@ -384,6 +385,8 @@ pub(super) fn read(
     // A compaction: the root is its boundary; splice the preserved entries after the summary.
     let mut order: Vec<usize> = chain.clone();
     let mut compaction = None;
+    // Where the preserved entries stand in `order`.
+    let mut preserved_at = 0..0;
     if let Some(root) = chain.first().and_then(|&i| back.get(i))
         && root.is_boundary()
     {
@@ -404,6 +407,7 @@ pub(super) fn read(
             .position(|&i| back.get(i).is_some_and(Entry::is_summary))
             .ok_or_else(|| Failure::at(root_at, Problem::NoSummary))?;
         order = chain.get(..=summary).unwrap_or_default().to_vec();
+        preserved_at = order.len()..order.len() + spliced.len();
         order.extend(spliced);
         order.extend(chain.get(summary + 1..).unwrap_or_default());
     }
@@ -411,7 +415,7 @@ pub(super) fn read(
     // The context hint clears old tool results only in an interactive session's own
     // conversation (not a subagent's, not `-p`'s).
     let hinted = !back.subagent && back.get(head).is_some_and(|e| !is_print_mode(e));
-    pieces(&entries, compaction, call, hinted)
+    pieces(&entries, compaction, call, hinted.then_some(preserved_at))
 }
 
 /// The chain with the results of calls made beside others put back. When the model asks
@@ -534,7 +538,7 @@ fn pieces(
     entries: &[&Entry],
     compaction: Option<u64>,
     call: Option<&str>,
-    hinted: bool,
+    hint: Option<Range<usize>>,
 ) -> Result<Live, Failure> {
     let mut answered = BTreeSet::new();
     let mut call_seen = false;
@@ -562,8 +566,8 @@ fn pieces(
             }
         }
     }
-    if hinted {
-        cleared.extend(hint_clearable(entries, &answered, call));
+    if let Some(preserved) = hint {
+        cleared.extend(hint_clearable(entries, preserved, &answered, call));
     }
     // The model's response that holds a pending call is what the model is sending, not
     // what it was sent: none of its blocks (text, other calls) is context yet. Claude
@@ -830,27 +834,38 @@ fn is_print_mode(e: &Entry) -> bool {
 /// results whole and records no trace of it. Which calls it cleared depends on when that
 /// happened, but never the newest: a result among the newest now was among the newest
 /// then too. So none of the others counts (a rule only they hold is blocked, and its text
-/// comes back as the reason).
+/// comes back as the reason). Nor does any of the calls of the entries a compaction
+/// preserved (`preserved`, their place in `entries`): a compaction keeps them as Claude
+/// Code holds them, cleared or not, and one that summarised the messages after them (a
+/// partial compaction `from` a message keeps those before it) took away the newer calls
+/// that made them old.
 fn hint_clearable(
     entries: &[&Entry],
+    preserved: Range<usize>,
     answered: &BTreeSet<String>,
     call: Option<&str>,
 ) -> BTreeSet<String> {
-    let calls: Vec<&str> = entries
+    let calls: Vec<(usize, &str)> = entries
         .iter()
-        .filter(|e| e.kind() == "assistant")
-        .flat_map(|e| blocks(e))
-        .filter(|b| kind_of(b) == Some("tool_use"))
-        .filter(|b| {
+        .enumerate()
+        .filter(|(_, e)| e.kind() == "assistant")
+        .flat_map(|(i, e)| blocks(e).map(move |b| (i, b)))
+        .filter(|(_, b)| kind_of(b) == Some("tool_use"))
+        .filter(|(_, b)| {
             b.get("name")
                 .and_then(Value::as_str)
                 .is_some_and(|n| HINT_CLEARED_TOOLS.contains(&n))
         })
-        .filter_map(|b| b.get("id").and_then(Value::as_str))
-        .filter(|&id| call != Some(id) && answered.contains(id))
+        .filter_map(|(i, b)| b.get("id").and_then(Value::as_str).map(|id| (i, id)))
+        .filter(|&(_, id)| call != Some(id) && answered.contains(id))
         .collect();
     let old = calls.len().saturating_sub(HINT_KEEPS);
-    calls.into_iter().take(old).map(str::to_string).collect()
+    calls
+        .into_iter()
+        .enumerate()
+        .filter(|&(n, (i, _))| n < old || preserved.contains(&i))
+        .map(|(_, (_, id))| id.to_string())
+        .collect()
 }
 
 /// The tool calls whose results a `microcompact_boundary` entry cleared (none for any

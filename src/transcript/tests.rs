@@ -315,6 +315,79 @@ fn an_interactive_claude_code_session_counts_only_the_newest_results_the_hint_sp
 }
 
 #[test]
+fn a_result_a_compaction_preserved_may_have_been_cleared_by_the_context_hint() {
+    // A partial compaction `from` a message keeps the messages before it as Claude Code
+    // holds them (the context hint may have cleared their results while newer calls
+    // stood after them) and summarises the newer ones: the preserved Bash result is the
+    // only one left, yet it may be cleared.
+    let entry = |uuid: &str, parent: &str, kind: &str, rest: &str| {
+        let parent = match parent {
+            "" => "null".to_string(),
+            p => format!("\"{p}\""),
+        };
+        format!(
+            r#"{{"type":"{kind}","uuid":"{uuid}","parentUuid":{parent},"entrypoint":"cli","sessionId":"s",{rest}}}"#
+        )
+    };
+    let lines = [
+        entry(
+            "u1",
+            "",
+            "user",
+            r#""message":{"role":"user","content":"hi"}"#,
+        ),
+        entry(
+            "a1",
+            "u1",
+            "assistant",
+            r#""message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat rules"}}]}"#,
+        ),
+        entry(
+            "r1",
+            "a1",
+            "user",
+            &format!(
+                r#""message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"{RULE}"}}]}}"#
+            ),
+        ),
+        entry(
+            "b",
+            "",
+            "system",
+            r#""subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preservedMessages":{"uuids":["a1","r1"]}}"#,
+        ),
+        entry(
+            "s1",
+            "b",
+            "user",
+            r#""isCompactSummary":true,"message":{"role":"user","content":"Summary: work went on."}"#,
+        ),
+        entry(
+            "u2",
+            "s1",
+            "user",
+            r#""message":{"role":"user","content":"GATE-GO"}"#,
+        ),
+        entry(
+            "a2",
+            "u2",
+            "assistant",
+            r#""message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"touch gate-marker"}}]}"#,
+        ),
+    ];
+    let bytes = joined(&lines);
+    let live = read(None, Window::whole(&bytes), Some("t2")).unwrap();
+    assert!(live.call_seen);
+    assert!(!in_view(&live, RULE));
+    // `claude -p` never sends the hint: the preserved result counts.
+    let printed = String::from_utf8(bytes.clone())
+        .unwrap()
+        .replace("\"entrypoint\":\"cli\"", "\"entrypoint\":\"sdk-cli\"");
+    let live = read(None, Window::whole(printed.as_bytes()), Some("t2")).unwrap();
+    assert!(in_view(&live, RULE));
+}
+
+#[test]
 fn codex_keeps_the_base_instructions_and_the_truncated_message() {
     let (name, bytes, payload) = fixture!("codex", "AE-2");
     let live = read_fixture(name, bytes, payload);
