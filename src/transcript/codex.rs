@@ -141,8 +141,8 @@ pub(super) fn read<'a>(
             // outputs are in the lines before.
             let earlier = match compaction {
                 Some(_) if !window.is_whole() => return Err(Failure::NeedMore),
-                Some(at) => model_items_before(lines, at)?,
-                None => Vec::new(),
+                Some(at) if code_mode::may_have_yielded(lines) => model_items_before(lines, at)?,
+                Some(_) | None => Vec::new(),
             };
             running_cell(&earlier, &items)?
         }

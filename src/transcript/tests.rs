@@ -856,3 +856,33 @@ fn a_codex_code_mode_call_while_its_cell_is_waited_on_is_judged_as_the_wait_call
     let live = read(None, Window::whole(&joined(&tty)), call.as_deref()).unwrap();
     assert_eq!(live.terminal.as_deref(), Some("call_0003"));
 }
+
+#[test]
+fn a_codex_code_mode_call_after_a_compaction_reads_the_lines_before_only_if_a_cell_may_have_yielded()
+ {
+    // K-2 with a compaction before the pending `exec` call, and before it a line of a
+    // kind the reader does not know. No line says a cell yielded: the lines before the
+    // compaction are not read as JSON, so that line is never met (a long session's
+    // rollout is not parsed whole at each call a code cell makes).
+    let (_, bytes, payload) = fixture!("codex", "K-2");
+    let call = call_of(payload);
+    let odd = |said: &str| {
+        format!(r#"{{"timestamp":"t","type":"no_such_entry","payload":{{"said":"{said}"}}}}"#)
+    };
+    let compacted = r#"{"timestamp":"t","type":"compacted","payload":{"message":"summary","replacement_history":[]}}"#;
+    let mut lines = lines_of(bytes);
+    lines.insert(13, odd("nothing"));
+    lines.insert(14, compacted.to_string());
+    let whole = joined(&lines);
+    let live = read(None, Window::whole(&whole), call.as_deref());
+    assert!(live.is_ok(), "{live:?}");
+    // Once a line holds the words of a yielded cell, the lines before are read, the odd
+    // one with them.
+    lines[13] = odd("Script running with cell ID 7");
+    let whole = joined(&lines);
+    let got = read(None, Window::whole(&whole), call.as_deref());
+    assert!(
+        matches!(got, Err(Failure::Invalid { at, .. }) if at == line_start(&whole, 14)),
+        "{got:?}"
+    );
+}

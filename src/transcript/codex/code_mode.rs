@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::value::{Map, Value, parse_lenient};
-use super::super::{Failure, Problem, string_at};
+use super::super::{Failure, Line, Problem, string_at};
 use super::{answered_calls, call_id, is_output};
 
 /// True for the id Codex gives a call made from code mode's JavaScript (the `exec` tool's):
@@ -142,6 +142,16 @@ pub(super) fn running_cell(
 /// still make calls), `Script completed`, `Script failed` or `Script terminated` once it
 /// ended (Codex 0.171.0, `core/src/tools/code_mode/mod.rs`, `format_script_status`).
 const RUNNING: &str = "Script running with cell ID ";
+
+/// False when no line of `lines` can tell of a cell that yielded: none holds the bytes of
+/// [`RUNNING`]. Codex writes its rollout with serde_json, which escapes only quotes,
+/// backslashes and control characters, so that status is in its line as written. The
+/// lines before a compaction are parsed only when this is true: a long session's rollout
+/// is then not read as JSON whole at each call its code cells make.
+pub(super) fn may_have_yielded(lines: &[Line<'_>]) -> bool {
+    let finder = memchr::memmem::Finder::new(RUNNING.as_bytes());
+    lines.iter().any(|l| finder.find(l.bytes).is_some())
+}
 
 /// A code cell that yielded and has not been seen to end.
 struct Yielded {
