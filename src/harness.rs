@@ -132,6 +132,12 @@ pub fn spellings(harness: Harness, tool: &str) -> Vec<String> {
     spell(harness, tool).0
 }
 
+/// `tool` and each of its [`spellings`]: every name a call of the tool a store names
+/// `tool` may arrive under in this harness, before any cut.
+pub fn with_spellings(harness: Harness, tool: &str) -> impl Iterator<Item = String> {
+    std::iter::once(tool.to_string()).chain(spellings(harness, tool))
+}
+
 /// The names other than `tool` this harness may give the tool a store names `tool`, and
 /// whether it may also send it as written.
 fn spell(harness: Harness, tool: &str) -> (Vec<String>, bool) {

@@ -550,8 +550,7 @@ fn named_another_way(
         // An MCP tool name Codex ended in a hash.
         if crate::harness::hashed_stem(harness, tool).is_some() {
             let cut = named.iter().find(|name| {
-                std::iter::once(name.to_string())
-                    .chain(crate::harness::spellings(harness, name))
+                crate::harness::with_spellings(harness, name)
                     .any(|sent| crate::harness::hashed_from(harness, &sent, tool))
             });
             if let Some(name) = cut {
@@ -560,13 +559,12 @@ fn named_another_way(
         }
         // Codex: an MCP tool of a server whose name it ended in a hash (another server's
         // name came out the same), which the store names without it.
+        let bound = named.iter().any(|name| glob_match(name, tool));
         if let Some(stem) = crate::harness::unhashed_server(harness, tool)
-            && !named.iter().any(|name| glob_match(name, tool))
+            && !bound
         {
             let meant = named.iter().find(|name| {
-                std::iter::once(name.to_string())
-                    .chain(crate::harness::spellings(harness, name))
-                    .any(|sent| glob_match(&sent, &stem))
+                crate::harness::with_spellings(harness, name).any(|sent| glob_match(&sent, &stem))
             });
             if let Some(name) = meant {
                 return Some(error(name, tool, Some(harness.mcp_name_change())));
@@ -574,7 +572,7 @@ fn named_another_way(
         }
         // Claude Code: a tool of an MCP server a plugin brings, which the store names by
         // the server's own name (no name the store gives binds the call).
-        if !named.iter().any(|name| glob_match(name, tool)) {
+        if !bound {
             let meant = named.iter().find(|name| {
                 crate::harness::plugin_pattern(harness, name)
                     .is_some_and(|pattern| glob_match(&pattern, tool))

@@ -12,6 +12,7 @@
 //! marked `isSidechain`. In that file the sidechain is the conversation; in the session's
 //! file a sidechain link belongs to a subagent and is skipped.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
@@ -1015,19 +1016,25 @@ fn unsent_keys(name: &str, input: &Map<'_>) -> &'static [&'static str] {
     }
 }
 
-/// A tool call's input as Claude Code sends it (see [`unsent_keys`]).
-fn sent_input<'v>(block: &Map<'_>, input: &Value<'v>) -> Value<'v> {
+/// A tool call's input as Claude Code sends it (see [`unsent_keys`]): the input itself
+/// unless it holds a key Claude Code takes out, which only then is copied without it.
+fn sent_input<'i, 'v>(block: &Map<'_>, input: &'i Value<'v>) -> Cow<'i, Value<'v>> {
     let name = block
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let mut input = input.clone();
-    if let Value::Object(fields) = &mut input {
-        for key in unsent_keys(name, fields) {
-            fields.remove(key);
-        }
+    let Value::Object(fields) = input else {
+        return Cow::Borrowed(input);
+    };
+    let unsent = unsent_keys(name, fields);
+    if !unsent.iter().any(|key| fields.contains_key(key)) {
+        return Cow::Borrowed(input);
     }
-    input
+    let mut fields = fields.clone();
+    for key in unsent {
+        fields.remove(key);
+    }
+    Cow::Owned(Value::Object(fields))
 }
 
 fn result_part(out: &mut Vec<Piece>, at: u64, part: &Value) -> Result<(), Failure> {
