@@ -138,10 +138,16 @@ pub(super) fn read<'a>(
     let outer = match call {
         Some(id) if is_nested(id) && !items.iter().any(|(_, m, _)| call_id(m) == Some(id)) => {
             // A cell that yielded before the last compaction may run on after it: its
-            // outputs are in the lines before.
+            // outputs are in the lines before; so may a cell that stored options asking
+            // for a terminal.
             let earlier = match compaction {
                 Some(_) if !window.is_whole() => return Err(Failure::NeedMore),
-                Some(at) if code_mode::may_have_yielded(lines) => model_items_before(lines, at)?,
+                Some(at)
+                    if code_mode::may_have_yielded(lines)
+                        || code_mode::may_have_stored_tty(lines) =>
+                {
+                    model_items_before(lines, at)?
+                }
                 Some(_) | None => Vec::new(),
             };
             running_cell(&earlier, &items)?

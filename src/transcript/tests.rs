@@ -770,6 +770,42 @@ fn a_codex_code_mode_call_whose_javascript_names_tty_may_start_a_terminal() {
 }
 
 #[test]
+fn a_codex_code_mode_call_that_loads_options_a_cell_stored_naming_tty_may_start_a_terminal() {
+    // Code mode keeps values between cells: the warm-up cell (line 10) stores options
+    // asking for a terminal, and the pending `exec` call's JavaScript (line 15) spreads
+    // them into its command without naming `tty`.
+    let (_, bytes, payload) = fixture!("codex", "K-2");
+    let call = call_of(payload);
+    let warm_up = r#"tools.exec_command({cmd: \"echo warm-up\"})"#;
+    let gated = r#"tools.exec_command({cmd: \"touch gate-marker\"})"#;
+    let loads = r#"tools.exec_command({...load(\"opts\"), cmd: \"touch gate-marker\"})"#;
+    let with = |stored: &str, compacted: bool| {
+        let mut lines = lines_of(bytes);
+        let stores = format!(r#"store(\"opts\", {stored}); {warm_up}"#);
+        lines[9] = lines[9].replace(warm_up, &stores);
+        lines[14] = lines[14].replace(gated, loads);
+        assert!(lines[9].contains("store(") && lines[14].contains("load("));
+        if compacted {
+            // The storing cell is before the last compaction: still read.
+            lines.insert(
+                14,
+                r#"{"timestamp":"t","type":"compacted","payload":{"message":"summary","replacement_history":[]}}"#
+                    .to_string(),
+            );
+        }
+        read(None, Window::whole(&joined(&lines)), call.as_deref()).unwrap()
+    };
+    for compacted in [false, true] {
+        let live = with("{tty: true}", compacted);
+        assert!(live.call_seen);
+        assert_eq!(live.terminal.as_deref(), Some("call_0006"), "{compacted}");
+        // Stored options that do not name `tty`: nothing asks for a terminal.
+        let live = with("{yield_time_ms: 100}", compacted);
+        assert_eq!(live.terminal, None, "{compacted}");
+    }
+}
+
+#[test]
 fn a_codex_code_mode_call_while_a_yielded_cell_may_run_is_an_error() {
     // Codex 0.171.0: the first `exec` call's cell yielded (line 13, `Script running with
     // cell ID 1`) and went on; its JavaScript called `touch late-marker` while the second

@@ -33,8 +33,9 @@ pub(super) struct Cell {
     /// The `exec` call whose JavaScript the cell runs (of several `exec` calls of one
     /// response, which may each make the call, one whose JavaScript names `tty`).
     pub(super) exec: String,
-    /// That JavaScript names `tty`: a command it starts may have a terminal (the hook's
-    /// `tool_input` does not say).
+    /// That JavaScript names `tty`, or loads a value (`load`) in a session where a cell
+    /// stored one (`store`) and named `tty`: a command it starts may have a terminal (the
+    /// hook's `tool_input` does not say).
     pub(super) may_ask_terminal: bool,
 }
 
@@ -74,6 +75,15 @@ pub(super) fn running_cell(
             .collect()
     };
     let yielded = yielded_cells(earlier.iter().chain(items));
+    // Code mode keeps values between cells (`store(key, value)`, `load(key)`): options
+    // that ask for a terminal, stored by one cell, can be spread into a call by another
+    // whose JavaScript does not name `tty`.
+    let stored_tty = earlier.iter().chain(items).any(|(_, m, _)| {
+        is_code_mode_call(m, "custom_tool_call", "exec")
+            && m.get("input")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.contains("store") && s.contains("tty"))
+    });
     let cell = |exec: &str, id: &str| {
         let source = items
             .iter()
@@ -84,7 +94,8 @@ pub(super) fn running_cell(
         Cell {
             id: id.to_string(),
             exec: exec.to_string(),
-            may_ask_terminal: source.is_none_or(|s| s.contains("tty")),
+            may_ask_terminal: source
+                .is_none_or(|s| s.contains("tty") || (stored_tty && s.contains("load"))),
         }
     };
     let execs = pending("custom_tool_call", "exec");
@@ -151,6 +162,20 @@ const RUNNING: &str = "Script running with cell ID ";
 pub(super) fn may_have_yielded(lines: &[Line<'_>]) -> bool {
     let finder = memchr::memmem::Finder::new(RUNNING.as_bytes());
     lines.iter().any(|l| finder.find(l.bytes).is_some())
+}
+
+/// False when no line of `lines` can hold JavaScript that stores a value and names
+/// `tty` (no line holds both words' bytes): what such a cell stores may ask a later
+/// cell's command for a terminal, so the lines before a compaction are parsed when
+/// this is true.
+pub(super) fn may_have_stored_tty(lines: &[Line<'_>]) -> bool {
+    let (store, tty) = (
+        memchr::memmem::Finder::new("store"),
+        memchr::memmem::Finder::new("tty"),
+    );
+    lines
+        .iter()
+        .any(|l| store.find(l.bytes).is_some() && tty.find(l.bytes).is_some())
 }
 
 /// A code cell that yielded and has not been seen to end.
