@@ -1762,6 +1762,63 @@ fn a_tool_result_a_microcompaction_cleared_is_not_in_view() {
 }
 
 #[test]
+fn a_tool_result_sent_as_a_preview_is_not_in_view() {
+    // Claude Code 2.1.197: when a message's tool results exceed their budget, it sends a
+    // `<persisted-output>` preview of the largest from then on, keeps the result's entry
+    // whole, and records the swap in a `content-replacement` entry (no uuid, off the
+    // chain). The result's text is not what the model reads: BLOCK.
+    let scratch = Scratch::new();
+    let with = |replacements: Value| {
+        let text = String::from_utf8(microcompacted(None)).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let entry = serde_json::json!({"type": "content-replacement", "sessionId": "s",
+            "replacements": replacements});
+        lines.insert(3, entry.to_string());
+        lines.join("\n") + "\n"
+    };
+    let preview = serde_json::json!([{"kind": "tool-result", "toolUseId": "toolu_read",
+        "replacement": "<persisted-output>\nOutput too large (58.1KB). Full output saved to: /tmp/x.txt\n\nPreview (first 2KB):\nNever\n...\n</persisted-output>"}]);
+    let path = scratch.file("replaced.jsonl", with(preview).as_bytes());
+    let out = check_against("claude-code", &path);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}",
+        out.stdout
+    );
+    // Another result's replacement leaves this one in view.
+    let other = serde_json::json!([{"kind": "tool-result", "toolUseId": "toolu_other",
+        "replacement": "<persisted-output>...</persisted-output>"}]);
+    let path = scratch.file("other.jsonl", with(other).as_bytes());
+    assert_eq!(check_against("claude-code", &path).code, 0);
+    // A replacement the gate cannot read is an error, not a guess.
+    for (bad, says) in [
+        (
+            serde_json::json!({"toolu_read": "x"}),
+            "`replacements` must be an array",
+        ),
+        (
+            serde_json::json!([{"kind": "message", "toolUseId": "toolu_read"}]),
+            "`replacements[].kind`",
+        ),
+        (
+            serde_json::json!([{"kind": "tool-result"}]),
+            "`replacements[].toolUseId`",
+        ),
+    ] {
+        let path = scratch.file("bad.jsonl", with(bad).as_bytes());
+        let out = check_against("claude-code", &path);
+        assert_eq!(out.code, 2, "{}", out.stdout);
+        assert!(
+            out.stderr.contains("line 4: a content-replacement entry: ")
+                && out.stderr.contains(says),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn a_system_entry_of_an_unknown_kind_is_an_error() {
     // A newer kind may be another boundary that changes what the model is sent.
     let scratch = Scratch::new();

@@ -80,8 +80,12 @@ const SYSTEM: [&str; 42] = [
 /// the prompt queue, session labels and settings. Claude Code 2.1.197's session loader
 /// reads each of these into the session's metadata only, never into its messages (the
 /// interactive session writes `permission-mode` when a permission mode is set).
-const UNCHAINED: [&str; 18] = [
+///
+/// `content-replacement` is not sent either, but it says which tool results are sent as
+/// something else (see [`replaced_results`]), which the reader reads apart.
+const UNCHAINED: [&str; 19] = [
     "mode",
+    "content-replacement",
     "summary",
     "file-history-snapshot",
     "queue-operation",
@@ -416,7 +420,58 @@ pub(super) fn read(
     // The context hint clears old tool results only in an interactive session's own
     // conversation (not a subagent's, not `-p`'s).
     let hinted = !back.subagent && back.get(head).is_some_and(|e| !is_print_mode(e));
-    pieces(&entries, compaction, call, hinted.then_some(preserved_at))
+    let replaced = replaced_results(lines)?;
+    pieces(
+        &entries,
+        compaction,
+        call,
+        hinted.then_some(preserved_at),
+        replaced,
+    )
+}
+
+/// The tool results that Claude Code sends as something else, as its
+/// `content-replacement` entries record them. When one message's tool results exceed its
+/// budget (200,000 characters in 2.1.197), Claude Code saves the largest to a file and
+/// sends, in each request from then on, a `<persisted-output>` preview in their stead
+/// (the `replacement`), while the result's own entry keeps the whole output. Such a
+/// result counts not at all (the preview's first part only ever over-blocks unread).
+/// Every such entry in the lines read counts, whichever session or agent it names: one
+/// is written after the result it replaces, so it is in any window that holds that result.
+fn replaced_results(lines: &[Line<'_>]) -> Result<BTreeSet<String>, Failure> {
+    let finder = memchr::memmem::Finder::new(b"content-replacement");
+    let mut out = BTreeSet::new();
+    for line in lines.iter().filter(|l| finder.find(l.bytes).is_some()) {
+        let obj = line.object(NAME)?;
+        if obj.get("type").and_then(Value::as_str) != Some("content-replacement") {
+            continue;
+        }
+        let bad = |key, must| {
+            Failure::at(
+                line.at,
+                Problem::Key {
+                    what: "a content-replacement entry",
+                    key,
+                    must,
+                },
+            )
+        };
+        let items = obj
+            .get("replacements")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("replacements", "an array"))?;
+        for item in items {
+            if item.get("kind").and_then(Value::as_str) != Some("tool-result") {
+                return Err(bad("replacements[].kind", "\"tool-result\""));
+            }
+            let id = item
+                .get("toolUseId")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("replacements[].toolUseId", "a string"))?;
+            out.insert(id.to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// The chain with the results of calls made beside others put back. When the model asks
@@ -540,12 +595,14 @@ fn pieces(
     compaction: Option<u64>,
     call: Option<&str>,
     hint: Option<Range<usize>>,
+    replaced: BTreeSet<String>,
 ) -> Result<Live, Failure> {
     let mut answered = BTreeSet::new();
     let mut call_seen = false;
     // The tool results a microcompaction cleared, or the context hint may have (see
-    // below): the model is sent a placeholder for them, not their content.
-    let mut cleared = BTreeSet::new();
+    // below), or that are sent as a preview: the model is sent something else for them,
+    // not their content.
+    let mut cleared = replaced;
     for e in entries {
         cleared.extend(cleared_results(e)?);
         if edited_by_the_api(e) {
@@ -686,7 +743,8 @@ fn pieces(
 /// them, are one message, and so are the user entries that follow it.
 #[derive(Default)]
 struct Pairing<'e> {
-    /// The tool results a microcompaction cleared: the model is sent a placeholder.
+    /// The tool results a microcompaction cleared, or sent as a preview: the model is
+    /// sent something else for them.
     cleared: BTreeSet<String>,
     /// The calls of the response being made: their results were not sent when the model
     /// made it.
