@@ -900,6 +900,85 @@ fn doctor_reads_codex_hooks_declared_in_config_toml() {
     );
 }
 
+/// The group init writes for Codex in `s`, then `.codex/hooks.json` removed, as if the
+/// gate had never been wired there.
+fn codex_group_unwired(s: &Sandbox) -> Value {
+    s.init("codex");
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.settings("codex")).unwrap()).unwrap();
+    std::fs::remove_file(s.settings("codex")).unwrap();
+    hooks["hooks"]["PreToolUse"][0].clone()
+}
+
+#[test]
+fn init_codex_refuses_a_gate_already_declared_in_another_file_codex_reads() {
+    // Codex 0.171.0 runs every hook it reads: seen, a hook in `$CODEX_HOME/hooks.json`,
+    // `$CODEX_HOME/config.toml`, and `hooks.json` and `config.toml` of each `.codex` from
+    // the project root down to the start directory all ran, in that order, before one
+    // call. A second gate in `.codex/hooks.json` would run the gate twice on each call.
+    let s = Sandbox::new();
+    let group = codex_group_unwired(&s);
+    let user_dir = s.home.join(".codex");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    let project_dir = s.project.join(".codex");
+    for file in [
+        user_dir.join("config.toml"),
+        project_dir.join("config.toml"),
+        user_dir.join("hooks.json"),
+    ] {
+        let text = if file.ends_with("hooks.json") {
+            serde_json::json!({"hooks": {"PreToolUse": [group.clone()]}}).to_string()
+        } else {
+            // Another hook first: the gate's is the second group.
+            format!(
+                "model = \"x\"\n\n[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./audit.sh\"\n\n{}",
+                codex_toml_group(&group)
+            )
+        };
+        let group_index = if file.ends_with("hooks.json") { 0 } else { 1 };
+        std::fs::write(&file, text).unwrap();
+        let out = s.run(&["init", "codex", "--dir", s.p()]);
+        assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+        assert_eq!(out.stdout, "");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "omission-gate: init: `{f}` already runs the gate (the hook `{f}:pre_tool_use:{group_index}:0`), and Codex runs every hook it reads, so another in `{}` would run it twice before each call: nothing was written; check that one with `omission-gate doctor codex --dir {}`, or remove it from `{f}` and run init again\n",
+                s.settings("codex").display(),
+                s.p(),
+                f = file.display()
+            )
+        );
+        assert!(!s.settings("codex").exists());
+        std::fs::remove_file(&file).unwrap();
+    }
+    // A config Codex cannot read as it reads hooks may declare the gate: init stops there
+    // too, with doctor's line.
+    let user = user_dir.join("config.toml");
+    std::fs::write(&user, "[[hooks.PreToolUse]\n").unwrap();
+    let out = s.run(&["init", "codex", "--dir", s.p()]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "omission-gate: init: `{}` is not valid TOML (",
+            user.display()
+        )) && out.stderr.ends_with(
+            "), and Codex will not start: fix it, then run init again (nothing was written)\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!s.settings("codex").exists());
+    // Other hooks, and the trust records, are no gate: init writes its own.
+    std::fs::write(
+        &user,
+        "[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./audit.sh\"\n\n[hooks.state.\"/x/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:ab\"\n",
+    )
+    .unwrap();
+    s.init("codex");
+    assert!(s.settings("codex").exists());
+}
+
 #[test]
 fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
     // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or

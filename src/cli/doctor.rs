@@ -105,41 +105,20 @@ fn doctor(
     let mut placed: Vec<((usize, usize), bool)> = Vec::new();
     let mut dropped_ours = false;
     for (file_index, path) in files.iter().enumerate() {
-        let text = match read_optional(path) {
-            Ok(Some(t)) => t,
+        let value = match read_hooks_of(harness, path) {
+            Ok(Some(v)) => v,
             Ok(None) => continue,
-            Err(e) => {
-                f.problem(format!(
-                    "{e}: {} cannot read it either; fix its permissions",
-                    w_name(harness)
-                ));
-                continue;
-            }
-        };
-        let shown = path.display().to_string();
-        let value = match read_settings(harness, path, &text) {
-            Ok(v) => v,
             Err(problem) => {
                 f.problem(problem);
                 continue;
             }
         };
+        let shown = path.display().to_string();
         if harness == Harness::Codex
             && let Some(problem) = codex::invalid_hooks_file(&value)
         {
             let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);
-            f.problem(if is_toml(path) {
-                format!("`{shown}`: {problem}, and Codex will not start: fix that key")
-            } else {
-                format!(
-                    "`{shown}`: {problem}, and Codex loads no hook from this file{}: fix that key",
-                    if lost.is_empty() {
-                        ""
-                    } else {
-                        ", the gate's included"
-                    }
-                )
-            });
+            f.problem(codex_unparsed(path, &problem, !lost.is_empty()));
             dropped_ours |= !lost.is_empty();
             continue;
         }
@@ -323,6 +302,65 @@ fn check_other_hooks(
     }
 }
 
+/// What is wrong with a Codex hooks file whose hooks Codex cannot parse (`problem`, from
+/// [`codex::invalid_hooks_file`]), as one line with its fix: a `config.toml` stops Codex
+/// from starting; a `hooks.json` loses every hook in it, the gate's too when `ours`.
+fn codex_unparsed(path: &Path, problem: &str, ours: bool) -> String {
+    let shown = path.display();
+    if is_toml(path) {
+        format!("`{shown}`: {problem}, and Codex will not start: fix that key")
+    } else {
+        format!(
+            "`{shown}`: {problem}, and Codex loads no hook from this file{}: fix that key",
+            if ours { ", the gate's included" } else { "" }
+        )
+    }
+}
+
+/// One file the harness reads hooks from, read as the harness reads its hooks (see
+/// [`read_settings`]): `None` when it is not there, the problem line when it cannot be
+/// read or parsed.
+fn read_hooks_of(harness: Harness, path: &Path) -> Result<Option<Value>, String> {
+    match read_optional(path) {
+        Ok(Some(text)) => read_settings(harness, path, &text).map(Some),
+        Ok(None) => Ok(None),
+        Err(e) => Err(format!(
+            "{e}: {} cannot read it either; fix its permissions",
+            w_name(harness)
+        )),
+    }
+}
+
+/// The gate's hooks in the files the harness reads hooks from when started in `dir`,
+/// read as doctor reads them, each file but `except` (the one `init` writes). A file the
+/// harness cannot read, or whose hooks Codex cannot parse, is the error: its problem
+/// line, since the gate may be declared in it.
+pub(super) fn gates_besides(
+    harness: Harness,
+    dir: &Path,
+    except: &Path,
+) -> Result<Vec<Handler>, String> {
+    let w = Wiring::of(harness);
+    let mut gates = Vec::new();
+    for path in settings_files(harness, dir)?
+        .iter()
+        .filter(|p| *p != except)
+    {
+        let Some(value) = read_hooks_of(harness, path)? else {
+            continue;
+        };
+        let shown = path.display().to_string();
+        let found = wiring::handlers_in(&value, w.event, harness.name(), &shown);
+        if harness == Harness::Codex
+            && let Some(problem) = codex::invalid_hooks_file(&value)
+        {
+            return Err(codex_unparsed(path, &problem, !found.is_empty()));
+        }
+        gates.extend(found);
+    }
+    Ok(gates)
+}
+
 /// A settings file as the harness reads its hooks (a Codex `config.toml`: its `[hooks]`
 /// in the shape of a `hooks.json`, see [`codex::config_hooks`]), or the problem line when
 /// the harness cannot read it.
@@ -366,9 +404,10 @@ pub(super) fn w_name(h: Harness) -> &'static str {
 
 /// The files the harness reads hooks from, lowest precedence first.
 fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let home = home().ok_or("`HOME` is not set, so the user settings cannot be found")?;
+    let home = || home().ok_or("`HOME` is not set, so the user settings cannot be found");
     Ok(match harness {
         Harness::ClaudeCode => {
+            let home = home()?;
             let user = std::env::var_os("CLAUDE_CONFIG_DIR")
                 .filter(|d| !d.is_empty())
                 .map(PathBuf::from)
@@ -386,10 +425,10 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
         // The hooks of each config folder Codex reads, in its `hooks.json` and its
         // `config.toml`: the machine's, the user's, then each project's `.codex`.
         Harness::Codex => {
-            let mut folders = vec![
-                PathBuf::from(codex::SYSTEM_DIR),
-                codex_home().unwrap_or_else(|| home.join(".codex")),
-            ];
+            let user = codex_home().ok_or(
+                "neither `CODEX_HOME` nor `HOME` is set, so the user config cannot be found",
+            )?;
+            let mut folders = vec![PathBuf::from(codex::SYSTEM_DIR), user];
             folders.extend(codex_layers(dir).iter().map(|l| l.join(".codex")));
             folders
                 .iter()
@@ -399,10 +438,13 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
         // Every file that can hold a hook Gemini CLI runs: it joins the `BeforeTool`
         // lists of the system defaults, the user's, the workspace's and the system
         // settings (those it does not skip as insecure).
-        Harness::GeminiCli => gemini_cli::settings_by_precedence(dir, |key: &str| match key {
-            "HOME" => Some(home.clone().into_os_string()),
-            _ => std::env::var_os(key),
-        }),
+        Harness::GeminiCli => {
+            let home = home()?;
+            gemini_cli::settings_by_precedence(dir, |key: &str| match key {
+                "HOME" => Some(home.clone().into_os_string()),
+                _ => std::env::var_os(key),
+            })
+        }
     })
 }
 
@@ -479,8 +521,7 @@ fn hook_above(harness: Harness, dir: &Path) -> Option<String> {
     start.ancestors().skip(1).find_map(|a| {
         files.iter().find_map(|file| {
             let path = a.join(file);
-            let text = read_optional(&path).ok()??;
-            let value = read_settings(harness, &path, &text).ok()?;
+            let value = read_hooks_of(harness, &path).ok()??;
             (!wiring::handlers_in(&value, w.event, harness.name(), "").is_empty())
                 .then(|| path.display().to_string())
         })

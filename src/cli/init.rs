@@ -1,7 +1,8 @@
 //! `init`: writes a project's hook configuration for a harness (merged into the file the
 //! harness reads, every other byte kept), a starter store when there is none, and what
 //! the user must still do (Codex's trust, Gemini CLI's start directory and folder
-//! trust). What is written comes from [`crate::wiring`]; this module reads and writes.
+//! trust). For Codex it writes nothing when the gate is already declared in another file
+//! Codex reads (its hooks would both run). What is written comes from [`crate::wiring`]; this module reads and writes.
 
 use std::path::{Path, PathBuf};
 
@@ -127,6 +128,9 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             ));
         }
     }
+    if harness == Harness::Codex {
+        refuse_codex_gate_elsewhere(&dir, &project, &settings, &shown)?;
+    }
     let before = existing.clone().unwrap_or_else(|| "{}\n".to_string());
     let refuse = |e: wiring::ConfigError| {
         format!("`{shown}`: {e}: it was left as it is; fix it, then run init again")
@@ -197,6 +201,31 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
         wiring::sh_quote(&project)
     ));
     Ok(lines)
+}
+
+/// Codex runs every hook it reads, in each config folder's `hooks.json` and `config.toml`:
+/// a gate already declared in any of them but `settings` (the file init writes), say in
+/// the user's `config.toml`, would run beside the one init adds, twice before each call.
+/// So init writes nothing and says where that gate is; it also stops at a file Codex
+/// cannot read as it reads hooks, where a gate may be declared unseen.
+fn refuse_codex_gate_elsewhere(
+    dir: &Path,
+    project: &str,
+    settings: &Path,
+    shown: &str,
+) -> Result<(), String> {
+    let gates = super::doctor::gates_besides(Harness::Codex, dir, settings)
+        .map_err(|problem| format!("{problem}, then run init again (nothing was written)"))?;
+    match gates.first() {
+        None => Ok(()),
+        Some(g) => Err(format!(
+            "`{}` already runs the gate (the hook `{}`), and Codex runs every hook it reads, so another in `{shown}` would run it twice before each call: nothing was written; check that one with `omission-gate doctor codex --dir {}`, or remove it from `{}` and run init again",
+            g.file,
+            codex::hook_key(&g.file, g.group, g.index),
+            wiring::sh_quote(project),
+            g.file
+        )),
+    }
 }
 
 /// What init says of (and does to) a store that is already there. Another harness's
