@@ -980,6 +980,39 @@ fn init_codex_refuses_a_gate_already_declared_in_another_file_codex_reads() {
 }
 
 #[test]
+fn doctor_notes_the_codex_gate_wired_twice() {
+    // Codex 0.171.0 ran both a hook in the user's `config.toml` and one in the project's
+    // `.codex/hooks.json` before one call, and blocked it when the second denied it.
+    let s = Sandbox::new();
+    s.wired("codex");
+    assert_eq!(s.doctor("codex").stderr, "");
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.settings("codex")).unwrap()).unwrap();
+    let group = &hooks["hooks"]["PreToolUse"][0];
+    let user = s.home.join(".codex/config.toml");
+    let key = format!("{}:pre_tool_use:0:0", user.display());
+    let hash = common::codex_trusted_hash(group["matcher"].as_str(), &group["hooks"][0]);
+    let trusted = std::fs::read_to_string(&user).unwrap();
+    std::fs::write(
+        &user,
+        format!(
+            "{trusted}\n[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n\n{}",
+            codex_toml_group(group)
+        ),
+    )
+    .unwrap();
+    let out = s.doctor("codex");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate doctor: note: the hooks `{key}` and `{}:pre_tool_use:0:0` both run the gate, and Codex runs every hook it reads, so each call both select runs it twice (a call either one denies is blocked): keep one of them and remove the other\n",
+            s.settings("codex").display()
+        )
+    );
+}
+
+#[test]
 fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
     // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or
     // `codex_hooks`) in the user config, or in the project's `.codex/config.toml`.

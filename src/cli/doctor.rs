@@ -19,7 +19,8 @@ const DENY_PREFIX: &str = "omission-gate denied this call";
 
 /// What `doctor` found: problems (each one line with its fix), or why it cannot tell.
 /// A note is a gap the wiring cannot close (the harness lets some calls past every
-/// hook): printed on stderr, it does not change the exit code.
+/// hook), or wiring that gates but costs (the gate run twice on a call): printed on
+/// stderr, it does not change the exit code.
 #[derive(Default)]
 struct Findings {
     problems: Vec<String>,
@@ -226,7 +227,10 @@ fn doctor(
         return None;
     }
     match harness {
-        Harness::Codex => check_codex_trust(dir, &ours, f),
+        Harness::Codex => {
+            check_codex_trust(dir, &ours, f);
+            check_codex_gate_twice(&ours, f);
+        }
         Harness::GeminiCli => {
             check_gemini_load_expansion(project, &ours, f);
             for (file, skipped) in gemini_cli::system_files(|key: &str| std::env::var_os(key)) {
@@ -600,6 +604,30 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
                 "the project `{root_text}` is not trusted, so Codex ignores the hooks in its `.codex` folders: add `[projects.{}]` with `trust_level = \"trusted\"` to `{config}`",
                 codex::toml_string(&root_text)
             ));
+        }
+    }
+}
+
+/// Two of the gate's hooks whose matchers select the same call: Codex runs every hook it
+/// reads, in every file (seen with 0.171.0: a hook in the user's `config.toml` and one in
+/// the project's `.codex/hooks.json` both ran before one call, and the call was blocked
+/// when either denied it), so the gate runs twice on that call.
+fn check_codex_gate_twice(ours: &[Handler], f: &mut Findings) {
+    let key = |h: &Handler| codex::hook_key(&h.file, h.group, h.index);
+    for (i, a) in ours.iter().enumerate() {
+        for b in ours.iter().skip(i + 1) {
+            if wiring::overlap(
+                Harness::Codex,
+                a.matcher.as_deref(),
+                b.matcher.as_deref(),
+                &[],
+            ) {
+                f.note(format!(
+                    "the hooks `{}` and `{}` both run the gate, and Codex runs every hook it reads, so each call both select runs it twice (a call either one denies is blocked): keep one of them and remove the other",
+                    key(a),
+                    key(b)
+                ));
+            }
         }
     }
 }
