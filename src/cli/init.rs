@@ -2,7 +2,8 @@
 //! harness reads, every other byte kept), a starter store when there is none, and what
 //! the user must still do (Codex's trust, Gemini CLI's start directory and folder
 //! trust). For Codex it writes nothing when the gate is already declared in another file
-//! Codex reads (its hooks would both run). What is written comes from [`crate::wiring`]; this module reads and writes.
+//! Codex reads (its hooks would both run). What is written comes from [`crate::wiring`];
+//! this module reads and writes.
 
 use std::path::{Path, PathBuf};
 
