@@ -1819,6 +1819,34 @@ fn a_tool_result_sent_as_a_preview_is_not_in_view() {
 }
 
 #[test]
+fn a_forks_own_file_is_read_as_a_subagents() {
+    // Claude Code 2.1.197: a fork (`subagent_type: "fork"`, behind CLAUDE_CODE_FORK_SUBAGENT
+    // or an account rollout) inherits the main conversation; its file opens with a
+    // `fork-context-ref` naming the parent's messages in their stead, then its own chain
+    // (first link without a parent). The fork's own messages count; the inherited ones
+    // are not counted, as a subagent's parent's conversation never is.
+    let scratch = Scratch::new();
+    for (name, verdict) in [
+        (
+            "S-1",
+            "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        ),
+        ("T-1", "verdict   : PASS exit 0"),
+    ] {
+        let (_, agent) = subagent_payload(name, "");
+        let own = std::fs::read_to_string(subagent_fixture(name, &agent)).unwrap();
+        let reference = serde_json::json!({"type": "fork-context-ref", "agentId": agent,
+            "parentSessionId": "s", "parentLastUuid": "u2", "contextLength": 3});
+        let path = scratch.file(
+            &format!("agent-{agent}.jsonl"),
+            format!("{reference}\n{own}").as_bytes(),
+        );
+        let out = check_against("claude-code", &path);
+        assert_eq!(out.verdict_line(), verdict, "{name}: {}", out.stderr);
+    }
+}
+
+#[test]
 fn a_system_entry_of_an_unknown_kind_is_an_error() {
     // A newer kind may be another boundary that changes what the model is sent.
     let scratch = Scratch::new();

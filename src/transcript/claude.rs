@@ -83,9 +83,18 @@ const SYSTEM: [&str; 42] = [
 ///
 /// `content-replacement` is not sent either, but it says which tool results are sent as
 /// something else (see [`replaced_results`]), which the reader reads apart.
-const UNCHAINED: [&str; 19] = [
+///
+/// `fork-context-ref` opens the own file of a fork (a subagent spawned with
+/// `subagent_type: "fork"`, which inherits the main conversation; 2.1.197 offers it when
+/// `CLAUDE_CODE_FORK_SUBAGENT` is true, or in an interactive session an account rollout
+/// turns it on): in place of the parent's messages the fork was sent first, Claude Code
+/// writes only this reference to them (`parentSessionId`, `parentLastUuid`), then the
+/// fork's own chain, whose first link has no parent. That inherited prefix is not
+/// counted (see [`is_subagents_file`]).
+const UNCHAINED: [&str; 20] = [
     "mode",
     "content-replacement",
+    "fork-context-ref",
     "summary",
     "file-history-snapshot",
     "queue-operation",
@@ -211,9 +220,14 @@ fn is_sidechain(obj: &Map<'_>) -> bool {
 }
 
 /// True when the file whose first line is `head` is a subagent's own transcript: its
-/// first entry is a sidechain link.
+/// first entry is a sidechain link, or the `fork-context-ref` a fork's file opens with
+/// (Claude Code 2.1.197 writes it before the fork's first message). A fork's file holds
+/// its own chain only: the parent's messages it inherited are read as a subagent's
+/// parent's conversation always is, as not sent to it (a rule there is blocked, and
+/// comes back as the reason), never from the parent's file.
 fn is_subagents_file(head: &[u8]) -> bool {
-    matches!(super::value::parse(super::trim_line(head)), Ok(Value::Object(obj)) if is_sidechain(&obj))
+    matches!(super::value::parse(super::trim_line(head)), Ok(Value::Object(obj))
+        if is_sidechain(&obj) || obj.get("type").and_then(Value::as_str) == Some("fork-context-ref"))
 }
 
 /// The lines read so far, from the end of the window back.
