@@ -1847,6 +1847,37 @@ fn a_forks_own_file_is_read_as_a_subagents() {
 }
 
 #[test]
+fn a_context_collapse_entry_is_an_error_that_says_what_it_is() {
+    // Claude Code 2.1.197 neither writes nor applies these entries (the build that wrote
+    // one replaces older messages with summaries): the gate cannot tell what is sent.
+    let scratch = Scratch::new();
+    for kind in [
+        "marble-origami-commit",
+        "marble-origami-snapshot",
+        "marble-origami-reset",
+    ] {
+        let text = String::from_utf8(microcompacted(None)).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines.insert(
+            3,
+            serde_json::json!({"type": kind, "sessionId": "s"}).to_string(),
+        );
+        let path = scratch.file("collapsed.jsonl", (lines.join("\n") + "\n").as_bytes());
+        let out = check_against("claude-code", &path);
+        assert_eq!(out.code, 2, "{kind}: {}", out.stdout);
+        assert!(
+            out.stderr.contains(&format!(
+                "{path}: line 4: a context-collapse entry (`marble-origami-*`): "
+            )) && out.stderr.contains(
+                "start a new session with a Claude Code release that does not collapse context"
+            ),
+            "{kind}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn a_system_entry_of_an_unknown_kind_is_an_error() {
     // A newer kind may be another boundary that changes what the model is sent.
     let scratch = Scratch::new();

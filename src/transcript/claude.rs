@@ -114,6 +114,17 @@ const UNCHAINED: [&str; 20] = [
     "attribution-snapshot",
 ];
 
+/// The entries of Claude Code's context collapse, which replaces spans of older messages
+/// with summaries in what the model is sent. Claude Code 2.1.197 holds the code that
+/// writes them but never calls it, and its session loader keeps them apart from the
+/// messages without ever applying them: a file that holds one was written by another
+/// build, whose requests the gate cannot rebuild (see [`Problem::ContextCollapse`]).
+const COLLAPSE: [&str; 3] = [
+    "marble-origami-commit",
+    "marble-origami-snapshot",
+    "marble-origami-reset",
+];
+
 /// True for a line that is a Claude Code entry (for recognising the format).
 pub(super) fn is_entry(obj: &Map<'_>) -> bool {
     matches!(obj.get("type"), Some(Value::String(t))
@@ -161,6 +172,9 @@ fn entry<'a>(line: &Line<'a>, subagent: bool) -> Result<Option<Entry<'a>>, Failu
     let kind = string_at(&obj, "type", line.at, what)?;
     if UNCHAINED.contains(&kind) {
         return Ok(None);
+    }
+    if COLLAPSE.contains(&kind) {
+        return Err(Failure::at(line.at, Problem::ContextCollapse));
     }
     if !CHAINED.contains(&kind) {
         return Err(Failure::unknown(line.at, "an entry", Harness::ClaudeCode));

@@ -260,6 +260,13 @@ pub enum Problem {
         "the model's API cleared parts of this session's context (context editing): the gate cannot tell which tool results the model still sees (turn context editing off for sessions the gate judges, or compact the session)"
     )]
     ContextEdited,
+    /// A Claude Code context-collapse entry (`marble-origami-commit`, `-snapshot`,
+    /// `-reset`): the build that wrote it replaces spans of older messages with summaries,
+    /// which Claude Code 2.1.197 neither does nor records how.
+    #[error(
+        "a context-collapse entry (`marble-origami-*`): the Claude Code that wrote it replaces older messages with summaries in what the model is sent, which the gate cannot follow (Claude Code 2.1.197 never writes these entries): it cannot tell which messages the model still sees (start a new session with a Claude Code release that does not collapse context, such as 2.1.197)"
+    )]
+    ContextCollapse,
     /// A Codex thread rollback after the last compaction.
     #[error(
         "a thread rollback after the last compaction: the gate cannot tell which turns the model still sees (compact the session, or start a new one, to have its calls judged again)"
