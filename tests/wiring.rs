@@ -1013,6 +1013,31 @@ fn doctor_notes_the_codex_gate_wired_twice() {
 }
 
 #[test]
+fn a_project_codex_folder_that_is_codex_home_is_one_file_not_a_gate_wired_twice() {
+    // Codex skips a project's `.codex` that is its `CODEX_HOME` (as written, or once
+    // symlinks are resolved): its hooks are read once. Read twice, doctor told the user
+    // to remove one of two hooks that are the same one, and init refused to run again.
+    let s = Sandbox::new();
+    let folder = s.project.join(".codex");
+    let link = s.home.join("codex-link");
+    std::os::unix::fs::symlink(&folder, &link).unwrap();
+    for codex_home in [&folder, &link] {
+        let env = [("CODEX_HOME", codex_home.to_str().unwrap())];
+        for _ in 0..2 {
+            let out = s.run_with(&["init", "codex", "--dir", s.p()], &env);
+            assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        }
+        let out = s.run_with(&["doctor", "codex", "--dir", s.p()], &env);
+        assert!(
+            !out.stderr.contains("both run the gate"),
+            "{}{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
     // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or
     // `codex_hooks`) in the user config, or in the project's `.codex/config.toml`.

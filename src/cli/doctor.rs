@@ -336,9 +336,9 @@ fn read_hooks_of(harness: Harness, path: &Path) -> Result<Option<Value>, String>
 }
 
 /// The gate's hooks in the files the harness reads hooks from when started in `dir`,
-/// read as doctor reads them, each file but `except` (the one `init` writes). A file the
-/// harness cannot read, or whose hooks Codex cannot parse, is the error: its problem
-/// line, since the gate may be declared in it.
+/// read as doctor reads them, each file but `except` (the one `init` writes, under
+/// whatever path reaches it). A file the harness cannot read, or whose hooks Codex cannot
+/// parse, is the error: its problem line, since the gate may be declared in it.
 pub(super) fn gates_besides(
     harness: Harness,
     dir: &Path,
@@ -348,7 +348,7 @@ pub(super) fn gates_besides(
     let mut gates = Vec::new();
     for path in settings_files(harness, dir)?
         .iter()
-        .filter(|p| *p != except)
+        .filter(|p| !same_path(p, except))
     {
         let Some(value) = read_hooks_of(harness, path)? else {
             continue;
@@ -406,6 +406,16 @@ pub(super) fn w_name(h: Harness) -> &'static str {
     h.title()
 }
 
+/// True when two paths name the same file or folder: equal as written, or once symlinks
+/// are resolved (when both exist).
+fn same_path(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
 /// The files the harness reads hooks from, lowest precedence first.
 fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let home = || home().ok_or("`HOME` is not set, so the user settings cannot be found");
@@ -432,8 +442,16 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
             let user = codex_home().ok_or(
                 "neither `CODEX_HOME` nor `HOME` is set, so the user config cannot be found",
             )?;
+            // Codex skips a project's `.codex` that is its own config folder, as written
+            // or once symlinks are resolved: that folder's hooks are read once, as the
+            // user's (a project that sets `CODEX_HOME` to its `.codex`, a start in `~`).
+            let projects: Vec<PathBuf> = codex_layers(dir)
+                .iter()
+                .map(|l| l.join(".codex"))
+                .filter(|folder| !same_path(folder, &user))
+                .collect();
             let mut folders = vec![PathBuf::from(codex::SYSTEM_DIR), user];
-            folders.extend(codex_layers(dir).iter().map(|l| l.join(".codex")));
+            folders.extend(projects);
             folders
                 .iter()
                 .flat_map(|folder| codex::HOOK_FILES.map(|file| folder.join(file)))
