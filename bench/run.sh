@@ -313,7 +313,7 @@ m = {n: load(n) for n in names}
 # (row label, name, baseline name or None, what the ratio is, target, limit)
 rows = [
     ("floor_1m", "floor_1m", None, None, None),
-    ("check_1m", "check_1m", "floor_1m", "check/floor", 1.25),
+    ("check_1m", "check_1m", "floor_1m", "check/floor", 1.0),
     ("check_1m peak RSS", "check_1m", "rss", "MiB", 64.0),
     ("check_100k", "check_100k", None, None, None),
     ("growth 100k->1m", "check_1m", "check_100k", "check_1m/check_100k", 11.0),
@@ -399,7 +399,7 @@ for n in names:
     st = f"{out}/{n}.status"
     if os.path.exists(st) and open(st).read().startswith("ok "):
         cmds[n] = shlex.split(open(f"{out}/{n}.cmd").read().strip())
-pairs = [("check/floor", "check_1m", "floor_1m", 1.25),
+pairs = [("check/floor", "check_1m", "floor_1m", 1.0),
          ("precheck/check", "precheck_1m", "check_1m", 2.0),
          ("pin/check", "pin_1m", "check_1m", 2.0),
          ("document/jsonl", "document_1m", "check_1m", 2.0),
