@@ -1878,6 +1878,37 @@ fn a_context_collapse_entry_is_an_error_that_says_what_it_is() {
 }
 
 #[test]
+fn a_call_made_from_a_claude_code_repl_script_is_an_error_at_once() {
+    // Claude Code 2.1.197 with CLAUDE_CODE_REPL=1 (run against a mock): each tool a
+    // `REPL` script calls runs the pre-tool hook with an id of its own (`repl_<uuid>`),
+    // while the session file holds nothing of the `REPL` call (nor, ever, of any `REPL`
+    // call or its result, which the model is sent) and gets the script's calls only once
+    // it has ended. No wait can find the context: ERROR at once, saying how to gate.
+    let scratch = Scratch::new();
+    let h = "claude-code";
+    let text = std::fs::read_to_string(fixture(h, "C-1")).unwrap();
+    let path = scratch.file("session.jsonl", text.as_bytes());
+    let mut p: Value = serde_json::from_str(&payload(h, "C-1", &path)).unwrap();
+    p["tool_use_id"] = Value::from("repl_93e31e0b-9ded-451c-ad5a-7d2aff7103cc");
+    let started = std::time::Instant::now();
+    let out = hook_within(h, &store(h), &p.to_string(), &[], WAIT_MS);
+    denied_with_advice(
+        &out,
+        "the call being judged (`repl_93e31e0b-9ded-451c-ad5a-7d2aff7103cc`) is made from a script of Claude Code's REPL tool",
+        FUTILE,
+    );
+    assert!(started.elapsed() < Duration::from_millis(2500), "waited");
+    // An id that only looks alike is an ordinary call the file must record.
+    p["tool_use_id"] = Value::from("repl_not-a-uuid");
+    let out = hook_within(h, &store(h), &p.to_string(), &[], WAIT_MS);
+    denied_with_advice(
+        &out,
+        "does not record the call being judged (`repl_not-a-uuid`)",
+        MAY_PASS,
+    );
+}
+
+#[test]
 fn a_system_entry_of_an_unknown_kind_is_an_error() {
     // A newer kind may be another boundary that changes what the model is sent.
     let scratch = Scratch::new();

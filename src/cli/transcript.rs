@@ -54,6 +54,19 @@ pub(super) struct Wanted<'a> {
 /// The agent's context: the transcript's live context, read fresh, and the context files.
 /// An error says whether the transcript may yet be written ([`Unread::NotYet`]).
 pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
+    // Claude Code writes nothing of a `REPL` call, and the calls its script makes only
+    // once the script has ended: no wait finds the context such a call is made in.
+    if wanted.harness == Some(Harness::ClaudeCode)
+        && let Some(call) = wanted.call
+        && transcript::is_claude_code_repl_call(call)
+    {
+        let problem = TranscriptRead::ReplCall(call.to_string());
+        return Err(Unread::Invalid(InputError::invalid(
+            wanted.path,
+            "transcript",
+            problem,
+        )));
+    }
     let limits = wanted.limits;
     let started = Instant::now();
     let (path, live, head, read) = loop {

@@ -33,6 +33,13 @@ pub enum TranscriptRead {
         /// How long the reader waited, in milliseconds.
         ms: u128,
     },
+    /// Claude Code: the call being judged is made from a `REPL` script, of which the
+    /// session file holds nothing.
+    #[error(
+        "the call being judged (`{}`) is made from a script of Claude Code's REPL tool, and Claude Code does not write the REPL calls the model makes, nor their results, to its session file (it writes the script's calls only once the script has ended), so the file cannot tell what the model was sent: turn the REPL tool off (unset CLAUDE_CODE_REPL), or give the hook --kept instead of --kept-from transcript",
+        clean(.0)
+    )]
+    ReplCall(String),
     /// Codex: the call being judged starts a command with a terminal, whose input Codex
     /// runs no hook for.
     #[error(

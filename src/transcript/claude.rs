@@ -328,6 +328,23 @@ impl<'a> Backward<'_, 'a> {
     }
 }
 
+/// True for the id Claude Code 2.1.197 gives a call made from a script of its `REPL`
+/// tool (on with `CLAUDE_CODE_REPL`): `repl_` and a UUID. Such a call reaches the
+/// pre-tool hook under its own tool's name, while the session file holds nothing of the
+/// `REPL` call it is made from (run against a mock: the file leaves out every `REPL` call
+/// and its result, which the model is sent, and writes the script's calls only once the
+/// script has ended, as calls of their own with empty results), so the file cannot tell
+/// what the model was sent when it wrote the script.
+pub fn is_repl_inner(id: &str) -> bool {
+    id.strip_prefix("repl_").is_some_and(|uuid| {
+        uuid.len() == 36
+            && uuid.char_indices().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => c == '-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    })
+}
+
 pub(super) fn read(
     lines: &[Line<'_>],
     window: Window<'_>,
