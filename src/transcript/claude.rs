@@ -17,7 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use super::value::{Map, Value};
-use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
+use super::{Failure, Line, Live, Piece, Problem, Role, Window, is_uuid, push_strings, string_at};
 use crate::harness::Harness;
 
 const NAME: &str = "Claude Code";
@@ -336,13 +336,7 @@ impl<'a> Backward<'_, 'a> {
 /// script has ended, as calls of their own with empty results), so the file cannot tell
 /// what the model was sent when it wrote the script.
 pub fn is_repl_inner(id: &str) -> bool {
-    id.strip_prefix("repl_").is_some_and(|uuid| {
-        uuid.len() == 36
-            && uuid.char_indices().all(|(i, c)| match i {
-                8 | 13 | 18 | 23 => c == '-',
-                _ => c.is_ascii_hexdigit(),
-            })
-    })
+    id.strip_prefix("repl_").is_some_and(is_uuid)
 }
 
 pub(super) fn read(

@@ -510,6 +510,16 @@ pub(crate) fn push_strings(out: &mut Vec<Piece>, role: Role, at: u64, value: &Va
     out.extend(strings.into_iter().map(|text| Piece { role, text, at }));
 }
 
+/// True for a UUID in its usual text form: 36 characters, hex digits in groups of 8, 4,
+/// 4, 4 and 12 joined by `-` (the ids harnesses give calls no entry records).
+fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 /// A key's value as a string, or an error naming the key.
 pub(crate) fn string_at<'v>(
     obj: &'v Map<'_>,

@@ -8,21 +8,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::value::{Map, Value, parse_lenient};
-use super::super::{Failure, Line, Problem, string_at};
+use super::super::{Failure, Line, Problem, is_uuid, string_at};
 use super::{answered_calls, call_id, is_output};
 
 /// True for the id Codex gives a call made from code mode's JavaScript (the `exec` tool's):
 /// `exec-` and a UUID of its own, which no rollout entry records (Codex 0.171.0,
 /// `core/src/tools/code_mode/mod.rs`, `call_nested_tool`).
 pub fn is_nested(id: &str) -> bool {
-    let Some(uuid) = id.strip_prefix("exec-") else {
-        return false;
-    };
-    uuid.len() == 36
-        && uuid.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        })
+    id.strip_prefix("exec-").is_some_and(is_uuid)
 }
 
 /// The code cell whose JavaScript makes the call being judged, as the rollout records it.
