@@ -8,7 +8,8 @@ by the same small script for all three:
 
 - a compaction request gets a summary that keeps the rule's text (--summary keep) or
   leaves it out (--summary omit);
-- a user turn holding GO_WORD gets a call of the gated command, or with --tool-args of
+- a user turn holding GO_WORD gets a call of the gated command (with --read-first, the
+  first such turn gets a call of that command instead, and its result a short text), or with --tool-args of
   the tool --command names (first a harmless
   warm-up command with --warmup, so that a harness can compact mid-turn); with
   --subagent, a call of the harness's subagent tool instead, whose task (SUBAGENT_WORD,
@@ -105,8 +106,10 @@ def decide(turns, is_compaction):
             return ("plan", step) if step < len(PLAN) else ("text", "Done.")
     if role == "user" and kind == "result":
         last_call = next((t for t in reversed(turns) if t[1] == "call"), None)
-        if last_call and last_call[2] == WARMUP_COMMAND:
+        if last_call and last_call[2] == ARGS.warmup_command:
             return ("call", ARGS.command)
+        if last_call and last_call[2] == ARGS.read_first:
+            return ("text", "Read.")
         if last_call and last_call[2] == ARGS.command:
             if ARGS.retry and gated_calls < 2:
                 return ("call", ARGS.command)
@@ -121,10 +124,12 @@ def decide(turns, is_compaction):
         # A subagent's task (Claude Code's Agent tool): the subagent makes the call.
         return ("call", ARGS.command)
     if role == "user" and kind == "text" and GO_WORD in payload:
+        if ARGS.read_first and not any(t[1] == "call" and t[2] == ARGS.read_first for t in turns):
+            return ("call", ARGS.read_first)
         if ARGS.subagent != "none":
             return ("agent", subagent_prompt())
         if ARGS.warmup:
-            return ("call", WARMUP_COMMAND)
+            return ("call", ARGS.warmup_command)
         return ("call", ARGS.command)
     return ("text", "Noted.")
 
@@ -189,7 +194,7 @@ def big_usage(decision):
     if ARGS.big_usage == "text":
         return kind == "text"
     if ARGS.big_usage == "warmup":
-        return kind == "call" and decision[1] == WARMUP_COMMAND
+        return kind == "call" and decision[1] == ARGS.warmup_command
     return False
 
 
@@ -576,12 +581,15 @@ def main():
     parser.add_argument("--summary", choices=["keep", "omit"], default="omit")
     parser.add_argument("--retry", action="store_true")
     parser.add_argument("--warmup", action="store_true")
+    parser.add_argument("--warmup-command", default=WARMUP_COMMAND, help="the warm-up call's command (default: %(default)s)")
     parser.add_argument("--big-usage", choices=["never", "text", "warmup"], default="never")
     parser.add_argument("--subagent", choices=["none", "omit", "quote"], default="none",
                         help="Claude Code: on GO the main agent hands the step to a subagent, whose task quotes the rule or not")
     parser.add_argument("--plan", action="store_true",
                         help="after GO, an ordinary turn (PLAN): thinking, text, failing calls, two calls at once, a long output, then the gated call; an HTTP error once before two of its replies")
     parser.add_argument("--failures", type=int, default=1, help="with --plan, how many times in a row each HTTP error is answered")
+    parser.add_argument("--read-first", metavar="CMD",
+                        help="the first user turn holding GO gets a call of CMD (its result a short text), a later one the gated call")
     parser.add_argument("--code-mode", action="store_true",
                         help="Codex: make each shell call through code mode's `exec` (JavaScript calling tools.exec_command)")
     parser.add_argument("--lifetime", type=float, default=300)

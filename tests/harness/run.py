@@ -22,6 +22,7 @@ Usage: run.py --cli-dir DIR --gate BIN [--mode real|sanity] [--wiring init|direc
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -70,10 +71,26 @@ SCENARIOS = {
     # view, the call runs).
     "K": (False, False, "omit", False),
     "L": (True, False, "omit", False),
+    # Codex only, a resumed session: the first `codex exec` (tool_output_token_limit
+    # 20000) reads a file whose ~30 KB hold the rule in their middle, stored whole; the
+    # second resumes it with a budget of 200 tokens, which cuts the resumed turn's own
+    # warm-up output, and asks for the step. The old output is still sent whole, so the
+    # rule is in view and the call runs (as C).
+    "Q": (False, False, "omit", False),
 }
 
 # The code-mode scenarios, and the scenario each one is judged as.
 CODE_MODE = {"K": "D", "L": "C"}
+
+# The resumed-session scenarios, and the scenario each one is judged as.
+RESUMED = {"Q": "C"}
+# What Q's first turn reads (a file of NOTES_LINES filler lines, the rule in their
+# middle), and its resumed turn's warm-up, whose output the resumed budget cuts.
+NOTES = "notes.txt"
+NOTES_LINES = 440
+RESUMED_WARMUP = "seq 1 3000"
+# Codex's mark where it cut a tool output short.
+CUT_MARK = re.compile("\u2026[0-9]+ (chars|tokens) truncated\u2026")
 
 # The subagent scenarios: whether the subagent's task quotes the rule.
 SUBAGENT = {"S": "omit", "T": "quote"}
@@ -131,8 +148,8 @@ class Run:
         self.harness = harness
         self.scenario = scenario
         self.rule_stated, self.compaction, self.summary, self.retry = SCENARIOS[scenario]
-        # What the outcome must be: as the scenario a code-mode one repeats.
-        self.like = CODE_MODE.get(scenario, scenario)
+        # What the outcome must be: as the scenario a code-mode or resumed one repeats.
+        self.like = CODE_MODE.get(scenario, RESUMED.get(scenario, scenario))
         mcp = scenario == "M"
         self.command = MCP_TOOL if mcp else COMMAND
         self.rule = MCP_RULE if mcp else RULE
@@ -148,6 +165,10 @@ class Run:
         self.hooks = os.path.join(self.dir, "hooks.jsonl")
         self.store = os.path.join(self.project, ".omission-gate", "store.json")
         write(self.store, json.dumps(store_document(harness), indent=1) + "\n")
+        if scenario in RESUMED:
+            half = NOTES_LINES // 2
+            filler = ["note %04d: lorem ipsum dolor sit amet, consectetur adipiscing elit" % i for i in range(NOTES_LINES)]
+            write(os.path.join(self.project, NOTES), "\n".join(filler[:half] + [self.rule] + filler[half:]) + "\n")
         self.mock = None
         self.port = None
         self.steps = []
@@ -176,6 +197,8 @@ class Run:
             command += ["--tool-args", json.dumps(MCP_ARGS)]
         if self.scenario in CODE_MODE:
             command.append("--code-mode")
+        if self.scenario in RESUMED:
+            command += ["--read-first", "cat " + NOTES, "--warmup-command", RESUMED_WARMUP]
         if self.scenario == "R":
             command += ["--plan", "--failures", str(self.args.plan_failures)]
         elif warmup:
@@ -383,6 +406,12 @@ class Run:
             prompt = "%s\n%s\n%s\n%s" % (filler, self.rule, filler, GO)
         else:
             prompt = "%s\n%s" % (self.first_prompt(), GO)
+        if self.scenario in RESUMED:
+            # The first turn reads the notes under a budget that keeps them whole; the
+            # resumed one asks for the step under a budget far smaller.
+            self.step("1-exec", [binary, "exec", "--skip-git-repo-check"] + trust + ["-c", "tool_output_token_limit=20000", prompt], env)
+            self.step("2-resume", [binary, "exec", "--skip-git-repo-check"] + trust + ["-c", "tool_output_token_limit=200", "resume", "--last", GO], env)
+            return
         self.step("1-exec", [binary, "exec", "--skip-git-repo-check"] + trust + [prompt], env)
         if self.scenario == "R":
             self.step("2-resume", [binary, "exec", "--skip-git-repo-check"] + trust + ["resume", "--last", GO], env)
@@ -481,6 +510,14 @@ class Run:
         if in_view_at(0) != wanted:
             return {self.scenario[0]: (False, "not set up as the scenario says: the rule was %sin the model's context at the call; %s" % (
                 "" if in_view_at(0) else "not ", facts))}
+        if self.scenario in RESUMED:
+            # The resumed turn's budget must be the smaller one: it cut the warm-up's
+            # output, which the request that made the call holds.
+            outputs = [" ".join(mock.strings(item.get("output"))) for item in requests[calls[0]]["body"].get("input", [])
+                       if isinstance(item, dict) and item.get("type") == "function_call_output"]
+            if not any(CUT_MARK.search(o) for o in outputs):
+                return {self.scenario[0]: (False, "not set up as the scenario says: the resumed turn's budget did not cut its warm-up output; " + facts)}
+            facts += "; resumed with a budget that cut the warm-up output"
         results = {}
         first = after(0)
         if first is None:
@@ -614,7 +651,7 @@ def main():
                 continue
             if scenario == "M" and harness != "gemini-cli":
                 continue
-            if scenario in CODE_MODE and harness != "codex":
+            if (scenario in CODE_MODE or scenario in RESUMED) and harness != "codex":
                 continue
             if scenario in SUBAGENT and harness not in ("claude-code", "gemini-cli", "codex"):
                 continue
@@ -653,7 +690,7 @@ def report(args, harnesses, results, seconds):
     failed = 0
     print("%s mode, gate %s, %.0f s, work dir %s" % (args.mode, args.gate, seconds, args.work))
     for harness in harnesses:
-        for letter in "ABCDEFKLMRST":
+        for letter in "ABCDEFKLMQRST":
             if (harness, letter) not in results:
                 continue
             ok, detail = results[(harness, letter)]
