@@ -133,7 +133,7 @@ fn normalize(s: &str) -> String {
 }
 
 /// (harness, fixture, the rule in view) for the gated calls of every session.
-const SESSIONS: [(&str, &str, bool); 22] = [
+const SESSIONS: [(&str, &str, bool); 23] = [
     ("claude-code", "AE-1", false),
     ("claude-code", "AE-2", true),
     ("claude-code", "B-1", true),
@@ -147,6 +147,10 @@ const SESSIONS: [(&str, &str, bool); 22] = [
     // Codex's code mode: the call is made from an `exec` call's JavaScript.
     ("codex", "K-2", false),
     ("codex", "L-2", true),
+    // A resumed Codex session: the rule's only copy is in a tool output stored whole
+    // before the resume, which the resumed process, under a far smaller budget, still
+    // sent whole.
+    ("codex", "Q-3", true),
     ("gemini-cli", "AE-2", false),
     ("gemini-cli", "AE-3", true),
     ("gemini-cli", "B-2", true),
