@@ -546,15 +546,15 @@ fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
 
 /// Pushes a tool output's texts, unless one of them holds Codex's mark of a cut
 /// (`…N chars truncated…` or `…N tokens truncated…`): then none of the output counts.
-/// Such an output was longer than the budget it was stored under, and Codex cuts every
-/// output again, to the budget of the turn that takes it into its history: the one that
-/// ran the tool, or, when a session is resumed, the resuming one (Codex 0.171.0,
-/// `reconstruct_history_from_rollout` records each rollout item again under
-/// `turn_context.truncation_policy`). That budget is the model's or the config's
-/// `tool_output_token_limit`, which the rollout does not record, and a smaller one cuts
-/// the output to as little as it says: no part of the text the rollout shows is sure to
-/// be sent (0.171.0 sent `sign-off…8 tokens truncated…` for a stored `sign-off.…87795
-/// chars truncated…` with the budget unchanged).
+/// Such an output was longer than the budget it was stored under, and Codex may cut it
+/// again as it takes it into the history it sends, to a budget the rollout does not
+/// record (the model's `truncation_policy`, or the config's `tool_output_token_limit`):
+/// 0.171.0 sent `sign-off…8 tokens truncated…` for an MCP tool's output stored as
+/// `sign-off.…87795 chars truncated…`, so no part of the text the rollout shows is sure
+/// to be sent. An output stored whole is sent whole, also after the session is resumed:
+/// the resumed process sends each output recorded before it as the rollout holds it,
+/// whatever its own model or budget (0.171.0, `codex exec resume` and `codex resume` run
+/// against a mock; fixture `codex/Q-3`).
 fn push_output(out: &mut Vec<Piece>, pieces: Vec<Piece>) {
     if !pieces.iter().any(|p| next_cut(&p.text).is_some()) {
         out.extend(pieces);
@@ -665,8 +665,8 @@ mod tests {
         let far = "x".repeat(64 * 1024);
         // No mark: the whole output.
         assert_eq!(read_output(&Value::String("plain".into())), ["plain"]);
-        // A mark anywhere: nothing, however far from it a text stands (a resumed session
-        // cuts it again to its own budget, which may be far smaller).
+        // A mark anywhere: nothing, however far from it a text stands (Codex may cut it
+        // again, to a budget the rollout does not record).
         let text = format!("head rule. {far}{CUT}{far} tail rule.");
         assert!(read_output(&Value::String(text.as_str().into())).is_empty());
         // In one part of several: no part counts.
