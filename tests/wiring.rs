@@ -1038,6 +1038,55 @@ fn a_project_codex_folder_that_is_codex_home_is_one_file_not_a_gate_wired_twice(
 }
 
 #[test]
+fn a_codex_home_inside_the_project_needs_no_project_trust() {
+    // Codex 0.171.0 loads `$CODEX_HOME/config.toml` and `hooks.json` as the user layer,
+    // trust or no trust: seen, with `CODEX_HOME` a folder of an untrusted project (no
+    // `[projects]` entry), a trusted hook in `$CODEX_HOME/hooks.json` ran and blocked
+    // the call, while the same hook in the project's `.codex/hooks.json` was skipped
+    // until the project was trusted.
+    let s = Sandbox::new();
+    let group = codex_group_unwired(&s);
+    let codex_home = s.project.join(".codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let hooks = codex_home.join("hooks.json");
+    std::fs::write(
+        &hooks,
+        serde_json::json!({"hooks": {"PreToolUse": [group.clone()]}}).to_string(),
+    )
+    .unwrap();
+    let key = format!("{}:pre_tool_use:0:0", hooks.display());
+    let hash = common::codex_trusted_hash(group["matcher"].as_str(), &group["hooks"][0]);
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n"),
+    )
+    .unwrap();
+    let env = [("CODEX_HOME", codex_home.to_str().unwrap())];
+    let out = s.run_with(&["doctor", "codex", "--dir", s.p()], &env);
+    assert_clean(&out, &hooks, "codex");
+    assert_eq!(out.stderr, "");
+    // The project's own `.codex` still needs the project trusted.
+    let project_hooks = s.settings("codex");
+    std::fs::create_dir_all(project_hooks.parent().unwrap()).unwrap();
+    std::fs::rename(&hooks, &project_hooks).unwrap();
+    let project_key = format!("{}:pre_tool_use:0:0", project_hooks.display());
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("[hooks.state.{project_key:?}]\ntrusted_hash = {hash:?}\n"),
+    )
+    .unwrap();
+    let out = s.run_with(&["doctor", "codex", "--dir", s.p()], &env);
+    assert_eq!(
+        findings(&out),
+        [format!(
+            "the project `{p}` is not trusted, so Codex ignores the hooks in its `.codex` folders: add `[projects.\"{p}\"]` with `trust_level = \"trusted\"` to `{}/config.toml`",
+            codex_home.display(),
+            p = s.p()
+        )]
+    );
+}
+
+#[test]
 fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
     // Codex 0.171.0 then runs the tool without a word: `[features] hooks = false` (or
     // `codex_hooks`) in the user config, or in the project's `.codex/config.toml`.

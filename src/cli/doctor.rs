@@ -442,14 +442,7 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
             let user = codex_home().ok_or(
                 "neither `CODEX_HOME` nor `HOME` is set, so the user config cannot be found",
             )?;
-            // Codex skips a project's `.codex` that is its own config folder, as written
-            // or once symlinks are resolved: that folder's hooks are read once, as the
-            // user's (a project that sets `CODEX_HOME` to its `.codex`, a start in `~`).
-            let projects: Vec<PathBuf> = codex_layers(dir)
-                .iter()
-                .map(|l| l.join(".codex"))
-                .filter(|folder| !same_path(folder, &user))
-                .collect();
+            let projects = codex_project_folders(dir, &user);
             let mut folders = vec![PathBuf::from(codex::SYSTEM_DIR), user];
             folders.extend(projects);
             folders
@@ -589,6 +582,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             ));
         }
     }
+    let project_folders = codex_project_folders(dir, &home);
     // The machine's own hooks are managed: Codex runs them without trust.
     for h in ours.iter().filter(|h| !codex::managed(Path::new(&h.file))) {
         let key = codex::hook_key(&h.file, h.group, h.index);
@@ -613,9 +607,14 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             Some(_) => {}
         }
         // A project's `.codex` is read only when the project (its root: the nearest
-        // directory above with `.git`, else the start directory) is trusted.
+        // directory above with `.git`, else the start directory) is trusted. The user's
+        // folder is read without it, even when `CODEX_HOME` is a folder of the project
+        // (seen with 0.171.0: a hook in `$CODEX_HOME/hooks.json` of an untrusted
+        // project ran).
         let root = codex_project_root(dir);
-        let in_project = Path::new(&h.file).starts_with(&root);
+        let in_project = Path::new(&h.file)
+            .parent()
+            .is_some_and(|folder| project_folders.iter().any(|p| p == folder));
         let root_text = root.display().to_string();
         if in_project && codex::project_trust(&user, &root_text).as_deref() != Some("trusted") {
             f.problem(format!(
@@ -648,6 +647,19 @@ fn check_codex_gate_twice(ours: &[Handler], f: &mut Findings) {
             }
         }
     }
+}
+
+/// The project config folders Codex reads for a session started in `dir`, in order: the
+/// `.codex` of each of [`codex_layers`], but for one that is `user`, its own config folder
+/// (`CODEX_HOME`), as written or once symlinks are resolved: Codex reads that one once, as
+/// the user's (a project that sets `CODEX_HOME` to its `.codex`, a start in `~`). Only
+/// these need the project trusted; the user's folder does not, wherever it is.
+fn codex_project_folders(dir: &Path, user: &Path) -> Vec<PathBuf> {
+    codex_layers(dir)
+        .iter()
+        .map(|l| l.join(".codex"))
+        .filter(|folder| !same_path(folder, user))
+        .collect()
 }
 
 /// The directories whose `.codex` Codex reads, in order: from the project root (the
