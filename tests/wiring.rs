@@ -1375,8 +1375,9 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
     let extension = s.home.join(".gemini/extensions/rewriter");
     install(&extension, "run_shell_command");
     let hooks = extension.join("hooks/hooks.json");
+    let runs = "also runs before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: list `rewrite` under `hooksConfig.disabled` (it holds under any command line), or uninstall the extension (`gemini extensions uninstall rewriter`)";
     let problem = format!(
-        "the hook `${{extensionPath}}/rewrite.sh` that the Gemini CLI extension `rewriter` brings (in `{}`) also runs before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: turn the extension off in this project (`gemini extensions disable rewriter --scope workspace`, run there), or list `rewrite` under `hooksConfig.disabled`",
+        "the hook `${{extensionPath}}/rewrite.sh` that the Gemini CLI extension `rewriter` brings (in `{}`) {runs}",
         hooks.display()
     );
     assert_eq!(
@@ -1384,7 +1385,11 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
         std::slice::from_ref(&problem)
     );
     // Turned off for this project, as `gemini extensions disable --scope workspace`
-    // writes it: clean; turned off elsewhere only: found.
+    // writes it: still found, since `gemini -e rewriter` loads it all the same
+    // (`ExtensionEnablementManager.isEnabled`: a non-empty `-e` list decides alone, the
+    // file unread; seen with 0.61.0: the hook did not run without `-e`, and ran with
+    // `-e rewriter`), and doctor cannot see the command line; turned off elsewhere only:
+    // found as on.
     let enablement = s.home.join(".gemini/extensions/extension-enablement.json");
     let off_in = |dir: &str| {
         std::fs::write(
@@ -1394,7 +1399,16 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
         .unwrap();
     };
     off_in(s.p());
-    s.assert_doctor_clean("gemini-cli");
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [problem.replace(
+            "also runs",
+            &format!(
+                "is turned off here by `{}`, but `gemini -e rewriter` (`--extensions`) turns the extension on whatever that file says, and the hook then runs",
+                enablement.display()
+            )
+        )]
+    );
     off_in("/elsewhere");
     assert_eq!(
         findings(&s.doctor("gemini-cli")),
@@ -1406,6 +1420,78 @@ fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_ga
     std::fs::write(&user, r#"{"hooksConfig": {"disabled": ["rewrite"]}}"#).unwrap();
     s.assert_doctor_clean("gemini-cli");
     std::fs::remove_file(&user).unwrap();
+    // `security.allowedExtensions` (the last settings file that sets it) keeps an
+    // extension whose source no pattern finds from loading, under any flag
+    // (`ExtensionManager._buildExtension`); `security.blockGitExtensions` one installed
+    // from git. The source is matched as its real path, or, when it is no path, resolved
+    // against the start directory as Node's `path.resolve` does. Seen with 0.61.0, for
+    // an extension installed from `https://github.com/org/rewriter`: its hook did not run
+    // with `^/nowhere` (with `-e rewriter` too) or `^https://github`, ran with
+    // `github\.com/org/` and `^<start dir>/https:/github`, and did not run with
+    // `blockGitExtensions` alone.
+    let meta = extension.join(".gemini-extension-install.json");
+    let from_git = "https://github.com/org/rewriter";
+    std::fs::write(
+        &meta,
+        serde_json::json!({"type": "git", "source": from_git}).to_string(),
+    )
+    .unwrap();
+    let workspace = s.settings("gemini-cli");
+    let wired = std::fs::read_to_string(&workspace).unwrap();
+    let with_security = |security: Value| {
+        let mut v: Value = serde_json::from_str(&wired).unwrap();
+        v["security"] = security;
+        std::fs::write(&workspace, v.to_string()).unwrap();
+    };
+    for (security, loads) in [
+        (
+            serde_json::json!({"allowedExtensions": ["^/nowhere/"]}),
+            false,
+        ),
+        (
+            serde_json::json!({"allowedExtensions": ["github\\.com/org/"]}),
+            true,
+        ),
+        (
+            serde_json::json!({"allowedExtensions": [format!("^{}/https:/github", s.p())]}),
+            true,
+        ),
+        (
+            serde_json::json!({"allowedExtensions": ["^https://github"]}),
+            false,
+        ),
+        // Patterns the regex crate may read otherwise: as if it loads.
+        (
+            serde_json::json!({"allowedExtensions": ["\\A/nowhere"]}),
+            true,
+        ),
+        (serde_json::json!({"allowedExtensions": ["(?=x)"]}), true),
+        (serde_json::json!({"blockGitExtensions": true}), false),
+        // The allow list overrides blockGitExtensions.
+        (
+            serde_json::json!({"blockGitExtensions": true, "allowedExtensions": ["org"]}),
+            true,
+        ),
+        (serde_json::json!({"allowedExtensions": []}), true),
+    ] {
+        with_security(security.clone());
+        let out = s.doctor("gemini-cli");
+        if loads {
+            assert_eq!(findings(&out), std::slice::from_ref(&problem), "{security}");
+        } else {
+            assert_clean(&out, &workspace, "gemini-cli");
+        }
+    }
+    // An allow list and an install record without a source: Gemini CLI stops with an
+    // error, and doctor reports the hook.
+    std::fs::write(&meta, r#"{"type": "local"}"#).unwrap();
+    with_security(serde_json::json!({"allowedExtensions": ["^/nowhere/"]}));
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&problem)
+    );
+    std::fs::write(&workspace, &wired).unwrap();
+    std::fs::remove_file(&meta).unwrap();
     // A hook on a tool the gate does not judge: clean.
     install(&extension, "read_file");
     s.assert_doctor_clean("gemini-cli");

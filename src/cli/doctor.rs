@@ -284,14 +284,25 @@ fn check_other_hooks(
             }
             let other = format!("the hook `{}` in `{}`", one_line(&o.command), o.file);
             match (harness, &o.extension) {
-                (Harness::GeminiCli, Some(extension)) => f.problem(format!(
-                    "the hook `{}` that the Gemini CLI extension `{}` brings (in `{}`) also runs before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: turn the extension off in this project (`gemini extensions disable {} --scope workspace`, run there), or list `{}` under `hooksConfig.disabled`",
-                    one_line(&o.command),
-                    one_line(extension),
-                    o.file,
-                    wiring::sh_quote(extension),
-                    one_line(o.name.as_deref().unwrap_or(&o.command))
-                )),
+                (Harness::GeminiCli, Some(extension)) => {
+                    let name = one_line(&extension.name);
+                    // Turned off for this directory, it is on under `-e NAME`, which
+                    // overrides the enablement file: doctor cannot see the command line.
+                    let runs = match &extension.off_in {
+                        None => "also runs".to_string(),
+                        Some(file) => format!(
+                            "is turned off here by `{file}`, but `gemini -e {}` (`--extensions`) turns the extension on whatever that file says, and the hook then runs",
+                            wiring::sh_quote(&extension.name)
+                        ),
+                    };
+                    f.problem(format!(
+                        "the hook `{}` that the Gemini CLI extension `{name}` brings (in `{}`) {runs} before calls the gate judges, after every hook in the settings files, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: list `{}` under `hooksConfig.disabled` (it holds under any command line), or uninstall the extension (`gemini extensions uninstall {}`)",
+                        one_line(&o.command),
+                        o.file,
+                        one_line(o.name.as_deref().unwrap_or(&o.command)),
+                        wiring::sh_quote(&extension.name)
+                    ))
+                }
                 (Harness::GeminiCli, None) if *sequential && other_at < at => {}
                 (Harness::GeminiCli, None) => f.problem(format!(
                     "{other} also runs before calls the gate judges, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: give the gate's group in `{}` `\"sequential\": true` and put it after that hook (Gemini CLI then shows the gate the call as the hooks before it left it)",
@@ -741,8 +752,11 @@ fn gemini_layers(dir: &Path) -> Vec<(String, Value)> {
     layers
 }
 
-/// The `BeforeTool` hooks that the Gemini CLI extensions on for a session started in
-/// `dir` bring (see [`gemini_cli::EXTENSIONS_DIR`]), each with its extension's name.
+/// The `BeforeTool` hooks that the Gemini CLI extensions a session started in `dir` can
+/// load bring (see [`gemini_cli::EXTENSIONS_DIR`]), each with its extension. One that
+/// the settings keep from loading (see [`gemini_cli::extension_not_loaded`]) is left out;
+/// one that `extension-enablement.json` turns off for `dir` is kept, with that file
+/// named, since `gemini -e NAME`, which doctor cannot see, turns it on.
 fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
     let Some(home) = gemini_cli::user_home(|key: &str| std::env::var_os(key)) else {
         return Vec::new();
@@ -750,7 +764,10 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
     let json =
         |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
     let root = home.join(gemini_cli::EXTENSIONS_DIR);
-    let enablement = json(&root.join(gemini_cli::EXTENSION_ENABLEMENT)).unwrap_or(Value::Null);
+    let enablement_file = root.join(gemini_cli::EXTENSION_ENABLEMENT);
+    let enablement = json(&enablement_file).unwrap_or(Value::Null);
+    let layers = gemini_layers(dir);
+    let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
         .into_iter()
         .flatten()
@@ -762,9 +779,18 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
     let start = dir.display().to_string();
     let mut out = Vec::new();
     for installed in folders {
-        let linked = json(&installed.join(gemini_cli::INSTALL_METADATA)).and_then(|m| {
+        let install = json(&installed.join(gemini_cli::INSTALL_METADATA));
+        let source = install
+            .as_ref()
+            .and_then(|m| m.get("source"))
+            .and_then(Value::as_str);
+        let real = source.and_then(|s| gemini_cli::real_source(s, dir));
+        if gemini_cli::extension_not_loaded(&layers, install.as_ref(), real.as_deref()).is_some() {
+            continue;
+        }
+        let linked = install.as_ref().and_then(|m| {
             (m.get("type").and_then(Value::as_str) == Some("link"))
-                .then(|| m.get("source").and_then(Value::as_str).map(PathBuf::from))
+                .then(|| source.map(PathBuf::from))
                 .flatten()
         });
         let folder = linked.unwrap_or(installed);
@@ -780,9 +806,8 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
         let (Some(name), Some(_)) = (text("name"), text("version")) else {
             continue;
         };
-        if !gemini_cli::extension_enabled(&enablement, name, &start) {
-            continue;
-        }
+        let off_in = (!gemini_cli::extension_enabled(&enablement, name, &start))
+            .then(|| enablement_file.display().to_string());
         let file = folder.join(gemini_cli::EXTENSION_HOOKS);
         let Some(hooks) = json(&file) else {
             continue;
@@ -792,7 +817,10 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
             wiring::other_hooks_in(&hooks, "BeforeTool", Harness::GeminiCli.name(), &shown)
                 .into_iter()
                 .map(|o| wiring::OtherHook {
-                    extension: Some(name.to_string()),
+                    extension: Some(wiring::Extension {
+                        name: name.to_string(),
+                        off_in: off_in.clone(),
+                    }),
                     ..o
                 }),
         );

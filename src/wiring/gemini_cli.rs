@@ -106,9 +106,11 @@ pub fn hooks_off(layers: &[(&str, &Value)], name: &str) -> Option<HooksOff> {
 /// is one, read from the folder its `.gemini-extension-install.json` names when that says
 /// `"type": "link"`. It needs a `gemini-extension.json` with a `name` and a `version`, and
 /// brings hooks in `hooks/hooks.json` (`{"hooks": {"BeforeTool": [...]}}`, as in the
-/// settings). No workspace folder holds extensions. An extension is active unless
+/// settings). No workspace folder holds extensions. The settings can keep one from
+/// loading (see [`extension_not_loaded`]). One loaded is active unless
 /// `extension-enablement.json` there turns it off for the start directory (see
-/// [`extension_enabled`]) or `gemini -e` leaves it out. Its hooks go into the same
+/// [`extension_enabled`]); but given `gemini -e` (`--extensions`), exactly the extensions
+/// it names are active, whatever that file says (`ExtensionEnablementManager.isEnabled`). Its hooks go into the same
 /// `BeforeTool` plan as the settings' hooks, after all of them
 /// (`HookRegistry.getSourcePriority`): they run beside the gate or, when a group is
 /// `"sequential"`, after it, shown the call as the gate let it through, and a
@@ -166,6 +168,118 @@ pub fn extension_enabled(enablement: &Value, name: &str, dir: &str) -> bool {
         }
     }
     enabled
+}
+
+/// Why Gemini CLI 0.61.0 (`ExtensionManager._buildExtension`) loads no part of an
+/// installed extension, whatever its command line, given its settings files (`layers`,
+/// names and contents, in the order it merges them: see [`settings_by_precedence`]), the
+/// extension's `.gemini-extension-install.json` (`install`, parsed) and its `source` as
+/// [`real_source`] resolves it. The last file that sets `security.allowedExtensions`
+/// wins: when it is a list that is not empty, only an extension whose source one of its
+/// patterns (JavaScript regular expressions) finds is loaded; else, with
+/// `security.blockGitExtensions` on, one installed from git or a GitHub release is not.
+/// `None` when it loads, and wherever the reading is not sure (an install record
+/// without a source, which Gemini CLI stops at with an error; a pattern that is not a
+/// string, or that the regex crate may read otherwise than JavaScript does; a source
+/// that is not ASCII, where the two read `\w` and `\d` otherwise): a hook it may bring is
+/// still reported.
+pub fn extension_not_loaded(
+    layers: &[(&str, &Value)],
+    install: Option<&Value>,
+    real_source: Option<&str>,
+) -> Option<String> {
+    // The merged value: the last file's that has the key, null included.
+    let last = |pointer: &str| {
+        layers
+            .iter()
+            .rev()
+            .find_map(|(file, v)| v.pointer(pointer).map(|value| (*file, value)))
+    };
+    let allowed = last("/security/allowedExtensions");
+    let listed = allowed.is_some_and(|(_, v)| match v {
+        Value::Array(a) => !a.is_empty(),
+        Value::String(s) => !s.is_empty(),
+        _ => false,
+    });
+    if let (true, Some((file, Value::Array(patterns)))) = (listed, allowed) {
+        let source = real_source.filter(|s| s.is_ascii())?;
+        install?.get("source")?.as_str()?;
+        let mut found = false;
+        for pattern in patterns {
+            found |= js_regex(pattern.as_str()?)?.is_match(source);
+        }
+        return (!found).then(|| {
+            format!("`{file}` sets `security.allowedExtensions`, and no pattern in it finds its source `{source}`")
+        });
+    }
+    if listed {
+        return None;
+    }
+    let kind = install?.get("type")?.as_str()?;
+    match last("/security/blockGitExtensions") {
+        Some((file, v)) if truthy(v) && matches!(kind, "git" | "github-release") => Some(format!(
+            "`{file}` sets `security.blockGitExtensions`, and it was installed from {}",
+            if kind == "git" {
+                "git"
+            } else {
+                "a GitHub release"
+            }
+        )),
+        _ => None,
+    }
+}
+
+/// A pattern of `security.allowedExtensions` as a regex that finds what JavaScript's
+/// `new RegExp(pattern).test` finds in ASCII text; `None` when it may not: the regex crate
+/// does not compile it, or it holds an escape the two read otherwise (JavaScript reads
+/// `\A` as `A`, `\p` as `p`, the regex crate as an anchor and a class) or a group whose
+/// syntax only one of them knows (`(?`, but for a named or non-capturing group).
+fn js_regex(pattern: &str) -> Option<regex::Regex> {
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let next = chars.next()?;
+            if next.is_ascii_alphanumeric() && !"dDwWsSbBnrtfvxu".contains(next) {
+                return None;
+            }
+        }
+    }
+    let groups_agree = pattern.match_indices("(?").all(|(i, _)| {
+        let after = &pattern[i + 2..];
+        after.starts_with(':') || (after.starts_with('<') && !after[1..].starts_with(['=', '!']))
+    });
+    if !groups_agree {
+        return None;
+    }
+    regex::Regex::new(pattern).ok()
+}
+
+/// An extension's install `source` as Gemini CLI 0.61.0 matches it against
+/// `security.allowedExtensions` (`getRealPath`): the path with every link resolved when
+/// it is there, else resolved against the start directory `cwd` as Node's `path.resolve`
+/// does (so `https://host/org/repo` becomes `<cwd>/https:/host/org/repo`). `None` when it
+/// is not UTF-8.
+pub fn real_source(source: &str, cwd: &Path) -> Option<String> {
+    let joined = cwd.join(source);
+    if let Ok(real) = std::fs::canonicalize(&joined) {
+        return real.to_str().map(str::to_string);
+    }
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::Normal(p) => parts.push(p),
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for p in parts {
+        out.push('/');
+        out.push_str(p.to_str()?);
+    }
+    Some(if out.is_empty() { "/".to_string() } else { out })
 }
 
 /// A directory as the enablement rules are matched against it: `/` at both ends.
@@ -429,6 +543,32 @@ fn shell_quote(arg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_extension_source_is_resolved_as_node_resolves_a_path() {
+        // Seen with 0.61.0: the source `https://github.com/org/rewriter` of an extension
+        // installed from git is found by `github\.com/org/` and `^<start dir>/https:/github`
+        // in `security.allowedExtensions`, not by `^https://github`.
+        let cwd = Path::new("/nonexistent-og/start");
+        assert_eq!(
+            real_source("https://github.com/org/x/", cwd).as_deref(),
+            Some("/nonexistent-og/start/https:/github.com/org/x")
+        );
+        assert_eq!(
+            real_source("/nonexistent-og/a/../b/./c", cwd).as_deref(),
+            Some("/nonexistent-og/b/c")
+        );
+        assert_eq!(real_source("../../..", cwd).as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn only_patterns_both_engines_read_alike_are_used() {
+        assert!(js_regex("github\\.com/org/").is_some());
+        assert!(js_regex("^/home/(?:a|b)/(?<n>x)\\d+$").is_some());
+        for unsure in ["\\A/x", "\\p{L}", "(?i)x", "(?=x)", "(?<!x)y", "[", "\\"] {
+            assert!(js_regex(unsure).is_none(), "{unsure}");
+        }
+    }
 
     #[test]
     fn hooks_are_off_by_the_last_enabled_or_any_disabled_list() {

@@ -287,7 +287,18 @@ pub struct OtherHook {
     pub name: Option<String>,
     /// The Gemini CLI extension that brings it, when one does (see
     /// [`gemini_cli::EXTENSIONS_DIR`]).
-    pub extension: Option<String>,
+    pub extension: Option<Extension>,
+}
+
+/// A Gemini CLI extension that brings a hook.
+#[derive(Debug, Clone)]
+pub struct Extension {
+    /// Its name.
+    pub name: String,
+    /// The file that turns it off for the start directory
+    /// ([`gemini_cli::EXTENSION_ENABLEMENT`]), when one does: it is then on only in a
+    /// session started with `gemini -e` naming it, which overrides that file.
+    pub off_in: Option<String>,
 }
 
 /// The handlers under `hooks.<event>` of one settings file that do not run
