@@ -903,11 +903,17 @@ fn doctor_reads_codex_hooks_declared_in_config_toml() {
 /// The group init writes for Codex in `s`, then `.codex/hooks.json` removed, as if the
 /// gate had never been wired there.
 fn codex_group_unwired(s: &Sandbox) -> Value {
-    s.init("codex");
+    group_unwired(s, "codex", "PreToolUse")
+}
+
+/// The pre-tool group (under `event`) init writes for `harness` in `s`, then the file it
+/// wrote removed, as if the gate had never been wired there.
+fn group_unwired(s: &Sandbox, harness: &str, event: &str) -> Value {
+    s.init(harness);
     let hooks: Value =
-        serde_json::from_str(&std::fs::read_to_string(s.settings("codex")).unwrap()).unwrap();
-    std::fs::remove_file(s.settings("codex")).unwrap();
-    hooks["hooks"]["PreToolUse"][0].clone()
+        serde_json::from_str(&std::fs::read_to_string(s.settings(harness)).unwrap()).unwrap();
+    std::fs::remove_file(s.settings(harness)).unwrap();
+    hooks["hooks"][event][0].clone()
 }
 
 #[test]
@@ -1010,6 +1016,92 @@ fn doctor_notes_the_codex_gate_wired_twice() {
             s.settings("codex").display()
         )
     );
+}
+
+#[test]
+fn a_claude_code_or_gemini_cli_gate_that_runs_beside_another_is_refused_by_init_and_noted_by_doctor()
+ {
+    // Claude Code 2.1.197 runs a hook command once however many of its settings files
+    // declare it (seen: the same command in the user's, the project's and the local
+    // settings ran once before a call; with one space more in one of them, twice, and
+    // the call was blocked when either denied it). Gemini CLI 0.61.0 runs a name and
+    // command once (`HookPlanner.deduplicateHooks`; seen: the same pair in the user's
+    // and the workspace's settings ran once; another name, or another command, twice).
+    for h in ["claude-code", "gemini-cli"] {
+        let s = Sandbox::new();
+        let event = if h == "claude-code" {
+            "PreToolUse"
+        } else {
+            "BeforeTool"
+        };
+        let group = group_unwired(&s, h, event);
+        let user = s.home.join(if h == "claude-code" {
+            ".claude/settings.json"
+        } else {
+            ".gemini/settings.json"
+        });
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        let in_user = |group: &Value| {
+            std::fs::write(
+                &user,
+                serde_json::json!({"hooks": {event: [group]}}).to_string(),
+            )
+            .unwrap();
+        };
+        // The same hook in the user's settings: the harness runs the two as one, so init
+        // writes its own, and doctor notes nothing.
+        in_user(&group);
+        s.wired(h);
+        let out = s.doctor(h);
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (0, ""),
+            "{h}: {}",
+            out.stdout
+        );
+        // Another command (one space more), or for Gemini CLI another name: both run.
+        let mut other = group.clone();
+        if h == "claude-code" {
+            let command = other["hooks"][0]["command"].as_str().unwrap();
+            other["hooks"][0]["command"] = Value::from(command.replacen(" hook ", "  hook ", 1));
+        } else {
+            other["hooks"][0]["name"] = Value::from("omission-gate-user");
+        }
+        in_user(&other);
+        let runs_each = if h == "claude-code" {
+            "Claude Code runs every hook command it reads (the same command once)"
+        } else {
+            "Gemini CLI runs every hook it reads (the same name and command once)"
+        };
+        let out = s.doctor(h);
+        assert_eq!(out.code, 0, "{h}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "omission-gate doctor: note: the hooks `hooks.{event}[0].hooks[0]` in `{}` and `hooks.{event}[0].hooks[0]` in `{}` both run the gate, and {runs_each}, so each call both select runs it twice (a call either one denies is blocked): keep one of them and remove the other\n",
+                user.display(),
+                s.settings(h).display()
+            )
+        );
+        // init in a project without the gate: it writes nothing.
+        std::fs::remove_file(s.settings(h)).unwrap();
+        let store = std::fs::read_to_string(s.store()).unwrap();
+        std::fs::remove_file(s.store()).unwrap();
+        let out = s.run(&["init", h, "--dir", s.p()]);
+        assert_eq!(out.code, 2, "{h}: {}{}", out.stdout, out.stderr);
+        assert_eq!(out.stdout, "");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "omission-gate: init: `{u}` already runs the gate (the hook `hooks.{event}[0].hooks[0]`), and {runs_each}, so another in `{}` would run it twice before each call: nothing was written; check that one with `omission-gate doctor {h} --dir {}`, or remove it from `{u}` and run init again\n",
+                s.settings(h).display(),
+                s.p(),
+                u = user.display()
+            )
+        );
+        assert!(!s.settings(h).exists() && !s.store().exists());
+        std::fs::write(s.store(), store).unwrap();
+    }
 }
 
 #[test]

@@ -227,10 +227,7 @@ fn doctor(
         return None;
     }
     match harness {
-        Harness::Codex => {
-            check_codex_trust(dir, &ours, f);
-            check_codex_gate_twice(&ours, f);
-        }
+        Harness::Codex => check_codex_trust(dir, &ours, f),
         Harness::GeminiCli => {
             check_gemini_load_expansion(project, &ours, f);
             for (file, skipped) in gemini_cli::system_files(|key: &str| std::env::var_os(key)) {
@@ -251,6 +248,7 @@ fn doctor(
         }
         Harness::ClaudeCode => check_claude_managed(&ours, f),
     }
+    check_gate_twice(harness, &ours, f);
     check_other_hooks(harness, &ours, &placed, &others, f);
     if f.unsure.is_some() {
         return None;
@@ -636,26 +634,55 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
     }
 }
 
-/// Two of the gate's hooks whose matchers select the same call: Codex runs every hook it
-/// reads, in every file (seen with 0.171.0: a hook in the user's `config.toml` and one in
-/// the project's `.codex/hooks.json` both ran before one call, and the call was blocked
-/// when either denied it), so the gate runs twice on that call.
-fn check_codex_gate_twice(ours: &[Handler], f: &mut Findings) {
-    let key = |h: &Handler| codex::hook_key(&h.file, h.group, h.index);
+/// Two of the gate's hooks whose matchers select the same call and that the harness does
+/// not run as one (see [`wiring::run_as_one`]), in any files it reads: both run before
+/// that call (seen with Codex 0.171.0: a hook in the user's `config.toml` and one in the
+/// project's `.codex/hooks.json` both ran, and the call was blocked when either denied
+/// it), so the gate runs twice on it.
+fn check_gate_twice(harness: Harness, ours: &[Handler], f: &mut Findings) {
+    let named = |h: &Handler| match harness {
+        Harness::Codex => format!("`{}`", hook_label(harness, h)),
+        _ => format!("`{}` in `{}`", hook_label(harness, h), h.file),
+    };
     for (i, a) in ours.iter().enumerate() {
         for b in ours.iter().skip(i + 1) {
-            if wiring::overlap(
-                Harness::Codex,
-                a.matcher.as_deref(),
-                b.matcher.as_deref(),
-                &[],
-            ) {
+            if wiring::overlap(harness, a.matcher.as_deref(), b.matcher.as_deref(), &[])
+                && !wiring::run_as_one(harness, a, b)
+            {
                 f.note(format!(
-                    "the hooks `{}` and `{}` both run the gate, and Codex runs every hook it reads, so each call both select runs it twice (a call either one denies is blocked): keep one of them and remove the other",
-                    key(a),
-                    key(b)
+                    "the hooks {} and {} both run the gate, and {}, so each call both select runs it twice (a call either one denies is blocked): keep one of them and remove the other",
+                    named(a),
+                    named(b),
+                    runs_each(harness)
                 ));
             }
+        }
+    }
+}
+
+/// Where a hook of the gate is in its file: Codex's trust key (which names the file),
+/// else its place under `hooks`.
+pub(super) fn hook_label(harness: Harness, h: &Handler) -> String {
+    match harness {
+        Harness::Codex => codex::hook_key(&h.file, h.group, h.index),
+        _ => format!(
+            "hooks.{}[{}].hooks[{}]",
+            Wiring::of(harness).event,
+            h.group,
+            h.index
+        ),
+    }
+}
+
+/// Which of the gate's hooks the harness runs (see [`wiring::run_as_one`]), in words.
+pub(super) fn runs_each(harness: Harness) -> &'static str {
+    match harness {
+        Harness::Codex => "Codex runs every hook it reads",
+        Harness::ClaudeCode => {
+            "Claude Code runs every hook command it reads (the same command once)"
+        }
+        Harness::GeminiCli => {
+            "Gemini CLI runs every hook it reads (the same name and command once)"
         }
     }
 }

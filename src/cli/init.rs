@@ -1,9 +1,9 @@
 //! `init`: writes a project's hook configuration for a harness (merged into the file the
 //! harness reads, every other byte kept), a starter store when there is none, and what
 //! the user must still do (Codex's trust, Gemini CLI's start directory and folder
-//! trust). For Codex it writes nothing when the gate is already declared in another file
-//! Codex reads (its hooks would both run). What is written comes from [`crate::wiring`];
-//! this module reads and writes.
+//! trust). It writes nothing when the gate is already declared in another file the
+//! harness reads, in a hook the harness would run beside the one it adds. What is written
+//! comes from [`crate::wiring`]; this module reads and writes.
 
 use std::path::{Path, PathBuf};
 
@@ -129,9 +129,7 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             ));
         }
     }
-    if harness == Harness::Codex {
-        refuse_codex_gate_elsewhere(&dir, &project, &settings, &shown)?;
-    }
+    refuse_gate_elsewhere(harness, &dir, &project, &settings, &command)?;
     let before = existing.clone().unwrap_or_else(|| "{}\n".to_string());
     let refuse = |e: wiring::ConfigError| {
         format!("`{shown}`: {e}: it was left as it is; fix it, then run init again")
@@ -204,25 +202,38 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
     Ok(lines)
 }
 
-/// Codex runs every hook it reads, in each config folder's `hooks.json` and `config.toml`:
-/// a gate already declared in any of them but `settings` (the file init writes), say in
-/// the user's `config.toml`, would run beside the one init adds, twice before each call.
-/// So init writes nothing and says where that gate is; it also stops at a file Codex
-/// cannot read as it reads hooks, where a gate may be declared unseen.
-fn refuse_codex_gate_elsewhere(
+/// The harness runs every hook of the gate it reads but those it runs as one (see
+/// [`wiring::run_as_one`]: for Codex, none; for Claude Code, the same command; for
+/// Gemini CLI, the same name and command): a gate already declared in any file it reads
+/// but `settings` (the file init writes), say in the user's settings, that would not run
+/// as one with the one init adds (whose command is `command`) would run beside it, twice
+/// before each call. So init writes nothing and says where that gate is; it also stops at
+/// a file the harness cannot read as it reads hooks, where a gate may be declared unseen.
+fn refuse_gate_elsewhere(
+    harness: Harness,
     dir: &Path,
     project: &str,
     settings: &Path,
-    shown: &str,
+    command: &str,
 ) -> Result<(), String> {
-    let gates = super::doctor::gates_besides(Harness::Codex, dir, settings)
+    let w = Wiring::of(harness);
+    let shown = text_of(settings)?;
+    let group: Value = serde_json::from_str(&w.group(command)).map_err(|e| e.to_string())?;
+    let written = serde_json::json!({ "hooks": { w.event: [group] } });
+    let ours = wiring::handlers_in(&written, w.event, harness.name(), &shown);
+    let gates = super::doctor::gates_besides(harness, dir, settings)
         .map_err(|problem| format!("{problem}, then run init again (nothing was written)"))?;
-    match gates.first() {
+    let twice = gates
+        .iter()
+        .find(|g| !ours.iter().any(|o| wiring::run_as_one(harness, o, g)));
+    match twice {
         None => Ok(()),
         Some(g) => Err(format!(
-            "`{}` already runs the gate (the hook `{}`), and Codex runs every hook it reads, so another in `{shown}` would run it twice before each call: nothing was written; check that one with `omission-gate doctor codex --dir {}`, or remove it from `{}` and run init again",
+            "`{}` already runs the gate (the hook `{}`), and {}, so another in `{shown}` would run it twice before each call: nothing was written; check that one with `omission-gate doctor {} --dir {}`, or remove it from `{}` and run init again",
             g.file,
-            codex::hook_key(&g.file, g.group, g.index),
+            super::doctor::hook_label(harness, g),
+            super::doctor::runs_each(harness),
+            harness.name(),
             wiring::sh_quote(project),
             g.file
         )),

@@ -343,6 +343,27 @@ pub fn overlap(
         })
 }
 
+/// Whether the harness runs two of the gate's hooks that both select a call as one:
+/// Claude Code 2.1.197 runs a command once however many hooks declare it (seen: the same
+/// command in the user's, the project's and the local settings, with other matchers or
+/// timeouts, ran once; one space more, and it ran twice), Gemini CLI 0.61.0 a name and
+/// command once (`HookPlanner.deduplicateHooks`, keyed by `getHookKey`: seen, the same
+/// pair in the user's and the workspace's settings ran once, another name or command
+/// twice), Codex 0.171.0 every hook it reads (seen: the same command in
+/// `$CODEX_HOME/hooks.json` and the project's ran twice). Hooks that run as one cost
+/// nothing; two that do not both run before each call both select, and the call is
+/// blocked when either denies it.
+pub fn run_as_one(harness: Harness, a: &Handler, b: &Handler) -> bool {
+    fn name(h: &Handler) -> &str {
+        h.object.get("name").and_then(Value::as_str).unwrap_or("")
+    }
+    match harness {
+        Harness::Codex => false,
+        Harness::ClaudeCode => a.command == b.command,
+        Harness::GeminiCli => a.command == b.command && name(a) == name(b),
+    }
+}
+
 /// The payload the harness would send for a call of `tool` with `input`, in a session
 /// whose transcript is `transcript` (see [`doctor_transcript`]).
 pub fn payload(
