@@ -121,14 +121,23 @@ pub(super) fn kept_fingerprint(
     if a.len() + b.len() != plan.kept.len() {
         return Err(Fallback);
     }
-    let mut all = a;
-    all.extend(b);
-    // Each worker's are in `seq` order when the input's `seq`s rise: a stable sort
-    // merges the two runs.
-    all.sort_by_key(|d| d.0);
-    Ok(fingerprint_of(all.into_iter().filter_map(|(_, k, d)| {
-        Some((plan.kept.get(k as usize).copied()?, d))
-    })))
+    let named = |&(_, k, d): &Digested| Some((plan.kept.get(k as usize).copied()?, d));
+    let rising = |v: &[Digested]| v.windows(2).all(|w| matches!(w, [x, y] if x.0 <= y.0));
+    if !rising(&a) || !rising(&b) {
+        let mut all = a;
+        all.extend(b);
+        all.sort_by_key(|d| d.0);
+        return Ok(fingerprint_of(all.iter().filter_map(named)));
+    }
+    // Each worker's are in `seq` order when the input's `seq`s rise: merged as a stable
+    // sort of the two runs one after the other would order them (on a tie, `a`'s first).
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    let merged = std::iter::from_fn(|| match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    });
+    Ok(fingerprint_of(merged.filter_map(named)))
 }
 
 /// A kept record's `seq`, index among the plan's kept ids, and digest.

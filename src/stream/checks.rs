@@ -16,6 +16,16 @@ pub(super) struct Links<'e> {
 }
 
 impl<'e> Links<'e> {
+    /// The two workers' entries, with their fact fields (taken out of them before).
+    pub(super) fn of([a, b]: [&'e Worker; 2], fields: [Fields<'e>; 2]) -> Links<'e> {
+        Links {
+            entries: [&a.entries, &b.entries],
+            names: [&a.names, &b.names],
+            deps: [&a.deps, &b.deps],
+            fields,
+        }
+    }
+
     /// Every entry, with its worker.
     pub(super) fn all(&self) -> impl Iterator<Item = (usize, &'e Entry)> + '_ {
         let [a, b] = self.entries;
@@ -87,6 +97,18 @@ impl<'e> Links<'e> {
         }
         Ok(())
     }
+}
+
+/// [`Links::check`] of the two workers (taken out of `workers`: their fact fields, taken
+/// out of them before, are `fields`), which are then let go on this thread.
+pub(super) fn check_workers(
+    workers: &Mutex<Option<[Worker; 2]>>,
+    fields: [Fields<'_>; 2],
+) -> Result<(), Fallback> {
+    let [mut a, mut b] = workers.lock().map_err(|_| Fallback)?.take().ok_or(Fallback)?;
+    let hashes = Mutex::new([std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)]);
+    let links = Links::of([&a, &b], fields);
+    links.check(&hashes, &links.index(), true)
 }
 
 /// The non-chatter records' entries by id hash, with the worker (0 or 1) each came from.

@@ -26,6 +26,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
+use std::mem::take;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -158,7 +159,7 @@ fn finish<R>(
             .chain(b.seqs.iter().copied().zip(b.tokens.iter().copied()))
             .collect();
         tokens.sort_unstable_by_key(|t| t.0);
-        let mut ranges = std::mem::take(&mut a.ranges);
+        let mut ranges = take(&mut a.ranges);
         ranges.append(&mut b.ranges);
         Budget { tokens, ranges }
     });
@@ -185,66 +186,57 @@ fn finish<R>(
     {
         return Err(Fallback);
     }
-    (a.seqs, b.seqs) = (Vec::new(), Vec::new());
     let total = a.hashes.len() + b.hashes.len();
 
-    // The id hashes (sorted in place by the duplicate check) and the entries go to the
-    // checks; the rest of each worker goes to the store.
-    let hashes = Mutex::new([std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)]);
+    // The fact fields go to both sides; the rest of each worker goes to the store, or to
+    // the checks (the id hashes, sorted in place by the duplicate check, and the entries).
+    let [fa, fb] = [&mut a, &mut b].map(|w| (take(&mut w.field_names), take(&mut w.field_at)));
+    let fields = [&fa, &fb].map(|(names, at)| Fields { names, at });
     let mut parts = [Held::take(&mut a), Held::take(&mut b)];
     // The fingerprint of the kept records, from their digests: on the checks' thread when
     // there is one (the store is built meanwhile, and needs it last).
-    let digests = Mutex::new(Some([
-        std::mem::take(&mut a.digests),
-        std::mem::take(&mut b.digests),
-    ]));
+    let digests = Mutex::new(Some([take(&mut a.digests), take(&mut b.digests)]));
     let fingerprint = || -> Result<String, Fallback> {
         let digests = digests.lock().map_err(|_| Fallback)?.take();
         kept_fingerprint(plan, digests.ok_or(Fallback)?)
     };
-    let links = Links {
-        entries: [&a.entries, &b.entries],
-        names: [&a.names, &b.names],
-        deps: [&a.deps, &b.deps],
-        fields: [a.fields(), b.fields()],
-    };
     if plan.pin {
+        (a.seqs, b.seqs) = (Vec::new(), Vec::new());
+        let hashes = Mutex::new([take(&mut a.hashes), take(&mut b.hashes)]);
+        let links = Links::of([&a, &b], fields);
         let index = links.index();
         links.check(&hashes, &index, true)?;
-        let (store, totals, compaction) = build(
-            plan,
-            &mut parts,
-            links.fields,
-            total,
-            Some(&index),
-            fingerprint,
-        )?;
+        let (store, totals, compaction) =
+            build(plan, &mut parts, fields, total, Some(&index), fingerprint)?;
         return Ok(then(store, totals, compaction, budget));
     }
+    // What is left of the workers goes to the checks, which let it go when done: freeing
+    // it (tens of megabytes) is then on neither the store's side nor the way out.
+    let workers = Mutex::new(Some([a, b]));
     std::thread::scope(|s| {
         // The store is built beside them: one thread is theirs, and the duplicate check
         // sorts one worker's hashes on a thread of its own, which takes up the time the
         // store's side leaves when it is done first.
         let (sha, sha_here) = std::sync::mpsc::channel();
-        let (links, hashes, fingerprint) = (&links, &hashes, &fingerprint);
+        let (workers, fingerprint) = (&workers, &fingerprint);
         let checks = move || {
             // A failed send: the store's side gave up already.
             let _ = sha.send(fingerprint());
-            links.check(hashes, &links.index(), true)
+            check_workers(workers, fields)
         };
         match std::thread::Builder::new().spawn_scoped(s, checks) {
             Ok(checker) => {
                 let sha = || sha_here.recv().unwrap_or(Err(Fallback));
-                let result = build(plan, &mut parts, links.fields, total, None, sha)
+                let result = build(plan, &mut parts, fields, total, None, sha)
                     .map(|(store, totals, compaction)| then(store, totals, compaction, budget));
                 checker.join().unwrap_or(Err(Fallback))?;
                 result
             }
             // No second thread (a resource limit): the checks run here, first.
             Err(_) => {
-                links.check(hashes, &links.index(), true)?;
+                check_workers(workers, fields)?;
                 let (store, totals, compaction) =
-                    build(plan, &mut parts, links.fields, total, None, fingerprint)?;
+                    build(plan, &mut parts, fields, total, None, fingerprint)?;
                 Ok(then(store, totals, compaction, budget))
             }
         }

@@ -291,14 +291,6 @@ impl Worker {
         }
     }
 
-    /// This worker's fact field names.
-    pub(super) fn fields(&self) -> Fields<'_> {
-        Fields {
-            names: &self.field_names,
-            at: &self.field_at,
-        }
-    }
-
     /// `ids`, added to `names` and, as one run, to `deps`: the run's range.
     pub(super) fn deps<'s>(
         &mut self,
