@@ -47,23 +47,20 @@ impl<'e> Links<'e> {
         self.fields.get(w)?.get(e.field)
     }
 
-    /// No two records share an id (`hashes`, each worker's id hashes, are sorted in
-    /// place, on a second thread too when `two_threads`), and each `supersedes` and
+    /// No two records share an id (`hashes`, each worker's id hashes, are sorted, on a
+    /// second thread too when `two_threads`, and let go), and each `supersedes` and
     /// `depends_on` names a record it may name.
     pub(super) fn check(
         &self,
-        hashes: &Mutex<IdHashes>,
+        [mut a, mut b]: IdHashes,
         entries: &Entries<'e>,
         two_threads: bool,
     ) -> Result<(), Fallback> {
-        {
-            let mut hashes = hashes.lock().map_err(|_| Fallback)?;
-            let [a, b] = &mut *hashes;
-            // A shared hash may be a real duplicate: the exact loader decides.
-            if has_duplicate([a, b], two_threads) {
-                return Err(Fallback);
-            }
+        // A shared hash may be a real duplicate: the exact loader decides.
+        if has_duplicate([&mut a, &mut b], two_threads) {
+            return Err(Fallback);
         }
+        drop((a, b));
         for (w, e) in self.all() {
             if let Some(target) = e.supersedes {
                 let target = entries.name(w, target).ok_or(Fallback)?;
@@ -99,16 +96,22 @@ impl<'e> Links<'e> {
     }
 }
 
-/// [`Links::check`] of the two workers (taken out of `workers`: their fact fields, taken
-/// out of them before, are `fields`), which are then let go on this thread.
-pub(super) fn check_workers(
-    workers: &Mutex<Option<[Worker; 2]>>,
-    fields: [Fields<'_>; 2],
-) -> Result<(), Fallback> {
-    let [mut a, mut b] = workers.lock().map_err(|_| Fallback)?.take().ok_or(Fallback)?;
-    let hashes = Mutex::new([std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)]);
+/// The two workers, out of `workers`, for [`check_workers`]; their `seq`s (read by now)
+/// are let go first.
+pub(super) fn for_checks(workers: &Mutex<Option<[Worker; 2]>>) -> Result<[Worker; 2], Fallback> {
+    let mut both = workers.lock().map_err(|_| Fallback)?.take().ok_or(Fallback)?;
+    for w in &mut both {
+        w.seqs = Vec::new();
+    }
+    Ok(both)
+}
+
+/// [`Links::check`] of the two workers (their fact fields, taken out of them before, are
+/// `fields`), which are then let go on this thread.
+pub(super) fn check_workers([mut a, mut b]: [Worker; 2], fields: [Fields<'_>; 2]) -> Result<(), Fallback> {
+    let hashes = [std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)];
     let links = Links::of([&a, &b], fields);
-    links.check(&hashes, &links.index(), true)
+    links.check(hashes, &links.index(), true)
 }
 
 /// The non-chatter records' entries by id hash, with the worker (0 or 1) each came from.

@@ -202,10 +202,10 @@ fn finish<R>(
     };
     if plan.pin {
         (a.seqs, b.seqs) = (Vec::new(), Vec::new());
-        let hashes = Mutex::new([take(&mut a.hashes), take(&mut b.hashes)]);
+        let hashes = [take(&mut a.hashes), take(&mut b.hashes)];
         let links = Links::of([&a, &b], fields);
         let index = links.index();
-        links.check(&hashes, &index, true)?;
+        links.check(hashes, &index, true)?;
         let (store, totals, compaction) =
             build(plan, &mut parts, fields, total, Some(&index), fingerprint)?;
         return Ok(then(store, totals, compaction, budget));
@@ -221,8 +221,9 @@ fn finish<R>(
         let (workers, fingerprint) = (&workers, &fingerprint);
         let checks = move || {
             // A failed send: the store's side gave up already.
+            let workers = for_checks(workers);
             let _ = sha.send(fingerprint());
-            check_workers(workers, fields)
+            check_workers(workers?, fields)
         };
         match std::thread::Builder::new().spawn_scoped(s, checks) {
             Ok(checker) => {
@@ -234,7 +235,7 @@ fn finish<R>(
             }
             // No second thread (a resource limit): the checks run here, first.
             Err(_) => {
-                check_workers(workers, fields)?;
+                check_workers(for_checks(workers)?, fields)?;
                 let (store, totals, compaction) =
                     build(plan, &mut parts, fields, total, None, fingerprint)?;
                 Ok(then(store, totals, compaction, budget))
