@@ -93,7 +93,9 @@ fn escape_chars(s: &str, newline_ok: bool, unsafe_char: impl Fn(char) -> bool) -
     // Printable ASCII (and a line break, when it is kept) is never unsafe: a text of
     // nothing else is passed over byte by byte, without decoding a char.
     let plain = |b: u8| (0x20..0x7f).contains(&b) || (newline_ok && b == b'\n');
-    if s.bytes().all(plain) || !s.chars().any(&unsafe_char) {
+    // In blocks, without a branch per byte (a report can be megabytes).
+    let all_plain = |block: &[u8]| block.iter().fold(true, |ok, &b| ok & plain(b));
+    if s.as_bytes().chunks(64).all(all_plain) || !s.chars().any(&unsafe_char) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -122,12 +124,22 @@ pub fn edit_distance(a: &[char], b: &str, most: usize) -> Option<usize> {
     if b.len() > (a.len() + most) * 4 {
         return None;
     }
-    let b: Vec<char> = b.chars().collect();
-    if b.len().abs_diff(a.len()) > most {
+    if b.chars().count().abs_diff(a.len()) > most {
         return None;
     }
-    let mut row: Vec<usize> = (0..=a.len()).collect();
-    for (j, &cb) in b.iter().enumerate() {
+    // One row of the table; on the stack when `a` is short (a record's kind, an id).
+    let (mut small, mut large) = ([0; 32], Vec::new());
+    let row: &mut [usize] = match small.get_mut(..=a.len()) {
+        Some(row) => row,
+        None => {
+            large.resize(a.len() + 1, 0);
+            &mut large
+        }
+    };
+    for (i, slot) in row.iter_mut().enumerate() {
+        *slot = i;
+    }
+    for (j, cb) in b.chars().enumerate() {
         let mut diagonal = j;
         let mut left = j + 1;
         let mut lowest = left;
