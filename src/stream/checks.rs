@@ -99,7 +99,11 @@ impl<'e> Links<'e> {
 /// The two workers, out of `workers`, for [`check_workers`]; their `seq`s (read by now)
 /// are let go first.
 pub(super) fn for_checks(workers: &Mutex<Option<[Worker; 2]>>) -> Result<[Worker; 2], Fallback> {
-    let mut both = workers.lock().map_err(|_| Fallback)?.take().ok_or(Fallback)?;
+    let mut both = workers
+        .lock()
+        .map_err(|_| Fallback)?
+        .take()
+        .ok_or(Fallback)?;
     for w in &mut both {
         w.seqs = Vec::new();
     }
@@ -108,7 +112,10 @@ pub(super) fn for_checks(workers: &Mutex<Option<[Worker; 2]>>) -> Result<[Worker
 
 /// [`Links::check`] of the two workers (their fact fields, taken out of them before, are
 /// `fields`), which are then let go on this thread.
-pub(super) fn check_workers([mut a, mut b]: [Worker; 2], fields: [Fields<'_>; 2]) -> Result<(), Fallback> {
+pub(super) fn check_workers(
+    [mut a, mut b]: [Worker; 2],
+    fields: [Fields<'_>; 2],
+) -> Result<(), Fallback> {
     let hashes = [std::mem::take(&mut a.hashes), std::mem::take(&mut b.hashes)];
     let links = Links::of([&a, &b], fields);
     links.check(hashes, &links.index(), true)

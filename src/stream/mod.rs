@@ -25,8 +25,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Mutex;
 use std::mem::take;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
