@@ -193,6 +193,16 @@ mod tests {
         assert_eq!(escape_unsafe("ok\nx\u{2028}"), "ok\nx\\u2028");
         assert_eq!(escape_unsafe("ok\u{7f}"), "ok\\u007f");
         assert_eq!(one_line("ok\t"), "ok\\u0009");
+        // The plain-text test goes by blocks of 64 bytes: an unsafe character in any
+        // block, at either end of one, is found.
+        let long = "x".repeat(200);
+        assert!(matches!(escape_unsafe(&long), Cow::Borrowed(_)));
+        for at in [0, 63, 64, 127, 128, 199] {
+            let mut s = long.clone();
+            s.replace_range(at..=at, "\u{7}");
+            let want = format!("{}\\u0007{}", &long[..at], &long[at + 1..]);
+            assert_eq!(escape_unsafe(&s), want, "at {at}");
+        }
     }
 
     #[test]
@@ -205,5 +215,10 @@ mod tests {
         assert_eq!(d("f_002", "f_02", 1), Some(1));
         assert_eq!(d("é1", "e1", 1), Some(1));
         assert_eq!(d("a", &"a".repeat(100), 2), None);
+        // Past 31 characters the row is on the heap: the same distances.
+        let long = "field_".repeat(8);
+        assert_eq!(d(&long, &format!("{long}x"), 2), Some(1));
+        assert_eq!(d(&format!("{long}ab"), &long, 2), Some(2));
+        assert_eq!(d(&format!("{long}abc"), &long, 2), None);
     }
 }

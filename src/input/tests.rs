@@ -674,3 +674,43 @@ fn texts_written_alike_are_judged_as_each_alone() {
         assert_eq!(got, want, "held up to {most} bytes");
     }
 }
+
+#[test]
+fn plain_kept_ids_are_split_as_str_split_splits() {
+    // The split by memchr against `str::split` and the same filters.
+    let reference = |text: &str, from_file: bool| -> Vec<String> {
+        let sep = if from_file { '\n' } else { ',' };
+        text.split(sep)
+            .map(|id| {
+                if from_file {
+                    id.strip_suffix('\r').unwrap_or(id)
+                } else {
+                    id
+                }
+            })
+            .filter(|id| !id.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    for text in [
+        "",
+        "\n",
+        ",",
+        "a",
+        "a\n",
+        "\na",
+        "a\r\nb\r\n",
+        "a,,b,",
+        ",a,b",
+        "\r\n\r\n",
+        "é1\nü,2\n\n3",
+        "r0900001\nr0900002\nr0900003\n",
+    ] {
+        for from_file in [false, true] {
+            let got: Vec<String> = plain_kept_ids(text, from_file)
+                .map(str::to_string)
+                .collect();
+            assert_eq!(got, reference(text, from_file), "{text:?} {from_file}");
+        }
+    }
+}
