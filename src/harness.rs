@@ -366,6 +366,17 @@ pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
     tool == call || roles(tool).is_some_and(|r| roles(call) == Some(r))
 }
 
+/// Whether a store that names `name` meant the tool a hook of this harness sees called
+/// `call`, though the harness never sends a call under `name`: the same name in another
+/// case (`bash` for Claude Code's `Bash`), or, in Codex, a name the model calls its shell
+/// tool by (`exec_command`, `shell`, `shell_command`, `local_shell`), whose calls Codex
+/// sends to hooks as `Bash`.
+pub fn hook_name_of(harness: Harness, name: &str, call: &str) -> bool {
+    const CODEX_SHELL: [&str; 4] = ["exec_command", "shell", "shell_command", "local_shell"];
+    (name != call && name.eq_ignore_ascii_case(call))
+        || (harness == Harness::Codex && call == "Bash" && CODEX_SHELL.contains(&name))
+}
+
 /// The other built-ins of this harness that do what its built-in `tool` does (`Monitor`
 /// and `PowerShell` beside Claude Code's `Bash`, `MultiEdit` beside its `Edit`).
 pub fn same_kind(harness: Harness, tool: &str) -> impl Iterator<Item = &'static str> {

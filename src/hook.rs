@@ -537,6 +537,18 @@ fn named_another_way(
         return built_in;
     }
     if !named.contains(tool) {
+        // The call's own tool, named as the harness never sends it to hooks.
+        let meant = named
+            .iter()
+            .find(|name| crate::harness::hook_name_of(harness, name, tool));
+        if let Some(name) = meant {
+            let problem = InputProblem::NotHookName {
+                tool: name.to_string(),
+                harness: harness.title(),
+                instead: tool.to_string(),
+            };
+            return Some(InputError::invalid(&setup.store, "", problem));
+        }
         // Another built-in of this harness that does what this one does.
         let sibling = crate::harness::same_kind(harness, tool).find(|n| named.contains(*n));
         if let Some(name) = sibling {

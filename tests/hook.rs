@@ -961,7 +961,19 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
             "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
         )
     };
-    let cases: [(&str, String, String, String); 15] = [
+    let hook_name = |harness: &str, named: &str, sent: &str| {
+        format!(
+            "{harness} sends this call to its hooks as `{sent}`, and the store names `{named}` but never `{sent}`, so no rule that names `{named}` binds this call: name `{sent}` wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
+        )
+    };
+    let cases: [(&str, String, String, String); 19] = [
+        // A name in another case, and Codex's shell tool named as the model calls it: no
+        // hook call ever carries those names (a new user's store, run in the real CLIs:
+        // the call ran).
+        ("claude-code", "bash".into(), "Bash".into(), hook_name("Claude Code", "bash", "Bash")),
+        ("gemini-cli", "Run_Shell_Command".into(), "run_shell_command".into(), hook_name("Gemini CLI", "Run_Shell_Command", "run_shell_command")),
+        ("codex", "exec_command".into(), "Bash".into(), hook_name("Codex", "exec_command", "Bash")),
+        ("codex", "shell".into(), "Bash".into(), hook_name("Codex", "shell", "Bash")),
         ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Gemini CLI 0.61.0 runs `grep_search` under its old name too, and its hook sees
         // the name the model called.

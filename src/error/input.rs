@@ -109,6 +109,26 @@ pub enum InputProblem {
         /// The name to list too.
         instead: String,
     },
+    /// A hook's store names the tool being called otherwise than the harness sends it to
+    /// hooks, and never as it sends it: in another case (`bash` for `Bash`), or by the
+    /// name the model calls it (Codex's `exec_command` for `Bash`).
+    #[error(
+        "{harness} sends this call to its hooks as `{}`, and the store names `{}` but never `{}`, so no rule that names `{}` binds this call: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        clean(.instead),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool)
+    )]
+    NotHookName {
+        /// The name the store gives.
+        tool: String,
+        /// The harness answered.
+        harness: &'static str,
+        /// The name the harness sends to hooks.
+        instead: String,
+    },
     /// A hook's store names a built-in tool of this harness, and not another built-in
     /// that does the same (`Edit`, not `MultiEdit`), whose calls no rule would bind.
     #[error(
