@@ -129,7 +129,7 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             ));
         }
     }
-    refuse_gate_elsewhere(harness, &dir, &project, &settings, &command)?;
+    refuse_gate_elsewhere(harness, &dir, &project, &settings, &shown, &command)?;
     let before = existing.clone().unwrap_or_else(|| "{}\n".to_string());
     let refuse = |e: wiring::ConfigError| {
         format!("`{shown}`: {e}: it was left as it is; fix it, then run init again")
@@ -205,22 +205,22 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
 /// The harness runs every hook of the gate it reads but those it runs as one (see
 /// [`wiring::run_as_one`]: for Codex, none; for Claude Code, the same command; for
 /// Gemini CLI, the same name and command): a gate already declared in any file it reads
-/// but `settings` (the file init writes), say in the user's settings, that would not run
-/// as one with the one init adds (whose command is `command`) would run beside it, twice
-/// before each call. So init writes nothing and says where that gate is; it also stops at
+/// but `settings` (the file init writes, `shown` as text), say in the user's settings,
+/// that would not run as one with the one init adds (whose command is `command`) would
+/// run beside it, twice before each call. So init writes nothing and says where that gate is; it also stops at
 /// a file the harness cannot read as it reads hooks, where a gate may be declared unseen.
 fn refuse_gate_elsewhere(
     harness: Harness,
     dir: &Path,
     project: &str,
     settings: &Path,
+    shown: &str,
     command: &str,
 ) -> Result<(), String> {
     let w = Wiring::of(harness);
-    let shown = text_of(settings)?;
     let group: Value = serde_json::from_str(&w.group(command)).map_err(|e| e.to_string())?;
     let written = serde_json::json!({ "hooks": { w.event: [group] } });
-    let ours = wiring::handlers_in(&written, w.event, harness.name(), &shown);
+    let ours = wiring::handlers_in(&written, w.event, harness.name(), shown);
     let gates = super::doctor::gates_besides(harness, dir, settings)
         .map_err(|problem| format!("{problem}, then run init again (nothing was written)"))?;
     let twice = gates

@@ -110,8 +110,8 @@ pub fn hooks_off(layers: &[(&str, &Value)], name: &str) -> Option<HooksOff> {
 /// loading (see [`extension_not_loaded`]). One loaded is active unless
 /// `extension-enablement.json` there turns it off for the start directory (see
 /// [`extension_enabled`]); but given `gemini -e` (`--extensions`), exactly the extensions
-/// it names are active, whatever that file says (`ExtensionEnablementManager.isEnabled`). Its hooks go into the same
-/// `BeforeTool` plan as the settings' hooks, after all of them
+/// it names are active, whatever that file says (`ExtensionEnablementManager.isEnabled`).
+/// Its hooks go into the same `BeforeTool` plan as the settings' hooks, after all of them
 /// (`HookRegistry.getSourcePriority`): they run beside the gate or, when a group is
 /// `"sequential"`, after it, shown the call as the gate let it through, and a
 /// `tool_input` one returns is the call that runs.
