@@ -1298,3 +1298,101 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
         }
     }
 }
+
+/// Claude Code runs a hook command in the session's current directory, which moves when
+/// the agent runs `cd sub` (a real run of 2.1.197: the hook's `cwd` was `sub`). A hook
+/// wired with a relative `--store` then read `sub/`'s file of that name, a harmless store
+/// there, and the refund passed. While the hook runs outside `$CLAUDE_PROJECT_DIR`, a
+/// relative path flag is denied with the fix; in the project, and with an absolute path
+/// anywhere, the call is judged as usual.
+#[test]
+fn a_relative_path_in_a_claude_code_hook_run_outside_the_project_denies_with_the_fix() {
+    let project = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-relative");
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let store = std::fs::read_to_string(STORE).unwrap();
+    std::fs::write(project.join("s.json"), &store).unwrap();
+    // What the agent's current directory may hold under the same name: nothing binds.
+    std::fs::write(
+        sub.join("s.json"),
+        r#"{"records": [{"id": "n1", "seq": 1, "kind": "chatter", "text": "Notes."}], "kept": []}"#,
+    )
+    .unwrap();
+    std::fs::write(project.join("tools.txt"), REFUND_TOOL).unwrap();
+    let refund = payload(
+        "claude-code",
+        REFUND_TOOL,
+        r#"{"amount":8400,"currency":"USD"}"#,
+    );
+    let compacting = precompact_payload("auto", "");
+    let run_in = |dir: &std::path::Path, args: &[&str]| {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .current_dir(dir)
+            .env("CLAUDE_PROJECT_DIR", &project);
+        let stdin = match args[1] {
+            "claude-code-precompact" => &compacting,
+            _ => &refund,
+        };
+        let out = common::output_of(c, Some(stdin.as_bytes()));
+        Out {
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+            code: out.status.code().unwrap(),
+        }
+    };
+    let (p, s) = (project.display(), sub.display());
+    let fix = |path: &str| {
+        format!(
+            "is a relative path, and Claude Code runs this hook in the session's current directory `{s}`, not the project `{p}`, so it would name another file: write it as \"$CLAUDE_PROJECT_DIR\"/{path} in the hook command"
+        )
+    };
+    let message = format!("s.json: --store `s.json`: {}", fix("s.json"));
+    let out = run_in(&sub, &["hook", "claude-code", "--store", "s.json"]);
+    assert_denied(&out, &invalid_reason(&message), "relative --store");
+    // The preservation instructions are not written from another store either (a
+    // non-blocking error: the compaction goes ahead).
+    let out = run_in(
+        &sub,
+        &["hook", "claude-code-precompact", "--store", "s.json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains(&message), "{}", out.stderr);
+    let absolute = project.join("s.json");
+    let absolute = absolute.to_str().unwrap();
+    let tools = format!("@{}", project.join("tools.txt").display());
+    for (dir, args) in [
+        (&project, vec!["hook", "claude-code", "--store", "s.json"]),
+        (&sub, vec!["hook", "claude-code", "--store", absolute]),
+        (
+            &sub,
+            vec![
+                "hook",
+                "claude-code",
+                "--store",
+                absolute,
+                "--tools",
+                &tools,
+            ],
+        ),
+    ] {
+        let out = run_in(dir, &args);
+        let blocked = "omission-gate denied this call: BLOCK (dropped-binding-constraint)";
+        assert!(out.stderr.starts_with(blocked), "{args:?}: {}", out.stderr);
+        assert_eq!((out.stdout.as_str(), out.code), ("", 2), "{args:?}");
+    }
+    // Another path flag, relative, outside the project.
+    let out = run_in(
+        &sub,
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            absolute,
+            "--tools",
+            "@../tools.txt",
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains(&fix("../tools.txt")), "{}", out.stderr);
+}

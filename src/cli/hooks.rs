@@ -3,6 +3,7 @@
 use super::*;
 use crate::hook::Unread;
 use crate::view::Context;
+use std::path::Path;
 
 /// Runs a hook adapter. The payload and the store are read and judged on a worker
 /// thread so that our own deadline holds even when stdin never closes or the store is
@@ -111,7 +112,17 @@ pub(super) fn hook_setup(
         .context_file
         .iter()
         .map(|f| input_read("--context-file", f));
-    stdin_once(reads.into_iter().chain(context_files).flatten())?;
+    let reads: Vec<_> = reads.into_iter().chain(context_files).flatten().collect();
+    stdin_once(reads.iter().cloned())?;
+    if matches!(
+        adapter,
+        Adapter::PreTool(Harness::ClaudeCode) | Adapter::PreCompact
+    ) {
+        let project = std::env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty());
+        if let (Some(project), Ok(cwd)) = (project, std::env::current_dir()) {
+            relative_outside_project(&reads, Path::new(&project), &cwd)?;
+        }
+    }
     let kept_from = match args.kept_from {
         KeptFromArg::Kept => hook::KeptFrom::Kept,
         KeptFromArg::Transcript => hook::KeptFrom::Transcript,
@@ -182,6 +193,41 @@ pub(super) fn hook_setup(
         context,
         compaction: stored.compaction,
     })
+}
+
+/// Claude Code runs a hook command in the session's current directory, which moves when
+/// the agent changes directory, not in the project (`$CLAUDE_PROJECT_DIR`): a relative
+/// path there names another file than the one `doctor` checked, and a store found there
+/// would judge the call. So while the two directories differ, a relative path among
+/// `reads` (what [`stdin_once`] takes: a label and the path) is an error that says to
+/// anchor it at the project.
+fn relative_outside_project(
+    reads: &[(String, String)],
+    project: &Path,
+    cwd: &Path,
+) -> Result<(), InputError> {
+    let same = cwd == project
+        || matches!(
+            (cwd.canonicalize(), project.canonicalize()),
+            (Ok(a), Ok(b)) if a == b
+        );
+    if same {
+        return Ok(());
+    }
+    let relative = reads
+        .iter()
+        .find(|(_, path)| !names_stdin(path) && Path::new(path).is_relative());
+    match relative {
+        None => Ok(()),
+        Some((what, path)) => {
+            let problem = FlagProblem::RelativeOutsideProject {
+                path: clean(path).into_owned(),
+                cwd: clean(&cwd.to_string_lossy()).into_owned(),
+                project: clean(&project.to_string_lossy()).into_owned(),
+            };
+            Err(InputError::invalid(path, what.as_str(), problem))
+        }
+    }
 }
 
 /// A pre-tool call under `--kept-from transcript`.

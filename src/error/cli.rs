@@ -166,4 +166,17 @@ pub enum FlagProblem {
         "names standard input, already read for {0} (it is read once: put one of them in a file)"
     )]
     StdinTwice(String),
+    /// A relative path flag in a Claude Code hook run outside the project: Claude Code
+    /// runs hook commands in the session's current directory, which the agent moves.
+    #[error(
+        "is a relative path, and Claude Code runs this hook in the session's current directory `{cwd}`, not the project `{project}`, so it would name another file: write it as \"$CLAUDE_PROJECT_DIR\"/{path} in the hook command"
+    )]
+    RelativeOutsideProject {
+        /// The path as given.
+        path: String,
+        /// The hook's working directory.
+        cwd: String,
+        /// `$CLAUDE_PROJECT_DIR`.
+        project: String,
+    },
 }
