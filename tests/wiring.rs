@@ -348,19 +348,28 @@ fn init_refuses_a_file_it_cannot_parse_and_leaves_it_alone() {
 
 #[test]
 fn init_refuses_claude_code_settings_that_claude_code_would_ignore() {
-    let s = Sandbox::new();
-    let path = s.settings("claude-code");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, "{\"permissions\": {\"allow\": \"Bash\"}}").unwrap();
-    let out = s.run(&["init", "claude-code", "--dir", s.p()]);
-    assert_eq!(out.code, 2);
-    assert_eq!(
-        out.stderr,
-        format!(
-            "omission-gate: init: `{}`: `permissions.allow` must be an array of strings, and Claude Code ignores the whole file (hooks included) until it is: it was left as it is; fix that key, then run init again\n",
-            path.display()
-        )
-    );
+    for (text, problem) in [
+        (
+            "{\"permissions\": {\"allow\": \"Bash\"}}",
+            "`permissions.allow` must be an array of strings",
+        ),
+        ("{\"sandbox\": 5}", "`sandbox` must be an object"),
+    ] {
+        let s = Sandbox::new();
+        let path = s.settings("claude-code");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        let out = s.run(&["init", "claude-code", "--dir", s.p()]);
+        assert_eq!(out.code, 2);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "omission-gate: init: `{}`: {problem}, and Claude Code ignores the whole file (hooks included) until it is: it was left as it is; fix that key, then run init again\n",
+                path.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
 }
 
 #[test]
@@ -523,20 +532,46 @@ fn doctor_finds_a_store_that_binds_nothing() {
 
 #[test]
 fn doctor_finds_a_claude_code_key_of_the_wrong_shape() {
-    let s = Sandbox::new();
-    s.wired("claude-code");
-    s.edit_settings("claude-code", |t| {
-        t.replacen('{', "{\"permissions\": {\"allow\": \"Bash(ls)\"},", 1)
-    });
-    let out = s.doctor("claude-code");
-    let path = s.settings("claude-code");
-    assert_eq!(
-        findings(&out),
-        [format!(
-            "`{}`: `permissions.allow` must be an array of strings, and Claude Code ignores this whole file, hooks included (the gate's hook too): fix that key",
-            path.display()
-        )]
-    );
+    // Each of these made Claude Code 2.1.197 ignore the file, its hooks with it, and run
+    // the call the hook would have denied; an object-valued key of the wrong type too.
+    for (key, problem) in [
+        (
+            r#""permissions": {"allow": "Bash(ls)"}"#,
+            "`permissions.allow` must be an array of strings",
+        ),
+        (r#""sandbox": 5"#, "`sandbox` must be an object"),
+        (
+            r#""sandbox": {"network": {"allowedDomains": "x"}}"#,
+            "`sandbox.network.allowedDomains` must be an array of strings",
+        ),
+        (r#""worktree": []"#, "`worktree` must be an object"),
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| t.replacen('{', &format!("{{{key},"), 1));
+        let out = s.doctor("claude-code");
+        let path = s.settings("claude-code");
+        assert_eq!(
+            findings(&out),
+            [format!(
+                "`{}`: {problem}, and Claude Code ignores this whole file, hooks included (the gate's hook too): fix that key",
+                path.display()
+            )],
+            "{key}"
+        );
+    }
+    // And these it read: a wrong value it drops alone, or makes a string.
+    for key in [
+        r#""theme": 5"#,
+        r#""env": {"A": 1}"#,
+        r#""permissions": {"allow": [5]}"#,
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| t.replacen('{', &format!("{{{key},"), 1));
+        let out = s.doctor("claude-code");
+        assert_eq!(out.code, 0, "{key}: {}{}", out.stdout, out.stderr);
+    }
 }
 
 #[test]
@@ -768,14 +803,22 @@ fn doctor_finds_claude_code_hooks_turned_off_by_a_variable() {
     }
     let user = s.home.join(".claude/settings.json");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
-    std::fs::write(&user, r#"{"env": {"CLAUDE_CODE_SIMPLE": "true"}}"#).unwrap();
-    assert_eq!(
-        findings(&s.doctor("claude-code")),
-        [format!(
-            "`{}` sets `env.CLAUDE_CODE_SIMPLE` to `true`, and Claude Code then runs no hook at all: remove it",
-            user.display()
-        )]
-    );
+    // Claude Code makes a value a string: `1` and `true` turned every hook off too.
+    for value in ["\"true\"", "true", "1"] {
+        std::fs::write(
+            &user,
+            format!(r#"{{"env": {{"CLAUDE_CODE_SIMPLE": {value}}}}}"#),
+        )
+        .unwrap();
+        assert_eq!(
+            findings(&s.doctor("claude-code")),
+            [format!(
+                "`{}` sets `env.CLAUDE_CODE_SIMPLE` to `{}`, and Claude Code then runs no hook at all: remove it",
+                user.display(),
+                value.trim_matches('"')
+            )]
+        );
+    }
 }
 
 #[test]

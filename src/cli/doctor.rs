@@ -140,7 +140,8 @@ fn doctor(
             }
             if let Some((var, v)) = claude_code::hooks_off_in_env(&value) {
                 f.problem(format!(
-                    "`{shown}` sets `env.{var}` to `{v}`, and Claude Code then runs no hook at all: remove it"
+                    "`{shown}` sets `env.{var}` to `{}`, and Claude Code then runs no hook at all: remove it",
+                    clean(&v)
                 ));
             }
         }

@@ -2,171 +2,223 @@
 //!
 //! Claude Code checks each settings file against its schema and, in `-p` mode, drops a
 //! file that fails without a word: one wrong unrelated key (`permissions.allow` given as
-//! a string) and the hooks in that file are gone. This checks the shapes of the keys it
-//! knows; unknown keys are left alone. Two variables turn every hook off (see
-//! [`HOOKS_OFF_VARS`]), from the environment or a settings file's `env`.
+//! a string, or `"sandbox": 5`) and the hooks in that file are gone. This checks the
+//! shapes of the keys whose wrong value drops the file (see [`invalid_key`]); unknown
+//! keys, and keys whose wrong value Claude Code drops alone, are left alone. Two
+//! variables turn every hook off (see [`HOOKS_OFF_VARS`]), from the environment or a
+//! settings file's `env`.
 
 use serde_json::Value;
 
 /// The shape a settings key must have.
 #[derive(Debug, Clone, Copy)]
 enum Shape {
+    /// Any value: Claude Code makes it a string (`env`'s values).
+    Any,
     String,
+    /// A string a test accepts, with what it must be.
+    Text(fn(&str) -> bool, &'static str),
     Bool,
     Number,
+    /// A number above `min` (or equal to it, when `min_in`) and at most `max`.
+    Within {
+        min: f64,
+        min_in: bool,
+        max: f64,
+    },
+    /// A whole number from `min` to `max`.
+    Int {
+        min: u64,
+        max: u64,
+    },
     Strings,
-    StringMap,
-    Hooks,
-    Permissions,
-    PositiveInt,
+    /// An array whose entries Claude Code sorts itself (dropping those that are not
+    /// strings, or not rules, one by one): only the array is required (`permissions.allow`).
+    Rules,
+    ArrayOf(&'static Shape),
+    /// An object; the keys listed must have their shapes, the others are left alone.
+    Object(&'static [(&'static str, Shape)]),
+    /// An object whose every value has the shape.
+    Record(&'static Shape),
+    AnyOf(&'static [Shape]),
+    /// A key of an [`Shape::Object`] that must be there.
+    Required(&'static Shape),
     Enum(&'static [&'static str]),
-    /// `{"type": "command", "command": "..."}`.
-    CommandObject,
+    Hooks,
 }
 
 impl Shape {
     fn describe(self) -> String {
         match self {
+            Shape::Any => "anything".into(),
             Shape::String => "a string".into(),
+            Shape::Text(_, what) => what.into(),
             Shape::Bool => "`true` or `false`".into(),
             Shape::Number => "a number".into(),
-            Shape::Strings => "an array of strings".into(),
-            Shape::StringMap => "an object of strings".into(),
-            Shape::Hooks | Shape::Permissions => "an object".into(),
-            Shape::PositiveInt => "a whole number above 0".into(),
+            Shape::Within { min, min_in, max } => {
+                let from = if min_in { "from" } else { "above" };
+                let to = if min_in { "to" } else { "and at most" };
+                format!("a number {from} {min} {to} {max}")
+            }
+            Shape::Int { min, max } => match (min, max) {
+                (0, u64::MAX) => "a whole number".into(),
+                (1, u64::MAX) => "a whole number above 0".into(),
+                (min, u64::MAX) => format!("a whole number from {min}"),
+                (min, max) if min == max => format!("`{min}`"),
+                (min, max) => format!("a whole number from {min} to {max}"),
+            },
+            Shape::Strings | Shape::Rules => "an array of strings".into(),
+            Shape::ArrayOf(_) => "an array".into(),
+            Shape::Object(_) | Shape::Record(_) | Shape::Hooks => "an object".into(),
+            Shape::AnyOf(shapes) => {
+                let each: Vec<String> = shapes.iter().map(|s| s.describe()).collect();
+                each.join(" or ")
+            }
+            Shape::Required(inner) => inner.describe(),
+            Shape::Enum([one]) => format!("`{one}`"),
             Shape::Enum(values) => {
                 let quoted: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
                 format!("one of {}", quoted.join(", "))
             }
-            Shape::CommandObject => "an object with `type` `command` and a string `command`".into(),
         }
     }
 }
 
-/// The top-level keys whose shape is checked: those of Claude Code 2.1.197's settings
-/// schema whose value it checks strictly (a key it reads leniently, replacing a bad value
-/// with nothing, is left out, as are the complex ones).
-const KEYS: &[(&str, Shape)] = &[
-    ("$schema", Shape::String),
-    ("advisorModel", Shape::String),
-    ("agent", Shape::String),
-    ("agentPushNotifEnabled", Shape::Bool),
-    ("allowAllClaudeAiMcps", Shape::Bool),
-    ("allowedHttpHookUrls", Shape::Strings),
-    ("allowManagedHooksOnly", Shape::Bool),
-    ("allowManagedMcpServersOnly", Shape::Bool),
-    ("allowManagedPermissionRulesOnly", Shape::Bool),
-    ("alwaysThinkingEnabled", Shape::Bool),
-    ("apiKeyHelper", Shape::String),
-    ("autoCompactEnabled", Shape::Bool),
-    ("autoDreamEnabled", Shape::Bool),
-    ("autoMemoryDirectory", Shape::String),
-    ("autoMemoryEnabled", Shape::Bool),
-    ("autoScrollEnabled", Shape::Bool),
-    (
-        "autoUpdatesChannel",
-        Shape::Enum(&["latest", "stable", "rc"]),
-    ),
-    ("autoUploadSessions", Shape::Bool),
-    ("availableModels", Shape::Strings),
-    ("awaySummaryEnabled", Shape::Bool),
-    ("awsAuthRefresh", Shape::String),
-    ("awsCredentialExport", Shape::String),
-    ("channelsEnabled", Shape::Bool),
-    ("claudeMd", Shape::String),
-    ("claudeMdExcludes", Shape::Strings),
-    ("cleanupPeriodDays", Shape::PositiveInt),
-    ("companyAnnouncements", Shape::Strings),
-    ("daemonColdStart", Shape::Enum(&["transient", "ask"])),
-    ("defaultShell", Shape::Enum(&["bash", "powershell"])),
-    ("disableAgentView", Shape::Bool),
-    ("disableAllHooks", Shape::Bool),
-    ("disableArtifact", Shape::Bool),
-    ("disableAutoMode", Shape::Enum(&["disable"])),
-    ("disableBundledSkills", Shape::Bool),
-    ("disableClaudeAiConnectors", Shape::Bool),
-    ("disabledMcpjsonServers", Shape::Strings),
-    ("disableRemoteControl", Shape::Bool),
-    ("disableSideloadFlags", Shape::Bool),
-    ("disableSkillShellExecution", Shape::Bool),
-    ("disableWorkflows", Shape::Bool),
-    ("doneMeansMerged", Shape::Bool),
-    ("enableAllProjectMcpServers", Shape::Bool),
-    ("enableArtifact", Shape::Bool),
-    ("enabledMcpjsonServers", Shape::Strings),
-    ("enableWorkflows", Shape::Bool),
-    ("enforceAvailableModels", Shape::Bool),
-    ("env", Shape::StringMap),
-    ("fallbackModel", Shape::Strings),
-    ("fastMode", Shape::Bool),
-    ("fastModePerSessionOptIn", Shape::Bool),
-    ("feedbackSurveyRate", Shape::Number),
-    ("fileCheckpointingEnabled", Shape::Bool),
-    ("fileSuggestion", Shape::CommandObject),
-    ("forceRemoteSettingsRefresh", Shape::Bool),
-    ("gcpAuthRefresh", Shape::String),
-    ("hooks", Shape::Hooks),
-    ("httpHookAllowedEnvVars", Shape::Strings),
-    ("includeCoAuthoredBy", Shape::Bool),
-    ("includeGitInstructions", Shape::Bool),
-    ("inputNeededNotifEnabled", Shape::Bool),
-    ("isolatePeerMachines", Shape::Bool),
-    ("language", Shape::String),
-    ("minimumVersion", Shape::String),
-    ("model", Shape::String),
-    ("otelHeadersHelper", Shape::String),
-    ("outputStyle", Shape::String),
-    (
-        "parentSettingsBehavior",
-        Shape::Enum(&["first-wins", "merge"]),
-    ),
-    ("permissions", Shape::Permissions),
-    ("plansDirectory", Shape::String),
-    ("pluginSuggestionMarketplaces", Shape::Strings),
-    ("pluginTrustMessage", Shape::String),
-    ("precomputeCompactionEnabled", Shape::Bool),
-    ("prefersReducedMotion", Shape::Bool),
-    ("promptSuggestionEnabled", Shape::Bool),
-    ("proxyAuthHelper", Shape::String),
-    ("prUrlTemplate", Shape::String),
-    ("remoteControlAtStartup", Shape::Bool),
-    ("requiredMaximumVersion", Shape::String),
-    ("requiredMinimumVersion", Shape::String),
-    ("respectGitignore", Shape::Bool),
-    ("respondToBashCommands", Shape::Bool),
-    ("showClearContextOnPlanAccept", Shape::Bool),
-    ("showMessageTimestamps", Shape::Bool),
-    ("showThinkingSummaries", Shape::Bool),
-    ("showTurnDuration", Shape::Bool),
-    ("skillListingBudgetFraction", Shape::Number),
-    ("skillListingMaxDescChars", Shape::PositiveInt),
-    ("skipDangerousModePermissionPrompt", Shape::Bool),
-    ("skipWebFetchPreflight", Shape::Bool),
-    ("skipWorkflowUsageWarning", Shape::Bool),
-    ("spinnerTipsEnabled", Shape::Bool),
-    ("statusLine", Shape::CommandObject),
-    ("subagentStatusLine", Shape::CommandObject),
-    ("switchModelsOnFlag", Shape::Bool),
-    ("syntaxHighlightingDisabled", Shape::Bool),
-    ("terminalProgressBarEnabled", Shape::Bool),
-    ("terminalTitleFromRename", Shape::Bool),
-    ("todoFeatureEnabled", Shape::Bool),
-    (
-        "totalTokensReminder",
-        Shape::Enum(&["off", "infinite", "fixed", "countdown", "padded-countdown"]),
-    ),
-    ("totalTokensReminderBudget", Shape::PositiveInt),
-    ("tui", Shape::Enum(&["default", "fullscreen"])),
-    ("verbose", Shape::Bool),
-    ("wheelScrollAccelerationEnabled", Shape::Bool),
-    ("workflowKeywordTriggerEnabled", Shape::Bool),
-    ("wslInheritsWindowsSettings", Shape::Bool),
-];
+const WHOLE: Shape = Shape::Int {
+    min: 0,
+    max: u64::MAX,
+};
+const POSITIVE: Shape = Shape::Int {
+    min: 1,
+    max: u64::MAX,
+};
+const NON_EMPTY: Shape = Shape::Text(|s| !s.is_empty(), "a string that is not empty");
 
-const PERMISSION_KEYS: &[(&str, Shape)] = &[
+/// `{"type": "command", "command": "..."}`.
+const COMMAND: Shape = Shape::Object(&[
+    ("type", Shape::Required(&Shape::Enum(&["command"]))),
+    ("command", Shape::Required(&Shape::String)),
+]);
+
+/// A time of day, `HH:MM` (Claude Code's `^([01]?\d|2[0-3]):[0-5]\d$`).
+fn clock_time(s: &str) -> bool {
+    let Some((h, m)) = s.split_once(':') else {
+        return false;
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    digits(h)
+        && h.len() <= 2
+        && h.parse::<u8>().is_ok_and(|h| h < 24)
+        && digits(m)
+        && m.len() == 2
+        && m.as_bytes().first().is_some_and(|b| *b < b'6')
+}
+
+/// An environment variable's name as Claude Code allows it: `^[A-Za-z_][A-Za-z0-9_]*$`.
+fn env_name(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A marketplace's source, by its `source` (what each kind requires is not checked).
+const MARKETPLACE: Shape = Shape::Object(&[(
+    "source",
+    Shape::Required(&Shape::Enum(&[
+        "url",
+        "github",
+        "git",
+        "npm",
+        "file",
+        "directory",
+        "skills-dir",
+        "hostPattern",
+        "pathPattern",
+        "settings",
+    ])),
+)]);
+
+/// A plugin option's value.
+const OPTION: Shape = Shape::AnyOf(&[Shape::String, Shape::Number, Shape::Bool, Shape::Strings]);
+
+const SANDBOX: Shape = Shape::Object(&[
+    ("allowAppleEvents", Shape::Bool),
+    ("allowUnsandboxedCommands", Shape::Bool),
+    ("autoAllowBashIfSandboxed", Shape::Bool),
+    (
+        "credentials",
+        Shape::Object(&[
+            (
+                "envVars",
+                Shape::ArrayOf(&Shape::Object(&[
+                    (
+                        "name",
+                        Shape::Required(&Shape::Text(
+                            env_name,
+                            "a variable's name (letters, digits and `_`, not starting with a digit)",
+                        )),
+                    ),
+                    ("mode", Shape::Required(&Shape::Enum(&["deny"]))),
+                ])),
+            ),
+            (
+                "files",
+                Shape::ArrayOf(&Shape::Object(&[
+                    ("path", Shape::Required(&NON_EMPTY)),
+                    ("mode", Shape::Required(&Shape::Enum(&["deny"]))),
+                ])),
+            ),
+        ]),
+    ),
+    ("enabled", Shape::Bool),
+    ("enableWeakerNestedSandbox", Shape::Bool),
+    ("enableWeakerNetworkIsolation", Shape::Bool),
+    ("excludedCommands", Shape::Strings),
+    ("failIfUnavailable", Shape::Bool),
+    (
+        "filesystem",
+        Shape::Object(&[
+            ("allowManagedReadPathsOnly", Shape::Bool),
+            ("allowRead", Shape::Strings),
+            ("allowWrite", Shape::Strings),
+            ("denyRead", Shape::Strings),
+            ("denyWrite", Shape::Strings),
+        ]),
+    ),
+    ("ignoreViolations", Shape::Record(&Shape::Strings)),
+    (
+        "network",
+        Shape::Object(&[
+            ("allowAllUnixSockets", Shape::Bool),
+            ("allowedDomains", Shape::Strings),
+            ("allowLocalBinding", Shape::Bool),
+            ("allowMachLookup", Shape::Strings),
+            ("allowManagedDomainsOnly", Shape::Bool),
+            ("allowUnixSockets", Shape::Strings),
+            ("deniedDomains", Shape::Strings),
+            ("httpProxyPort", Shape::Number),
+            ("socksProxyPort", Shape::Number),
+            (
+                "tlsTerminate",
+                Shape::Object(&[("caCertPath", NON_EMPTY), ("caKeyPath", NON_EMPTY)]),
+            ),
+        ]),
+    ),
+    (
+        "ripgrep",
+        Shape::Object(&[
+            ("command", Shape::Required(&Shape::String)),
+            ("args", Shape::Strings),
+        ]),
+    ),
+]);
+
+const PERMISSIONS: Shape = Shape::Object(&[
     ("additionalDirectories", Shape::Strings),
-    ("allow", Shape::Strings),
-    ("ask", Shape::Strings),
+    ("allow", Shape::Rules),
+    ("ask", Shape::Rules),
     (
         "defaultMode",
         Shape::Enum(&[
@@ -178,9 +230,358 @@ const PERMISSION_KEYS: &[(&str, Shape)] = &[
             "plan",
         ]),
     ),
-    ("deny", Shape::Strings),
+    ("deny", Shape::Rules),
     ("disableAutoMode", Shape::Enum(&["disable"])),
     ("disableBypassPermissionsMode", Shape::Enum(&["disable"])),
+]);
+
+/// Every top-level key of Claude Code 2.1.197's settings schema (`gPr`, with the keys its
+/// features add) that makes it drop the whole file when its value does not have the
+/// shape, with the shape, to the depth checked here (nested objects' keys as listed;
+/// what each kind of marketplace source requires, and the wildcards of
+/// `sandbox.network.allowMachLookup`, are not checked). The schema lets unknown keys
+/// through, at the top and inside `sandbox` and `permissions`, and drops other objects'
+/// unknown keys, so those are left alone. Left out, as Claude Code drops a wrong value
+/// alone and keeps the file (seen: `"theme": 5`, `"effortLevel": "bogus"`,
+/// `"strictPluginOnlyCustomization": 5`, `"allowedMcpServers": 5`,
+/// `sandbox.bwrapPath` 5 and `statusLine.refreshInterval` `"a"` each left it read):
+/// those its schema reads with `.catch` (`theme`, `editorMode`, `effortLevel`,
+/// `ultracode`, `autoCompactWindow`, `viewMode`, `teammateMode`,
+/// `preferredNotifChannel`, `forceLoginMethod`, `forceLoginGatewayUrl`,
+/// `strictPluginOnlyCustomization`, `footerLinksRegexes`, `worktree.bgIsolation`,
+/// `statusLine.refreshInterval`, `sandbox.bwrapPath`, `sandbox.socatPath`) and those it
+/// sorts before the schema sees them (`allowedMcpServers`, `deniedMcpServers`, an
+/// unknown hook event or one whose value is not an array, `hooks` itself when not an
+/// object, and `permissions`' entries that are not strings). `xaaIdp`, read only with
+/// `CLAUDE_CODE_ENABLE_XAA` set, is left out too.
+const KEYS: &[(&str, Shape)] = &[
+    ("$schema", Shape::String),
+    ("advisorModel", Shape::String),
+    ("agent", Shape::String),
+    ("agentPushNotifEnabled", Shape::Bool),
+    ("allowAllClaudeAiMcps", Shape::Bool),
+    (
+        "allowedChannelPlugins",
+        Shape::ArrayOf(&Shape::Object(&[
+            ("marketplace", Shape::Required(&Shape::String)),
+            ("plugin", Shape::Required(&Shape::String)),
+        ])),
+    ),
+    ("allowedHttpHookUrls", Shape::Strings),
+    ("allowManagedHooksOnly", Shape::Bool),
+    ("allowManagedMcpServersOnly", Shape::Bool),
+    ("allowManagedPermissionRulesOnly", Shape::Bool),
+    ("alwaysThinkingEnabled", Shape::Bool),
+    ("apiKeyHelper", Shape::String),
+    (
+        "attribution",
+        Shape::Object(&[
+            ("commit", Shape::String),
+            ("pr", Shape::String),
+            ("sessionUrl", Shape::Bool),
+        ]),
+    ),
+    ("autoCompactEnabled", Shape::Bool),
+    ("autoDreamEnabled", Shape::Bool),
+    ("autoMemoryDirectory", Shape::String),
+    ("autoMemoryEnabled", Shape::Bool),
+    (
+        "autoMode",
+        Shape::Object(&[
+            ("allow", Shape::Strings),
+            ("classifyAllShell", Shape::Bool),
+            ("environment", Shape::Strings),
+            ("hard_deny", Shape::Strings),
+            ("soft_deny", Shape::Strings),
+        ]),
+    ),
+    ("autoScrollEnabled", Shape::Bool),
+    (
+        "autoUpdatesChannel",
+        Shape::Enum(&["latest", "stable", "rc"]),
+    ),
+    ("autoUploadSessions", Shape::Bool),
+    ("availableModels", Shape::Strings),
+    ("awaySummaryEnabled", Shape::Bool),
+    ("awsAuthRefresh", Shape::String),
+    ("awsCredentialExport", Shape::String),
+    ("axScreenReader", Shape::Bool),
+    ("blockedMarketplaces", Shape::ArrayOf(&MARKETPLACE)),
+    (
+        "breakReminder",
+        Shape::Object(&[
+            ("breakThresholdMinutes", POSITIVE),
+            ("enabled", Shape::Bool),
+            ("intervalMinutes", POSITIVE),
+            ("message", Shape::String),
+        ]),
+    ),
+    ("channelsEnabled", Shape::Bool),
+    ("claudeMd", Shape::String),
+    ("claudeMdExcludes", Shape::Strings),
+    ("cleanupPeriodDays", POSITIVE),
+    ("companyAnnouncements", Shape::Strings),
+    ("daemonColdStart", Shape::Enum(&["transient", "ask"])),
+    ("defaultShell", Shape::Enum(&["bash", "powershell"])),
+    ("defaultView", Shape::Enum(&["chat", "transcript"])),
+    ("disableAgentView", Shape::Bool),
+    ("disableAllHooks", Shape::Bool),
+    ("disableArtifact", Shape::Bool),
+    ("disableAutoMode", Shape::Enum(&["disable"])),
+    ("disableBundledSkills", Shape::Bool),
+    ("disableClaudeAiConnectors", Shape::Bool),
+    ("disableDeepLinkRegistration", Shape::Enum(&["disable"])),
+    ("disabledMcpjsonServers", Shape::Strings),
+    ("disableRemoteControl", Shape::Bool),
+    ("disableSideloadFlags", Shape::Bool),
+    ("disableSkillShellExecution", Shape::Bool),
+    ("disableWorkflows", Shape::Bool),
+    ("doneMeansMerged", Shape::Bool),
+    ("enableAllProjectMcpServers", Shape::Bool),
+    ("enableArtifact", Shape::Bool),
+    ("enabledMcpjsonServers", Shape::Strings),
+    (
+        "enabledPlugins",
+        Shape::Record(&Shape::AnyOf(&[Shape::Strings, Shape::Bool])),
+    ),
+    ("enableWorkflows", Shape::Bool),
+    ("enforceAvailableModels", Shape::Bool),
+    // Claude Code makes each value a string (seen: `{"A": 1}` left the file read).
+    ("env", Shape::Record(&Shape::Any)),
+    (
+        "extraKnownMarketplaces",
+        Shape::Record(&Shape::Object(&[
+            ("source", Shape::Required(&MARKETPLACE)),
+            ("installLocation", Shape::String),
+            ("autoUpdate", Shape::Bool),
+        ])),
+    ),
+    ("fallbackModel", Shape::Strings),
+    ("fastMode", Shape::Bool),
+    ("fastModePerSessionOptIn", Shape::Bool),
+    (
+        "feedbackSurveyRate",
+        Shape::Within {
+            min: 0.0,
+            min_in: true,
+            max: 1.0,
+        },
+    ),
+    ("fileCheckpointingEnabled", Shape::Bool),
+    ("fileSuggestion", COMMAND),
+    (
+        "forceLoginOrgUUID",
+        Shape::AnyOf(&[Shape::String, Shape::Strings]),
+    ),
+    ("forceRemoteSettingsRefresh", Shape::Bool),
+    ("gcpAuthRefresh", Shape::String),
+    ("hooks", Shape::Hooks),
+    ("httpHookAllowedEnvVars", Shape::Strings),
+    ("includeCoAuthoredBy", Shape::Bool),
+    ("includeGitInstructions", Shape::Bool),
+    ("inputNeededNotifEnabled", Shape::Bool),
+    ("isolatePeerMachines", Shape::Bool),
+    ("language", Shape::String),
+    ("minimumVersion", Shape::String),
+    ("model", Shape::String),
+    ("modelOverrides", Shape::Record(&Shape::String)),
+    ("otelHeadersHelper", Shape::String),
+    ("outputStyle", Shape::String),
+    (
+        "parentSettingsBehavior",
+        Shape::Enum(&["first-wins", "merge"]),
+    ),
+    ("permissions", PERMISSIONS),
+    ("plansDirectory", Shape::String),
+    (
+        "pluginConfigs",
+        Shape::Record(&Shape::Object(&[
+            ("mcpServers", Shape::Record(&Shape::Record(&OPTION))),
+            ("options", Shape::Record(&OPTION)),
+        ])),
+    ),
+    ("pluginSuggestionMarketplaces", Shape::Strings),
+    ("pluginTrustMessage", Shape::String),
+    (
+        "policyHelper",
+        Shape::Object(&[
+            ("path", Shape::Required(&Shape::String)),
+            (
+                "refreshIntervalMs",
+                Shape::AnyOf(&[
+                    Shape::Int { min: 0, max: 0 },
+                    Shape::Int {
+                        min: 60_000,
+                        max: u64::MAX,
+                    },
+                ]),
+            ),
+            (
+                "timeoutMs",
+                Shape::Int {
+                    min: 1000,
+                    max: u64::MAX,
+                },
+            ),
+        ]),
+    ),
+    ("precomputeCompactionEnabled", Shape::Bool),
+    ("prefersReducedMotion", Shape::Bool),
+    ("promptSuggestionEnabled", Shape::Bool),
+    ("proxyAuthHelper", Shape::String),
+    ("prUrlTemplate", Shape::String),
+    (
+        "quietHours",
+        Shape::Object(&[
+            ("enabled", Shape::Bool),
+            ("end", Shape::Text(clock_time, "a time of day, `HH:MM`")),
+            ("start", Shape::Text(clock_time, "a time of day, `HH:MM`")),
+        ]),
+    ),
+    (
+        "remote",
+        Shape::Object(&[("defaultEnvironmentId", Shape::String)]),
+    ),
+    ("remoteControlAtStartup", Shape::Bool),
+    ("requiredMaximumVersion", Shape::String),
+    ("requiredMinimumVersion", Shape::String),
+    ("respectGitignore", Shape::Bool),
+    ("respondToBashCommands", Shape::Bool),
+    ("sandbox", SANDBOX),
+    ("showClearContextOnPlanAccept", Shape::Bool),
+    ("showMessageTimestamps", Shape::Bool),
+    ("showThinkingSummaries", Shape::Bool),
+    ("showTurnDuration", Shape::Bool),
+    (
+        "skillListingBudgetFraction",
+        Shape::Within {
+            min: 0.0,
+            min_in: false,
+            max: 1.0,
+        },
+    ),
+    ("skillListingMaxDescChars", POSITIVE),
+    (
+        "skillOverrides",
+        Shape::Record(&Shape::Enum(&[
+            "on",
+            "name-only",
+            "user-invocable-only",
+            "off",
+        ])),
+    ),
+    ("skipAutoPermissionPrompt", Shape::Bool),
+    ("skipDangerousModePermissionPrompt", Shape::Bool),
+    ("skipWebFetchPreflight", Shape::Bool),
+    ("skipWorkflowUsageWarning", Shape::Bool),
+    ("spinnerTipsEnabled", Shape::Bool),
+    (
+        "spinnerTipsOverride",
+        Shape::Object(&[
+            ("excludeDefault", Shape::Bool),
+            ("tips", Shape::Required(&Shape::Strings)),
+        ]),
+    ),
+    (
+        "spinnerVerbs",
+        Shape::Object(&[
+            (
+                "mode",
+                Shape::Required(&Shape::Enum(&["append", "replace"])),
+            ),
+            ("verbs", Shape::Required(&Shape::Strings)),
+        ]),
+    ),
+    (
+        "sshConfigs",
+        Shape::ArrayOf(&Shape::Object(&[
+            ("id", Shape::Required(&Shape::String)),
+            ("name", Shape::Required(&Shape::String)),
+            ("sshHost", Shape::Required(&Shape::String)),
+            ("sshIdentityFile", Shape::String),
+            ("sshPort", WHOLE),
+            ("startDirectory", Shape::String),
+        ])),
+    ),
+    (
+        "statusLine",
+        Shape::Object(&[
+            ("type", Shape::Required(&Shape::Enum(&["command"]))),
+            ("command", Shape::Required(&Shape::String)),
+            ("hideVimModeIndicator", Shape::Bool),
+            ("padding", Shape::Number),
+        ]),
+    ),
+    ("strictKnownMarketplaces", Shape::ArrayOf(&MARKETPLACE)),
+    ("subagentStatusLine", COMMAND),
+    ("switchModelsOnFlag", Shape::Bool),
+    ("syntaxHighlightingDisabled", Shape::Bool),
+    ("terminalProgressBarEnabled", Shape::Bool),
+    ("terminalTitleFromRename", Shape::Bool),
+    ("todoFeatureEnabled", Shape::Bool),
+    (
+        "totalTokensReminder",
+        Shape::Enum(&["off", "infinite", "fixed", "countdown", "padded-countdown"]),
+    ),
+    ("totalTokensReminderBudget", POSITIVE),
+    ("tui", Shape::Enum(&["default", "fullscreen"])),
+    ("useAutoModeDuringPlan", Shape::Bool),
+    ("verbose", Shape::Bool),
+    (
+        "voice",
+        Shape::Object(&[
+            ("autoSubmit", Shape::Bool),
+            ("enabled", Shape::Bool),
+            ("mode", Shape::Enum(&["hold", "tap"])),
+        ]),
+    ),
+    ("voiceEnabled", Shape::Bool),
+    ("wheelScrollAccelerationEnabled", Shape::Bool),
+    ("workflowKeywordTriggerEnabled", Shape::Bool),
+    (
+        "worktree",
+        Shape::Object(&[
+            ("baseRef", Shape::Enum(&["fresh", "head"])),
+            ("sparsePaths", Shape::Strings),
+            ("symlinkDirectories", Shape::Strings),
+        ]),
+    ),
+    ("wslInheritsWindowsSettings", Shape::Bool),
+];
+
+/// The hook events Claude Code 2.1.197 knows; it drops any other under `hooks` before it
+/// checks the file.
+const HOOK_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "MessageDisplay",
 ];
 
 /// The hook types, each with the string fields it requires.
@@ -192,8 +593,9 @@ const HOOK_TYPES: &[(&str, &[&str])] = &[
     ("mcp_tool", &["server", "tool"]),
 ];
 
-/// The first key whose value does not have the shape Claude Code requires, as
-/// `` `path` must be SHAPE ``; `None` when every known key is well formed.
+/// The first key whose value does not have the shape Claude Code requires, so that it
+/// drops the whole file, hooks included, as `` `path` must be SHAPE ``; `None` when
+/// every key it checks strictly is well formed.
 pub fn invalid_key(settings: &Value) -> Option<String> {
     let Value::Object(top) = settings else {
         return Some("the top level must be an object".to_string());
@@ -208,41 +610,76 @@ pub fn invalid_key(settings: &Value) -> Option<String> {
     None
 }
 
+/// A key as it stands in a path: cleaned of characters a message must not carry.
+fn part(key: &str) -> std::borrow::Cow<'_, str> {
+    crate::text::clean(key)
+}
+
 fn check(path: &str, value: &Value, shape: Shape) -> Option<String> {
     let bad = || Some(format!("`{path}` must be {}", shape.describe()));
     match shape {
+        Shape::Any => None,
         Shape::String if !value.is_string() => bad(),
+        Shape::Text(ok, _) if !value.as_str().is_some_and(ok) => bad(),
         Shape::Bool if !value.is_boolean() => bad(),
         Shape::Number if !value.is_number() => bad(),
+        Shape::Within { min, min_in, max } => {
+            let ok = value
+                .as_f64()
+                .is_some_and(|n| (n > min || (min_in && n == min)) && n <= max);
+            if ok { None } else { bad() }
+        }
+        Shape::Int { min, max } => {
+            // A JSON number with a point (`5.0`) is whole to Claude Code too.
+            let ok = value.as_f64().is_some_and(|n| {
+                n.fract() == 0.0 && n >= min as f64 && (max == u64::MAX || n <= max as f64)
+            });
+            if ok { None } else { bad() }
+        }
         Shape::Strings => match value {
             Value::Array(a) if a.iter().all(Value::is_string) => None,
             _ => bad(),
         },
-        Shape::StringMap => match value {
-            Value::Object(o) if o.values().all(Value::is_string) => None,
-            _ => bad(),
-        },
-        Shape::PositiveInt if value.as_u64().is_none_or(|n| n == 0) => bad(),
-        Shape::Enum(values) if !value.as_str().is_some_and(|v| values.contains(&v)) => bad(),
-        Shape::CommandObject => {
-            let ok = value.get("type").and_then(Value::as_str) == Some("command")
-                && value.get("command").is_some_and(Value::is_string);
-            if ok { None } else { bad() }
+        Shape::Rules if !value.is_array() => bad(),
+        Shape::ArrayOf(item) => {
+            let Value::Array(items) = value else {
+                return bad();
+            };
+            (items.iter().enumerate()).find_map(|(i, v)| check(&format!("{path}[{i}]"), v, *item))
         }
-        Shape::Permissions => {
+        Shape::Object(fields) => {
             let Value::Object(o) = value else {
                 return bad();
             };
-            PERMISSION_KEYS
-                .iter()
-                .find_map(|(k, s)| o.get(*k).and_then(|v| check(&format!("{path}.{k}"), v, *s)))
+            fields.iter().find_map(|(k, s)| match (o.get(*k), s) {
+                (None, Shape::Required(_)) => {
+                    Some(format!("`{path}.{k}` must be {}", s.describe()))
+                }
+                (None, _) => None,
+                (Some(v), s) => check(&format!("{path}.{k}"), v, *s),
+            })
         }
-        Shape::Hooks => {
-            let Value::Object(events) = value else {
+        Shape::Record(inner) => {
+            let Value::Object(o) = value else {
                 return bad();
+            };
+            o.iter()
+                .find_map(|(k, v)| check(&format!("{path}.{}", part(k)), v, *inner))
+        }
+        Shape::AnyOf(shapes) if shapes.iter().all(|s| check(path, value, *s).is_some()) => bad(),
+        Shape::Required(inner) => check(path, value, *inner),
+        Shape::Enum(values) if !value.as_str().is_some_and(|v| values.contains(&v)) => bad(),
+        Shape::Hooks => {
+            // Claude Code drops `hooks` itself when it is not an object, and an event it
+            // does not know or whose value is not an array, and reads the rest.
+            let Value::Object(events) = value else {
+                return None;
             };
             events
                 .iter()
+                .filter(|(event, groups)| {
+                    HOOK_EVENTS.contains(&event.as_str()) && groups.is_array()
+                })
                 .find_map(|(event, groups)| check_groups(&format!("hooks.{event}"), groups))
         }
         _ => None,
@@ -251,7 +688,7 @@ fn check(path: &str, value: &Value, shape: Shape) -> Option<String> {
 
 fn check_groups(path: &str, groups: &Value) -> Option<String> {
     let Value::Array(groups) = groups else {
-        return Some(format!("`{path}` must be an array of hook groups"));
+        return None;
     };
     for (i, g) in groups.iter().enumerate() {
         let here = format!("{path}[{i}]");
@@ -304,13 +741,46 @@ pub fn truthy(value: &str) -> bool {
     ["1", "true", "yes", "on"].contains(&v.as_str())
 }
 
-/// The first of [`HOOKS_OFF_VARS`] a settings file's `env` turns on, with its value.
-pub fn hooks_off_in_env(settings: &Value) -> Option<(&'static str, &str)> {
+/// The first of [`HOOKS_OFF_VARS`] a settings file's `env` turns on, with its value as
+/// written. Claude Code makes each value a string as JavaScript's `String` does (seen:
+/// `1` and `true` turned every hook off as `"1"` and `"true"` do).
+pub fn hooks_off_in_env(settings: &Value) -> Option<(&'static str, String)> {
     let env = settings.get("env")?;
     HOOKS_OFF_VARS.into_iter().find_map(|var| {
-        let v = env.get(var)?.as_str()?;
-        truthy(v).then_some((var, v))
+        let v = env.get(var)?;
+        let shown = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        truthy(&js_string(v)).then_some((var, shown))
     })
+}
+
+/// A JSON value as JavaScript's `String` writes it: a whole number without a point, an
+/// array's items joined by `,` (`null` as nothing), an object as `[object Object]`.
+fn js_string(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
+            _ => n.to_string(),
+        },
+        Value::Array(items) => {
+            let each: Vec<String> = (items.iter())
+                .map(|v| {
+                    if v.is_null() {
+                        String::new()
+                    } else {
+                        js_string(v)
+                    }
+                })
+                .collect();
+            each.join(",")
+        }
+        Value::Object(_) => "[object Object]".into(),
+    }
 }
 
 /// Where Claude Code (2.1.197) reads the managed (policy) settings an administrator
@@ -414,8 +884,28 @@ mod tests {
         let s = |t: &str| serde_json::from_str::<Value>(t).unwrap();
         assert_eq!(
             hooks_off_in_env(&s(r#"{"env": {"CLAUDE_CODE_SAFE_MODE": "true"}}"#)),
-            Some(("CLAUDE_CODE_SAFE_MODE", "true"))
+            Some(("CLAUDE_CODE_SAFE_MODE", "true".to_string()))
         );
+        // Made a string as JavaScript makes it: these turned every hook off too.
+        for (v, shown) in [
+            ("1", "1"),
+            ("true", "true"),
+            ("1.0", "1.0"),
+            ("[\"on\"]", "[\"on\"]"),
+        ] {
+            assert_eq!(
+                hooks_off_in_env(&s(&format!(r#"{{"env": {{"CLAUDE_CODE_SIMPLE": {v}}}}}"#))),
+                Some(("CLAUDE_CODE_SIMPLE", shown.to_string())),
+                "{v}"
+            );
+        }
+        for v in ["0", "false", "null", "{}", "2"] {
+            assert_eq!(
+                hooks_off_in_env(&s(&format!(r#"{{"env": {{"CLAUDE_CODE_SIMPLE": {v}}}}}"#))),
+                None,
+                "{v}"
+            );
+        }
         assert_eq!(
             hooks_off_in_env(&s(r#"{"env": {"CLAUDE_CODE_SIMPLE": "0"}}"#)),
             None
@@ -441,7 +931,27 @@ mod tests {
             ),
             (
                 json!({"statusLine": {"type": "bogus"}}),
-                "`statusLine` must be an object with `type` `command` and a string `command`",
+                "`statusLine.type` must be `command`",
+            ),
+            (json!({"sandbox": 5}), "`sandbox` must be an object"),
+            (json!({"worktree": 5}), "`worktree` must be an object"),
+            (json!({"autoMode": 5}), "`autoMode` must be an object"),
+            (json!({"env": 5}), "`env` must be an object"),
+            (
+                json!({"sandbox": {"network": 5}}),
+                "`sandbox.network` must be an object",
+            ),
+            (
+                json!({"quietHours": {"start": "25:00"}}),
+                "`quietHours.start` must be a time of day, `HH:MM`",
+            ),
+            (
+                json!({"sshConfigs": [{"id": "a"}]}),
+                "`sshConfigs[0].name` must be a string",
+            ),
+            (
+                json!({"permissions": {"allow": "Bash"}}),
+                "`permissions.allow` must be an array of strings",
             ),
             (
                 json!({"cleanupPeriodDays": 0}),
@@ -467,6 +977,87 @@ mod tests {
             "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?"}]}]}
         });
         assert_eq!(invalid_key(&fine), None);
+        // Each of these it read, a wrong value dropped alone (its schema's `.catch`, or
+        // sorted out before the schema sees the file), or made a string (`env`'s values).
+        for settings in [
+            json!({"theme": 5}),
+            json!({"effortLevel": "bogus"}),
+            json!({"strictPluginOnlyCustomization": 5}),
+            json!({"allowedMcpServers": 5}),
+            json!({"permissions": {"allow": [5]}}),
+            json!({"hooks": {"Bogus": 5}}),
+            json!({"hooks": {"Stop": 5}}),
+            json!({"statusLine": {"type": "command", "command": "x", "refreshInterval": "a"}}),
+            json!({"sandbox": {"someNewKey": 5}}),
+            json!({"sandbox": {"bwrapPath": 5}}),
+            json!({"env": {"A": 1, "B": null}}),
+        ] {
+            assert_eq!(invalid_key(&settings), None, "{settings}");
+        }
+    }
+
+    #[test]
+    fn nested_shapes_are_checked_to_their_depth() {
+        for (settings, problem) in [
+            (
+                json!({"sandbox": {"credentials": {"files": [{"path": "", "mode": "deny"}]}}}),
+                "`sandbox.credentials.files[0].path` must be a string that is not empty",
+            ),
+            (
+                json!({"sandbox": {"credentials": {"envVars": [{"name": "1A", "mode": "deny"}]}}}),
+                "`sandbox.credentials.envVars[0].name` must be a variable's name (letters, digits and `_`, not starting with a digit)",
+            ),
+            (
+                json!({"modelOverrides": {"a": 1}}),
+                "`modelOverrides.a` must be a string",
+            ),
+            (
+                json!({"enabledPlugins": {"a": 1}}),
+                "`enabledPlugins.a` must be an array of strings or `true` or `false`",
+            ),
+            (
+                json!({"policyHelper": {"path": "/p", "refreshIntervalMs": 5}}),
+                "`policyHelper.refreshIntervalMs` must be `0` or a whole number from 60000",
+            ),
+            (
+                json!({"feedbackSurveyRate": 2}),
+                "`feedbackSurveyRate` must be a number from 0 to 1",
+            ),
+            (
+                json!({"skillListingBudgetFraction": 0}),
+                "`skillListingBudgetFraction` must be a number above 0 and at most 1",
+            ),
+            (
+                json!({"strictKnownMarketplaces": [{"source": "ftp"}]}),
+                "`strictKnownMarketplaces[0].source` must be one of `url`, `github`, `git`, `npm`, `file`, `directory`, `skills-dir`, `hostPattern`, `pathPattern`, `settings`",
+            ),
+            (
+                json!({"spinnerVerbs": {"mode": "append"}}),
+                "`spinnerVerbs.verbs` must be an array of strings",
+            ),
+        ] {
+            assert_eq!(
+                invalid_key(&settings).as_deref(),
+                Some(problem),
+                "{settings}"
+            );
+        }
+        for settings in [
+            json!({"cleanupPeriodDays": 5.0}),
+            json!({"quietHours": {"start": "7:05", "end": "23:59"}}),
+            json!({"policyHelper": {"path": "/p", "refreshIntervalMs": 0, "timeoutMs": 1000}}),
+            json!({"enabledPlugins": {"a": true, "b": ["x"]}}),
+            json!({"forceLoginOrgUUID": ["a"]}),
+            json!({"pluginConfigs": {"p": {"options": {"a": 1, "b": ["x"]}}}}),
+        ] {
+            assert_eq!(invalid_key(&settings), None, "{settings}");
+        }
+        for t in ["0:00", "09:30", "23:59"] {
+            assert!(clock_time(t), "{t}");
+        }
+        for t in ["24:00", "9:60", "9:5", "009:00", ":00", "a:00", "9:000"] {
+            assert!(!clock_time(t), "{t}");
+        }
     }
 
     #[test]
@@ -487,8 +1078,8 @@ mod tests {
             "`hooks.PreToolUse[0].hooks[0].command` must be a string"
         );
         assert_eq!(
-            invalid_key(&json!({"env": {"A": 1}})).unwrap(),
-            "`env` must be an object of strings"
+            invalid_key(&json!({"env": ["A"]})).unwrap(),
+            "`env` must be an object"
         );
         assert_eq!(invalid_key(&json!({"someFutureKey": 1})), None);
     }
