@@ -260,3 +260,68 @@ fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(run(&["--help"], None).code, 0);
     assert_eq!(run(&["--version"], None).code, 0);
 }
+
+/// A usage error (an unknown flag, a flag without its value, a value clap refuses, an
+/// unknown command, no command at all) was clap's block of lines: the message, a tip, the
+/// usage and a pointer to `--help`. It is one line now, clap's message and tips kept,
+/// exit 2; `--help` and `--version` are as clap prints them.
+#[test]
+fn usage_errors_are_one_line() {
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["check", "--kep", "a", "x.json"],
+            "unexpected argument '--kep' found",
+        ),
+        (
+            &["check", "--kept"],
+            "a value is required for '--kept <KEPT>'",
+        ),
+        (
+            &["check", "x.json", "--format", "xml"],
+            "[possible values: text, json]",
+        ),
+        (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+        (&[], "a command is required: one of check, validate,"),
+        (
+            &["check", "x.json", "--kept", "a", "--retention"],
+            "a value is required",
+        ),
+        (
+            &["hook", "claude-code", "--store", "s", "--bogus"],
+            "unexpected argument '--bogus'",
+        ),
+        (
+            &["check", "x.json", "--action", "{}", "--precheck"],
+            "cannot be used with",
+        ),
+    ];
+    for (args, says) in cases {
+        let r = run(args, None);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.starts_with("error: "), "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{args:?}: {}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("Usage:"), "{args:?}: {}", r.stderr);
+    }
+    let tip = run(&["check", "--kep", "a", "x.json"], None);
+    assert!(
+        tip.stderr
+            .contains("; tip: a similar argument exists: '--kept'"),
+        "{}",
+        tip.stderr
+    );
+    let help = run(&["check", "--help"], None);
+    assert_eq!(help.code, 0);
+    assert!(
+        help.stdout.contains("Usage: omission-gate check"),
+        "{}",
+        help.stdout
+    );
+    let version = run(&["--version"], None);
+    assert_eq!(version.code, 0);
+    assert!(
+        version.stdout.starts_with("omission-gate "),
+        "{}",
+        version.stdout
+    );
+}

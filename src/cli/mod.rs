@@ -90,9 +90,9 @@ fn run_command() -> Exit {
             // 0 as "run the call", so a hook command that asks for help (or the version)
             // denies instead. Every usage error is exit 2, except for the PreCompact hook,
             // where exit 2 would block the compaction.
-            let _ = e.print();
             let precompact = is_precompact_hook(std::env::args_os());
             if !e.use_stderr() {
+                let _ = e.print();
                 if precompact || !is_tool_hook(std::env::args_os()) {
                     return Exit::Success;
                 }
@@ -103,6 +103,7 @@ fn run_command() -> Exit {
                 );
                 return Exit::Error;
             }
+            warn(&usage_error_line(e));
             return if precompact {
                 Exit::NonBlocking
             } else {
@@ -127,6 +128,39 @@ fn run_command() -> Exit {
         Command::Completions { shell } => run_completions(shell, out),
         Command::Man => run_man(out),
     }
+}
+
+/// A usage error as one line (SPEC 9): clap's message and its tips, without the usage
+/// block. The usage is taken out of the error's context, the way clap offers; what clap
+/// still puts on lines of their own (a tip, `For more information`) is joined with `; `,
+/// and with a space what completes the line before it (the list after a line that ends
+/// in `:`, a `[possible values: ...]`). A command line without a command, for which clap would print the whole
+/// help, names the commands instead.
+fn usage_error_line(mut e: clap::Error) -> String {
+    use clap::error::{ContextKind, ErrorKind};
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let cli = Cli::command();
+        let names: Vec<&str> = cli
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name())
+            .collect();
+        return format!(
+            "error: a command is required: one of {}; For more information, try '--help'.",
+            names.join(", ")
+        );
+    }
+    e.remove(ContextKind::Usage);
+    let text = e.render().to_string();
+    let mut line = String::new();
+    for part in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !line.is_empty() {
+            let completes = line.ends_with(':') || part.starts_with('[');
+            line.push_str(if completes { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    line
 }
 
 /// True for a command line that may be a tool hook (`hook` among its words, not after
