@@ -325,3 +325,65 @@ fn usage_errors_are_one_line() {
         version.stdout
     );
 }
+
+/// A document with a misspelt `records` (`{"record": [...]}`) is no document, so it was
+/// read as JSON Lines and refused as a record without an `id` (or, spread over lines, as
+/// a syntax error). The message says what the object is, and the key to use; an input
+/// read by the lean loader (1 MiB or more) says the same. A JSON Lines record's own
+/// error is as before.
+#[test]
+fn a_document_with_a_misspelt_records_key_names_the_key_to_use() {
+    let scratch = Scratch::new();
+    let record = r#"{"id":"a","seq":1,"kind":"chatter"}"#;
+    let one_line = format!("{{\"record\": [{record}]}}\n");
+    let pretty = format!("{{\n  \"record\": [\n    {record}\n  ]\n}}\n");
+    let mut large = String::from("{\"Records\": [\n");
+    for i in 0..20_000 {
+        large.push_str(&format!(
+            "{{\"id\":\"c{i}\",\"seq\":{i},\"kind\":\"chatter\",\"text\":\"some words to make it long\"}},\n"
+        ));
+    }
+    large.push_str(&format!("{record}]}}\n"));
+    assert!(large.len() > 1 << 20);
+    for (name, text, key) in [
+        ("one.json", one_line.as_str(), "record"),
+        ("pretty.json", pretty.as_str(), "record"),
+        ("large.json", large.as_str(), "Records"),
+    ] {
+        let path = scratch.file(name, text.as_bytes());
+        for command in ["validate", "pin"] {
+            let r = run(&[command, &path], None);
+            assert_eq!(r.code, 2, "{name}: {}", r.stderr);
+            assert!(
+                r.stderr.contains(&format!(
+                    "line 1: an object with key `{key}` where a record (with `id`, `seq` and `kind`) or a document (with `records`) was expected: rename `{key}` to `records`"
+                )),
+                "{name} {command}: {}",
+                r.stderr
+            );
+            assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        }
+    }
+    // What `validate` says of the input `text`, refused.
+    let refused = |name: &str, text: &str| {
+        let r = run(&["validate", &scratch.file(name, text.as_bytes())], None);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        r.stderr
+    };
+    let other = refused(
+        "other.json",
+        &format!("\n{{\"entries\": [{record}], \"kept\": []}}\n"),
+    );
+    assert!(
+        other.contains("line 2: an object with keys `entries`, `kept` where a record (with `id`, `seq` and `kind`) or a document (with `records`) was expected: put the records in a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)"),
+        "{other}"
+    );
+    // A record stream's own errors are as they were.
+    let second = refused(
+        "s.jsonl",
+        &format!("{record}\n{{\"seq\":2,\"kind\":\"chatter\"}}\n"),
+    );
+    assert!(second.contains("line 2: missing key `id`"), "{second}");
+    let first = refused("r.jsonl", "{\"kind\":\"x\"}\n");
+    assert!(first.contains("line 1: missing key `id`"), "{first}");
+}

@@ -15,6 +15,21 @@ pub enum InputProblem {
         "a JSON array is neither input form: wrap the records as a document, `{{\"records\": [...]}}`, or write one record object per line (JSON Lines)"
     )]
     Array,
+    /// The first JSON value is an object that is neither a record (it has none of `id`,
+    /// `seq`, `kind`) nor a document (it has no `records`): read as JSON Lines, it was
+    /// refused as a record without an `id`. Its keys, and the one that nearly names
+    /// `records` (a misspelt document key), if any.
+    #[error(
+        "an object with {} where a record (with `id`, `seq` and `kind`) or a document (with `records`) was expected: {}",
+        keys_part(.keys),
+        near_part(.near.as_deref())
+    )]
+    NeitherForm {
+        /// The object's keys, as many as a message shows.
+        keys: Vec<String>,
+        /// The key that nearly names `records`.
+        near: Option<String>,
+    },
     /// A document that is not an object.
     #[error("expected an object")]
     NotObject,
@@ -149,4 +164,23 @@ pub enum InputProblem {
         /// The built-in being called, which the store does not name.
         instead: String,
     },
+}
+
+/// The keys of [`InputProblem::NeitherForm`]: `key `a``, `keys `a`, `b``, or none.
+fn keys_part(keys: &[String]) -> String {
+    let named: Vec<String> = keys.iter().map(|k| format!("`{}`", clean(k))).collect();
+    match named.len() {
+        0 => "no keys".to_string(),
+        1 => format!("key {}", named.join("")),
+        _ => format!("keys {}", named.join(", ")),
+    }
+}
+
+/// The fix of [`InputProblem::NeitherForm`]: the key to use for a misspelt one, else
+/// what each form looks like.
+fn near_part(near: Option<&str>) -> String {
+    match near {
+        Some(key) => format!("rename `{}` to `records`", clean(key)),
+        None => "put the records in a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)".to_string(),
+    }
 }

@@ -95,8 +95,46 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
             load_document(origin, &Value::Object(obj), limits)
         }
         Value::Array(_) => Err(InputError::invalid(origin, "input", InputProblem::Array)),
-        _ => load_stream(origin, bytes, limits),
+        first => load_stream(origin, bytes, limits)
+            .map_err(|e| neither_form(origin, bytes, &first).unwrap_or(e)),
     }
+}
+
+/// The keys a message about an object names at most.
+const MOST_KEYS_SHOWN: usize = 5;
+
+/// When the input's first JSON value is an object with none of a record's `id`, `seq`
+/// and `kind`, the refusal that says so, naming its keys and the document key one of
+/// them nearly names: read as JSON Lines, a document with a misspelt `records` was
+/// refused as a record without an `id`. What input means is unchanged: only the error
+/// path calls this, after the stream was refused.
+fn neither_form(origin: &str, bytes: &[u8], first: &Value) -> Option<InputError> {
+    let Value::Object(obj) = first else {
+        return None;
+    };
+    if ["id", "seq", "kind"].iter().any(|k| obj.contains_key(*k)) {
+        return None;
+    }
+    let records: Vec<char> = "records".chars().collect();
+    let near = obj
+        .keys()
+        .find(|k| {
+            k.eq_ignore_ascii_case("records")
+                || crate::text::edit_distance(&records, k.trim(), 2).is_some()
+        })
+        .cloned();
+    let keys = obj.keys().take(MOST_KEYS_SHOWN).cloned().collect();
+    // The line the object starts on (after blank lines, if any).
+    let start = bytes
+        .iter()
+        .position(|&b| !json::is_whitespace(b))
+        .unwrap_or(0);
+    let line = 1 + bytes.iter().take(start).filter(|&&b| b == b'\n').count();
+    Some(InputError::invalid(
+        origin,
+        format!("line {line}"),
+        InputProblem::NeitherForm { keys, near },
+    ))
 }
 
 /// Refuses an input larger than `limits.max_input_bytes`. The CLI checks the size
