@@ -434,8 +434,19 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
     let p = payload("claude-code", "AE-1", missing.to_str().unwrap());
     let started = std::time::Instant::now();
     let out = hook_within("claude-code", &store("claude-code"), &p, &[], WAIT_MS);
-    // The harness may yet write it: the call can be retried.
-    denied_with_advice(&out, "no such file", MAY_PASS);
+    // The harness may yet write it: the call can be retried. Or the session keeps no
+    // transcript (`claude -p --no-session-persistence`), where waiting longer cannot
+    // help: the gate cannot tell which, and the reason names both, each with its fix.
+    denied_with_advice(
+        &out,
+        "never.jsonl: transcript: is not there after ",
+        MAY_PASS,
+    );
+    assert!(
+        out.stderr.contains(" ms: either the session keeps no transcript (as with `claude -p --no-session-persistence`), and --kept-from transcript can then judge no call: run the harness without that flag, or give the hook --kept; or the harness writes it later than that: raise --timeout-ms"),
+        "{}",
+        out.stderr
+    );
     // It waited: three quarters of the deadline.
     assert!(started.elapsed() >= Duration::from_millis(3000));
     // A transcript that exists but never records the call.

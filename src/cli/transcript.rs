@@ -99,6 +99,20 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
                 )));
             }
             Err(Unread::NotYet(_)) if waiting => {}
+            // Waited for, and still no file there at all: a session that keeps no
+            // transcript looks just like one the harness writes late.
+            Err(Unread::NotYet(_))
+                if wanted.deadline.is_some()
+                    && std::fs::symlink_metadata(&*path)
+                        .is_err_and(|e| e.kind() == io::ErrorKind::NotFound) =>
+            {
+                let ms = started.elapsed().as_millis();
+                return Err(Unread::NotYet(InputError::invalid(
+                    &path,
+                    "transcript",
+                    TranscriptRead::NotWritten { ms },
+                )));
+            }
             Err(unread) => return Err(unread),
         }
         std::thread::sleep(POLL);

@@ -21,6 +21,16 @@ pub enum TranscriptRead {
         /// How long the reader waited, in milliseconds.
         ms: u128,
     },
+    /// The transcript file is not there by the deadline. Either the session keeps none
+    /// (Claude Code's `-p --no-session-persistence` names a file it never writes), or the
+    /// harness writes it later than that: the gate cannot tell which, so both are named.
+    #[error(
+        "is not there after {ms} ms: either the session keeps no transcript (as with `claude -p --no-session-persistence`), and --kept-from transcript can then judge no call: run the harness without that flag, or give the hook --kept; or the harness writes it later than that: raise --timeout-ms"
+    )]
+    NotWritten {
+        /// How long the reader waited, in milliseconds.
+        ms: u128,
+    },
     /// Codex: the call being judged is made from code mode's JavaScript, and no `exec`
     /// call without its output is in the transcript by the deadline.
     #[error(

@@ -48,7 +48,7 @@ pub enum PayloadProblem {
     NotAnObject,
     /// `--kept-from transcript`, and the payload names no transcript.
     #[error(
-        "missing or empty: --kept-from transcript judges against the session transcript the harness names there, and this session has none (run the harness with session recording on, or use --kept)"
+        "missing or empty: --kept-from transcript judges against the session transcript the harness names there, and this session has none (run the harness with session recording on, not `codex exec --ephemeral`, or use --kept)"
     )]
     NoTranscript,
     /// `--kept-from transcript`, and the payload names no call.
