@@ -2036,3 +2036,61 @@ fn doctor_reads_the_store_written_as_store_equals_path() {
     let out = s.doctor("claude-code");
     assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+/// `.claude` made a file, and a `--dir` under a file, gave the system's words ("not a
+/// directory (os error 20)") and, in doctor, the fix for a permission problem. Each says
+/// which file is in the way, and to move it.
+#[test]
+fn a_file_where_a_folder_should_be_is_named_with_the_fix() {
+    let s = Sandbox::new();
+    std::fs::write(s.project.join(".claude"), "").unwrap();
+    let out = s.run(&["init", "claude-code", "--dir", s.p()]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate: init: `{0}/.claude` is a file, not a folder, so `{0}/.claude/settings.json` cannot be read: move or rename that file\n",
+            s.p()
+        )
+    );
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "`{0}/.claude` is a file, not a folder, so `{0}/.claude/settings.json` cannot be read: Claude Code cannot read it either; move or rename that file",
+            s.p()
+        ),
+    );
+    let under = format!("{}/.claude/project", s.p());
+    for command in ["init", "doctor"] {
+        let out = s.run(&[command, "claude-code", "--dir", &under]);
+        assert_eq!(out.code, 2, "{command}");
+        // init says it on stderr, doctor ("cannot tell") on stdout.
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            said.contains(&format!(
+                "project directory `{under}`: `{}/.claude` is a file, not a folder: give --dir the directory you start the harness in",
+                s.p()
+            )),
+            "{command}: {said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{said}");
+    }
+    let out = s.run(&["init", "claude-code", "--dir", "/does/not/exist"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        "omission-gate: init: project directory `/does/not/exist`: no such file: give --dir the directory you start the harness in\n"
+    );
+    // A store folder that is a file: init says so when it writes the store.
+    let t = Sandbox::new();
+    std::fs::write(t.project.join(".omission-gate"), "").unwrap();
+    let out = t.run(&["init", "claude-code", "--dir", t.p()]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate: init: cannot write `{0}/.omission-gate/store.json`: `{0}/.omission-gate` is a file, not a folder: move or rename that file, then run init again\n",
+            t.p()
+        )
+    );
+}

@@ -339,8 +339,10 @@ fn read_hooks_of(harness: Harness, path: &Path) -> Result<Option<Value>, String>
         Ok(Some(text)) => read_settings(harness, path, &text).map(Some),
         Ok(None) => Ok(None),
         Err(e) => Err(format!(
-            "{e}: {} cannot read it either; fix its permissions",
-            w_name(harness)
+            "{}: {} cannot read it either; {}",
+            e.problem,
+            w_name(harness),
+            e.fix
         )),
     }
 }
@@ -570,7 +572,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
         },
         Ok(None) => toml::Table::new(),
         Err(e) => {
-            f.problem(format!("{e}: fix its permissions"));
+            f.problem(e.to_string());
             return;
         }
     };
@@ -916,7 +918,7 @@ fn check_gemini_trust(project: &str, f: &mut Findings) {
         },
         Ok(None) => Value::Object(serde_json::Map::new()),
         Err(e) => {
-            f.problem(format!("{e}: fix its permissions"));
+            f.problem(e.to_string());
             return;
         }
     };

@@ -19,14 +19,28 @@ pub(super) fn text_of(path: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("`{}` is not valid UTF-8", path.display()))
 }
 
+/// The file that stands where a folder on the way to `path` should be (`.claude` made a
+/// file, for `.claude/settings.json`), as one line: what a read or a write that failed
+/// with "not a directory" (or, creating the folders, "file exists") ran into.
+fn file_in_the_way(path: &Path) -> Option<String> {
+    path.ancestors()
+        .skip(1)
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
+        .map(|file| format!("`{}` is a file, not a folder", file.display()))
+}
+
 /// The project directory, resolved (harnesses see the real path).
 pub(super) fn project_dir(dir: &Path) -> Result<(PathBuf, String), String> {
     const FIX: &str = "give --dir the directory you start the harness in";
     let real = std::fs::canonicalize(dir).map_err(|e| {
+        let why = match file_in_the_way(dir) {
+            Some(file) if e.kind() == io::ErrorKind::NotADirectory => file,
+            _ => io_reason(&e),
+        };
         format!(
-            "project directory `{}`: {}: {FIX}",
+            "project directory `{}`: {why}: {FIX}",
             clean(&dir.display().to_string()),
-            io_reason(&e)
         )
     })?;
     if !real.is_dir() {
@@ -41,7 +55,13 @@ pub(super) fn project_dir(dir: &Path) -> Result<(PathBuf, String), String> {
 
 /// Writes a file whole: to a temporary file beside it, then renamed over it.
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    let fail = |e: io::Error| format!("cannot write `{}`: {}", path.display(), io_reason(&e));
+    let fail = |e: io::Error| match file_in_the_way(path) {
+        Some(file) => format!(
+            "cannot write `{}`: {file}: move or rename that file, then run init again",
+            path.display()
+        ),
+        None => format!("cannot write `{}`: {}", path.display(), io_reason(&e)),
+    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(fail)?;
     }
@@ -53,18 +73,51 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     })
 }
 
+/// A file [`read_optional`] could not read: what went wrong, naming the file, and what
+/// fixes it, kept apart so that doctor can say between them what the harness makes of
+/// it. As one line: `problem: fix`.
+pub(super) struct Unreadable {
+    /// What went wrong.
+    pub(super) problem: String,
+    /// What fixes it.
+    pub(super) fix: &'static str,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.problem, self.fix)
+    }
+}
+
+impl From<Unreadable> for String {
+    fn from(u: Unreadable) -> String {
+        u.to_string()
+    }
+}
+
 /// Reads a file that may be absent.
-pub(super) fn read_optional(path: &Path) -> Result<Option<String>, String> {
+pub(super) fn read_optional(path: &Path) -> Result<Option<String>, Unreadable> {
+    let shown = path.display();
     match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| format!("`{}` is not valid UTF-8", path.display())),
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| Unreadable {
+            problem: format!("`{shown}` is not valid UTF-8"),
+            fix: "save it as UTF-8",
+        }),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!(
-            "cannot read `{}`: {}",
-            path.display(),
-            io_reason(&e)
-        )),
+        Err(e) => Err(match file_in_the_way(path) {
+            Some(file) if e.kind() == io::ErrorKind::NotADirectory => Unreadable {
+                problem: format!("{file}, so `{shown}` cannot be read"),
+                fix: "move or rename that file",
+            },
+            _ if e.kind() == io::ErrorKind::IsADirectory => Unreadable {
+                problem: format!("`{shown}` is a folder, not a file"),
+                fix: "move or rename that folder",
+            },
+            _ => Unreadable {
+                problem: format!("cannot read `{shown}`: {}", io_reason(&e)),
+                fix: "fix its permissions",
+            },
+        }),
     }
 }
 

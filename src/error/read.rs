@@ -28,6 +28,9 @@ pub enum IoReason {
     /// Permission denied.
     #[error("permission denied")]
     PermissionDenied,
+    /// A folder on the way to it is a file.
+    #[error("a part of its path is a file, not a folder")]
+    NotADirectory,
     /// Any other failure: the system's own words, lowercased.
     #[error("{0}")]
     Other(String),
@@ -38,6 +41,7 @@ impl From<&std::io::Error> for IoReason {
         match e.kind() {
             std::io::ErrorKind::NotFound => IoReason::NotFound,
             std::io::ErrorKind::PermissionDenied => IoReason::PermissionDenied,
+            std::io::ErrorKind::NotADirectory => IoReason::NotADirectory,
             // The system's words, or the kind of failure where it gives none.
             _ => match e.to_string().to_lowercase() {
                 words if words.is_empty() => {
