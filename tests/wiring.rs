@@ -160,6 +160,15 @@ impl Sandbox {
         assert_clean(&self.doctor(harness), &self.settings(harness), harness);
     }
 
+    /// Makes the hook init wrote run the program `path` instead of this binary.
+    fn run_program(&self, harness: &str, path: &str) {
+        self.edit_settings(harness, |t| t.replace(&binary(), path));
+        if harness == "codex" {
+            // The edit changed the hook: trust it as it now is, as the user would.
+            self.trust_codex_as_is();
+        }
+    }
+
     fn edit_settings(&self, harness: &str, edit: impl Fn(String) -> String) {
         let path = self.settings(harness);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -601,11 +610,7 @@ fn doctor_finds_a_binary_that_is_not_there() {
     for h in HARNESSES {
         let s = Sandbox::new();
         s.wired(h);
-        s.edit_settings(h, |t| t.replace(&binary(), "/nowhere/omission-gate"));
-        if h == "codex" {
-            // The edit changed the hook: trust it as it now is, as the user would.
-            s.trust_codex_as_is();
-        }
+        s.run_program(h, "/nowhere/omission-gate");
         let out = s.doctor(h);
         assert_finds(
             &out,
@@ -2035,6 +2040,33 @@ fn doctor_reads_the_store_written_as_store_equals_path() {
     std::fs::write(&path, settings.replacen("--store=", "--store=missing-", 1)).unwrap();
     let out = s.doctor("claude-code");
     assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+/// A hook's program that is there but has no execute bit was reported as not found, and
+/// the fix given (run init again) wrote the same path: doctor says it is not executable
+/// and how to make it so.
+#[test]
+fn doctor_finds_a_binary_that_is_not_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        s.wired(h);
+        let copy = s.home.join("bin/omission-gate");
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(binary(), &copy).unwrap();
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let copy = copy.to_str().unwrap();
+        s.run_program(h, copy);
+        let out = s.doctor(h);
+        assert_finds(
+            &out,
+            &format!(
+                "`{copy}`, the program the hook in `{}` runs, is not executable, so the shell cannot start it: run `chmod +x {copy}`",
+                s.settings(h).display(),
+            ),
+        );
+        assert!(!out.stdout.contains("is not found"), "{}", out.stdout);
+    }
 }
 
 /// `.claude` made a file, and a `--dir` under a file, gave the system's words ("not a

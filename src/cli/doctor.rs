@@ -966,14 +966,20 @@ fn check_handler(
             wiring::sh_quote(project)
         ));
     }
-    if let Some(bin) = words.first()
-        && !binary_found(bin)
-    {
-        f.problem(format!(
+    if let Some(bin) = words.first() {
+        match find_binary(bin) {
+            Binary::Runnable => {}
+            Binary::NotExecutable(path) => f.problem(format!(
+                "`{}`, the program {at} runs, is not executable, so the shell cannot start it: run `chmod +x {}`",
+                path.display(),
+                wiring::sh_quote(&path.display().to_string())
+            )),
+            Binary::NotFound => f.problem(format!(
                 "`{bin}`, the program {at} runs, is not found: run `omission-gate init {} --dir {}` again to write this binary's absolute path",
                 harness.name(),
                 wiring::sh_quote(project)
-            ));
+            )),
+        }
     }
     let harness_ms = harness_timeout_ms(harness, h);
     match own_timeout_ms(&words) {
@@ -1008,16 +1014,44 @@ fn check_handler(
     run_checks(harness, dir, project, h, &at, f)
 }
 
-fn binary_found(bin: &str) -> bool {
+/// What a hook command's program is, as the shell looks for it.
+enum Binary {
+    /// A file with an execute bit (by its path, or in a `PATH` folder).
+    Runnable,
+    /// A file there that no execute bit lets run (the first one, where no runnable one
+    /// is in `PATH`): the shell says "permission denied".
+    NotExecutable(PathBuf),
+    /// No file by that path or name.
+    NotFound,
+}
+
+/// Finds a hook command's program `bin`: by its path when it has a `/`, else in `PATH`.
+fn find_binary(bin: &str) -> Binary {
     use std::os::unix::fs::PermissionsExt;
-    let runnable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let mode = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.permissions().mode() & 0o111 != 0)
     };
-    if bin.contains('/') {
-        return runnable(Path::new(bin));
+    let candidates: Vec<PathBuf> = if bin.contains('/') {
+        vec![PathBuf::from(bin)]
+    } else {
+        std::env::var_os("PATH")
+            .map(|path| std::env::split_paths(&path).map(|d| d.join(bin)).collect())
+            .unwrap_or_default()
+    };
+    let mut found = Binary::NotFound;
+    for path in candidates {
+        match mode(&path) {
+            Some(true) => return Binary::Runnable,
+            Some(false) if matches!(found, Binary::NotFound) => {
+                found = Binary::NotExecutable(path);
+            }
+            _ => {}
+        }
     }
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|d| runnable(&d.join(bin))))
+    found
 }
 
 /// The store loads, and the matcher lets the harness show the gate every tool a record
