@@ -2069,6 +2069,40 @@ fn doctor_finds_a_binary_that_is_not_executable() {
     }
 }
 
+/// A settings file that is not valid JSON, with no hook found elsewhere: doctor said to
+/// run init, which refuses such a file. It says to fix the file (with where serde stopped),
+/// then to run doctor again.
+#[test]
+fn doctor_says_to_fix_a_settings_file_that_does_not_parse_not_to_run_init() {
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        let path = s.settings(h);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\n  \"hooks\": {,\n}\n").unwrap();
+        let found = findings(&s.doctor(h));
+        assert!(
+            found.iter().any(|l| l.starts_with(&format!(
+                "`{}` is not valid JSON (line 2 column 13: key must be a string)",
+                path.display()
+            ))),
+            "{h}: {found:?}"
+        );
+        assert!(
+            found.iter().any(|l| l.starts_with("no `omission-gate hook")
+                && l.ends_with(&format!(
+                    ": first fix `{}` as said above (the hook may be there, and init leaves such a file as it is), then run doctor again",
+                    path.display()
+                ))),
+            "{h}: {found:?}"
+        );
+        assert!(
+            !found.iter().any(|l| l.contains("run `omission-gate init")),
+            "{h}: {found:?}"
+        );
+        assert_eq!(s.run(&["init", h, "--dir", s.p()]).code, 2, "{h}");
+    }
+}
+
 /// `.claude` made a file, and a `--dir` under a file, gave the system's words ("not a
 /// directory (os error 20)") and, in doctor, the fix for a permission problem. Each says
 /// which file is in the way, and to move it.

@@ -105,12 +105,16 @@ fn doctor(
     let mut others: Vec<((usize, usize), wiring::OtherHook)> = Vec::new();
     let mut placed: Vec<((usize, usize), bool)> = Vec::new();
     let mut dropped_ours = false;
+    // The files doctor could not read, or the harness would not (each said above), where
+    // the gate may be, and which init refuses to edit.
+    let mut unread: Vec<String> = Vec::new();
     for (file_index, path) in files.iter().enumerate() {
         let value = match read_hooks_of(harness, path) {
             Ok(Some(v)) => v,
             Ok(None) => continue,
             Err(problem) => {
                 f.problem(problem);
+                unread.push(format!("`{}`", path.display()));
                 continue;
             }
         };
@@ -121,6 +125,7 @@ fn doctor(
             let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);
             f.problem(codex_unparsed(path, &problem, !lost.is_empty()));
             dropped_ours |= !lost.is_empty();
+            unread.push(format!("`{shown}`"));
             continue;
         }
         if harness == Harness::ClaudeCode {
@@ -131,6 +136,7 @@ fn doctor(
                     if lost.is_empty() { "" } else { " (the gate's hook too)" }
                 ));
                 dropped_ours |= !lost.is_empty();
+                unread.push(format!("`{shown}`"));
                 continue;
             }
             if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
@@ -217,13 +223,24 @@ fn doctor(
                 wiring::sh_quote(project)
             ));
         }
+        // init leaves a file it cannot read as it is: fixing it comes first.
+        let fix = if unread.is_empty() {
+            format!(
+                "run `omission-gate init {} --dir {}`",
+                harness.name(),
+                wiring::sh_quote(project)
+            )
+        } else {
+            format!(
+                "first fix {} as said above (the hook may be there, and init leaves such a file as it is), then run doctor again",
+                unread.join(", ")
+            )
+        };
         f.problem(format!(
-            "no `omission-gate hook {}` command under `hooks.{}` in {}: run `omission-gate init {} --dir {}`",
+            "no `omission-gate hook {}` command under `hooks.{}` in {}: {fix}",
             harness.name(),
             w.event,
             looked.join(", "),
-            harness.name(),
-            wiring::sh_quote(project)
         ));
         return None;
     }
