@@ -437,7 +437,18 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
             (Some(context.compaction(store)), Some(context))
         }
         (KeptFrom::Transcript, Some(Err(Unread::NotYet(e)))) => {
-            return refuse_with(e, Retry::MayPass);
+            let retry = match e {
+                InputError::Invalid { reason, .. }
+                    if matches!(
+                        **reason,
+                        Reason::TranscriptRead(TranscriptRead::NotWritten { .. })
+                    ) =>
+                {
+                    Retry::NoTranscript
+                }
+                _ => Retry::MayPass,
+            };
+            return refuse_with(e, retry);
         }
         (KeptFrom::Transcript, Some(Err(Unread::Invalid(e)))) => return refuse(e),
         (KeptFrom::Transcript, None) => {
@@ -840,6 +851,9 @@ pub enum Retry {
     /// The ERROR is one of timing (the transcript not yet written, our own deadline
     /// passed): a retry may pass.
     MayPass,
+    /// No transcript file by the deadline: the harness may write it late (a retry may
+    /// pass), or the session keeps none (no retry will).
+    NoTranscript,
     /// The store names this call's tool only as another harness names it: each call of
     /// the tool gets the same ERROR until the store (or the hook's tool list) is fixed;
     /// calls of other tools are judged.
@@ -930,6 +944,7 @@ pub fn deny_reason(report: &Report, store: Option<&Store>, retry: Retry) -> Stri
             Retry::Reshape => "omission-gate cannot judge this call as it is made, so it fails closed: make it again the way the reason says; if that cannot be done, tell the user what the reason says",
             Retry::Misnamed => "omission-gate cannot tell which rules in the record store bind this call (the reason says why), so it denied it, and it will deny each call of this tool until the record store (or the tool list the hook is given) is fixed: tell the user what the reason says; retrying will not help",
             Retry::MayPass => "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)",
+            Retry::NoTranscript => "omission-gate found no transcript of this session in time, so it fails closed: either the session keeps none, and every call will be denied until the hook is run otherwise, or the harness writes it late, and a retry may pass; if it is denied again, tell the user what the reason says (it names the fix for each)",
         }
         .to_string(),
         _ => "omission-gate cannot decide, so it fails closed: supply what the reason says is missing (a tool parameter or a recorded fact) or ask the user".to_string(),

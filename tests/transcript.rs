@@ -59,6 +59,10 @@ const FUTILE: &str = "omission-gate cannot read what it judges calls by (the rea
 /// What a deny says to do after an ERROR of timing: the transcript not yet written.
 const MAY_PASS: &str = "omission-gate could not read the transcript as of this call in time (the harness may not have written it yet), so it fails closed: the call can be retried, and may pass once the harness has written it; if it is denied again, tell the user what the reason says (the hook's --timeout-ms can be raised to wait longer)";
 
+/// What a deny says to do when no transcript file was there by the deadline: the session
+/// may keep none (no retry helps), or the harness may write it late (a retry may pass).
+const NO_TRANSCRIPT: &str = "omission-gate found no transcript of this session in time, so it fails closed: either the session keeps none, and every call will be denied until the hook is run otherwise, or the harness writes it late, and a retry may pass; if it is denied again, tell the user what the reason says (it names the fix for each)";
+
 /// A hook's answer that denies the call with ERROR `invalid-input`, the message saying
 /// `says`, and the advice `advice` (its second line).
 fn denied_with_advice(out: &Run, says: &str, advice: &str) {
@@ -440,7 +444,7 @@ fn a_transcript_that_never_appears_is_an_error_past_the_deadline() {
     denied_with_advice(
         &out,
         "never.jsonl: transcript: is not there after ",
-        MAY_PASS,
+        NO_TRANSCRIPT,
     );
     assert!(
         out.stderr.contains(" ms: either the session keeps no transcript (as with `claude -p --no-session-persistence`), and --kept-from transcript can then judge no call: run the harness without that flag, or give the hook --kept; or the harness writes it later than that: raise --timeout-ms"),
