@@ -82,23 +82,28 @@ enum Role {
     Edit,
     /// Searches the contents of files.
     Search,
+    /// Edits a notebook's cells.
+    Notebook,
 }
 
 /// Each harness's built-in tools that change things, with what each does (Codex's
 /// `apply_patch` writes and edits files; Claude Code's `Monitor`, behind a feature flag
 /// in 2.1.197, runs a shell command and streams its output, and `PowerShell` is its shell
-/// on Windows), and the built-ins a harness answers to under two names: Gemini CLI 0.61.0
+/// on Windows; Claude Code's `NotebookEdit` edits a Jupyter notebook's cells, which no
+/// other harness has a tool for), and the built-ins a harness answers to under two
+/// names: Gemini CLI 0.61.0
 /// runs `grep_search` when the model calls it by its old name, `search_file_content`,
 /// and its hook sees the name the model called (its `TOOL_LEGACY_ALIASES`). No other
 /// harness gives a tool these names: a store that names one of them for another harness
 /// names a tool that harness never calls.
-const BUILTINS: [(Harness, &str, &[Role]); 13] = [
+const BUILTINS: [(Harness, &str, &[Role]); 14] = [
     (Harness::ClaudeCode, "Bash", &[Role::Shell]),
     (Harness::ClaudeCode, "Monitor", &[Role::Shell]),
     (Harness::ClaudeCode, "PowerShell", &[Role::Shell]),
     (Harness::ClaudeCode, "Write", &[Role::Write]),
     (Harness::ClaudeCode, "Edit", &[Role::Edit]),
     (Harness::ClaudeCode, "MultiEdit", &[Role::Edit]),
+    (Harness::ClaudeCode, "NotebookEdit", &[Role::Notebook]),
     (Harness::Codex, "Bash", &[Role::Shell]),
     (Harness::Codex, "apply_patch", &[Role::Write, Role::Edit]),
     (Harness::GeminiCli, "run_shell_command", &[Role::Shell]),
@@ -386,6 +391,27 @@ pub fn same_kind(harness: Harness, tool: &str) -> impl Iterator<Item = &'static 
         .map(|(_, n, _)| *n)
 }
 
+/// This harness's built-ins that change a file named in their input (Claude Code's
+/// `Write`, `Edit`, `MultiEdit` and `NotebookEdit`, Codex's `apply_patch`, Gemini CLI's
+/// `write_file` and `replace`).
+pub fn file_tools(harness: Harness) -> impl Iterator<Item = &'static str> {
+    let changes = |roles: &[Role]| {
+        (roles.iter()).any(|r| matches!(r, Role::Write | Role::Edit | Role::Notebook))
+    };
+    BUILTINS
+        .iter()
+        .filter(move |(h, _, r)| *h == harness && changes(r))
+        .map(|(_, n, _)| *n)
+}
+
+/// This harness's built-ins that run shell commands, which can change any file too.
+pub fn shell_tools(harness: Harness) -> impl Iterator<Item = &'static str> {
+    BUILTINS
+        .iter()
+        .filter(move |(h, _, r)| *h == harness && r.contains(&Role::Shell))
+        .map(|(_, n, _)| *n)
+}
+
 /// Whose name `tool` is, seen from `harness`, for messages: the other harnesses that
 /// give it, with the verb (`Claude Code and Codex name`), and what it names (`the shell
 /// tool`; a name of MCP form is `an MCP tool` of the harnesses that spell MCP tools so).
@@ -405,6 +431,7 @@ pub fn whose(harness: Harness, tool: &str) -> (String, &'static str) {
         Some((_, _, [Role::Write])) => "the file-writing tool",
         Some((_, _, [Role::Edit])) => "the file-editing tool",
         Some((_, _, [Role::Search])) => "the file-search tool",
+        Some((_, _, [Role::Notebook])) => "the notebook-editing tool",
         Some(_) => "the file-writing and file-editing tool",
         None => "an MCP tool",
     };
@@ -599,6 +626,18 @@ mod tests {
             Some("run_shell_command")
         );
         assert!(!does_the_same(Harness::ClaudeCode, "Edit", "Write"));
+        // `NotebookEdit` changes files, and does what no other tool does.
+        assert!(!does_the_same(Harness::ClaudeCode, "Edit", "NotebookEdit"));
+        assert_eq!(spelling(Harness::GeminiCli, "NotebookEdit"), None);
+        assert_eq!(spelling(Harness::Codex, "NotebookEdit"), None);
+        let files = |h| file_tools(h).collect::<Vec<_>>();
+        assert_eq!(
+            files(Harness::ClaudeCode),
+            ["Write", "Edit", "MultiEdit", "NotebookEdit"]
+        );
+        assert_eq!(files(Harness::Codex), ["apply_patch"]);
+        assert_eq!(files(Harness::GeminiCli), ["write_file", "replace"]);
+        assert_eq!(shell_tools(Harness::Codex).collect::<Vec<_>>(), ["Bash"]);
         assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
         // Named both ways, nothing is misnamed.
         let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
