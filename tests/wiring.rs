@@ -491,6 +491,100 @@ fn doctor_notes_a_built_in_the_store_never_names_beside_one_that_does_the_same()
     }
 }
 
+/// A store whose rule names one of a harness's file-changing built-ins and not the
+/// others (`Write`, not `Edit`): an agent that edits the file instead passes. The wiring
+/// gates, so doctor is clean (exit 0) and notes the tools the store never names.
+#[test]
+fn doctor_notes_the_file_changing_tools_a_store_never_names_beside_one_it_names() {
+    // The shell tools named in effect records of their own (a rule on `file_path` over
+    // `Bash` would fail closed on doctor's harmless call).
+    let rule = |scope: &str, shells: &[&str]| {
+        let effects: String = (shells.iter().enumerate())
+            .map(|(i, t)| format!(r#", {{"id": "e{i}", "seq": {}, "kind": "effect", "tool": "{t}", "match": {{"command": "./deploy.sh"}}, "text": "The deploy already ran."}}"#, i + 2))
+            .collect();
+        format!(
+            r#"{{"records": [{{"id": "w", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"field": "file_path", "op": "eq", "value": "/srv/app/config.yml"}}, "effect": "deny", "text": "Never change config.yml."}}{effects}], "kept": []}}"#
+        )
+    };
+    let cc_shells: &[&str] = &["Bash", "Monitor", "PowerShell"];
+    let note = |h: &str, named: &str, unnamed: &str| {
+        format!(
+            "omission-gate doctor: note: record `w` names `{named}`, and the store never names {unnamed} in {h}: a rule binds only the tools it names, so their calls on the same file pass; if the rule is about the file, name them too (each carries the path in its own input key: see docs/hooks.md)"
+        )
+    };
+    let cases: [(&str, &str, &[&str], Option<String>); 7] = [
+        (
+            "claude-code",
+            r#"["Write"]"#,
+            &[],
+            Some(note(
+                "Claude Code",
+                "Write",
+                "`Edit`, `MultiEdit`, `NotebookEdit`, which change files too, nor `Bash`, `Monitor`, `PowerShell`, whose commands can change any file",
+            )),
+        ),
+        // `MultiEdit` beside `Edit` is the other note's (the hook denies it).
+        (
+            "claude-code",
+            r#"["Edit"]"#,
+            cc_shells,
+            Some(note(
+                "Claude Code",
+                "Edit",
+                "`Write`, `NotebookEdit`, which change files too",
+            )),
+        ),
+        (
+            "claude-code",
+            r#"["Write", "Edit", "MultiEdit", "NotebookEdit"]"#,
+            cc_shells,
+            None,
+        ),
+        (
+            "claude-code",
+            r#"["Write", "Edit", "MultiEdit"]"#,
+            cc_shells,
+            Some(note(
+                "Claude Code",
+                "Write",
+                "`NotebookEdit`, which changes files too",
+            )),
+        ),
+        (
+            "gemini-cli",
+            r#"["write_file"]"#,
+            &[],
+            Some(note(
+                "Gemini CLI",
+                "write_file",
+                "`replace`, which changes files too, nor `run_shell_command`, whose commands can change any file",
+            )),
+        ),
+        (
+            "codex",
+            r#"["apply_patch"]"#,
+            &[],
+            Some(note(
+                "Codex",
+                "apply_patch",
+                "`Bash`, whose commands can change any file",
+            )),
+        ),
+        ("codex", r#"["apply_patch"]"#, &["Bash"], None),
+    ];
+    for (h, scope, shells, expected) in cases {
+        let s = Sandbox::new();
+        s.wired(h);
+        std::fs::write(s.store(), rule(scope, shells)).unwrap();
+        let out = s.doctor(h);
+        assert_clean(&out, &s.settings(h), h);
+        let notes: Vec<&str> = (out.stderr.lines())
+            .filter(|l| l.contains("files too") || l.contains("can change any file"))
+            .collect();
+        assert_eq!(notes, expected.as_slice(), "{h} {scope}");
+    }
+}
+
 /// init over an existing store that names `Bash` and never `Monitor` or `PowerShell`
 /// says the hook will deny their calls, and what to add.
 #[test]

@@ -1125,6 +1125,34 @@ fn check_store(
             clean(&u.named)
         ));
     }
+    if let Some(u) = wiring::unnamed_file_tools(harness, &input.store) {
+        let list = |tools: &[&str]| {
+            let quoted: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+            quoted.join(", ")
+        };
+        let mut unnamed = Vec::new();
+        if !u.files.is_empty() {
+            let verb = if u.files.len() == 1 {
+                "changes"
+            } else {
+                "change"
+            };
+            unnamed.push(format!("{}, which {verb} files too", list(&u.files)));
+        }
+        if !u.shells.is_empty() {
+            unnamed.push(format!(
+                "{}, whose commands can change any file",
+                list(&u.shells)
+            ));
+        }
+        f.note(format!(
+            "record `{}` names `{}`, and the store never names {} in {}: a rule binds only the tools it names, so their calls on the same file pass; if the rule is about the file, name them too (each carries the path in its own input key: see docs/hooks.md)",
+            clean(&u.id),
+            clean(&u.named),
+            unnamed.join(", nor "),
+            harness.title()
+        ));
+    }
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
         f.problem(match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(

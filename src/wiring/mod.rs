@@ -569,6 +569,56 @@ pub fn unnamed_kin(harness: Harness, store: &Store) -> Vec<UnnamedKin> {
     out
 }
 
+/// The built-ins of the harness that change files which the store never names, beside
+/// one it names: the gate binds a call only by the tool a record names, so a rule on
+/// `Write` does not bind an `Edit` of the same file, and the call passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnnamedFileTools {
+    /// The first record naming `named`.
+    pub id: String,
+    /// The file-changing built-in the store names.
+    pub named: String,
+    /// The other built-ins that change files, which no record names (those of the same
+    /// kind as a named one left out: [`unnamed_kin`] gives them).
+    pub files: Vec<&'static str>,
+    /// The shell tools, which can change any file, when no record names any.
+    pub shells: Vec<&'static str>,
+}
+
+/// The file-changing built-ins of the harness ([`crate::harness::file_tools`]) and its
+/// shell tools that the store never names (by name or glob), when it names one of the
+/// first; `None` when it names none of them, or all.
+pub fn unnamed_file_tools(harness: Harness, store: &Store) -> Option<UnnamedFileTools> {
+    use crate::harness::{does_the_same, file_tools, shell_tools};
+    let named = named_tools(store);
+    let is_named = |tool: &str| named.keys().any(|n| crate::record::glob_match(n, tool));
+    let (tool, id) = file_tools(harness).find_map(|t| {
+        let (n, id) = named
+            .iter()
+            .find(|(n, _)| crate::record::glob_match(n, t))?;
+        Some((if n.contains('*') { t } else { *n }, *id))
+    })?;
+    // A tool of the same kind as a named one is `unnamed_kin`'s: the hook denies its calls.
+    let kin_named = |t: &str| {
+        named
+            .keys()
+            .any(|n| n != &t && does_the_same(harness, n, t))
+    };
+    let files: Vec<&'static str> = file_tools(harness)
+        .filter(|t| !is_named(t) && !kin_named(t))
+        .collect();
+    let shells: Vec<&'static str> = match shell_tools(harness).any(is_named) {
+        true => Vec::new(),
+        false => shell_tools(harness).collect(),
+    };
+    (!files.is_empty() || !shells.is_empty()).then(|| UnnamedFileTools {
+        id: id.to_string(),
+        named: tool.to_string(),
+        files,
+        shells,
+    })
+}
+
 /// Whether `tool` is how another harness names a tool the store also names this
 /// harness's way (`mcp_billing_refunds_create` in Gemini CLI beside
 /// `mcp__billing__refunds_create` in a store Claude Code shares): the hook is not meant
@@ -761,6 +811,38 @@ mod tests {
                 "{h:?}"
             );
         }
+    }
+
+    #[test]
+    fn unnamed_file_tools_are_those_a_glob_does_not_cover_either() {
+        let load = |scope: &str| {
+            let text = format!(
+                r#"{{"records": [{{"id": "r", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
+            );
+            crate::input::load("s", text.as_bytes(), crate::record::Limits::default())
+                .unwrap()
+                .store
+        };
+        let cc = Harness::ClaudeCode;
+        // Every tool, or none that changes files: nothing to say.
+        for scope in [r#""*""#, r#""mcp__*""#, r#"["Bash"]"#] {
+            assert_eq!(unnamed_file_tools(cc, &load(scope)), None, "{scope}");
+        }
+        // A glob names what it covers, and stands for the tool it first covers.
+        assert_eq!(
+            unnamed_file_tools(cc, &load(r#"["*Edit", "Bash", "Monitor", "PowerShell"]"#)),
+            Some(UnnamedFileTools {
+                id: "r".into(),
+                named: "Edit".into(),
+                files: vec!["Write"],
+                shells: vec![],
+            })
+        );
+        // Named for another harness only: this harness's names are misnamed's to give.
+        assert_eq!(
+            unnamed_file_tools(Harness::GeminiCli, &load(r#"["Write"]"#)),
+            None
+        );
     }
 
     #[test]
