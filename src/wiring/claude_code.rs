@@ -26,6 +26,8 @@ enum Shape {
         min_in: bool,
         max: f64,
     },
+    /// A whole number, below 0 too.
+    Integer,
     /// A whole number from `min` to `max`.
     Int {
         min: u64,
@@ -60,6 +62,7 @@ impl Shape {
                 let to = if min_in { "to" } else { "and at most" };
                 format!("a number {from} {min} {to} {max}")
             }
+            Shape::Integer => "a whole number".into(),
             Shape::Int { min, max } => match (min, max) {
                 (0, u64::MAX) => "a whole number".into(),
                 (1, u64::MAX) => "a whole number above 0".into(),
@@ -84,10 +87,6 @@ impl Shape {
     }
 }
 
-const WHOLE: Shape = Shape::Int {
-    min: 0,
-    max: u64::MAX,
-};
 const POSITIVE: Shape = Shape::Int {
     min: 1,
     max: u64::MAX,
@@ -499,7 +498,7 @@ const KEYS: &[(&str, Shape)] = &[
             ("name", Shape::Required(&Shape::String)),
             ("sshHost", Shape::Required(&Shape::String)),
             ("sshIdentityFile", Shape::String),
-            ("sshPort", WHOLE),
+            ("sshPort", Shape::Integer),
             ("startDirectory", Shape::String),
         ])),
     ),
@@ -629,6 +628,7 @@ fn check(path: &str, value: &Value, shape: Shape) -> Option<String> {
                 .is_some_and(|n| (n > min || (min_in && n == min)) && n <= max);
             if ok { None } else { bad() }
         }
+        Shape::Integer if !value.as_f64().is_some_and(|n| n.fract() == 0.0) => bad(),
         Shape::Int { min, max } => {
             // A JSON number with a point (`5.0`) is whole to Claude Code too.
             let ok = value.as_f64().is_some_and(|n| {
@@ -1032,6 +1032,10 @@ mod tests {
                 "`strictKnownMarketplaces[0].source` must be one of `url`, `github`, `git`, `npm`, `file`, `directory`, `skills-dir`, `hostPattern`, `pathPattern`, `settings`",
             ),
             (
+                json!({"sshConfigs": [{"id": "a", "name": "b", "sshHost": "h", "sshPort": 2.5}]}),
+                "`sshConfigs[0].sshPort` must be a whole number",
+            ),
+            (
                 json!({"spinnerVerbs": {"mode": "append"}}),
                 "`spinnerVerbs.verbs` must be an array of strings",
             ),
@@ -1048,6 +1052,7 @@ mod tests {
             json!({"policyHelper": {"path": "/p", "refreshIntervalMs": 0, "timeoutMs": 1000}}),
             json!({"enabledPlugins": {"a": true, "b": ["x"]}}),
             json!({"forceLoginOrgUUID": ["a"]}),
+            json!({"sshConfigs": [{"id": "a", "name": "b", "sshHost": "h", "sshPort": -22}]}),
             json!({"pluginConfigs": {"p": {"options": {"a": 1, "b": ["x"]}}}}),
         ] {
             assert_eq!(invalid_key(&settings), None, "{settings}");
