@@ -382,6 +382,18 @@ pub fn hook_name_of(harness: Harness, name: &str, call: &str) -> bool {
         || (harness == Harness::Codex && call == "Bash" && CODEX_SHELL.contains(&name))
 }
 
+/// The built-in of this harness that a store naming `name` meant, when no hook call of
+/// this harness carries `name` ([`hook_name_of`]: `Bash` for Claude Code's `bash`, or for
+/// Codex's `exec_command`); `None` for any other name. For a check before a session,
+/// which has no call to hold the name against.
+pub fn hook_name_for(harness: Harness, name: &str) -> Option<&'static str> {
+    BUILTINS
+        .iter()
+        .filter(|(h, _, _)| *h == harness)
+        .map(|(_, call, _)| *call)
+        .find(|call| hook_name_of(harness, name, call))
+}
+
 /// The other built-ins of this harness that do what its built-in `tool` does (`Monitor`
 /// and `PowerShell` beside Claude Code's `Bash`, `MultiEdit` beside its `Edit`).
 pub fn same_kind(harness: Harness, tool: &str) -> impl Iterator<Item = &'static str> {
@@ -639,6 +651,25 @@ mod tests {
         assert_eq!(files(Harness::GeminiCli), ["write_file", "replace"]);
         assert_eq!(shell_tools(Harness::Codex).collect::<Vec<_>>(), ["Bash"]);
         assert!(!does_the_same(Harness::GeminiCli, "mcp_a_b", "mcp_a_c"));
+        // Named as no hook call carries it: the built-in meant.
+        for (h, name, call) in [
+            (Harness::ClaudeCode, "bash", Some("Bash")),
+            (Harness::ClaudeCode, "MULTIEDIT", Some("MultiEdit")),
+            (Harness::ClaudeCode, "Bash", None),
+            (Harness::ClaudeCode, "exec_command", None),
+            (Harness::Codex, "exec_command", Some("Bash")),
+            (Harness::Codex, "local_shell", Some("Bash")),
+            (Harness::Codex, "Apply_Patch", Some("apply_patch")),
+            (
+                Harness::GeminiCli,
+                "Run_Shell_Command",
+                Some("run_shell_command"),
+            ),
+            (Harness::GeminiCli, "shell", None),
+            (Harness::GeminiCli, "mcp_a_b", None),
+        ] {
+            assert_eq!(hook_name_for(h, name), call, "{h:?} {name}");
+        }
         // Named both ways, nothing is misnamed.
         let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
         assert!(misnamed(Harness::GeminiCli, "Bash", both).is_empty());

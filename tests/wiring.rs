@@ -184,13 +184,28 @@ fn binary() -> String {
         .to_string()
 }
 
+/// doctor's line for a hook that gates, in `settings`, with the project's default store.
 #[track_caller]
 fn assert_clean(out: &Out, settings: &Path, harness: &str) {
+    // `settings` is `<project>/.<harness folder>/<file>`.
+    let project = settings.parent().and_then(Path::parent).unwrap();
+    assert_clean_with(
+        out,
+        settings,
+        &project.join(".omission-gate/store.json"),
+        harness,
+    );
+}
+
+/// doctor's line for a hook that gates, in `settings`, with the store `store`.
+#[track_caller]
+fn assert_clean_with(out: &Out, settings: &Path, store: &Path, harness: &str) {
     assert_eq!(
         out.stdout,
         format!(
-            "ok: the hook in `{}` gates: run as {harness} runs it, it denied a call it must deny and let a harmless one run\n",
+            "ok: the hook in `{}` gates with the store `{}`: run as {harness} runs it, it denied a call it must deny and let a harmless one run\n",
             settings.display(),
+            store.display()
         ),
         "{}",
         out.stderr
@@ -1482,7 +1497,7 @@ fn doctor_reads_gemini_cli_system_settings_only_where_gemini_cli_does() {
     std::fs::remove_file(s.settings("gemini-cli")).unwrap();
     let out = with(&system);
     std::fs::remove_dir_all(&secure).unwrap();
-    assert_clean(&out, &system, "gemini-cli");
+    assert_clean_with(&out, &system, &s.store(), "gemini-cli");
 }
 
 #[test]
@@ -2252,5 +2267,180 @@ fn a_file_where_a_folder_should_be_is_named_with_the_fix() {
             "omission-gate: init: cannot write `{0}/.omission-gate/store.json`: `{0}/.omission-gate` is a file, not a folder: move or rename that file, then run init again\n",
             t.p()
         )
+    );
+}
+
+#[test]
+fn doctor_finds_a_store_name_no_hook_call_carries_whatever_the_matcher() {
+    // A new user's store named Claude Code's shell tool `bash`, Codex's `exec_command`
+    // (as its model calls it): no hook call carries those names, so the rule never binds.
+    // doctor once said to add the name to the matcher, which changes nothing.
+    for (h, named, sent) in [
+        ("claude-code", "bash", "Bash"),
+        ("codex", "exec_command", "Bash"),
+        ("gemini-cli", "Run_Shell_Command", "run_shell_command"),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let store = std::fs::read_to_string(s.store()).unwrap().replace(
+            &format!("\"tool\": \"{sent}\""),
+            &format!("\"tool\": \"{named}\""),
+        );
+        std::fs::write(s.store(), store).unwrap();
+        let title = match h {
+            "claude-code" => "Claude Code",
+            "codex" => "Codex",
+            _ => "Gemini CLI",
+        };
+        let line = format!(
+            "record `done-invoice-7741` names `{named}`, a name no call {title} sends its hooks carries: it sends that tool's calls as `{sent}`, and the hook denies each of them until the store names `{sent}` (adding `{named}` to the matcher does not help): write `{sent}` wherever the store names `{named}`"
+        );
+        let out = s.doctor(h);
+        assert_finds(&out, &line);
+        assert!(!out.stdout.contains("to the matcher:"), "{}", out.stdout);
+        // Also once the name is in the matcher (Claude Code needs no new trust).
+        if h == "claude-code" {
+            s.edit_settings(h, |t| t.replace("\"Bash|", "\"Bash|bash|"));
+            assert_finds(&s.doctor(h), &line);
+        }
+        // init warns of it in a store it keeps.
+        let out = s.init(h);
+        assert!(
+            out.stdout.contains(&format!(
+                "warning: record `done-invoice-7741` names `{named}`, a name no call {title} sends its hooks carries (it sends that tool's calls as `{sent}`), so the hook denies each of them until the store names `{sent}`: add a copy of it (another id) whose `tool` is `{sent}` in `{}`",
+                s.store().display()
+            )),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
+    // Claude Code runs the hook in the session's current directory, which moves with the
+    // agent's `cd` (seen with 2.1.197: after `cd sub`, a store at `sub/<same path>` was
+    // the one read, and the call ran). doctor runs the hook in the project, where the
+    // relative path names the right file, and once said it gated.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| {
+        t.replacen(
+            r#"--store \"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json --kept-from transcript"#,
+            "--store .omission-gate/store.json --kept-from transcript --context-file CLAUDE.md",
+            1,
+        )
+    });
+    std::fs::write(s.project.join("CLAUDE.md"), "# rules\n").unwrap();
+    let at = format!("the hook in `{}`", s.settings("claude-code").display());
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [
+            format!(
+                "{at} gives `--store .omission-gate/store.json`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`, so the hook then reads whatever is at that path there: write `--store \"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json` (`omission-gate init claude-code --dir {}` writes it so)",
+                s.p()
+            ),
+            format!(
+                "{at} gives `--context-file CLAUDE.md`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`, so the hook then reads whatever is at that path there: write `--context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.md`"
+            ),
+        ]
+    );
+    // Codex and Gemini CLI run the hook in the start directory for the whole session: a
+    // relative path is read there, from the project, as doctor reads it.
+    for h in ["codex", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        s.edit_settings(h, |t| {
+            t.replacen(&format!("{}/.omission-gate", s.p()), ".omission-gate", 1)
+                .replacen("$GEMINI_PROJECT_DIR/.omission-gate", ".omission-gate", 1)
+        });
+        assert!(
+            std::fs::read_to_string(s.settings(h))
+                .unwrap()
+                .contains("--store .omission-gate/store.json"),
+            "{h}"
+        );
+        if h == "codex" {
+            s.trust_codex_as_is();
+        }
+        let out = s.doctor(h);
+        assert_clean(&out, &s.settings(h), h);
+        // Codex reads the project's `.codex` when started below it too, and runs the hook
+        // there: noted.
+        if h == "codex" {
+            assert!(
+                out.stderr.contains(&format!(
+                    "omission-gate doctor: note: the hook in `{}` gives `--store .omission-gate/store.json`, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write `--store {}` (init writes the store's absolute path)\n",
+                    s.settings(h).display(),
+                    s.p(),
+                    s.store().display()
+                )),
+                "{}",
+                out.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn init_says_it_wrote_a_starter_store_and_doctor_names_the_store_it_checked() {
+    // A typo in --store: init writes a starter store there, and says so plainly; doctor
+    // names the store the hook reads.
+    let s = Sandbox::new();
+    let typo = s.project.join("rules/stroe.json");
+    let out = s.run(&[
+        "init",
+        "claude-code",
+        "--dir",
+        s.p(),
+        "--store",
+        "rules/stroe.json",
+    ]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(&format!(
+            "\nno store at `{}`, so wrote a starter store there: example records, not rules of yours; replace them with your own (docs/hooks.md), or, to use a store you already have, run init again with its path as --store; the hook takes the kept set from the session transcript, so no `kept` list needs updating\n",
+            typo.display()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert_clean_with(
+        &s.doctor("claude-code"),
+        &s.settings("claude-code"),
+        &typo,
+        "claude-code",
+    );
+}
+
+#[test]
+fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
+    // Copied from Claude Code's snippet, `"timeout": 30` is 30 ms to Gemini CLI, which
+    // then kills the hook and runs the tool. doctor once advised `--timeout-ms 22`.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    s.edit_settings("gemini-cli", |t| {
+        t.replace("\"timeout\": 30000", "\"timeout\": 30")
+    });
+    let out = s.doctor("gemini-cli");
+    let found = findings(&out);
+    assert_eq!(
+        found[0],
+        format!(
+            "the hook in `{}` has `\"timeout\": 30`, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds), so it kills the hook after 30 ms, before the gate answers, and runs the tool: write `\"timeout\": 30000`",
+            s.settings("gemini-cli").display()
+        )
+    );
+    assert!(!out.stdout.contains("--timeout-ms"), "{}", out.stdout);
+    // A timeout in milliseconds below the gate's own deadline: the deadline must shrink.
+    s.edit_settings("gemini-cli", |t| {
+        t.replace("\"timeout\": 30", "\"timeout\": 8000")
+    });
+    assert_finds(
+        &s.doctor("gemini-cli"),
+        &format!(
+            "the hook in `{}` gives omission-gate `--timeout-ms 10000`, not below the harness's own timeout of 8000 ms, so a slow answer is killed first and Gemini CLI runs the tool: write `--timeout-ms 6000` or less",
+            s.settings("gemini-cli").display()
+        ),
     );
 }

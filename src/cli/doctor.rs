@@ -74,23 +74,25 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits, out: Output) -> Exit
         ));
         return Exit::Problems;
     }
-    if let Some(file) = passed {
+    if let Some((file, store)) = passed {
         out.say(&format!(
-            "ok: the hook in `{file}` gates: run as {} runs it, it denied a call it must deny and let a harmless one run",
+            "ok: the hook in `{file}` gates with the store `{}`: run as {} runs it, it denied a call it must deny and let a harmless one run",
+            clean(&store),
             harness.name()
         ));
     }
     Exit::Success
 }
 
-/// Checks the files, then runs each hook of ours; the file of the hook that gated.
+/// Checks the files, then runs each hook of ours; the file of the hook that gated, and
+/// the store it reads.
 fn doctor(
     harness: Harness,
     dir: &Path,
     project: &str,
     f: &mut Findings,
     limits: Limits,
-) -> Option<String> {
+) -> Option<(String, String)> {
     let w = Wiring::of(harness);
     let files = match settings_files(harness, dir) {
         Ok(files) => files,
@@ -273,8 +275,9 @@ fn doctor(
     }
     let mut gated = None;
     for h in &ours {
-        if check_handler(harness, dir, project, h, f, limits) && gated.is_none() {
-            gated = Some(h.file.clone());
+        let store = check_handler(harness, dir, project, h, f, limits);
+        if let (Some(store), None) = (store, &gated) {
+            gated = Some((h.file.clone(), store.display().to_string()));
         }
     }
     gated
@@ -947,7 +950,8 @@ fn check_gemini_trust(project: &str, f: &mut Findings) {
     }
 }
 
-/// Checks one handler, then runs it twice as the harness would. True when it gated.
+/// Checks one handler, then runs it twice as the harness would. The store it reads when
+/// it gated.
 fn check_handler(
     harness: Harness,
     dir: &Path,
@@ -955,7 +959,7 @@ fn check_handler(
     h: &Handler,
     f: &mut Findings,
     limits: Limits,
-) -> bool {
+) -> Option<PathBuf> {
     let w = Wiring::of(harness);
     let at = format!("the hook in `{}`", h.file);
     if !wiring::exits_2_on_failure(&h.command) && harness != Harness::GeminiCli {
@@ -999,9 +1003,20 @@ fn check_handler(
         }
     }
     let harness_ms = harness_timeout_ms(harness, h);
-    match own_timeout_ms(&words) {
-        Some(own) if own < harness_ms => {}
-        own => f.problem(format!(
+    let given = h.object.get("timeout").and_then(Value::as_u64);
+    match (own_timeout_ms(&words), given) {
+        // Gemini CLI reads milliseconds: a value this small is a seconds value (as Claude
+        // Code's and Codex's snippets write it), and the setting is what must grow.
+        (_, Some(given))
+            if harness == Harness::GeminiCli && gemini_cli::timeout_in_seconds(given) =>
+        {
+            let meant = if given == 0 { w.timeout } else { given * 1000 };
+            f.problem(format!(
+                "{at} has `\"timeout\": {given}`, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds), so it kills the hook after {given} ms, before the gate answers, and runs the tool: write `\"timeout\": {meant}`"
+            ));
+        }
+        (Some(own), _) if own < harness_ms => {}
+        (own, _) => f.problem(format!(
             "{at} gives omission-gate {}, not below the harness's own timeout of {harness_ms} ms, so a slow answer is killed first and {} runs the tool: write `--timeout-ms {}` or less",
             own.map_or("a `--timeout-ms` it cannot read".to_string(), |ms| format!("`--timeout-ms {ms}`")),
             w_name(harness),
@@ -1016,9 +1031,15 @@ fn check_handler(
             w.matcher
         ));
     }
-    match flag_value(&words, "--store") {
-        Ok(None) | Err(()) => f.problem(format!("{at} has no `--store`: run init again")),
+    check_relative_paths(harness, dir, h, &words, &at, project, f);
+    let store = match flag_value(&words, "--store") {
+        Ok(None) | Err(()) => {
+            f.problem(format!("{at} has no `--store`: run init again"));
+            None
+        }
         Ok(Some(store)) => {
+            // Where the hook reads it at the start of a session: a relative path from the
+            // directory the harness runs the hook in, the project's.
             let path = if store.starts_with('/') {
                 PathBuf::from(&store)
             } else {
@@ -1026,9 +1047,75 @@ fn check_handler(
             };
             let typed = kept_from_transcript(&words);
             check_store(harness, &path, h, &at, f, limits, typed);
+            Some(path)
         }
-    }
+    };
     run_checks(harness, dir, project, h, &at, f)
+        .then_some(store)
+        .flatten()
+}
+
+/// A file the hook command names by a relative path, which Claude Code reads from the
+/// session's current directory: the project at first, then wherever the agent's `cd` left
+/// its shell (seen with 2.1.197: after `cd sub`, the hook ran in `sub`, and a store at the
+/// same path there was the one read). Codex and Gemini CLI run a hook in the directory
+/// the session started in, for the whole session (seen with 0.171.0 and 0.61.0: after
+/// `cd sub`, the hook still ran there); but Codex reads a project's `.codex` from every
+/// start directory at or below it, so there a relative path is noted: started below, the
+/// hook reads another file.
+fn check_relative_paths(
+    harness: Harness,
+    dir: &Path,
+    h: &Handler,
+    words: &[String],
+    at: &str,
+    project: &str,
+    f: &mut Findings,
+) {
+    if harness == Harness::Codex {
+        let Some(home) = codex_home() else { return };
+        let folder = Path::new(&h.file).parent();
+        let layer = folder
+            .filter(|folder| {
+                codex_project_folders(dir, &home)
+                    .iter()
+                    .any(|p| p == folder)
+            })
+            .and_then(Path::parent);
+        let Some(layer) = layer else { return };
+        for rel in wiring::relative_paths(words) {
+            let absolute = wiring::sh_quote(&dir.join(&rel.path).display().to_string());
+            f.note(format!(
+                "{at} gives `{}`, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write `{}` (init writes the store's absolute path)",
+                rel.with_path(&clean(&rel.path)),
+                layer.display(),
+                rel.with_path(&clean(&absolute))
+            ));
+        }
+        return;
+    }
+    if harness != Harness::ClaudeCode {
+        return;
+    }
+    for rel in wiring::relative_paths(words) {
+        let under_project = format!(
+            "\"$CLAUDE_PROJECT_DIR\"/{}",
+            clean(&wiring::sh_quote(&rel.path))
+        );
+        f.problem(format!(
+            "{at} gives `{}`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`, so the hook then reads whatever is at that path there: write `{}`{}",
+            rel.with_path(&clean(&rel.path)),
+            rel.with_path(&under_project),
+            if rel.flag == "--store" {
+                format!(
+                    " (`omission-gate init claude-code --dir {}` writes it so)",
+                    wiring::sh_quote(project)
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
 }
 
 /// What a hook command's program is, as the shell looks for it.
@@ -1165,6 +1252,14 @@ fn check_store(
                 } else {
                     String::new()
                 }
+            ),
+            wiring::Unguarded::NotHookName { id, tool, instead } => format!(
+                "record `{}` names `{}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, and the hook denies each of them until the store names `{instead}` (adding `{}` to the matcher does not help): write `{instead}` wherever the store names `{}`",
+                clean(&id),
+                clean(&tool),
+                w_name(harness),
+                clean(&tool),
+                clean(&tool)
             ),
             wiring::Unguarded::Sibling { id, tool, sibling } => format!(
                 "the matcher `{}` of {at} selects `{tool}`, which record `{id}` names, but not `{sibling}`, which does the same in {}, so the gate never sees those calls: add `{sibling}` to the matcher (run `omission-gate init {harness}` again)",
@@ -1308,7 +1403,7 @@ fn run_both(
 fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
     let given = h.object.get("timeout").and_then(Value::as_u64);
     match harness {
-        Harness::GeminiCli => given.unwrap_or(60_000),
+        Harness::GeminiCli => given.unwrap_or(gemini_cli::DEFAULT_TIMEOUT_MS),
         _ => given.unwrap_or(60).saturating_mul(1000),
     }
 }

@@ -235,7 +235,7 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
     } else {
         write_file(&store_path, &wiring::starter_store(harness))?;
         lines.push(format!(
-            "wrote a starter store `{store_shown}`: example records to replace with your own rules (docs/hooks.md); the hook takes the kept set from the session transcript, so no `kept` list needs updating"
+            "no store at `{store_shown}`, so wrote a starter store there: example records, not rules of yours; replace them with your own (docs/hooks.md), or, to use a store you already have, run init again with its path as --store; the hook takes the kept set from the session transcript, so no `kept` list needs updating"
         ));
     }
     match harness {
@@ -333,12 +333,18 @@ fn existing_store(harness: Harness, path: &Path, shown: &str) -> Result<Vec<Stri
         }
     };
     for miss in wiring::unguarded(harness, Some(w.matcher), &input.store) {
-        if let wiring::Unguarded::Misnamed { id, tool, instead } = miss {
-            lines.push(format!(
+        match miss {
+            wiring::Unguarded::Misnamed { id, tool, instead } => lines.push(format!(
                 "warning: record `{id}` names `{tool}`, a name {} never gives a tool, so it never binds a call there: {}",
                 super::doctor::w_name(harness),
                 fix(&id, &instead)
-            ));
+            )),
+            wiring::Unguarded::NotHookName { id, tool, instead } => lines.push(format!(
+                "warning: record `{id}` names `{tool}`, a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so the hook denies each of them until the store names `{instead}`: {}",
+                super::doctor::w_name(harness),
+                fix(&id, &instead)
+            )),
+            _ => {}
         }
     }
     for u in wiring::unnamed_kin(harness, &input.store) {

@@ -501,6 +501,18 @@ fn within(root: &str, dir: &str) -> bool {
     dir == root || root.is_empty() || dir.strip_prefix(root).is_some_and(|r| r.starts_with('/'))
 }
 
+/// The hook `timeout` Gemini CLI 0.61.0 uses when a handler gives none, in milliseconds
+/// (its `DEFAULT_HOOK_TIMEOUT`: it reads `timeout` in milliseconds, where Claude Code and
+/// Codex read seconds).
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// Whether a handler's `timeout` is so small that it can only be meant in seconds (as
+/// Claude Code and Codex read it, whose snippets say `"timeout": 30`): under one second,
+/// Gemini CLI kills the hook before the gate has read its store, and runs the tool.
+pub fn timeout_in_seconds(timeout: u64) -> bool {
+    timeout < 1_000
+}
+
 /// The command as Gemini CLI runs it: the project-directory variables replaced in the
 /// text by the quoted directory (`shell-quote`'s quoting: bare when safe, else single
 /// quotes).

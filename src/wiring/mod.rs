@@ -64,6 +64,64 @@ pub const OWN_TIMEOUT_MS: u64 = 10_000;
 /// has to keep the store's `kept` up to date.
 pub const KEPT_FROM: &str = "transcript";
 
+/// The flags of a hook command that name a file: `--store`, `--context-file`, and `--kept`
+/// and `--tools` when their value is `@FILE`. A relative path is read from the directory
+/// the harness runs the hook in.
+const PATH_FLAGS: [(&str, bool); 4] = [
+    ("--store", false),
+    ("--context-file", false),
+    ("--kept", true),
+    ("--tools", true),
+];
+
+/// A file a hook command names by a relative path (see [`relative_paths`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelativePath {
+    /// The flag.
+    pub flag: &'static str,
+    /// Whether the value is `@FILE`.
+    pub at: bool,
+    /// The path as the shell gives it.
+    pub path: String,
+}
+
+impl RelativePath {
+    /// The flag with `path` in place of its path, as a command would give it
+    /// (`--kept @PATH`).
+    pub fn with_path(&self, path: &str) -> String {
+        format!("{} {}{path}", self.flag, if self.at { "@" } else { "" })
+    }
+}
+
+/// Each file a hook command's words (as the shell gives them, variables expanded) name
+/// by a relative path, in order: `--flag PATH` or `--flag=PATH`, every time a flag is
+/// given. A path from `~` is the home folder's, not relative.
+pub fn relative_paths(words: &[String]) -> Vec<RelativePath> {
+    let mut out = Vec::new();
+    let mut it = words.iter().peekable();
+    while let Some(word) = it.next() {
+        for (flag, at) in PATH_FLAGS {
+            let value = if word == flag {
+                it.peek().map(|v| v.as_str())
+            } else {
+                word.strip_prefix(flag).and_then(|v| v.strip_prefix('='))
+            };
+            let path = match value {
+                Some(v) if at => v.strip_prefix('@').filter(|p| *p != "-"),
+                v => v,
+            };
+            if let Some(path) = path.filter(|p| !p.is_empty() && !p.starts_with(['/', '~'])) {
+                out.push(RelativePath {
+                    flag,
+                    at,
+                    path: path.to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
 /// What `init` writes into a harness's settings, and how the harness runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wiring {
@@ -468,6 +526,19 @@ pub enum Unguarded {
         /// The built-in that does the same, which the matcher leaves out.
         sibling: String,
     },
+    /// A built-in of the harness named as no hook call carries it (see
+    /// [`crate::harness::hook_name_for`]: `bash` for Claude Code's `Bash`, Codex's
+    /// `exec_command` for its `Bash`), in a store that never names it as the harness
+    /// sends it: no matcher brings the hook such a call, and the hook denies each call of
+    /// the built-in until the store names it so.
+    NotHookName {
+        /// The first record naming it.
+        id: String,
+        /// The name as written.
+        tool: String,
+        /// The name the harness sends to hooks.
+        instead: String,
+    },
     /// The matcher does not select it.
     Missed {
         /// The first record naming it.
@@ -478,8 +549,9 @@ pub enum Unguarded {
 }
 
 /// The tool names the store's policies and effect records give (each with the first
-/// record naming it) that the harness never shows this hook: misspelt for the harness,
-/// or outside the matcher. A glob stands for the names it covers: one of them is tried.
+/// record naming it) that the harness never shows this hook: misspelt for the harness
+/// (another harness's name, or a built-in's name as no hook call carries it), or outside
+/// the matcher. A glob stands for the names it covers: one of them is tried.
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
     let named = named_tools(store);
     let mut out = Vec::new();
@@ -490,6 +562,18 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             // (a name no matcher lists stands for the ones it leaves out).
             if matches(harness, matcher, ANY_TOOL) == Some(false) {
                 out.push(Unguarded::Missed { id, tool: name });
+            }
+            continue;
+        }
+        if let Some(call) = crate::harness::hook_name_for(harness, tool) {
+            // No matcher helps: the name must change. A store that also names the
+            // built-in as the harness sends it is fine (the hook judges by that name).
+            if !named.contains_key(call) {
+                out.push(Unguarded::NotHookName {
+                    id,
+                    tool: name,
+                    instead: call.to_string(),
+                });
             }
             continue;
         }
@@ -846,6 +930,34 @@ mod tests {
     }
 
     #[test]
+    fn relative_paths_are_the_file_flags_not_from_the_root() {
+        let words = |c: &str| shell::split_words(c).unwrap();
+        let found = relative_paths(&words(
+            "/bin/omission-gate hook claude-code --store s.json --kept-from transcript --context-file=CLAUDE.md --context-file /abs/AGENTS.md --kept @ids.txt --tools a,b --tools=@t.json --timeout-ms 5",
+        ));
+        let rel = |flag, at, path: &str| RelativePath {
+            flag,
+            at,
+            path: path.to_string(),
+        };
+        assert_eq!(
+            found,
+            [
+                rel("--store", false, "s.json"),
+                rel("--context-file", false, "CLAUDE.md"),
+                rel("--kept", true, "ids.txt"),
+                rel("--tools", true, "t.json"),
+            ]
+        );
+        assert_eq!(found[2].with_path("/p/ids.txt"), "--kept @/p/ids.txt");
+        assert_eq!(found[0].with_path("/p/s.json"), "--store /p/s.json");
+        let none = words(
+            "omission-gate hook codex --store /p/s.json --store=~/s.json --kept a,b --kept @- --kept-from transcript",
+        );
+        assert_eq!(relative_paths(&none), []);
+    }
+
+    #[test]
     fn unguarded_names_each_tool_the_hook_never_sees() {
         let text = r#"{"records": [
           {"id": "a", "seq": 1, "kind": "policy", "scope": ["mcp__billing__refunds_create", "deploy"], "predicate": {"all": []}, "effect": "deny"},
@@ -888,6 +1000,49 @@ mod tests {
                 },
             ]
         );
+        // A built-in named as no hook call carries it: whatever the matcher selects.
+        let cased = r#"{"records": [
+          {"id": "s", "seq": 1, "kind": "policy", "scope": ["bash", "exec_command"], "predicate": {"all": []}, "effect": "deny"}
+        ], "kept": []}"#;
+        let cased = crate::input::load("s", cased.as_bytes(), crate::record::Limits::default())
+            .unwrap()
+            .store;
+        let not_hook_name = |tool: &str, instead: &str| Unguarded::NotHookName {
+            id: "s".into(),
+            tool: tool.into(),
+            instead: instead.into(),
+        };
+        let missed = Unguarded::Missed {
+            id: "s".into(),
+            tool: "exec_command".into(),
+        };
+        assert_eq!(
+            unguarded(Harness::ClaudeCode, Some(cc.matcher), &cased),
+            [not_hook_name("bash", "Bash"), missed]
+        );
+        for m in [Some("Bash|bash|exec_command"), None] {
+            assert_eq!(
+                unguarded(Harness::ClaudeCode, m, &cased),
+                [not_hook_name("bash", "Bash")],
+                "{m:?}"
+            );
+        }
+        let codex = Wiring::of(Harness::Codex);
+        assert_eq!(
+            unguarded(Harness::Codex, Some(codex.matcher), &cased),
+            [
+                not_hook_name("bash", "Bash"),
+                not_hook_name("exec_command", "Bash")
+            ]
+        );
+        // Named as the harness sends it too: the hook judges by that name.
+        let both = r#"{"records": [
+          {"id": "s", "seq": 1, "kind": "policy", "scope": ["bash", "Bash"], "predicate": {"all": []}, "effect": "deny"}
+        ], "kept": []}"#;
+        let both = crate::input::load("s", both.as_bytes(), crate::record::Limits::default())
+            .unwrap()
+            .store;
+        assert_eq!(unguarded(Harness::ClaudeCode, Some(cc.matcher), &both), []);
         // A rule over every tool is out of sight of any matcher but `*` (or none).
         let every = r#"{"records": [
           {"id": "all", "seq": 1, "kind": "policy", "scope": "*", "predicate": {"all": []}, "effect": "deny"}
