@@ -2320,8 +2320,8 @@ fn doctor_finds_a_store_name_no_hook_call_carries_whatever_the_matcher() {
 fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
     // Claude Code runs the hook in the session's current directory, which moves with the
     // agent's `cd` (seen with 2.1.197: after `cd sub`, a store at `sub/<same path>` was
-    // the one read, and the call ran). doctor runs the hook in the project, where the
-    // relative path names the right file, and once said it gated.
+    // the one read, and the call ran; the hook now denies there). doctor runs the hook in
+    // the project, where the relative path names the right file, and once said it gated.
     let s = Sandbox::new();
     s.wired("claude-code");
     s.edit_settings("claude-code", |t| {
@@ -2337,11 +2337,11 @@ fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
         findings(&s.doctor("claude-code")),
         [
             format!(
-                "{at} gives `--store .omission-gate/store.json`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`, so the hook then reads whatever is at that path there: write `--store \"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json` (`omission-gate init claude-code --dir {}` writes it so)",
+                "{at} reads --store `.omission-gate/store.json`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `\"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json` (`omission-gate init claude-code --dir {}` writes the store so)",
                 s.p()
             ),
             format!(
-                "{at} gives `--context-file CLAUDE.md`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`, so the hook then reads whatever is at that path there: write `--context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.md`"
+                "{at} reads --context-file `CLAUDE.md`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `\"$CLAUDE_PROJECT_DIR\"/CLAUDE.md`"
             ),
         ]
     );
@@ -2370,7 +2370,7 @@ fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
         if h == "codex" {
             assert!(
                 out.stderr.contains(&format!(
-                    "omission-gate doctor: note: the hook in `{}` gives `--store .omission-gate/store.json`, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write `--store {}` (init writes the store's absolute path)\n",
+                    "omission-gate doctor: note: the hook in `{}` reads --store `.omission-gate/store.json`, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write it as `{}` (init writes the store's absolute path)\n",
                     s.settings(h).display(),
                     s.p(),
                     s.store().display()

@@ -1055,14 +1055,17 @@ fn check_handler(
         .flatten()
 }
 
-/// A file the hook command names by a relative path, which Claude Code reads from the
-/// session's current directory: the project at first, then wherever the agent's `cd` left
-/// its shell (seen with 2.1.197: after `cd sub`, the hook ran in `sub`, and a store at the
-/// same path there was the one read). Codex and Gemini CLI run a hook in the directory
+/// The files a hook command names by a relative path (as the hook itself finds them:
+/// [`super::hooks::hook_files`] of the command parsed as the binary parses it; a path
+/// from `~` is the home folder's, which the shell puts in its place). Claude Code runs
+/// the hook in the session's current directory: the project at first, then wherever the
+/// agent's `cd` left its shell (seen with 2.1.197: after `cd sub`, the hook ran in `sub`,
+/// and a store at the same path there was the one read), where the hook now refuses a
+/// relative path and denies every call. Codex and Gemini CLI run a hook in the directory
 /// the session started in, for the whole session (seen with 0.171.0 and 0.61.0: after
 /// `cd sub`, the hook still ran there); but Codex reads a project's `.codex` from every
-/// start directory at or below it, so there a relative path is noted: started below, the
-/// hook reads another file.
+/// start directory at or below it, so a relative path in a project hook is noted:
+/// started below, the hook reads another file.
 fn check_relative_paths(
     harness: Harness,
     dir: &Path,
@@ -1072,49 +1075,54 @@ fn check_relative_paths(
     project: &str,
     f: &mut Findings,
 ) {
-    if harness == Harness::Codex {
-        let Some(home) = codex_home() else { return };
-        let folder = Path::new(&h.file).parent();
-        let layer = folder
-            .filter(|folder| {
-                codex_project_folders(dir, &home)
-                    .iter()
-                    .any(|p| p == folder)
-            })
-            .and_then(Path::parent);
-        let Some(layer) = layer else { return };
-        for rel in wiring::relative_paths(words) {
-            let absolute = wiring::sh_quote(&dir.join(&rel.path).display().to_string());
-            f.note(format!(
-                "{at} gives `{}`, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write `{}` (init writes the store's absolute path)",
-                rel.with_path(&clean(&rel.path)),
-                layer.display(),
-                rel.with_path(&clean(&absolute))
-            ));
-        }
-        return;
-    }
-    if harness != Harness::ClaudeCode {
-        return;
-    }
-    for rel in wiring::relative_paths(words) {
-        let under_project = format!(
-            "\"$CLAUDE_PROJECT_DIR\"/{}",
-            clean(&wiring::sh_quote(&rel.path))
-        );
-        f.problem(format!(
-            "{at} gives `{}`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`, so the hook then reads whatever is at that path there: write `{}`{}",
-            rel.with_path(&clean(&rel.path)),
-            rel.with_path(&under_project),
-            if rel.flag == "--store" {
-                format!(
-                    " (`omission-gate init claude-code --dir {}` writes it so)",
-                    wiring::sh_quote(project)
-                )
-            } else {
-                String::new()
+    let args = match Cli::try_parse_from(words).map(|cli| cli.command) {
+        Ok(Command::Hook(args)) => args,
+        // The hook fails as well: running it says how.
+        _ => return,
+    };
+    let relative: Vec<(String, String)> = super::hooks::hook_files(&args)
+        .into_iter()
+        .filter(|(_, path)| {
+            Path::new(path).is_relative() && !path.starts_with('~') && !names_stdin(path)
+        })
+        .collect();
+    match harness {
+        Harness::ClaudeCode => {
+            for (given, path) in relative {
+                f.problem(format!(
+                    "{at} reads {given}, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `\"$CLAUDE_PROJECT_DIR\"/{}`{}",
+                    clean(&wiring::sh_quote(&path)),
+                    if given.starts_with("--store") {
+                        format!(
+                            " (`omission-gate init claude-code --dir {}` writes the store so)",
+                            wiring::sh_quote(project)
+                        )
+                    } else {
+                        String::new()
+                    }
+                ));
             }
-        ));
+        }
+        Harness::Codex => {
+            let Some(home) = codex_home() else { return };
+            let folder = Path::new(&h.file).parent();
+            let layer = folder
+                .filter(|folder| {
+                    codex_project_folders(dir, &home)
+                        .iter()
+                        .any(|p| p == folder)
+                })
+                .and_then(Path::parent);
+            let Some(layer) = layer else { return };
+            for (given, path) in relative {
+                f.note(format!(
+                    "{at} reads {given}, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write it as `{}` (init writes the store's absolute path)",
+                    layer.display(),
+                    clean(&wiring::sh_quote(&dir.join(&path).display().to_string()))
+                ));
+            }
+        }
+        Harness::GeminiCli => {}
     }
 }
 

@@ -102,17 +102,10 @@ pub(super) fn hook_setup(
     limits: Limits,
 ) -> Result<Setup, InputError> {
     // Standard input carries the hook payload, read before this.
-    let reads = [
-        Some(("the hook payload".to_string(), "-".to_string())),
-        input_read("--store", &args.store),
-        flag_read("--kept", args.kept.as_deref()),
-        flag_read("--tools", args.tools.as_deref()),
-    ];
-    let context_files = args
-        .context_file
-        .iter()
-        .map(|f| input_read("--context-file", f));
-    let reads: Vec<_> = reads.into_iter().chain(context_files).flatten().collect();
+    let payload_read = ("the hook payload".to_string(), "-".to_string());
+    let reads: Vec<_> = std::iter::once(payload_read)
+        .chain(hook_files(args))
+        .collect();
     stdin_once(reads.iter().cloned())?;
     if matches!(
         adapter,
@@ -193,6 +186,22 @@ pub(super) fn hook_setup(
         context,
         compaction: stored.compaction,
     })
+}
+
+/// The files a hook reads besides its payload, each with its flag and path for messages
+/// and the path (see [`input_read`], [`flag_read`]): `--store`, `--kept @FILE`,
+/// `--tools @FILE` and each `--context-file`.
+pub(super) fn hook_files(args: &HookArgs) -> Vec<(String, String)> {
+    let flags = [
+        input_read("--store", &args.store),
+        flag_read("--kept", args.kept.as_deref()),
+        flag_read("--tools", args.tools.as_deref()),
+    ];
+    let context_files = args
+        .context_file
+        .iter()
+        .map(|f| input_read("--context-file", f));
+    flags.into_iter().chain(context_files).flatten().collect()
 }
 
 /// Claude Code runs a hook command in the session's current directory, which moves when

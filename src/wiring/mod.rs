@@ -64,64 +64,6 @@ pub const OWN_TIMEOUT_MS: u64 = 10_000;
 /// has to keep the store's `kept` up to date.
 pub const KEPT_FROM: &str = "transcript";
 
-/// The flags of a hook command that name a file: `--store`, `--context-file`, and `--kept`
-/// and `--tools` when their value is `@FILE`. A relative path is read from the directory
-/// the harness runs the hook in.
-const PATH_FLAGS: [(&str, bool); 4] = [
-    ("--store", false),
-    ("--context-file", false),
-    ("--kept", true),
-    ("--tools", true),
-];
-
-/// A file a hook command names by a relative path (see [`relative_paths`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RelativePath {
-    /// The flag.
-    pub flag: &'static str,
-    /// Whether the value is `@FILE`.
-    pub at: bool,
-    /// The path as the shell gives it.
-    pub path: String,
-}
-
-impl RelativePath {
-    /// The flag with `path` in place of its path, as a command would give it
-    /// (`--kept @PATH`).
-    pub fn with_path(&self, path: &str) -> String {
-        format!("{} {}{path}", self.flag, if self.at { "@" } else { "" })
-    }
-}
-
-/// Each file a hook command's words (as the shell gives them, variables expanded) name
-/// by a relative path, in order: `--flag PATH` or `--flag=PATH`, every time a flag is
-/// given. A path from `~` is the home folder's, not relative.
-pub fn relative_paths(words: &[String]) -> Vec<RelativePath> {
-    let mut out = Vec::new();
-    let mut it = words.iter().peekable();
-    while let Some(word) = it.next() {
-        for (flag, at) in PATH_FLAGS {
-            let value = if word == flag {
-                it.peek().map(|v| v.as_str())
-            } else {
-                word.strip_prefix(flag).and_then(|v| v.strip_prefix('='))
-            };
-            let path = match value {
-                Some(v) if at => v.strip_prefix('@').filter(|p| *p != "-"),
-                v => v,
-            };
-            if let Some(path) = path.filter(|p| !p.is_empty() && !p.starts_with(['/', '~'])) {
-                out.push(RelativePath {
-                    flag,
-                    at,
-                    path: path.to_string(),
-                });
-            }
-        }
-    }
-    out
-}
-
 /// What `init` writes into a harness's settings, and how the harness runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wiring {
@@ -927,34 +869,6 @@ mod tests {
             unnamed_file_tools(Harness::GeminiCli, &load(r#"["Write"]"#)),
             None
         );
-    }
-
-    #[test]
-    fn relative_paths_are_the_file_flags_not_from_the_root() {
-        let words = |c: &str| shell::split_words(c).unwrap();
-        let found = relative_paths(&words(
-            "/bin/omission-gate hook claude-code --store s.json --kept-from transcript --context-file=CLAUDE.md --context-file /abs/AGENTS.md --kept @ids.txt --tools a,b --tools=@t.json --timeout-ms 5",
-        ));
-        let rel = |flag, at, path: &str| RelativePath {
-            flag,
-            at,
-            path: path.to_string(),
-        };
-        assert_eq!(
-            found,
-            [
-                rel("--store", false, "s.json"),
-                rel("--context-file", false, "CLAUDE.md"),
-                rel("--kept", true, "ids.txt"),
-                rel("--tools", true, "t.json"),
-            ]
-        );
-        assert_eq!(found[2].with_path("/p/ids.txt"), "--kept @/p/ids.txt");
-        assert_eq!(found[0].with_path("/p/s.json"), "--store /p/s.json");
-        let none = words(
-            "omission-gate hook codex --store /p/s.json --store=~/s.json --kept a,b --kept @- --kept-from transcript",
-        );
-        assert_eq!(relative_paths(&none), []);
     }
 
     #[test]
