@@ -655,6 +655,8 @@ mod tests {
         for (h, name, call) in [
             (Harness::ClaudeCode, "bash", Some("Bash")),
             (Harness::ClaudeCode, "MULTIEDIT", Some("MultiEdit")),
+            (Harness::ClaudeCode, "notebookedit", Some("NotebookEdit")),
+            (Harness::ClaudeCode, "read", None),
             (Harness::ClaudeCode, "Bash", None),
             (Harness::ClaudeCode, "exec_command", None),
             (Harness::Codex, "exec_command", Some("Bash")),
