@@ -2256,18 +2256,33 @@ fn a_file_where_a_folder_should_be_is_named_with_the_fix() {
         out.stderr,
         "omission-gate: init: project directory `/does/not/exist`: no such file: give --dir the directory you start the harness in\n"
     );
-    // A store folder that is a file: init says so when it writes the store.
-    let t = Sandbox::new();
-    std::fs::write(t.project.join(".omission-gate"), "").unwrap();
-    let out = t.run(&["init", "claude-code", "--dir", t.p()]);
-    assert_eq!(out.code, 2);
-    assert_eq!(
-        out.stderr,
-        format!(
-            "omission-gate: init: cannot write `{0}/.omission-gate/store.json`: `{0}/.omission-gate` is a file, not a folder: move or rename that file, then run init again\n",
-            t.p()
-        )
-    );
+    // A store folder that is a file: init says so, and writes nothing, the harness's
+    // settings file (the hook) included: a hook whose store is missing denies every call.
+    for h in ["claude-code", "codex", "gemini-cli"] {
+        let t = Sandbox::new();
+        std::fs::write(t.project.join(".omission-gate"), "").unwrap();
+        let out = t.run(&["init", h, "--dir", t.p()]);
+        assert_eq!(out.code, 2, "{h}");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "omission-gate: init: cannot write `{0}/.omission-gate/store.json`: `{0}/.omission-gate` is a file, not a folder: move or rename that file, then run init again\n",
+                t.p()
+            ),
+            "{h}"
+        );
+        assert_eq!(out.stdout, "", "{h}");
+        let mut left: Vec<String> = std::fs::read_dir(&t.project)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [".omission-gate"],
+            "{h}: a failed init wrote {left:?}"
+        );
+    }
 }
 
 #[test]

@@ -53,24 +53,66 @@ pub(super) fn project_dir(dir: &Path) -> Result<(PathBuf, String), String> {
     Ok((real, text))
 }
 
-/// Writes a file whole: to a temporary file beside it, then renamed over it.
-fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    let fail = |e: io::Error| match file_in_the_way(path) {
+/// What a write of `path` that failed with `e` says, as one line.
+fn write_failure(path: &Path, e: &io::Error) -> String {
+    match file_in_the_way(path) {
         Some(file) => format!(
             "cannot write `{}`: {file}: move or rename that file, then run init again",
             path.display()
         ),
-        None => format!("cannot write `{}`: {}", path.display(), io_reason(&e)),
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(fail)?;
+        None => format!("cannot write `{}`: {}", path.display(), io_reason(e)),
     }
-    let tmp = path.with_extension("omission-gate.tmp");
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+}
+
+/// Writes each file whole, all or none, in order: every file goes first to a temporary
+/// file beside it (its missing folders made), and only when all of them are there is each
+/// renamed over its file. A write that fails takes back the temporary files and the
+/// folders made for them, so that an init that fails (a store folder that is a file, say)
+/// leaves no hook behind that reads a store it could not write.
+fn write_all(files: &[(PathBuf, String)]) -> Result<(), String> {
+    let mut made: Vec<PathBuf> = Vec::new();
+    let mut tmps: Vec<PathBuf> = Vec::new();
+    let undo = |made: &[PathBuf], tmps: &[PathBuf]| {
+        for tmp in tmps {
+            let _ = std::fs::remove_file(tmp);
+        }
+        // Deepest first; a folder something else has filled since stays.
+        for dir in made.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    };
+    for (path, text) in files {
+        if let Some(parent) = path.parent() {
+            let mut missing: Vec<PathBuf> = parent
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+                .take_while(|a| std::fs::symlink_metadata(a).is_err())
+                .map(Path::to_path_buf)
+                .collect();
+            missing.reverse();
+            let made_now = std::fs::create_dir_all(parent);
+            made.extend(missing.into_iter().filter(|d| d.is_dir()));
+            if let Err(e) = made_now {
+                undo(&made, &tmps);
+                return Err(write_failure(path, &e));
+            }
+        }
+        let tmp = path.with_extension("omission-gate.tmp");
+        if let Err(e) = std::fs::write(&tmp, text) {
+            let _ = std::fs::remove_file(&tmp);
+            undo(&made, &tmps);
+            return Err(write_failure(path, &e));
+        }
+        tmps.push(tmp);
+    }
+    for (i, ((path, _), tmp)) in files.iter().zip(&tmps).enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            // The files before this one are written; the rest are not.
+            undo(&[], &tmps[i..]);
+            return Err(write_failure(path, &e));
+        }
+    }
+    Ok(())
 }
 
 /// A file [`read_optional`] could not read: what went wrong, naming the file, and what
@@ -206,14 +248,14 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
         .map_err(refuse)?
         .text;
     }
+    // Everything is read and checked before anything is written: the store first, then
+    // the hook that reads it, all or none (see [`write_all`]).
     let mut lines = Vec::new();
-    if existing.as_deref() == Some(text.as_str()) {
-        lines.push(format!(
-            "`{shown}` already runs the gate: nothing to change"
-        ));
+    let mut writes: Vec<(PathBuf, String)> = Vec::new();
+    let settings_line = if existing.as_deref() == Some(text.as_str()) {
+        format!("`{shown}` already runs the gate: nothing to change")
     } else {
-        write_file(&settings, &text)?;
-        lines.push(format!(
+        format!(
             "{} `{shown}`: the gate now runs before each call that the {} matcher `{}` selects",
             if existing.is_some() {
                 "updated"
@@ -222,32 +264,41 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             },
             w.event,
             w.matcher
-        ));
-    }
+        )
+    };
     let store_path = if args.store.starts_with('/') {
         PathBuf::from(&args.store)
     } else {
         dir.join(&args.store)
     };
     let store_shown = text_of(&store_path)?;
-    if std::fs::symlink_metadata(&store_path).is_ok() {
-        lines.extend(existing_store(harness, &store_path, &store_shown)?);
+    let store_lines = if std::fs::symlink_metadata(&store_path).is_ok() {
+        let (said, rewrite) = existing_store(harness, &store_path, &store_shown)?;
+        writes.extend(rewrite.map(|t| (store_path.clone(), t)));
+        said
     } else {
-        write_file(&store_path, &wiring::starter_store(harness))?;
-        lines.push(format!(
+        writes.push((store_path.clone(), wiring::starter_store(harness)));
+        vec![format!(
             "no store at `{store_shown}`, so wrote a starter store there: example records, not rules of yours; replace them with your own (docs/hooks.md), or, to use a store you already have, run init again with its path as --store; the hook takes the kept set from the session transcript, so no `kept` list needs updating"
-        ));
+        )]
+    };
+    if existing.as_deref() != Some(text.as_str()) {
+        writes.push((settings.clone(), text.clone()));
     }
-    match harness {
+    let trust_lines = match harness {
         Harness::Codex => {
             let root = text_of(&codex_project_root(&dir))?;
-            lines.extend(codex_trust_lines(&root, &shown, &text, pre_tool.index)?);
+            codex_trust_lines(&root, &shown, &text, pre_tool.index)?
         }
-        Harness::GeminiCli => lines.push(format!(
+        Harness::GeminiCli => vec![format!(
             "Gemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{project}` and trust that folder"
-        )),
-        Harness::ClaudeCode => {}
-    }
+        )],
+        Harness::ClaudeCode => Vec::new(),
+    };
+    write_all(&writes)?;
+    lines.push(settings_line);
+    lines.extend(store_lines);
+    lines.extend(trust_lines);
     lines.push(format!(
         "check the wiring with: omission-gate doctor {name} --dir {}",
         wiring::sh_quote(&project)
@@ -297,7 +348,14 @@ fn refuse_gate_elsewhere(
 /// starter store, unedited, is rewritten to name this harness's tools too; a store that
 /// names a tool only as another harness does is reported, since this harness never calls
 /// a tool by that name and the record would never bind its calls.
-fn existing_store(harness: Harness, path: &Path, shown: &str) -> Result<Vec<String>, String> {
+///
+/// Returns what it says and, for a starter store to rewrite, its new text (for the
+/// caller to write with the rest).
+fn existing_store(
+    harness: Harness,
+    path: &Path,
+    shown: &str,
+) -> Result<(Vec<String>, Option<String>), String> {
     let text = read_optional(path)?.unwrap_or_default();
     if let Some(mut named) = wiring::starter_store_of(&text)
         && !named.contains(&harness)
@@ -305,18 +363,20 @@ fn existing_store(harness: Harness, path: &Path, shown: &str) -> Result<Vec<Stri
         named.push(harness);
         let shared = wiring::starter_store_for(&named);
         if shared != text {
-            write_file(path, &shared)?;
-            return Ok(vec![format!(
-                "rewrote the starter store `{shown}` to name each tool as {} names it too: it was still the unedited example",
-                super::doctor::w_name(harness)
-            )]);
+            return Ok((
+                vec![format!(
+                    "rewrote the starter store `{shown}` to name each tool as {} names it too: it was still the unedited example",
+                    super::doctor::w_name(harness)
+                )],
+                Some(shared),
+            ));
         }
     }
     let mut lines = vec![format!("kept the existing store `{shown}`")];
     let Ok(input) = crate::input::load(shown, text.as_bytes(), Limits::default()) else {
         // doctor says what is wrong with it, and the hook denies every call it is asked
         // about until it loads.
-        return Ok(lines);
+        return Ok((lines, None));
     };
     let w = Wiring::of(harness);
     // An effect names one tool: a call of another is another record.
@@ -358,7 +418,7 @@ fn existing_store(harness: Harness, path: &Path, shown: &str) -> Result<Vec<Stri
             fix(&u.id, u.kin)
         ));
     }
-    Ok(lines)
+    Ok((lines, None))
 }
 
 /// What the user must do for Codex to run the hook, from the file as written.
