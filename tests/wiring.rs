@@ -2398,6 +2398,48 @@ fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
 }
 
 #[test]
+fn doctor_reads_a_hook_store_from_the_home_folder_as_the_shell_does() {
+    // `--store ~/og/store.json`: the shell the harness runs the hook in puts $HOME in the
+    // `~`'s place. doctor once read `~` as a folder of the project, checked another file
+    // than the hook reads and said the store was not there.
+    for h in ["claude-code", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let home_store = s.home.join("og/store.json");
+        std::fs::create_dir_all(home_store.parent().unwrap()).unwrap();
+        std::fs::rename(s.store(), &home_store).unwrap();
+        s.edit_settings(h, |t| {
+            t.replacen(
+                r#"--store \"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json"#,
+                "--store ~/og/store.json",
+                1,
+            )
+            .replacen(
+                "--store $GEMINI_PROJECT_DIR/.omission-gate/store.json",
+                "--store ~/og/store.json",
+                1,
+            )
+        });
+        assert!(
+            std::fs::read_to_string(s.settings(h))
+                .unwrap()
+                .contains("--store ~/og/store.json"),
+            "{h}"
+        );
+        assert_clean_with(&s.doctor(h), &s.settings(h), &home_store, h);
+        // A user's home folder (`~name`) doctor does not look up: it says it cannot tell.
+        s.edit_settings(h, |t| t.replacen("~/og", "~nobody/og", 1));
+        let at = format!("the hook in `{}`", s.settings(h).display());
+        assert_finds(
+            &s.doctor(h),
+            &format!(
+                "{at} reads --store `~nobody/og/store.json`, which starts with a `~` that doctor does not resolve as the shell would (`~name` is that user's home folder, a quoted `~` a folder named `~`, and `~` with HOME unset depends on the shell), so it cannot tell which file the hook reads: write the path in full"
+            ),
+        );
+    }
+}
+
+#[test]
 fn init_says_it_wrote_a_starter_store_and_doctor_names_the_store_it_checked() {
     // A typo in --store: init writes a starter store there, and says so plainly; doctor
     // names the store the hook reads.

@@ -977,7 +977,7 @@ fn check_handler(
         }
     };
     // The words as the shell gives them to the program: variables expanded where the
-    // shell expands them (not in single quotes).
+    // shell expands them (not in single quotes), and a leading `~/` the home folder.
     let words = wiring::split_expanded(&h.command, env).unwrap_or_default();
     if !kept_from_transcript(&words) {
         f.problem(format!(
@@ -1037,9 +1037,13 @@ fn check_handler(
             f.problem(format!("{at} has no `--store`: run init again"));
             None
         }
+        // A `~` the shell leaves or resolves by itself: check_relative_paths says that
+        // doctor cannot tell which file it is.
+        Ok(Some(store)) if store.starts_with('~') => None,
         Ok(Some(store)) => {
             // Where the hook reads it at the start of a session: a relative path from the
-            // directory the harness runs the hook in, the project's.
+            // directory the harness runs the hook in, the project's (a leading `~/` is
+            // already the home folder, as the shell expands it).
             let path = if store.starts_with('/') {
                 PathBuf::from(&store)
             } else {
@@ -1056,8 +1060,10 @@ fn check_handler(
 }
 
 /// The files a hook command names by a relative path (as the hook itself finds them:
-/// [`super::hooks::hook_files`] of the command parsed as the binary parses it; a path
-/// from `~` is the home folder's, which the shell puts in its place). Claude Code runs
+/// [`super::hooks::hook_files`] of the command parsed as the binary parses it, from
+/// `words`, where a leading `~/` is already `$HOME`'s, as the shell puts it; a path that
+/// still starts with `~` (`~name`, a quoted `~`) doctor cannot resolve without guessing,
+/// and says so). Claude Code runs
 /// the hook in the session's current directory: the project at first, then wherever the
 /// agent's `cd` left its shell (seen with 2.1.197: after `cd sub`, the hook ran in `sub`,
 /// and a store at the same path there was the one read), where the hook now refuses a
@@ -1080,12 +1086,15 @@ fn check_relative_paths(
         // The hook fails as well: running it says how.
         _ => return,
     };
-    let relative: Vec<(String, String)> = super::hooks::hook_files(&args)
+    let (unresolved, relative): (Vec<_>, Vec<_>) = super::hooks::hook_files(&args)
         .into_iter()
-        .filter(|(_, path)| {
-            Path::new(path).is_relative() && !path.starts_with('~') && !names_stdin(path)
-        })
-        .collect();
+        .filter(|(_, path)| Path::new(path).is_relative() && !names_stdin(path))
+        .partition(|(_, path)| path.starts_with('~'));
+    for (given, _) in unresolved {
+        f.problem(format!(
+            "{at} reads {given}, which starts with a `~` that doctor does not resolve as the shell would (`~name` is that user's home folder, a quoted `~` a folder named `~`, and `~` with HOME unset depends on the shell), so it cannot tell which file the hook reads: write the path in full"
+        ));
+    }
     match harness {
         Harness::ClaudeCode => {
             for (given, path) in relative {

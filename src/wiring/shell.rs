@@ -41,7 +41,11 @@ pub fn split_words(command: &str) -> Option<Vec<String>> {
 
 /// [`split_words`], with `$NAME` and `${NAME}` replaced by the value `var` gives where the
 /// shell would expand them: outside quotes and in double quotes, not in single quotes or
-/// after a backslash.
+/// after a backslash. A word that starts with an unquoted `~` followed by an unquoted `/`
+/// or by its end starts instead with `var("HOME")`, as `sh`, `dash` and `bash` all
+/// expand it; with `HOME` unset (where the shells differ: `bash` reads the password
+/// database) the `~` stays, and so does every other tilde prefix (`~user`, `~+`, a `~`
+/// before a quote or a backslash), which the caller cannot resolve without guessing.
 pub fn split_expanded(command: &str, var: impl Fn(&str) -> Option<String>) -> Option<Vec<String>> {
     split(command, Some(&var))
 }
@@ -114,6 +118,13 @@ fn split(command: &str, var: Option<Vars<'_>>) -> Option<Vec<String>> {
                 rest = rest.get(n..).unwrap_or("");
             }
             '|' | ';' | '&' | '<' | '>' => break,
+            '~' if !in_word && var.is_some() && ends_tilde_prefix(rest.chars().next()) => {
+                in_word = true;
+                match var.and_then(|var| var("HOME")) {
+                    Some(home) => word.push_str(&home),
+                    None => word.push('~'),
+                }
+            }
             c if c.is_whitespace() => {
                 if in_word {
                     words.push(std::mem::take(&mut word));
@@ -130,6 +141,16 @@ fn split(command: &str, var: Option<Vars<'_>>) -> Option<Vec<String>> {
         words.push(word);
     }
     Some(words)
+}
+
+/// Whether `next`, the character after a word's leading `~`, ends the tilde prefix with
+/// nothing in it (the `~` alone is the home folder): an unquoted `/`, a space, an
+/// operator or the command's end.
+fn ends_tilde_prefix(next: Option<char>) -> bool {
+    match next {
+        None => true,
+        Some(c) => c == '/' || c.is_whitespace() || "|;&<>".contains(c),
+    }
 }
 
 /// The variable name at the start of `after` (the text just past a `$`: `NAME` or
@@ -199,6 +220,34 @@ mod tests {
         // a line break is itself.
         assert_eq!(words(r#""a\b\$D\"\\""#), [r#"a\b$D"\"#]);
         // Without expansion, every variable stays as written.
+        assert_eq!(split_words("~/x ~").unwrap(), ["~/x", "~"]);
         assert_eq!(split_words("'$D' \"$D\" $D").unwrap(), ["$D", "$D", "$D"]);
+    }
+
+    #[test]
+    fn a_leading_tilde_is_the_home_folder_where_the_shell_expands_it() {
+        let home = |n: &str| (n == "HOME").then(|| "/h".to_string());
+        let words = |c: &str| split_expanded(c, home).unwrap();
+        // As `dash`, `bash` and `bash --posix` split them (HOME=/h).
+        assert_eq!(words("~ ~/x ~;"), ["/h", "/h/x", "/h"],);
+        // Quoted, after a backslash, inside a word, after `=`, or a user's: as written.
+        assert_eq!(
+            words(r#"~"/x" ~'/x' ~\/x \~/x "~"/x a~ --store=~/x ~root/x ~+"#),
+            [
+                "~/x",
+                "~/x",
+                "~/x",
+                "~/x",
+                "~/x",
+                "a~",
+                "--store=~/x",
+                "~root/x",
+                "~+"
+            ]
+        );
+        // HOME empty: nothing in its place; unset: the `~` stays (bash would look it up).
+        let empty = |n: &str| (n == "HOME").then(String::new);
+        assert_eq!(split_expanded("~/x", empty).unwrap(), ["/x"]);
+        assert_eq!(split_expanded("~/x", |_: &str| None).unwrap(), ["~/x"]);
     }
 }
