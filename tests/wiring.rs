@@ -2212,6 +2212,58 @@ fn doctor_says_to_fix_a_settings_file_that_does_not_parse_not_to_run_init() {
     }
 }
 
+#[test]
+fn doctor_says_claude_code_drops_hooks_that_are_not_of_the_shape_it_reads() {
+    // Claude Code 2.1.197 drops a `hooks` that is not an object, and an event whose value
+    // is not an array, and keeps the rest of the file: doctor said only that no hook was
+    // found, and to run init, which refuses such a file.
+    let cases = [
+        (
+            r#"{"hooks": "PreToolUse"}"#,
+            "hooks",
+            "an object of hook events",
+            r#"{"PreToolUse": [...]}"#,
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": {"matcher": "*", "hooks": []}}}"#,
+            "hooks.PreToolUse",
+            "an array of hook groups",
+            r#"[{"matcher": "...", "hooks": [...]}]"#,
+        ),
+    ];
+    for (text, key, shape, example) in cases {
+        let s = Sandbox::new();
+        let path = s.settings("claude-code");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        let found = findings(&s.doctor("claude-code"));
+        assert_eq!(
+            found[0],
+            format!(
+                "`{}`: `{key}` is not {shape}, so Claude Code drops it, with every hook in it, and reads the rest of the file: make it {shape} such as `{example}` (or remove it), then run `omission-gate init claude-code --dir {}`",
+                path.display(),
+                s.p()
+            ),
+            "{text}"
+        );
+        assert!(
+            found.iter().any(|l| l.starts_with("no `omission-gate hook")
+                && l.ends_with(&format!(
+                    ": first fix `{}` as said above (the hook may be there, and init leaves such a file as it is), then run doctor again",
+                    path.display()
+                ))),
+            "{text}: {found:?}"
+        );
+        assert_eq!(found.len(), 2, "{text}: {found:?}");
+        // init refuses it, as said.
+        assert_eq!(
+            s.run(&["init", "claude-code", "--dir", s.p()]).code,
+            2,
+            "{text}"
+        );
+    }
+}
+
 /// `.claude` made a file, and a `--dir` under a file, gave the system's words ("not a
 /// directory (os error 20)") and, in doctor, the fix for a permission problem. Each says
 /// which file is in the way, and to move it.

@@ -107,8 +107,8 @@ fn doctor(
     let mut others: Vec<((usize, usize), wiring::OtherHook)> = Vec::new();
     let mut placed: Vec<((usize, usize), bool)> = Vec::new();
     let mut dropped_ours = false;
-    // The files doctor could not read, or the harness would not (each said above), where
-    // the gate may be, and which init refuses to edit.
+    // The files doctor could not read, or whose hooks the harness would not (each said
+    // above), where the gate may be, and which init refuses to edit.
     let mut unread: Vec<String> = Vec::new();
     for (file_index, path) in files.iter().enumerate() {
         let value = match read_hooks_of(harness, path) {
@@ -140,6 +140,16 @@ fn doctor(
                 dropped_ours |= !lost.is_empty();
                 unread.push(format!("`{shown}`"));
                 continue;
+            }
+            if let Some(dropped) = claude_code::dropped_hooks(&value, w.event) {
+                f.problem(format!(
+                    "`{shown}`: `{}` is not {shape}, so Claude Code drops it, with every hook in it, and reads the rest of the file: make it {shape} such as `{}` (or remove it), then run `omission-gate init claude-code --dir {}`",
+                    dropped.key(),
+                    dropped.example(),
+                    wiring::sh_quote(project),
+                    shape = dropped.shape(),
+                ));
+                unread.push(format!("`{shown}`"));
             }
             if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
                 f.problem(format!(

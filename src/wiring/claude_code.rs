@@ -671,7 +671,8 @@ fn check(path: &str, value: &Value, shape: Shape) -> Option<String> {
         Shape::Enum(values) if !value.as_str().is_some_and(|v| values.contains(&v)) => bad(),
         Shape::Hooks => {
             // Claude Code drops `hooks` itself when it is not an object, and an event it
-            // does not know or whose value is not an array, and reads the rest.
+            // does not know or whose value is not an array, and reads the rest (see
+            // [`dropped_hooks`]).
             let Value::Object(events) = value else {
                 return None;
             };
@@ -727,6 +728,55 @@ fn check_groups(path: &str, groups: &Value) -> Option<String> {
         }
     }
     None
+}
+
+/// Hooks Claude Code drops from a settings file before it checks the file, keeping the
+/// rest of the file (so [`invalid_key`] leaves them be): see [`dropped_hooks`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dropped {
+    /// `hooks` is not an object: every hook in the file is dropped.
+    Hooks,
+    /// `hooks.<event>` (the event's name, cleaned) is not an array: its hooks are dropped.
+    Event(String),
+}
+
+impl Dropped {
+    /// The key, as a path: `hooks` or `hooks.PreToolUse`.
+    pub fn key(&self) -> String {
+        match self {
+            Dropped::Hooks => "hooks".to_string(),
+            Dropped::Event(event) => format!("hooks.{event}"),
+        }
+    }
+
+    /// The shape Claude Code reads there.
+    pub fn shape(&self) -> &'static str {
+        match self {
+            Dropped::Hooks => "an object of hook events",
+            Dropped::Event(_) => "an array of hook groups",
+        }
+    }
+
+    /// A value of that shape, as JSON, to show.
+    pub fn example(&self) -> &'static str {
+        match self {
+            Dropped::Hooks => r#"{"PreToolUse": [...]}"#,
+            Dropped::Event(_) => r#"[{"matcher": "...", "hooks": [...]}]"#,
+        }
+    }
+}
+
+/// What Claude Code drops of a settings file's hooks for `event` (2.1.197's pre-filter):
+/// `hooks` itself when it is not an object, and `hooks.<event>` when it is not an array.
+/// `None` when the hooks for `event` are of the shape it reads (or there are none).
+pub fn dropped_hooks(settings: &Value, event: &str) -> Option<Dropped> {
+    match settings.get("hooks")? {
+        Value::Object(events) => match events.get(event) {
+            Some(groups) if !groups.is_array() => Some(Dropped::Event(part(event).into_owned())),
+            _ => None,
+        },
+        _ => Some(Dropped::Hooks),
+    }
 }
 
 /// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
