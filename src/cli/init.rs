@@ -108,7 +108,7 @@ fn write_all(files: &[(PathBuf, String)]) -> Result<(), String> {
     for (i, ((path, _), tmp)) in files.iter().zip(&tmps).enumerate() {
         if let Err(e) = std::fs::rename(tmp, path) {
             // The files before this one are written; the rest are not.
-            undo(&[], &tmps[i..]);
+            undo(&[], tmps.get(i..).unwrap_or_default());
             return Err(write_failure(path, &e));
         }
     }
