@@ -2181,6 +2181,19 @@ fn doctor_finds_a_binary_that_is_not_executable() {
 /// A settings file that is not valid JSON, with no hook found elsewhere: doctor said to
 /// run init, which refuses such a file. It says to fix the file (with where serde stopped),
 /// then to run doctor again.
+/// doctor's no-hook line says to fix `path` (said above) first, not to run init.
+#[track_caller]
+fn assert_says_fix_first(found: &[String], path: &Path) {
+    assert!(
+        found.iter().any(|l| l.starts_with("no `omission-gate hook")
+            && l.ends_with(&format!(
+                ": first fix `{}` as said above (the hook may be there, and init leaves such a file as it is), then run doctor again",
+                path.display()
+            ))),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn doctor_says_to_fix_a_settings_file_that_does_not_parse_not_to_run_init() {
     for h in HARNESSES {
@@ -2196,14 +2209,7 @@ fn doctor_says_to_fix_a_settings_file_that_does_not_parse_not_to_run_init() {
             ))),
             "{h}: {found:?}"
         );
-        assert!(
-            found.iter().any(|l| l.starts_with("no `omission-gate hook")
-                && l.ends_with(&format!(
-                    ": first fix `{}` as said above (the hook may be there, and init leaves such a file as it is), then run doctor again",
-                    path.display()
-                ))),
-            "{h}: {found:?}"
-        );
+        assert_says_fix_first(&found, &path);
         assert!(
             !found.iter().any(|l| l.contains("run `omission-gate init")),
             "{h}: {found:?}"
@@ -2246,14 +2252,7 @@ fn doctor_says_claude_code_drops_hooks_that_are_not_of_the_shape_it_reads() {
             ),
             "{text}"
         );
-        assert!(
-            found.iter().any(|l| l.starts_with("no `omission-gate hook")
-                && l.ends_with(&format!(
-                    ": first fix `{}` as said above (the hook may be there, and init leaves such a file as it is), then run doctor again",
-                    path.display()
-                ))),
-            "{text}: {found:?}"
-        );
+        assert_says_fix_first(&found, &path);
         assert_eq!(found.len(), 2, "{text}: {found:?}");
         // init refuses it, as said.
         assert_eq!(
@@ -2310,7 +2309,7 @@ fn a_file_where_a_folder_should_be_is_named_with_the_fix() {
     );
     // A store folder that is a file: init says so, and writes nothing, the harness's
     // settings file (the hook) included: a hook whose store is missing denies every call.
-    for h in ["claude-code", "codex", "gemini-cli"] {
+    for h in HARNESSES {
         let t = Sandbox::new();
         std::fs::write(t.project.join(".omission-gate"), "").unwrap();
         let out = t.run(&["init", h, "--dir", t.p()]);
