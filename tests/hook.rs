@@ -1342,12 +1342,16 @@ fn a_relative_path_in_a_claude_code_hook_run_outside_the_project_denies_with_the
         }
     };
     let (p, s) = (project.display(), sub.display());
-    let fix = |path: &str| {
+    // `instead`: the flag's value as it should be written (an `@FILE` keeps its `@`).
+    let fix = |instead: &str| {
         format!(
-            "is a relative path, and Claude Code runs this hook in the session's current directory `{s}`, not the project `{p}`, so it would name another file: write it as \"$CLAUDE_PROJECT_DIR\"/{path} in the hook command"
+            "is a relative path, and Claude Code runs this hook in the session's current directory `{s}`, not the project `{p}`, so it would name another file: write it as {instead} in the hook command"
         )
     };
-    let message = format!("s.json: --store `s.json`: {}", fix("s.json"));
+    let message = format!(
+        "s.json: --store `s.json`: {}",
+        fix("\"$CLAUDE_PROJECT_DIR\"/s.json")
+    );
     let out = run_in(&sub, &["hook", "claude-code", "--store", "s.json"]);
     assert_denied(&out, &invalid_reason(&message), "relative --store");
     // The preservation instructions are not written from another store either (a
@@ -1394,5 +1398,11 @@ fn a_relative_path_in_a_claude_code_hook_run_outside_the_project_denies_with_the
         ],
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains(&fix("../tools.txt")), "{}", out.stderr);
+    // Written without its `@`, the path would be read as a tool's name.
+    assert!(
+        out.stderr
+            .contains(&fix("@\"$CLAUDE_PROJECT_DIR\"/../tools.txt")),
+        "{}",
+        out.stderr
+    );
 }

@@ -2393,11 +2393,12 @@ fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
     s.edit_settings("claude-code", |t| {
         t.replacen(
             r#"--store \"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json --kept-from transcript"#,
-            "--store .omission-gate/store.json --kept-from transcript --context-file CLAUDE.md",
+            "--store .omission-gate/store.json --kept-from transcript --context-file CLAUDE.md --tools @tools.txt",
             1,
         )
     });
     std::fs::write(s.project.join("CLAUDE.md"), "# rules\n").unwrap();
+    std::fs::write(s.project.join("tools.txt"), "*\n").unwrap();
     let at = format!("the hook in `{}`", s.settings("claude-code").display());
     assert_eq!(
         findings(&s.doctor("claude-code")),
@@ -2405,6 +2406,10 @@ fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
             format!(
                 "{at} reads --store `.omission-gate/store.json`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `\"$CLAUDE_PROJECT_DIR\"/.omission-gate/store.json` (`omission-gate init claude-code --dir {}` writes the store so)",
                 s.p()
+            ),
+            // Written without its `@`, the path would be read as a tool's name.
+            format!(
+                "{at} reads --tools `@tools.txt`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `@\"$CLAUDE_PROJECT_DIR\"/tools.txt`"
             ),
             format!(
                 "{at} reads --context-file `CLAUDE.md`, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `\"$CLAUDE_PROJECT_DIR\"/CLAUDE.md`"

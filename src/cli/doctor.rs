@@ -1098,19 +1098,24 @@ fn check_relative_paths(
     };
     let (unresolved, relative): (Vec<_>, Vec<_>) = super::hooks::hook_files(&args)
         .into_iter()
-        .filter(|(_, path)| Path::new(path).is_relative() && !names_stdin(path))
-        .partition(|(_, path)| path.starts_with('~'));
-    for (given, _) in unresolved {
+        .filter(|file| Path::new(&file.path).is_relative() && !names_stdin(&file.path))
+        .partition(|file| file.path.starts_with('~'));
+    for file in unresolved {
         f.problem(format!(
-            "{at} reads {given}, which starts with a `~` that doctor does not resolve as the shell would (`~name` is that user's home folder, a quoted `~` a folder named `~`, and `~` with HOME unset depends on the shell), so it cannot tell which file the hook reads: write the path in full"
+            "{at} reads {}, which starts with a `~` that doctor does not resolve as the shell would (`~name` is that user's home folder, a quoted `~` a folder named `~`, and `~` with HOME unset depends on the shell), so it cannot tell which file the hook reads: write the path in full",
+            file.what
         ));
     }
     match harness {
         Harness::ClaudeCode => {
-            for (given, path) in relative {
+            for file in relative {
+                let given = &file.what;
                 f.problem(format!(
-                    "{at} reads {given}, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `\"$CLAUDE_PROJECT_DIR\"/{}`{}",
-                    clean(&wiring::sh_quote(&path)),
+                    "{at} reads {given}, a relative path, and Claude Code runs the hook in the session's current directory, which moves with the agent's `cd`: there the path names another file, and the hook denies every call: write it as `{}`{}",
+                    file.value_for(&format!(
+                        "\"$CLAUDE_PROJECT_DIR\"/{}",
+                        clean(&wiring::sh_quote(&file.path))
+                    )),
                     if given.starts_with("--store") {
                         format!(
                             " (`omission-gate init claude-code --dir {}` writes the store so)",
@@ -1133,11 +1138,13 @@ fn check_relative_paths(
                 })
                 .and_then(Path::parent);
             let Some(layer) = layer else { return };
-            for (given, path) in relative {
+            for file in relative {
+                let absolute = dir.join(&file.path).display().to_string();
                 f.note(format!(
-                    "{at} reads {given}, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write it as `{}` (init writes the store's absolute path)",
+                    "{at} reads {}, a relative path, and Codex runs the hook in the directory it starts in, and reads this file when it starts in `{}` or any directory below it: started below, the hook reads whatever is at that path there; write it as `{}` (init writes the store's absolute path)",
+                    file.what,
                     layer.display(),
-                    clean(&wiring::sh_quote(&dir.join(&path).display().to_string()))
+                    file.value_for(&clean(&wiring::sh_quote(&absolute)))
                 ));
             }
         }

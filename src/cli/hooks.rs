@@ -103,17 +103,16 @@ pub(super) fn hook_setup(
 ) -> Result<Setup, InputError> {
     // Standard input carries the hook payload, read before this.
     let payload_read = ("the hook payload".to_string(), "-".to_string());
-    let reads: Vec<_> = std::iter::once(payload_read)
-        .chain(hook_files(args))
-        .collect();
-    stdin_once(reads.iter().cloned())?;
+    let files = hook_files(args);
+    let reads = files.iter().map(|f| (f.what.clone(), f.path.clone()));
+    stdin_once(std::iter::once(payload_read).chain(reads))?;
     if matches!(
         adapter,
         Adapter::PreTool(Harness::ClaudeCode) | Adapter::PreCompact
     ) {
         let project = std::env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty());
         if let (Some(project), Ok(cwd)) = (project, std::env::current_dir()) {
-            relative_outside_project(&reads, Path::new(&project), &cwd)?;
+            relative_outside_project(&files, Path::new(&project), &cwd)?;
         }
     }
     let kept_from = match args.kept_from {
@@ -188,19 +187,40 @@ pub(super) fn hook_setup(
     })
 }
 
-/// The files a hook reads besides its payload, each with its flag and path for messages
-/// and the path (see [`input_read`], [`flag_read`]): `--store`, `--kept @FILE`,
-/// `--tools @FILE` and each `--context-file`.
-pub(super) fn hook_files(args: &HookArgs) -> Vec<(String, String)> {
+/// A file a hook reads besides its payload.
+#[derive(Debug)]
+pub(super) struct HookFile {
+    /// The flag and its value, for messages and [`stdin_once`]: `--store `s.json``,
+    /// `--kept `@k.txt`` (see [`input_read`], [`flag_read`]).
+    pub(super) what: String,
+    /// The path read.
+    pub(super) path: String,
+    /// Whether the flag's value is `@` and the path (`--kept`, `--tools`), as a fix
+    /// must write it again: without the `@`, the path is read as ids or tool names.
+    pub(super) at: bool,
+}
+
+impl HookFile {
+    /// The flag's value that reads `path` (another way to write this file's path, as a
+    /// shell word): `path`, or `@` and `path` for an `@FILE`.
+    pub(super) fn value_for(&self, path: &str) -> String {
+        format!("{}{path}", if self.at { "@" } else { "" })
+    }
+}
+
+/// The files a hook reads besides its payload: `--store`, `--kept @FILE`, `--tools
+/// @FILE` and each `--context-file`.
+pub(super) fn hook_files(args: &HookArgs) -> Vec<HookFile> {
+    let file = |at: bool| move |(what, path)| HookFile { what, path, at };
     let flags = [
-        input_read("--store", &args.store),
-        flag_read("--kept", args.kept.as_deref()),
-        flag_read("--tools", args.tools.as_deref()),
+        input_read("--store", &args.store).map(file(false)),
+        flag_read("--kept", args.kept.as_deref()).map(file(true)),
+        flag_read("--tools", args.tools.as_deref()).map(file(true)),
     ];
     let context_files = args
         .context_file
         .iter()
-        .map(|f| input_read("--context-file", f));
+        .map(|f| input_read("--context-file", f).map(file(false)));
     flags.into_iter().chain(context_files).flatten().collect()
 }
 
@@ -208,10 +228,9 @@ pub(super) fn hook_files(args: &HookArgs) -> Vec<(String, String)> {
 /// the agent changes directory, not in the project (`$CLAUDE_PROJECT_DIR`): a relative
 /// path there names another file than the one `doctor` checked, and a store found there
 /// would judge the call. So while the two directories differ, a relative path among
-/// `reads` (what [`stdin_once`] takes: a label and the path) is an error that says to
-/// anchor it at the project.
+/// `files` is an error that says to anchor it at the project.
 fn relative_outside_project(
-    reads: &[(String, String)],
+    files: &[HookFile],
     project: &Path,
     cwd: &Path,
 ) -> Result<(), InputError> {
@@ -223,18 +242,18 @@ fn relative_outside_project(
     if same {
         return Ok(());
     }
-    let relative = reads
+    let relative = files
         .iter()
-        .find(|(_, path)| !names_stdin(path) && Path::new(path).is_relative());
+        .find(|f| !names_stdin(&f.path) && Path::new(&f.path).is_relative());
     match relative {
         None => Ok(()),
-        Some((what, path)) => {
+        Some(f) => {
             let problem = FlagProblem::RelativeOutsideProject {
-                path: clean(path).into_owned(),
+                instead: f.value_for(&format!("\"$CLAUDE_PROJECT_DIR\"/{}", clean(&f.path))),
                 cwd: clean(&cwd.to_string_lossy()).into_owned(),
                 project: clean(&project.to_string_lossy()).into_owned(),
             };
-            Err(InputError::invalid(path, what.as_str(), problem))
+            Err(InputError::invalid(&f.path, f.what.as_str(), problem))
         }
     }
 }

@@ -179,11 +179,12 @@ pub enum FlagProblem {
     /// A relative path flag in a Claude Code hook run outside the project: Claude Code
     /// runs hook commands in the session's current directory, which the agent moves.
     #[error(
-        "is a relative path, and Claude Code runs this hook in the session's current directory `{cwd}`, not the project `{project}`, so it would name another file: write it as \"$CLAUDE_PROJECT_DIR\"/{path} in the hook command"
+        "is a relative path, and Claude Code runs this hook in the session's current directory `{cwd}`, not the project `{project}`, so it would name another file: write it as {instead} in the hook command"
     )]
     RelativeOutsideProject {
-        /// The path as given.
-        path: String,
+        /// The flag's value anchored at the project: `"$CLAUDE_PROJECT_DIR"/s.json`,
+        /// `@"$CLAUDE_PROJECT_DIR"/tools.txt`.
+        instead: String,
         /// The hook's working directory.
         cwd: String,
         /// `$CLAUDE_PROJECT_DIR`.
