@@ -2383,6 +2383,32 @@ fn doctor_finds_a_store_name_no_hook_call_carries_whatever_the_matcher() {
 }
 
 #[test]
+fn init_warns_of_a_store_name_on_one_clean_line() {
+    // A record id (or a tool name) holding a newline or a terminal escape: init's
+    // warnings about the store it keeps name it cleaned, as doctor does, one line each.
+    let s = Sandbox::new();
+    std::fs::create_dir_all(s.store().parent().unwrap()).unwrap();
+    let store = r#"{"records": [
+      {"id": "a\u001b[31mb\nc", "seq": 1, "kind": "policy", "scope": ["bash", "Edit", "mcp__s__t\u0007"], "predicate": {"all": []}, "effect": "deny"}
+    ], "kept": []}"#;
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.init("claude-code");
+    let warnings: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 3, "{}", out.stdout);
+    for w in warnings {
+        assert!(
+            w.starts_with("warning: record `a\\u{001b}[31mb\\u{000a}c` names `"),
+            "{w}"
+        );
+    }
+    assert!(!out.stdout.contains(['\u{1b}', '\u{7}']), "{}", out.stdout);
+}
+
+#[test]
 fn doctor_finds_a_relative_path_in_a_claude_code_hook_command() {
     // Claude Code runs the hook in the session's current directory, which moves with the
     // agent's `cd` (seen with 2.1.197: after `cd sub`, a store at `sub/<same path>` was

@@ -392,15 +392,20 @@ fn existing_store(
             format!("add `{instead}` to its `scope` in `{shown}`")
         }
     };
+    // Ids and names as the store gives them: cleaned, so that each warning is one line.
     for miss in wiring::unguarded(harness, Some(w.matcher), &input.store) {
         match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => lines.push(format!(
-                "warning: record `{id}` names `{tool}`, a name {} never gives a tool, so it never binds a call there: {}",
+                "warning: record `{}` names `{}`, a name {} never gives a tool, so it never binds a call there: {}",
+                clean(&id),
+                clean(&tool),
                 super::doctor::w_name(harness),
-                fix(&id, &instead)
+                fix(&id, &clean(&instead))
             )),
             wiring::Unguarded::NotHookName { id, tool, instead } => lines.push(format!(
-                "warning: record `{id}` names `{tool}`, a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so the hook denies each of them until the store names `{instead}`: {}",
+                "warning: record `{}` names `{}`, a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so the hook denies each of them until the store names `{instead}`: {}",
+                clean(&id),
+                clean(&tool),
                 super::doctor::w_name(harness),
                 fix(&id, &instead)
             )),
@@ -410,8 +415,8 @@ fn existing_store(
     for u in wiring::unnamed_kin(harness, &input.store) {
         lines.push(format!(
             "warning: record `{}` names `{}`, and the store never names `{}`, which does the same in {}, so the hook denies each call of `{}`: {}",
-            u.id,
-            u.named,
+            clean(&u.id),
+            clean(&u.named),
             u.kin,
             harness.title(),
             u.kin,
