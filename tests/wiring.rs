@@ -2553,6 +2553,26 @@ fn init_says_it_wrote_a_starter_store_and_doctor_names_the_store_it_checked() {
 }
 
 #[test]
+fn doctor_reads_a_hook_timeout_with_a_fraction_as_the_harness_does() {
+    // Claude Code takes a timeout of a fraction of a second (its schema: a positive
+    // number; it kills the hook after `timeout * 1000` ms and runs the tool), and Gemini
+    // CLI any number of milliseconds. doctor read only whole numbers, took `0.5` for no
+    // timeout at all (60 s), and said nothing of a gate given 10 s.
+    let claude_code = "gives omission-gate `--timeout-ms 10000`, not below the harness's own timeout of 500 ms, so a slow answer is killed first and Claude Code runs the tool: write `--timeout-ms 375` or less";
+    let gemini_cli = "has `\"timeout\": 0.5`, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds), so it kills the hook after 0.5 ms, before the gate answers, and runs the tool: write `\"timeout\": 30000`";
+    for (h, written, line) in [
+        ("claude-code", "\"timeout\": 30", claude_code),
+        ("gemini-cli", "\"timeout\": 30000", gemini_cli),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        s.edit_settings(h, |t| t.replace(written, "\"timeout\": 0.5"));
+        let at = format!("the hook in `{}`", s.settings(h).display());
+        assert_finds(&s.doctor(h), &format!("{at} {line}"));
+    }
+}
+
+#[test]
 fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
     // Copied from Claude Code's snippet, `"timeout": 30` is 30 ms to Gemini CLI, which
     // then kills the hook and runs the tool. doctor once advised `--timeout-ms 22`.

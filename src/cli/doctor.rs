@@ -1013,14 +1013,18 @@ fn check_handler(
         }
     }
     let harness_ms = harness_timeout_ms(harness, h);
-    let given = h.object.get("timeout").and_then(Value::as_u64);
+    let given = h.object.get("timeout").filter(|t| t.is_number());
     match (own_timeout_ms(&words), given) {
         // Gemini CLI reads milliseconds: a value this small is a seconds value (as Claude
         // Code's and Codex's snippets write it), and the setting is what must grow.
         (_, Some(given))
-            if harness == Harness::GeminiCli && gemini_cli::timeout_in_seconds(given) =>
+            if harness == Harness::GeminiCli && gemini_cli::timeout_in_seconds(harness_ms) =>
         {
-            let meant = if given == 0 { w.timeout } else { given * 1000 };
+            // A whole number of seconds, as meant; else what init writes.
+            let meant = match given.as_u64() {
+                Some(seconds) if seconds > 0 => seconds * 1000,
+                _ => w.timeout,
+            };
             f.problem(format!(
                 "{at} has `\"timeout\": {given}`, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds), so it kills the hook after {given} ms, before the gate answers, and runs the tool: write `\"timeout\": {meant}`"
             ));
@@ -1433,13 +1437,18 @@ fn run_both(
     ok
 }
 
-/// The handler's timeout as the harness reads it, in milliseconds.
+/// The handler's timeout as the harness reads it, in whole milliseconds (a fraction cut
+/// off, 0 for a value below 0): Claude Code's seconds may have a fraction (its schema
+/// takes any positive number; Codex refuses a file whose timeout is not a whole number,
+/// which doctor reports), and Gemini CLI takes any number of milliseconds.
 fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
-    let given = h.object.get("timeout").and_then(Value::as_u64);
-    match harness {
-        Harness::GeminiCli => given.unwrap_or(gemini_cli::DEFAULT_TIMEOUT_MS),
-        _ => given.unwrap_or(60).saturating_mul(1000),
-    }
+    let given = h.object.get("timeout").and_then(Value::as_f64);
+    let ms = match harness {
+        Harness::GeminiCli => given.unwrap_or(gemini_cli::DEFAULT_TIMEOUT_MS as f64),
+        _ => given.unwrap_or(60.0) * 1000.0,
+    };
+    // `as` saturates: NaN is not JSON, and a value past u64 is u64::MAX.
+    ms.max(0.0) as u64
 }
 
 /// The `--timeout-ms` a hook command gives the gate (its default when it gives none);
