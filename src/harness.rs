@@ -91,11 +91,10 @@ enum Role {
 /// in 2.1.197, runs a shell command and streams its output, and `PowerShell` is its shell
 /// on Windows; Claude Code's `NotebookEdit` edits a Jupyter notebook's cells, which no
 /// other harness has a tool for), and the built-ins a harness answers to under two
-/// names: Gemini CLI 0.61.0
-/// runs `grep_search` when the model calls it by its old name, `search_file_content`,
-/// and its hook sees the name the model called (its `TOOL_LEGACY_ALIASES`). No other
-/// harness gives a tool these names: a store that names one of them for another harness
-/// names a tool that harness never calls.
+/// names: Gemini CLI 0.61.0 runs `grep_search` when the model calls it by its old name,
+/// `search_file_content`, and its hook sees the name the model called (its
+/// `TOOL_LEGACY_ALIASES`). No other harness gives a tool these names: a store that names
+/// one of them for another harness names a tool that harness never calls.
 const BUILTINS: [(Harness, &str, &[Role]); 14] = [
     (Harness::ClaudeCode, "Bash", &[Role::Shell]),
     (Harness::ClaudeCode, "Monitor", &[Role::Shell]),

@@ -133,9 +133,9 @@ fn run_command() -> Exit {
 /// A usage error as one line (SPEC 9): clap's message and its tips, without the usage
 /// block. The usage is taken out of the error's context, the way clap offers; what clap
 /// still puts on lines of their own (a tip, `For more information`) is joined with `; `,
-/// and with a space what completes the line before it (the list after a line that ends
-/// in `:`, a `[possible values: ...]`). A command line without a command, for which clap would print the whole
-/// help, names the commands instead.
+/// and with a space what completes the line before it (the first item of the list after
+/// a line that ends in `:`, a `[possible values: ...]`). A command line without a
+/// command, for which clap would print the whole help, names the commands instead.
 fn usage_error_line(mut e: clap::Error) -> String {
     use clap::error::{ContextKind, ErrorKind};
     if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
