@@ -4,14 +4,14 @@
 //! gate a dropped list. The kept set is fingerprinted so that two reports can prove they
 //! judged the same compaction.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
 use sha2::{Digest, Sha256};
 
 use crate::harness::Harness;
-use crate::record::Store;
+use crate::record::{Named, Store};
 use crate::text::{clean, is_plain_digits};
 
 /// How the kept set is obtained.
@@ -238,8 +238,9 @@ impl Compaction {
 pub struct Totals {
     /// Records in the input.
     pub records: usize,
-    /// Every tool name or glob a policy scope or an effect of the input gives (SPEC 2.3).
-    pub named: BTreeSet<String>,
+    /// Every tool name or glob a policy scope or an effect of the input gives (SPEC 2.3),
+    /// with what the records giving each give beside it.
+    pub named: Named,
     /// [`crate::ids::id_hash`] of each kept record the store does not hold, sorted: exact,
     /// because the partial load proved every record's id hash distinct.
     kept_not_held: Vec<u64>,
@@ -250,22 +251,14 @@ impl Totals {
     pub(crate) fn of(store: &Store) -> Totals {
         Totals {
             records: store.len(),
-            named: store
-                .named_tools()
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
+            named: Named::of(store.records()),
             kept_not_held: Vec::new(),
         }
     }
 
     /// The totals of a partial load: `kept_not_held` as for [`Totals::kept_not_held`], in
     /// any order, distinct.
-    pub(crate) fn partial(
-        records: usize,
-        named: BTreeSet<String>,
-        mut kept_not_held: Vec<u64>,
-    ) -> Totals {
+    pub(crate) fn partial(records: usize, named: Named, mut kept_not_held: Vec<u64>) -> Totals {
         kept_not_held.sort_unstable();
         Totals {
             records,
@@ -472,7 +465,7 @@ mod tests {
         let s = store(4);
         let c = Compaction::from_mask(&s, Retention::Given, vec![false, true]);
         let not_held = ["r10", "r9"].map(|id| crate::ids::id_hash(id.as_bytes()));
-        let t = Totals::partial(10, BTreeSet::new(), not_held.to_vec());
+        let t = Totals::partial(10, Named::default(), not_held.to_vec());
         assert_eq!((t.records, t.kept(&c), t.dropped(&c)), (10, 3, 7));
         for (id, kept) in [("r2", true), ("r1", false), ("r9", true), ("r10", true)] {
             assert_eq!(c.is_kept_id(&s, &t, id), kept, "{id}");

@@ -500,9 +500,12 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
 /// built-in of this harness that does the same (`Edit` for Claude Code's `MultiEdit`), or
 /// as this harness never sends an MCP tool (`mcp__my.server__t` for Claude Code's
 /// `mcp__my_server__t`, a long name Gemini CLI or Codex cuts; `raw`, Gemini CLI's
-/// payload's server and tool as configured, is matched too). A store that also names
-/// the call's own name is fine. From the names the load gathered from every record, held
-/// or not.
+/// payload's server and tool as configured, is matched too). Judged record by record:
+/// a name is fine when each policy giving it names the call's tool beside it (and, when
+/// an effect gives it, an effect gives the call's tool), so that each record binds the
+/// call by a name it gives; a store that names the call's tool only in other records is
+/// not (a dropped `deny` on `bash` would never bind a `Bash` call, whatever a kept rule on
+/// `Bash` says). From the names the load gathered from every record, held or not.
 fn named_another_way(
     harness: Harness,
     tool: &str,
@@ -532,9 +535,11 @@ fn named_another_way(
         };
         InputError::invalid(&setup.store, "", problem)
     };
+    // A record giving `name` binds no call of `tool` by its own names.
+    let unbound = |name: &str| !named.always_with(name, tool);
     let built_in = named.iter().find_map(|name| {
         let sent = crate::harness::sent_forms(harness, name);
-        crate::harness::misnamed(harness, name, |n| named.contains(n))
+        crate::harness::misnamed(harness, name, |n| named.always_with(name, n))
             .into_iter()
             .find(|instead| {
                 glob_match(instead, tool) || crate::harness::does_the_same(harness, instead, tool)
@@ -547,90 +552,81 @@ fn named_another_way(
     if built_in.is_some() {
         return built_in;
     }
-    if !named.contains(tool) {
-        // The call's own tool, named as the harness never sends it to hooks.
+    // The call's own tool, named as the harness never sends it to hooks.
+    let meant = named
+        .iter()
+        .find(|name| crate::harness::hook_name_of(harness, name, tool) && unbound(name));
+    if let Some(name) = meant {
+        let problem = InputProblem::NotHookName {
+            tool: name.to_string(),
+            harness: harness.title(),
+            instead: tool.to_string(),
+        };
+        return Some(InputError::invalid(&setup.store, "", problem));
+    }
+    // Another built-in of this harness that does what this one does.
+    let sibling =
+        crate::harness::same_kind(harness, tool).find(|n| named.contains(n) && unbound(n));
+    if let Some(name) = sibling {
+        let problem = InputProblem::SameKindTool {
+            tool: name.to_string(),
+            harness: harness.title(),
+            instead: tool.to_string(),
+        };
+        return Some(InputError::invalid(&setup.store, "", problem));
+    }
+    // An MCP tool name Codex ended in a hash.
+    if crate::harness::hashed_stem(harness, tool).is_some() {
+        let cut = named.iter().find(|name| {
+            unbound(name)
+                && crate::harness::with_spellings(harness, name)
+                    .any(|sent| crate::harness::hashed_from(harness, &sent, tool))
+        });
+        if let Some(name) = cut {
+            return Some(error(name, tool, Some(harness.mcp_name_change())));
+        }
+    }
+    // Codex: an MCP tool of a server whose name it ended in a hash (another server's
+    // name came out the same), which the store names without it.
+    if let Some(stem) = crate::harness::unhashed_server(harness, tool) {
+        let meant = named.iter().find(|name| {
+            unbound(name)
+                && crate::harness::with_spellings(harness, name)
+                    .any(|sent| glob_match(&sent, &stem))
+        });
+        if let Some(name) = meant {
+            return Some(error(name, tool, Some(harness.mcp_name_change())));
+        }
+    }
+    // Claude Code: a tool of an MCP server a plugin brings, which the store names by the
+    // server's own name.
+    let meant = named.iter().find(|name| {
+        unbound(name)
+            && crate::harness::plugin_pattern(harness, name)
+                .is_some_and(|pattern| glob_match(&pattern, tool))
+    });
+    if let Some(name) = meant {
+        return Some(error(name, tool, Some(crate::harness::PLUGIN_MCP_NAMES)));
+    }
+    // Gemini CLI: the server and tool as configured, which it cut or changed.
+    if let Some(raw) = raw.filter(|r| *r != tool) {
         let meant = named
             .iter()
-            .find(|name| crate::harness::hook_name_of(harness, name, tool));
+            .find(|name| glob_match(name, raw) && unbound(name));
         if let Some(name) = meant {
-            let problem = InputProblem::NotHookName {
-                tool: name.to_string(),
-                harness: harness.title(),
-                instead: tool.to_string(),
-            };
-            return Some(InputError::invalid(&setup.store, "", problem));
-        }
-        // Another built-in of this harness that does what this one does.
-        let sibling = crate::harness::same_kind(harness, tool).find(|n| named.contains(*n));
-        if let Some(name) = sibling {
-            let problem = InputProblem::SameKindTool {
-                tool: name.to_string(),
-                harness: harness.title(),
-                instead: tool.to_string(),
-            };
-            return Some(InputError::invalid(&setup.store, "", problem));
-        }
-        // An MCP tool name Codex ended in a hash.
-        if crate::harness::hashed_stem(harness, tool).is_some() {
-            let cut = named.iter().find(|name| {
-                crate::harness::with_spellings(harness, name)
-                    .any(|sent| crate::harness::hashed_from(harness, &sent, tool))
-            });
-            if let Some(name) = cut {
-                return Some(error(name, tool, Some(harness.mcp_name_change())));
-            }
-        }
-        // Codex: an MCP tool of a server whose name it ended in a hash (another server's
-        // name came out the same), which the store names without it.
-        let bound = named.iter().any(|name| glob_match(name, tool));
-        if let Some(stem) = crate::harness::unhashed_server(harness, tool)
-            && !bound
-        {
-            let meant = named.iter().find(|name| {
-                crate::harness::with_spellings(harness, name).any(|sent| glob_match(&sent, &stem))
-            });
-            if let Some(name) = meant {
-                return Some(error(name, tool, Some(harness.mcp_name_change())));
-            }
-        }
-        // Claude Code: a tool of an MCP server a plugin brings, which the store names by
-        // the server's own name (no name the store gives binds the call).
-        if !bound {
-            let meant = named.iter().find(|name| {
-                crate::harness::plugin_pattern(harness, name)
-                    .is_some_and(|pattern| glob_match(&pattern, tool))
-            });
-            if let Some(name) = meant {
-                return Some(error(name, tool, Some(crate::harness::PLUGIN_MCP_NAMES)));
-            }
-        }
-        // Gemini CLI: the server and tool as configured, which it cut or changed.
-        if let Some(raw) = raw.filter(|r| *r != tool) {
-            let meant = named
-                .iter()
-                .find(|name| glob_match(name, raw) && !glob_match(name, tool));
-            if let Some(name) = meant {
-                return Some(error(name, tool, Some(harness.mcp_name_change())));
-            }
+            return Some(error(name, tool, Some(harness.mcp_name_change())));
         }
     }
     if harness == Harness::GeminiCli {
         return None;
     }
     // An MCP tool named as Gemini CLI names it (`mcp_s_t`, or a glob covering it) never
-    // binds a call here; only this call tells which tool it meant. A name the store also
-    // gives this harness's way is meant for Gemini CLI.
+    // binds a call here; only this call tells which tool it meant. A record that gives
+    // this harness's name beside it binds the call by that name.
     let theirs = crate::harness::spelling(Harness::GeminiCli, tool)?;
-    let gemini_of = |m: &String| crate::harness::spelling(Harness::GeminiCli, m);
     named
         .iter()
-        .find(|name| {
-            glob_match(name, &theirs)
-                && !glob_match(name, tool)
-                && !named
-                    .iter()
-                    .any(|m| gemini_of(m).as_deref() == Some(name.as_str()))
-        })
+        .find(|name| glob_match(name, &theirs) && unbound(name))
         .map(|name| error(name, tool, None))
 }
 

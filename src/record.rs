@@ -559,6 +559,128 @@ fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
     })
 }
 
+/// The tool names and globs records give (a policy's scope, an effect's `tool`; SPEC
+/// 2.3), each with what tells whether every record giving it binds a call of another
+/// name too: the names every policy scope giving it gives, and whether an effect gives
+/// it. A hook asks this of a name the harness never sends that was meant for the call
+/// (`bash` for Claude Code's `Bash`): a store that names `Bash` in one record binds the
+/// call only by that record, not by one that names only `bash`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Named(BTreeMap<String, Giving>);
+
+/// What the records giving one name give beside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Giving {
+    /// The names every policy scope giving this one gives (itself among them), sorted,
+    /// distinct; `None` when no policy gives it.
+    with: Option<Vec<String>>,
+    /// Whether an effect record gives it.
+    effect: bool,
+}
+
+impl Named {
+    /// The names `records` give.
+    pub fn of(records: &[Record]) -> Named {
+        let mut named = Named::default();
+        for r in records {
+            match &r.kind {
+                Kind::Policy(p) => named.scope(&p.scope),
+                Kind::Effect(e) => named.effect(&e.tool),
+                _ => {}
+            }
+        }
+        named
+    }
+
+    /// Notes a policy's scope.
+    pub fn scope<S: AsRef<str>>(&mut self, scope: &[S]) {
+        let gives = |w: &String| scope.iter().any(|s| s.as_ref() == w);
+        for name in scope {
+            let name = name.as_ref();
+            match self.0.get_mut(name) {
+                Some(Giving {
+                    with: Some(with), ..
+                }) => with.retain(gives),
+                Some(giving) => giving.with = Some(Self::sorted(scope)),
+                None => {
+                    let giving = Giving {
+                        with: Some(Self::sorted(scope)),
+                        effect: false,
+                    };
+                    self.0.insert(name.to_string(), giving);
+                }
+            }
+        }
+    }
+
+    /// Notes an effect's tool.
+    pub fn effect(&mut self, tool: &str) {
+        match self.0.get_mut(tool) {
+            Some(giving) => giving.effect = true,
+            None => {
+                let giving = Giving {
+                    with: None,
+                    effect: true,
+                };
+                self.0.insert(tool.to_string(), giving);
+            }
+        }
+    }
+
+    fn sorted<S: AsRef<str>>(scope: &[S]) -> Vec<String> {
+        let mut names: Vec<String> = scope.iter().map(|s| s.as_ref().to_string()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Adds the names another part of the same input gives.
+    pub fn append(&mut self, other: Named) {
+        for (name, theirs) in other.0 {
+            let Some(ours) = self.0.get_mut(&name) else {
+                self.0.insert(name, theirs);
+                continue;
+            };
+            ours.effect |= theirs.effect;
+            ours.with = match (ours.with.take(), theirs.with) {
+                (Some(mut a), Some(b)) => {
+                    a.retain(|w| b.binary_search(w).is_ok());
+                    Some(a)
+                }
+                (a, b) => a.or(b),
+            };
+        }
+    }
+
+    /// Whether some record gives `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    /// The names given, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    /// Whether every record giving `name` binds calls of `tool` as well: each policy
+    /// giving it has a name covering `tool` in its scope, and, when an effect gives it,
+    /// an effect gives `tool` too (an effect names one tool: the one beside it is a record
+    /// of its own). Told from the names all the policies giving `name` give, so policies
+    /// that cover `tool` each by a name the others lack count as not binding it (fails
+    /// closed). False when no record gives `name`.
+    pub fn always_with(&self, name: &str, tool: &str) -> bool {
+        let Some(giving) = self.0.get(name) else {
+            return false;
+        };
+        let scopes = giving
+            .with
+            .as_ref()
+            .is_none_or(|with| with.iter().any(|w| glob_match(w, tool)));
+        let effects = !giving.effect || self.0.get(tool).is_some_and(|g| g.effect);
+        scopes && effects
+    }
+}
+
 /// `*` matches any run of characters (dots included); everything else is literal.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
@@ -863,6 +985,36 @@ mod tests {
         assert!(glob_match("refunds.create", "refunds.create"));
         assert!(!glob_match("refunds.create", "refunds.created"));
         assert!(!glob_match("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn named_tells_whether_every_record_giving_a_name_gives_another() {
+        let mut named = Named::default();
+        named.scope(&["bash", "Bash"]);
+        named.scope(&["Bash"]);
+        named.scope(&["Ed*", "x"]);
+        named.effect("run_shell_command");
+        assert_eq!(
+            named.iter().collect::<Vec<_>>(),
+            ["Bash", "Ed*", "bash", "run_shell_command", "x"]
+        );
+        assert!(named.always_with("bash", "Bash"));
+        // A glob in the same scope covers the tool.
+        assert!(named.always_with("x", "Edit"));
+        // An effect names one tool: another effect must give the tool.
+        assert!(!named.always_with("run_shell_command", "Bash"));
+        named.effect("Bash");
+        assert!(named.always_with("run_shell_command", "Bash"));
+        // A second policy giving `bash` alone: not every record binds `Bash` now, and
+        // the same from two parts of one input joined.
+        let mut second = Named::default();
+        second.scope(&["bash"]);
+        let mut joined = named.clone();
+        joined.append(second.clone());
+        named.scope(&["bash"]);
+        assert!(!named.always_with("bash", "Bash"));
+        assert_eq!(joined, named);
+        assert!(!named.always_with("nothing", "nothing"));
     }
 
     #[test]

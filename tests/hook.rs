@@ -963,7 +963,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
     };
     let hook_name = |harness: &str, named: &str, sent: &str| {
         format!(
-            "{harness} sends this call to its hooks as `{sent}`, and the store names `{named}` but never `{sent}`, so no rule that names `{named}` binds this call: name `{sent}` wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
+            "{harness} sends this call to its hooks as `{sent}`, never as `{named}`, so a rule that names `{named}` and not `{sent}` never binds this call: name `{sent}` wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
         )
     };
     let cases: [(&str, String, String, String); 19] = [
@@ -974,13 +974,13 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         ("gemini-cli", "Run_Shell_Command".into(), "run_shell_command".into(), hook_name("Gemini CLI", "Run_Shell_Command", "run_shell_command")),
         ("codex", "exec_command".into(), "Bash".into(), hook_name("Codex", "exec_command", "Bash")),
         ("codex", "shell".into(), "Bash".into(), hook_name("Codex", "shell", "Bash")),
-        ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, and the store names `Edit` but never `MultiEdit`, so no rule that names `Edit` binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, so a rule that names `Edit` and not `MultiEdit` never binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Gemini CLI 0.61.0 runs `grep_search` under its old name too, and its hook sees
         // the name the model called.
-        ("gemini-cli", "grep_search".into(), "search_file_content".into(), "`search_file_content` does what `grep_search` does in Gemini CLI, and the store names `grep_search` but never `search_file_content`, so no rule that names `grep_search` binds this call: name `search_file_content` too wherever the store names `grep_search` (beside it in a policy's scope, or in an effect record of its own)".into()),
-        ("gemini-cli", "search_file_content".into(), "grep_search".into(), "`grep_search` does what `search_file_content` does in Gemini CLI, and the store names `search_file_content` but never `grep_search`, so no rule that names `search_file_content` binds this call: name `grep_search` too wherever the store names `search_file_content` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("gemini-cli", "grep_search".into(), "search_file_content".into(), "`search_file_content` does what `grep_search` does in Gemini CLI, so a rule that names `grep_search` and not `search_file_content` never binds this call: name `search_file_content` too wherever the store names `grep_search` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("gemini-cli", "search_file_content".into(), "grep_search".into(), "`grep_search` does what `search_file_content` does in Gemini CLI, so a rule that names `search_file_content` and not `grep_search` never binds this call: name `grep_search` too wherever the store names `search_file_content` (beside it in a policy's scope, or in an effect record of its own)".into()),
         // Claude Code 2.1.197's Monitor runs a shell command, as Bash does.
-        ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, and the store names `Bash` but never `Monitor`, so no rule that names `Bash` binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, so a rule that names `Bash` and not `Monitor` never binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
         ("claude-code", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing-srv__refunds_create".into(), String::new()),
         ("codex", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing_srv__refunds_create".into(), String::new()),
         ("codex", format!("mcp__bill.ing-srv__{long}"), format!("mcp__bill_ing_srv__{cut}"), String::new()),
@@ -1182,6 +1182,167 @@ fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix()
         &payload("claude-code", "Read", "{}"),
     );
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
+/// A kept rule names the call's tool and a dropped `deny` names it otherwise (as no
+/// hook call carries it, as another built-in of the same kind, as another harness does):
+/// the store names the tool, but the dropped rule does not bind the call, which passed
+/// (the check looked at the whole store's names, not at each record's). It is denied
+/// with the fix; with the tool named beside it in the dropped rule's scope, the rule
+/// blocks the call; with every record giving both names, or the two names given by one
+/// record each in a shared store's effects, nothing changes.
+#[test]
+fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_naming_it() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-per-record");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, records: &[serde_json::Value]| {
+        let path = dir.join(name);
+        let doc = serde_json::json!({"records": records, "kept": ["a"]});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let policy = |id: &str, seq: u64, scope: &[&str], effect: &str| {
+        serde_json::json!({
+            "id": id, "seq": seq, "kind": "policy", "scope": scope,
+            "predicate": {"all": []}, "effect": effect, "text": "A rule."
+        })
+    };
+    let cases = [
+        // The reviewer's inputs: a kept `allow` on `Bash`, a dropped deny-all on `bash`.
+        (
+            "claude-code",
+            "Bash",
+            "bash",
+            "Claude Code sends this call to its hooks as `Bash`, never as `bash`, so a rule that names `bash` and not `Bash` never binds this call: name `Bash` wherever the store names `bash` (beside it in a policy's scope, or in an effect record of its own)",
+        ),
+        (
+            "claude-code",
+            "MultiEdit",
+            "Edit",
+            "`MultiEdit` does what `Edit` does in Claude Code, so a rule that names `Edit` and not `MultiEdit` never binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)",
+        ),
+        (
+            "codex",
+            "Bash",
+            "exec_command",
+            "Codex sends this call to its hooks as `Bash`, never as `exec_command`, so a rule that names `exec_command` and not `Bash` never binds this call: name `Bash` wherever the store names `exec_command` (beside it in a policy's scope, or in an effect record of its own)",
+        ),
+        (
+            "gemini-cli",
+            "run_shell_command",
+            "Bash",
+            "`Bash` is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, so a rule that names only `Bash` never binds this call: name `run_shell_command` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)",
+        ),
+    ];
+    for (h, tool, other, message) in cases {
+        let call = |store: &str| {
+            run(
+                &["hook", h, "--store", store],
+                &payload(h, tool, r#"{"command":"ls","file_path":"a"}"#),
+            )
+        };
+        let store = write(
+            &format!("{h}-{other}.json"),
+            &[
+                policy("a", 1, &[tool], "allow"),
+                policy("b", 2, &[other], "deny"),
+            ],
+        );
+        let out = call(&store);
+        let reason = invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE);
+        assert_denied(&out, &reason, &format!("{h} {tool}"));
+        // The fix: the dropped rule names the tool beside the other name.
+        let fixed = write(
+            &format!("{h}-{other}-fixed.json"),
+            &[
+                policy("a", 1, &[tool], "allow"),
+                policy("b", 2, &[other, tool], "deny"),
+            ],
+        );
+        let out = call(&fixed);
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {tool}: {}",
+            out.stderr
+        );
+        // Each record gives both names: the dropped one binds; the kept one is in view.
+        let kept_only = write(
+            &format!("{h}-{other}-kept.json"),
+            &[
+                policy("a", 1, &[other, tool], "deny"),
+                policy("b", 2, &[tool], "allow"),
+            ],
+        );
+        assert_eq!(
+            call(&kept_only).code,
+            0,
+            "{h} {tool}: {}",
+            call(&kept_only).stderr
+        );
+    }
+    // The same records as JSON Lines with --kept (the loader that holds only the
+    // records in scope of the call, and names the rest).
+    let path = dir.join("lines.jsonl");
+    let lines = [
+        policy("a", 1, &["Bash"], "allow"),
+        policy("b", 2, &["bash"], "deny"),
+    ];
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    let lines = path.to_str().unwrap();
+    let out = run(
+        &["hook", "claude-code", "--store", lines, "--kept", "a"],
+        &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("never as `bash`, so a rule that names `bash` and not `Bash`"),
+        "{}",
+        out.stderr
+    );
+    // Effects name one tool each: a shared ledger gives a call both ways in two records.
+    let effect = |id: &str, seq: u64, tool: &str| {
+        serde_json::json!({
+            "id": id, "seq": seq, "kind": "effect", "tool": tool,
+            "match": {"command": "rm -rf build"}
+        })
+    };
+    let ledger = write(
+        "ledger.json",
+        &[
+            effect("a", 1, "Bash"),
+            effect("b", 2, "run_shell_command"),
+            effect("c", 3, "Bash"),
+        ],
+    );
+    let out = run(
+        &["hook", "claude-code", "--store", &ledger],
+        &payload("claude-code", "Bash", r#"{"command":"rm -rf build"}"#),
+    );
+    assert!(
+        out.stderr.contains("BLOCK (dropped-effect-replay)"),
+        "{}",
+        out.stderr
+    );
+    // An effect given only another harness's way, beside a policy on the tool: denied.
+    let mixed = write(
+        "mixed.json",
+        &[
+            policy("a", 1, &["Bash"], "allow"),
+            effect("b", 2, "run_shell_command"),
+        ],
+    );
+    let out = run(
+        &["hook", "claude-code", "--store", &mixed],
+        &payload("claude-code", "Bash", r#"{"command":"rm -rf build"}"#),
+    );
+    assert!(
+        out.stderr
+            .contains("a rule that names only `run_shell_command` never binds"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A store written for Claude Code names its tools as Claude Code does: under Gemini

@@ -500,7 +500,7 @@ fn doctor_notes_a_built_in_the_store_never_names_beside_one_that_does_the_same()
     assert_clean(&out, &s.settings("claude-code"), "claude-code");
     for kin in ["Monitor", "PowerShell"] {
         let note = format!(
-            "omission-gate doctor: note: record `e` names `Bash`, and the store never names `{kin}`, which does the same in Claude Code: the hook denies each call of `{kin}` until the store names it too (beside `Bash` in a policy's scope, or in an effect record of its own)"
+            "omission-gate doctor: note: record `e` names `Bash` and not `{kin}`, which does the same in Claude Code: the hook denies each call of `{kin}` until the store names it wherever it names `Bash` (beside it in a policy's scope, or in an effect record of its own)"
         );
         assert!(out.stderr.contains(&note), "{}", out.stderr);
     }
@@ -612,7 +612,7 @@ fn init_warns_of_a_built_in_the_existing_store_never_names_beside_one_that_does_
     let shown = s.store().display().to_string();
     for kin in ["Monitor", "PowerShell"] {
         let line = format!(
-            "warning: record `e` names `Bash`, and the store never names `{kin}`, which does the same in Claude Code, so the hook denies each call of `{kin}`: add a copy of it (another id) whose `tool` is `{kin}` in `{shown}`"
+            "warning: record `e` names `Bash` and not `{kin}`, which does the same in Claude Code, so the hook denies each call of `{kin}`: add a copy of it (another id) whose `tool` is `{kin}` in `{shown}`"
         );
         assert!(out.stdout.lines().any(|l| l == line), "{}", out.stdout);
     }
@@ -621,10 +621,13 @@ fn init_warns_of_a_built_in_the_existing_store_never_names_beside_one_that_does_
     let store = store.replace(r#""id": "e""#, r#""id": "m""#);
     std::fs::write(s.store(), &store).unwrap();
     let out = s.wired("claude-code");
-    let line = format!(
-        "warning: record `p` names `Bash`, and the store never names `PowerShell`, which does the same in Claude Code, so the hook denies each call of `PowerShell`: add `PowerShell` to its `scope` in `{shown}`"
-    );
-    assert!(out.stdout.lines().any(|l| l == line), "{}", out.stdout);
+    // The effect naming `Monitor` does not make the policy bind its calls.
+    for kin in ["Monitor", "PowerShell"] {
+        let line = format!(
+            "warning: record `p` names `Bash` and not `{kin}`, which does the same in Claude Code, so the hook denies each call of `{kin}`: add `{kin}` to its `scope` in `{shown}`"
+        );
+        assert!(out.stdout.lines().any(|l| l == line), "{}", out.stdout);
+    }
 }
 
 /// A store with nothing that can stop a call (no records, or only facts, chatter and
@@ -2380,6 +2383,53 @@ fn doctor_finds_a_store_name_no_hook_call_carries_whatever_the_matcher() {
             out.stdout
         );
     }
+}
+
+#[test]
+fn doctor_finds_a_record_naming_a_tool_otherwise_though_another_names_it() {
+    // The store names `Bash` in a kept `allow`, and `bash` alone in a `deny`: the deny
+    // never binds a `Bash` call (the hook now denies each), which doctor and init said
+    // nothing of, since the store named `Bash` somewhere. Likewise `Edit` without
+    // `MultiEdit` in one record beside a record naming `MultiEdit`.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let store = r#"{"records": [
+      {"id": "a", "seq": 1, "kind": "policy", "scope": ["Bash", "MultiEdit"], "predicate": {"all": []}, "effect": "allow"},
+      {"id": "b", "seq": 2, "kind": "policy", "scope": ["bash", "Edit"], "predicate": {"all": []}, "effect": "deny"}
+    ], "kept": ["a"]}"#;
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert_finds(
+        &out,
+        "record `b` names `bash`, a name no call Claude Code sends its hooks carries: it sends that tool's calls as `Bash`, and the hook denies each of them until the store names `Bash` (adding `bash` to the matcher does not help): write `Bash` wherever the store names `bash`",
+    );
+    assert!(
+        out.stderr.contains(
+            "note: record `b` names `Edit` and not `MultiEdit`, which does the same in Claude Code"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = s.init("claude-code");
+    assert!(
+        out.stdout
+            .contains("warning: record `b` names `Edit` and not `MultiEdit`"),
+        "{}",
+        out.stdout
+    );
+    // Each record naming both: nothing to say of either.
+    let store = store.replace(
+        r#"["bash", "Edit"]"#,
+        r#"["bash", "Bash", "Edit", "MultiEdit"]"#,
+    );
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert!(!out.stderr.contains("`bash`"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("and not `MultiEdit`"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

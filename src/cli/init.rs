@@ -414,7 +414,7 @@ fn existing_store(
     }
     for u in wiring::unnamed_kin(harness, &input.store) {
         lines.push(format!(
-            "warning: record `{}` names `{}`, and the store never names `{}`, which does the same in {}, so the hook denies each call of `{}`: {}",
+            "warning: record `{}` names `{}` and not `{}`, which does the same in {}, so the hook denies each call of `{}`: {}",
             clean(&u.id),
             clean(&u.named),
             u.kin,

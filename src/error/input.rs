@@ -128,11 +128,11 @@ pub enum InputProblem {
     /// hooks, and never as it sends it: in another case (`bash` for `Bash`), or by the
     /// name the model calls it (Codex's `exec_command` for `Bash`).
     #[error(
-        "{harness} sends this call to its hooks as `{}`, and the store names `{}` but never `{}`, so no rule that names `{}` binds this call: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "{harness} sends this call to its hooks as `{}`, never as `{}`, so a rule that names `{}` and not `{}` never binds this call: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
         clean(.instead),
         clean(.tool),
-        clean(.instead),
         clean(.tool),
+        clean(.instead),
         clean(.instead),
         clean(.tool)
     )]
@@ -147,12 +147,11 @@ pub enum InputProblem {
     /// A hook's store names a built-in tool of this harness, and not another built-in
     /// that does the same (`Edit`, not `MultiEdit`), whose calls no rule would bind.
     #[error(
-        "`{}` does what `{}` does in {harness}, and the store names `{}` but never `{}`, so no rule that names `{}` binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "`{}` does what `{}` does in {harness}, so a rule that names `{}` and not `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
         clean(.instead),
         clean(.tool),
         clean(.tool),
         clean(.instead),
-        clean(.tool),
         clean(.instead),
         clean(.tool)
     )]

@@ -320,6 +320,40 @@ fn lean_store_holds_only_what_a_check_reads() {
 }
 
 #[test]
+fn lean_totals_name_the_tools_as_the_exact_load_does() {
+    // Names given in several records (some held, some not; each small chunk its own
+    // batch, read by either worker), and by effects.
+    let store = concat!(
+        r#"{"id":"a","seq":1,"kind":"policy","scope":["Bash","bash"],"predicate":{"all":[]},"effect":"deny"}"#,
+        "\n",
+        r#"{"id":"b","seq":2,"kind":"policy","scope":["Bash"],"predicate":{"all":[]},"effect":"allow"}"#,
+        "\n",
+        r#"{"id":"c","seq":3,"kind":"policy","scope":["bash","Monitor"],"predicate":{"all":[]},"effect":"deny"}"#,
+        "\n",
+        r#"{"id":"d","seq":4,"kind":"effect","tool":"run_shell_command","match":{}}"#,
+        "\n",
+        r#"{"id":"e","seq":5,"kind":"policy","scope":["Edit","MultiEdit"],"predicate":{"all":[]},"effect":"deny"}"#,
+        "\n",
+        r#"{"id":"f","seq":6,"kind":"effect","tool":"Bash","match":{}}"#,
+        "\n",
+    );
+    let exact = load_str(store).unwrap().totals.named;
+    for action in [
+        r#"{"tool":"Bash"}"#,
+        r#"{"tool":"Edit"}"#,
+        r#"{"tool":"pay"}"#,
+    ] {
+        for kept in ["a", "b,c", "", "f"] {
+            let l = lean(store, Some(kept), Some(action)).unwrap();
+            assert_eq!(l.input.totals.named, exact, "{action} kept {kept}");
+        }
+    }
+    assert!(!exact.always_with("bash", "Bash"));
+    assert!(exact.always_with("run_shell_command", "Bash"));
+    assert!(exact.always_with("Edit", "MultiEdit"));
+}
+
+#[test]
 fn lean_store_holds_the_newest_fact_of_a_field_a_held_policy_reads() {
     let store = STORE.replace(
         r#""predicate":{"field":"amount","op":"gt","value":"limit"}"#,

@@ -9,7 +9,7 @@ use super::*;
 pub(super) struct Held {
     pub(super) held: Vec<Record>,
     pub(super) slots: Vec<FactSlots>,
-    pub(super) named: BTreeSet<String>,
+    pub(super) named: Named,
 }
 
 impl Held {
@@ -85,7 +85,7 @@ pub(super) fn build(
     }
 
     let mut named = std::mem::take(&mut a.named);
-    named.append(&mut b.named);
+    named.append(std::mem::take(&mut b.named));
     let store = Store::checked_elsewhere(held);
     let mut held_kept: Vec<u64> = Vec::new();
     let mask: Vec<bool> = store

@@ -37,7 +37,7 @@ use crate::compaction::{Compaction, Retention, Totals, fingerprint_of};
 use crate::ids::id_hash;
 use crate::json::{self, skip_ws};
 use crate::record::{
-    Kind, Limits, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
+    Kind, Limits, Named, Place, Record, Store, glob_match, globs_overlap, parse_record_with,
 };
 use crate::scan;
 

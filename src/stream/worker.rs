@@ -169,7 +169,7 @@ pub(super) struct Worker {
     pub(super) field_index: IdMap<u64, (u32, Name)>,
     /// (seq, index into the plan's kept ids, sha256 of canonical JSON) per kept record.
     pub(super) digests: Vec<(u64, u32, [u8; 32])>,
-    pub(super) named: BTreeSet<String>,
+    pub(super) named: Named,
     /// A buffer for canonical JSON.
     pub(super) scratch: Vec<u8>,
     /// With [`Plan::counting_tokens`]: each record's tokens, aligned with `seqs`.
@@ -282,13 +282,6 @@ impl Worker {
     /// `id`, added to `names`.
     pub(super) fn name(&mut self, id: &str) -> Result<Name, Fallback> {
         Name::push(&mut self.names, id)
-    }
-
-    /// Notes a tool name the records name (checked first: most name a tool already met).
-    pub(super) fn name_tool(&mut self, tool: &str) {
-        if !self.named.contains(tool) {
-            self.named.insert(tool.to_string());
-        }
     }
 
     /// `ids`, added to `names` and, as one run, to `deps`: the run's range.
@@ -565,16 +558,14 @@ impl Worker {
                 if supersedes.is_some() || plan.policy_in_scope(scope) || derived_and_kept {
                     return self.strict(plan, text);
                 }
-                for tool in scope {
-                    self.name_tool(tool);
-                }
+                self.named.scope(scope);
                 true
             }
             scan::Rule::Effect { tool } => {
                 if plan.effect_in_scope(tool) {
                     return self.strict(plan, text);
                 }
-                self.name_tool(tool);
+                self.named.effect(tool);
                 false
             }
         };
@@ -642,13 +633,11 @@ impl Worker {
             Kind::Chatter => return Ok(()),
             Kind::Policy(p) => {
                 entry.policy = true;
-                for tool in &p.scope {
-                    self.name_tool(tool);
-                }
+                self.named.scope(&p.scope);
                 plan.in_scope(&record) || p.supersedes.is_some() || derived_and_kept
             }
             Kind::Effect(e) => {
-                self.name_tool(&e.tool);
+                self.named.effect(&e.tool);
                 plan.in_scope(&record)
             }
             Kind::Unevaluable(k) => !is_kept || crate::record::misspelt_kind(k).is_some(),

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::harness::spelling;
 use crate::hook::Harness;
-use crate::record::{Kind, Store};
+use crate::record::{Kind, Named, Record, Store, glob_match};
 
 pub mod claude_code;
 pub mod codex;
@@ -496,6 +496,7 @@ pub enum Unguarded {
 /// the matcher. A glob stands for the names it covers: one of them is tried.
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
     let named = named_tools(store);
+    let giving = Named::of(store.records());
     let mut out = Vec::new();
     for (tool, id) in &named {
         let (id, name) = (id.to_string(), tool.to_string());
@@ -508,11 +509,11 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             continue;
         }
         if let Some(call) = crate::harness::hook_name_for(harness, tool) {
-            // No matcher helps: the name must change. A store that also names the
-            // built-in as the harness sends it is fine (the hook judges by that name).
-            if !named.contains_key(call) {
+            // No matcher helps: the name must change. Records that also name the
+            // built-in as the harness sends it are fine (the hook judges by that name).
+            if let Some(id) = unbinding(store, &giving, tool, call) {
                 out.push(Unguarded::NotHookName {
-                    id,
+                    id: id.to_string(),
                     tool: name,
                     instead: call.to_string(),
                 });
@@ -521,9 +522,9 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
         }
         if let Some(instead) = spelling(harness, tool) {
             // A store shared by harnesses may spell a tool both ways.
-            if !named.contains_key(instead.as_str()) {
+            if let Some(id) = unbinding(store, &giving, tool, &instead) {
                 out.push(Unguarded::Misnamed {
-                    id,
+                    id: id.to_string(),
                     tool: name,
                     instead,
                 });
@@ -564,8 +565,33 @@ fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
     named
 }
 
-/// A built-in of the harness that the store never names, beside one it names that does
-/// the same: the hook denies its calls until the store names it too.
+/// The first record that gives `name` and does not bind calls of `tool` by its own names,
+/// when one does not ([`Named::always_with`], `giving` of the store): a policy whose
+/// scope covers no `tool`, or an effect of `name` when no effect gives `tool`.
+fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Option<&'s str> {
+    if giving.always_with(name, tool) {
+        return None;
+    }
+    let gives = |r: &&Record| match &r.kind {
+        Kind::Policy(p) => p.scope.iter().any(|s| s == name),
+        Kind::Effect(e) => e.tool == name,
+        _ => false,
+    };
+    let effect_of_tool =
+        (store.records().iter()).any(|r| matches!(&r.kind, Kind::Effect(e) if e.tool == tool));
+    let unbound = |r: &&Record| match &r.kind {
+        Kind::Policy(p) => !p.scope.iter().any(|s| glob_match(s, tool)),
+        _ => !effect_of_tool,
+    };
+    let mut records = store.records().iter().filter(gives);
+    // Policies that each bind `tool` by a name the others lack: the first giving `name`.
+    let first = records.clone().next();
+    records.find(unbound).or(first).map(|r| r.id.as_str())
+}
+
+/// A built-in of the harness that a record naming one that does the same does not name
+/// (the store may name it elsewhere): the hook denies its calls until that record names
+/// it too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnnamedKin {
     /// The first record naming `named`.
@@ -580,10 +606,14 @@ pub struct UnnamedKin {
 /// that does the same (Claude Code's `Monitor` and `PowerShell` beside `Bash`), once.
 pub fn unnamed_kin(harness: Harness, store: &Store) -> Vec<UnnamedKin> {
     let named = named_tools(store);
+    let giving = Named::of(store.records());
     let mut out: Vec<UnnamedKin> = Vec::new();
-    for (tool, id) in &named {
+    for tool in named.keys() {
         for kin in crate::harness::same_kind(harness, tool) {
-            if !named.contains_key(kin) && !out.iter().any(|u| u.kin == kin) {
+            if out.iter().any(|u| u.kin == kin) {
+                continue;
+            }
+            if let Some(id) = unbinding(store, &giving, tool, kin) {
                 out.push(UnnamedKin {
                     id: id.to_string(),
                     named: tool.to_string(),
