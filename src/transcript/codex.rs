@@ -79,9 +79,23 @@ fn item<'a>(line: &Line<'a>) -> Result<Item<'a>, Failure> {
         {
             Ok(Item::Rollback)
         }
-        "session_meta" | "turn_context" | "event_msg" | "world_state" | "token_usage_record" => {
-            Ok(Item::Other)
-        }
+        // A message between agents (multi-agent v2): Codex records it here, not as a model
+        // item, and the model is sent it as an agent message or, in other builds, as the
+        // JSON of the whole entry inside an assistant message. The gate does not redo that
+        // form, so none of its text counts (a block the restore loop lifts, never a pass).
+        "inter_agent_communication" => Ok(Item::Other),
+        // Bookkeeping the model is not sent: turn settings, events, token counts, the
+        // session's dynamic tools (sent as tools, not as history), a realtime session's
+        // presentation, a security score.
+        "session_meta"
+        | "turn_context"
+        | "event_msg"
+        | "world_state"
+        | "token_usage_record"
+        | "inter_agent_communication_metadata"
+        | "dynamic_tools_updated"
+        | "realtime_item"
+        | "security_risk_score" => Ok(Item::Other),
         _ => Err(Failure::unknown(line.at, "a rollout entry", Harness::Codex)),
     }
 }
@@ -361,8 +375,10 @@ fn is_call(m: &Map<'_>) -> bool {
     )
 }
 
-/// True for a model item that is the model's output: a message of its own, reasoning, a
-/// call.
+/// True for a model item that is, or may be, the model's output: a message of its own,
+/// reasoning, a call. A tool search's output (the model's own with `"execution":
+/// "server"`, Codex's otherwise) and a message between agents count as output too:
+/// taking an input for output only keeps more of the response out of the context.
 pub(super) fn is_output(m: &Map<'_>) -> bool {
     match m.get("type").and_then(Value::as_str) {
         Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
@@ -372,7 +388,10 @@ pub(super) fn is_output(m: &Map<'_>) -> bool {
             | "custom_tool_call"
             | "local_shell_call"
             | "web_search_call"
-            | "image_generation_call",
+            | "image_generation_call"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "agent_message",
         ) => true,
         _ => false,
     }
@@ -387,11 +406,14 @@ fn unanswered(id: Option<&str>, answered: &BTreeSet<String>, call: Option<&str>)
 }
 
 /// True for a model item that is a compaction made by the model's API: its summary is
-/// encrypted, and the model is sent it in place of what it summarised.
+/// encrypted, and the model is sent it in place of what it summarised. A
+/// `compaction_trigger` (the request that asks the API for such a compaction; 0.171.0
+/// sends it to no model and is not known to record it) counts as one too: what the API
+/// kept of the context before it the gate cannot tell.
 fn is_opaque_compaction(payload: &Map<'_>) -> bool {
     matches!(
         payload.get("type").and_then(Value::as_str),
-        Some("compaction" | "compaction_summary" | "context_compaction")
+        Some("compaction" | "compaction_summary" | "context_compaction" | "compaction_trigger")
     )
 }
 
@@ -515,18 +537,63 @@ fn model_item(
                 output(out, at, m.get("output"))?;
             }
         }
+        "agent_message" => agent_message(out, at, m)?,
         // Sent, but not as text the gate can read: reasoning (encrypted), snapshots the
         // harness keeps for undo, encrypted compaction items (in what a compaction kept; one
         // recorded on its own line starts the context, see `Item::Opaque`), web searches,
-        // images.
+        // images; tools added to the model's (`additional_tools`, a tool search's output:
+        // sent as tool definitions, not as text of the conversation), a tool search's
+        // query; a change of the reasoning settings (`configuration_update`).
         "reasoning"
         | "ghost_snapshot"
         | "compaction"
         | "compaction_summary"
         | "context_compaction"
+        | "compaction_trigger"
         | "web_search_call"
-        | "image_generation_call" => {}
+        | "image_generation_call"
+        | "additional_tools"
+        | "tool_search_call"
+        | "tool_search_output"
+        | "configuration_update" => {}
         _ => return Err(unknown()),
+    }
+    Ok(())
+}
+
+/// A message between agents (`agent_message`): its `input_text` parts count when every
+/// part is one. Codex sends such a message as it is, or, to a provider that cannot take
+/// it, as a user message of its texts joined; one with an encrypted part goes to such a
+/// provider as a note that it could not be delivered, so then none of it counts.
+fn agent_message(out: &mut Vec<Piece>, at: u64, m: &Map<'_>) -> Result<(), Failure> {
+    let Some(Value::Array(parts)) = m.get("content") else {
+        return Err(Failure::at(
+            at,
+            Problem::Key {
+                what: "an agent_message item",
+                key: "content",
+                must: "an array",
+            },
+        ));
+    };
+    let mut texts = Vec::new();
+    let mut plain = true;
+    for part in parts {
+        let Value::Object(p) = part else {
+            return Err(Failure::at(at, Problem::PartNotObject));
+        };
+        match p.get("type").and_then(Value::as_str) {
+            Some("input_text") => texts.push(Piece {
+                role: Role::User,
+                text: string_at(p, "text", at, "a text part")?.to_string(),
+                at,
+            }),
+            Some("encrypted_content") => plain = false,
+            _ => return Err(Failure::unknown(at, "a content part", Harness::Codex)),
+        }
+    }
+    if plain {
+        out.extend(texts);
     }
     Ok(())
 }

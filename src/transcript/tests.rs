@@ -513,6 +513,71 @@ fn an_unknown_entry_shape_is_an_error_at_its_line() {
     ));
 }
 
+/// C-1 with `extra` lines put after its line 4 (the user message before the rule).
+fn codex_c1_with(extra: &[&str], after: usize) -> (Vec<u8>, Option<String>) {
+    let (_, bytes, payload) = fixture!("codex", "C-1");
+    let mut lines = lines_of(bytes);
+    for (i, line) in extra.iter().enumerate() {
+        lines.insert(after + i, line.to_string());
+    }
+    (joined(&lines), call_of(payload))
+}
+
+#[test]
+fn codex_reads_the_items_that_only_add_to_the_context_and_counts_only_plain_text() {
+    // Items and entries Codex 0.171.0 writes that the model is sent as text, as
+    // something else, or not at all; none takes anything out of the context.
+    let extra = [
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"/root/worker","recipient":"/root","content":[{"type":"input_text","text":"ALPHA plain agent text"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"/root/worker","recipient":"/root","content":[{"type":"input_text","text":"BETA header"},{"type":"encrypted_content","encrypted_content":"gAAAA"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"additional_tools","role":"developer","tools":[{"type":"function","name":"x","description":"GAMMA tool text"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts_1","execution":"client","arguments":{"query":"DELTA query"}}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[{"type":"function","name":"y","description":"EPSILON tool text"}]}}"#,
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"configuration_update","reasoning":{"effort":"high"}}}"#,
+        r#"{"timestamp":"t","type":"inter_agent_communication","payload":{"author":"/root","recipient":"/root/worker","other_recipients":[],"content":"ZETA task text","trigger_turn":true}}"#,
+        r#"{"timestamp":"t","type":"inter_agent_communication_metadata","payload":{"trigger_turn":true}}"#,
+        r#"{"timestamp":"t","type":"dynamic_tools_updated","payload":{"tools":[]}}"#,
+        r#"{"timestamp":"t","type":"realtime_item","payload":{"type":"x"}}"#,
+        r#"{"timestamp":"t","type":"security_risk_score","payload":{"score":1}}"#,
+    ];
+    let (bytes, call) = codex_c1_with(&extra, 4);
+    let live = read(None, Window::whole(&bytes), call.as_deref()).unwrap();
+    assert!(in_view(&live, RULE));
+    assert!(in_view(&live, "ALPHA plain agent text"));
+    for text in ["BETA", "GAMMA", "DELTA", "EPSILON", "ZETA"] {
+        assert!(!in_view(&live, text), "{text}");
+    }
+    assert_eq!(live.compaction, None);
+    // Next to the pending call it may be part of the response being made: not counted.
+    let (bytes, call) = codex_c1_with(&extra[..1], 9);
+    let live = read(None, Window::whole(&bytes), call.as_deref()).unwrap();
+    assert!(in_view(&live, RULE));
+    assert!(!in_view(&live, "ALPHA plain agent text"));
+    // An agent message's part of an unknown type is refused.
+    let odd = r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"a","recipient":"b","content":[{"type":"hologram"}]}}"#;
+    let (bytes, call) = codex_c1_with(&[odd], 4);
+    assert!(matches!(
+        read(None, Window::whole(&bytes), call.as_deref()),
+        Err(Failure::Invalid { .. })
+    ));
+}
+
+#[test]
+fn a_codex_compaction_trigger_starts_the_context_as_an_api_compaction_does() {
+    let trigger =
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"compaction_trigger"}}"#;
+    // After the rule: the rule is not counted, and the trigger is the compaction.
+    let (bytes, call) = codex_c1_with(&[trigger], 8);
+    let live = read(None, Window::whole(&bytes), call.as_deref()).unwrap();
+    assert!(!in_view(&live, RULE));
+    assert_eq!(live.compaction, Some(line_start(&bytes, 9)));
+    // Before it: the rule is.
+    let (bytes, call) = codex_c1_with(&[trigger], 4);
+    let live = read(None, Window::whole(&bytes), call.as_deref()).unwrap();
+    assert!(in_view(&live, RULE));
+    assert_eq!(live.compaction, Some(line_start(&bytes, 5)));
+}
+
 #[test]
 fn a_boundary_that_names_missing_entries_is_an_error() {
     let (_, bytes, payload) = fixture!("claude-code", "AE-1");
