@@ -537,13 +537,16 @@ fn model_item(
                 output(out, at, m.get("output"))?;
             }
         }
-        "agent_message" => agent_message(out, at, m)?,
         // Sent, but not as text the gate can read: reasoning (encrypted), snapshots the
         // harness keeps for undo, encrypted compaction items (in what a compaction kept; one
         // recorded on its own line starts the context, see `Item::Opaque`), web searches,
         // images; tools added to the model's (`additional_tools`, a tool search's output:
         // sent as tool definitions, not as text of the conversation), a tool search's
-        // query; a change of the reasoning settings (`configuration_update`).
+        // query; a change of the reasoning settings (`configuration_update`); a message
+        // between agents (multi-agent v2; sent as it is, as a user message of its texts
+        // for a provider that cannot take it, or as a note that it could not be delivered
+        // when a part is encrypted: read from Codex's source, not seen run, so none of it
+        // counts: at worst a block the restore loop lifts).
         "reasoning"
         | "ghost_snapshot"
         | "compaction"
@@ -555,45 +558,9 @@ fn model_item(
         | "additional_tools"
         | "tool_search_call"
         | "tool_search_output"
-        | "configuration_update" => {}
+        | "configuration_update"
+        | "agent_message" => {}
         _ => return Err(unknown()),
-    }
-    Ok(())
-}
-
-/// A message between agents (`agent_message`): its `input_text` parts count when every
-/// part is one. Codex sends such a message as it is, or, to a provider that cannot take
-/// it, as a user message of its texts joined; one with an encrypted part goes to such a
-/// provider as a note that it could not be delivered, so then none of it counts.
-fn agent_message(out: &mut Vec<Piece>, at: u64, m: &Map<'_>) -> Result<(), Failure> {
-    let Some(Value::Array(parts)) = m.get("content") else {
-        return Err(Failure::at(
-            at,
-            Problem::Key {
-                what: "an agent_message item",
-                key: "content",
-                must: "an array",
-            },
-        ));
-    };
-    let mut texts = Vec::new();
-    let mut plain = true;
-    for part in parts {
-        let Value::Object(p) = part else {
-            return Err(Failure::at(at, Problem::PartNotObject));
-        };
-        match p.get("type").and_then(Value::as_str) {
-            Some("input_text") => texts.push(Piece {
-                role: Role::User,
-                text: string_at(p, "text", at, "a text part")?.to_string(),
-                at,
-            }),
-            Some("encrypted_content") => plain = false,
-            _ => return Err(Failure::unknown(at, "a content part", Harness::Codex)),
-        }
-    }
-    if plain {
-        out.extend(texts);
     }
     Ok(())
 }

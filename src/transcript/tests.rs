@@ -524,9 +524,10 @@ fn codex_c1_with(extra: &[&str], after: usize) -> (Vec<u8>, Option<String>) {
 }
 
 #[test]
-fn codex_reads_the_items_that_only_add_to_the_context_and_counts_only_plain_text() {
+fn codex_reads_the_items_that_only_add_to_the_context_and_counts_none_of_their_text() {
     // Items and entries Codex 0.171.0 writes that the model is sent as text, as
-    // something else, or not at all; none takes anything out of the context.
+    // something else, or not at all; none takes anything out of the context. Read from
+    // its source, not seen run: no text of theirs counts (an agent message's either).
     let extra = [
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"/root/worker","recipient":"/root","content":[{"type":"input_text","text":"ALPHA plain agent text"}]}}"#,
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"/root/worker","recipient":"/root","content":[{"type":"input_text","text":"BETA header"},{"type":"encrypted_content","encrypted_content":"gAAAA"}]}}"#,
@@ -543,23 +544,10 @@ fn codex_reads_the_items_that_only_add_to_the_context_and_counts_only_plain_text
     let (bytes, call) = codex_c1_with(&extra, 4);
     let live = read(None, Window::whole(&bytes), call.as_deref()).unwrap();
     assert!(in_view(&live, RULE));
-    assert!(in_view(&live, "ALPHA plain agent text"));
-    for text in ["BETA", "GAMMA", "DELTA", "EPSILON", "ZETA"] {
+    for text in ["ALPHA", "BETA", "GAMMA", "DELTA", "EPSILON", "ZETA"] {
         assert!(!in_view(&live, text), "{text}");
     }
     assert_eq!(live.compaction, None);
-    // Next to the pending call it may be part of the response being made: not counted.
-    let (bytes, call) = codex_c1_with(&extra[..1], 9);
-    let live = read(None, Window::whole(&bytes), call.as_deref()).unwrap();
-    assert!(in_view(&live, RULE));
-    assert!(!in_view(&live, "ALPHA plain agent text"));
-    // An agent message's part of an unknown type is refused.
-    let odd = r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"a","recipient":"b","content":[{"type":"hologram"}]}}"#;
-    let (bytes, call) = codex_c1_with(&[odd], 4);
-    assert!(matches!(
-        read(None, Window::whole(&bytes), call.as_deref()),
-        Err(Failure::Invalid { .. })
-    ));
 }
 
 #[test]
