@@ -561,10 +561,10 @@ fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
 
 /// The tool names and globs records give (a policy's scope, an effect's `tool`; SPEC
 /// 2.3), each with what tells whether every record giving it binds a call of another
-/// name too: the names every policy scope giving it gives, and whether an effect gives
-/// it. A hook asks this of a name the harness never sends that was meant for the call
-/// (`bash` for Claude Code's `Bash`): a store that names `Bash` in one record binds the
-/// call only by that record, not by one that names only `bash`.
+/// name too: the names every policy scope giving it gives, and the `match` of each effect
+/// giving it. A hook asks this of a name the harness never sends that was meant for the
+/// call (`bash` for Claude Code's `Bash`): a store that names `Bash` in one record binds
+/// the call only by that record, not by one that names only `bash`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Named(BTreeMap<String, Giving>);
 
@@ -574,8 +574,18 @@ struct Giving {
     /// The names every policy scope giving this one gives (itself among them), sorted,
     /// distinct; `None` when no policy gives it.
     with: Option<Vec<String>>,
-    /// Whether an effect record gives it.
-    effect: bool,
+    /// [`match_hash`] of the `match` of each effect record that gives it.
+    effects: BTreeSet<u64>,
+}
+
+/// A hash of an effect's `match` (the first 8 bytes of the sha256 of its canonical JSON):
+/// two effects of the same `match` replay the same calls of their tools.
+pub fn match_hash(matches: &Map<String, Value>) -> u64 {
+    // As `crate::json::canonical` writes a value: serde_json's Map keeps its keys sorted.
+    let json = serde_json::to_vec(matches).unwrap_or_default();
+    let digest: [u8; 32] = Sha256::digest(&json).into();
+    let [a, b, c, d, e, f, g, h, ..] = digest;
+    u64::from_le_bytes([a, b, c, d, e, f, g, h])
 }
 
 impl Named {
@@ -585,7 +595,7 @@ impl Named {
         for r in records {
             match &r.kind {
                 Kind::Policy(p) => named.scope(&p.scope),
-                Kind::Effect(e) => named.effect(&e.tool),
+                Kind::Effect(e) => named.effect(&e.tool, &e.matches),
                 _ => {}
             }
         }
@@ -605,7 +615,7 @@ impl Named {
                 None => {
                     let giving = Giving {
                         with: Some(Self::sorted(scope)),
-                        effect: false,
+                        effects: BTreeSet::new(),
                     };
                     self.0.insert(name.to_string(), giving);
                 }
@@ -613,14 +623,17 @@ impl Named {
         }
     }
 
-    /// Notes an effect's tool.
-    pub fn effect(&mut self, tool: &str) {
+    /// Notes an effect's tool and `match`.
+    pub fn effect(&mut self, tool: &str, matches: &Map<String, Value>) {
+        let hash = match_hash(matches);
         match self.0.get_mut(tool) {
-            Some(giving) => giving.effect = true,
+            Some(giving) => {
+                giving.effects.insert(hash);
+            }
             None => {
                 let giving = Giving {
                     with: None,
-                    effect: true,
+                    effects: BTreeSet::from([hash]),
                 };
                 self.0.insert(tool.to_string(), giving);
             }
@@ -636,12 +649,12 @@ impl Named {
 
     /// Adds the names another part of the same input gives.
     pub fn append(&mut self, other: Named) {
-        for (name, theirs) in other.0 {
+        for (name, mut theirs) in other.0 {
             let Some(ours) = self.0.get_mut(&name) else {
                 self.0.insert(name, theirs);
                 continue;
             };
-            ours.effect |= theirs.effect;
+            ours.effects.append(&mut theirs.effects);
             ours.with = match (ours.with.take(), theirs.with) {
                 (Some(mut a), Some(b)) => {
                     a.retain(|w| b.binary_search(w).is_ok());
@@ -663,11 +676,12 @@ impl Named {
     }
 
     /// Whether every record giving `name` binds calls of `tool` as well: each policy
-    /// giving it has a name covering `tool` in its scope, and, when an effect gives it,
-    /// an effect gives `tool` too (an effect names one tool: the one beside it is a record
-    /// of its own). Told from the names all the policies giving `name` give, so policies
-    /// that cover `tool` each by a name the others lack count as not binding it (fails
-    /// closed). False when no record gives `name`.
+    /// giving it has a name covering `tool` in its scope, and each effect giving it has a
+    /// twin, an effect of `tool` with the same `match` (an effect names one tool: a ledger
+    /// shared by harnesses writes a call both ways, in two records). Told from the names
+    /// all the policies giving `name` give, so policies that cover `tool` each by a name
+    /// the others lack count as not binding it (fails closed). False when no record gives
+    /// `name`.
     pub fn always_with(&self, name: &str, tool: &str) -> bool {
         let Some(giving) = self.0.get(name) else {
             return false;
@@ -676,8 +690,17 @@ impl Named {
             .with
             .as_ref()
             .is_none_or(|with| with.iter().any(|w| glob_match(w, tool)));
-        let effects = !giving.effect || self.0.get(tool).is_some_and(|g| g.effect);
-        scopes && effects
+        scopes && self.twinned(name, tool)
+    }
+
+    /// Whether each effect of `name` has a twin of `tool` ([`Named::always_with`]).
+    fn twinned(&self, name: &str, tool: &str) -> bool {
+        let theirs = self.0.get(tool).map(|g| &g.effects);
+        self.0.get(name).is_none_or(|g| {
+            g.effects
+                .iter()
+                .all(|h| theirs.is_some_and(|t| t.contains(h)))
+        })
     }
 }
 
@@ -989,11 +1012,16 @@ mod tests {
 
     #[test]
     fn named_tells_whether_every_record_giving_a_name_gives_another() {
+        let matches = |v: Value| v.as_object().cloned().unwrap();
+        let (ls, rm) = (
+            matches(serde_json::json!({"command": "ls"})),
+            matches(serde_json::json!({"command": "rm"})),
+        );
         let mut named = Named::default();
         named.scope(&["bash", "Bash"]);
         named.scope(&["Bash"]);
         named.scope(&["Ed*", "x"]);
-        named.effect("run_shell_command");
+        named.effect("run_shell_command", &rm);
         assert_eq!(
             named.iter().collect::<Vec<_>>(),
             ["Bash", "Ed*", "bash", "run_shell_command", "x"]
@@ -1001,19 +1029,25 @@ mod tests {
         assert!(named.always_with("bash", "Bash"));
         // A glob in the same scope covers the tool.
         assert!(named.always_with("x", "Edit"));
-        // An effect names one tool: another effect must give the tool.
+        // An effect names one tool: an effect of the tool with the same `match` must
+        // give the tool; one of another `match` replays other calls.
         assert!(!named.always_with("run_shell_command", "Bash"));
-        named.effect("Bash");
+        named.effect("Bash", &ls);
+        assert!(!named.always_with("run_shell_command", "Bash"));
+        named.effect("Bash", &rm);
         assert!(named.always_with("run_shell_command", "Bash"));
         // A second policy giving `bash` alone: not every record binds `Bash` now, and
         // the same from two parts of one input joined.
         let mut second = Named::default();
         second.scope(&["bash"]);
+        second.effect("run_shell_command", &ls);
         let mut joined = named.clone();
         joined.append(second.clone());
         named.scope(&["bash"]);
+        named.effect("run_shell_command", &ls);
         assert!(!named.always_with("bash", "Bash"));
         assert_eq!(joined, named);
+        assert!(named.always_with("run_shell_command", "Bash"));
         assert!(!named.always_with("nothing", "nothing"));
     }
 

@@ -958,12 +958,12 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
     let gemini_cut = "mcp_billing_refunds_create_for...r_a_duplicate_charge_was_found";
     let plugin = |named: &str, sent: &str| {
         format!(
-            "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
+            "Claude Code sends the MCP tool the store names `{named}` as `{sent}` (it names a plugin's MCP servers `plugin_<plugin>_<server>`), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record with the same `match`)"
         )
     };
     let hook_name = |harness: &str, named: &str, sent: &str| {
         format!(
-            "{harness} sends this call to its hooks as `{sent}`, never as `{named}`, so a rule that names `{named}` and not `{sent}` never binds this call: name `{sent}` wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)"
+            "{harness} sends this call to its hooks as `{sent}`, never as `{named}`, so a rule that names `{named}` and not `{sent}` never binds this call: name `{sent}` wherever the store names `{named}` (beside it in a policy's scope, or in an effect record with the same `match`)"
         )
     };
     let cases: [(&str, String, String, String); 19] = [
@@ -974,13 +974,13 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         ("gemini-cli", "Run_Shell_Command".into(), "run_shell_command".into(), hook_name("Gemini CLI", "Run_Shell_Command", "run_shell_command")),
         ("codex", "exec_command".into(), "Bash".into(), hook_name("Codex", "exec_command", "Bash")),
         ("codex", "shell".into(), "Bash".into(), hook_name("Codex", "shell", "Bash")),
-        ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, so a rule that names `Edit` and not `MultiEdit` never binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("claude-code", "Edit".into(), "MultiEdit".into(), "`MultiEdit` does what `Edit` does in Claude Code, so a rule that names `Edit` and not `MultiEdit` never binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record with the same `match`)".into()),
         // Gemini CLI 0.61.0 runs `grep_search` under its old name too, and its hook sees
         // the name the model called.
-        ("gemini-cli", "grep_search".into(), "search_file_content".into(), "`search_file_content` does what `grep_search` does in Gemini CLI, so a rule that names `grep_search` and not `search_file_content` never binds this call: name `search_file_content` too wherever the store names `grep_search` (beside it in a policy's scope, or in an effect record of its own)".into()),
-        ("gemini-cli", "search_file_content".into(), "grep_search".into(), "`grep_search` does what `search_file_content` does in Gemini CLI, so a rule that names `search_file_content` and not `grep_search` never binds this call: name `grep_search` too wherever the store names `search_file_content` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("gemini-cli", "grep_search".into(), "search_file_content".into(), "`search_file_content` does what `grep_search` does in Gemini CLI, so a rule that names `grep_search` and not `search_file_content` never binds this call: name `search_file_content` too wherever the store names `grep_search` (beside it in a policy's scope, or in an effect record with the same `match`)".into()),
+        ("gemini-cli", "search_file_content".into(), "grep_search".into(), "`grep_search` does what `search_file_content` does in Gemini CLI, so a rule that names `search_file_content` and not `grep_search` never binds this call: name `grep_search` too wherever the store names `search_file_content` (beside it in a policy's scope, or in an effect record with the same `match`)".into()),
         // Claude Code 2.1.197's Monitor runs a shell command, as Bash does.
-        ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, so a rule that names `Bash` and not `Monitor` never binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)".into()),
+        ("claude-code", "Bash".into(), "Monitor".into(), "`Monitor` does what `Bash` does in Claude Code, so a rule that names `Bash` and not `Monitor` never binds this call: name `Monitor` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record with the same `match`)".into()),
         ("claude-code", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing-srv__refunds_create".into(), String::new()),
         ("codex", "mcp__bill.ing-srv__refunds.create".into(), "mcp__bill_ing_srv__refunds_create".into(), String::new()),
         ("codex", format!("mcp__bill.ing-srv__{long}"), format!("mcp__bill_ing_srv__{cut}"), String::new()),
@@ -1002,7 +1002,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         let store = write_store(&format!("{i}.json"), &[named]);
         let message = match message.is_empty() {
             true => format!(
-                "{} sends the MCP tool the store names `{named}` as `{sent}` ({}), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record of its own)",
+                "{} sends the MCP tool the store names `{named}` as `{sent}` ({}), so a rule that names only `{named}` never binds this call: name `{sent}` too wherever the store names `{named}` (beside it in a policy's scope, or in an effect record with the same `match`)",
                 match *h {
                     "claude-code" => "Claude Code",
                     "codex" => "Codex",
@@ -1070,7 +1070,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         &["hook", "codex", "--store", &store],
         &payload("codex", "mcp__billing__refund", r#"{"amount":1}"#),
     );
-    let message = "Codex sends the MCP tool the store names `mcp__billing___*` as `mcp__billing__*` (it replaces characters it does not allow in a tool name, drops the `_`s next to the `__` that joins server and tool, and cuts a long name), so a rule that names only `mcp__billing___*` never binds this call: name `mcp__billing__*` too wherever the store names `mcp__billing___*` (beside it in a policy's scope, or in an effect record of its own)";
+    let message = "Codex sends the MCP tool the store names `mcp__billing___*` as `mcp__billing__*` (it replaces characters it does not allow in a tool name, drops the `_`s next to the `__` that joins server and tool, and cuts a long name), so a rule that names only `mcp__billing___*` never binds this call: name `mcp__billing__*` too wherever the store names `mcp__billing___*` (beside it in a policy's scope, or in an effect record with the same `match`)";
     assert_denied(
         &out,
         &invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE),
@@ -1084,7 +1084,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         r#""server_name":"mcp_ops","tool_name":"deploy""#,
     );
     let out = run(&["hook", "gemini-cli", "--store", &store], &p);
-    let message = "Gemini CLI sends the MCP tool the store names `mcp_mcp_ops_deploy` as `mcp_ops_deploy` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `mcp_mcp_ops_deploy` never binds this call: name `mcp_ops_deploy` too wherever the store names `mcp_mcp_ops_deploy` (beside it in a policy's scope, or in an effect record of its own)";
+    let message = "Gemini CLI sends the MCP tool the store names `mcp_mcp_ops_deploy` as `mcp_ops_deploy` (it replaces characters it does not allow in a tool name, and cuts a long name), so a rule that names only `mcp_mcp_ops_deploy` never binds this call: name `mcp_ops_deploy` too wherever the store names `mcp_mcp_ops_deploy` (beside it in a policy's scope, or in an effect record with the same `match`)";
     assert_denied(
         &out,
         &invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE),
@@ -1213,25 +1213,25 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
             "claude-code",
             "Bash",
             "bash",
-            "Claude Code sends this call to its hooks as `Bash`, never as `bash`, so a rule that names `bash` and not `Bash` never binds this call: name `Bash` wherever the store names `bash` (beside it in a policy's scope, or in an effect record of its own)",
+            "Claude Code sends this call to its hooks as `Bash`, never as `bash`, so a rule that names `bash` and not `Bash` never binds this call: name `Bash` wherever the store names `bash` (beside it in a policy's scope, or in an effect record with the same `match`)",
         ),
         (
             "claude-code",
             "MultiEdit",
             "Edit",
-            "`MultiEdit` does what `Edit` does in Claude Code, so a rule that names `Edit` and not `MultiEdit` never binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record of its own)",
+            "`MultiEdit` does what `Edit` does in Claude Code, so a rule that names `Edit` and not `MultiEdit` never binds this call: name `MultiEdit` too wherever the store names `Edit` (beside it in a policy's scope, or in an effect record with the same `match`)",
         ),
         (
             "codex",
             "Bash",
             "exec_command",
-            "Codex sends this call to its hooks as `Bash`, never as `exec_command`, so a rule that names `exec_command` and not `Bash` never binds this call: name `Bash` wherever the store names `exec_command` (beside it in a policy's scope, or in an effect record of its own)",
+            "Codex sends this call to its hooks as `Bash`, never as `exec_command`, so a rule that names `exec_command` and not `Bash` never binds this call: name `Bash` wherever the store names `exec_command` (beside it in a policy's scope, or in an effect record with the same `match`)",
         ),
         (
             "gemini-cli",
             "run_shell_command",
             "Bash",
-            "`Bash` is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, so a rule that names only `Bash` never binds this call: name `run_shell_command` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)",
+            "`Bash` is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, so a rule that names only `Bash` never binds this call: name `run_shell_command` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record with the same `match`)",
         ),
     ];
     for (h, tool, other, message) in cases {
@@ -1343,6 +1343,27 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
         "{}",
         out.stderr
     );
+    // An effect of the tool with another `match` is no twin: it replays other calls, and
+    // the dropped `run_shell_command` one would never bind this call (it passed when any
+    // effect of `Bash` was in the store).
+    let ls = serde_json::json!({
+        "id": "a", "seq": 1, "kind": "effect", "tool": "Bash", "match": {"command": "ls"}
+    });
+    let other_match = write(
+        "other-match.json",
+        &[ls, effect("b", 2, "run_shell_command")],
+    );
+    let out = run(
+        &["hook", "claude-code", "--store", &other_match],
+        &payload("claude-code", "Bash", r#"{"command":"rm -rf build"}"#),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("a rule that names only `run_shell_command` never binds"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A store written for Claude Code names its tools as Claude Code does: under Gemini
@@ -1374,28 +1395,28 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
         let input = r#"{"command":"rm -rf build","file_path":"a","amount":1}"#;
         run(&["hook", h, "--store", store], &payload(h, tool, input))
     };
-    let shell = "`Bash` is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, so a rule that names only `Bash` never binds this call: name `run_shell_command` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record of its own)";
+    let shell = "`Bash` is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, so a rule that names only `Bash` never binds this call: name `run_shell_command` too wherever the store names `Bash` (beside it in a policy's scope, or in an effect record with the same `match`)";
     let cases = [
         ("gemini-cli", "run_shell_command", shell.to_string()),
         (
             "gemini-cli",
             "write_file",
-            "`Write` is how Claude Code names the file-writing tool; Gemini CLI calls it `write_file`, so a rule that names only `Write` never binds this call: name `write_file` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
+            "`Write` is how Claude Code names the file-writing tool; Gemini CLI calls it `write_file`, so a rule that names only `Write` never binds this call: name `write_file` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record with the same `match`)".to_string(),
         ),
         (
             "gemini-cli",
             "mcp_billing_refunds_create",
-            format!("`{REFUND_TOOL}` is how Claude Code and Codex name an MCP tool; Gemini CLI calls it `mcp_billing_refunds_create`, so a rule that names only `{REFUND_TOOL}` never binds this call: name `mcp_billing_refunds_create` too wherever the store names `{REFUND_TOOL}` (beside it in a policy's scope, or in an effect record of its own)"),
+            format!("`{REFUND_TOOL}` is how Claude Code and Codex name an MCP tool; Gemini CLI calls it `mcp_billing_refunds_create`, so a rule that names only `{REFUND_TOOL}` never binds this call: name `mcp_billing_refunds_create` too wherever the store names `{REFUND_TOOL}` (beside it in a policy's scope, or in an effect record with the same `match`)"),
         ),
         (
             "codex",
             "apply_patch",
-            "`Write` is how Claude Code names the file-writing tool; Codex calls it `apply_patch`, so a rule that names only `Write` never binds this call: name `apply_patch` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
+            "`Write` is how Claude Code names the file-writing tool; Codex calls it `apply_patch`, so a rule that names only `Write` never binds this call: name `apply_patch` too wherever the store names `Write` (beside it in a policy's scope, or in an effect record with the same `match`)".to_string(),
         ),
         (
             "claude-code",
             "MultiEdit",
-            "`replace` is how Gemini CLI names the file-editing tool; Claude Code calls it `Edit`, so a rule that names only `replace` never binds this call: name `Edit` too wherever the store names `replace` (beside it in a policy's scope, or in an effect record of its own)".to_string(),
+            "`replace` is how Gemini CLI names the file-editing tool; Claude Code calls it `Edit`, so a rule that names only `replace` never binds this call: name `Edit` too wherever the store names `replace` (beside it in a policy's scope, or in an effect record with the same `match`)".to_string(),
         ),
     ];
     for (h, tool, message) in &cases {
@@ -1434,7 +1455,7 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
     let gemini = write_store("gemini.json", &["run_shell_command", "mcp_billing_*"]);
     for h in ["claude-code", "codex"] {
         let message = format!(
-            "`mcp_billing_*` is how Gemini CLI names an MCP tool; {} calls it `{REFUND_TOOL}`, so a rule that names only `mcp_billing_*` never binds this call: name `{REFUND_TOOL}` too wherever the store names `mcp_billing_*` (beside it in a policy's scope, or in an effect record of its own)",
+            "`mcp_billing_*` is how Gemini CLI names an MCP tool; {} calls it `{REFUND_TOOL}`, so a rule that names only `mcp_billing_*` never binds this call: name `{REFUND_TOOL}` too wherever the store names `mcp_billing_*` (beside it in a policy's scope, or in an effect record with the same `match`)",
             if h == "codex" { "Codex" } else { "Claude Code" }
         );
         let out = call(h, &gemini, REFUND_TOOL);

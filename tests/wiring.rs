@@ -500,7 +500,7 @@ fn doctor_notes_a_built_in_the_store_never_names_beside_one_that_does_the_same()
     assert_clean(&out, &s.settings("claude-code"), "claude-code");
     for kin in ["Monitor", "PowerShell"] {
         let note = format!(
-            "omission-gate doctor: note: record `e` names `Bash` and not `{kin}`, which does the same in Claude Code: the hook denies each call of `{kin}` until the store names it wherever it names `Bash` (beside it in a policy's scope, or in an effect record of its own)"
+            "omission-gate doctor: note: record `e` names `Bash` and not `{kin}`, which does the same in Claude Code: the hook denies each call of `{kin}` until the store names it wherever it names `Bash` (beside it in a policy's scope, or in an effect record with the same `match`)"
         );
         assert!(out.stderr.contains(&note), "{}", out.stderr);
     }
@@ -2429,6 +2429,36 @@ fn doctor_finds_a_record_naming_a_tool_otherwise_though_another_names_it() {
         !out.stderr.contains("and not `MultiEdit`"),
         "{}",
         out.stderr
+    );
+    // An effect names one tool: only an effect of `Bash` with the same `match` (a ledger
+    // shared by harnesses writes a call both ways) replays the calls an effect of
+    // `run_shell_command` stands for, not one of another `match`.
+    let effect = |id: &str, seq: u64, tool: &str, command: &str| {
+        format!(
+            r#"{{"id": "{id}", "seq": {seq}, "kind": "effect", "tool": "{tool}", "match": {{"command": "{command}"}}}}"#
+        )
+    };
+    let ledger =
+        |records: &[String]| format!(r#"{{"records": [{}], "kept": []}}"#, records.join(","));
+    let store = ledger(&[
+        effect("a", 1, "Bash", "ls"),
+        effect("b", 2, "run_shell_command", "deploy"),
+    ]);
+    std::fs::write(s.store(), store).unwrap();
+    assert_finds(
+        &s.doctor("claude-code"),
+        "record `b` scopes to `run_shell_command`, a name Claude Code never gives a tool: write `Bash`, or name both if another harness shares this store",
+    );
+    let store = ledger(&[
+        effect("a", 1, "Bash", "deploy"),
+        effect("b", 2, "run_shell_command", "deploy"),
+    ]);
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert!(
+        !out.stdout.contains("`run_shell_command`"),
+        "{}",
+        out.stdout
     );
 }
 

@@ -1241,7 +1241,7 @@ fn check_store(
     }
     for u in wiring::unnamed_kin(harness, &input.store) {
         f.note(format!(
-            "record `{}` names `{}` and not `{}`, which does the same in {}: the hook denies each call of `{}` until the store names it wherever it names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+            "record `{}` names `{}` and not `{}`, which does the same in {}: the hook denies each call of `{}` until the store names it wherever it names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
             clean(&u.id),
             clean(&u.named),
             u.kin,

@@ -64,7 +64,7 @@ pub enum InputProblem {
     /// A hook's store names a tool as another harness names it, and not as the
     /// harness answered names it, so no rule naming only that name binds its calls.
     #[error(
-        "`{}` is how {owners} {what}; {harness} calls it `{}`, so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "`{}` is how {owners} {what}; {harness} calls it `{}`, so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
         clean(.tool),
         clean(.instead),
         clean(.tool),
@@ -87,7 +87,7 @@ pub enum InputProblem {
     /// A hook's store names an MCP tool this harness's way, but not as the harness sends
     /// it (characters it replaces, a long name it cuts), and not as it sends it too.
     #[error(
-        "{harness} sends the MCP tool the store names `{}` as `{}` ({how}), so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "{harness} sends the MCP tool the store names `{}` as `{}` ({how}), so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
         clean(.tool),
         clean(.instead),
         clean(.tool),
@@ -128,7 +128,7 @@ pub enum InputProblem {
     /// hooks, and never as it sends it: in another case (`bash` for `Bash`), or by the
     /// name the model calls it (Codex's `exec_command` for `Bash`).
     #[error(
-        "{harness} sends this call to its hooks as `{}`, never as `{}`, so a rule that names `{}` and not `{}` never binds this call: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "{harness} sends this call to its hooks as `{}`, never as `{}`, so a rule that names `{}` and not `{}` never binds this call: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
         clean(.instead),
         clean(.tool),
         clean(.tool),
@@ -147,7 +147,7 @@ pub enum InputProblem {
     /// A hook's store names a built-in tool of this harness, and not another built-in
     /// that does the same (`Edit`, not `MultiEdit`), whose calls no rule would bind.
     #[error(
-        "`{}` does what `{}` does in {harness}, so a rule that names `{}` and not `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record of its own)",
+        "`{}` does what `{}` does in {harness}, so a rule that names `{}` and not `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
         clean(.instead),
         clean(.tool),
         clean(.tool),

@@ -808,3 +808,195 @@ fn kept_set(input: &Input, compaction: &Compaction, ids: &[String]) -> BTreeSet<
         .cloned()
         .collect()
 }
+
+// -------------------------------------------------------------------------------------
+// The tool names the records give, as the hook reads them
+
+/// Names a store may give: the harnesses' own, as another harness or case gives them,
+/// globs, MCP names both ways.
+const NAMES: [&str; 9] = [
+    "Bash",
+    "bash",
+    "B*",
+    "*",
+    "Edit",
+    "MultiEdit",
+    "run_shell_command",
+    "mcp__s__t",
+    "mcp_s_t",
+];
+
+/// `matches` of effects: none, and two that replay different calls.
+const MATCHES: [&str; 3] = ["{}", r#"{"command":"ls"}"#, r#"{"n":1,"command":"rm"}"#];
+
+/// A record that gives names, or one that gives none.
+#[derive(Debug, Clone)]
+enum Giver {
+    /// Indices into [`NAMES`] (repeats kept), whether the scope is written as a string
+    /// (one name), whether `Bash` is written with an escape, and which earlier policy it
+    /// supersedes and which earlier record it depends on (by a number taken modulo).
+    Policy {
+        scope: Vec<usize>,
+        string: bool,
+        escaped: bool,
+        supersedes: Option<usize>,
+        depends_on: Option<usize>,
+    },
+    /// An index into [`NAMES`] and one into [`MATCHES`].
+    Effect {
+        tool: usize,
+        matches: usize,
+    },
+    Other(&'static str),
+}
+
+fn giver() -> impl Strategy<Value = Giver> {
+    let policy = (
+        prop::collection::vec(0..NAMES.len(), 1..4),
+        any::<bool>(),
+        any::<bool>(),
+        prop::option::of(any::<usize>()),
+        prop::option::of(any::<usize>()),
+    )
+        .prop_map(
+            |(scope, string, escaped, supersedes, depends_on)| Giver::Policy {
+                scope,
+                string,
+                escaped,
+                supersedes,
+                depends_on,
+            },
+        );
+    prop_oneof![
+        4 => policy,
+        3 => (0..NAMES.len(), 0..MATCHES.len())
+            .prop_map(|(tool, matches)| Giver::Effect { tool, matches }),
+        1 => prop::sample::select(vec![
+            r#""kind":"fact","field":"amount","value":1"#,
+            r#""kind":"chatter","text":"hi""#,
+            r#""kind":"summary","text":"earlier""#,
+        ])
+        .prop_map(Giver::Other),
+    ]
+}
+
+/// The records' lines (ids `r0`, `r1`, ...; `seq` in order).
+fn giver_lines(givers: &[Giver]) -> Vec<String> {
+    let mut policies: Vec<String> = Vec::new();
+    let mut lines = Vec::new();
+    for (i, g) in givers.iter().enumerate() {
+        let id = format!("r{i}");
+        let body = match g {
+            Giver::Policy {
+                scope,
+                string,
+                escaped,
+                supersedes,
+                depends_on,
+            } => {
+                let names: Vec<&str> = scope
+                    .iter()
+                    .filter_map(|&n| NAMES.get(n).copied())
+                    .collect();
+                let mut scope = match (string, names.as_slice()) {
+                    (true, [one]) => serde_json::to_string(one).unwrap(),
+                    _ => serde_json::to_string(&names).unwrap(),
+                };
+                if *escaped {
+                    scope = scope.replace("\"Bash\"", "\"B\\u0061sh\"");
+                }
+                let mut body = format!(
+                    r#""kind":"policy","scope":{scope},"predicate":{{"all":[]}},"effect":"deny""#
+                );
+                if let Some(s) = supersedes
+                    && !policies.is_empty()
+                {
+                    let target = &policies[s % policies.len()];
+                    body.push_str(&format!(r#","supersedes":"{target}""#));
+                }
+                if let Some(d) = depends_on
+                    && i > 0
+                {
+                    body.push_str(&format!(r#","depends_on":["r{}"]"#, d % i));
+                }
+                policies.push(id.clone());
+                body
+            }
+            Giver::Effect { tool, matches } => format!(
+                r#""kind":"effect","tool":"{}","match":{}"#,
+                NAMES[*tool], MATCHES[*matches]
+            ),
+            Giver::Other(body) => body.to_string(),
+        };
+        lines.push(format!(r#"{{"id":"{id}","seq":{},{body}}}"#, i + 1));
+    }
+    lines
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The names the lean loader gathers (each with the names every policy giving it
+    /// gives, and the `match` of each effect giving it), read from records spread over
+    /// chunks and both workers, held or not, on the strict path or the light one, are
+    /// the exact loader's: the hook's check of a name the harness never sends reads them.
+    #[test]
+    fn lean_and_exact_loads_give_the_same_names(
+        givers in prop::collection::vec(giver(), 1..12),
+        kept_mask in prop::collection::vec(any::<bool>(), 12),
+        tool in 0..NAMES.len(),
+    ) {
+        let lines = giver_lines(&givers);
+        let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let Ok(exact) = load("in.jsonl", jsonl.as_bytes(), Limits::default()) else {
+            return Ok(());
+        };
+        let kept: Vec<String> = (0..lines.len())
+            .filter(|&i| kept_mask.get(i).copied().unwrap_or(false))
+            .map(|i| format!("r{i}"))
+            .collect();
+        let kept_flag = kept.join(",");
+        let action = serde_json::json!({"tool": NAMES[tool].replace('*', "x")});
+        for which in ["check", "precheck", "pin"] {
+            let purpose = match which {
+                "check" => Purpose::Check(Some(Action::from_json(&action).unwrap())),
+                "precheck" => Purpose::Precheck(None),
+                _ => Purpose::Pin(None),
+            };
+            // One chunk per line: the two workers share them.
+            let mut chunks = lines.iter().map(|l| format!("{l}\n").into_bytes());
+            let first = chunks.next().unwrap_or_default();
+            let lean = load_lean_with(
+                first.into(),
+                chunks.map(|c| Ok(c.into())),
+                &mut jsonl.as_bytes(),
+                KeptIds::flag(Some((kept_flag.as_str(), false))).unwrap(),
+                purpose,
+                Limits::default(),
+                Ok,
+            );
+            if let Ok(lean) = lean {
+                prop_assert_eq!(&lean.input.totals.named, &exact.totals.named, "{}", which);
+            }
+        }
+        // The same records in a document, cut in chunks of a few sizes.
+        let kept_json = serde_json::to_string(&kept).unwrap();
+        let doc = format!(r#"{{"records":[{}],"kept":{kept_json}}}"#, lines.join(",\n"));
+        let exact = load("in.json", doc.as_bytes(), Limits::default()).unwrap();
+        for chunk in [23, 64, 1 << 20] {
+            let mut whole = Mem { bytes: doc.as_bytes(), chunk };
+            let lean = load_lean_with(
+                doc.as_bytes().into(),
+                std::iter::empty(),
+                &mut whole,
+                KeptIds::flag(None).unwrap(),
+                Purpose::Check(Some(Action::from_json(&action).unwrap())),
+                Limits::default(),
+                Ok,
+            );
+            if let Ok(lean) = lean {
+                prop_assert_eq!(&lean.input.totals.named, &exact.totals.named, "chunk {}", chunk);
+            }
+        }
+    }
+}

@@ -565,7 +565,10 @@ impl Worker {
                 if plan.effect_in_scope(tool) {
                     return self.strict(plan, text);
                 }
-                self.named.effect(tool);
+                // Its `match` tells its twin of another name (see `Named::always_with`).
+                let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
+                let matches = value.get("match").and_then(Value::as_object);
+                self.named.effect(tool, matches.ok_or(Fallback)?);
                 false
             }
         };
@@ -637,7 +640,7 @@ impl Worker {
                 plan.in_scope(&record) || p.supersedes.is_some() || derived_and_kept
             }
             Kind::Effect(e) => {
-                self.named.effect(&e.tool);
+                self.named.effect(&e.tool, &e.matches);
                 plan.in_scope(&record)
             }
             Kind::Unevaluable(k) => !is_kept || crate::record::misspelt_kind(k).is_some(),

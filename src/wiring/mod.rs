@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::harness::spelling;
 use crate::hook::Harness;
-use crate::record::{Kind, Named, Record, Store, glob_match};
+use crate::record::{Kind, Named, Record, Store, glob_match, match_hash};
 
 pub mod claude_code;
 pub mod codex;
@@ -567,7 +567,8 @@ fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
 
 /// The first record that gives `name` and does not bind calls of `tool` by its own names,
 /// when one does not ([`Named::always_with`], `giving` of the store): a policy whose
-/// scope covers no `tool`, or an effect of `name` when no effect gives `tool`.
+/// scope covers no `tool`, or an effect of `name` without a twin of `tool` (an effect of
+/// the same `match`).
 fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Option<&'s str> {
     if giving.always_with(name, tool) {
         return None;
@@ -577,11 +578,15 @@ fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Op
         Kind::Effect(e) => e.tool == name,
         _ => false,
     };
-    let effect_of_tool =
-        (store.records().iter()).any(|r| matches!(&r.kind, Kind::Effect(e) if e.tool == tool));
+    let twin = |hash: u64| {
+        (store.records().iter()).any(
+            |r| matches!(&r.kind, Kind::Effect(e) if e.tool == tool && match_hash(&e.matches) == hash),
+        )
+    };
     let unbound = |r: &&Record| match &r.kind {
         Kind::Policy(p) => !p.scope.iter().any(|s| glob_match(s, tool)),
-        _ => !effect_of_tool,
+        Kind::Effect(e) => !twin(match_hash(&e.matches)),
+        _ => false,
     };
     let mut records = store.records().iter().filter(gives);
     // Policies that each bind `tool` by a name the others lack: the first giving `name`.
