@@ -2683,3 +2683,165 @@ fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
         ),
     );
 }
+
+#[test]
+fn doctor_and_init_name_a_pre_tool_event_key_spelt_otherwise() {
+    // Seen with Claude Code 2.1.197, Codex 0.171.0 and Gemini CLI 0.61.0: a hook under
+    // each of these keys never ran, the rest of the file was read (a hook under another
+    // event in it ran), and the tool ran. doctor said only that no hook was found, and
+    // init added a second hook beside the one under the wrong key.
+    for (h, event, key, skips) in [
+        (
+            "claude-code",
+            "PreToolUse",
+            "preToolUse",
+            "skips it without a word",
+        ),
+        (
+            "claude-code",
+            "PreToolUse",
+            "PreTooluse",
+            "skips it without a word",
+        ),
+        (
+            "claude-code",
+            "PreToolUse",
+            "BeforeTool",
+            "skips it without a word",
+        ),
+        (
+            "codex",
+            "PreToolUse",
+            "pre_tool_use",
+            "skips it without a word",
+        ),
+        (
+            "codex",
+            "PreToolUse",
+            "PreToolUSE",
+            "skips it without a word",
+        ),
+        (
+            "gemini-cli",
+            "BeforeTool",
+            "beforeTool",
+            "skips it with only the warning `Invalid hook event name: \"beforeTool\"`",
+        ),
+        (
+            "gemini-cli",
+            "BeforeTool",
+            "PreToolUse",
+            "skips it with only the warning `Invalid hook event name: \"PreToolUse\"`",
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        s.edit_settings(h, |t| {
+            t.replace(&format!("\"{event}\""), &format!("\"{key}\""))
+        });
+        let path = s.settings(h);
+        let title = match h {
+            "claude-code" => "Claude Code",
+            "codex" => "Codex",
+            _ => "Gemini CLI",
+        };
+        let line = format!(
+            "`{}`: the gate's hook is under `hooks.{key}`, and {title} reads pre-tool hooks only under `hooks.{event}`, spelt exactly so, and {skips}, so the hook never runs and the tool runs: rename `{key}` to `{event}`",
+            path.display()
+        );
+        assert_eq!(findings(&s.doctor(h)), [line.clone()], "{h} {key}");
+        let before = std::fs::read_to_string(&path).unwrap();
+        let out = s.run(&["init", h, "--dir", s.p()]);
+        assert_eq!(out.code, 2, "{h} {key}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!("omission-gate: init: {line}, then run init again (nothing was written)\n")
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        // Another event's key, or the event's own, is no slip.
+        s.edit_settings(h, |t| {
+            t.replace(&format!("\"{key}\""), &format!("\"{event}\""))
+        });
+        if h == "codex" {
+            s.trust_codex_as_is();
+        }
+        s.assert_doctor_clean(h);
+    }
+    // In a Codex `config.toml`, the fix names its table headers.
+    let s = Sandbox::new();
+    let group = codex_group_unwired(&s);
+    let toml = codex_toml_group(&group).replace("hooks.PreToolUse", "hooks.preToolUse");
+    std::fs::create_dir_all(s.project.join(".codex")).unwrap();
+    std::fs::write(s.project.join(".codex/config.toml"), toml).unwrap();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [format!(
+            "`{}`: the gate's hook is under `hooks.preToolUse`, and Codex reads pre-tool hooks only under `hooks.PreToolUse`, spelt exactly so, and skips it without a word, so the hook never runs and the tool runs: rename `preToolUse` to `PreToolUse` in its `[[hooks.preToolUse]]` and `[[hooks.preToolUse.hooks]]` headers",
+            s.project.join(".codex/config.toml").display()
+        )]
+    );
+    // A gate that runs from the right key elsewhere: the one that never runs is a note.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(s.settings("claude-code"))
+        .unwrap()
+        .replace("\"PreToolUse\"", "\"pretooluse\"");
+    std::fs::write(&user, text).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    assert!(
+        out.stderr.contains(&format!(
+            "omission-gate doctor: note: `{}`: `hooks.pretooluse` holds a hook of the gate that never runs: Claude Code reads pre-tool hooks only under `hooks.PreToolUse`, spelt exactly so, and skips it without a word; the gate runs from `hooks.PreToolUse`: remove `hooks.pretooluse`\n",
+            user.display()
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn doctor_says_what_gemini_cli_makes_of_a_timeout_that_is_not_a_number() {
+    // Seen with Gemini CLI 0.61.0, a hook that takes 1 s: `"30"` killed it after 30 ms,
+    // `"abc"`, `true`, `[]` and `3000000000` after 1 ms (Node's timer), and the tool ran;
+    // `"30000"` let it answer. doctor read each but a number as no timeout (60 s) and
+    // said the hook gates; `3000000000` it took for 3000000000 ms.
+    let not_a_number = "not a number: Gemini CLI warns of it at start-up (`Invalid configuration in ...`) but keeps the hook, and its timer, which waits 1 ms for a value it cannot read as a number from 1 to 2147483647, kills the hook after 1 ms";
+    for (timeout, what) in [
+        (
+            "\"30\"",
+            "a string, which Gemini CLI reads as the number 30 (its settings schema makes a number of it) in milliseconds, not seconds, so it kills the hook after 30 ms",
+        ),
+        ("\"abc\"", not_a_number),
+        ("true", not_a_number),
+        ("[]", not_a_number),
+        (
+            "3000000000",
+            "more than Node's timers wait (2147483647 ms), so Gemini CLI's timer waits 1 ms instead (with a `TimeoutOverflowWarning`) and kills the hook after 1 ms",
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.wired("gemini-cli");
+        s.edit_settings("gemini-cli", |t| {
+            t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
+        });
+        assert_eq!(
+            findings(&s.doctor("gemini-cli")),
+            [format!(
+                "the hook in `{}` has `\"timeout\": {timeout}`, {what}, before the gate answers, and runs the tool: write `\"timeout\": 30000`",
+                s.settings("gemini-cli").display()
+            )],
+            "{timeout}"
+        );
+    }
+    // A string Gemini CLI reads as a number of milliseconds the gate fits in, or none.
+    for timeout in ["\"30000\"", "null"] {
+        let s = Sandbox::new();
+        s.wired("gemini-cli");
+        s.edit_settings("gemini-cli", |t| {
+            t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
+        });
+        s.assert_doctor_clean("gemini-cli");
+    }
+}

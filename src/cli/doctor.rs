@@ -110,6 +110,9 @@ fn doctor(
     // The files doctor could not read, or whose hooks the harness would not (each said
     // above), where the gate may be, and which init refuses to edit.
     let mut unread: Vec<String> = Vec::new();
+    // The gate's hooks under a key that spells the event otherwise, which the harness
+    // never runs: each file, and the key.
+    let mut misspelt: Vec<(PathBuf, String)> = Vec::new();
     for (file_index, path) in files.iter().enumerate() {
         let value = match read_hooks_of(harness, path) {
             Ok(Some(v)) => v,
@@ -163,6 +166,11 @@ fn doctor(
                 ));
             }
         }
+        misspelt.extend(
+            wiring::misspelt_events(harness, &value, harness.name())
+                .into_iter()
+                .map(|key| (path.clone(), key)),
+        );
         let found = wiring::handlers_in(&value, w.event, harness.name(), &shown);
         for h in &found {
             let sequential = value
@@ -207,8 +215,17 @@ fn doctor(
             }
         }
     }
-    if ours.is_empty() && dropped_ours {
-        // Said above: the hook is in a file the harness ignores.
+    for (path, key) in &misspelt {
+        let line = misspelt_event(harness, path, key, !ours.is_empty());
+        if ours.is_empty() {
+            f.problem(line);
+        } else {
+            f.note(line);
+        }
+    }
+    if ours.is_empty() && (dropped_ours || !misspelt.is_empty()) {
+        // Said above: the hook is in a file the harness ignores, or under a key it
+        // does not read.
         return None;
     }
     if ours.is_empty() {
@@ -344,6 +361,41 @@ fn check_other_hooks(
             }
         }
     }
+}
+
+/// The gate's hook under `hooks.<key>` of `path`, a key that spells the pre-tool event
+/// otherwise (see [`wiring::near_event`]), as one line with its fix: the harness skips
+/// the key and runs the rest of the file; `elsewhere` when a hook of the gate under the
+/// event's own key runs (the line is then a note: the gate gates).
+pub(super) fn misspelt_event(harness: Harness, path: &Path, key: &str, elsewhere: bool) -> String {
+    let event = Wiring::of(harness).event;
+    let key = clean(key);
+    let shown = path.display();
+    let skips = match harness {
+        Harness::GeminiCli => {
+            format!("skips it with only the warning `Invalid hook event name: \"{key}\"`")
+        }
+        _ => "skips it without a word".to_string(),
+    };
+    let reads = format!(
+        "{} reads pre-tool hooks only under `hooks.{event}`, spelt exactly so, and {skips}",
+        w_name(harness)
+    );
+    if elsewhere {
+        return format!(
+            "`{shown}`: `hooks.{key}` holds a hook of the gate that never runs: {reads}; the gate runs from `hooks.{event}`: remove `hooks.{key}`"
+        );
+    }
+    let rename = if is_toml(path) {
+        format!(
+            "rename `{key}` to `{event}` in its `[[hooks.{key}]]` and `[[hooks.{key}.hooks]]` headers"
+        )
+    } else {
+        format!("rename `{key}` to `{event}`")
+    };
+    format!(
+        "`{shown}`: the gate's hook is under `hooks.{key}`, and {reads}, so the hook never runs and the tool runs: {rename}"
+    )
 }
 
 /// What is wrong with a Codex hooks file whose hooks Codex cannot parse (`problem`, from
@@ -1014,10 +1066,25 @@ fn check_handler(
     }
     let harness_ms = harness_timeout_ms(harness, h);
     let given = h.object.get("timeout").filter(|t| t.is_number());
-    match (own_timeout_ms(&words), given) {
+    let odd = match harness {
+        Harness::GeminiCli => gemini_odd_timeout(h.object.get("timeout"), harness_ms),
+        _ => None,
+    };
+    // The timeout doctor runs the hook with: the harness's, or, where it is said to be
+    // a slip, the one meant, so that the rest is checked as it will run once fixed.
+    let mut run_ms = harness_ms;
+    match (own_timeout_ms(&words), given, odd) {
+        (_, _, Some(odd)) => {
+            run_ms = w.timeout;
+            f.problem(format!(
+                "{at} has `\"timeout\": {}`, {odd}, before the gate answers, and runs the tool: write `\"timeout\": {}`",
+                h.object.get("timeout").map(Value::to_string).unwrap_or_default(),
+                w.timeout
+            ));
+        }
         // Gemini CLI reads milliseconds: a value this small is a seconds value (as Claude
         // Code's and Codex's snippets write it), and the setting is what must grow.
-        (_, Some(given))
+        (_, Some(given), None)
             if harness == Harness::GeminiCli && gemini_cli::timeout_in_seconds(harness_ms) =>
         {
             // A whole number of seconds, as meant; else what init writes.
@@ -1025,12 +1092,13 @@ fn check_handler(
                 Some(seconds) if seconds > 0 => seconds * 1000,
                 _ => w.timeout,
             };
+            run_ms = meant;
             f.problem(format!(
                 "{at} has `\"timeout\": {given}`, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds), so it kills the hook after {given} ms, before the gate answers, and runs the tool: write `\"timeout\": {meant}`"
             ));
         }
-        (Some(own), _) if own < harness_ms => {}
-        (own, _) => f.problem(format!(
+        (Some(own), _, None) if own < harness_ms => {}
+        (own, _, None) => f.problem(format!(
             "{at} gives omission-gate {}, not below the harness's own timeout of {harness_ms} ms, so a slow answer is killed first and {} runs the tool: write `--timeout-ms {}` or less",
             own.map_or("a `--timeout-ms` it cannot read".to_string(), |ms| format!("`--timeout-ms {ms}`")),
             w_name(harness),
@@ -1068,7 +1136,7 @@ fn check_handler(
             Some(path)
         }
     };
-    run_checks(harness, dir, project, h, &at, f)
+    run_checks(harness, dir, project, h, &at, f, run_ms)
         .then_some(store)
         .flatten()
 }
@@ -1316,7 +1384,8 @@ fn check_store(
     }
 }
 
-/// Runs the hook with a call it must deny and one it must let run. True when both did.
+/// Runs the hook with a call it must deny and one it must let run, killing it after
+/// `timeout_ms` as the harness would. True when both did.
 fn run_checks(
     harness: Harness,
     dir: &Path,
@@ -1324,6 +1393,7 @@ fn run_checks(
     h: &Handler,
     at: &str,
     f: &mut Findings,
+    timeout_ms: u64,
 ) -> bool {
     let Some(tool) = wiring::probe_tools(harness)
         .into_iter()
@@ -1365,23 +1435,30 @@ fn run_checks(
         serde_json::json!({"command": "true", "description": "omission-gate doctor"}),
         &path,
     );
-    let ok = run_both(harness, dir, project, h, at, f, [tool, &deny, &pass]);
+    let ok = run_both(
+        harness,
+        dir,
+        project,
+        h,
+        f,
+        timeout_ms,
+        [at, tool, &deny, &pass],
+    );
     let _ = std::fs::remove_file(&transcript);
     ok
 }
 
-/// Runs the two calls, one the hook must deny and one it must let run; true when both
-/// went so.
+/// Runs the two calls, one the hook must deny and one it must let run, each killed
+/// after `timeout` ms; true when both went so. `at` names the hook.
 fn run_both(
     harness: Harness,
     dir: &Path,
     project: &str,
     h: &Handler,
-    at: &str,
     f: &mut Findings,
-    [tool, deny, pass]: [&str; 3],
+    timeout: u64,
+    [at, tool, deny, pass]: [&str; 4],
 ) -> bool {
-    let timeout = harness_timeout_ms(harness, h);
     let mut ok = true;
     match run_hook_command(harness, dir, project, &h.command, deny, timeout) {
         Err(e) => {
@@ -1437,14 +1514,46 @@ fn run_both(
     ok
 }
 
+/// What Gemini CLI makes of a hook `timeout` that is not a number, or a number past what
+/// Node's timers take, when it kills the hook before the gate can answer (`ms`, as
+/// [`gemini_cli::timeout_ms`] reads it, under 1000), in words: `None` for any other
+/// (a number under 1000 is a seconds value, said apart).
+fn gemini_odd_timeout(timeout: Option<&Value>, ms: u64) -> Option<String> {
+    let timeout = timeout.filter(|t| !t.is_null())?;
+    if timeout
+        .as_f64()
+        .is_some_and(|n| n > gemini_cli::TIMER_MAX_MS)
+    {
+        return Some(format!(
+            "more than Node's timers wait ({} ms), so Gemini CLI's timer waits 1 ms instead (with a `TimeoutOverflowWarning`) and kills the hook after 1 ms",
+            gemini_cli::TIMER_MAX_MS
+        ));
+    }
+    if timeout.is_number() || !gemini_cli::timeout_in_seconds(ms) {
+        return None;
+    }
+    let n = gemini_cli::js_number(timeout);
+    Some(if timeout.is_string() && !n.is_nan() {
+        format!(
+            "a string, which Gemini CLI reads as the number {n} (its settings schema makes a number of it) in milliseconds, not seconds, so it kills the hook after {ms} ms"
+        )
+    } else {
+        format!(
+            "not a number: Gemini CLI warns of it at start-up (`Invalid configuration in ...`) but keeps the hook, and its timer, which waits 1 ms for a value it cannot read as a number from 1 to {}, kills the hook after {ms} ms",
+            gemini_cli::TIMER_MAX_MS
+        )
+    })
+}
+
 /// The handler's timeout as the harness reads it, in whole milliseconds (a fraction cut
 /// off, 0 for a value below 0): Claude Code's seconds may have a fraction (its schema
 /// takes any positive number; Codex refuses a file whose timeout is not a whole number,
-/// which doctor reports), and Gemini CLI takes any number of milliseconds.
+/// which doctor reports), and Gemini CLI's as its timer reads it (see
+/// [`gemini_cli::timeout_ms`]).
 fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
     let given = h.object.get("timeout").and_then(Value::as_f64);
     let ms = match harness {
-        Harness::GeminiCli => given.unwrap_or(gemini_cli::DEFAULT_TIMEOUT_MS as f64),
+        Harness::GeminiCli => gemini_cli::timeout_ms(h.object.get("timeout")),
         _ => given.unwrap_or(60.0) * 1000.0,
     };
     // `as` saturates: NaN is not JSON, and a value past u64 is u64::MAX.

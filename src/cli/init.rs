@@ -223,6 +223,14 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
                 "`{shown}`: {problem}, and Codex loads no hook from the file until it is: it was left as it is; fix that key, then run init again"
             ));
         }
+        // The gate's hook under a key the harness does not read: another under the
+        // event's own key would run beside it once that key is put right.
+        if let Some(key) = wiring::misspelt_events(harness, &value, harness.name()).first() {
+            return Err(format!(
+                "{}, then run init again (nothing was written)",
+                super::doctor::misspelt_event(harness, &settings, key, false)
+            ));
+        }
     }
     refuse_gate_elsewhere(harness, &dir, &project, &settings, &shown, &command)?;
     let before = existing.clone().unwrap_or_else(|| "{}\n".to_string());

@@ -506,6 +506,92 @@ fn within(root: &str, dir: &str) -> bool {
 /// Codex read seconds).
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
+/// The longest wait Node's timers take, in milliseconds (2^31 - 1): given more, or less
+/// than 1, or what is not a number, `setTimeout` waits 1 ms (and, past this, prints a
+/// `TimeoutOverflowWarning`).
+pub const TIMER_MAX_MS: f64 = 2_147_483_647.0;
+
+/// How long Gemini CLI 0.61.0 lets a hook run, in milliseconds, given its `timeout` as
+/// written: `timeout ?? 60000` goes to Node's `setTimeout`, which makes a number of it
+/// as JavaScript's `Number` does and waits 1 ms for one it does not take (see
+/// [`TIMER_MAX_MS`]). Its settings schema turns a string that reads as a number into
+/// that number, and keeps a file whose `timeout` is of another kind with only a warning
+/// (`Invalid configuration in FILE`), so the timer sees the value as written. Seen with
+/// 0.61.0: `"30000"`, `" 5000 "`, `"5e3"` and `[5000]` let a hook that takes 1 s
+/// answer; `"30"` killed it after 30 ms, and `"abc"`, `""`, `true`, `[]` and
+/// `3000000000` after 1 ms, and the tool ran; `null` is the default, 60 s.
+pub fn timeout_ms(timeout: Option<&Value>) -> f64 {
+    let n = match timeout {
+        None | Some(Value::Null) => return DEFAULT_TIMEOUT_MS as f64,
+        Some(v) => js_number(v),
+    };
+    if (1.0..=TIMER_MAX_MS).contains(&n) {
+        n
+    } else {
+        1.0
+    }
+}
+
+/// A JSON value as JavaScript's `Number` reads it: NaN for one it cannot.
+pub fn js_number(value: &Value) -> f64 {
+    match value {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => js_string_number(s),
+        // An array is read as its items joined by `,`: two or more never read as a
+        // number, one as its own text (`null` as nothing, `true` as `"true"`).
+        Value::Array(items) => match items.as_slice() {
+            [] | [Value::Null] => 0.0,
+            [one @ (Value::Number(_) | Value::String(_) | Value::Array(_))] => js_number(one),
+            _ => f64::NAN,
+        },
+        Value::Object(_) => f64::NAN,
+    }
+}
+
+/// A string as JavaScript's `Number` reads it: white space around it dropped, nothing
+/// is 0, a decimal number (`5e3`, `.5`), `Infinity` with a sign or none, or a whole
+/// number in hex, octal or binary (`0x1F`, `0o17`, `0b101`, no sign); else NaN.
+fn js_string_number(s: &str) -> f64 {
+    let space = |c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}';
+    let t = s.trim_matches(space);
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => Some(16),
+        Some("0o" | "0O") => Some(8),
+        Some("0b" | "0B") => Some(2),
+        _ => None,
+    };
+    if let (Some(radix), Some(digits)) = (radix, t.get(2..)) {
+        if digits.is_empty() {
+            return f64::NAN;
+        }
+        return digits
+            .chars()
+            .try_fold(0.0, |n: f64, c| {
+                c.to_digit(radix)
+                    .map(|d| n * f64::from(radix) + f64::from(d))
+            })
+            .unwrap_or(f64::NAN);
+    }
+    // Rust reads `inf` and `nan` too, which JavaScript does not.
+    if !t
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
+        return f64::NAN;
+    }
+    t.parse().unwrap_or(f64::NAN)
+}
+
 /// Whether a handler's `timeout` is so small that it can only be meant in seconds (as
 /// Claude Code and Codex read it, whose snippets say `"timeout": 30`): under one second,
 /// Gemini CLI kills the hook before the gate has read its store, and runs the tool.
@@ -748,6 +834,60 @@ mod tests {
         assert_eq!(folder_trusted(&rules, "/home/user2"), None);
         assert_eq!(folder_trusted(&rules, "/srv/p/other"), Some(true));
         assert_eq!(folder_trusted(&rules, "/srv"), None);
+    }
+
+    #[test]
+    fn a_hook_timeout_is_read_as_node_s_timer_reads_it() {
+        // Each as seen with 0.61.0 (a hook that takes 1 s answered, or was killed).
+        for (timeout, ms) in [
+            (json!(30000), 30000.0),
+            (json!("30000"), 30000.0),
+            (json!(" 5000 "), 5000.0),
+            (json!("5e3"), 5000.0),
+            (json!([5000]), 5000.0),
+            (json!("30"), 30.0),
+            (json!("abc"), 1.0),
+            (json!(""), 1.0),
+            (json!(true), 1.0),
+            (json!([]), 1.0),
+            (json!(3_000_000_000_u64), 1.0),
+            (json!(null), 60000.0),
+        ] {
+            assert_eq!(timeout_ms(Some(&timeout)), ms, "{timeout}");
+        }
+        assert_eq!(timeout_ms(None), 60000.0);
+        // As JavaScript's `Number` reads them.
+        for (text, n) in [
+            ("0x10", 16.0),
+            ("0b11", 3.0),
+            ("0o17", 15.0),
+            (".5", 0.5),
+            ("5.", 5.0),
+            ("+7", 7.0),
+            ("\u{a0}8\n", 8.0),
+        ] {
+            assert_eq!(js_string_number(text), n, "{text:?}");
+        }
+        for text in [
+            "inf",
+            "nan",
+            "Infinityx",
+            "0x",
+            "-0x10",
+            "1e",
+            "e5",
+            ".",
+            "1_000",
+            "1,2",
+        ] {
+            assert!(js_string_number(text).is_nan(), "{text:?}");
+        }
+        assert_eq!(js_string_number("-Infinity"), f64::NEG_INFINITY);
+        for v in [json!([1, 2]), json!([true]), json!({}), json!([[]])] {
+            let n = js_number(&v);
+            assert!(n.is_nan() || n == 0.0, "{v}");
+        }
+        assert_eq!(js_number(&json!([["7"]])), 7.0);
     }
 
     #[test]

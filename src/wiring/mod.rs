@@ -272,6 +272,47 @@ pub fn handlers_in(value: &Value, event: &str, adapter: &str, file: &str) -> Vec
         .collect()
 }
 
+/// The pre-tool event's name in each harness: another harness's is a slip too.
+const PRE_TOOL_EVENTS: [&str; 2] = ["PreToolUse", "BeforeTool"];
+
+/// Whether `key` under `hooks` is the harness's pre-tool event spelt otherwise: in
+/// another case, with `_` or `-` (Codex's own label, `pre_tool_use`), within two edits
+/// of it (`PreTooluse`, `PreToolUs`), or another harness's name for it (`BeforeTool` in
+/// Claude Code or Codex, `PreToolUse` in Gemini CLI). Each of these harnesses reads its
+/// event's key as spelt, and no other event of theirs is this close to it: seen with
+/// Claude Code 2.1.197, Codex 0.171.0 (in `hooks.json` and `config.toml`) and Gemini
+/// CLI 0.61.0, a hook under `preToolUse`, `pretooluse`, `PreToolUSE`, `PreTooluse`,
+/// `pre_tool_use`, `beforeTool`, `before_tool` or the other harness's name never ran,
+/// the rest of the file was read, and the tool ran.
+pub fn near_event(harness: Harness, key: &str) -> bool {
+    let event = Wiring::of(harness).event;
+    let fold = |k: &str| -> String {
+        k.chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted: Vec<char> = fold(event).chars().collect();
+    key != event
+        && (PRE_TOOL_EVENTS.contains(&key)
+            || crate::text::edit_distance(&wanted, &fold(key), 2).is_some())
+}
+
+/// The keys under `hooks` of one settings file that spell the harness's pre-tool event
+/// otherwise (see [`near_event`]) and hold a hook that runs `omission-gate hook
+/// <adapter>`: the harness never runs it.
+pub fn misspelt_events(harness: Harness, value: &Value, adapter: &str) -> Vec<String> {
+    let Some(Value::Object(events)) = value.get("hooks") else {
+        return Vec::new();
+    };
+    events
+        .keys()
+        .filter(|key| near_event(harness, key))
+        .filter(|key| !handlers_in(value, key, adapter, "").is_empty())
+        .cloned()
+        .collect()
+}
+
 /// A pre-tool hook of someone else's, as a harness would load it.
 #[derive(Debug, Clone)]
 pub struct OtherHook {
@@ -872,6 +913,49 @@ mod tests {
                 "{h:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_pre_tool_event_spelt_otherwise_is_near_it_and_other_events_are_not() {
+        use Harness::{ClaudeCode, Codex, GeminiCli};
+        for (h, key) in [
+            (ClaudeCode, "preToolUse"),
+            (ClaudeCode, "pretooluse"),
+            (ClaudeCode, "PreToolUSE"),
+            (ClaudeCode, "PreTooluse"),
+            (ClaudeCode, "PreToolUs"),
+            (ClaudeCode, "BeforeTool"),
+            (Codex, "pre_tool_use"),
+            (Codex, "Pre-Tool-Use"),
+            (GeminiCli, "beforeTool"),
+            (GeminiCli, "before_tool"),
+            (GeminiCli, "BeforeTOOL"),
+            (GeminiCli, "PreToolUse"),
+        ] {
+            assert!(near_event(h, key), "{h:?} {key}");
+        }
+        for (h, key) in [
+            (ClaudeCode, "PreToolUse"),
+            (ClaudeCode, "PostToolUse"),
+            (ClaudeCode, "PreCompact"),
+            (Codex, "PostToolUse"),
+            (Codex, "PermissionRequest"),
+            (GeminiCli, "BeforeTool"),
+            (GeminiCli, "AfterTool"),
+            (GeminiCli, "BeforeToolSelection"),
+            (GeminiCli, "BeforeModel"),
+            (GeminiCli, "PreCompress"),
+        ] {
+            assert!(!near_event(h, key), "{h:?} {key}");
+        }
+        let v = serde_json::json!({"hooks": {
+            "preToolUse": [{"hooks": [{"type": "command", "command": "/bin/omission-gate hook claude-code || exit 2"}]}],
+            "pretooluse": [{"hooks": [{"type": "command", "command": "other"}]}]
+        }});
+        assert_eq!(
+            misspelt_events(ClaudeCode, &v, "claude-code"),
+            ["preToolUse"]
+        );
     }
 
     #[test]
