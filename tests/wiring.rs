@@ -2749,7 +2749,11 @@ fn doctor_and_init_name_a_pre_tool_event_key_spelt_otherwise() {
             "`{}`: the gate's hook is under `hooks.{key}`, and {title} reads pre-tool hooks only under `hooks.{event}`, spelt exactly so, and {skips}, so the hook never runs and the tool runs: rename `{key}` to `{event}`",
             path.display()
         );
-        assert_eq!(findings(&s.doctor(h)), [line.clone()], "{h} {key}");
+        assert_eq!(
+            findings(&s.doctor(h)),
+            std::slice::from_ref(&line),
+            "{h} {key}"
+        );
         let before = std::fs::read_to_string(&path).unwrap();
         let out = s.run(&["init", h, "--dir", s.p()]);
         assert_eq!(out.code, 2, "{h} {key}: {}{}", out.stdout, out.stderr);
