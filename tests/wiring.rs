@@ -847,7 +847,8 @@ fn doctor_finds_a_store_that_does_not_load() {
     assert_eq!(
         found[0],
         format!(
-            "the store does not load ({}:1:13: EOF while parsing a list), so the hook denies every call: fix it, or move it away and run init to write a starter store",
+            "the store the hook in `{}` reads does not load ({}:1:13: EOF while parsing a list), so the hook denies every call: fix it, or move it away and run init to write a starter store",
+            s.settings("codex").display(),
             s.store().display()
         )
     );
@@ -1176,6 +1177,125 @@ fn doctor_notes_the_codex_gate_wired_twice() {
             s.settings("codex").display()
         )
     );
+}
+
+/// `command` with its `--store` value replaced by `store`.
+fn with_store(command: &str, store: &Path) -> String {
+    let (head, rest) = command.split_once("--store ").unwrap();
+    let (_, tail) = rest.split_once(' ').unwrap();
+    format!("{head}--store {} {tail}", store.display())
+}
+
+#[test]
+fn doctor_checks_each_gate_hook_and_names_each_in_an_ok_line() {
+    // Each harness runs every gate hook it reads (the commands differ: each reads its own
+    // store), so each one gates or not: doctor named only the first hook and its store in
+    // its ok line, and told two hooks in one file apart nowhere.
+    for h in HARNESSES {
+        let s = Sandbox::new();
+        let event = if h == "gemini-cli" {
+            "BeforeTool"
+        } else {
+            "PreToolUse"
+        };
+        s.wired(h);
+        let text = std::fs::read_to_string(s.settings(h)).unwrap();
+        let mut project: Value = serde_json::from_str(&text).unwrap();
+        let group = project["hooks"][event][0].clone();
+        let command = group["hooks"][0]["command"].as_str().unwrap();
+        let other_store = s.home.join("store.json");
+        std::fs::copy(s.store(), &other_store).unwrap();
+        let mut other = group.clone();
+        other["hooks"][0]["command"] = Value::from(with_store(command, &other_store));
+        // The gate in the user's layer too (Codex: `$CODEX_HOME/hooks.json`).
+        let user = s.home.join(match h {
+            "claude-code" => ".claude/settings.json",
+            "codex" => ".codex/hooks.json",
+            _ => ".gemini/settings.json",
+        });
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        std::fs::write(
+            &user,
+            serde_json::json!({"hooks": {event: [other.clone()]}}).to_string(),
+        )
+        .unwrap();
+        let trust = |file: &Path, group_index: usize, group: &Value| {
+            if h == "codex" {
+                let config = s.home.join(".codex/config.toml");
+                let before = std::fs::read_to_string(&config).unwrap();
+                let key = format!("{}:pre_tool_use:{group_index}:0", file.display());
+                let hash =
+                    common::codex_trusted_hash(group["matcher"].as_str(), &group["hooks"][0]);
+                std::fs::write(
+                    &config,
+                    format!("{before}\n[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n"),
+                )
+                .unwrap();
+            }
+        };
+        trust(&user, 0, &other);
+        let ok = |at: String, store: &Path| {
+            format!(
+                "ok: {at} gates with the store `{}`: run as {h} runs it, it denied a call it must deny and let a harmless one run\n",
+                store.display()
+            )
+        };
+        let out = s.doctor(h);
+        assert_eq!(out.code, 0, "{h}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stdout,
+            ok(format!("the hook in `{}`", user.display()), &other_store)
+                + &ok(
+                    format!("the hook in `{}`", s.settings(h).display()),
+                    &s.store()
+                ),
+            "{h}"
+        );
+        // Each is run: the second store broken, the hook that reads it is named.
+        std::fs::write(&other_store, "{\"records\": [").unwrap();
+        let found = findings(&s.doctor(h));
+        assert_eq!(
+            found[0],
+            format!(
+                "the store the hook in `{}` reads does not load ({}:1:13: EOF while parsing a list), so the hook denies every call: fix it, or move it away and run init to write a starter store",
+                user.display(),
+                other_store.display()
+            ),
+            "{h}"
+        );
+        // Two in one file: where in the file each is (Codex: its trust key).
+        std::fs::remove_file(&user).unwrap();
+        std::fs::copy(s.store(), &other_store).unwrap();
+        project["hooks"][event]
+            .as_array_mut()
+            .unwrap()
+            .push(other.clone());
+        std::fs::write(s.settings(h), project.to_string()).unwrap();
+        trust(&s.settings(h), 1, &other);
+        let at = |group: usize| match h {
+            "codex" => format!(
+                "the hook `{}:pre_tool_use:{group}:0`",
+                s.settings(h).display()
+            ),
+            _ => format!(
+                "the hook `hooks.{event}[{group}].hooks[0]` in `{}`",
+                s.settings(h).display()
+            ),
+        };
+        let out = s.doctor(h);
+        assert_eq!(out.code, 0, "{h}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stdout,
+            ok(at(0), &s.store()) + &ok(at(1), &other_store),
+            "{h}"
+        );
+        std::fs::write(&other_store, "{\"records\": [").unwrap();
+        let found = findings(&s.doctor(h));
+        assert!(
+            found[0].starts_with(&format!("the store {} reads does not load (", at(1))),
+            "{h}: {found:?}"
+        );
+    }
 }
 
 #[test]

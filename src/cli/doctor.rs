@@ -74,9 +74,10 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits, out: Output) -> Exit
         ));
         return Exit::Problems;
     }
-    if let Some((file, store)) = passed {
+    // One line for each hook of the gate doctor checked: the harness runs each.
+    for (at, store) in passed.into_iter().flatten() {
         out.say(&format!(
-            "ok: the hook in `{file}` gates with the store `{}`: run as {} runs it, it denied a call it must deny and let a harmless one run",
+            "ok: {at} gates with the store `{}`: run as {} runs it, it denied a call it must deny and let a harmless one run",
             clean(&store),
             harness.name()
         ));
@@ -84,15 +85,15 @@ pub(super) fn run_doctor(args: &DoctorArgs, limits: Limits, out: Output) -> Exit
     Exit::Success
 }
 
-/// Checks the files, then runs each hook of ours; the file of the hook that gated, and
-/// the store it reads.
+/// Checks the files, then runs each hook of ours; each hook that gated (as
+/// [`hook_at`] names it), and the store it reads.
 fn doctor(
     harness: Harness,
     dir: &Path,
     project: &str,
     f: &mut Findings,
     limits: Limits,
-) -> Option<(String, String)> {
+) -> Option<Vec<(String, String)>> {
     let w = Wiring::of(harness);
     let files = match settings_files(harness, dir) {
         Ok(files) => files,
@@ -300,14 +301,33 @@ fn doctor(
     if f.unsure.is_some() {
         return None;
     }
-    let mut gated = None;
+    let mut gated = Vec::new();
     for h in &ours {
-        let store = check_handler(harness, dir, project, h, f, limits);
-        if let (Some(store), None) = (store, &gated) {
-            gated = Some((h.file.clone(), store.display().to_string()));
+        let at = hook_at(harness, h, &ours);
+        if let Some(store) = check_handler(harness, dir, project, h, &at, f, limits) {
+            gated.push((at, store.display().to_string()));
         }
     }
-    gated
+    Some(gated)
+}
+
+/// One of the gate's hooks `ours` in words: `the hook in `FILE``, or, when its file has
+/// more than one, where it is in the file too (see [`hook_named`]).
+fn hook_at(harness: Harness, h: &Handler, ours: &[Handler]) -> String {
+    if ours.iter().filter(|o| o.file == h.file).count() > 1 {
+        format!("the hook {}", hook_named(harness, h))
+    } else {
+        format!("the hook in `{}`", h.file)
+    }
+}
+
+/// A hook of the gate, its file and where in it: Codex's trust key (which names the
+/// file), else its place under `hooks` and its file.
+fn hook_named(harness: Harness, h: &Handler) -> String {
+    match harness {
+        Harness::Codex => format!("`{}`", hook_label(harness, h)),
+        _ => format!("`{}` in `{}`", hook_label(harness, h), h.file),
+    }
 }
 
 /// Another pre-tool hook that runs on calls the gate judges can rewrite the call (Claude
@@ -725,10 +745,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
 /// project's `.codex/hooks.json` both ran, and the call was blocked when either denied
 /// it), so the gate runs twice on it.
 fn check_gate_twice(harness: Harness, ours: &[Handler], f: &mut Findings) {
-    let named = |h: &Handler| match harness {
-        Harness::Codex => format!("`{}`", hook_label(harness, h)),
-        _ => format!("`{}` in `{}`", hook_label(harness, h), h.file),
-    };
+    let named = |h: &Handler| hook_named(harness, h);
     for (i, a) in ours.iter().enumerate() {
         for b in ours.iter().skip(i + 1) {
             if wiring::overlap(harness, a.matcher.as_deref(), b.matcher.as_deref(), &[])
@@ -1012,18 +1029,18 @@ fn check_gemini_trust(project: &str, f: &mut Findings) {
     }
 }
 
-/// Checks one handler, then runs it twice as the harness would. The store it reads when
-/// it gated.
+/// Checks one handler, `at` in words, then runs it twice as the harness would. The store
+/// it reads when it gated.
 fn check_handler(
     harness: Harness,
     dir: &Path,
     project: &str,
     h: &Handler,
+    at: &str,
     f: &mut Findings,
     limits: Limits,
 ) -> Option<PathBuf> {
     let w = Wiring::of(harness);
-    let at = format!("the hook in `{}`", h.file);
     if !wiring::exits_2_on_failure(&h.command) && harness != Harness::GeminiCli {
         f.problem(format!(
             "{at} does not end in `|| exit 2`, so a binary that cannot be started lets the tool run: add it"
@@ -1113,7 +1130,7 @@ fn check_handler(
             w.matcher
         ));
     }
-    check_relative_paths(harness, dir, h, &words, &at, project, f);
+    check_relative_paths(harness, dir, h, &words, at, project, f);
     let store = match flag_value(&words, "--store") {
         Ok(None) | Err(()) => {
             f.problem(format!("{at} has no `--store`: run init again"));
@@ -1132,11 +1149,11 @@ fn check_handler(
                 dir.join(store)
             };
             let typed = kept_from_transcript(&words);
-            check_store(harness, &path, h, &at, f, limits, typed);
+            check_store(harness, &path, h, at, f, limits, typed);
             Some(path)
         }
     };
-    run_checks(harness, dir, project, h, &at, f, run_ms)
+    run_checks(harness, dir, project, h, at, f, run_ms)
         .then_some(store)
         .flatten()
 }
@@ -1286,7 +1303,7 @@ fn check_store(
         Ok(input) => input,
         Err(e) => {
             f.problem(format!(
-                "the store does not load ({}), so the hook denies every call: fix it, or move it away and run init to write a starter store",
+                "the store {at} reads does not load ({}), so the hook denies every call: fix it, or move it away and run init to write a starter store",
                 one_line(&e.to_string())
             ));
             return;
