@@ -2759,7 +2759,8 @@ fn doctor_reads_a_hook_timeout_with_a_fraction_as_the_harness_does() {
     // CLI any number of milliseconds. doctor read only whole numbers, took `0.5` for no
     // timeout at all (60 s), and said nothing of a gate given 10 s.
     let claude_code = "gives omission-gate `--timeout-ms 10000`, not below the harness's own timeout of 500 ms, so a slow answer is killed first and Claude Code runs the tool: write `--timeout-ms 375` or less";
-    let gemini_cli = "has `\"timeout\": 0.5`, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds), so it kills the hook after 0.5 ms, before the gate answers, and runs the tool: write `\"timeout\": 30000`";
+    // Node's timer waits 1 ms for anything below 1.
+    let gemini_cli = "has `\"timeout\": 0.5`, less than 1, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds) and hands it to Node's `setTimeout`, which waits 1 ms for anything less than 1, so it kills the hook after 1 ms, before the gate answers, and runs the tool: write `\"timeout\": 30000`";
     for (h, written, line) in [
         ("claude-code", "\"timeout\": 30", claude_code),
         ("gemini-cli", "\"timeout\": 30000", gemini_cli),
@@ -2967,5 +2968,39 @@ fn doctor_says_what_gemini_cli_makes_of_a_timeout_that_is_not_a_number() {
             t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
         });
         s.assert_doctor_clean("gemini-cli");
+    }
+}
+
+#[test]
+fn doctor_says_gemini_cli_kills_a_hook_whose_timeout_is_below_1_after_1_ms() {
+    // Gemini CLI 0.61.0 hands `timeout` to Node's `setTimeout` as written
+    // (`HookRunner.executeCommandHook`: `setTimeout(..., hookConfig.timeout ?? 6e4)`),
+    // and Node's timer waits 1 ms for anything below 1 (node 20: `setTimeout(f, -5)`,
+    // `0` and `0.5` each have `_idleTimeout` 1). doctor said "after -5 ms".
+    let below = "less than 1, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds) and hands it to Node's `setTimeout`, which waits 1 ms for anything less than 1, so it kills the hook after 1 ms";
+    for (timeout, what) in [
+        ("-5", below.to_string()),
+        ("0", below.to_string()),
+        ("0.5", below.to_string()),
+        (
+            "\"-5\"",
+            format!(
+                "a string, which Gemini CLI reads as the number -5 (its settings schema makes a number of it), {below}"
+            ),
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.wired("gemini-cli");
+        s.edit_settings("gemini-cli", |t| {
+            t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
+        });
+        assert_eq!(
+            findings(&s.doctor("gemini-cli")),
+            [format!(
+                "the hook in `{}` has `\"timeout\": {timeout}`, {what}, before the gate answers, and runs the tool: write `\"timeout\": 30000`",
+                s.settings("gemini-cli").display()
+            )],
+            "{timeout}"
+        );
     }
 }

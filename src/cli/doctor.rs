@@ -1531,33 +1531,43 @@ fn run_both(
     ok
 }
 
-/// What Gemini CLI makes of a hook `timeout` that is not a number, or a number past what
-/// Node's timers take, when it kills the hook before the gate can answer (`ms`, as
-/// [`gemini_cli::timeout_ms`] reads it, under 1000), in words: `None` for any other
-/// (a number under 1000 is a seconds value, said apart).
+/// What Gemini CLI makes of a hook `timeout` that is not a number, or a number Node's
+/// timers do not take (below 1, or past [`gemini_cli::TIMER_MAX_MS`]), when it kills the
+/// hook before the gate can answer (`ms`, as [`gemini_cli::timeout_ms`] reads it, under
+/// 1000), in words: `None` for any other (a number from 1 to 999 is a seconds value, said
+/// apart). Gemini CLI 0.61.0 hands the value to `setTimeout` as written
+/// (`HookRunner.executeCommandHook`), which waits 1 ms for a number below 1.
 fn gemini_odd_timeout(timeout: Option<&Value>, ms: u64) -> Option<String> {
     let timeout = timeout.filter(|t| !t.is_null())?;
-    if timeout
-        .as_f64()
-        .is_some_and(|n| n > gemini_cli::TIMER_MAX_MS)
-    {
+    let n = gemini_cli::js_number(timeout);
+    // A string is read as the number it spells.
+    let read = match timeout {
+        Value::Number(_) => String::new(),
+        Value::String(_) if !n.is_nan() => format!(
+            "a string, which Gemini CLI reads as the number {n} (its settings schema makes a number of it), "
+        ),
+        _ if gemini_cli::timeout_in_seconds(ms) => {
+            return Some(format!(
+                "not a number: Gemini CLI warns of it at start-up (`Invalid configuration in ...`) but keeps the hook, and its timer, which waits 1 ms for a value it cannot read as a number from 1 to {}, kills the hook after {ms} ms",
+                gemini_cli::TIMER_MAX_MS
+            ));
+        }
+        _ => return None,
+    };
+    if n > gemini_cli::TIMER_MAX_MS {
         return Some(format!(
-            "more than Node's timers wait ({} ms), so Gemini CLI's timer waits 1 ms instead (with a `TimeoutOverflowWarning`) and kills the hook after 1 ms",
+            "{read}more than Node's timers wait ({} ms), so Gemini CLI's timer waits 1 ms instead (with a `TimeoutOverflowWarning`) and kills the hook after 1 ms",
             gemini_cli::TIMER_MAX_MS
         ));
     }
-    if timeout.is_number() || !gemini_cli::timeout_in_seconds(ms) {
-        return None;
+    if n < 1.0 {
+        return Some(format!(
+            "{read}less than 1, and Gemini CLI reads a hook's `timeout` in milliseconds (Claude Code and Codex read seconds) and hands it to Node's `setTimeout`, which waits 1 ms for anything less than 1, so it kills the hook after 1 ms"
+        ));
     }
-    let n = gemini_cli::js_number(timeout);
-    Some(if timeout.is_string() && !n.is_nan() {
+    (timeout.is_string() && gemini_cli::timeout_in_seconds(ms)).then(|| {
         format!(
             "a string, which Gemini CLI reads as the number {n} (its settings schema makes a number of it) in milliseconds, not seconds, so it kills the hook after {ms} ms"
-        )
-    } else {
-        format!(
-            "not a number: Gemini CLI warns of it at start-up (`Invalid configuration in ...`) but keeps the hook, and its timer, which waits 1 ms for a value it cannot read as a number from 1 to {}, kills the hook after {ms} ms",
-            gemini_cli::TIMER_MAX_MS
         )
     })
 }
