@@ -402,6 +402,22 @@ pub fn same_kind(harness: Harness, tool: &str) -> impl Iterator<Item = &'static 
         .map(|(_, n, _)| *n)
 }
 
+/// The built-ins of this harness that `name`, a tool name or glob, covers, each with
+/// another that does the same and that `name` does not cover: (`Edit`, `MultiEdit`) for
+/// Claude Code's `Edit` or `Edi*`. A rule naming only `name` binds the first's calls and
+/// not the second's.
+pub fn kin_left_out(
+    harness: Harness,
+    name: &str,
+) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    use crate::record::glob_match;
+    BUILTINS
+        .iter()
+        .filter(move |(h, n, _)| *h == harness && glob_match(name, n))
+        .flat_map(move |(_, n, _)| same_kind(harness, n).map(move |kin| (*n, kin)))
+        .filter(move |(_, kin)| !glob_match(name, kin))
+}
+
 /// This harness's built-ins that change a file named in their input (Claude Code's
 /// `Write`, `Edit`, `MultiEdit` and `NotebookEdit`, Codex's `apply_patch`, Gemini CLI's
 /// `write_file` and `replace`).

@@ -564,12 +564,16 @@ fn named_another_way(
         };
         return Some(InputError::invalid(&setup.store, "", problem));
     }
-    // Another built-in of this harness that does what this one does.
-    let sibling =
-        crate::harness::same_kind(harness, tool).find(|n| named.contains(n) && unbound(n));
-    if let Some(name) = sibling {
+    // Another built-in of this harness that does what this one does, named or covered by
+    // a glob (`Edi*` binds `Edit`, not `MultiEdit`).
+    let sibling = named.iter().find_map(|name| {
+        let (kin, _) = crate::harness::kin_left_out(harness, name).find(|(_, t)| *t == tool)?;
+        unbound(name).then_some((name, kin))
+    });
+    if let Some((name, kin)) = sibling {
         let problem = InputProblem::SameKindTool {
             tool: name.to_string(),
+            kin,
             harness: harness.title(),
             instead: tool.to_string(),
         };

@@ -1184,6 +1184,61 @@ fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix()
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// A dropped `deny` scoped to a glob that covers a built-in and not another built-in
+/// that does the same (`Edi*`: `Edit`, not `MultiEdit`) binds the one's calls and not
+/// the other's, as a rule naming `Edit` does: a `MultiEdit` call passed (a kept `allow`
+/// on `MultiEdit`). It is denied with the fix, as for `Edit`; a glob covering both binds.
+#[test]
+fn a_dropped_rule_on_a_glob_covering_a_built_in_of_the_same_kind_is_named_otherwise() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-kin-glob");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, glob: &str, tool: &str| {
+        let path = dir.join(name);
+        let policy = |id: &str, seq: u64, scope: &str, effect: &str| {
+            serde_json::json!({
+                "id": id, "seq": seq, "kind": "policy", "scope": [scope],
+                "predicate": {"all": []}, "effect": effect
+            })
+        };
+        let doc = serde_json::json!({
+            "records": [policy("a", 1, tool, "allow"), policy("b", 2, glob, "deny")],
+            "kept": ["a"]
+        });
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    for (h, glob, tool, kin) in [
+        ("claude-code", "Edi*", "MultiEdit", "Edit"),
+        ("claude-code", "Bas*", "Monitor", "Bash"),
+        ("gemini-cli", "grep_*", "search_file_content", "grep_search"),
+    ] {
+        let store = write(&format!("{h}-{tool}.json"), glob, tool);
+        let out = run(
+            &["hook", h, "--store", &store],
+            &payload(h, tool, r#"{"command":"ls","file_path":"a"}"#),
+        );
+        let message = format!(
+            "{store}: `{tool}` does what `{kin}` does in {}, so a rule that names `{glob}` and not `{tool}` never binds this call: name `{tool}` too wherever the store names `{glob}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+            if h == "claude-code" {
+                "Claude Code"
+            } else {
+                "Gemini CLI"
+            }
+        );
+        assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), tool);
+    }
+    let store = write("both.json", "*Edit", "MultiEdit");
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "MultiEdit", r#"{"file_path":"a"}"#),
+    );
+    assert!(
+        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// A kept rule names the call's tool and a dropped `deny` names it otherwise (as no
 /// hook call carries it, as another built-in of the same kind, as another harness does):
 /// the store names the tool, but the dropped rule does not bind the call, which passed

@@ -2924,6 +2924,28 @@ fn doctor_and_init_name_a_pre_tool_event_key_spelt_otherwise() {
         "{}",
         out.stderr
     );
+    // The same in the file init writes: init says to remove the key that never runs, not
+    // to rename it (which would give the file the event's key twice), as doctor does.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| {
+        let mut v: serde_json::Value = serde_json::from_str(&t).unwrap();
+        let group = v["hooks"]["PreToolUse"].clone();
+        v["hooks"]["pretooluse"] = group;
+        v.to_string()
+    });
+    let path = s.settings("claude-code");
+    let out = s.run(&["init", "claude-code", "--dir", s.p()]);
+    assert_eq!(
+        (out.code, out.stderr),
+        (
+            2,
+            format!(
+                "omission-gate: init: `{}`: `hooks.pretooluse` holds a hook of the gate that never runs: Claude Code reads pre-tool hooks only under `hooks.PreToolUse`, spelt exactly so, and skips it without a word; the gate runs from `hooks.PreToolUse`: remove `hooks.pretooluse`, then run init again (nothing was written)\n",
+                path.display()
+            )
+        )
+    );
 }
 
 #[test]

@@ -224,11 +224,13 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             ));
         }
         // The gate's hook under a key the harness does not read: another under the
-        // event's own key would run beside it once that key is put right.
+        // event's own key would run beside it once that key is put right. With the gate
+        // under the event's own key too, the slip is to be removed, not renamed.
         if let Some(key) = wiring::misspelt_events(harness, &value, harness.name()).first() {
+            let runs = !wiring::handlers_in(&value, w.event, harness.name(), "").is_empty();
             return Err(format!(
                 "{}, then run init again (nothing was written)",
-                super::doctor::misspelt_event(harness, &settings, key, false)
+                super::doctor::misspelt_event(harness, &settings, key, runs)
             ));
         }
     }

@@ -144,12 +144,12 @@ pub enum InputProblem {
         /// The name the harness sends to hooks.
         instead: String,
     },
-    /// A hook's store names a built-in tool of this harness, and not another built-in
-    /// that does the same (`Edit`, not `MultiEdit`), whose calls no rule would bind.
+    /// A hook's store names a built-in tool of this harness (or a glob covering it), and
+    /// not another built-in that does the same (`Edit`, not `MultiEdit`), whose calls no
+    /// rule would bind.
     #[error(
-        "`{}` does what `{}` does in {harness}, so a rule that names `{}` and not `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+        "`{}` does what `{kin}` does in {harness}, so a rule that names `{}` and not `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
         clean(.instead),
-        clean(.tool),
         clean(.tool),
         clean(.instead),
         clean(.instead),
@@ -158,6 +158,8 @@ pub enum InputProblem {
     SameKindTool {
         /// The name the store gives.
         tool: String,
+        /// The built-in it names or covers.
+        kin: &'static str,
         /// The harness answered.
         harness: &'static str,
         /// The built-in being called, which the store does not name.

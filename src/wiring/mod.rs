@@ -640,22 +640,23 @@ fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Op
 /// it too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnnamedKin {
-    /// The first record naming `named`.
+    /// The first record naming `named` and not `kin`.
     pub id: String,
-    /// The built-in the store names.
+    /// The built-in the store names, or a glob covering it.
     pub named: String,
-    /// The built-in that does the same, which it never names.
+    /// The built-in that does the same, which that record does not name.
     pub kin: &'static str,
 }
 
-/// Each built-in of the harness that the store never names although it names another
-/// that does the same (Claude Code's `Monitor` and `PowerShell` beside `Bash`), once.
+/// Each built-in of the harness that a record naming another that does the same (or a
+/// glob covering it) does not name (Claude Code's `Monitor` and `PowerShell` beside
+/// `Bash`), once, with the first such record.
 pub fn unnamed_kin(harness: Harness, store: &Store) -> Vec<UnnamedKin> {
     let named = named_tools(store);
     let giving = Named::of(store.records());
     let mut out: Vec<UnnamedKin> = Vec::new();
     for tool in named.keys() {
-        for kin in crate::harness::same_kind(harness, tool) {
+        for (_, kin) in crate::harness::kin_left_out(harness, tool) {
             if out.iter().any(|u| u.kin == kin) {
                 continue;
             }
@@ -691,7 +692,7 @@ pub struct UnnamedFileTools {
 /// shell tools that the store never names (by name or glob), when it names one of the
 /// first; `None` when it names none of them, or all.
 pub fn unnamed_file_tools(harness: Harness, store: &Store) -> Option<UnnamedFileTools> {
-    use crate::harness::{does_the_same, file_tools, shell_tools};
+    use crate::harness::{file_tools, shell_tools};
     let named = named_tools(store);
     let is_named = |tool: &str| named.keys().any(|n| crate::record::glob_match(n, tool));
     let (tool, id) = file_tools(harness).find_map(|t| {
@@ -702,9 +703,7 @@ pub fn unnamed_file_tools(harness: Harness, store: &Store) -> Option<UnnamedFile
     })?;
     // A tool of the same kind as a named one is `unnamed_kin`'s: the hook denies its calls.
     let kin_named = |t: &str| {
-        named
-            .keys()
-            .any(|n| n != &t && does_the_same(harness, n, t))
+        (named.keys()).any(|n| crate::harness::kin_left_out(harness, n).any(|(_, k)| k == t))
     };
     let files: Vec<&'static str> = file_tools(harness)
         .filter(|t| !is_named(t) && !kin_named(t))
@@ -958,16 +957,47 @@ mod tests {
         );
     }
 
+    /// A store of one policy, `r`, of this `scope` (JSON).
+    fn load(scope: &str) -> Store {
+        let text = format!(
+            r#"{{"records": [{{"id": "r", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
+        );
+        crate::input::load("s", text.as_bytes(), crate::record::Limits::default())
+            .unwrap()
+            .store
+    }
+
+    #[test]
+    fn unnamed_kin_are_those_a_record_s_name_or_glob_does_not_cover() {
+        let kin = |named: &str, kin| UnnamedKin {
+            id: "r".into(),
+            named: named.into(),
+            kin,
+        };
+        let cc = Harness::ClaudeCode;
+        // A glob that covers `Edit` and not `MultiEdit` binds only `Edit`, as `Edit` does.
+        assert_eq!(
+            unnamed_kin(cc, &load(r#"["Edi*"]"#)),
+            [kin("Edi*", "MultiEdit")]
+        );
+        assert_eq!(
+            unnamed_kin(cc, &load(r#"["Edit"]"#)),
+            [kin("Edit", "MultiEdit")]
+        );
+        assert_eq!(
+            unnamed_kin(cc, &load(r#"["Bas*"]"#)),
+            [kin("Bas*", "Monitor"), kin("Bas*", "PowerShell")]
+        );
+        for scope in [r#"["*Edit"]"#, r#""*""#, r#"["Edi*", "MultiEdit"]"#] {
+            assert_eq!(unnamed_kin(cc, &load(scope)), [], "{scope}");
+        }
+        // Named once, by `unnamed_kin`, not again as a file tool the store never names.
+        let files = unnamed_file_tools(cc, &load(r#"["Edi*"]"#)).unwrap().files;
+        assert!(!files.contains(&"MultiEdit"), "{files:?}");
+    }
+
     #[test]
     fn unnamed_file_tools_are_those_a_glob_does_not_cover_either() {
-        let load = |scope: &str| {
-            let text = format!(
-                r#"{{"records": [{{"id": "r", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
-            );
-            crate::input::load("s", text.as_bytes(), crate::record::Limits::default())
-                .unwrap()
-                .store
-        };
         let cc = Harness::ClaudeCode;
         // Every tool, or none that changes files: nothing to say.
         for scope in [r#""*""#, r#""mcp__*""#, r#"["Bash"]"#] {
