@@ -616,7 +616,7 @@ fn named_another_way(
     if let Some(raw) = raw.filter(|r| *r != tool) {
         let meant = named
             .iter()
-            .find(|name| glob_match(name, raw) && unbound(name));
+            .find(|name| glob_match(name, raw) && !glob_match(name, tool) && unbound(name));
         if let Some(name) = meant {
             return Some(error(name, tool, Some(harness.mcp_name_change())));
         }
@@ -626,11 +626,12 @@ fn named_another_way(
     }
     // An MCP tool named as Gemini CLI names it (`mcp_s_t`, or a glob covering it) never
     // binds a call here; only this call tells which tool it meant. A record that gives
-    // this harness's name beside it binds the call by that name.
+    // this harness's name beside it binds the call by that name; a glob that covers the
+    // call's own name too (`*`, `mcp*`) is not another spelling of it.
     let theirs = crate::harness::spelling(Harness::GeminiCli, tool)?;
     named
         .iter()
-        .find(|name| glob_match(name, &theirs) && unbound(name))
+        .find(|name| glob_match(name, &theirs) && !glob_match(name, tool) && unbound(name))
         .map(|name| error(name, tool, None))
 }
 
@@ -654,7 +655,9 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         if let Some(i) = misnamed.iter().find(|i| glob_match(i, tool)) {
             return Some((t, i.clone()));
         }
-        (misnamed.iter().any(|i| same(i)) || same(t)).then(|| (t, tool.to_string()))
+        // A glob covering a built-in of the same kind and not this one (`Edi*`).
+        let kin = || crate::harness::kin_left_out(harness, t).any(|(_, k)| k == tool);
+        (misnamed.iter().any(|i| same(i)) || same(t) || kin()).then(|| (t, tool.to_string()))
     })?;
     let (origin, place) = match &setup.tools {
         Some(_) => ("--tools", "tools"),

@@ -1421,6 +1421,61 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
     );
 }
 
+/// A glob in the guarded tools that covers a built-in and not another that does the same
+/// (`Edi*`: `Edit`, not `MultiEdit`) left the other unguarded: a `MultiEdit` call passed
+/// whatever the dropped summary says. It is denied with the fix. And an effect whose
+/// `tool` is a glob covering the call's own name (`*`) is not another harness's spelling
+/// of it: it made every MCP call an error that said it was.
+#[test]
+fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect_glob_is_no_spelling()
+ {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-glob");
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = serde_json::json!({
+        "id": "earlier", "seq": 1, "kind": "summary",
+        "text": "Earlier turns: the user said never to touch the production database."
+    });
+    let path = dir.join("summary.json");
+    let doc = serde_json::json!({"records": [summary], "kept": []});
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let store = path.to_str().unwrap();
+    let out = run(
+        &["hook", "claude-code", "--store", store, "--tools", "Edi*"],
+        &payload("claude-code", "MultiEdit", "{}"),
+    );
+    let message = "--tools: the guarded tools name `Edi*` and not `MultiEdit`, which covers this call of `MultiEdit` in Claude Code, so the call would go unjudged: name `MultiEdit` too";
+    assert_denied(&out, &invalid_reason_with(message, MISNAMED_ADVICE), "Edi*");
+    // Listed too, the dropped summary blocks the call.
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            store,
+            "--tools",
+            "Edi*,MultiEdit",
+        ],
+        &payload("claude-code", "MultiEdit", "{}"),
+    );
+    assert!(
+        out.stderr.contains("BLOCK (dropped-unevaluable-record)"),
+        "{}",
+        out.stderr
+    );
+    // An effect of `*` (an effect binds only calls of its tool, by name): MCP calls pass.
+    let path = dir.join("effect-glob.json");
+    let effect = serde_json::json!({
+        "id": "e", "seq": 1, "kind": "effect", "tool": "*", "match": {"amount": 1}
+    });
+    let doc = serde_json::json!({"records": [effect], "kept": []});
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let out = run(
+        &["hook", "claude-code", "--store", path.to_str().unwrap()],
+        &payload("claude-code", REFUND_TOOL, r#"{"amount":2}"#),
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 /// A store written for Claude Code names its tools as Claude Code does: under Gemini
 /// CLI's hook (`run_shell_command`, `write_file`, `mcp_<server>_<tool>`) and Codex's
 /// (`apply_patch`) no rule naming only those would bind a call, so the call is denied
