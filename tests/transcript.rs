@@ -43,6 +43,11 @@ fn action(harness: &str) -> String {
 
 /// A hook's answer that denies the call for the rule, and carries the rule's text.
 fn denied_with_the_rule(out: &Run) {
+    denied_for(out, RULE);
+}
+
+/// A hook's answer that denies the call for a rule, and carries `rule`.
+fn denied_for(out: &Run, rule: &str) {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr
@@ -50,7 +55,7 @@ fn denied_with_the_rule(out: &Run) {
         "{}",
         out.stderr
     );
-    assert!(normalize(&out.stderr).contains(RULE), "{}", out.stderr);
+    assert!(normalize(&out.stderr).contains(rule), "{}", out.stderr);
 }
 
 /// What a deny says to do after an ERROR the same call meets again.
@@ -303,19 +308,48 @@ fn precheck_with_a_transcript_judges_every_call_against_the_view() {
 fn the_hook_judges_each_real_call_against_its_transcript() {
     for (h, name, in_view) in SESSIONS {
         let out = hook_with(h, &store(h), &payload(h, name, &fixture(h, name)), &[]);
-        if in_view {
-            assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{h} {name}");
-        } else {
-            assert_eq!(out.code, 2, "{h} {name}");
-            assert!(
-                out.stderr.starts_with(
-                    "omission-gate denied this call: BLOCK (dropped-binding-constraint)"
-                ),
-                "{h} {name}: {}",
-                out.stderr
-            );
-            assert!(normalize(&out.stderr).contains(RULE), "{}", out.stderr);
-        }
+        hook_judged(&out, &format!("{h} {name}"), RULE, in_view);
+    }
+}
+
+/// A hook's answer: a pass, or (the rule not in view) a block for `rule`.
+fn hook_judged(out: &Run, what: &str, rule: &str, in_view: bool) {
+    if in_view {
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{what}");
+    } else {
+        denied_for(out, rule);
+    }
+}
+
+/// Codex 0.171.0 rollouts with the items and entries first read from its source (see
+/// tests/transcripts/README.md): (fixture, the rule it must carry, the rule in view).
+const CODEX_0171: [(&str, &str, bool); 6] = [
+    // gpt-5.5 with MCP servers: their tools deferred, found by a tool search.
+    ("TS-1", REFUND_RULE, false),
+    ("TSR-1", REFUND_RULE, true),
+    // gpt-5.6-sol: `additional_tools` first, the MCP tool called from code mode.
+    ("LK-1", REFUND_RULE, false),
+    ("LKR-1", REFUND_RULE, true),
+    // A multi-agent v2 child: its task an `agent_message` whose payload is an
+    // `encrypted_content` part, after an `inter_agent_communication_metadata` entry. The
+    // rule quoted in that part (V2R) is not readable text, so it does not count.
+    ("V2-1", RULE, false),
+    ("V2R-1", RULE, false),
+];
+
+const REFUND_RULE: &str = "Refunds over 5,000 need a human approver.";
+
+#[test]
+fn the_hook_reads_codex_0171_tool_searches_additional_tools_and_agent_messages() {
+    let h = "codex";
+    for (name, rule, in_view) in CODEX_0171 {
+        let out = hook_with(
+            h,
+            "tests/transcripts/store-codex-mcp.jsonl",
+            &payload(h, name, &fixture(h, name)),
+            &[],
+        );
+        hook_judged(&out, name, rule, in_view);
     }
 }
 

@@ -543,10 +543,11 @@ fn model_item(
         // images; tools added to the model's (`additional_tools`, a tool search's output:
         // sent as tool definitions, not as text of the conversation), a tool search's
         // query; a change of the reasoning settings (`configuration_update`); a message
-        // between agents (multi-agent v2; sent as it is, as a user message of its texts
+        // between agents (multi-agent v2; seen sent as it is, a plain header and the
+        // message in an encrypted part; from the source, as a user message of its texts
         // for a provider that cannot take it, or as a note that it could not be delivered
-        // when a part is encrypted: read from Codex's source, not seen run, so none of it
-        // counts: at worst a block the restore loop lifts).
+        // when a part is encrypted: none of it counts, at worst a block the restore loop
+        // lifts). Fixtures `codex/TS-1`, `LK-1`, `V2-1` hold them as 0.171.0 wrote them.
         "reasoning"
         | "ghost_snapshot"
         | "compaction"

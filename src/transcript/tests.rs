@@ -526,8 +526,9 @@ fn codex_c1_with(extra: &[&str], after: usize) -> (Vec<u8>, Option<String>) {
 #[test]
 fn codex_reads_the_items_that_only_add_to_the_context_and_counts_none_of_their_text() {
     // Items and entries Codex 0.171.0 writes that the model is sent as text, as
-    // something else, or not at all; none takes anything out of the context. Read from
-    // its source, not seen run: no text of theirs counts (an agent message's either).
+    // something else, or not at all; none takes anything out of the context. No text of
+    // theirs counts (an agent message's either). Real rollouts with some of them:
+    // tests/transcript.rs, the_hook_reads_codex_0171_tool_searches_additional_tools_and_agent_messages.
     let extra = [
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"/root/worker","recipient":"/root","content":[{"type":"input_text","text":"ALPHA plain agent text"}]}}"#,
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"agent_message","author":"/root/worker","recipient":"/root","content":[{"type":"input_text","text":"BETA header"},{"type":"encrypted_content","encrypted_content":"gAAAA"}]}}"#,
