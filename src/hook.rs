@@ -503,9 +503,10 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
 /// payload's server and tool as configured, is matched too). Judged record by record:
 /// a name is fine when each policy giving it names the call's tool beside it (and each
 /// effect giving it has a twin, an effect of the call's tool with the same `match`), so
-/// that each record binds the call by a name it gives; a store that names the call's tool only in other records is
-/// not (a dropped `deny` on `bash` would never bind a `Bash` call, whatever a kept rule on
-/// `Bash` says). From the names the load gathered from every record, held or not.
+/// that each record binds the call by a name it gives; a store that names the call's
+/// tool only in other records is not (a dropped `deny` on `bash` would never bind a
+/// `Bash` call, whatever a kept rule on `Bash` says). From the names the load gathered
+/// from every record, held or not.
 fn named_another_way(
     harness: Harness,
     tool: &str,
