@@ -342,6 +342,22 @@ fn a_codex_patch_run_through_the_shell_is_judged_as_a_patch() {
         ),
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
+    // A store that names the patch tool as Claude Code does (`Write`), which a direct
+    // `apply_patch` call is denied for, is no way round: the shell patch passed.
+    let written = dir.join("write.json");
+    std::fs::write(
+        &written,
+        r#"{"records": [{"id": "no-writes", "seq": 1, "kind": "policy", "scope": ["Write"], "predicate": {"all": []}, "effect": "deny", "text": "Never write files here."}], "kept": []}"#,
+    )
+    .unwrap();
+    let out = call("codex", written.to_str().unwrap(), patch);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the record store has rules on `apply_patch` calls (or on a name another harness gives it, `Write` or `Edit`)"),
+        "{}",
+        out.stderr
+    );
     // A command that only names the tool, a store without rules on patches, and the other
     // harnesses (which have no such shortcut) pass.
     assert_eq!(
