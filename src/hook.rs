@@ -662,6 +662,11 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         return None;
     }
     let listed = |n: &str| tools.iter().any(|t| t == n);
+    // Gemini CLI's name for the tool called (`mcp_s_t` for `mcp__s__t`), which no
+    // spelling of a listed name gives back: its `_` joins no server from its tool.
+    let theirs = (harness != Harness::GeminiCli)
+        .then(|| crate::harness::spelling(Harness::GeminiCli, tool))
+        .flatten();
     // The name listed, and the one to list too: the harness's spelling of it (a glob
     // stays a glob), else the tool called.
     let (name, fix) = tools.iter().find_map(|t| {
@@ -672,7 +677,9 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         }
         // A glob covering a built-in of the same kind and not this one (`Edi*`).
         let kin = || crate::harness::kin_left_out(harness, t).any(|(_, k)| k == tool);
-        (misnamed.iter().any(|i| same(i)) || same(t) || kin()).then(|| (t, tool.to_string()))
+        let gemini = || theirs.as_ref().is_some_and(|g| glob_match(t, g));
+        let meant = misnamed.iter().any(|i| same(i)) || same(t) || kin() || gemini();
+        meant.then(|| (t, tool.to_string()))
     })?;
     let (origin, place) = match &setup.tools {
         Some(_) => ("--tools", "tools"),

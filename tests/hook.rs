@@ -1478,6 +1478,22 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
         "{}",
         out.stderr
     );
+    // Guarded tools that name an MCP tool (or a glob) as Gemini CLI does, under Claude Code
+    // or Codex: the call passed unjudged, though a store rule named so is an error.
+    for (h, named) in [
+        ("claude-code", "mcp_billing_refunds_create"),
+        ("codex", "mcp_billing_*"),
+    ] {
+        let out = run(
+            &["hook", h, "--store", store, "--tools", named],
+            &payload(h, REFUND_TOOL, r#"{"amount":2}"#),
+        );
+        let title = if h == "codex" { "Codex" } else { "Claude Code" };
+        let message = format!(
+            "--tools: the guarded tools name `{named}` and not `{REFUND_TOOL}`, which covers this call of `{REFUND_TOOL}` in {title}, so the call would go unjudged: name `{REFUND_TOOL}` too"
+        );
+        assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), h);
+    }
     // An effect of `*` (an effect binds only calls of its tool, by name): MCP calls pass.
     let path = dir.join("effect-glob.json");
     let effect = serde_json::json!({
