@@ -314,6 +314,19 @@ impl Setup {
         })
     }
 
+    /// Whether a policy's scope or an effect record in the store names `tool` as
+    /// [`Setup::names`] says, or as another harness names it (`Write` or `Edit` for
+    /// Codex's `apply_patch`), which this harness would send as `tool`.
+    fn names_as(&self, harness: Harness, tool: &str) -> bool {
+        let covers =
+            |s: &str| crate::harness::with_spellings(harness, s).any(|n| glob_match(&n, tool));
+        self.input.store.records().iter().any(|r| match &r.kind {
+            Kind::Policy(p) => p.scope.iter().any(|s| covers(s)),
+            Kind::Effect(e) => covers(&e.tool),
+            _ => false,
+        })
+    }
+
     /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
     /// tool is guarded).
     pub(crate) fn tools(&self) -> Option<Vec<String>> {
@@ -412,8 +425,9 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         return refuse_with(&err, Retry::Misnamed);
     }
     // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
-    // itself, and the hook sees a `Bash` call: rules on `apply_patch` would not bind it.
-    if harness == Harness::Codex && shell_patch(&action) && setup.names(PATCH_TOOL) {
+    // itself, and the hook sees a `Bash` call: rules on `apply_patch` (or naming it as
+    // another harness does, `Write`) would not bind it.
+    if harness == Harness::Codex && shell_patch(&action) && setup.names_as(harness, PATCH_TOOL) {
         let err = InputError::invalid(PAYLOAD, TOOL_INPUT, PayloadProblem::ShellPatch);
         return refuse_with(&err, Retry::Reshape);
     }
@@ -648,6 +662,11 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         return None;
     }
     let listed = |n: &str| tools.iter().any(|t| t == n);
+    // Gemini CLI's name for the tool called (`mcp_s_t` for `mcp__s__t`), which no
+    // spelling of a listed name gives back: its `_` joins no server from its tool.
+    let theirs = (harness != Harness::GeminiCli)
+        .then(|| crate::harness::spelling(Harness::GeminiCli, tool))
+        .flatten();
     // The name listed, and the one to list too: the harness's spelling of it (a glob
     // stays a glob), else the tool called.
     let (name, fix) = tools.iter().find_map(|t| {
@@ -658,7 +677,9 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         }
         // A glob covering a built-in of the same kind and not this one (`Edi*`).
         let kin = || crate::harness::kin_left_out(harness, t).any(|(_, k)| k == tool);
-        (misnamed.iter().any(|i| same(i)) || same(t) || kin()).then(|| (t, tool.to_string()))
+        let gemini = || theirs.as_ref().is_some_and(|g| glob_match(t, g));
+        let meant = misnamed.iter().any(|i| same(i)) || same(t) || kin() || gemini();
+        meant.then(|| (t, tool.to_string()))
     })?;
     let (origin, place) = match &setup.tools {
         Some(_) => ("--tools", "tools"),

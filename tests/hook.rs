@@ -342,6 +342,22 @@ fn a_codex_patch_run_through_the_shell_is_judged_as_a_patch() {
         ),
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
+    // A store that names the patch tool as Claude Code does (`Write`), which a direct
+    // `apply_patch` call is denied for, is no way round: the shell patch passed.
+    let written = dir.join("write.json");
+    std::fs::write(
+        &written,
+        r#"{"records": [{"id": "no-writes", "seq": 1, "kind": "policy", "scope": ["Write"], "predicate": {"all": []}, "effect": "deny", "text": "Never write files here."}], "kept": []}"#,
+    )
+    .unwrap();
+    let out = call("codex", written.to_str().unwrap(), patch);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the record store has rules on `apply_patch` calls (or on a name another harness gives it, `Write` or `Edit`)"),
+        "{}",
+        out.stderr
+    );
     // A command that only names the tool, a store without rules on patches, and the other
     // harnesses (which have no such shortcut) pass.
     assert_eq!(
@@ -1462,6 +1478,22 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
         "{}",
         out.stderr
     );
+    // Guarded tools that name an MCP tool (or a glob) as Gemini CLI does, under Claude Code
+    // or Codex: the call passed unjudged, though a store rule named so is an error.
+    for (h, named) in [
+        ("claude-code", "mcp_billing_refunds_create"),
+        ("codex", "mcp_billing_*"),
+    ] {
+        let out = run(
+            &["hook", h, "--store", store, "--tools", named],
+            &payload(h, REFUND_TOOL, r#"{"amount":2}"#),
+        );
+        let title = if h == "codex" { "Codex" } else { "Claude Code" };
+        let message = format!(
+            "--tools: the guarded tools name `{named}` and not `{REFUND_TOOL}`, which covers this call of `{REFUND_TOOL}` in {title}, so the call would go unjudged: name `{REFUND_TOOL}` too"
+        );
+        assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), h);
+    }
     // An effect of `*` (an effect binds only calls of its tool, by name): MCP calls pass.
     let path = dir.join("effect-glob.json");
     let effect = serde_json::json!({

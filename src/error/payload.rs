@@ -103,7 +103,7 @@ pub enum PayloadProblem {
     /// Codex applies with no `apply_patch` call for the hook, in a store with rules on
     /// `apply_patch`.
     #[error(
-        "the command runs `apply_patch` with a patch, which Codex applies as a patch while the hook sees a `Bash` call, and the record store has rules on `apply_patch` calls: send the patch with the apply_patch tool, which the gate judges"
+        "the command runs `apply_patch` with a patch, which Codex applies as a patch while the hook sees a `Bash` call, and the record store has rules on `apply_patch` calls (or on a name another harness gives it, `Write` or `Edit`): send the patch with the apply_patch tool, which the gate judges"
     )]
     ShellPatch,
     /// Transcript mode, and the transcript was never read (a caller's slip).
