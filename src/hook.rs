@@ -314,17 +314,13 @@ impl Setup {
         })
     }
 
-    /// Whether a policy's scope or an effect record in the store names `tool` as
-    /// [`Setup::names`] says, or as another harness names it (`Write` or `Edit` for
-    /// Codex's `apply_patch`), which this harness would send as `tool`.
+    /// Whether a policy's scope or an effect record of the input, held or not, names
+    /// `tool` (a glob covering it included), or names it as another harness does (`Write`
+    /// or `Edit` for Codex's `apply_patch`), which this harness would send as `tool`.
     fn names_as(&self, harness: Harness, tool: &str) -> bool {
         let covers =
             |s: &str| crate::harness::with_spellings(harness, s).any(|n| glob_match(&n, tool));
-        self.input.store.records().iter().any(|r| match &r.kind {
-            Kind::Policy(p) => p.scope.iter().any(|s| covers(s)),
-            Kind::Effect(e) => covers(&e.tool),
-            _ => false,
-        })
+        self.input.totals.named.iter().any(covers)
     }
 
     /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
@@ -427,7 +423,20 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
     // itself, and the hook sees a `Bash` call: rules on `apply_patch` (or naming it as
     // another harness does, `Write`) would not bind it.
-    if harness == Harness::Codex && shell_patch(&action) && setup.names_as(harness, PATCH_TOOL) {
+    // Guarded tools that list the patch tool (and so leave `Bash` out, or the store would
+    // not matter) are as much a way round.
+    let lists_patch = || {
+        setup.tools().is_some_and(|tools| {
+            let covers = |t: &String| {
+                crate::harness::with_spellings(harness, t).any(|n| glob_match(&n, PATCH_TOOL))
+            };
+            tools.iter().any(covers)
+        })
+    };
+    if harness == Harness::Codex
+        && shell_patch(&action)
+        && (setup.names_as(harness, PATCH_TOOL) || lists_patch())
+    {
         let err = InputError::invalid(PAYLOAD, TOOL_INPUT, PayloadProblem::ShellPatch);
         return refuse_with(&err, Retry::Reshape);
     }

@@ -358,6 +358,35 @@ fn a_codex_patch_run_through_the_shell_is_judged_as_a_patch() {
         "{}",
         out.stderr
     );
+    // Guarded tools that list the patch tool (not `Bash`) and a store of a dropped
+    // summary: a direct `apply_patch` call is blocked, so the shell patch must not pass
+    // (it did: `Bash` was outside the guarded tools).
+    let summary = dir.join("summary.json");
+    std::fs::write(
+        &summary,
+        r#"{"records": [{"id": "earlier", "seq": 1, "kind": "summary", "text": "Earlier turns: never patch the release branch."}], "kept": []}"#,
+    )
+    .unwrap();
+    for tools in ["apply_patch", "apply*", "Write"] {
+        let input = serde_json::json!({ "command": patch }).to_string();
+        let out = run(
+            &[
+                "hook",
+                "codex",
+                "--store",
+                summary.to_str().unwrap(),
+                "--tools",
+                tools,
+            ],
+            &payload("codex", "Bash", &input),
+        );
+        assert_eq!(out.code, 2, "{tools}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("or the guarded tools list it"),
+            "{tools}: {}",
+            out.stderr
+        );
+    }
     // A command that only names the tool, a store without rules on patches, and the other
     // harnesses (which have no such shortcut) pass.
     assert_eq!(

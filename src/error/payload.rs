@@ -101,9 +101,9 @@ pub enum PayloadProblem {
     },
     /// Codex: a shell command that applies a patch (`apply_patch` with a patch), which
     /// Codex applies with no `apply_patch` call for the hook, in a store with rules on
-    /// `apply_patch`.
+    /// `apply_patch`, or with guarded tools that list it.
     #[error(
-        "the command runs `apply_patch` with a patch, which Codex applies as a patch while the hook sees a `Bash` call, and the record store has rules on `apply_patch` calls (or on a name another harness gives it, `Write` or `Edit`): send the patch with the apply_patch tool, which the gate judges"
+        "the command runs `apply_patch` with a patch, which Codex applies as a patch while the hook sees a `Bash` call, and the record store has rules on `apply_patch` calls (or on a name another harness gives it, `Write` or `Edit`), or the guarded tools list it: send the patch with the apply_patch tool, which the gate judges"
     )]
     ShellPatch,
     /// Transcript mode, and the transcript was never read (a caller's slip).
