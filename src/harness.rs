@@ -358,6 +358,31 @@ pub fn misnamed(harness: Harness, tool: &str, names: impl Fn(&str) -> bool) -> V
         .collect()
 }
 
+/// For a glob, the built-ins of other harnesses it covers that this harness names
+/// otherwise, each with this harness's name for it (`Bas*` under Gemini CLI: `Bash`, to
+/// be `run_shell_command`): a rule naming only the glob binds none of this harness's
+/// calls of them. Empty for a name without `*`, and for one that also covers this
+/// harness's name (`*`, `*Edit` under Claude Code), which binds the call itself.
+pub fn glob_spellings(harness: Harness, glob: &str) -> Vec<(&'static str, String)> {
+    use crate::record::glob_match;
+    if !glob.contains('*') {
+        return Vec::new();
+    }
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for (_, covered, _) in BUILTINS
+        .iter()
+        .filter(|(h, n, _)| *h != harness && glob_match(glob, n))
+    {
+        if let Some(instead) = spelling(harness, covered)
+            && !glob_match(glob, &instead)
+            && !out.iter().any(|(c, _)| c == covered)
+        {
+            out.push((covered, instead));
+        }
+    }
+    out
+}
+
 /// Whether `call`, a tool of this harness, does what its tool `tool` does: the same
 /// tool, or another built-in of the same kind (Claude Code's `MultiEdit` beside `Edit`).
 pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {

@@ -576,6 +576,29 @@ fn named_another_way(
     if built_in.is_some() {
         return built_in;
     }
+    // A glob that covers another harness's built-in (`Bas*` under Gemini CLI, `Writ*`
+    // under Codex), and not the call's tool.
+    let glob = named.iter().find_map(|name| {
+        let (covered, instead) = crate::harness::glob_spellings(harness, name)
+            .into_iter()
+            .find(|(_, instead)| {
+                glob_match(instead, tool) || crate::harness::does_the_same(harness, instead, tool)
+            })?;
+        (!glob_match(name, tool) && !named.always_with(name, &instead))
+            .then_some((name, covered, instead))
+    });
+    if let Some((name, covered, instead)) = glob {
+        let (owners, what) = crate::harness::whose(harness, covered);
+        let problem = InputProblem::OtherHarnessGlob {
+            tool: name.to_string(),
+            covered,
+            owners,
+            what,
+            harness: harness.title(),
+            instead,
+        };
+        return Some(InputError::invalid(&setup.store, "", problem));
+    }
     // The call's own tool, named as the harness never sends it to hooks.
     let meant = named
         .iter()
@@ -680,7 +703,10 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
     // stays a glob), else the tool called.
     let (name, fix) = tools.iter().find_map(|t| {
         let same = |other: &str| crate::harness::does_the_same(harness, other, tool);
-        let misnamed = crate::harness::misnamed(harness, t, listed);
+        let mut misnamed = crate::harness::misnamed(harness, t, listed);
+        // A glob covering another harness's built-in (`Bas*` under Gemini CLI).
+        let globbed = crate::harness::glob_spellings(harness, t).into_iter();
+        misnamed.extend(globbed.map(|(_, i)| i).filter(|i| !listed(i)));
         if let Some(i) = misnamed.iter().find(|i| glob_match(i, tool)) {
             return Some((t, i.clone()));
         }

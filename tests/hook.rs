@@ -1537,6 +1537,98 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// A glob of another harness's built-in name (`Bas*` for Claude Code's `Bash`, under
+/// Gemini CLI) binds none of this harness's calls of that tool: a dropped deny so scoped
+/// let `run_shell_command` pass, where the exact name (`Bash`) was already an ERROR. It
+/// is denied with the fix, in a store and in the guarded tools; given this harness's name
+/// beside it, the rule blocks; a glob that covers the call's own name binds it.
+#[test]
+fn a_glob_of_another_harness_s_built_in_name_denies_with_the_fix() {
+    let write_store = |name: &str, scope: &[&str]| deny_store("hook-other-globs", name, scope);
+    let cases = [
+        (
+            "gemini-cli",
+            "run_shell_command",
+            "Bas*",
+            "Bash",
+            "`Bas*` covers `Bash`, which is how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`",
+        ),
+        (
+            "gemini-cli",
+            "replace",
+            "Edi*",
+            "Edit",
+            "`Edi*` covers `Edit`, which is how Claude Code names the file-editing tool; Gemini CLI calls it `replace`",
+        ),
+        (
+            "codex",
+            "apply_patch",
+            "Writ*",
+            "Write",
+            "`Writ*` covers `Write`, which is how Claude Code names the file-writing tool; Codex calls it `apply_patch`",
+        ),
+        (
+            "claude-code",
+            "Write",
+            "*_file",
+            "write_file",
+            "`*_file` covers `write_file`, which is how Gemini CLI names the file-writing tool; Claude Code calls it `Write`",
+        ),
+    ];
+    for (h, tool, glob, _, message) in cases {
+        let call = |store: &str, extra: &[&str]| {
+            let mut args = vec!["hook", h, "--store", store];
+            args.extend_from_slice(extra);
+            run(
+                &args,
+                &payload(h, tool, r#"{"command":"ls","file_path":"a"}"#),
+            )
+        };
+        let store = write_store(&format!("{h}-{tool}.json"), &[glob]);
+        let out = call(&store, &[]);
+        let full = format!(
+            "{store}: {message}, so a rule that names only `{glob}` never binds this call: name `{tool}` too wherever the store names `{glob}` (beside it in a policy's scope, or in an effect record with the same `match`)"
+        );
+        assert_denied(
+            &out,
+            &invalid_reason_with(&full, MISNAMED_ADVICE),
+            &format!("{h} {glob}"),
+        );
+        let both = write_store(&format!("{h}-{tool}-both.json"), &[glob, tool]);
+        let out = call(&both, &[]);
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {glob}: {}",
+            out.stderr
+        );
+        // The guarded tools: the call would go unjudged.
+        let out = call(STORE, &["--tools", glob]);
+        assert_eq!(out.code, 2, "{h} --tools {glob}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains(&format!("the guarded tools name `{glob}` and not `{tool}`")),
+            "{h} --tools {glob}: {}",
+            out.stderr
+        );
+    }
+    // A glob that covers the call's own name binds it.
+    for (h, tool, glob) in [
+        ("claude-code", "Bash", "Bas*"),
+        ("gemini-cli", "run_shell_command", "*"),
+    ] {
+        let store = write_store(&format!("{h}-own.json"), &[glob]);
+        let out = run(
+            &["hook", h, "--store", &store],
+            &payload(h, tool, r#"{"command":"ls"}"#),
+        );
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {glob}: {}",
+            out.stderr
+        );
+    }
+}
+
 /// A store written for Claude Code names its tools as Claude Code does: under Gemini
 /// CLI's hook (`run_shell_command`, `write_file`, `mcp_<server>_<tool>`) and Codex's
 /// (`apply_patch`) no rule naming only those would bind a call, so the call is denied

@@ -84,6 +84,30 @@ pub enum InputProblem {
         /// The harness's own name for it.
         instead: String,
     },
+    /// A hook's store names a glob that covers another harness's built-in and not this
+    /// harness's name for it, so no rule naming only the glob binds the call.
+    #[error(
+        "`{}` covers `{covered}`, which is how {owners} {what}; {harness} calls it `{}`, so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+        clean(.tool),
+        clean(.instead),
+        clean(.tool),
+        clean(.instead),
+        clean(.tool)
+    )]
+    OtherHarnessGlob {
+        /// The glob the store gives.
+        tool: String,
+        /// The other harness's built-in it covers.
+        covered: &'static str,
+        /// The harnesses that give that name, with the verb.
+        owners: String,
+        /// What it names.
+        what: &'static str,
+        /// The harness answered.
+        harness: &'static str,
+        /// The harness's own name for it.
+        instead: String,
+    },
     /// A hook's store names an MCP tool this harness's way, but not as the harness sends
     /// it (characters it replaces, a long name it cuts), and not as it sends it too.
     #[error(
