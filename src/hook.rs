@@ -315,12 +315,13 @@ impl Setup {
     }
 
     /// Whether a policy's scope or an effect record of the input, held or not, names
-    /// `tool` (a glob covering it included), or names it as another harness does (`Write`
-    /// or `Edit` for Codex's `apply_patch`), which this harness would send as `tool`.
+    /// `tool` as [`covers_as`] says.
     fn names_as(&self, harness: Harness, tool: &str) -> bool {
-        let covers =
-            |s: &str| crate::harness::with_spellings(harness, s).any(|n| glob_match(&n, tool));
-        self.input.totals.named.iter().any(covers)
+        self.input
+            .totals
+            .named
+            .iter()
+            .any(|n| covers_as(harness, n, tool))
     }
 
     /// The guarded tools: `--tools`, else the document's `tools`, else none named (every
@@ -422,17 +423,11 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
     }
     // Codex applies a patch the model runs through the shell (`apply_patch <<'EOF'`)
     // itself, and the hook sees a `Bash` call: rules on `apply_patch` (or naming it as
-    // another harness does, `Write`) would not bind it.
-    // Guarded tools that list the patch tool (and so leave `Bash` out, or the store would
-    // not matter) are as much a way round.
-    let lists_patch = || {
-        setup.tools().is_some_and(|tools| {
-            let covers = |t: &String| {
-                crate::harness::with_spellings(harness, t).any(|n| glob_match(&n, PATCH_TOOL))
-            };
-            tools.iter().any(covers)
-        })
-    };
+    // another harness does, `Write`) would not bind it. Guarded tools that list the patch
+    // tool (and so leave `Bash` out, or the store would not matter) are as much a way
+    // round.
+    let lists_patch =
+        || (setup.tools()).is_some_and(|ts| ts.iter().any(|t| covers_as(harness, t, PATCH_TOOL)));
     if harness == Harness::Codex
         && shell_patch(&action)
         && (setup.names_as(harness, PATCH_TOOL) || lists_patch())
@@ -746,6 +741,12 @@ fn configured_mcp_name(harness: Harness, payload: &[u8], tool: &str) -> Option<S
 
 /// Codex's patch tool.
 const PATCH_TOOL: &str = "apply_patch";
+
+/// Whether `name` (a tool name or glob) covers `tool`, as written or as another harness
+/// names it and this harness would send it (`Write` or `Edit` for Codex's `apply_patch`).
+fn covers_as(harness: Harness, name: &str, tool: &str) -> bool {
+    crate::harness::with_spellings(harness, name).any(|n| glob_match(&n, tool))
+}
 
 /// Whether a Codex `Bash` call runs `apply_patch` (or `applypatch`) with a patch, which
 /// Codex 0.171.0 applies itself (seen: `apply_patch <<'EOF'` with an `*** Add File`

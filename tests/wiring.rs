@@ -2968,29 +2968,36 @@ fn doctor_says_what_gemini_cli_makes_of_a_timeout_that_is_not_a_number() {
             "more than Node's timers wait (2147483647 ms), so Gemini CLI's timer waits 1 ms instead (with a `TimeoutOverflowWarning`) and kills the hook after 1 ms",
         ),
     ] {
-        let s = Sandbox::new();
-        s.wired("gemini-cli");
-        s.edit_settings("gemini-cli", |t| {
-            t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
-        });
-        assert_eq!(
-            findings(&s.doctor("gemini-cli")),
-            [format!(
-                "the hook in `{}` has `\"timeout\": {timeout}`, {what}, before the gate answers, and runs the tool: write `\"timeout\": 30000`",
-                s.settings("gemini-cli").display()
-            )],
-            "{timeout}"
-        );
+        assert_gemini_timeout_finding(timeout, what);
     }
     // A string Gemini CLI reads as a number of milliseconds the gate fits in, or none.
     for timeout in ["\"30000\"", "null"] {
-        let s = Sandbox::new();
-        s.wired("gemini-cli");
-        s.edit_settings("gemini-cli", |t| {
-            t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
-        });
-        s.assert_doctor_clean("gemini-cli");
+        gemini_with_timeout(timeout).assert_doctor_clean("gemini-cli");
     }
+}
+
+/// A Gemini CLI project wired by init, its hook's `timeout` then written as `timeout`.
+fn gemini_with_timeout(timeout: &str) -> Sandbox {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    s.edit_settings("gemini-cli", |t| {
+        t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
+    });
+    s
+}
+
+/// doctor's one finding for a Gemini CLI hook whose `timeout` is `timeout`: `what` it
+/// makes of it, and the fix.
+fn assert_gemini_timeout_finding(timeout: &str, what: &str) {
+    let s = gemini_with_timeout(timeout);
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "the hook in `{}` has `\"timeout\": {timeout}`, {what}, before the gate answers, and runs the tool: write `\"timeout\": 30000`",
+            s.settings("gemini-cli").display()
+        )],
+        "{timeout}"
+    );
 }
 
 #[test]
@@ -3011,18 +3018,6 @@ fn doctor_says_gemini_cli_kills_a_hook_whose_timeout_is_below_1_after_1_ms() {
             ),
         ),
     ] {
-        let s = Sandbox::new();
-        s.wired("gemini-cli");
-        s.edit_settings("gemini-cli", |t| {
-            t.replace("\"timeout\": 30000", &format!("\"timeout\": {timeout}"))
-        });
-        assert_eq!(
-            findings(&s.doctor("gemini-cli")),
-            [format!(
-                "the hook in `{}` has `\"timeout\": {timeout}`, {what}, before the gate answers, and runs the tool: write `\"timeout\": 30000`",
-                s.settings("gemini-cli").display()
-            )],
-            "{timeout}"
-        );
+        assert_gemini_timeout_finding(timeout, &what);
     }
 }
