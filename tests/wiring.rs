@@ -2774,6 +2774,41 @@ fn doctor_reads_a_hook_timeout_with_a_fraction_as_the_harness_does() {
 }
 
 #[test]
+fn doctor_says_claude_code_cancels_a_hook_whose_timeout_its_timer_does_not_take() {
+    // Claude Code 2.1.197 waits `timeout * 1000` ms with its runtime's `setTimeout`,
+    // which waits 1 ms for more than 2147483647 ms or less than 1: it cancels the hook
+    // and runs the tool (seen: `2147483.648`, `1e300` and `0.0005` ran the call the gate
+    // would deny, `2147483.647` did not). doctor found nothing wrong with the large ones
+    // (its own deadline is below), and for the small one advised `--timeout-ms 0`.
+    let over = "more than 2147483.647 seconds, the longest its timer waits (2147483647 ms), so the timer waits 1 ms instead and Claude Code cancels the hook after 1 ms";
+    let under = "less than 0.001 seconds (1 ms), so Claude Code's timer waits 1 ms and it cancels the hook after 1 ms";
+    for (timeout, why) in [
+        ("2147483.648", Some(over)),
+        ("1e300", Some(over)),
+        ("0.0005", Some(under)),
+        ("2147483.647", None),
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replace("\"timeout\": 30", &format!("\"timeout\": {timeout}"))
+        });
+        let out = s.doctor("claude-code");
+        let at = format!("the hook in `{}`", s.settings("claude-code").display());
+        match why {
+            Some(why) => assert_finds(
+                &out,
+                &format!(
+                    "{at} has `\"timeout\": {}`, {why}, before the gate answers, and runs the tool: write `\"timeout\": 30`",
+                    serde_json::from_str::<serde_json::Value>(timeout).unwrap()
+                ),
+            ),
+            None => assert!(!out.stdout.contains("timeout"), "{}", out.stdout),
+        }
+    }
+}
+
+#[test]
 fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
     // Copied from Claude Code's snippet, `"timeout": 30` is 30 ms to Gemini CLI, which
     // then kills the hook and runs the tool. doctor once advised `--timeout-ms 22`.

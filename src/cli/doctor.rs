@@ -1085,7 +1085,8 @@ fn check_handler(
     let given = h.object.get("timeout").filter(|t| t.is_number());
     let odd = match harness {
         Harness::GeminiCli => gemini_odd_timeout(h.object.get("timeout"), harness_ms),
-        _ => None,
+        Harness::ClaudeCode => claude_code_odd_timeout(h.object.get("timeout")),
+        Harness::Codex => None,
     };
     // The timeout doctor runs the hook with: the harness's, or, where it is said to be
     // a slip, the one meant, so that the rest is checked as it will run once fixed.
@@ -1531,8 +1532,29 @@ fn run_both(
     ok
 }
 
+/// What Claude Code makes of a hook `timeout` (seconds) whose milliseconds its runtime's
+/// timer does not take (below 1, or past [`wiring::TIMER_MAX_MS`]): it cancels the hook
+/// after 1 ms (see [`claude_code::timeout_ms`]), in words; `None` for any other.
+fn claude_code_odd_timeout(timeout: Option<&Value>) -> Option<String> {
+    let ms = timeout.and_then(Value::as_f64)? * 1000.0;
+    if ms > wiring::TIMER_MAX_MS {
+        Some(format!(
+            "more than {} seconds, the longest its timer waits ({} ms), so the timer waits 1 ms instead and Claude Code cancels the hook after 1 ms",
+            wiring::TIMER_MAX_MS / 1000.0,
+            wiring::TIMER_MAX_MS
+        ))
+    } else if ms < 1.0 {
+        Some(
+            "less than 0.001 seconds (1 ms), so Claude Code's timer waits 1 ms and it cancels the hook after 1 ms"
+                .to_string(),
+        )
+    } else {
+        None
+    }
+}
+
 /// What Gemini CLI makes of a hook `timeout` that is not a number, or a number Node's
-/// timers do not take (below 1, or past [`gemini_cli::TIMER_MAX_MS`]), when it kills the
+/// timers do not take (below 1, or past [`wiring::TIMER_MAX_MS`]), when it kills the
 /// hook before the gate can answer (`ms`, as [`gemini_cli::timeout_ms`] reads it, under
 /// 1000), in words: `None` for any other (a number from 1 to 999 is a seconds value, said
 /// apart). Gemini CLI 0.61.0 hands the value to `setTimeout` as written
@@ -1549,15 +1571,15 @@ fn gemini_odd_timeout(timeout: Option<&Value>, ms: u64) -> Option<String> {
         _ if gemini_cli::timeout_in_seconds(ms) => {
             return Some(format!(
                 "not a number: Gemini CLI warns of it at start-up (`Invalid configuration in ...`) but keeps the hook, and its timer, which waits 1 ms for a value it cannot read as a number from 1 to {}, kills the hook after {ms} ms",
-                gemini_cli::TIMER_MAX_MS
+                wiring::TIMER_MAX_MS
             ));
         }
         _ => return None,
     };
-    if n > gemini_cli::TIMER_MAX_MS {
+    if n > wiring::TIMER_MAX_MS {
         return Some(format!(
             "{read}more than Node's timers wait ({} ms), so Gemini CLI's timer waits 1 ms instead (with a `TimeoutOverflowWarning`) and kills the hook after 1 ms",
-            gemini_cli::TIMER_MAX_MS
+            wiring::TIMER_MAX_MS
         ));
     }
     if n < 1.0 {
@@ -1578,10 +1600,11 @@ fn gemini_odd_timeout(timeout: Option<&Value>, ms: u64) -> Option<String> {
 /// which doctor reports), and Gemini CLI's as its timer reads it (see
 /// [`gemini_cli::timeout_ms`]).
 fn harness_timeout_ms(harness: Harness, h: &Handler) -> u64 {
-    let given = h.object.get("timeout").and_then(Value::as_f64);
+    let given = h.object.get("timeout");
     let ms = match harness {
-        Harness::GeminiCli => gemini_cli::timeout_ms(h.object.get("timeout")),
-        _ => given.unwrap_or(60.0) * 1000.0,
+        Harness::GeminiCli => gemini_cli::timeout_ms(given),
+        Harness::ClaudeCode => claude_code::timeout_ms(given),
+        Harness::Codex => given.and_then(Value::as_f64).unwrap_or(60.0) * 1000.0,
     };
     // `as` saturates: NaN is not JSON, and a value past u64 is u64::MAX.
     ms.max(0.0) as u64

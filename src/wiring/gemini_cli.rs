@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::TIMER_MAX_MS;
+
 /// The `experimental` settings that turn on Gemini CLI's context management (0.61.0: any
 /// one of them set to a value JavaScript counts as true): it then trims, masks and
 /// summarises the history it sends the model, and its session file does not record what
@@ -505,11 +507,6 @@ fn within(root: &str, dir: &str) -> bool {
 /// (its `DEFAULT_HOOK_TIMEOUT`: it reads `timeout` in milliseconds, where Claude Code and
 /// Codex read seconds).
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
-
-/// The longest wait Node's timers take, in milliseconds (2^31 - 1): given more, or less
-/// than 1, or what is not a number, `setTimeout` waits 1 ms (and, past this, prints a
-/// `TimeoutOverflowWarning`).
-pub const TIMER_MAX_MS: f64 = 2_147_483_647.0;
 
 /// How long Gemini CLI 0.61.0 lets a hook run, in milliseconds, given its `timeout` as
 /// written: `timeout ?? 60000` goes to Node's `setTimeout`, which makes a number of it

@@ -59,6 +59,12 @@ pub const DEFAULT_STORE: &str = ".omission-gate/store.json";
 /// the harness kills counts as failed, and the tool runs).
 pub const OWN_TIMEOUT_MS: u64 = 10_000;
 
+/// The longest wait the timers of Node (Gemini CLI) and Bun (Claude Code's runtime) take,
+/// in milliseconds (2^31 - 1): given more, or less than 1, or what is not a number,
+/// `setTimeout` waits 1 ms, so a harness that times its hook so kills it after 1 ms and
+/// runs the tool (seen with Claude Code 2.1.197 and Gemini CLI 0.61.0).
+pub const TIMER_MAX_MS: f64 = 2_147_483_647.0;
+
 /// How the gate learns which records the agent still sees: from the session transcript
 /// the payload names (the harness's own record of the live context), so that nothing
 /// has to keep the store's `kept` up to date.
