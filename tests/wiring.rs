@@ -2583,6 +2583,76 @@ fn doctor_finds_a_record_naming_a_tool_otherwise_though_another_names_it() {
 }
 
 #[test]
+fn doctor_and_init_report_a_glob_of_another_harness_s_built_in_name() {
+    // A dropped deny scoped to `Writ*` covers Claude Code's `Write`, not Gemini CLI's
+    // `write_file` nor Codex's `apply_patch`: the hook denies those calls with the fix,
+    // and doctor said only that the matcher missed `Writ*` (adding it does not help),
+    // init nothing. `*_file` covers Gemini CLI's `write_file`, not Claude Code's `Write`.
+    let cases = [
+        (
+            "gemini-cli",
+            "Writ*",
+            "Write",
+            "how Claude Code names the file-writing tool",
+            "Gemini CLI",
+            "write_file",
+        ),
+        (
+            "codex",
+            "Writ*",
+            "Write",
+            "how Claude Code names the file-writing tool",
+            "Codex",
+            "apply_patch",
+        ),
+        (
+            "claude-code",
+            "*_file",
+            "write_file",
+            "how Gemini CLI names the file-writing tool",
+            "Claude Code",
+            "Write",
+        ),
+    ];
+    for (h, glob, covered, how, title, instead) in cases {
+        let s = Sandbox::new();
+        s.wired(h);
+        let store = |scope: &str| {
+            format!(
+                r#"{{"records": [
+                  {{"id": "a", "seq": 1, "kind": "policy", "scope": [{scope}], "predicate": {{"all": []}}, "effect": "deny"}},
+                  {{"id": "k", "seq": 2, "kind": "policy", "scope": ["{instead}"], "predicate": {{"all": []}}, "effect": "allow"}}
+                ], "kept": ["k"]}}"#
+            )
+        };
+        std::fs::write(s.store(), store(&format!(r#""{glob}""#))).unwrap();
+        let out = s.doctor(h);
+        assert_finds(
+            &out,
+            &format!(
+                "record `a` scopes to `{glob}`, which covers `{covered}`, {how}; {title} calls it `{instead}`, and the hook denies each of its calls until the store names `{instead}` too (adding `{glob}` to the matcher does not help): name `{instead}` wherever the store names `{glob}` (beside it in a policy's scope, or in an effect record with the same `match`)"
+            ),
+        );
+        assert!(!out.stdout.contains("misses"), "{h}: {}", out.stdout);
+        let out = s.init(h);
+        let warning = format!(
+            "warning: record `a` names `{glob}`, which covers `{covered}`, {how}; {title} calls it `{instead}`, so the hook denies each of its calls until the store names `{instead}` too: add `{instead}` to its `scope` in `{}`",
+            s.store().display()
+        );
+        assert!(
+            out.stdout.lines().any(|l| l == warning),
+            "{h}: {}",
+            out.stdout
+        );
+        // The record names this harness's name beside the glob: nothing to say.
+        std::fs::write(s.store(), store(&format!(r#""{glob}", "{instead}""#))).unwrap();
+        let out = s.doctor(h);
+        assert!(!out.stdout.contains(glob), "{h}: {}", out.stdout);
+        assert!(!s.init(h).stdout.contains(glob), "{h}");
+    }
+}
+
+#[test]
 fn init_warns_of_a_store_name_on_one_clean_line() {
     // A record id (or a tool name) holding a newline or a terminal escape: init's
     // warnings about the store it keeps name it cleaned, as doctor does, one line each.

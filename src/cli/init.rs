@@ -419,6 +419,21 @@ fn existing_store(
                 super::doctor::w_name(harness),
                 fix(&id, &instead)
             )),
+            wiring::Unguarded::OtherHarnessGlob {
+                id,
+                tool,
+                covered,
+                instead,
+            } => {
+                let (owners, what) = crate::harness::whose(harness, covered);
+                lines.push(format!(
+                    "warning: record `{}` names `{}`, which covers `{covered}`, how {owners} {what}; {} calls it `{instead}`, so the hook denies each of its calls until the store names `{instead}` too: {}",
+                    clean(&id),
+                    clean(&tool),
+                    harness.title(),
+                    fix(&id, &instead)
+                ));
+            }
             _ => {}
         }
     }

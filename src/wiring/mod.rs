@@ -504,6 +504,20 @@ pub enum Unguarded {
         /// The harness's spelling.
         instead: String,
     },
+    /// A glob that covers another harness's built-in and not this harness's name for it
+    /// (`Writ*` in Gemini CLI, which calls `Write` `write_file`), in a record that does
+    /// not give that name too: the record binds none of those calls, and the hook denies
+    /// each until the store names it.
+    OtherHarnessGlob {
+        /// The first record naming the glob without this harness's name.
+        id: String,
+        /// The glob as written.
+        tool: String,
+        /// The other harness's built-in it covers.
+        covered: &'static str,
+        /// This harness's name for that built-in.
+        instead: String,
+    },
     /// The matcher selects a built-in the store names, but not another built-in of the
     /// harness that does the same (Claude Code's `Monitor` beside `Bash`), whose calls the
     /// hook then never sees.
@@ -539,8 +553,8 @@ pub enum Unguarded {
 
 /// The tool names the store's policies and effect records give (each with the first
 /// record naming it) that the harness never shows this hook: misspelt for the harness
-/// (another harness's name, or a built-in's name as no hook call carries it), or outside
-/// the matcher. A glob stands for the names it covers: one of them is tried.
+/// (another harness's name or a glob covering one, or a built-in's name as no hook call
+/// carries it), or outside the matcher. A glob stands for the names it covers: one of them is tried.
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
     let named = named_tools(store);
     let giving = Named::of(store.records());
@@ -564,6 +578,23 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                     tool: name,
                     instead: call.to_string(),
                 });
+            }
+            continue;
+        }
+        let globbed = crate::harness::glob_spellings(harness, tool);
+        if !globbed.is_empty() {
+            // A glob of another harness's built-in (`Bas*` in Gemini CLI): as for the
+            // name itself, no matcher helps, and a record naming this harness's name
+            // beside it binds the calls.
+            for (covered, instead) in globbed {
+                if let Some(id) = unbinding(store, &giving, tool, &instead) {
+                    out.push(Unguarded::OtherHarnessGlob {
+                        id: id.to_string(),
+                        tool: name.clone(),
+                        covered,
+                        instead,
+                    });
+                }
             }
             continue;
         }
