@@ -750,7 +750,8 @@ fn covers_as(harness: Harness, name: &str, tool: &str) -> bool {
 
 /// Whether a Codex `Bash` call runs `apply_patch` (or `applypatch`) with a patch, which
 /// Codex 0.171.0 applies itself (seen: `apply_patch <<'EOF'` with an `*** Add File`
-/// created the file, and the hook saw only `Bash`).
+/// created the file, and the hook saw only `Bash`; so did `apply_patch<<EOF`, the name
+/// against its heredoc, which Codex's bash parser reads as the same command).
 pub fn shell_patch(action: &Action) -> bool {
     if action.tool != "Bash" {
         return false;
@@ -758,8 +759,11 @@ pub fn shell_patch(action: &Action) -> bool {
     let Some(Value::String(command)) = action.params.get("command") else {
         return false;
     };
+    // Split where a shell word ends: at a blank, an operator or a redirection.
     let program = command
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '"' | '\''))
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>' | '"' | '\'')
+        })
         .any(|word| word == PATCH_TOOL || word == "applypatch");
     program && command.contains("*** Begin Patch")
 }

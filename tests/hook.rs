@@ -342,6 +342,17 @@ fn a_codex_patch_run_through_the_shell_is_judged_as_a_patch() {
         ),
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
+    // The name against its heredoc (`apply_patch<<EOF`): Codex 0.171.0 applied it as a
+    // patch (seen), and the hook passed it as a shell command.
+    for joined in [
+        "apply_patch<<EOF",
+        "apply_patch<<'EOF'",
+        "cd src&&applypatch<<\"EOF\"",
+    ] {
+        let command = patch.replacen("apply_patch <<'EOF'", joined, 1);
+        let out = call("codex", store, &command);
+        assert_eq!(out.code, 2, "{joined}: {}", out.stderr);
+    }
     // A store that names the patch tool as Claude Code does (`Write`), which a direct
     // `apply_patch` call is denied for, is no way round: the shell patch passed.
     let written = dir.join("write.json");
