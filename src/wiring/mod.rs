@@ -554,7 +554,8 @@ pub enum Unguarded {
 /// The tool names the store's policies and effect records give (each with the first
 /// record naming it) that the harness never shows this hook: misspelt for the harness
 /// (another harness's name or a glob covering one, or a built-in's name as no hook call
-/// carries it), or outside the matcher. A glob stands for the names it covers: one of them is tried.
+/// carries it), or outside the matcher. A glob stands for the names it covers: one of
+/// them is tried.
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
     let named = named_tools(store);
     let giving = Named::of(store.records());
