@@ -141,7 +141,9 @@ impl Action {
     }
 
     /// Resolves a field from params: the key spelt exactly, else a dotted path through
-    /// nested objects (SPEC 4, the first two steps of resolution).
+    /// nested objects (SPEC 4, the first two steps of resolution). A path may pass through
+    /// keys that have dots of their own (`{"a.b": {"c": 1}}` gives `a.b.c`), as
+    /// [`one_spelling`] reads the params: every spelling of a field has one value.
     pub fn param(&self, field: &str) -> Option<&Value> {
         if let Some(v) = self.params.get(field) {
             return Some(v);
@@ -150,12 +152,41 @@ impl Action {
             return None;
         }
         let mut parts = field.split('.');
-        let mut here = self.params.get(parts.next()?)?;
-        for part in parts {
-            here = here.as_object()?.get(part)?;
-        }
-        Some(here)
+        let plain = parts.next().and_then(|first| {
+            let here = self.params.get(first)?;
+            parts.try_fold(here, |here, part| here.as_object()?.get(part))
+        });
+        plain.or_else(|| through(&self.params, field, &mut Vec::new()))
     }
+}
+
+/// The value of `field` through nested objects below `map`, the path cut at any of its
+/// dots (each key of it spelt with the dots between its parts). `dead` holds the
+/// (object, rest of the field) pairs searched in vain, so that each is searched once:
+/// keys that share their first parts (`a`, `a.a`, `a.a.a`) would otherwise make the
+/// search take a time exponential in the field's dots.
+fn through<'a>(
+    map: &'a Map<String, Value>,
+    field: &str,
+    dead: &mut Vec<(*const Map<String, Value>, usize)>,
+) -> Option<&'a Value> {
+    let here = (std::ptr::from_ref(map), field.len());
+    if dead.contains(&here) {
+        return None;
+    }
+    for (at, _) in field.match_indices('.') {
+        let (Some(key), Some(rest)) = (field.get(..at), field.get(at + 1..)) else {
+            continue;
+        };
+        let Some(Value::Object(inner)) = map.get(key) else {
+            continue;
+        };
+        if let Some(v) = inner.get(rest).or_else(|| through(inner, rest, dead)) {
+            return Some(v);
+        }
+    }
+    dead.push(here);
+    None
 }
 
 /// Refuses params in which one dotted field has two different values: a key spelt with
@@ -345,6 +376,47 @@ mod tests {
         );
         assert_eq!(a.param("customer.nope"), None);
         assert_eq!(a.param("customer.tier.deeper"), None);
+    }
+
+    #[test]
+    fn a_path_through_keys_with_dots_resolves_the_field() {
+        // `one_spelling` reads each of these as giving `a.b.c` the value 500 (with
+        // another value beside it, the action is refused), so resolution reads it too:
+        // it fell through to a fact, and a dropped rule on `a.b.c gt 100` passed.
+        for params in [
+            r#"{"a.b":{"c":500}}"#,
+            r#"{"a":{"b.c":500}}"#,
+            r#"{"x":1,"a":{"y":2},"a.b":{"z":3,"c":500}}"#,
+            r#"{"a":{"x":{"d":1}},"a.b":{"c":500}}"#,
+        ] {
+            let a = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap();
+            assert_eq!(
+                a.param("a.b.c")
+                    .and_then(Value::as_number)
+                    .map(|n| n.as_str()),
+                Some("500"),
+                "{params}"
+            );
+            assert_eq!(a.param("a.b.d.e"), None, "{params}");
+        }
+        // Keys that share their first parts do not make the search blow up.
+        let mut params = Value::from(1);
+        for _ in 0..40 {
+            let mut level = Map::new();
+            for n in 1..=30 {
+                level.insert(vec!["a"; n].join("."), params.clone());
+            }
+            params = Value::Object(level);
+            if params.to_string().len() > 1 << 20 {
+                break;
+            }
+        }
+        let a = Action {
+            tool: "t".into(),
+            params: params.as_object().cloned().unwrap_or_default(),
+        };
+        let field = format!("{}.b", vec!["a"; 60].join("."));
+        assert_eq!(a.param(&field), None);
     }
 
     #[test]
