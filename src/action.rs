@@ -160,6 +160,34 @@ impl Action {
     }
 }
 
+/// The most dots a field may have for [`spellings`] to list its spellings (2^8 of
+/// them); a tool whose calls precheck must tell apart by a field with more is undecided.
+pub const MAX_SPELLING_DOTS: usize = 8;
+
+/// Every way a call's params can spell `field` (SPEC 4 and [`Action::param`]): the
+/// path of keys, the field cut at any of its dots (`a.b.c`: `[a.b.c]`, `[a.b, c]`,
+/// `[a, b.c]`, `[a, b, c]`). `None` for a field of more than [`MAX_SPELLING_DOTS`] dots.
+pub fn spellings(field: &str) -> Option<Vec<Vec<&str>>> {
+    let dots: Vec<usize> = field.match_indices('.').map(|(at, _)| at).collect();
+    if dots.len() > MAX_SPELLING_DOTS {
+        return None;
+    }
+    // Bit `i` of `cut` set: the field is cut at its `i`th dot.
+    let paths = (0u32..1 << dots.len()).map(|cut| {
+        let mut path = Vec::new();
+        let mut start = 0;
+        for (i, &at) in dots.iter().enumerate() {
+            if cut & (1 << i) != 0 {
+                path.push(field.get(start..at).unwrap_or_default());
+                start = at + 1;
+            }
+        }
+        path.push(field.get(start..).unwrap_or_default());
+        path
+    });
+    Some(paths.collect())
+}
+
 /// The value of `field` through nested objects below `map`, the path cut at any of its
 /// dots (each key of it spelt with the dots between its parts). `dead` holds the
 /// (object, rest of the field) pairs searched in vain, so that each is searched once:
@@ -376,6 +404,40 @@ mod tests {
         );
         assert_eq!(a.param("customer.nope"), None);
         assert_eq!(a.param("customer.tier.deeper"), None);
+    }
+
+    #[test]
+    fn spellings_cut_the_field_at_every_set_of_its_dots() {
+        assert_eq!(spellings("amount"), Some(vec![vec!["amount"]]));
+        let mut three = spellings("a.b.c").unwrap();
+        three.sort();
+        assert_eq!(
+            three,
+            [
+                vec!["a", "b", "c"],
+                vec!["a", "b.c"],
+                vec!["a.b", "c"],
+                vec!["a.b.c"]
+            ]
+        );
+        // Every spelling resolves the field.
+        for path in spellings("a.b.c").unwrap() {
+            let params = path.iter().rev().fold(
+                Value::from(7),
+                |inner, key| serde_json::json!({ *key: inner }),
+            );
+            let a = Action {
+                tool: "t".into(),
+                params: params.as_object().cloned().unwrap_or_default(),
+            };
+            assert_eq!(a.param("a.b.c"), Some(&Value::from(7)), "{path:?}");
+        }
+        let many = ["x"; MAX_SPELLING_DOTS + 1].join(".");
+        assert_eq!(
+            spellings(&many).map(|s| s.len()),
+            Some(1 << MAX_SPELLING_DOTS)
+        );
+        assert_eq!(spellings(&format!("{many}.y")), None);
     }
 
     #[test]

@@ -225,6 +225,41 @@ fn a_schema_that_rules_the_dropped_rule_out_gives_pass() {
 }
 
 #[test]
+fn a_call_that_spells_the_field_through_a_key_with_dots_is_tried() {
+    // `check` reads `{"a.b":{"c":500}}` as giving `a.b.c` the value 500, and blocks on a
+    // dropped rule on it. precheck tried only the key `a.b.c` and the path `a`, `b`,
+    // `c`, found that no call of this schema sets the field, judged on the kept fact,
+    // and passed (exit 0).
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"a.b.c","op":"gt","value":100}}"#;
+    let fact = r#"{"id":"f2","seq":2,"kind":"fact","field":"a.b.c","value":0}"#;
+    let path = s.file(
+        "in.json",
+        store(&[rule, fact, CHAT], &["f2", "c9"]).as_bytes(),
+    );
+    for schema in [
+        r#"{"type":"object","properties":{"a.b":{"type":"object","properties":{"c":{"type":"integer"}},"required":["c"],"additionalProperties":false}},"required":["a.b"],"additionalProperties":false}"#,
+        r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b.c":{"type":"integer"}},"required":["b.c"],"additionalProperties":false}},"required":["a"],"additionalProperties":false}"#,
+    ] {
+        let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+        assert_eq!(r.code, 1, "{schema}\n{}", r.stdout);
+        let witness = r.labelled("witness");
+        let action = witness[0].strip_prefix("refunds.create ").unwrap();
+        // The witness is a call `check` blocks.
+        let check = run(
+            &[
+                "check",
+                &path,
+                "--action",
+                &format!(r#"{{"tool":"refunds.create","params":{action}}}"#),
+            ],
+            None,
+        );
+        assert_eq!(check.code, 1, "{action}\n{}", check.stdout);
+    }
+}
+
+#[test]
 fn a_number_schema_gets_a_witness_strictly_between_the_bounds() {
     let s = Scratch::new();
     let path = s.file("in.json", store(&[BIG, CHAT], &["c9"]).as_bytes());

@@ -66,14 +66,14 @@ impl Domain {
                 _ => false,
             });
         }
-        let path: Vec<&str> = field.split('.').collect();
-        self.schema.may_lack(&[field]) && (path.len() < 2 || self.schema.may_lack(&path))
+        crate::action::spellings(field)
+            .is_none_or(|paths| paths.iter().all(|path| self.schema.may_lack(path)))
     }
 
     /// Can a reachable call set `field` through its params? (`true` when unsure.)
     pub fn may_set(&self, field: &str) -> bool {
-        let path: Vec<&str> = field.split('.').collect();
-        self.schema.may_have(&[field]) || (path.len() > 1 && self.schema.may_have(&path))
+        crate::action::spellings(field)
+            .is_none_or(|paths| paths.iter().any(|path| self.schema.may_have(path)))
     }
 }
 
@@ -154,11 +154,12 @@ impl Calls {
     ) -> Result<Calls, Undecided> {
         let mut root = Reads::default();
         for (field, probe) in probes {
-            // SPEC 4: a param whose key is exactly the field, else the dotted path.
-            root.insert(&[field.as_str()], field, probe);
-            let path: Vec<&str> = field.split('.').collect();
-            if path.len() > 1 {
-                root.insert(&path, field, probe);
+            // SPEC 4: a param whose key is exactly the field, else a dotted path, which
+            // may pass through keys with dots of their own.
+            let paths = crate::action::spellings(field)
+                .ok_or_else(|| Undecided::Spellings(field.clone()))?;
+            for path in &paths {
+                root.insert(path, field, probe);
             }
         }
         let tool = tool.to_string();
