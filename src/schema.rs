@@ -68,9 +68,9 @@ pub enum Undecided {
     Arithmetic(String),
     /// No admitted value distinct from the predicate's constants could be built.
     NoOther(String),
-    /// A field with more dots than precheck tries the spellings of (see
-    /// [`crate::action::spellings`]).
-    Spellings(String),
+    /// A field with more dots (the second, the most) than precheck tries every spelling
+    /// of through keys with dots of their own.
+    Spellings(String, usize),
 }
 
 impl Undecided {
@@ -91,10 +91,9 @@ impl Undecided {
                 "no value of `{}` other than the predicate's constants could be built from the schema",
                 clean(f)
             ),
-            Undecided::Spellings(f) => format!(
-                "it reads `{}`, a field of more than {} dots, and precheck does not try every way a call can spell it through keys with dots",
-                clean(f),
-                crate::action::MAX_SPELLING_DOTS
+            Undecided::Spellings(f, most) => format!(
+                "it reads `{}`, a field of more than {most} dots, and precheck does not try every way a call can spell it through keys with dots",
+                clean(f)
             ),
         }
     }

@@ -156,8 +156,9 @@ impl Calls {
         for (field, probe) in probes {
             // SPEC 4: a param whose key is exactly the field, else a dotted path, which
             // may pass through keys with dots of their own.
-            let paths = crate::action::spellings(field)
-                .ok_or_else(|| Undecided::Spellings(field.clone()))?;
+            let paths = crate::action::spellings(field).ok_or_else(|| {
+                Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
+            })?;
             for path in &paths {
                 root.insert(path, field, probe);
             }
