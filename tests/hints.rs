@@ -148,3 +148,49 @@ fn no_message_repeats_its_prefix() {
     assert!(err.starts_with("--tools: "), "{err}");
     assert!(!err.starts_with("--tools: --tools"), "{err}");
 }
+
+#[test]
+fn a_tools_or_action_file_given_without_its_at_is_told_to_add_it() {
+    let s = Scratch::new();
+    let doc = s.file(
+        "doc.json",
+        br#"{"records":[{"id":"r","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"No refund over 5,000."},{"id":"c","seq":2,"kind":"chatter"}],"kept":["c"]}"#,
+    );
+    let tools = s.file("tools.json", br#"["refunds.create"]"#);
+    // Read as a tool named after the file, precheck passed and pin pinned nothing,
+    // though the dropped rule binds refunds.create.
+    let want = format!(
+        "--tools: `{tools}` is a file, and --tools reads a file only as `@{tools}`; as written it names one tool, `{tools}`: write --tools @{tools} (or, for a tool of that name, give it as a JSON array, --tools '[\"{tools}\"]')"
+    );
+    assert_eq!(
+        refusal(&["check", "--precheck", &doc, "--tools", &tools]),
+        want
+    );
+    assert_eq!(refusal(&["pin", &doc, "--tools", &tools]), want);
+    for args in [
+        ["sweep", "--precheck", &doc, "--tools", &tools],
+        ["validate", &doc, "--tools", &tools, "-q"],
+    ] {
+        let r = run(&args, None);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert_eq!(r.stderr, format!("omission-gate: invalid-input: {want}\n"));
+    }
+    // With its `@`, the file is read; as a JSON array, the name is a tool's.
+    let at = format!("@{tools}");
+    let r = run(&["check", "--precheck", &doc, "--tools", &at], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let array = format!("[\"{tools}\"]");
+    let r = run(&["check", "--precheck", &doc, "--tools", &array], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // An action file without its `@` was shown the file's name as a tool.
+    let action = s.file(
+        "action.json",
+        br#"{"tool":"refunds.create","params":{"amount":8400}}"#,
+    );
+    assert_eq!(
+        refusal(&["check", &doc, "--action", &action]),
+        format!(
+            "--action: `{action}` is a file, and --action reads a file only as `@{action}`: write --action @{action}"
+        )
+    );
+}

@@ -58,7 +58,7 @@ pub(super) fn run_check(args: &CheckArgs, limits: Limits, out: Output) -> Exit {
         let action = args
             .action
             .as_deref()
-            .map(|v| flag_text("--action", v, limits))
+            .map(|v| action_text(v, limits))
             .transpose()?;
         Ok::<_, InputError>((kept, action))
     })();
@@ -110,12 +110,9 @@ pub(super) fn run_check_transcript(
         let action = args
             .action
             .as_deref()
-            .map(|v| flag_text("--action", v, limits))
+            .map(|v| action_text(v, limits))
             .transpose()?;
-        let tools = args
-            .tools
-            .as_deref()
-            .map(|v| flag_text("--tools", v, limits));
+        let tools = args.tools.as_deref().map(|v| tools_text(v, limits));
         let wanted = Wanted {
             path,
             subagent: None,
@@ -226,10 +223,7 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits, out: Output) -> Exi
         Ok(bytes) => bytes,
         Err(e) => return out.fail(Mode::Precheck, &e, format),
     };
-    let tools_flag = args
-        .tools
-        .as_deref()
-        .map(|v| flag_text("--tools", v, limits));
+    let tools_flag = args.tools.as_deref().map(|v| tools_text(v, limits));
     let request = request(
         &args.input,
         stdin.as_deref(),
@@ -275,10 +269,7 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits, out: Output) -> Exit {
         Ok(bytes) => bytes,
         Err(e) => return refuse(&e),
     };
-    let tools_flag = args
-        .tools
-        .as_deref()
-        .map(|v| flag_text("--tools", v, limits));
+    let tools_flag = args.tools.as_deref().map(|v| tools_text(v, limits));
     let request = request(
         &args.input,
         stdin.as_deref(),

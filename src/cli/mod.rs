@@ -280,6 +280,36 @@ fn kept_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
     Ok(flag)
 }
 
+/// `--tools`'s value as [`flag_text`] reads it; a plain value that names a file is
+/// refused (see [`names_a_file`]).
+fn tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
+    names_a_file("--tools", value)?;
+    flag_text("--tools", value, limits)
+}
+
+/// `--action`'s value as [`flag_text`] reads it; a plain value that names a file is
+/// refused (see [`names_a_file`]).
+fn action_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
+    names_a_file("--action", value)?;
+    flag_text("--action", value, limits)
+}
+
+/// Refuses a plain `--tools` or `--action` value (no `@`, not JSON) that names a file:
+/// the user meant `@FILE`. Read as written, `--tools tools.json` guarded a tool named
+/// `tools.json`, so precheck passed and pin pinned nothing; `--action action.json` was
+/// refused with a hint to write the file's name as the tool.
+fn names_a_file(flag: &'static str, value: &str) -> Result<(), InputError> {
+    let json = value.trim_start().starts_with(['[', '{']);
+    if value.starts_with('@') || json || !std::path::Path::new(value).is_file() {
+        return Ok(());
+    }
+    let problem = InputProblem::FlagIsAFile {
+        flag,
+        value: value.to_string(),
+    };
+    Err(InputError::invalid(flag, "", problem))
+}
+
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).
 fn flag_text(
     flag: &str,

@@ -112,10 +112,7 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits, output: Output) -> Exi
         .iter()
         .any(|p| p == "-")
         .then(|| read_source("-", limits));
-    let tools = args
-        .tools
-        .as_deref()
-        .map(|v| flag_text("--tools", v, limits));
+    let tools = args.tools.as_deref().map(|v| tools_text(v, limits));
     let mode = if args.precheck {
         SweepMode::Precheck(
             PrecheckOptions {

@@ -40,7 +40,7 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits, out: Output) -> 
         // A list that names no tool is refused, as precheck and pin refuse it.
         let tools = match args.tools.as_deref() {
             Some(v) => {
-                let (o, text, _) = flag_text("--tools", v, limits)?;
+                let (o, text, _) = tools_text(v, limits)?;
                 let tools = input::tools_from_flag(&o, &text)?;
                 input::names_a_tool(&tools, &o, "tools")?;
                 Some(tools)

@@ -54,6 +54,16 @@ pub enum InputProblem {
         clean(.0)
     )]
     KeptIsAFile(String),
+    /// `--tools VALUE` or `--action VALUE` (no `@`) where `VALUE` names a file: the flag
+    /// and the value. Read as written, `--tools tools.json` guards one tool named
+    /// `tools.json`, so precheck passed and pin pinned nothing whatever the store held.
+    #[error("{}", flag_is_a_file(.flag, .value))]
+    FlagIsAFile {
+        /// `--tools` or `--action`.
+        flag: &'static str,
+        /// The value as given.
+        value: String,
+    },
     /// An inline `--kept` list in which a record's id with commas is spelt across commas:
     /// the id.
     #[error(
@@ -208,4 +218,16 @@ fn near_part(near: Option<&str>) -> String {
         Some(key) => format!("rename `{}` to `records`", clean(key)),
         None => "put the records in a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)".to_string(),
     }
+}
+
+/// The message of [`InputProblem::FlagIsAFile`]: the file, and the flag written with `@`.
+fn flag_is_a_file(flag: &str, value: &str) -> String {
+    let value = clean(value);
+    let named = match flag {
+        "--tools" => format!(
+            "; as written it names one tool, `{value}`: write {flag} @{value} (or, for a tool of that name, give it as a JSON array, {flag} '[\"{value}\"]')"
+        ),
+        _ => format!(": write {flag} @{value}"),
+    };
+    format!("`{value}` is a file, and {flag} reads a file only as `@{value}`{named}")
 }
