@@ -190,6 +190,22 @@ fn sweep_of_a_document_without_an_action_says_sweep_takes_none() {
 }
 
 #[test]
+fn sweep_of_a_store_without_kept_says_sweep_takes_no_kept() {
+    // sweep has no --kept: the loader's advice to give it would not work there.
+    let s = Scratch::new();
+    let path = s.file(
+        "in.json",
+        format!(r#"{{"records":[{P}],{ACTION}}}"#).as_bytes(),
+    );
+    let r = run(&["sweep", path.as_str()], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.replace(path.as_str(), "IN").trim_end(),
+        "omission-gate: invalid-input: IN: kept: sweep judges each document under retention given by its own `kept`, and this one has no `kept` key (sweep takes no --kept): add one, give --retention head_tail:K or recency:K, or judge it with check --kept"
+    );
+}
+
+#[test]
 fn given_retention_without_kept_is_refused() {
     let err = refused(&format!(r#"{{"records":[{P}],{ACTION}}}"#), &[]);
     assert!(

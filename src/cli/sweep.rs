@@ -55,17 +55,26 @@ pub(super) fn sweep_cell(
             }
         }
     });
-    // The loader's wording names --action, which sweep does not take.
+    // The loader's wording names --action and --kept, which sweep does not take.
     let judged = judged.map_err(|e| match e {
         InputError::Invalid {
             origin,
             place,
             reason,
-        } if *reason == Reason::Input(InputProblem::NoAction) => InputError::Invalid {
-            origin,
-            place,
-            reason: Box::new(Reason::Input(InputProblem::NoSweepAction)),
-        },
+        } => {
+            let sweep_problem = match *reason {
+                Reason::Input(InputProblem::NoAction) => Some(InputProblem::NoSweepAction),
+                Reason::Kept(crate::compaction::KeptError::Missing) => {
+                    Some(InputProblem::NoSweepKept)
+                }
+                _ => None,
+            };
+            InputError::Invalid {
+                origin,
+                place,
+                reason: sweep_problem.map_or(reason, |p| Box::new(Reason::Input(p))),
+            }
+        }
         e => e,
     });
     match judged {

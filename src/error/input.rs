@@ -47,6 +47,12 @@ pub enum InputProblem {
         "sweep judges each document's own action, and this one has no `action` key: add one, or judge it with check --action"
     )]
     NoSweepAction,
+    /// `sweep` under retention `given` of a document without its own `kept` (sweep takes
+    /// no `--kept`).
+    #[error(
+        "sweep judges each document under retention given by its own `kept`, and this one has no `kept` key (sweep takes no --kept): add one, give --retention head_tail:K or recency:K, or judge it with check --kept"
+    )]
+    NoSweepKept,
     /// `--kept VALUE` whose ids name no record, where `VALUE` is a file: the value.
     #[error(
         "kept id `{}` names no record (did you mean `@{}`? a file of ids is read with @)",
