@@ -248,6 +248,62 @@ fn init_then_doctor_is_clean_in_a_fresh_directory() {
 }
 
 #[test]
+fn init_codex_prints_only_the_trust_the_user_config_lacks() {
+    // A user who trusted the folder in the Codex TUI has `[projects."DIR"]` already;
+    // adding the lines init printed then made a second such table, a TOML error
+    // ("duplicate key", seen with Codex 0.171.0, which then does not start).
+    let s = Sandbox::new();
+    let config = s.home.join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let project = format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", s.p());
+    std::fs::write(&config, &project).unwrap();
+    let out = s.init("codex");
+    let added: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with('['))
+        .take_while(|l| !l.starts_with("check the wiring"))
+        .collect();
+    assert!(added[0].starts_with("[hooks.state."), "{}", out.stdout);
+    std::fs::write(&config, format!("{project}\n{}\n", added.join("\n"))).unwrap();
+    s.assert_doctor_clean("codex");
+
+    // A table there with another value is edited in place, by init's and doctor's word.
+    let key = format!("{}:pre_tool_use:0:0", s.settings("codex").display());
+    std::fs::write(
+        &config,
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"untrusted\"\n\n[hooks.state.\"{key}\"]\ntrusted_hash = \"sha256:00\"\n",
+            s.p()
+        ),
+    )
+    .unwrap();
+    let out = s.init("codex");
+    assert!(
+        !out.stdout.lines().any(|l| l.starts_with('[')),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(&format!(
+            "or edit `{}`, which has these tables already (a second one is a TOML error, and Codex will not start): set `trust_level = \"trusted\"` in its `[projects.\"{}\"]` table; set `trusted_hash = \"sha256:",
+            config.display(),
+            s.p()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert_finds(
+        &s.doctor("codex"),
+        &format!(
+            "the project `{p}` is not trusted, so Codex ignores the hooks in its `.codex` folders: set `trust_level = \"trusted\"` in its `[projects.\"{p}\"]` table in `{}`",
+            config.display(),
+            p = s.p()
+        ),
+    );
+}
+
+#[test]
 fn a_second_init_changes_nothing() {
     for h in HARNESSES {
         let s = Sandbox::new();

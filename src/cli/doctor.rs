@@ -731,9 +731,16 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             .is_some_and(|folder| project_folders.iter().any(|p| p == folder));
         let root_text = root.display().to_string();
         if in_project && codex::project_trust(&user, &root_text).as_deref() != Some("trusted") {
+            // A second `[projects."DIR"]` table is a TOML error: an existing one is edited.
+            let table = codex::toml_string(&root_text);
+            let how = match codex::has_project_table(&user, &root_text) {
+                true => {
+                    format!("set `trust_level = \"trusted\"` in its `[projects.{table}]` table in")
+                }
+                false => format!("add `[projects.{table}]` with `trust_level = \"trusted\"` to"),
+            };
             f.problem(format!(
-                "the project `{root_text}` is not trusted, so Codex ignores the hooks in its `.codex` folders: add `[projects.{}]` with `trust_level = \"trusted\"` to `{config}`",
-                codex::toml_string(&root_text)
+                "the project `{root_text}` is not trusted, so Codex ignores the hooks in its `.codex` folders: {how} `{config}`"
             ));
         }
     }

@@ -477,21 +477,59 @@ fn codex_trust_lines(
         .ok()
         .flatten()
         .and_then(|t| t.parse::<toml::Table>().ok());
-    if let Some(user) = &user
-        && codex::hook_state(user, &key).trusted_hash.as_deref() == Some(hash.as_str())
-        && codex::project_trust(user, project).as_deref() == Some("trusted")
-    {
+    let empty = toml::Table::new();
+    let user = user.as_ref().unwrap_or(&empty);
+    let project_trusted = codex::project_trust(user, project).as_deref() == Some("trusted");
+    let hook_trusted = codex::hook_state(user, &key).trusted_hash.as_deref() == Some(hash.as_str());
+    if project_trusted && hook_trusted {
         return Ok(vec![format!("`{config}` already trusts this hook")]);
     }
-    Ok(vec![
+    // A table the config already has is edited, not added again: a second
+    // `[projects."DIR"]` or `[hooks.state."KEY"]` is a TOML error, and Codex would not
+    // start (seen with 0.171.0: "duplicate key").
+    let mut add = Vec::new();
+    let mut edits = Vec::new();
+    if !codex::has_project_table(user, project) {
+        add.push(codex::project_trust_snippet(project));
+    } else if !project_trusted {
+        edits.push(format!(
+            "set `trust_level = \"trusted\"` in its `[projects.{}]` table",
+            codex::toml_string(project)
+        ));
+    }
+    if !codex::has_hook_state_table(user, &key) {
+        add.push(codex::hook_trust_snippet(&key, &hash));
+    } else if !hook_trusted {
+        edits.push(format!(
+            "set `trusted_hash = {}` in its `[hooks.state.{}]` table",
+            codex::toml_string(&hash),
+            codex::toml_string(&key)
+        ));
+    }
+    let tui = format!("trust it in the Codex TUI (run `codex` in `{project}`, then `/hooks`)");
+    let mut lines = vec![
         "Codex runs this hook only once you trust it: `codex exec` skips an untrusted hook, or one edited since it was trusted, without a word, and the tool runs".to_string(),
-        format!(
-            "trust it in the Codex TUI (run `codex` in `{project}`, then `/hooks`), or add these lines to `{config}`:"
-        ),
-        String::new(),
-        codex::trust_snippet(project, &key, &hash).trim_end().to_string(),
-        String::new(),
-    ])
+    ];
+    if edits.is_empty() {
+        lines.push(format!("{tui}, or add these lines to `{config}`:"));
+    } else {
+        let and_add = if add.is_empty() {
+            ""
+        } else {
+            ", and add these lines to it:"
+        };
+        lines.push(format!(
+            "{tui}, or edit `{config}`, which has {} already (a second one is a TOML error, and Codex will not start): {}{and_add}",
+            if edits.len() == 1 { "the table" } else { "these tables" },
+            edits.join("; ")
+        ));
+    }
+    if !add.is_empty() {
+        lines.push(String::new());
+        lines.push(add.join("\n").trim_end().to_string());
+        lines.push(String::new());
+    }
+    Ok(lines)
 }
 
 /// Codex's project root: the nearest directory from `dir` up that holds `.git`, else

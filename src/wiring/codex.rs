@@ -212,16 +212,40 @@ pub fn config_hooks(config: &toml::Table) -> Value {
 /// config was skipped without a word, and the tool ran).
 pub const SYSTEM_DIR: &str = "/etc/codex";
 
-/// The lines to add to the user config so that Codex runs the hook: the project marked
-/// trusted, and the handler's hash.
-pub fn trust_snippet(project: &str, key: &str, hash: &str) -> String {
-    let q = |s: &str| toml_string(s);
+/// The user config's table that marks the project trusted.
+pub fn project_trust_snippet(project: &str) -> String {
     format!(
-        "[projects.{}]\ntrust_level = \"trusted\"\n\n[hooks.state.{}]\ntrusted_hash = {}\n",
-        q(project),
-        q(key),
-        q(hash)
+        "[projects.{}]\ntrust_level = \"trusted\"\n",
+        toml_string(project)
     )
+}
+
+/// The user config's table that trusts the handler `key` with its hash.
+pub fn hook_trust_snippet(key: &str, hash: &str) -> String {
+    format!(
+        "[hooks.state.{}]\ntrusted_hash = {}\n",
+        toml_string(key),
+        toml_string(hash)
+    )
+}
+
+/// Whether the user config has a table for the project (`[projects."<dir>"]`), trusted
+/// or not: another such table would be a TOML error, and Codex would not start.
+pub fn has_project_table(user_config: &toml::Table, dir: &str) -> bool {
+    user_config
+        .get("projects")
+        .and_then(|p| p.get(dir))
+        .is_some()
+}
+
+/// Whether the user config has a table for the handler `key` (`[hooks.state."<key>"]`),
+/// with any hash or none.
+pub fn has_hook_state_table(user_config: &toml::Table, key: &str) -> bool {
+    user_config
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(|s| s.get(key))
+        .is_some()
 }
 
 /// A TOML basic string.
@@ -262,13 +286,19 @@ mod tests {
     fn state_and_snippet_agree_on_the_key() {
         let key = hook_key("/p/.codex/hooks.json", 0, 0);
         assert_eq!(key, "/p/.codex/hooks.json:pre_tool_use:0:0");
-        let snippet = trust_snippet("/p", &key, "sha256:ab");
+        let snippet = format!(
+            "{}\n{}",
+            project_trust_snippet("/p"),
+            hook_trust_snippet(&key, "sha256:ab")
+        );
         let table: toml::Table = snippet.parse().unwrap();
         assert_eq!(
             hook_state(&table, &key).trusted_hash.as_deref(),
             Some("sha256:ab")
         );
         assert_eq!(project_trust(&table, "/p").as_deref(), Some("trusted"));
+        assert!(has_project_table(&table, "/p") && has_hook_state_table(&table, &key));
+        assert!(!has_project_table(&table, "/q") && !has_hook_state_table(&table, "/q"));
     }
 
     #[test]
