@@ -304,6 +304,38 @@ fn init_codex_prints_only_the_trust_the_user_config_lacks() {
 }
 
 #[test]
+fn doctor_notes_a_claude_md_the_claude_code_hook_does_not_read() {
+    // Claude Code 2.1.197 sends CLAUDE.md with every request and writes it in no
+    // transcript: a rule it states was denied at its first call, and ran once the hook
+    // read the file with --context-file. doctor said nothing of it.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    std::fs::write(
+        s.project.join("CLAUDE.md"),
+        "Refunds over 5,000 need a human approver.\n",
+    )
+    .unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    let note = format!(
+        "omission-gate doctor: note: `{}/CLAUDE.md` is sent with every request, and Claude Code writes it in no transcript, so the hook in `{}` does not count what it says as in view: a rule of the store that it states is denied at its first call; add `--context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.md` to the hook command after `--kept-from transcript`\n",
+        s.p(),
+        s.settings("claude-code").display()
+    );
+    assert_eq!(out.stderr, note);
+    let settings = std::fs::read_to_string(s.settings("claude-code")).unwrap();
+    let read = settings.replace(
+        "--kept-from transcript --timeout-ms",
+        "--kept-from transcript --context-file \\\"$CLAUDE_PROJECT_DIR\\\"/CLAUDE.md --timeout-ms",
+    );
+    assert_ne!(read, settings);
+    std::fs::write(s.settings("claude-code"), read).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
 fn a_second_init_changes_nothing() {
     for h in HARNESSES {
         let s = Sandbox::new();

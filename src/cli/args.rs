@@ -186,8 +186,8 @@ pub(super) struct ContextArgs {
     /// A record store: list each record in view and each not in view.
     #[arg(long)]
     pub(super) store: Option<String>,
-    /// An instruction file the harness sends but does not record (CLAUDE.md, AGENTS.md,
-    /// GEMINI.md); repeatable.
+    /// An instruction file the harness sends but does not record (Claude Code's
+    /// CLAUDE.md); repeatable.
     #[arg(long, value_name = "FILE")]
     pub(super) context_file: Vec<String>,
 }
@@ -273,7 +273,7 @@ pub(super) struct HookArgs {
     #[arg(long, value_enum, default_value = "kept")]
     pub(super) kept_from: KeptFromArg,
     /// With --kept-from transcript: an instruction file the harness sends but does not
-    /// record (CLAUDE.md, AGENTS.md, GEMINI.md); repeatable.
+    /// record (Claude Code's CLAUDE.md); repeatable.
     #[arg(long, value_name = "FILE")]
     pub(super) context_file: Vec<String>,
 }
@@ -332,7 +332,7 @@ pub(super) struct CheckArgs {
     #[arg(long, value_enum, requires = "transcript")]
     pub(super) harness: Option<HarnessArg>,
     /// With --transcript: an instruction file the harness sends but does not record
-    /// (CLAUDE.md, AGENTS.md, GEMINI.md); repeatable.
+    /// (Claude Code's CLAUDE.md); repeatable.
     #[arg(long, value_name = "FILE", requires = "transcript")]
     pub(super) context_file: Vec<String>,
     /// Report dropped unevaluable records as a signed note instead of blocking.

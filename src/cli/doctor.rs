@@ -510,6 +510,31 @@ fn invalid_toml(shown: &str, e: &toml::de::Error) -> String {
     )
 }
 
+/// A note for a `CLAUDE.md` in the start directory that the hook does not read with
+/// `--context-file`: Claude Code sends it with every request and writes it in no
+/// transcript, so a rule of the store that only it states is not in view, and the first
+/// call the rule binds is denied (seen with 2.1.197: the rule was in the request the
+/// model answered, and the call was denied; with the flag, it ran). Codex 0.171.0 and
+/// Gemini CLI 0.61.0 record `AGENTS.md` and `GEMINI.md` in their transcripts.
+fn note_unread_claude_md(dir: &Path, words: &[String], at: &str, f: &mut Findings) {
+    let file = dir.join("CLAUDE.md");
+    let read = |w: &str| same_path(&dir.join(w), &file);
+    let given = words.iter().enumerate().any(|(i, w)| {
+        let value = match w.strip_prefix("--context-file") {
+            Some("") => words.get(i + 1).map(String::as_str),
+            Some(v) => v.strip_prefix('='),
+            None => None,
+        };
+        value.is_some_and(read)
+    });
+    if file.is_file() && !given {
+        f.note(format!(
+            "`{}` is sent with every request, and Claude Code writes it in no transcript, so {at} does not count what it says as in view: a rule of the store that it states is denied at its first call; add `--context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.md` to the hook command after `--kept-from transcript`",
+            file.display()
+        ));
+    }
+}
+
 /// True when a hook command's words take the kept set from the session transcript.
 fn kept_from_transcript(words: &[String]) -> bool {
     flag_value(words, "--kept-from") == Ok(Some(wiring::KEPT_FROM))
@@ -1072,6 +1097,9 @@ fn check_handler(
             harness.name(),
             wiring::sh_quote(project)
         ));
+    }
+    if harness == Harness::ClaudeCode && kept_from_transcript(&words) {
+        note_unread_claude_md(dir, &words, at, f);
     }
     if let Some(bin) = words.first() {
         match find_binary(bin) {
