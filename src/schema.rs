@@ -346,6 +346,22 @@ impl Schema {
         self.types & OBJECT != 0 && self.slot(first).schema.may_have(rest)
     }
 
+    /// Does an admitted value have the nested path with any value at all there? (Every
+    /// object on the way admitted, the last key's schema admitting every value.)
+    pub fn admits_any_at(&self, path: &[&str]) -> bool {
+        let [first, rest @ ..] = path else {
+            return self.types == ALL
+                && self.members.is_none()
+                && self.lower.is_none()
+                && self.upper.is_none()
+                && self.properties.is_empty()
+                && self.additional.is_none();
+        };
+        self.finite().is_none()
+            && self.types & OBJECT != 0
+            && self.slot(first).schema.admits_any_at(rest)
+    }
+
     /// One admitted value per class of values that `probe`'s comparisons can tell apart
     /// (SPEC 2.2): each constant, a value in each gap between ordered constants and
     /// beyond them, and one value of every other admitted type. Two values of one class

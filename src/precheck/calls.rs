@@ -152,19 +152,35 @@ impl Calls {
         probes: &BTreeMap<String, Probe>,
         max_calls: usize,
     ) -> Result<Calls, Undecided> {
+        let schema = &domain.schema;
         let mut root = Reads::default();
         for (field, probe) in probes {
             // SPEC 4: a param whose key is exactly the field, else a dotted path, which
-            // may pass through keys with dots of their own.
-            let paths = crate::action::spellings(field).ok_or_else(|| {
-                Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
-            })?;
+            // may pass through keys with dots of their own. The key and the path cut at
+            // every dot are always tried; the other spellings only where the schema
+            // admits them and neither of those two takes every value (then they reach
+            // nothing more, and would multiply the calls).
+            let split: Vec<&str> = field.split('.').collect();
+            let cut = split.len();
+            let mut plain = vec![vec![field.as_str()]];
+            if cut > 1 {
+                plain.push(split);
+            }
+            let paths = if plain.iter().any(|path| schema.admits_any_at(path)) {
+                plain
+            } else {
+                let all = crate::action::spellings(field).ok_or_else(|| {
+                    Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
+                })?;
+                all.into_iter()
+                    .filter(|path| path.len() == 1 || path.len() == cut || schema.may_have(path))
+                    .collect()
+            };
             for path in &paths {
                 root.insert(path, field, probe);
             }
         }
         let tool = tool.to_string();
-        let schema = &domain.schema;
         if let Some(values) = schema.finite() {
             let bases = values
                 .into_iter()
