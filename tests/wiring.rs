@@ -2967,6 +2967,37 @@ fn doctor_says_claude_code_cancels_a_hook_whose_timeout_its_timer_does_not_take(
 }
 
 #[test]
+fn doctor_takes_claude_code_s_default_hook_timeout_as_ten_minutes() {
+    // Without a `timeout`, Claude Code 2.1.197 gives a command hook 600 s
+    // (`e.timeout?e.timeout*1000:pp`, `pp=600000`); doctor took 60 s and told a gate
+    // given 100 s to wait less.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| {
+        let mut v: Value = serde_json::from_str(&t).unwrap();
+        for group in v["hooks"]["PreToolUse"].as_array_mut().unwrap() {
+            for h in group["hooks"].as_array_mut().unwrap() {
+                h.as_object_mut().unwrap().remove("timeout");
+            }
+        }
+        v.to_string()
+            .replace("--timeout-ms 10000", "--timeout-ms 100000")
+    });
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("--timeout-ms"), "{}", out.stdout);
+    s.edit_settings("claude-code", |t| {
+        t.replace("--timeout-ms 100000", "--timeout-ms 600000")
+    });
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "the hook in `{}` gives omission-gate `--timeout-ms 600000`, not below the harness's own timeout of 600000 ms, so a slow answer is killed first and Claude Code runs the tool: write `--timeout-ms 450000` or less",
+            s.settings("claude-code").display()
+        ),
+    );
+}
+
+#[test]
 fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
     // Copied from Claude Code's snippet, `"timeout": 30` is 30 ms to Gemini CLI, which
     // then kills the hook and runs the tool. doctor once advised `--timeout-ms 22`.

@@ -889,12 +889,13 @@ pub fn managed_hooks(layers: &[(&str, &Value)]) -> Option<Managed> {
 
 /// How long Claude Code 2.1.197 lets a command hook run, in milliseconds, given its
 /// `timeout` (a positive number of seconds, as [`invalid_key`] checks): `timeout * 1000`,
-/// or 60 s without one, handed to its runtime's `setTimeout`, which waits 1 ms for a
+/// or 600 s without one (`e.timeout?e.timeout*1000:pp`, `pp=600000` in 2.1.197's
+/// bundle), handed to its runtime's `setTimeout`, which waits 1 ms for a
 /// wait not from 1 to [`TIMER_MAX_MS`]; the hook is then cancelled and the tool runs.
 /// Seen with 2.1.197: `2147483.647` let a hook answer; `2147483.648`, `1e300` and
 /// `0.0005` had it cancelled after 1 ms, and the tool ran.
 pub fn timeout_ms(timeout: Option<&Value>) -> f64 {
-    let ms = timeout.and_then(Value::as_f64).unwrap_or(60.0) * 1000.0;
+    let ms = timeout.and_then(Value::as_f64).unwrap_or(600.0) * 1000.0;
     if (1.0..=TIMER_MAX_MS).contains(&ms) {
         ms
     } else {
