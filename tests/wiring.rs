@@ -842,6 +842,36 @@ fn doctor_finds_a_matcher_that_misses_a_tool_the_store_names() {
 }
 
 #[test]
+fn doctor_tries_a_glob_against_the_matcher_with_names_the_harness_sends() {
+    // A glob is tried with the harness's built-ins it covers and, in Claude Code and
+    // Codex, an MCP tool's name (they send no other): `Bas*` with each `*` as `x` is
+    // `Basx`, a name Claude Code never sends, and doctor said the matcher missed it;
+    // `*_file` beside `Write` skipped the matcher altogether, and a matcher without
+    // `mcp__.*` passed though the rule binds `mcp__fs__write_file` (reviewer).
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let store = |scope: &str| {
+        format!(
+            r#"{{"records": [{{"id": "r", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"all": []}}, "effect": "require_approval"}}], "kept": ["r"]}}"#
+        )
+    };
+    std::fs::write(s.store(), store(r#"["Bas*"]"#)).unwrap();
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("misses"), "{}", out.stdout);
+    std::fs::write(s.store(), store(r#"["*_file", "Write"]"#)).unwrap();
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("misses"), "{}", out.stdout);
+    s.edit_settings("claude-code", |t| t.replace("|mcp__.*", ""));
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "the matcher `Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit` of the hook in `{}` misses `*_file`, which record `r` names, so the gate never sees those calls: add it to the matcher",
+            s.settings("claude-code").display()
+        ),
+    );
+}
+
+#[test]
 fn doctor_finds_a_claude_code_mcp_name_in_a_gemini_cli_store() {
     let s = Sandbox::new();
     s.wired("gemini-cli");

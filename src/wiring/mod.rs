@@ -554,8 +554,8 @@ pub enum Unguarded {
 /// The tool names the store's policies and effect records give (each with the first
 /// record naming it) that the harness never shows this hook: misspelt for the harness
 /// (another harness's name or a glob covering one, or a built-in's name as no hook call
-/// carries it), or outside the matcher. A glob stands for the names it covers: one of
-/// them is tried.
+/// carries it), or outside the matcher. A glob stands for the names it covers that the
+/// harness may send ([`matcher_samples`]).
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
     let named = named_tools(store);
     let giving = Named::of(store.records());
@@ -597,6 +597,15 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                     });
                 }
             }
+            // The matcher must still select what the glob covers in this harness (a
+            // glob meant for another harness's built-in: its built-ins and MCP tools).
+            let samples = matcher_samples(harness, tool, false);
+            if samples
+                .iter()
+                .any(|s| matches(harness, matcher, s) == Some(false))
+            {
+                out.push(Unguarded::Missed { id, tool: name });
+            }
             continue;
         }
         if let Some(instead) = spelling(harness, tool) {
@@ -608,7 +617,7 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                     instead,
                 });
             }
-        } else if matches(harness, matcher, &tool.replace('*', "x")) == Some(false)
+        } else if matcher_missed(harness, matcher, tool)
             && !another_spelling_of_a_named(harness, tool, &named)
         {
             out.push(Unguarded::Missed { id, tool: name });
@@ -625,6 +634,50 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
         }
     }
     out
+}
+
+/// Whether the matcher leaves out a call the harness may send that `tool`, a name or a
+/// glob, covers ([`matcher_samples`]; a glob that covers none of those is tried with
+/// each `*` as `x`).
+fn matcher_missed(harness: Harness, matcher: Option<&str>, tool: &str) -> bool {
+    let mut samples = matcher_samples(harness, tool, true);
+    if samples.is_empty() {
+        samples.push(tool.replace('*', "x"));
+    }
+    samples
+        .iter()
+        .any(|s| matches(harness, matcher, s) == Some(false))
+}
+
+/// Names the harness may send that `tool` covers, to try its matcher with: the name
+/// itself; for a glob, the harness's built-ins that change things that it covers, and a
+/// name of another tool it covers: Claude Code and Codex send other tools only as MCP
+/// tools (`mcp__x__x_file` for `*_file`, where `x_file` is a name they never send),
+/// Gemini CLI under any name (each `*` as `x`; with `any_name`, else as an MCP tool).
+fn matcher_samples(harness: Harness, tool: &str, any_name: bool) -> Vec<String> {
+    use crate::harness::{file_tools, shell_tools};
+    if !tool.contains('*') {
+        return vec![tool.to_string()];
+    }
+    let mut samples: Vec<String> = file_tools(harness)
+        .chain(shell_tools(harness))
+        .filter(|b| glob_match(tool, b))
+        .map(str::to_string)
+        .collect();
+    let plain = tool.replace('*', "x");
+    let other = if harness == Harness::GeminiCli && any_name {
+        Some(plain)
+    } else {
+        let sep = harness.mcp_separator();
+        let prefix = format!("mcp{sep}");
+        let mcp = match tool.strip_prefix('*') {
+            Some(rest) => format!("{prefix}x{sep}x{}", rest.replace('*', "x")),
+            None => plain,
+        };
+        mcp.starts_with(&prefix).then_some(mcp)
+    };
+    samples.extend(other.filter(|o| glob_match(tool, o) && !samples.contains(o)));
+    samples
 }
 
 /// The tool names the store's policies and effect records give, each with the first
