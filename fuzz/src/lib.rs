@@ -10,7 +10,7 @@
 use omission_gate::fuzzing::{Ask, exact_report, lean_report};
 use omission_gate::{
     Action, CheckOptions, Format, Input, InputError, Mode, PrecheckOptions, Report, Retention,
-    Tool, Verdict,
+    Severity, Tool, Verdict,
 };
 
 /// True for characters a report must never contain: C0 controls other than `\n`, DEL,
@@ -39,10 +39,26 @@ pub fn assert_sound_report(report: &Report, format: Format) {
     if let Some(c) = text.chars().find(|&c| forbidden(c)) {
         panic!("report carries {:?}:\n{text}", c);
     }
-    assert!(
-        omission_gate::verify(&bytes).is_ok(),
-        "report does not verify:\n{text}"
-    );
+    let seal = omission_gate::verify(&bytes)
+        .unwrap_or_else(|e| panic!("report does not verify ({e}):\n{text}"));
+    // The verdict is what the findings add up to, and the exit code is the verdict's.
+    let worst = report
+        .findings
+        .iter()
+        .map(|f| match f.severity {
+            Severity::Error => Verdict::Error,
+            Severity::Block => Verdict::Block,
+            Severity::Note => Verdict::Pass,
+        })
+        .max()
+        .unwrap_or(Verdict::Pass);
+    assert_eq!(report.verdict, worst, "{text}");
+    let code = match report.verdict {
+        Verdict::Pass => 0,
+        Verdict::Block => 1,
+        Verdict::Error => 2,
+    };
+    assert_eq!(report.exit_code, code, "{text}");
     let verdict = report.verdict.as_str();
     match format {
         Format::Text => {
@@ -53,12 +69,13 @@ pub fn assert_sound_report(report: &Report, format: Format) {
                 "{text}"
             );
             let last = text.lines().last().unwrap_or("");
-            assert!(last.starts_with("sha256    : "), "{text}");
+            assert_eq!(last, format!("sha256    : {seal}"), "{text}");
             assert_eq!(text.lines().filter(|l| l.starts_with("sha256")).count(), 1);
         }
         Format::Json => {
             let v: serde_json::Value = serde_json::from_str(text).expect("the JSON report parses");
             assert_eq!(v["verdict"], verdict);
+            assert_eq!(v["sha256"], seal.as_str());
             assert_eq!(v["exit_code"], report.exit_code);
             assert_eq!(
                 v["findings"].as_array().map(Vec::len),
@@ -129,6 +146,9 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         }
         assert_sound_report(&report, Format::Text);
         assert_sound_report(&report, Format::Json);
+        if retention == Retention::Given {
+            assert_restore_removes(&input, &report, &action, options);
+        }
         let report = omission_gate::precheck(&input, retention, None, Some(&tools), pre);
         if tools.is_empty() {
             // A list that names no tool is refused: precheck would judge no call.
@@ -164,6 +184,42 @@ pub fn judge(bytes: &[u8], k: usize, allow_unevaluable: bool) -> Option<Input> {
         "precheck blocks a kept set that holds pin's output {pinned:?}: {report:#?}"
     );
     Some(input)
+}
+
+/// Every block finding of a `check` report under the document's kept set names in
+/// `restore` dropped records of the input (SPEC 7), and keeping those beside the kept set
+/// removes it: a harness that re-injects them is not blocked for the same record and code.
+fn assert_restore_removes(input: &Input, report: &Report, action: &Action, options: CheckOptions) {
+    let Some(kept) = &input.kept else {
+        return;
+    };
+    let ids = omission_gate::fuzzing::record_ids(input);
+    for finding in report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Block)
+    {
+        assert!(
+            !finding.restore.is_empty(),
+            "a block names no record to restore: {finding:#?}"
+        );
+        for id in &finding.restore {
+            assert!(
+                ids.contains(&id.as_str()) && !kept.contains(id),
+                "restore names '{id}', not a dropped record: {finding:#?}"
+            );
+        }
+        let restored: Vec<String> = kept.iter().chain(&finding.restore).cloned().collect();
+        let after = omission_gate::check(input, Retention::Given, Some(&restored), action, options)
+            .expect("restored ids name records");
+        assert!(
+            !after.findings.iter().any(|f| f.severity == Severity::Block
+                && f.code == finding.code
+                && f.record == finding.record),
+            "restoring {:?} leaves the block: {finding:#?}\nafter: {after:#?}",
+            finding.restore
+        );
+    }
 }
 
 /// The call bound precheck and pin run with here: small, to keep executions fast.
