@@ -143,7 +143,7 @@ impl Action {
     /// Resolves a field from params: the key spelt exactly, else a dotted path through
     /// nested objects (SPEC 4, the first two steps of resolution). A path may pass through
     /// keys that have dots of their own (`{"a.b": {"c": 1}}` gives `a.b.c`), as
-    /// [`one_spelling`] reads the params: every spelling of a field has one value.
+    /// `one_spelling` reads the params: every spelling of a field has one value.
     pub fn param(&self, field: &str) -> Option<&Value> {
         if let Some(v) = self.params.get(field) {
             return Some(v);

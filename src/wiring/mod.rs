@@ -555,7 +555,7 @@ pub enum Unguarded {
 /// record naming it) that the harness never shows this hook: misspelt for the harness
 /// (another harness's name or a glob covering one, or a built-in's name as no hook call
 /// carries it), or outside the matcher. A glob stands for the names it covers that the
-/// harness may send ([`matcher_samples`]).
+/// harness may send (see `matcher_samples`).
 pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<Unguarded> {
     let named = named_tools(store);
     let giving = Named::of(store.records());
