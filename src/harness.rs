@@ -494,6 +494,17 @@ pub fn whose(harness: Harness, tool: &str) -> (String, &'static str) {
     (owners, what)
 }
 
+/// What a glob covering another harness's built-in `covered` means here, for messages
+/// ([`glob_spellings`] gives `covered` and `instead`): "which covers `Write`, how Claude
+/// Code names the file-writing tool; Gemini CLI calls it `write_file`".
+pub fn glob_covers(harness: Harness, covered: &str, instead: &str) -> String {
+    let (owners, what) = whose(harness, covered);
+    format!(
+        "which covers `{covered}`, how {owners} {what}; {} calls it `{instead}`",
+        harness.title()
+    )
+}
+
 /// A harness name the gate does not know: the name as given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown harness `{}` (claude-code, codex or gemini-cli)", crate::text::clean(.0))]

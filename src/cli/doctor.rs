@@ -1425,17 +1425,14 @@ fn check_store(
                 tool,
                 covered,
                 instead,
-            } => {
-                let (owners, what) = crate::harness::whose(harness, covered);
-                format!(
-                    "record `{}` scopes to `{}`, which covers `{covered}`, how {owners} {what}; {} calls it `{instead}`, and the hook denies each of its calls until the store names `{instead}` too (adding `{}` to the matcher does not help): name `{instead}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
-                    clean(&id),
-                    clean(&tool),
-                    harness.title(),
-                    clean(&tool),
-                    clean(&tool)
-                )
-            }
+            } => format!(
+                "record `{}` scopes to `{}`, {}, and the hook denies each of its calls until the store names `{instead}` too (adding `{}` to the matcher does not help): name `{instead}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+                clean(&id),
+                clean(&tool),
+                crate::harness::glob_covers(harness, covered, &instead),
+                clean(&tool),
+                clean(&tool)
+            ),
             wiring::Unguarded::Sibling { id, tool, sibling } => format!(
                 "the matcher `{}` of {at} selects `{tool}`, which record `{id}` names, but not `{sibling}`, which does the same in {}, so the gate never sees those calls: add `{sibling}` to the matcher (run `omission-gate init {harness}` again)",
                 h.matcher.as_deref().unwrap_or(""),

@@ -424,16 +424,13 @@ fn existing_store(
                 tool,
                 covered,
                 instead,
-            } => {
-                let (owners, what) = crate::harness::whose(harness, covered);
-                lines.push(format!(
-                    "warning: record `{}` names `{}`, which covers `{covered}`, how {owners} {what}; {} calls it `{instead}`, so the hook denies each of its calls until the store names `{instead}` too: {}",
-                    clean(&id),
-                    clean(&tool),
-                    harness.title(),
-                    fix(&id, &instead)
-                ));
-            }
+            } => lines.push(format!(
+                "warning: record `{}` names `{}`, {}, so the hook denies each of its calls until the store names `{instead}` too: {}",
+                clean(&id),
+                clean(&tool),
+                crate::harness::glob_covers(harness, covered, &instead),
+                fix(&id, &instead)
+            )),
             _ => {}
         }
     }
