@@ -74,10 +74,7 @@ pub struct HookState {
 
 /// The state of a handler in the user config (`[hooks.state."<key>"]`).
 pub fn hook_state(user_config: &toml::Table, key: &str) -> HookState {
-    let state = user_config
-        .get("hooks")
-        .and_then(|h| h.get("state"))
-        .and_then(|s| s.get(key));
+    let state = hook_state_table(user_config, key);
     HookState {
         trusted_hash: state
             .and_then(|s| s.get("trusted_hash"))
@@ -91,9 +88,7 @@ pub fn hook_state(user_config: &toml::Table, key: &str) -> HookState {
 
 /// The trust level the user config gives a project directory (`[projects."<dir>"]`).
 pub fn project_trust(user_config: &toml::Table, dir: &str) -> Option<String> {
-    user_config
-        .get("projects")
-        .and_then(|p| p.get(dir))
+    project_table(user_config, dir)
         .and_then(|p| p.get("trust_level"))
         .and_then(|t| t.as_str())
         .map(str::to_string)
@@ -232,20 +227,23 @@ pub fn hook_trust_snippet(key: &str, hash: &str) -> String {
 /// Whether the user config has a table for the project (`[projects."<dir>"]`), trusted
 /// or not: another such table would be a TOML error, and Codex would not start.
 pub fn has_project_table(user_config: &toml::Table, dir: &str) -> bool {
-    user_config
-        .get("projects")
-        .and_then(|p| p.get(dir))
-        .is_some()
+    project_table(user_config, dir).is_some()
 }
 
 /// Whether the user config has a table for the handler `key` (`[hooks.state."<key>"]`),
 /// with any hash or none.
 pub fn has_hook_state_table(user_config: &toml::Table, key: &str) -> bool {
-    user_config
-        .get("hooks")
-        .and_then(|h| h.get("state"))
-        .and_then(|s| s.get(key))
-        .is_some()
+    hook_state_table(user_config, key).is_some()
+}
+
+/// The user config's `[projects."<dir>"]`.
+fn project_table<'t>(user_config: &'t toml::Table, dir: &str) -> Option<&'t toml::Value> {
+    user_config.get("projects")?.get(dir)
+}
+
+/// The user config's `[hooks.state."<key>"]`.
+fn hook_state_table<'t>(user_config: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
+    user_config.get("hooks")?.get("state")?.get(key)
 }
 
 /// A TOML basic string.
