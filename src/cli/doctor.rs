@@ -516,17 +516,9 @@ fn invalid_toml(shown: &str, e: &toml::de::Error) -> String {
 /// call the rule binds is denied (seen with 2.1.197: the rule was in the request the
 /// model answered, and the call was denied; with the flag, it ran). Codex 0.171.0 and
 /// Gemini CLI 0.61.0 record `AGENTS.md` and `GEMINI.md` in their transcripts.
-fn note_unread_claude_md(dir: &Path, words: &[String], at: &str, f: &mut Findings) {
+fn note_unread_claude_md(dir: &Path, context_files: &[String], at: &str, f: &mut Findings) {
     let file = dir.join("CLAUDE.md");
-    let read = |w: &str| same_path(&dir.join(w), &file);
-    let given = words.iter().enumerate().any(|(i, w)| {
-        let value = match w.strip_prefix("--context-file") {
-            Some("") => words.get(i + 1).map(String::as_str),
-            Some(v) => v.strip_prefix('='),
-            None => None,
-        };
-        value.is_some_and(read)
-    });
+    let given = context_files.iter().any(|w| same_path(&dir.join(w), &file));
     if file.is_file() && !given {
         f.note(format!(
             "`{}` is sent with every request, and Claude Code writes it in no transcript, so {at} does not count what it says as in view: a rule of the store that it states is denied at its first call; add `--context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.md` to the hook command after `--kept-from transcript`",
@@ -1098,8 +1090,15 @@ fn check_handler(
             wiring::sh_quote(project)
         ));
     }
+    // The command as the binary reads it; one it cannot parse fails, and running it
+    // says how.
+    let args = match Cli::try_parse_from(&words).map(|cli| cli.command) {
+        Ok(Command::Hook(args)) => Some(args),
+        _ => None,
+    };
     if harness == Harness::ClaudeCode && kept_from_transcript(&words) {
-        note_unread_claude_md(dir, &words, at, f);
+        let files = args.as_ref().map_or(&[][..], |a| &a.context_file[..]);
+        note_unread_claude_md(dir, files, at, f);
     }
     if let Some(bin) = words.first() {
         match find_binary(bin) {
@@ -1166,7 +1165,9 @@ fn check_handler(
             w.matcher
         ));
     }
-    check_relative_paths(harness, dir, h, &words, at, project, f);
+    if let Some(args) = &args {
+        check_relative_paths(harness, dir, h, args, at, project, f);
+    }
     let store = match flag_value(&words, "--store") {
         Ok(None) | Err(()) => {
             f.problem(format!("{at} has no `--store`: run init again"));
@@ -1195,8 +1196,8 @@ fn check_handler(
 }
 
 /// The files a hook command names by a relative path (as the hook itself finds them:
-/// [`super::hooks::hook_files`] of the command parsed as the binary parses it, from
-/// `words`, where a leading `~/` is already `$HOME`'s, as the shell puts it; a path that
+/// [`super::hooks::hook_files`] of `args`, the command parsed as the binary parses it,
+/// from words where a leading `~/` is already `$HOME`'s, as the shell puts it; a path that
 /// still starts with `~` (`~name`, a quoted `~`) doctor cannot resolve without guessing,
 /// and says so). Claude Code runs
 /// the hook in the session's current directory: the project at first, then wherever the
@@ -1211,17 +1212,12 @@ fn check_relative_paths(
     harness: Harness,
     dir: &Path,
     h: &Handler,
-    words: &[String],
+    args: &HookArgs,
     at: &str,
     project: &str,
     f: &mut Findings,
 ) {
-    let args = match Cli::try_parse_from(words).map(|cli| cli.command) {
-        Ok(Command::Hook(args)) => args,
-        // The hook fails as well: running it says how.
-        _ => return,
-    };
-    let (unresolved, relative): (Vec<_>, Vec<_>) = super::hooks::hook_files(&args)
+    let (unresolved, relative): (Vec<_>, Vec<_>) = super::hooks::hook_files(args)
         .into_iter()
         .filter(|file| Path::new(&file.path).is_relative() && !names_stdin(&file.path))
         .partition(|file| file.path.starts_with('~'));
