@@ -478,7 +478,7 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
             let kept = setup.kept.as_deref().or(setup.input.kept.as_deref());
             match Compaction::new(store, setup.retention, kept) {
                 Ok(c) => (Some(c), None),
-                Err(e) => return refuse(&InputError::invalid(&setup.kept_origin, "kept", e)),
+                Err(e) => return refuse(&setup.input.kept_error(&setup.kept_origin, e)),
             }
         }
     };

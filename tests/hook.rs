@@ -517,7 +517,7 @@ fn an_unreadable_or_invalid_store_is_a_denial() {
         (
             vec!["--store", no_kept],
             format!(
-                "{no_kept}: kept: retention=given needs the kept ids: a document `kept` key or --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
+                "{no_kept}: kept: retention=given needs the kept ids, and a JSON Lines store holds records only: give --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
             ),
         ),
         (

@@ -206,6 +206,35 @@ fn sweep_of_a_store_without_kept_says_sweep_takes_no_kept() {
 }
 
 #[test]
+fn a_json_lines_store_without_kept_or_action_is_not_told_to_add_a_key() {
+    // JSON Lines holds records only: advice to add a `kept` or `action` key cannot be
+    // followed there. sweep (which takes neither flag) and check each say what can.
+    let s = Scratch::new();
+    let path = s.file("in.jsonl", format!("{P}\n").as_bytes());
+    let stderr = |args: &[&str]| {
+        let r = run(args, None);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stdout);
+        r.stderr.replace(path.as_str(), "IN").trim_end().to_string()
+    };
+    assert_eq!(
+        stderr(&["sweep", &path]),
+        "omission-gate: invalid-input: IN: kept: sweep judges each input under retention given by a document's own `kept`, and a JSON Lines store holds records only (sweep takes no --kept): give --retention head_tail:K or recency:K, put the records in a document with a `kept` key, or judge it with check --kept"
+    );
+    assert_eq!(
+        stderr(&["sweep", &path, "--retention", "recency:1"]),
+        "omission-gate: invalid-input: IN: action: sweep judges each input's own action, and a JSON Lines store holds records only (sweep takes no --action): put the records in a document with an `action` key, or judge it with check --action"
+    );
+    assert_eq!(
+        stderr(&["check", &path, "--action", r#"{"tool":"t"}"#]),
+        "omission-gate: invalid-input: IN: kept: retention=given needs the kept ids, and a JSON Lines store holds records only: give --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
+    );
+    assert_eq!(
+        stderr(&["check", &path, "--retention", "recency:1"]),
+        "omission-gate: invalid-input: IN: action: check needs an action, and a JSON Lines store holds records only: give --action"
+    );
+}
+
+#[test]
 fn given_retention_without_kept_is_refused() {
     let err = refused(&format!(r#"{{"records":[{P}],{ACTION}}}"#), &[]);
     assert!(

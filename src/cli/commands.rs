@@ -181,11 +181,7 @@ pub(super) fn run_check_transcript(
             let outcome = precheck::precheck(&input.store, &compaction, totals, &tools, options);
             Report::precheck(&tools, &compaction, totals, outcome)
         } else {
-            let action = match &action {
-                Some((o, text, _)) => input::action_from_flag(o, text)?,
-                None => (input.action.clone())
-                    .ok_or_else(|| InputError::invalid(origin, "action", InputProblem::NoAction))?,
-            };
+            let action = input::action_of(&input, action.as_ref(), origin)?;
             let options = CheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
             };

@@ -64,9 +64,13 @@ pub(super) fn sweep_cell(
         } => {
             let sweep_problem = match *reason {
                 Reason::Input(InputProblem::NoAction) => Some(InputProblem::NoSweepAction),
+                Reason::Input(InputProblem::NoStreamAction) => {
+                    Some(InputProblem::NoSweepStreamAction)
+                }
                 Reason::Kept(crate::compaction::KeptError::Missing) => {
                     Some(InputProblem::NoSweepKept)
                 }
+                Reason::Input(InputProblem::NoStreamKept) => Some(InputProblem::NoSweepStreamKept),
                 _ => None,
             };
             InputError::Invalid {

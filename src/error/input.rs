@@ -42,17 +42,37 @@ pub enum InputProblem {
     /// `check` with neither a document `action` nor `--action`.
     #[error("check needs an action: a document `action` key or --action")]
     NoAction,
+    /// `check` of a JSON Lines store without `--action`: a stream has no `action` key.
+    #[error("check needs an action, and a JSON Lines store holds records only: give --action")]
+    NoStreamAction,
+    /// Retention `given` of a JSON Lines store without kept ids: a stream has no `kept`
+    /// key.
+    #[error(
+        "retention=given needs the kept ids, and a JSON Lines store holds records only: give --kept (or have them computed from the harness's transcript: check --transcript FILE, hook --kept-from transcript)"
+    )]
+    NoStreamKept,
     /// `sweep` of a document without its own `action` (sweep takes no `--action`).
     #[error(
         "sweep judges each document's own action, and this one has no `action` key: add one, or judge it with check --action"
     )]
     NoSweepAction,
+    /// `sweep` of a JSON Lines store, which holds records only: no action to judge.
+    #[error(
+        "sweep judges each input's own action, and a JSON Lines store holds records only (sweep takes no --action): put the records in a document with an `action` key, or judge it with check --action"
+    )]
+    NoSweepStreamAction,
     /// `sweep` under retention `given` of a document without its own `kept` (sweep takes
     /// no `--kept`).
     #[error(
         "sweep judges each document under retention given by its own `kept`, and this one has no `kept` key (sweep takes no --kept): add one, give --retention head_tail:K or recency:K, or judge it with check --kept"
     )]
     NoSweepKept,
+    /// `sweep` under retention `given` of a JSON Lines store, which cannot hold kept ids
+    /// (sweep takes no `--kept`).
+    #[error(
+        "sweep judges each input under retention given by a document's own `kept`, and a JSON Lines store holds records only (sweep takes no --kept): give --retention head_tail:K or recency:K, put the records in a document with a `kept` key, or judge it with check --kept"
+    )]
+    NoSweepStreamKept,
     /// `--kept VALUE` whose ids name no record, where `VALUE` is a file: the value.
     #[error(
         "kept id `{}` names no record (did you mean `@{}`? a file of ids is read with @)",

@@ -511,7 +511,7 @@ fn exact_compaction(request: &Request<'_>, input: &Input) -> Result<Compaction, 
         None => (input.kept.clone(), request.origin),
     };
     Compaction::new(&input.store, request.retention, kept.as_deref())
-        .map_err(|e| InputError::invalid(origin, "kept", e))
+        .map_err(|e| input.kept_error(origin, e))
 }
 
 /// The ids of the `--kept` flag as read. Under retention `given`, an inline value whose
@@ -560,11 +560,21 @@ fn inline_kept_names_a_file(store: &Store, ids: &[String], value: &str) -> Resul
 }
 
 /// The action to check: the `--action` flag's, else the document's.
-fn action_of(input: &Input, flag: Option<&FlagText>, origin: &str) -> Result<Action, InputError> {
+pub fn action_of(
+    input: &Input,
+    flag: Option<&FlagText>,
+    origin: &str,
+) -> Result<Action, InputError> {
     match flag {
         Some((o, text, _)) => action_from_flag(o, text),
-        None => (input.action.clone())
-            .ok_or_else(|| InputError::invalid(origin, "action", InputProblem::NoAction)),
+        None => (input.action.clone()).ok_or_else(|| {
+            let problem = if input.stream {
+                InputProblem::NoStreamAction
+            } else {
+                InputProblem::NoAction
+            };
+            InputError::invalid(origin, "action", problem)
+        }),
     }
 }
 

@@ -155,6 +155,7 @@ pub fn load_lean_with<'a, 'w, R>(
                     kept: None,
                     action: None,
                     tools: None,
+                    stream: true,
                 };
                 then(purpose.lean_for(input, compaction, budget))
             })?
@@ -285,6 +286,7 @@ pub(super) fn lean_document<R>(
                 kept: None,
                 action: doc_action,
                 tools: doc_tools,
+                stream: false,
             };
             then(purpose.lean_for(input, compaction, budget))
         },

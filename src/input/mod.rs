@@ -22,7 +22,7 @@ mod source;
 mod texts;
 
 pub use entry::{
-    FlagText, Loaded, Request, Source, load_all, load_check, load_precheck, load_store,
+    FlagText, Loaded, Request, Source, action_of, load_all, load_check, load_precheck, load_store,
     names_a_tool, pin_report, store_texts, store_texts_beside, tools_of,
 };
 pub use source::{io_reason, read};
@@ -47,9 +47,24 @@ pub struct Input {
     pub action: Option<Action>,
     /// The document's `tools`, if any.
     pub tools: Option<Vec<Tool>>,
+    /// Read from JSON Lines, which holds records only: its kept ids, action and tools
+    /// can come only from flags (the messages for their absence say so).
+    pub(crate) stream: bool,
 }
 
 impl Input {
+    /// The error for a kept set that could not be made: `origin` gave the kept ids (or
+    /// would have). Missing ids of JSON Lines, which has no `kept` key to give them in,
+    /// are told so.
+    pub(crate) fn kept_error(&self, origin: &str, e: KeptError) -> InputError {
+        match e {
+            KeptError::Missing if self.stream => {
+                InputError::invalid(origin, "kept", InputProblem::NoStreamKept)
+            }
+            e => InputError::invalid(origin, "kept", e),
+        }
+    }
+
     /// The tools precheck and pin consider when no `--tools` is given: the document's
     /// `tools`, else every tool name or glob a policy scope or an effect gives, with no
     /// schema (SPEC 2.3), so that no rule is out of their sight.
@@ -197,6 +212,7 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
         kept,
         action,
         tools,
+        stream: false,
     })
 }
 
@@ -225,6 +241,7 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
         kept: None,
         action: None,
         tools: None,
+        stream: true,
     })
 }
 
