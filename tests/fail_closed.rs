@@ -786,7 +786,7 @@ fn a_tool_list_that_names_no_tool_is_refused_by_the_hook() {
         // validate refuses it as precheck and pin do.
         let out = run(&["validate", &doc], None);
         assert_eq!(out.code, 2, "{name}: {}", out.stdout);
-        assert!(out.stdout.contains("names no tool"), "{}", out.stdout);
+        assert!(out.stderr.contains("names no tool"), "{}", out.stderr);
     }
     let out = run(&["validate", &stores[0], "--tools", ""], None);
     assert_eq!(out.code, 2, "{}", out.stdout);

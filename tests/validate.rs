@@ -136,6 +136,30 @@ fn every_warning_kind_has_its_line() {
 }
 
 #[test]
+fn validate_gives_an_invalid_store_s_message_once() {
+    // stdout and stderr share a terminal: the message on both was read twice there.
+    let s = Scratch::new();
+    let bad = s.file("bad.jsonl", b"{\"id\":\"a\",\"kind\":\"chatter\"}\n");
+    let doc = s.file("doc.json", TYPO.as_bytes());
+    let missing = s.path().join("missing.json").to_str().unwrap().to_string();
+    let cases: [&[&str]; 4] = [
+        &[&bad],
+        &[&doc, "--kept", "nope"],
+        &[&doc, "--tools", "[]"],
+        &[&missing],
+    ];
+    for case in cases {
+        let mut args = vec!["validate"];
+        args.extend_from_slice(case);
+        let r = run(&args, None);
+        assert_eq!(r.code, 2, "{case:?}");
+        let message = r.stderr.trim_end().strip_prefix("omission-gate: ").unwrap();
+        let both = format!("{}{}", r.stdout, r.stderr);
+        assert_eq!(both.matches(message).count(), 1, "{case:?}: {both}");
+    }
+}
+
+#[test]
 fn invalid_input_exits_2_as_check_would() {
     let s = Scratch::new();
     let path = s.file("bad.jsonl", b"{\"id\":\"a\",\"kind\":\"chatter\"}\n");
@@ -147,7 +171,10 @@ fn invalid_input_exits_2_as_check_would() {
         .trim_end()
         .strip_prefix("omission-gate: ")
         .unwrap();
-    assert_eq!(r.stdout, format!("{message}\n{path}: invalid\n"));
+    // The message once, on stderr as every command gives it; stdout says the store is
+    // invalid (it used to repeat the message, so a terminal showed it twice).
+    assert!(message.starts_with("invalid-input: "), "{message}");
+    assert_eq!(r.stdout, format!("{path}: invalid\n"));
     assert_eq!(r.stderr, check.stderr);
     // --quiet: nothing on stdout, the error still on stderr.
     let q = run(&["validate", "-q", &path], None);
@@ -158,13 +185,14 @@ fn invalid_input_exits_2_as_check_would() {
     let r = run(&["validate", &path, "--kept", "nope"], None);
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert!(
-        r.stdout
-            .starts_with("invalid-input: --kept: kept id `nope` names no record")
+        r.stderr
+            .starts_with("omission-gate: invalid-input: --kept: kept id `nope` names no record")
     );
+    assert_eq!(r.stdout, format!("{path}: invalid\n"));
     // Standard input is read once: naming it twice is invalid, never an empty second read.
     let r = run(&["validate", "-", "--kept", "@-"], Some(TYPO.as_bytes()));
     assert_eq!(r.code, 2, "{}", r.stdout);
-    assert!(r.stdout.contains("names standard input"), "{}", r.stdout);
+    assert!(r.stderr.contains("names standard input"), "{}", r.stderr);
     let r = run(&["validate", "-"], Some(TYPO.as_bytes()));
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(

@@ -58,12 +58,10 @@ pub(super) fn run_validate(args: &ValidateArgs, limits: Limits, out: Output) -> 
     })();
     let (text, code) = match found {
         Err(e) => {
-            // On stderr too, as every command says it (and --quiet keeps it).
+            // On stderr, as every command says it (and --quiet keeps it); once: on a
+            // terminal a copy on stdout printed it twice.
             warn(&format!("omission-gate: invalid-input: {e}"));
-            (
-                format!("invalid-input: {e}\n{}: invalid\n", clean(origin)),
-                Exit::Error,
-            )
+            (format!("{}: invalid\n", clean(origin)), Exit::Error)
         }
         Ok((records, warnings)) => {
             let mut text = String::new();
