@@ -290,6 +290,20 @@ pub enum RecordProblem {
     /// A `depends_on` that is not an array.
     #[error("`{0}` must be an array of record ids")]
     NotIdList(&'static str),
+    /// An element of an array of names or ids (a policy's `scope`, `depends_on`) that is
+    /// not a non-empty string: the key, the element's index, what the key holds, and
+    /// the element as written (cut short).
+    #[error("`{key}[{index}]` is `{found}`: `{key}` holds {holds}, each a non-empty string")]
+    NotNonEmptyAt {
+        /// `scope` or `depends_on`.
+        key: &'static str,
+        /// The element's index in the array.
+        index: usize,
+        /// What the array holds: `tool names or globs`, `record ids`.
+        holds: &'static str,
+        /// The element as JSON, cut after a few dozen characters.
+        found: String,
+    },
     /// A value the gate cannot compare or carry, under a key.
     #[error("`{key}`: {error}")]
     Value {
@@ -476,9 +490,29 @@ fn optional_id(
 fn id_list(obj: &Map<String, Value>, key: &'static str) -> Result<Vec<String>, RecordProblem> {
     match obj.get(key) {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().map(|v| nonempty_string(v, key)).collect(),
+        Some(Value::Array(items)) => nonempty_strings(items, key, "record ids"),
         Some(_) => Err(RecordProblem::NotIdList(key)),
     }
+}
+
+/// The strings of an array under `key` that `holds` them, each non-empty; the message
+/// for one that is not names its index, since the key's own value is an array.
+fn nonempty_strings(
+    items: &[Value],
+    key: &'static str,
+    holds: &'static str,
+) -> Result<Vec<String>, RecordProblem> {
+    (items.iter().enumerate())
+        .map(|(index, v)| match v {
+            Value::String(s) if !s.is_empty() => Ok(s.clone()),
+            v => Err(RecordProblem::NotNonEmptyAt {
+                key,
+                index,
+                holds,
+                found: crate::json::json_brief(v),
+            }),
+        })
+        .collect()
 }
 
 fn numbers_ok(v: &Value, key: &'static str) -> Result<(), RecordProblem> {
@@ -492,10 +526,9 @@ fn parse_policy(obj: &Map<String, Value>, limits: Limits) -> Result<Policy, Reco
     )?;
     let scope: Vec<String> = match required(obj, "scope")? {
         Value::String(s) if !s.is_empty() => vec![s.clone()],
-        Value::Array(items) if !items.is_empty() => items
-            .iter()
-            .map(|v| nonempty_string(v, "scope"))
-            .collect::<Result<_, _>>()?,
+        Value::Array(items) if !items.is_empty() => {
+            nonempty_strings(items, "scope", "tool names or globs")?
+        }
         _ => return Err(RecordProblem::Scope),
     };
     if let Some(name) = scope.iter().find(|s| !crate::text::is_tool_name(s)) {
@@ -1150,6 +1183,35 @@ mod tests {
         ] {
             assert_eq!(misspelt_kind(kind), want, "{kind}");
         }
+    }
+
+    #[test]
+    fn a_bad_element_of_scope_or_depends_on_is_named_by_its_index() {
+        // Each said "`scope` must be a non-empty string", of a key that holds an array.
+        let policy = |extra: &str| {
+            let text = format!(
+                r#"{{"id":"p","seq":1,"kind":"policy","predicate":{{"all":[]}},"effect":"deny",{extra}}}"#
+            );
+            rec(&text).unwrap_err().to_string()
+        };
+        assert_eq!(
+            policy(r#""scope":["a",5]"#),
+            "record `p`: `scope[1]` is `5`: `scope` holds tool names or globs, each a non-empty string"
+        );
+        assert_eq!(
+            policy(r#""scope":[""]"#),
+            "record `p`: `scope[0]` is `\"\"`: `scope` holds tool names or globs, each a non-empty string"
+        );
+        assert_eq!(
+            policy(r#""scope":"a","depends_on":["q",{"id":"r"}]"#),
+            "record `p`: `depends_on[1]` is `{\"id\":\"r\"}`: `depends_on` holds record ids, each a non-empty string"
+        );
+        let fact =
+            rec(r#"{"id":"f","seq":1,"kind":"fact","field":"a","value":1,"depends_on":[null]}"#);
+        assert_eq!(
+            fact.unwrap_err().to_string(),
+            "record `f`: `depends_on[0]` is `null`: `depends_on` holds record ids, each a non-empty string"
+        );
     }
 
     #[test]
