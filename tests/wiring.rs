@@ -2771,6 +2771,81 @@ fn doctor_and_init_report_a_glob_of_another_harness_s_built_in_name() {
 }
 
 #[test]
+fn doctor_reports_a_guarded_tool_named_as_another_harness_names_it() {
+    // A Claude Code hook whose `--tools` (or store `tools`) lists only Gemini CLI's
+    // `run_shell_command` (or a glob of it) denies every `Bash` call; one listing `edit`
+    // leaves `Edit` unguarded. doctor checked the store's scopes for such names, not the
+    // guarded tools.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.edit_settings("claude-code", |t| {
+        t.replace(
+            "--kept-from transcript --timeout-ms",
+            "--kept-from transcript --tools run_shell_command,edit,run_shell* --timeout-ms",
+        )
+    });
+    let at = format!("the hook in `{}`", s.settings("claude-code").display());
+    let out = s.doctor("claude-code");
+    for line in [
+        format!(
+            "{at} guards `run_shell_command`, a name Claude Code never gives a tool, and the hook denies each call of `Bash` until the list names it: add `Bash` to its `--tools` (keep `run_shell_command` if another harness shares the list)"
+        ),
+        format!(
+            "{at} guards `edit`, a name no call Claude Code sends its hooks carries: it sends that tool's calls as `Edit`, which the list leaves unguarded and no record names, so they pass unjudged: write `Edit` in its `--tools`"
+        ),
+        format!(
+            "{at} guards `run_shell*`, which covers `run_shell_command`, how Gemini CLI names the shell tool; Claude Code calls it `Bash`, and the hook denies each call of `Bash` until the list names it: add `Bash` to its `--tools` (keep `run_shell*` if another harness shares the list)"
+        ),
+    ] {
+        assert_finds(&out, &line);
+    }
+    // Listed as Claude Code names them too: nothing to say of the list.
+    s.edit_settings("claude-code", |t| {
+        t.replace(
+            "run_shell_command,edit,run_shell*",
+            "run_shell_command,edit,Bash,Edit",
+        )
+    });
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("guards"), "{}", out.stdout);
+    // The store's `tools`, when the hook has no `--tools`.
+    s.edit_settings("claude-code", |t| {
+        t.replace(" --tools run_shell_command,edit,Bash,Edit", "")
+    });
+    let store = std::fs::read_to_string(s.store()).unwrap();
+    let listed = store.replacen(
+        "{\"records\"",
+        "{\"tools\": [\"run_shell_command\"], \"records\"",
+        1,
+    );
+    assert_ne!(listed, store);
+    std::fs::write(s.store(), listed).unwrap();
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "the store `{}` lists `run_shell_command`, a name Claude Code never gives a tool, and the hook denies each call of `Bash` until the list names it: add `Bash` to the store's `tools` (keep `run_shell_command` if another harness shares the list)",
+            s.store().display()
+        ),
+    );
+    // Gemini CLI: `Bash` is Claude Code's name of its `run_shell_command`.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    s.edit_settings("gemini-cli", |t| {
+        t.replace(
+            "--kept-from transcript",
+            "--kept-from transcript --tools Bash",
+        )
+    });
+    assert_finds(
+        &s.doctor("gemini-cli"),
+        &format!(
+            "the hook in `{}` guards `Bash`, a name Gemini CLI never gives a tool, and the hook denies each call of `run_shell_command` until the list names it: add `run_shell_command` to its `--tools` (keep `Bash` if another harness shares the list)",
+            s.settings("gemini-cli").display()
+        ),
+    );
+}
+
+#[test]
 fn init_warns_of_a_store_name_on_one_clean_line() {
     // A record id (or a tool name) holding a newline or a terminal escape: init's
     // warnings about the store it keeps name it cleaned, as doctor does, one line each.

@@ -1186,7 +1186,9 @@ fn check_handler(
                 dir.join(store)
             };
             let typed = kept_from_transcript(&words);
-            check_store(harness, &path, h, at, f, limits, typed);
+            let listed = args.as_ref().and_then(|a| a.tools.as_deref());
+            let listed = listed.map(|v| tools_listed(dir, v, limits));
+            check_store(harness, &path, h, at, f, limits, typed, listed.flatten());
             Some(path)
         }
     };
@@ -1316,6 +1318,22 @@ fn find_binary(bin: &str) -> Binary {
 /// The store loads, and the matcher lets the harness show the gate every tool a record
 /// names (in this harness's naming). `reads_transcript`: the hook reads the session's
 /// transcript, where it sees a Codex call that asks for a terminal (and denies it).
+/// The names the hook's `--tools` value gives, read as the hook reads it (an `@FILE`
+/// relative to the directory doctor reads the store from). `None` when they cannot be
+/// read: the hook then denies every call, which running it below reports.
+fn tools_listed(dir: &Path, value: &str, limits: Limits) -> Option<Vec<String>> {
+    let value = match value.strip_prefix('@') {
+        Some(file) if !file.starts_with('/') && file != "-" => {
+            format!("@{}", dir.join(file).display())
+        }
+        _ => value.to_string(),
+    };
+    let (origin, text, _) = flag_text("--tools", &value, limits).ok()?;
+    let tools = input::tools_from_flag(&origin, &text).ok()?;
+    Some(tools.into_iter().map(|t| t.name).collect())
+}
+
+#[allow(clippy::too_many_arguments)]
 fn check_store(
     harness: Harness,
     path: &Path,
@@ -1324,6 +1342,7 @@ fn check_store(
     f: &mut Findings,
     limits: Limits,
     reads_transcript: bool,
+    flag_tools: Option<Vec<String>>,
 ) {
     let w = Wiring::of(harness);
     let shown = path.display().to_string();
@@ -1394,6 +1413,47 @@ fn check_store(
             unnamed.join(", nor "),
             harness.title()
         ));
+    }
+    // The guarded tools, as the hook takes them: `--tools`, else the store's `tools`.
+    let store_tools = || {
+        let names = input.tools.as_ref()?.iter().map(|t| t.name.clone());
+        Some(names.collect::<Vec<_>>())
+    };
+    let (list, listing, fix) = match flag_tools {
+        Some(tools) => (Some(tools), format!("{at} guards"), "its `--tools`"),
+        None => (
+            store_tools(),
+            format!("the store `{}` lists", clean(&shown)),
+            "the store's `tools`",
+        ),
+    };
+    let named =
+        |tool: &str| (input.totals.named.iter()).any(|n| crate::record::glob_match(n, tool));
+    for m in wiring::mislisted(harness, list.as_deref().unwrap_or_default()) {
+        // A tool a record names is judged whatever the list says.
+        if m.how == wiring::Listed::NotHookName && named(&m.instead) {
+            continue;
+        }
+        let (tool, instead) = (clean(&m.tool), clean(&m.instead));
+        f.problem(match m.how {
+            wiring::Listed::Spelling => format!(
+                "{listing} `{tool}`, a name {} never gives a tool{}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
+                w_name(harness),
+                if m.tool.starts_with("mcp") {
+                    format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
+                } else {
+                    String::new()
+                }
+            ),
+            wiring::Listed::Glob(covered) => format!(
+                "{listing} `{tool}`, {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
+                crate::harness::glob_covers(harness, covered, &m.instead)
+            ),
+            wiring::Listed::NotHookName => format!(
+                "{listing} `{tool}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, which the list leaves unguarded and no record names, so they pass unjudged: write `{instead}` in {fix}",
+                w_name(harness)
+            ),
+        });
     }
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
         f.problem(match miss {

@@ -726,6 +726,63 @@ fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Op
     records.find(unbound).or(first).map(|r| r.id.as_str())
 }
 
+/// A name in a hook's guarded tools (its `--tools`, else its store's `tools`) that this
+/// harness never sends, beside no listed name covering the one it sends instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MisListed {
+    /// The name as listed.
+    pub tool: String,
+    /// The name this harness sends.
+    pub instead: String,
+    /// How the listed name misses it.
+    pub how: Listed,
+}
+
+/// How a guarded tool's name misses the name the harness sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    /// Another harness's name of the tool (`run_shell_command` in Claude Code), or an MCP
+    /// tool in another harness's form: the hook denies each call of the tool.
+    Spelling,
+    /// A glob covering another harness's built-in, this one's name of which it does not
+    /// cover (`run_shell*` in Claude Code): the hook denies each call of the tool.
+    Glob(&'static str),
+    /// A built-in named as no hook call carries it (`bash` in Claude Code): its calls are
+    /// not guarded, so they pass unjudged unless a record names the tool.
+    NotHookName,
+}
+
+/// Each name of `tools`, a hook's guarded tools, that misses a tool as this harness
+/// sends it (see [`Listed`]), where no name of the list covers that tool. The hook
+/// denies such a call, or (for a name no call carries) leaves it unguarded, as
+/// `hook::guarded_another_way` and `Setup::guards` judge it.
+pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
+    let listed = |n: &str| tools.iter().any(|t| glob_match(t, n));
+    let mut out = Vec::new();
+    for tool in tools {
+        let found = |instead: String, how| MisListed {
+            tool: tool.clone(),
+            instead,
+            how,
+        };
+        if let Some(call) = crate::harness::hook_name_for(harness, tool) {
+            if !listed(call) {
+                out.push(found(call.to_string(), Listed::NotHookName));
+            }
+            continue;
+        }
+        for (covered, instead) in crate::harness::glob_spellings(harness, tool) {
+            if !listed(&instead) {
+                out.push(found(instead, Listed::Glob(covered)));
+            }
+        }
+        for instead in crate::harness::misnamed(harness, tool, listed) {
+            out.push(found(instead, Listed::Spelling));
+        }
+    }
+    out
+}
+
 /// A built-in of the harness that a record naming one that does the same does not name
 /// (the store may name it elsewhere): the hook denies its calls until that record names
 /// it too.
