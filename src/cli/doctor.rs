@@ -510,21 +510,87 @@ fn invalid_toml(shown: &str, e: &toml::de::Error) -> String {
     )
 }
 
-/// A note for a `CLAUDE.md` in the start directory that the hook does not read with
-/// `--context-file`: Claude Code sends it with every request and writes it in no
-/// transcript, so a rule of the store that only it states is not in view, and the first
-/// call the rule binds is denied (seen with 2.1.197: the rule was in the request the
-/// model answered, and the call was denied; with the flag, it ran). Codex 0.171.0 and
-/// Gemini CLI 0.61.0 record `AGENTS.md` and `GEMINI.md` in their transcripts.
+/// A note for the instruction files a Claude Code session started in `dir` reads that
+/// the hook does not read with `--context-file` ([`claude_memory_files`]): Claude Code
+/// sends them with every request and writes them in no transcript, so a rule of the
+/// store that only they state is not in view, and the first call the rule binds is
+/// denied (seen with 2.1.197 for the start directory's `CLAUDE.md`: the rule was in the
+/// request the model answered, and the call was denied; with the flag, it ran; the
+/// others are read and sent as that one is, in its bundle). A note, not a problem: the
+/// gate over-blocks, never passes. Codex 0.171.0 and Gemini CLI 0.61.0 record
+/// `AGENTS.md` and `GEMINI.md` in their transcripts.
 fn note_unread_claude_md(dir: &Path, context_files: &[String], at: &str, f: &mut Findings) {
-    let file = dir.join("CLAUDE.md");
-    let given = context_files.iter().any(|w| same_path(&dir.join(w), &file));
-    if file.is_file() && !given {
-        f.note(format!(
-            "`{}` is sent with every request, and Claude Code writes it in no transcript, so {at} does not count what it says as in view: a rule of the store that it states is denied at its first call; add `--context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.md` to the hook command after `--kept-from transcript`",
-            file.display()
-        ));
+    let unread: Vec<(PathBuf, String)> = claude_memory_files(dir)
+        .into_iter()
+        .filter(|(file, _)| !context_files.iter().any(|w| same_path(&dir.join(w), file)))
+        .collect();
+    let files: Vec<String> = (unread.iter())
+        .map(|(file, _)| format!("`{}`", clean(&file.display().to_string())))
+        .collect();
+    let flags: Vec<String> = (unread.iter())
+        .map(|(_, flag)| format!("--context-file {flag}"))
+        .collect();
+    let (files, them, say, one) = match files.as_slice() {
+        [] => return,
+        [one] => (format!("{one} is"), "it", "it says", "it"),
+        [rest @ .., last] => (
+            format!("{} and {last} are", rest.join(", ")),
+            "them",
+            "they say",
+            "one of them",
+        ),
+    };
+    f.note(format!(
+        "{files} sent with every request, and Claude Code writes {them} in no transcript, so {at} does not count what {say} as in view: a rule of the store that {one} states is denied at its first call; add `{}` to the hook command after `--kept-from transcript`",
+        flags.join(" ")
+    ));
+}
+
+/// The instruction files Claude Code (2.1.197, its bundle's memory loader) reads at the
+/// start of a session begun in `dir`, that exist, in its order, each with the value of a
+/// `--context-file` that names it in a hook command: the managed `CLAUDE.md`, the
+/// user's (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), then for each folder from the top
+/// down to `dir` (the file system's root aside) its `CLAUDE.md`, `.claude/CLAUDE.md` and
+/// `CLAUDE.local.md`. Left out: `.claude/rules/*.md`, of which Claude Code reads some
+/// only when the agent touches a file their `paths` cover (counting one in view
+/// before that would pass a call its rule binds), and the files an `@` import names.
+fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = vec![Path::new(claude_code::MANAGED_DIR).join("CLAUDE.md")];
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
+    let user = match (&config, home()) {
+        (Some(c), _) => Some(PathBuf::from(c)),
+        (None, Some(h)) => Some(h.join(".claude")),
+        (None, None) => None,
+    };
+    files.extend(user.as_ref().map(|u| u.join("CLAUDE.md")));
+    let mut folders: Vec<&Path> = dir.ancestors().filter(|d| d.parent().is_some()).collect();
+    folders.reverse();
+    for folder in folders {
+        for name in ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"] {
+            files.push(folder.join(name));
+        }
     }
+    files
+        .into_iter()
+        .filter(|file| file.is_file())
+        .map(|file| {
+            // Spelt as the hook command can give it wherever the session runs it: from
+            // the project by its variable, the user's by `$HOME`, others in full.
+            let flag = match file.strip_prefix(dir) {
+                Ok(rest) => format!(
+                    "\"$CLAUDE_PROJECT_DIR\"/{}",
+                    wiring::sh_quote(&rest.display().to_string())
+                ),
+                Err(_)
+                    if config.is_none() && user.as_ref().is_some_and(|u| file.starts_with(u)) =>
+                {
+                    "\"$HOME\"/.claude/CLAUDE.md".to_string()
+                }
+                Err(_) => wiring::sh_quote(&file.display().to_string()),
+            };
+            (file, flag)
+        })
+        .collect()
 }
 
 /// True when a hook command's words take the kept set from the session transcript.
