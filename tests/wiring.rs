@@ -338,30 +338,40 @@ fn doctor_notes_a_claude_md_the_claude_code_hook_does_not_read() {
 #[test]
 fn doctor_notes_every_instruction_file_claude_code_reads_that_the_hook_does_not() {
     // Claude Code 2.1.197 also reads `~/.claude/CLAUDE.md`, and from each folder above
-    // the start directory down to it `CLAUDE.md`, `.claude/CLAUDE.md` and
-    // `CLAUDE.local.md` (its memory loader); doctor noted only `<dir>/CLAUDE.md`.
+    // the start directory down to it `CLAUDE.md`, `.claude/CLAUDE.md`, the rules in
+    // `.claude/rules` and `CLAUDE.local.md` (its memory loader; seen: each in the first
+    // request, none in the transcript); doctor noted only `<dir>/CLAUDE.md`.
     let s = Sandbox::new();
     s.wired("claude-code");
     let base = s.project.parent().unwrap();
     std::fs::create_dir_all(s.home.join(".claude")).unwrap();
+    std::fs::create_dir_all(s.project.join(".claude/rules/sub")).unwrap();
     for file in [
         s.home.join(".claude/CLAUDE.md"),
         base.join("CLAUDE.md"),
         s.project.join(".claude/CLAUDE.md"),
+        s.project.join(".claude/rules/sub/refunds.md"),
         s.project.join("CLAUDE.local.md"),
     ] {
         std::fs::write(file, "Refunds over 5,000 need a human approver.\n").unwrap();
     }
+    // A rule with front matter may be read only once the agent touches a file its
+    // `paths` cover (seen: not in the first request): never counted in view.
+    std::fs::write(
+        s.project.join(".claude/rules/src.md"),
+        "---\npaths: src/**\n---\nRefunds over 5,000 need a human approver.\n",
+    )
+    .unwrap();
     let out = s.doctor("claude-code");
     assert_clean(&out, &s.settings("claude-code"), "claude-code");
     let b = base.display();
     let flags = format!(
-        "--context-file \"$HOME\"/.claude/CLAUDE.md --context-file {b}/CLAUDE.md --context-file \"$CLAUDE_PROJECT_DIR\"/.claude/CLAUDE.md --context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.local.md"
+        "--context-file \"$HOME\"/.claude/CLAUDE.md --context-file {b}/CLAUDE.md --context-file \"$CLAUDE_PROJECT_DIR\"/.claude/CLAUDE.md --context-file \"$CLAUDE_PROJECT_DIR\"/.claude/rules/sub/refunds.md --context-file \"$CLAUDE_PROJECT_DIR\"/CLAUDE.local.md"
     );
     assert_eq!(
         out.stderr,
         format!(
-            "omission-gate doctor: note: `{}/.claude/CLAUDE.md`, `{b}/CLAUDE.md`, `{p}/.claude/CLAUDE.md` and `{p}/CLAUDE.local.md` are sent with every request, and Claude Code writes them in no transcript, so the hook in `{}` does not count what they say as in view: a rule of the store that one of them states is denied at its first call; add `{flags}` to the hook command after `--kept-from transcript`\n",
+            "omission-gate doctor: note: `{}/.claude/CLAUDE.md`, `{b}/CLAUDE.md`, `{p}/.claude/CLAUDE.md`, `{p}/.claude/rules/sub/refunds.md` and `{p}/CLAUDE.local.md` are sent with every request, and Claude Code writes them in no transcript, so the hook in `{}` does not count what they say as in view: a rule of the store that one of them states is denied at its first call; add `{flags}` to the hook command after `--kept-from transcript`\n",
             s.home.display(),
             s.settings("claude-code").display(),
             p = s.p(),

@@ -548,49 +548,83 @@ fn note_unread_claude_md(dir: &Path, context_files: &[String], at: &str, f: &mut
 
 /// The instruction files Claude Code (2.1.197, its bundle's memory loader) reads at the
 /// start of a session begun in `dir`, that exist, in its order, each with the value of a
-/// `--context-file` that names it in a hook command: the managed `CLAUDE.md`, the
-/// user's (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), then for each folder from the top
-/// down to `dir` (the file system's root aside) its `CLAUDE.md`, `.claude/CLAUDE.md` and
-/// `CLAUDE.local.md`. Left out: `.claude/rules/*.md`, of which Claude Code reads some
-/// only when the agent touches a file their `paths` cover (counting one in view
-/// before that would pass a call its rule binds), and the files an `@` import names.
+/// `--context-file` that names it in a hook command: the managed `CLAUDE.md` and rules,
+/// the user's (in `$CLAUDE_CONFIG_DIR`, else `~/.claude`), then for each folder from the
+/// top down to `dir` (the file system's root aside) its `CLAUDE.md`, `.claude/CLAUDE.md`,
+/// `.claude/rules` and `CLAUDE.local.md` (seen with 2.1.197: each sent with the first
+/// request, in this order, and none in the transcript). Rules as
+/// [`always_read_rules`] says; left out too, the files an `@` import names.
 fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut files = vec![Path::new(claude_code::MANAGED_DIR).join("CLAUDE.md")];
+    let managed = Path::new(claude_code::MANAGED_DIR);
+    let mut files = vec![managed.join("CLAUDE.md")];
+    files.extend(always_read_rules(&managed.join(".claude/rules")));
     let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty());
     let user = match (&config, home()) {
         (Some(c), _) => Some(PathBuf::from(c)),
         (None, Some(h)) => Some(h.join(".claude")),
         (None, None) => None,
     };
-    files.extend(user.as_ref().map(|u| u.join("CLAUDE.md")));
+    if let Some(user) = &user {
+        files.push(user.join("CLAUDE.md"));
+        files.extend(always_read_rules(&user.join("rules")));
+    }
     let mut folders: Vec<&Path> = dir.ancestors().filter(|d| d.parent().is_some()).collect();
     folders.reverse();
     for folder in folders {
-        for name in ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"] {
-            files.push(folder.join(name));
-        }
+        files.push(folder.join("CLAUDE.md"));
+        files.push(folder.join(".claude/CLAUDE.md"));
+        files.extend(always_read_rules(&folder.join(".claude/rules")));
+        files.push(folder.join("CLAUDE.local.md"));
     }
+    let home_claude = user.filter(|_| config.is_none());
     files
         .into_iter()
         .filter(|file| file.is_file())
         .map(|file| {
             // Spelt as the hook command can give it wherever the session runs it: from
             // the project by its variable, the user's by `$HOME`, others in full.
-            let flag = match file.strip_prefix(dir) {
-                Ok(rest) => format!(
-                    "\"$CLAUDE_PROJECT_DIR\"/{}",
-                    wiring::sh_quote(&rest.display().to_string())
-                ),
-                Err(_)
-                    if config.is_none() && user.as_ref().is_some_and(|u| file.starts_with(u)) =>
-                {
-                    "\"$HOME\"/.claude/CLAUDE.md".to_string()
-                }
-                Err(_) => wiring::sh_quote(&file.display().to_string()),
+            let under = |root: &Path| {
+                let rest = file.strip_prefix(root).ok()?;
+                Some(wiring::sh_quote(&rest.display().to_string()))
+            };
+            let flag = if let Some(rest) = under(dir) {
+                format!("\"$CLAUDE_PROJECT_DIR\"/{rest}")
+            } else if let Some(rest) = home_claude.as_deref().and_then(under) {
+                format!("\"$HOME\"/.claude/{rest}")
+            } else {
+                wiring::sh_quote(&file.display().to_string())
             };
             (file, flag)
         })
         .collect()
+}
+
+/// The `.md` files under a rules folder (its subfolders too, sorted) that Claude Code
+/// reads at the start of every session: those without front matter (seen with 2.1.197:
+/// such a rule was sent with the first request, and is in no transcript). One with
+/// front matter may give `paths`, and then is read only once the agent touches a file
+/// they cover: counted in view before that, its rule would not block; doctor does not
+/// read YAML to tell, and leaves each such file out.
+fn always_read_rules(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            out.extend(always_read_rules(&path));
+        } else if path.extension().is_some_and(|e| e == "md")
+            && std::fs::read(&path).is_ok_and(|text| {
+                let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
+                !text.trim_ascii_start().starts_with(b"---")
+            })
+        {
+            out.push(path);
+        }
+    }
+    out
 }
 
 /// True when a hook command's words take the kept set from the session transcript.
