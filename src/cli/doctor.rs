@@ -1286,9 +1286,11 @@ fn check_handler(
                 dir.join(store)
             };
             let typed = kept_from_transcript(&words);
-            let listed = args.as_ref().and_then(|a| a.tools.as_deref());
-            let listed = listed.map(|v| tools_listed(dir, v, limits));
-            check_store(harness, &path, h, at, f, limits, typed, listed.flatten());
+            if let Some(input) = check_store(harness, &path, h, at, f, limits, typed) {
+                let listed = args.as_ref().and_then(|a| a.tools.as_deref());
+                let listed = listed.map(|v| tools_listed(dir, v, limits));
+                check_guarded(harness, &input, &path, at, listed, f);
+            }
             Some(path)
         }
     };
@@ -1433,7 +1435,7 @@ fn tools_listed(dir: &Path, value: &str, limits: Limits) -> Option<Vec<String>> 
     Some(tools.into_iter().map(|t| t.name).collect())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Checks the store a hook reads; the store as loaded, when it loads.
 fn check_store(
     harness: Harness,
     path: &Path,
@@ -1442,8 +1444,7 @@ fn check_store(
     f: &mut Findings,
     limits: Limits,
     reads_transcript: bool,
-    flag_tools: Option<Vec<String>>,
-) {
+) -> Option<input::Input> {
     let w = Wiring::of(harness);
     let shown = path.display().to_string();
     // Read as the hook reads it (within the input limit), so that a store the hook
@@ -1457,7 +1458,7 @@ fn check_store(
                 "the store {at} reads does not load ({}), so the hook denies every call: fix it, or move it away and run init to write a starter store",
                 one_line(&e.to_string())
             ));
-            return;
+            return None;
         }
     };
     if crate::validate::binds_nothing(&input.store) {
@@ -1514,59 +1515,11 @@ fn check_store(
             harness.title()
         ));
     }
-    // The guarded tools, as the hook takes them: `--tools`, else the store's `tools`.
-    let store_tools = || {
-        let names = input.tools.as_ref()?.iter().map(|t| t.name.clone());
-        Some(names.collect::<Vec<_>>())
-    };
-    let (list, listing, fix) = match flag_tools {
-        Some(tools) => (Some(tools), format!("{at} guards"), "its `--tools`"),
-        None => (
-            store_tools(),
-            format!("the store `{}` lists", clean(&shown)),
-            "the store's `tools`",
-        ),
-    };
-    let named =
-        |tool: &str| (input.totals.named.iter()).any(|n| crate::record::glob_match(n, tool));
-    for m in wiring::mislisted(harness, list.as_deref().unwrap_or_default()) {
-        // A tool a record names is judged whatever the list says.
-        if m.how == wiring::Listed::NotHookName && named(&m.instead) {
-            continue;
-        }
-        let (tool, instead) = (clean(&m.tool), clean(&m.instead));
-        f.problem(match m.how {
-            wiring::Listed::Spelling => format!(
-                "{listing} `{tool}`, a name {} never gives a tool{}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
-                w_name(harness),
-                if m.tool.starts_with("mcp") {
-                    format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
-                } else {
-                    String::new()
-                }
-            ),
-            wiring::Listed::Glob(covered) => format!(
-                "{listing} `{tool}`, {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
-                crate::harness::glob_covers(harness, covered, &m.instead)
-            ),
-            wiring::Listed::NotHookName => format!(
-                "{listing} `{tool}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, which the list leaves unguarded and no record names, so they pass unjudged: write `{instead}` in {fix}",
-                w_name(harness)
-            ),
-        });
-    }
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
         f.problem(match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(
-                "record `{id}` scopes to `{tool}`, a name {} never gives a tool{}: write `{instead}`, or name both if another harness shares this store",
-                w_name(harness),
-                if crate::harness::sent_as(harness, &tool).is_some() {
-                    format!(" ({})", harness.mcp_name_change())
-                } else if tool.starts_with("mcp") {
-                    format!(" (it names MCP tools `{}`)", w.mcp_tool("<server>", "<tool>"))
-                } else {
-                    String::new()
-                }
+                "record `{id}` scopes to `{tool}`, {}: write `{instead}`, or name both if another harness shares this store",
+                never_gives(harness, &tool)
             ),
             wiring::Unguarded::NotHookName { id, tool, instead } => format!(
                 "record `{}` names `{}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, and the hook denies each of them until the store names `{instead}` (adding `{}` to the matcher does not help): write `{instead}` wherever the store names `{}`",
@@ -1601,6 +1554,78 @@ fn check_store(
             wiring::Unguarded::Missed { id, tool } => format!(
                 "the matcher `{}` of {at} misses `{tool}`, which record `{id}` names, so the gate never sees those calls: add it to the matcher",
                 h.matcher.as_deref().unwrap_or("")
+            ),
+        });
+    }
+    Some(input)
+}
+
+/// "a name HARNESS never gives a tool", for `tool`, another harness's name of a tool,
+/// with how this harness names an MCP tool when `tool` is one.
+fn never_gives(harness: Harness, tool: &str) -> String {
+    let how = if crate::harness::sent_as(harness, tool).is_some() {
+        format!(" ({})", harness.mcp_name_change())
+    } else if tool.starts_with("mcp") {
+        let w = Wiring::of(harness);
+        format!(
+            " (it names MCP tools `{}`)",
+            w.mcp_tool("<server>", "<tool>")
+        )
+    } else {
+        String::new()
+    };
+    format!("a name {} never gives a tool{how}", w_name(harness))
+}
+
+/// The hook's guarded tools (`flag_tools`: its `--tools` if given, as read, else the
+/// store's `tools`) checked for names the harness never sends ([`wiring::mislisted`]).
+fn check_guarded(
+    harness: Harness,
+    input: &input::Input,
+    path: &Path,
+    at: &str,
+    flag_tools: Option<Option<Vec<String>>>,
+    f: &mut Findings,
+) {
+    let shown = path.display().to_string();
+    // The guarded tools, as the hook takes them: `--tools`, else the store's `tools`.
+    let store_tools = || {
+        let names = input.tools.as_ref()?.iter().map(|t| t.name.clone());
+        Some(names.collect::<Vec<_>>())
+    };
+    let (list, listing, fix) = match flag_tools {
+        Some(Some(tools)) => (Some(tools), format!("{at} guards"), "its `--tools`"),
+        // Running the hook says why it cannot read them.
+        Some(None) => return,
+        None => (
+            store_tools(),
+            format!("the store `{}` lists", clean(&shown)),
+            "the store's `tools`",
+        ),
+    };
+    let named =
+        |tool: &str| (input.totals.named.iter()).any(|n| crate::record::glob_match(n, tool));
+    let Some(list) = list else {
+        return;
+    };
+    for m in wiring::mislisted(harness, &list) {
+        // A tool a record names is judged whatever the list says.
+        if m.how == wiring::Listed::NotHookName && named(&m.instead) {
+            continue;
+        }
+        let (tool, instead) = (clean(&m.tool), clean(&m.instead));
+        f.problem(match m.how {
+            wiring::Listed::Spelling => format!(
+                "{listing} `{tool}`, {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
+                never_gives(harness, &m.tool)
+            ),
+            wiring::Listed::Glob(covered) => format!(
+                "{listing} `{tool}`, {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
+                crate::harness::glob_covers(harness, covered, &m.instead)
+            ),
+            wiring::Listed::NotHookName => format!(
+                "{listing} `{tool}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, which the list leaves unguarded and no record names, so they pass unjudged: write `{instead}` in {fix}",
+                w_name(harness)
             ),
         });
     }
