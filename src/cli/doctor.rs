@@ -1417,9 +1417,6 @@ fn find_binary(bin: &str) -> Binary {
     found
 }
 
-/// The store loads, and the matcher lets the harness show the gate every tool a record
-/// names (in this harness's naming). `reads_transcript`: the hook reads the session's
-/// transcript, where it sees a Codex call that asks for a terminal (and denies it).
 /// The names the hook's `--tools` value gives, read as the hook reads it (an `@FILE`
 /// relative to the directory doctor reads the store from). `None` when they cannot be
 /// read: the hook then denies every call, which running it below reports.
@@ -1435,7 +1432,10 @@ fn tools_listed(dir: &Path, value: &str, limits: Limits) -> Option<Vec<String>> 
     Some(tools.into_iter().map(|t| t.name).collect())
 }
 
-/// Checks the store a hook reads; the store as loaded, when it loads.
+/// The store loads, and the matcher lets the harness show the gate every tool a record
+/// names (in this harness's naming). `reads_transcript`: the hook reads the session's
+/// transcript, where it sees a Codex call that asks for a terminal (and denies it).
+/// Returns the store as loaded, when it loads.
 fn check_store(
     harness: Harness,
     path: &Path,
@@ -1603,11 +1603,11 @@ fn check_guarded(
             "the store's `tools`",
         ),
     };
-    let named =
-        |tool: &str| (input.totals.named.iter()).any(|n| crate::record::glob_match(n, tool));
     let Some(list) = list else {
         return;
     };
+    let named =
+        |tool: &str| (input.totals.named.iter()).any(|n| crate::record::glob_match(n, tool));
     for m in wiring::mislisted(harness, &list) {
         // A tool a record names is judged whatever the list says.
         if m.how == wiring::Listed::NotHookName && named(&m.instead) {
