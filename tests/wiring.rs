@@ -2828,11 +2828,11 @@ fn doctor_and_init_report_a_glob_of_another_harness_s_built_in_name() {
 }
 
 #[test]
-fn doctor_reports_a_guarded_tool_named_as_another_harness_names_it() {
+fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     // A Claude Code hook whose `--tools` (or store `tools`) lists only Gemini CLI's
     // `run_shell_command` (or a glob of it) denies every `Bash` call; one listing `edit`
     // leaves `Edit` unguarded. doctor checked the store's scopes for such names, not the
-    // guarded tools.
+    // guarded tools, and init warned of the scopes only.
     let s = Sandbox::new();
     s.wired("claude-code");
     s.edit_settings("claude-code", |t| {
@@ -2884,6 +2884,13 @@ fn doctor_reports_a_guarded_tool_named_as_another_harness_names_it() {
             s.store().display()
         ),
     );
+    // init keeps the store, and warns of it.
+    let warning = format!(
+        "warning: the store's `tools` lists `run_shell_command`, a name Claude Code never gives a tool, so the hook denies each call of `Bash`: add `Bash` to its `tools` in `{}`",
+        s.store().display()
+    );
+    let out = s.init("claude-code");
+    assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
     // Gemini CLI: `Bash` is Claude Code's name of its `run_shell_command`.
     let s = Sandbox::new();
     s.wired("gemini-cli");

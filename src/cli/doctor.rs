@@ -1606,13 +1606,7 @@ fn check_guarded(
     let Some(list) = list else {
         return;
     };
-    let named =
-        |tool: &str| (input.totals.named.iter()).any(|n| crate::record::glob_match(n, tool));
-    for m in wiring::mislisted(harness, &list) {
-        // A tool a record names is judged whatever the list says.
-        if m.how == wiring::Listed::NotHookName && named(&m.instead) {
-            continue;
-        }
+    for m in wiring::mislisted(harness, &list, &input.store) {
         let (tool, instead) = (clean(&m.tool), clean(&m.instead));
         f.problem(match m.how {
             wiring::Listed::Spelling => format!(

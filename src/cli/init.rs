@@ -434,6 +434,30 @@ fn existing_store(
             _ => {}
         }
     }
+    // init writes no --tools: the store's `tools`, if any, are the guarded tools.
+    let listed: Vec<String> = (input.tools.iter().flatten())
+        .map(|t| t.name.clone())
+        .collect();
+    for m in wiring::mislisted(harness, &listed, &input.store) {
+        let (tool, instead) = (clean(&m.tool), clean(&m.instead));
+        let what = match m.how {
+            wiring::Listed::Spelling => format!(
+                "a name {} never gives a tool, so the hook denies each call of `{instead}`",
+                super::doctor::w_name(harness)
+            ),
+            wiring::Listed::Glob(covered) => format!(
+                "{}, so the hook denies each call of `{instead}`",
+                crate::harness::glob_covers(harness, covered, &m.instead)
+            ),
+            wiring::Listed::NotHookName => format!(
+                "a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so those calls pass unjudged",
+                super::doctor::w_name(harness)
+            ),
+        };
+        lines.push(format!(
+            "warning: the store's `tools` lists `{tool}`, {what}: add `{instead}` to its `tools` in `{shown}`"
+        ));
+    }
     for u in wiring::unnamed_kin(harness, &input.store) {
         lines.push(format!(
             "warning: record `{}` names `{}` and not `{}`, which does the same in {}, so the hook denies each call of `{}`: {}",

@@ -747,17 +747,20 @@ pub enum Listed {
     /// A glob covering another harness's built-in, this one's name of which it does not
     /// cover (`run_shell*` in Claude Code): the hook denies each call of the tool.
     Glob(&'static str),
-    /// A built-in named as no hook call carries it (`bash` in Claude Code): its calls are
-    /// not guarded, so they pass unjudged unless a record names the tool.
+    /// A built-in named as no hook call carries it (`bash` in Claude Code), which no
+    /// record of the store names either: its calls are not guarded, and pass unjudged.
     NotHookName,
 }
 
-/// Each name of `tools`, a hook's guarded tools, that misses a tool as this harness
-/// sends it (see [`Listed`]), where no name of the list covers that tool. The hook
-/// denies such a call, or (for a name no call carries) leaves it unguarded, as
-/// `hook::guarded_another_way` and `Setup::guards` judge it.
-pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
+/// Each name of `tools`, the guarded tools of a hook reading `store`, that misses a tool
+/// as this harness sends it (see [`Listed`]), where no name of the list covers that
+/// tool. The hook denies such a call, or (for a name no call carries) leaves it
+/// unguarded, as `hook::guarded_another_way` and `Setup::guards` judge it.
+pub fn mislisted(harness: Harness, tools: &[String], store: &Store) -> Vec<MisListed> {
     let listed = |n: &str| tools.iter().any(|t| glob_match(t, n));
+    // A tool a record names is judged whatever the list says.
+    let named = named_tools(store);
+    let named = |n: &str| named.keys().any(|k| glob_match(k, n));
     let mut out = Vec::new();
     for tool in tools {
         let found = |instead: String, how| MisListed {
@@ -766,7 +769,7 @@ pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
             how,
         };
         if let Some(call) = crate::harness::hook_name_for(harness, tool) {
-            if !listed(call) {
+            if !listed(call) && !named(call) {
                 out.push(found(call.to_string(), Listed::NotHookName));
             }
             continue;
