@@ -395,27 +395,70 @@ pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
     tool == call || roles(tool).is_some_and(|r| roles(call) == Some(r))
 }
 
-/// Whether a store that names `name` meant the tool a hook of this harness sees called
-/// `call`, though the harness never sends a call under `name`: the same name in another
-/// case (`bash` for Claude Code's `Bash`), or, in Codex, a name the model calls its shell
-/// tool by (`exec_command`, `shell`, `shell_command`, `local_shell`), whose calls Codex
+/// The names the model calls Codex's shell tool by, whose calls Codex sends to hooks as
+/// `Bash`.
+const CODEX_SHELL: [&str; 4] = ["exec_command", "shell", "shell_command", "local_shell"];
+
+/// Whether a store that names `name` (a tool name or glob) meant the tool a hook of this
+/// harness sees called `call`, though the harness never sends a call under `name` and
+/// `name` does not cover `call`: the same name in another case (`bash` for Claude Code's
+/// `Bash`), a glob that covers one of this harness's built-ins only in another case
+/// (`bas*`), or, in Codex, a name the model calls its shell tool by (`exec_command`,
+/// `shell`, `shell_command`, `local_shell`, or a glob covering one), whose calls Codex
 /// sends to hooks as `Bash`.
 pub fn hook_name_of(harness: Harness, name: &str, call: &str) -> bool {
-    const CODEX_SHELL: [&str; 4] = ["exec_command", "shell", "shell_command", "local_shell"];
-    (name != call && name.eq_ignore_ascii_case(call))
-        || (harness == Harness::Codex && call == "Bash" && CODEX_SHELL.contains(&name))
+    use crate::record::glob_match;
+    if glob_match(name, call) {
+        return false;
+    }
+    let built_in = BUILTINS.iter().any(|(h, n, _)| *h == harness && *n == call);
+    let cased = match name.contains('*') {
+        true => built_in && covers_in_another_case(name, call),
+        false => name.eq_ignore_ascii_case(call),
+    };
+    cased || codex_shell_name(harness, name, call).is_some()
 }
 
-/// The built-in of this harness that a store naming `name` meant, when no hook call of
-/// this harness carries `name` ([`hook_name_of`]: `Bash` for Claude Code's `bash`, or for
-/// Codex's `exec_command`); `None` for any other name. For a check before a session,
-/// which has no call to hold the name against.
-pub fn hook_name_for(harness: Harness, name: &str) -> Option<&'static str> {
+/// Whether the glob `glob` covers `name` once case is set aside.
+fn covers_in_another_case(glob: &str, name: &str) -> bool {
+    crate::record::glob_match(&glob.to_ascii_lowercase(), &name.to_ascii_lowercase())
+}
+
+/// The name the model calls Codex's shell tool by that `name` (a tool name or glob)
+/// covers, when `call` is Codex's `Bash`.
+fn codex_shell_name(harness: Harness, name: &str, call: &str) -> Option<&'static str> {
+    use crate::record::glob_match;
+    (harness == Harness::Codex && call == "Bash")
+        .then(|| CODEX_SHELL.into_iter().find(|s| glob_match(name, s)))
+        .flatten()
+}
+
+/// For a glob the store names that [`hook_name_of`] says meant `call`, what it covers
+/// instead, for messages: "covers `Bash` only in another case", or "covers
+/// `exec_command`, the model's name for it". `None` for a name without `*`.
+pub fn hook_glob_covers(harness: Harness, glob: &str, call: &str) -> Option<String> {
+    if !glob.contains('*') || !hook_name_of(harness, glob, call) {
+        return None;
+    }
+    Some(match codex_shell_name(harness, glob, call) {
+        Some(shell) if !covers_in_another_case(glob, call) => {
+            format!("covers `{shell}`, the model's name for it")
+        }
+        _ => format!("covers `{call}` only in another case"),
+    })
+}
+
+/// The built-ins of this harness that a store naming `name` (a tool name or glob) meant,
+/// when no hook call of this harness carries `name` ([`hook_name_of`]: `Bash` for Claude
+/// Code's `bash` or `bas*`, or for Codex's `exec_command`); empty for any other name. For
+/// a check before a session, which has no call to hold the name against.
+pub fn hook_names_for(harness: Harness, name: &str) -> Vec<&'static str> {
     BUILTINS
         .iter()
         .filter(|(h, _, _)| *h == harness)
         .map(|(_, call, _)| *call)
-        .find(|call| hook_name_of(harness, name, call))
+        .filter(|call| hook_name_of(harness, name, call))
+        .collect()
 }
 
 /// The other built-ins of this harness that do what its built-in `tool` does (`Monitor`
@@ -721,8 +764,35 @@ mod tests {
             (Harness::GeminiCli, "shell", None),
             (Harness::GeminiCli, "mcp_a_b", None),
         ] {
-            assert_eq!(hook_name_for(h, name), call, "{h:?} {name}");
+            assert_eq!(hook_names_for(h, name), Vec::from_iter(call), "{h:?} {name}");
         }
+        // A glob that covers a built-in only in another case, or (Codex) a name the model
+        // calls its shell tool by; a glob that covers the built-in itself binds its calls.
+        for (h, glob, calls) in [
+            (Harness::ClaudeCode, "bas*", &["Bash"][..]),
+            (Harness::ClaudeCode, "*ASH", &["Bash"]),
+            (Harness::ClaudeCode, "m*", &["Monitor", "MultiEdit"]),
+            (Harness::ClaudeCode, "Bas*", &[]),
+            (Harness::ClaudeCode, "*", &[]),
+            (Harness::ClaudeCode, "mcp__*", &[]),
+            (Harness::Codex, "bas*", &["Bash"]),
+            (Harness::Codex, "exec_*", &["Bash"]),
+            (Harness::Codex, "APPLY*", &["apply_patch"]),
+            (Harness::Codex, "*sh", &[]),
+            (Harness::GeminiCli, "RUN_SHELL*", &["run_shell_command"]),
+            (Harness::GeminiCli, "exec_*", &[]),
+        ] {
+            assert_eq!(hook_names_for(h, glob), calls, "{h:?} {glob}");
+        }
+        assert_eq!(
+            hook_glob_covers(Harness::ClaudeCode, "bas*", "Bash").as_deref(),
+            Some("covers `Bash` only in another case")
+        );
+        assert_eq!(
+            hook_glob_covers(Harness::Codex, "exec_*", "Bash").as_deref(),
+            Some("covers `exec_command`, the model's name for it")
+        );
+        assert_eq!(hook_glob_covers(Harness::ClaudeCode, "bash", "Bash"), None);
         // Named both ways, nothing is misnamed.
         let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
         assert!(misnamed(Harness::GeminiCli, "Bash", both).is_empty());

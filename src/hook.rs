@@ -602,6 +602,7 @@ fn named_another_way(
         let problem = InputProblem::NotHookName {
             tool: name.to_string(),
             harness: harness.title(),
+            covers: crate::harness::hook_glob_covers(harness, name, tool),
             instead: tool.to_string(),
         };
         return Some(InputError::invalid(&setup.store, "", problem));

@@ -625,6 +625,50 @@ fn tools_limits_which_calls_are_judged() {
     assert_eq!(out.code, 2);
 }
 
+/// `--tools` reads the same in every directory the hook runs in (Claude Code runs it in
+/// the session's current directory): a plain name is a tool's even where a file of that
+/// name is there (`--tools Bash` was refused in a directory holding a file `Bash`), and a
+/// name that looks like a file's is refused even where no such file is (`--tools
+/// tools.json`, meant as the file, guarded one tool named `tools.json`, and a call of
+/// any other tool no record names passed unjudged).
+#[test]
+fn tools_reads_the_same_in_every_directory() {
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-tools-cwd");
+    let (with_file, without) = (base.join("with"), base.join("without"));
+    for dir in [&with_file, &without] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(with_file.join("Bash"), "").unwrap();
+    std::fs::write(with_file.join("tools.json"), r#"["Write"]"#).unwrap();
+    let store = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(STORE);
+    let store = store.to_str().unwrap();
+    let call = |dir: &std::path::Path, tools: &str| {
+        let mut c = Command::new(BIN);
+        c.args(["hook", "claude-code", "--store", store, "--tools", tools])
+            .current_dir(dir);
+        let payload = payload("claude-code", "Write", r#"{"file_path":"a","content":"b"}"#);
+        let out = common::output_of(c, Some(payload.as_bytes()));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        (out.status.code().unwrap(), stderr)
+    };
+    for dir in [&with_file, &without] {
+        // A tool's name: `Write` is not guarded and no record names it.
+        assert_eq!(call(dir, "Bash"), (0, String::new()), "{}", dir.display());
+        // A file's name, whether or not the file is there.
+        for tools in ["tools.json", "Bash,./tools"] {
+            let seen = tools.split(',').last().unwrap();
+            let message = format!(
+                "--tools: `{seen}` looks like a file's name (a tool's name has no `/` and no ending such as `.json`), and --tools reads a file only as `@FILE`, whether or not the file is there; as written it names a tool `{seen}`: write --tools @{seen} for the file (or, for a tool of that name, give the list as a JSON array, --tools '[\"{seen}\"]')"
+            );
+            let (code, stderr) = call(dir, tools);
+            assert_eq!(code, 2, "{tools} in {}: {stderr}", dir.display());
+            assert_eq!(stderr, format!("{}\n", invalid_reason(&message)), "{tools}");
+        }
+        // As a JSON array, the name is a tool's.
+        assert_eq!(call(dir, r#"["tools.json"]"#), (0, String::new()));
+    }
+}
+
 #[test]
 fn dropped_unevaluable_records_block_unless_allowed() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-unevaluable");
@@ -995,6 +1039,56 @@ fn deny_store(dir: &str, name: &str, scope: &[&str]) -> String {
     });
     std::fs::write(&path, format!("{{\"records\": [{record}], \"kept\": []}}")).unwrap();
     path.to_str().unwrap().to_string()
+}
+
+/// A glob that covers a built-in of the harness only in another case (`bas*` for Claude
+/// Code's `Bash`), or, in Codex, a name the model calls its shell tool by (`exec_*`),
+/// covers no name the hook's calls carry: the rule bound nothing and the call passed, where
+/// the name itself (`BASH`, `exec_command`) was already denied. Denied with the fix; with
+/// the harness's name beside it, the rule binds the call.
+#[test]
+fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_fix() {
+    let write_store = |name: &str, scope: &[&str]| deny_store("hook-case-globs", name, scope);
+    let covers = |harness: &str, glob: &str, call: &str, covers: &str| {
+        format!(
+            "{harness} sends this call to its hooks as `{call}`, and the store's `{glob}` {covers}, so a rule that names `{glob}` and not `{call}` never binds this call: name `{call}` too wherever the store names `{glob}` (beside it in a policy's scope, or in an effect record with the same `match`)"
+        )
+    };
+    let other_case = |call: &str| format!("covers `{call}` only in another case");
+    let cases = [
+        ("claude-code", "Claude Code", "bas*", "Bash", other_case("Bash")),
+        ("claude-code", "Claude Code", "*EDIT", "MultiEdit", other_case("MultiEdit")),
+        ("codex", "Codex", "bas*", "Bash", other_case("Bash")),
+        ("codex", "Codex", "Apply_*", "apply_patch", other_case("apply_patch")),
+        ("codex", "Codex", "exec_*", "Bash", "covers `exec_command`, the model's name for it".into()),
+        ("gemini-cli", "Gemini CLI", "RUN_SHELL*", "run_shell_command", other_case("run_shell_command")),
+    ];
+    for (i, (h, title, glob, call, how)) in cases.iter().enumerate() {
+        let store = write_store(&format!("{i}.json"), &[glob]);
+        let input = r#"{"command":"ls","file_path":"a"}"#;
+        let out = run(&["hook", h, "--store", &store], &payload(h, call, input));
+        let message = covers(title, glob, call, how);
+        let reason = invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE);
+        assert_denied(&out, &reason, &format!("{h} {glob}"));
+        let both = write_store(&format!("{i}-both.json"), &[glob, call]);
+        let out = run(&["hook", h, "--store", &both], &payload(h, call, input));
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {glob}: {}",
+            out.stderr
+        );
+    }
+    // A glob that covers the built-in as the harness sends it binds the call.
+    let store = write_store("cased.json", &["Bas*"]);
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
+    );
+    assert!(
+        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`

@@ -2681,6 +2681,43 @@ fn doctor_finds_a_store_name_no_hook_call_carries_whatever_the_matcher() {
 }
 
 #[test]
+fn doctor_finds_a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it() {
+    // `bas*` covers Claude Code's `Bash` only in another case, Codex's `exec_*` only the
+    // name its model calls the shell tool by: the rule binds no call, and the hook
+    // denies each call of the tool. doctor and init said nothing of the glob (doctor
+    // said to add it to the matcher).
+    for (h, title, glob, sent, covers) in [
+        ("claude-code", "Claude Code", "bas*", "Bash", "covers `Bash` only in another case"),
+        ("codex", "Codex", "exec_*", "Bash", "covers `exec_command`, the model's name for it"),
+        ("gemini-cli", "Gemini CLI", "RUN_SHELL*", "run_shell_command", "covers `run_shell_command` only in another case"),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let store = format!(
+            r#"{{"records": [{{"id": "g", "seq": 1, "kind": "policy", "scope": ["{glob}"], "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
+        );
+        std::fs::write(s.store(), store).unwrap();
+        let out = s.doctor(h);
+        assert_finds(
+            &out,
+            &format!(
+                "record `g` scopes to `{glob}`, which {covers}: {title} sends that tool's calls to its hooks as `{sent}`, and the hook denies each of them until the store names `{sent}` too (adding `{glob}` to the matcher does not help): name `{sent}` wherever the store names `{glob}` (beside it in a policy's scope, or in an effect record with the same `match`)"
+            ),
+        );
+        assert!(!out.stderr.contains("misses"), "{h}: {}", out.stderr);
+        let out = s.init(h);
+        assert!(
+            out.stdout.contains(&format!(
+                "warning: record `g` names `{glob}`, which {covers} ({title} sends that tool's calls as `{sent}`), so the hook denies each of them until the store names `{sent}`: add `{sent}` to its `scope` in `{}`",
+                s.store().display()
+            )),
+            "{h}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
 fn doctor_finds_a_record_naming_a_tool_otherwise_though_another_names_it() {
     // The store names `Bash` in a kept `allow`, and `bash` alone in a `deny`: the deny
     // never binds a `Bash` call (the hook now denies each), which doctor and init said

@@ -1521,8 +1521,26 @@ fn check_store(
                 "record `{id}` scopes to `{tool}`, {}: write `{instead}`, or name both if another harness shares this store",
                 never_gives(harness, &tool)
             ),
-            wiring::Unguarded::NotHookName { id, tool, instead } => format!(
+            wiring::Unguarded::NotHookName {
+                id,
+                tool,
+                covers: None,
+                instead,
+            } => format!(
                 "record `{}` names `{}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, and the hook denies each of them until the store names `{instead}` (adding `{}` to the matcher does not help): write `{instead}` wherever the store names `{}`",
+                clean(&id),
+                clean(&tool),
+                w_name(harness),
+                clean(&tool),
+                clean(&tool)
+            ),
+            wiring::Unguarded::NotHookName {
+                id,
+                tool,
+                covers: Some(covers),
+                instead,
+            } => format!(
+                "record `{}` scopes to `{}`, which {covers}: {} sends that tool's calls to its hooks as `{instead}`, and the hook denies each of them until the store names `{instead}` too (adding `{}` to the matcher does not help): name `{instead}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
                 clean(&id),
                 clean(&tool),
                 w_name(harness),

@@ -412,11 +412,22 @@ fn existing_store(
                 super::doctor::w_name(harness),
                 fix(&id, &clean(&instead))
             )),
-            wiring::Unguarded::NotHookName { id, tool, instead } => lines.push(format!(
-                "warning: record `{}` names `{}`, a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so the hook denies each of them until the store names `{instead}`: {}",
+            wiring::Unguarded::NotHookName {
+                id,
+                tool,
+                covers,
+                instead,
+            } => lines.push(format!(
+                "warning: record `{}` names `{}`, {} sends that tool's calls as `{instead}`), so the hook denies each of them until the store names `{instead}`: {}",
                 clean(&id),
                 clean(&tool),
-                super::doctor::w_name(harness),
+                match covers {
+                    Some(covers) => format!("which {covers} ({}", harness.title()),
+                    None => format!(
+                        "a name no call {} sends its hooks carries (it",
+                        super::doctor::w_name(harness)
+                    ),
+                },
                 fix(&id, &instead)
             )),
             wiring::Unguarded::OtherHarnessGlob {

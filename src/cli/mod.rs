@@ -280,10 +280,22 @@ fn kept_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
     Ok(flag)
 }
 
-/// `--tools`'s value as [`flag_text`] reads it; a plain value that names a file is
-/// refused (see [`names_a_file`]).
+/// `--tools`'s value as [`flag_text`] reads it; a plain value that names a file, or
+/// that looks like a file's name, is refused (see [`names_a_file`] and
+/// [`looks_like_a_file`]).
 fn tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
     names_a_file("--tools", value)?;
+    looks_like_a_file(value)?;
+    flag_text("--tools", value, limits)
+}
+
+/// `hook`'s `--tools` value as [`flag_text`] reads it; a plain value that looks like a
+/// file's name is refused (see [`looks_like_a_file`]). Whether a file of that name is
+/// there is not asked: the hook runs in the session's current directory (Claude Code's
+/// moves with the agent's `cd`), so the answer would change the hook's verdict from one
+/// directory to the next (`--tools Bash` refused where a file `Bash` happens to be).
+fn hook_tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
+    looks_like_a_file(value)?;
     flag_text("--tools", value, limits)
 }
 
@@ -294,20 +306,56 @@ fn action_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
     flag_text("--action", value, limits)
 }
 
-/// Refuses a plain `--tools` or `--action` value (no `@`, not JSON) that names a file:
-/// the user meant `@FILE`. Read as written, `--tools tools.json` guarded a tool named
-/// `tools.json`, so precheck passed and pin pinned nothing; `--action action.json` was
-/// refused with a hint to write the file's name as the tool.
+/// Whether `value` is given plainly: no `@`, and not JSON.
+fn plain(value: &str) -> bool {
+    !value.starts_with('@') && !value.trim_start().starts_with(['[', '{'])
+}
+
+/// Refuses a plain `--tools` or `--action` value that names a file: the user meant
+/// `@FILE`. Read as written, `--tools tools.json` guarded a tool named `tools.json`, so
+/// precheck passed and pin pinned nothing; `--action action.json` was refused with a
+/// hint to write the file's name as the tool.
 fn names_a_file(flag: &'static str, value: &str) -> Result<(), InputError> {
-    let json = value.trim_start().starts_with(['[', '{']);
-    if value.starts_with('@') || json || !std::path::Path::new(value).is_file() {
+    if !plain(value) || !std::path::Path::new(value).is_file() {
         return Ok(());
     }
     let problem = InputProblem::FlagIsAFile {
         flag,
         value: value.to_string(),
+        seen: None,
     };
     Err(InputError::invalid(flag, "", problem))
+}
+
+/// The endings of a file's name that no tool's name has: a plain `--tools` name ending
+/// so names a file.
+const FILE_ENDINGS: [&str; 13] = [
+    ".json", ".jsonl", ".ndjson", ".txt", ".text", ".list", ".lst", ".yaml", ".yml",
+    ".toml", ".csv", ".tsv", ".ini",
+];
+
+/// Refuses a plain `--tools` value one of whose names looks like a file's, whether or
+/// not a file of that name is there: a `/` or `\` (no harness sends a tool name with
+/// one), or an ending of [`FILE_ENDINGS`] (a tool's name may have a `.`, as
+/// `refunds.create` does). Read as written, `--tools tools.json` guards one tool named
+/// `tools.json`; a tool of such a name is given as a JSON array.
+fn looks_like_a_file(value: &str) -> Result<(), InputError> {
+    if !plain(value) {
+        return Ok(());
+    }
+    let file = value.split(',').map(str::trim).find(|name| {
+        let lower = name.to_ascii_lowercase();
+        name.contains(['/', '\\']) || FILE_ENDINGS.iter().any(|e| lower.ends_with(e))
+    });
+    let Some(file) = file else {
+        return Ok(());
+    };
+    let problem = InputProblem::FlagIsAFile {
+        flag: "--tools",
+        value: value.to_string(),
+        seen: Some(file.to_string()),
+    };
+    Err(InputError::invalid("--tools", "", problem))
 }
 
 /// A flag value: inline text, or the contents of `@FILE`. Returns (origin, text, from_file).

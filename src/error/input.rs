@@ -80,15 +80,19 @@ pub enum InputProblem {
         clean(.0)
     )]
     KeptIsAFile(String),
-    /// `--tools VALUE` or `--action VALUE` (no `@`) where `VALUE` names a file: the flag
-    /// and the value. Read as written, `--tools tools.json` guards one tool named
-    /// `tools.json`, so precheck passed and pin pinned nothing whatever the store held.
-    #[error("{}", flag_is_a_file(.flag, .value))]
+    /// `--tools VALUE` or `--action VALUE` (no `@`) where `VALUE` names a file, or (for
+    /// `--tools`) has a name that looks like a file's: the flag and the value. Read as
+    /// written, `--tools tools.json` guards one tool named `tools.json`, so precheck
+    /// passed and pin pinned nothing whatever the store held.
+    #[error("{}", flag_is_a_file(.flag, .value, .seen.as_deref()))]
     FlagIsAFile {
         /// `--tools` or `--action`.
         flag: &'static str,
         /// The value as given.
         value: String,
+        /// The name in it that looks like a file's, when that is what was seen (else
+        /// the value names a file that is there).
+        seen: Option<String>,
     },
     /// An inline `--kept` list in which a record's id with commas is spelt across commas:
     /// the id.
@@ -185,22 +189,18 @@ pub enum InputProblem {
         instead: String,
     },
     /// A hook's store names the tool being called otherwise than the harness sends it to
-    /// hooks, and never as it sends it: in another case (`bash` for `Bash`), or by the
-    /// name the model calls it (Codex's `exec_command` for `Bash`).
-    #[error(
-        "{harness} sends this call to its hooks as `{}`, never as `{}`, so a rule that names `{}` and not `{}` never binds this call: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
-        clean(.instead),
-        clean(.tool),
-        clean(.tool),
-        clean(.instead),
-        clean(.instead),
-        clean(.tool)
-    )]
+    /// hooks, and never as it sends it: in another case (`bash` for `Bash`, or a glob
+    /// that covers it only so, `bas*`), or by the name the model calls it (Codex's
+    /// `exec_command` for `Bash`, or a glob covering that name).
+    #[error("{}", not_hook_name(harness, tool, covers.as_deref(), instead))]
     NotHookName {
         /// The name the store gives.
         tool: String,
         /// The harness answered.
         harness: &'static str,
+        /// For a glob, what it covers instead (see
+        /// [`crate::harness::hook_glob_covers`]); `None` for a name.
+        covers: Option<String>,
         /// The name the harness sends to hooks.
         instead: String,
     },
@@ -246,8 +246,27 @@ fn near_part(near: Option<&str>) -> String {
     }
 }
 
+/// The message of [`InputProblem::NotHookName`]: the name, or the glob and what it
+/// covers, and the name to write beside it.
+fn not_hook_name(harness: &str, tool: &str, covers: Option<&str>, instead: &str) -> String {
+    let (tool, instead) = (clean(tool), clean(instead));
+    let (named, too) = match covers {
+        Some(covers) => (format!("and the store's `{tool}` {covers}"), " too"),
+        None => (format!("never as `{tool}`"), ""),
+    };
+    format!(
+        "{harness} sends this call to its hooks as `{instead}`, {named}, so a rule that names `{tool}` and not `{instead}` never binds this call: name `{instead}`{too} wherever the store names `{tool}` (beside it in a policy's scope, or in an effect record with the same `match`)"
+    )
+}
+
 /// The message of [`InputProblem::FlagIsAFile`]: the file, and the flag written with `@`.
-fn flag_is_a_file(flag: &str, value: &str) -> String {
+fn flag_is_a_file(flag: &str, value: &str, seen: Option<&str>) -> String {
+    if let Some(name) = seen {
+        let name = clean(name);
+        return format!(
+            "`{name}` looks like a file's name (a tool's name has no `/` and no ending such as `.json`), and {flag} reads a file only as `@FILE`, whether or not the file is there; as written it names a tool `{name}`: write {flag} @{name} for the file (or, for a tool of that name, give the list as a JSON array, {flag} '[\"{name}\"]')"
+        );
+    }
     let value = clean(value);
     let named = match flag {
         "--tools" => format!(

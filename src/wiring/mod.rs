@@ -530,7 +530,7 @@ pub enum Unguarded {
         sibling: String,
     },
     /// A built-in of the harness named as no hook call carries it (see
-    /// [`crate::harness::hook_name_for`]: `bash` for Claude Code's `Bash`, Codex's
+    /// [`crate::harness::hook_names_for`]: `bash` for Claude Code's `Bash`, Codex's
     /// `exec_command` for its `Bash`), in a store that never names it as the harness
     /// sends it: no matcher brings the hook such a call, and the hook denies each call of
     /// the built-in until the store names it so.
@@ -539,6 +539,9 @@ pub enum Unguarded {
         id: String,
         /// The name as written.
         tool: String,
+        /// For a glob, what it covers instead (see
+        /// [`crate::harness::hook_glob_covers`]); `None` for a name.
+        covers: Option<String>,
         /// The name the harness sends to hooks.
         instead: String,
     },
@@ -570,15 +573,28 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             }
             continue;
         }
-        if let Some(call) = crate::harness::hook_name_for(harness, tool) {
+        let calls = crate::harness::hook_names_for(harness, tool);
+        for call in &calls {
             // No matcher helps: the name must change. Records that also name the
             // built-in as the harness sends it are fine (the hook judges by that name).
             if let Some(id) = unbinding(store, &giving, tool, call) {
                 out.push(Unguarded::NotHookName {
                     id: id.to_string(),
-                    tool: name,
+                    tool: name.clone(),
+                    covers: crate::harness::hook_glob_covers(harness, tool, call),
                     instead: call.to_string(),
                 });
+            }
+        }
+        if !calls.is_empty() {
+            // The matcher must still select what a glob covers in this harness as
+            // written (`m*` in Claude Code: its MCP tools).
+            let samples = matcher_samples(harness, tool, false);
+            if samples
+                .iter()
+                .any(|s| matches(harness, matcher, s) == Some(false))
+            {
+                out.push(Unguarded::Missed { id, tool: name });
             }
             continue;
         }
@@ -1224,6 +1240,7 @@ mod tests {
         let not_hook_name = |tool: &str, instead: &str| Unguarded::NotHookName {
             id: "s".into(),
             tool: tool.into(),
+            covers: None,
             instead: instead.into(),
         };
         let missed = Unguarded::Missed {
