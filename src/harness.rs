@@ -764,7 +764,11 @@ mod tests {
             (Harness::GeminiCli, "shell", None),
             (Harness::GeminiCli, "mcp_a_b", None),
         ] {
-            assert_eq!(hook_names_for(h, name), Vec::from_iter(call), "{h:?} {name}");
+            assert_eq!(
+                hook_names_for(h, name),
+                Vec::from_iter(call),
+                "{h:?} {name}"
+            );
         }
         // A glob that covers a built-in only in another case, or (Codex) a name the model
         // calls its shell tool by; a glob that covers the built-in itself binds its calls.

@@ -1056,12 +1056,42 @@ fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_f
     };
     let other_case = |call: &str| format!("covers `{call}` only in another case");
     let cases = [
-        ("claude-code", "Claude Code", "bas*", "Bash", other_case("Bash")),
-        ("claude-code", "Claude Code", "*EDIT", "MultiEdit", other_case("MultiEdit")),
+        (
+            "claude-code",
+            "Claude Code",
+            "bas*",
+            "Bash",
+            other_case("Bash"),
+        ),
+        (
+            "claude-code",
+            "Claude Code",
+            "*EDIT",
+            "MultiEdit",
+            other_case("MultiEdit"),
+        ),
         ("codex", "Codex", "bas*", "Bash", other_case("Bash")),
-        ("codex", "Codex", "Apply_*", "apply_patch", other_case("apply_patch")),
-        ("codex", "Codex", "exec_*", "Bash", "covers `exec_command`, the model's name for it".into()),
-        ("gemini-cli", "Gemini CLI", "RUN_SHELL*", "run_shell_command", other_case("run_shell_command")),
+        (
+            "codex",
+            "Codex",
+            "Apply_*",
+            "apply_patch",
+            other_case("apply_patch"),
+        ),
+        (
+            "codex",
+            "Codex",
+            "exec_*",
+            "Bash",
+            "covers `exec_command`, the model's name for it".into(),
+        ),
+        (
+            "gemini-cli",
+            "Gemini CLI",
+            "RUN_SHELL*",
+            "run_shell_command",
+            other_case("run_shell_command"),
+        ),
     ];
     for (i, (h, title, glob, call, how)) in cases.iter().enumerate() {
         let store = write_store(&format!("{i}.json"), &[glob]);

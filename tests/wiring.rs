@@ -2687,9 +2687,27 @@ fn doctor_finds_a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it() {
     // denies each call of the tool. doctor and init said nothing of the glob (doctor
     // said to add it to the matcher).
     for (h, title, glob, sent, covers) in [
-        ("claude-code", "Claude Code", "bas*", "Bash", "covers `Bash` only in another case"),
-        ("codex", "Codex", "exec_*", "Bash", "covers `exec_command`, the model's name for it"),
-        ("gemini-cli", "Gemini CLI", "RUN_SHELL*", "run_shell_command", "covers `run_shell_command` only in another case"),
+        (
+            "claude-code",
+            "Claude Code",
+            "bas*",
+            "Bash",
+            "covers `Bash` only in another case",
+        ),
+        (
+            "codex",
+            "Codex",
+            "exec_*",
+            "Bash",
+            "covers `exec_command`, the model's name for it",
+        ),
+        (
+            "gemini-cli",
+            "Gemini CLI",
+            "RUN_SHELL*",
+            "run_shell_command",
+            "covers `run_shell_command` only in another case",
+        ),
     ] {
         let s = Sandbox::new();
         s.wired(h);

@@ -574,9 +574,15 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             continue;
         }
         let calls = crate::harness::hook_names_for(harness, tool);
+        let globbed = crate::harness::glob_spellings(harness, tool);
         for call in &calls {
             // No matcher helps: the name must change. Records that also name the
             // built-in as the harness sends it are fine (the hook judges by that name).
+            // A glob that covers another harness's name for it too (`W*` in Gemini CLI,
+            // `Write` and `write_file`) is reported as that, below, as the hook does.
+            if globbed.iter().any(|(_, instead)| instead == call) {
+                continue;
+            }
             if let Some(id) = unbinding(store, &giving, tool, call) {
                 out.push(Unguarded::NotHookName {
                     id: id.to_string(),
@@ -586,35 +592,26 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                 });
             }
         }
-        if !calls.is_empty() {
-            // The matcher must still select what a glob covers in this harness as
-            // written (`m*` in Claude Code: its MCP tools).
-            let samples = matcher_samples(harness, tool, false);
-            if samples
-                .iter()
-                .any(|s| matches(harness, matcher, s) == Some(false))
-            {
-                out.push(Unguarded::Missed { id, tool: name });
-            }
+        if !calls.is_empty() && !tool.contains('*') {
             continue;
         }
-        let globbed = crate::harness::glob_spellings(harness, tool);
-        if !globbed.is_empty() {
+        for (covered, instead) in &globbed {
             // A glob of another harness's built-in (`Bas*` in Gemini CLI): as for the
             // name itself, no matcher helps, and a record naming this harness's name
             // beside it binds the calls.
-            for (covered, instead) in globbed {
-                if let Some(id) = unbinding(store, &giving, tool, &instead) {
-                    out.push(Unguarded::OtherHarnessGlob {
-                        id: id.to_string(),
-                        tool: name.clone(),
-                        covered,
-                        instead,
-                    });
-                }
+            if let Some(id) = unbinding(store, &giving, tool, instead) {
+                out.push(Unguarded::OtherHarnessGlob {
+                    id: id.to_string(),
+                    tool: name.clone(),
+                    covered: *covered,
+                    instead: instead.clone(),
+                });
             }
+        }
+        if !calls.is_empty() || !globbed.is_empty() {
             // The matcher must still select what the glob covers in this harness (a
-            // glob meant for another harness's built-in: its built-ins and MCP tools).
+            // glob meant for another harness's built-in, or covering one of this
+            // harness's only in another case: its built-ins and MCP tools).
             let samples = matcher_samples(harness, tool, false);
             if samples
                 .iter()
@@ -1264,6 +1261,42 @@ mod tests {
             [
                 not_hook_name("bash", "Bash"),
                 not_hook_name("exec_command", "Bash")
+            ]
+        );
+        // A glob that covers a built-in only in another case, whatever the matcher; one
+        // that covers another harness's name for it too is reported as that alone.
+        let globs = |scope: &str| {
+            let doc = format!(
+                r#"{{"records": [{{"id": "g", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
+            );
+            let limits = crate::record::Limits::default();
+            crate::input::load("g", doc.as_bytes(), limits)
+                .unwrap()
+                .store
+        };
+        let cased = |tool: &str, instead: &str| Unguarded::NotHookName {
+            id: "g".into(),
+            tool: tool.into(),
+            covers: Some(format!("covers `{instead}` only in another case")),
+            instead: instead.into(),
+        };
+        for m in [Some(cc.matcher), None] {
+            assert_eq!(
+                unguarded(Harness::ClaudeCode, m, &globs(r#"["bas*"]"#)),
+                [cased("bas*", "Bash")],
+                "{m:?}"
+            );
+        }
+        assert_eq!(
+            unguarded(Harness::GeminiCli, None, &globs(r#"["RUN_*", "W*"]"#)),
+            [
+                cased("RUN_*", "run_shell_command"),
+                Unguarded::OtherHarnessGlob {
+                    id: "g".into(),
+                    tool: "W*".into(),
+                    covered: "Write",
+                    instead: "write_file".into()
+                }
             ]
         );
         // Named as the harness sends it too: the hook judges by that name.
