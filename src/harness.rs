@@ -163,7 +163,7 @@ fn spell(harness: Harness, tool: &str) -> (Vec<String>, bool) {
         let as_written = sent.iter().any(|s| s == tool);
         return (sent.into_iter().filter(|s| s != tool).collect(), as_written);
     }
-    let Some((_, _, does)) = BUILTINS.iter().find(|(_, n, _)| *n == tool) else {
+    let Some((_, _, does)) = other_builtin(harness, tool) else {
         return (Vec::new(), true);
     };
     let instead = BUILTINS
@@ -171,6 +171,29 @@ fn spell(harness: Harness, tool: &str) -> (Vec<String>, bool) {
         .find(|(h, _, r)| *h == harness && does.iter().all(|d| r.contains(d)))
         .map(|(_, n, _)| n.to_string());
     (instead.into_iter().collect(), false)
+}
+
+/// The built-in `tool` names: as written, or, when no built-in of this harness has the
+/// name in any case (that is [`hook_name_of`]'s), another harness's in another case
+/// (`bash` for Claude Code's `Bash`, seen from Gemini CLI, which names no tool so).
+fn other_builtin(
+    harness: Harness,
+    tool: &str,
+) -> Option<&'static (Harness, &'static str, &'static [Role])> {
+    BUILTINS.iter().find(|(_, n, _)| *n == tool).or_else(|| {
+        let own = |n: &str| {
+            BUILTINS
+                .iter()
+                .any(|(h, o, _)| *h == harness && o.eq_ignore_ascii_case(n))
+        };
+        (!own(tool))
+            .then(|| {
+                BUILTINS
+                    .iter()
+                    .find(|(_, n, _)| n.eq_ignore_ascii_case(tool))
+            })
+            .flatten()
+    })
 }
 
 /// The longest MCP tool name Gemini CLI sends: it cuts a longer one to its first and
@@ -369,9 +392,10 @@ pub fn glob_spellings(harness: Harness, glob: &str) -> Vec<(&'static str, String
         return Vec::new();
     }
     let mut out: Vec<(&'static str, String)> = Vec::new();
+    let covers = |n: &str| glob_match(glob, n) || covers_in_another_case(glob, n);
     for (_, covered, _) in BUILTINS
         .iter()
-        .filter(|(h, n, _)| *h != harness && glob_match(glob, n))
+        .filter(|(h, n, _)| *h != harness && covers(n))
     {
         if let Some(instead) = spelling(harness, covered)
             && !glob_match(glob, &instead)
@@ -511,12 +535,12 @@ pub fn shell_tools(harness: Harness) -> impl Iterator<Item = &'static str> {
 /// give it, with the verb (`Claude Code and Codex name`), and what it names (`the shell
 /// tool`; a name of MCP form is `an MCP tool` of the harnesses that spell MCP tools so).
 pub fn whose(harness: Harness, tool: &str) -> (String, &'static str) {
-    let builtin = BUILTINS.iter().find(|(_, n, _)| *n == tool);
+    let builtin = other_builtin(harness, tool);
     let owners: Vec<&str> = Harness::ALL
         .into_iter()
         .filter(|h| *h != harness)
         .filter(|h| match builtin {
-            Some(_) => BUILTINS.iter().any(|(o, n, _)| o == h && *n == tool),
+            Some((_, name, _)) => BUILTINS.iter().any(|(o, n, _)| o == h && n == name),
             None => h.mcp_separator() != harness.mcp_separator(),
         })
         .map(Harness::title)
@@ -530,22 +554,37 @@ pub fn whose(harness: Harness, tool: &str) -> (String, &'static str) {
         Some(_) => "the file-writing and file-editing tool",
         None => "an MCP tool",
     };
+    // Named in another case: say how they spell it.
+    let cased = match builtin {
+        Some((_, name, _)) if *name != tool => format!(", as `{name}`,"),
+        _ => String::new(),
+    };
     let owners = match owners.as_slice() {
         [one] => format!("{one} names"),
         more => format!("{} name", more.join(" and ")),
     };
-    (owners, what)
+    (format!("{owners}{cased}"), what)
 }
 
 /// What a glob covering another harness's built-in `covered` means here, for messages
 /// ([`glob_spellings`] gives `covered` and `instead`): "which covers `Write`, how Claude
 /// Code names the file-writing tool; Gemini CLI calls it `write_file`".
-pub fn glob_covers(harness: Harness, covered: &str, instead: &str) -> String {
+pub fn glob_covers(harness: Harness, glob: &str, covered: &str, instead: &str) -> String {
     let (owners, what) = whose(harness, covered);
     format!(
-        "which covers `{covered}`, how {owners} {what}; {} calls it `{instead}`",
+        "which covers `{covered}`{}, how {owners} {what}; {} calls it `{instead}`",
+        glob_case(glob, covered),
         harness.title()
     )
+}
+
+/// For messages: " only in another case" when the glob covers `covered` only so (`BAS*`
+/// and `Bash`), else nothing.
+pub fn glob_case(glob: &str, covered: &str) -> &'static str {
+    match crate::record::glob_match(glob, covered) {
+        true => "",
+        false => " only in another case",
+    }
 }
 
 /// A harness name the gate does not know: the name as given.
@@ -797,6 +836,27 @@ mod tests {
             Some("covers `exec_command`, the model's name for it")
         );
         assert_eq!(hook_glob_covers(Harness::ClaudeCode, "bash", "Bash"), None);
+        // Another harness's built-in in another case: this harness's name for it.
+        assert_eq!(
+            spelling(Harness::GeminiCli, "bash").as_deref(),
+            Some("run_shell_command")
+        );
+        assert_eq!(
+            spelling(Harness::ClaudeCode, "WRITE_FILE").as_deref(),
+            Some("Write")
+        );
+        assert_eq!(spelling(Harness::Codex, "bash"), None);
+        assert_eq!(
+            glob_spellings(Harness::GeminiCli, "BAS*"),
+            [("Bash", "run_shell_command".to_string())]
+        );
+        assert_eq!(
+            whose(Harness::GeminiCli, "bash"),
+            (
+                "Claude Code and Codex name, as `Bash`,".to_string(),
+                "the shell tool"
+            )
+        );
         // Named both ways, nothing is misnamed.
         let both = |n: &str| ["Bash", "run_shell_command"].contains(&n);
         assert!(misnamed(Harness::GeminiCli, "Bash", both).is_empty());

@@ -656,7 +656,7 @@ fn tools_reads_the_same_in_every_directory() {
         assert_eq!(call(dir, "Bash"), (0, String::new()), "{}", dir.display());
         // A file's name, whether or not the file is there.
         for tools in ["tools.json", "Bash,./tools"] {
-            let seen = tools.split(',').last().unwrap();
+            let seen = tools.rsplit(',').next().unwrap();
             let message = format!(
                 "--tools: `{seen}` looks like a file's name (a tool's name has no `/` and no ending such as `.json`), and --tools reads a file only as `@FILE`, whether or not the file is there; as written it names a tool `{seen}`: write --tools @{seen} for the file (or, for a tool of that name, give the list as a JSON array, --tools '[\"{seen}\"]')"
             );
@@ -1107,6 +1107,72 @@ fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_f
             "{h} {glob}: {}",
             out.stderr
         );
+    }
+    // Another harness's built-in in another case, named or covered by a glob: no tool of
+    // this harness has the name, and the fix is this harness's name for it.
+    let other = |harness: &str, named: &str, owners: &str, what: &str, instead: &str| {
+        format!(
+            "{named} is how {owners} the {what}; {harness} calls it `{instead}`, so a rule that names only `{}` never binds this call: name `{instead}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+            named.split('`').nth(1).unwrap(),
+            named.split('`').nth(1).unwrap()
+        )
+    };
+    let cases = [
+        (
+            "gemini-cli",
+            "bash",
+            "run_shell_command",
+            other(
+                "Gemini CLI",
+                "`bash`",
+                "Claude Code and Codex name, as `Bash`,",
+                "shell tool",
+                "run_shell_command",
+            ),
+        ),
+        (
+            "gemini-cli",
+            "BAS*",
+            "run_shell_command",
+            other(
+                "Gemini CLI",
+                "`BAS*` covers `Bash` only in another case, which",
+                "Claude Code and Codex name",
+                "shell tool",
+                "run_shell_command",
+            ),
+        ),
+        (
+            "claude-code",
+            "Run_Shell_Command",
+            "Bash",
+            other(
+                "Claude Code",
+                "`Run_Shell_Command`",
+                "Gemini CLI names, as `run_shell_command`,",
+                "shell tool",
+                "Bash",
+            ),
+        ),
+        (
+            "codex",
+            "WRITE_FILE",
+            "apply_patch",
+            other(
+                "Codex",
+                "`WRITE_FILE`",
+                "Gemini CLI names, as `write_file`,",
+                "file-writing tool",
+                "apply_patch",
+            ),
+        ),
+    ];
+    for (i, (h, named, call, message)) in cases.iter().enumerate() {
+        let store = write_store(&format!("other-{i}.json"), &[named]);
+        let input = r#"{"command":"ls","file_path":"a"}"#;
+        let out = run(&["hook", h, "--store", &store], &payload(h, call, input));
+        let reason = invalid_reason_with(&format!("{store}: {message}"), MISNAMED_ADVICE);
+        assert_denied(&out, &reason, &format!("{h} {named}"));
     }
     // A glob that covers the built-in as the harness sends it binds the call.
     let store = write_store("cased.json", &["Bas*"]);

@@ -2736,6 +2736,30 @@ fn doctor_finds_a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it() {
 }
 
 #[test]
+fn doctor_finds_another_harness_s_built_in_named_in_another_case() {
+    // `bash` in a store wired into Gemini CLI: no tool there has that name, in any case,
+    // and the hook passed each `run_shell_command` call; doctor said nothing of it.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    for (scope, line) in [
+        (
+            "bash",
+            "record `g` scopes to `bash`, a name Gemini CLI never gives a tool: write `run_shell_command`, or name both if another harness shares this store",
+        ),
+        (
+            "BAS*",
+            "record `g` scopes to `BAS*`, which covers `Bash` only in another case, how Claude Code and Codex name the shell tool; Gemini CLI calls it `run_shell_command`, and the hook denies each of its calls until the store names `run_shell_command` too (adding `BAS*` to the matcher does not help): name `run_shell_command` wherever the store names `BAS*` (beside it in a policy's scope, or in an effect record with the same `match`)",
+        ),
+    ] {
+        let store = format!(
+            r#"{{"records": [{{"id": "g", "seq": 1, "kind": "policy", "scope": ["{scope}"], "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
+        );
+        std::fs::write(s.store(), store).unwrap();
+        assert_finds(&s.doctor("gemini-cli"), line);
+    }
+}
+
+#[test]
 fn doctor_finds_a_record_naming_a_tool_otherwise_though_another_names_it() {
     // The store names `Bash` in a kept `allow`, and `bash` alone in a `deny`: the deny
     // never binds a `Bash` call (the hook now denies each), which doctor and init said

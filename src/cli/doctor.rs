@@ -1556,7 +1556,7 @@ fn check_store(
                 "record `{}` scopes to `{}`, {}, and the hook denies each of its calls until the store names `{instead}` too (adding `{}` to the matcher does not help): name `{instead}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
                 clean(&id),
                 clean(&tool),
-                crate::harness::glob_covers(harness, covered, &instead),
+                crate::harness::glob_covers(harness, &tool, covered, &instead),
                 clean(&tool),
                 clean(&tool)
             ),

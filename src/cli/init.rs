@@ -439,7 +439,7 @@ fn existing_store(
                 "warning: record `{}` names `{}`, {}, so the hook denies each of its calls until the store names `{instead}` too: {}",
                 clean(&id),
                 clean(&tool),
-                crate::harness::glob_covers(harness, covered, &instead),
+                crate::harness::glob_covers(harness, &tool, covered, &instead),
                 fix(&id, &instead)
             )),
             _ => {}

@@ -127,8 +127,9 @@ pub enum InputProblem {
     /// A hook's store names a glob that covers another harness's built-in and not this
     /// harness's name for it, so no rule naming only the glob binds the call.
     #[error(
-        "`{}` covers `{covered}`, which is how {owners} {what}; {harness} calls it `{}`, so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+        "`{}` covers `{covered}`{}, which is how {owners} {what}; {harness} calls it `{}`, so a rule that names only `{}` never binds this call: name `{}` too wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
         clean(.tool),
+        crate::harness::glob_case(.tool, .covered),
         clean(.instead),
         clean(.tool),
         clean(.instead),

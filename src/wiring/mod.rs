@@ -603,7 +603,7 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                 out.push(Unguarded::OtherHarnessGlob {
                     id: id.to_string(),
                     tool: name.clone(),
-                    covered: *covered,
+                    covered,
                     instead: instead.clone(),
                 });
             }
