@@ -472,6 +472,50 @@ pub fn hook_glob_covers(harness: Harness, glob: &str, call: &str) -> Option<Stri
     })
 }
 
+/// Whether `name`, a name in a store, is written as a pattern of another syntax that
+/// reads as covering `call` (`Bash|Edit` or `mcp__billing__.*` as a matcher's regex,
+/// `Bas?` or `[Bb]ash` as a shell glob), though as the gate reads it (a name, or a glob
+/// whose only wildcard is `*`) it does not: no harness gives a tool a name with those
+/// characters, so a rule naming it binds no call.
+pub fn pattern_meant(name: &str, call: &str) -> bool {
+    !crate::record::glob_match(name, call)
+        && pattern_globs(name)
+            .is_some_and(|globs| (globs.iter()).any(|glob| crate::record::glob_match(glob, call)))
+}
+
+/// For a name written as a pattern of another syntax (see [`pattern_meant`]), each of
+/// its alternatives as a `*` glob that covers at least what it means (`Bash|Edit`:
+/// `Bash`, `Edit`; `mcp__billing__.*`: `mcp__billing__*`); `None` for a name without
+/// such syntax.
+pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
+    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
+    (name.contains(SYNTAX) || name.contains(".*")).then(|| name.split('|').map(loosened).collect())
+}
+
+/// One alternative of a pattern of another syntax as a `*` glob that covers at least
+/// what it means: `.*`, `.+`, `?`, `+` and a `[...]` class each stand for `*`; anchors,
+/// groups and escapes go.
+fn loosened(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '.' if matches!(chars.peek(), Some('*' | '+')) => {
+                chars.next();
+                out.push('*');
+            }
+            '?' | '+' => out.push('*'),
+            '[' => {
+                chars.by_ref().find(|d| *d == ']');
+                out.push('*');
+            }
+            '^' | '$' | '(' | ')' | '\\' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The built-ins of this harness that a store naming `name` (a tool name or glob) meant,
 /// when no hook call of this harness carries `name` ([`hook_name_of`]: `Bash` for Claude
 /// Code's `bash` or `bas*`, or for Codex's `exec_command`); empty for any other name. For
@@ -836,6 +880,21 @@ mod tests {
             Some("covers `exec_command`, the model's name for it")
         );
         assert_eq!(hook_glob_covers(Harness::ClaudeCode, "bash", "Bash"), None);
+        // A pattern of another syntax, read as covering the call.
+        for (name, call, meant) in [
+            ("Bash|Edit", "Bash", true),
+            ("(Bash|Edit)", "Edit", true),
+            ("^Bash$", "Bash", true),
+            ("mcp__billing__.*", "mcp__billing__refunds_create", true),
+            ("Bas?", "Bash", true),
+            ("[Bb]ash", "Bash", true),
+            ("Write|Edit", "Bash", false),
+            ("notes.*", "notes.append", false),
+            ("refunds.create", "refunds_create", false),
+            ("Bash", "Bash", false),
+        ] {
+            assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
+        }
         // Another harness's built-in in another case: this harness's name for it.
         assert_eq!(
             spelling(Harness::GeminiCli, "bash").as_deref(),

@@ -607,6 +607,18 @@ fn named_another_way(
         };
         return Some(InputError::invalid(&setup.store, "", problem));
     }
+    // A pattern of another syntax that reads as covering the call (a matcher's
+    // `Bash|Edit` or `mcp__billing__.*`, a shell's `Bas?`): as a name it binds nothing.
+    let pattern = named
+        .iter()
+        .find(|name| crate::harness::pattern_meant(name, tool) && unbound(name));
+    if let Some(name) = pattern {
+        let problem = InputProblem::PatternName {
+            tool: name.to_string(),
+            call: tool.to_string(),
+        };
+        return Some(InputError::invalid(&setup.store, "", problem));
+    }
     // Another built-in of this harness that does what this one does, named or covered by
     // a glob (`Edi*` binds `Edit`, not `MultiEdit`).
     let sibling = named.iter().find_map(|name| {

@@ -1187,6 +1187,51 @@ fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_f
     );
 }
 
+/// A store name written as a pattern of another syntax: a matcher's regex (`Bash|Edit`,
+/// `mcp__billing__.*`, as init writes matchers) or a shell glob (`Bas?`, `[Bb]ash`). The
+/// store reads it as a name, which no harness gives a tool, so the rule bound nothing and
+/// the call passed. Denied with the fix; with the tool named beside it, the rule binds.
+#[test]
+fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
+    let write_store = |name: &str, scope: &[&str]| deny_store("hook-patterns", name, scope);
+    let cases = [
+        ("claude-code", "Bash|Edit", "Bash"),
+        ("codex", "(Bash|apply_patch)", "apply_patch"),
+        ("claude-code", "mcp__billing__.*", REFUND_TOOL),
+        ("gemini-cli", "mcp_billing_.*", "mcp_billing_refunds_create"),
+        ("claude-code", "Bas?", "Bash"),
+        ("gemini-cli", "[Rr]un_shell_command", "run_shell_command"),
+    ];
+    for (i, (h, named, call)) in cases.iter().enumerate() {
+        let store = write_store(&format!("{i}.json"), &[named]);
+        let input = r#"{"command":"ls","amount":1}"#;
+        let out = run(&["hook", h, "--store", &store], &payload(h, call, input));
+        let message = format!(
+            "{store}: no tool is called `{named}`: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so a rule that names only `{named}` never binds this call of `{call}`: name `{call}` wherever the store names `{named}` (beside it in a policy's scope, or in an effect record with the same `match`)"
+        );
+        assert_denied(
+            &out,
+            &invalid_reason_with(&message, MISNAMED_ADVICE),
+            &format!("{h} {named}"),
+        );
+        let both = write_store(&format!("{i}-both.json"), &[named, call]);
+        let out = run(&["hook", h, "--store", &both], &payload(h, call, input));
+        assert!(
+            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+            "{h} {named}: {}",
+            out.stderr
+        );
+    }
+    // A pattern that does not read as covering the call, and a `*` glob with a `.`,
+    // are left as they are.
+    let store = write_store("other.json", &["Write|Edit", "notes.*"]);
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 /// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`
 /// without `MultiEdit`, which does the same; an MCP tool with characters the harness
 /// replaces, or so long that it cuts the name (each as seen with Claude Code 2.1.332,

@@ -2760,6 +2760,42 @@ fn doctor_finds_another_harness_s_built_in_named_in_another_case() {
 }
 
 #[test]
+fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
+    // `Bash|Edit` (a matcher's syntax, as init writes matchers) or `Bas?` (a shell glob):
+    // the store reads each as a name no tool has, and the hook passed each call they
+    // were meant for; doctor said to add the name to the matcher.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    for (scope, globs) in [
+        ("Bash|Edit", "`Bash`, `Edit`"),
+        ("Bas?", "`Bas*`"),
+        ("mcp__billing__.*", "`mcp__billing__*`"),
+    ] {
+        let store = format!(
+            r#"{{"records": [{{"id": "p", "seq": 1, "kind": "policy", "scope": ["{scope}"], "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
+        );
+        std::fs::write(s.store(), store).unwrap();
+        let out = s.doctor("claude-code");
+        assert_finds(
+            &out,
+            &format!(
+                "record `p` scopes to `{scope}`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so the hook denies each call it reads as covering until the store names the tool (adding `{scope}` to the matcher does not help): write one name or `*` glob per entry, such as {globs}"
+            ),
+        );
+        assert!(!out.stderr.contains("misses"), "{scope}: {}", out.stderr);
+        let out = s.init("claude-code");
+        assert!(
+            out.stdout.contains(&format!(
+                "warning: record `p` names `{scope}`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*`, so the hook denies each call it reads as covering until the store names the tool: write one name or `*` glob per entry in `{}`, such as {globs}",
+                s.store().display()
+            )),
+            "{scope}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
 fn doctor_finds_a_record_naming_a_tool_otherwise_though_another_names_it() {
     // The store names `Bash` in a kept `allow`, and `bash` alone in a `deny`: the deny
     // never binds a `Bash` call (the hook now denies each), which doctor and init said

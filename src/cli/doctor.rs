@@ -633,6 +633,13 @@ fn kept_from_transcript(words: &[String]) -> bool {
 }
 
 /// The harness's name as its users know it.
+/// The names or globs a pattern of another syntax stands for, for messages: "`Bash`,
+/// `Edit`".
+pub(super) fn pattern_fix(globs: &[String]) -> String {
+    let shown: Vec<String> = globs.iter().map(|g| format!("`{}`", clean(g))).collect();
+    shown.join(", ")
+}
+
 pub(super) fn w_name(h: Harness) -> &'static str {
     h.title()
 }
@@ -1546,6 +1553,13 @@ fn check_store(
                 w_name(harness),
                 clean(&tool),
                 clean(&tool)
+            ),
+            wiring::Unguarded::Pattern { id, tool, globs } => format!(
+                "record `{}` scopes to `{}`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so the hook denies each call it reads as covering until the store names the tool (adding `{}` to the matcher does not help): write one name or `*` glob per entry, such as {}",
+                clean(&id),
+                clean(&tool),
+                clean(&tool),
+                pattern_fix(&globs)
             ),
             wiring::Unguarded::OtherHarnessGlob {
                 id,

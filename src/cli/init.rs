@@ -430,6 +430,13 @@ fn existing_store(
                 },
                 fix(&id, &instead)
             )),
+            wiring::Unguarded::Pattern { id, tool, globs } => lines.push(format!(
+                "warning: record `{}` names `{}`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*`, so the hook denies each call it reads as covering until the store names the tool: write one name or `*` glob per entry in `{}`, such as {}",
+                clean(&id),
+                clean(&tool),
+                shown,
+                super::doctor::pattern_fix(&globs)
+            )),
             wiring::Unguarded::OtherHarnessGlob {
                 id,
                 tool,

@@ -205,6 +205,23 @@ pub enum InputProblem {
         /// The name the harness sends to hooks.
         instead: String,
     },
+    /// A hook's store names the tool being called by a pattern of another syntax
+    /// (`Bash|Edit`, `mcp__billing__.*`, `Bas?`), which the gate reads as a name (or a
+    /// `*` glob) that no harness gives a tool, so no rule naming it binds the call.
+    #[error(
+        "no tool is called `{}`: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so a rule that names only `{}` never binds this call of `{}`: name `{}` wherever the store names `{}` (beside it in a policy's scope, or in an effect record with the same `match`)",
+        clean(.tool),
+        clean(.tool),
+        clean(.call),
+        clean(.call),
+        clean(.tool)
+    )]
+    PatternName {
+        /// The name the store gives.
+        tool: String,
+        /// The tool being called.
+        call: String,
+    },
     /// A hook's store names a built-in tool of this harness (or a glob covering it), and
     /// not another built-in that does the same (`Edit`, not `MultiEdit`), whose calls no
     /// rule would bind.

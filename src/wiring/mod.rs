@@ -545,6 +545,18 @@ pub enum Unguarded {
         /// The name the harness sends to hooks.
         instead: String,
     },
+    /// A name written as a pattern of another syntax (`Bash|Edit`, `mcp__billing__.*`,
+    /// `Bas?`: see [`crate::harness::pattern_meant`]) that reads as covering tools this
+    /// harness sends: the store reads it as a name no tool has, and the hook denies each
+    /// call it reads as covering until the store names the tool.
+    Pattern {
+        /// The first record naming it.
+        id: String,
+        /// The name as written.
+        tool: String,
+        /// Its alternatives as `*` globs, to write instead.
+        globs: Vec<String>,
+    },
     /// The matcher does not select it.
     Missed {
         /// The first record naming it.
@@ -572,6 +584,24 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                 out.push(Unguarded::Missed { id, tool: name });
             }
             continue;
+        }
+        if let Some(globs) = crate::harness::pattern_globs(tool) {
+            // Read as a name no tool has; it stands for the tools the harness sends that
+            // its alternatives cover.
+            let covered = globs
+                .iter()
+                .flat_map(|g| matcher_samples(harness, g, false));
+            if covered
+                .filter(|sample| !glob_match(tool, sample))
+                .any(|sample| crate::harness::pattern_meant(tool, &sample))
+            {
+                out.push(Unguarded::Pattern {
+                    id,
+                    tool: name,
+                    globs,
+                });
+                continue;
+            }
         }
         let calls = crate::harness::hook_names_for(harness, tool);
         let globbed = crate::harness::glob_spellings(harness, tool);
