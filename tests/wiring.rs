@@ -2793,6 +2793,11 @@ fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
             out.stdout
         );
     }
+    // Each tool it reads as covering named beside it: the hook judges by those names.
+    let store = r#"{"records": [{"id": "p", "seq": 1, "kind": "policy", "scope": ["Bash|Edit", "Bash", "Edit"], "predicate": {"all": []}, "effect": "deny"}], "kept": []}"#;
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("`Bash|Edit`"), "{}", out.stdout);
 }
 
 #[test]

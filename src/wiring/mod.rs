@@ -588,18 +588,24 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
         if let Some(globs) = crate::harness::pattern_globs(tool) {
             // Read as a name no tool has; it stands for the tools the harness sends that
             // its alternatives cover.
-            let covered = globs
+            // Records that name each such tool beside it bind its calls (the hook judges
+            // by those names).
+            let covered: Vec<String> = globs
                 .iter()
-                .flat_map(|g| matcher_samples(harness, g, false));
-            if covered
-                .filter(|sample| !glob_match(tool, sample))
-                .any(|sample| crate::harness::pattern_meant(tool, &sample))
-            {
+                .flat_map(|g| matcher_samples(harness, g, false))
+                .filter(|sample| crate::harness::pattern_meant(tool, sample))
+                .collect();
+            let unbound = covered
+                .iter()
+                .find_map(|sample| unbinding(store, &giving, tool, sample));
+            if let Some(id) = unbound {
                 out.push(Unguarded::Pattern {
-                    id,
-                    tool: name,
+                    id: id.to_string(),
+                    tool: name.clone(),
                     globs,
                 });
+            }
+            if !covered.is_empty() {
                 continue;
             }
         }
