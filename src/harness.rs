@@ -436,8 +436,15 @@ pub fn hook_name_of(harness: Harness, name: &str, call: &str) -> bool {
         return false;
     }
     let built_in = BUILTINS.iter().any(|(h, n, _)| *h == harness && *n == call);
+    // An MCP tool, by a glob of MCP form (`mcp__Billing__*`): the harness keeps the case
+    // of a server's and a tool's names.
+    let prefix = format!("mcp{}", harness.mcp_separator());
+    let mcp = || {
+        call.starts_with(&prefix)
+            && (name.get(..prefix.len())).is_some_and(|p| p.eq_ignore_ascii_case(&prefix))
+    };
     let cased = match name.contains('*') {
-        true => built_in && covers_in_another_case(name, call),
+        true => (built_in || mcp()) && covers_in_another_case(name, call),
         false => name.eq_ignore_ascii_case(call),
     };
     cased || codex_shell_name(harness, name, call).is_some()
@@ -895,6 +902,17 @@ mod tests {
         ] {
             assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
         }
+        // An MCP tool by a glob of MCP form that covers it only in another case.
+        let mcp = "mcp__billing__refunds_create";
+        assert!(hook_name_of(Harness::ClaudeCode, "mcp__Billing__*", mcp));
+        assert!(hook_name_of(Harness::ClaudeCode, "MCP__billing__*", mcp));
+        assert!(!hook_name_of(Harness::ClaudeCode, "mcp__billing__*", mcp));
+        assert!(!hook_name_of(Harness::ClaudeCode, "*_CREATE", mcp));
+        assert!(hook_name_of(
+            Harness::GeminiCli,
+            "mcp_Billing_*",
+            "mcp_billing_x"
+        ));
         // Another harness's built-in in another case: this harness's name for it.
         assert_eq!(
             spelling(Harness::GeminiCli, "bash").as_deref(),

@@ -1092,6 +1092,21 @@ fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_f
             "run_shell_command",
             other_case("run_shell_command"),
         ),
+        // An MCP tool: the harnesses keep the case of a server's and a tool's names.
+        (
+            "claude-code",
+            "Claude Code",
+            "mcp__Billing__*",
+            REFUND_TOOL,
+            other_case(REFUND_TOOL),
+        ),
+        (
+            "gemini-cli",
+            "Gemini CLI",
+            "mcp_Billing_*",
+            "mcp_billing_refunds_create",
+            other_case("mcp_billing_refunds_create"),
+        ),
     ];
     for (i, (h, title, glob, call, how)) in cases.iter().enumerate() {
         let store = write_store(&format!("{i}.json"), &[glob]);
