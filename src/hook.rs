@@ -693,8 +693,9 @@ fn named_another_way(
 /// The error for a call of `tool` that the guarded tools (`--tools`, else the store's
 /// `tools`) are meant to cover but name only otherwise: as another harness names the tool
 /// (`Bash` for Gemini CLI's `run_shell_command`), as another built-in of this harness
-/// that does the same (`Edit` for `MultiEdit`), or as this harness never sends an MCP
-/// tool. The call would be left unguarded, and pass whatever the store's dropped records
+/// that does the same (`Edit` for `MultiEdit`), as this harness never sends an MCP
+/// tool, or in another case (`bash`, `bas*` for Claude Code's `Bash`). The call would be
+/// left unguarded, and pass whatever the store's dropped records
 /// say, unless a rule names it.
 fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
     let tools = setup.tools()?;
@@ -721,7 +722,10 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         // A glob covering a built-in of the same kind and not this one (`Edi*`).
         let kin = || crate::harness::kin_left_out(harness, t).any(|(_, k)| k == tool);
         let gemini = || theirs.as_ref().is_some_and(|g| glob_match(t, g));
-        let meant = misnamed.iter().any(|i| same(i)) || same(t) || kin() || gemini();
+        // This harness's built-in (or an MCP tool) in another case (`bash`, `bas*`), or
+        // Codex's shell by the model's name for it (`exec_command`).
+        let cased = || crate::harness::hook_name_of(harness, t, tool);
+        let meant = misnamed.iter().any(|i| same(i)) || same(t) || kin() || gemini() || cased();
         meant.then(|| (t, tool.to_string()))
     })?;
     let (origin, place) = match &setup.tools {

@@ -1727,6 +1727,69 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
     );
 }
 
+/// Guarded tools that name a built-in only in another case (`bash`, `bas*` under Claude
+/// Code), or Codex's shell by the model's name for it (`exec_command`), guarded nothing:
+/// the `Bash` call passed unjudged whatever the dropped summary says (a store naming the
+/// tool so was already an error). It is denied with the fix; named as sent, the dropped
+/// summary blocks it.
+#[test]
+fn guarded_tools_naming_a_built_in_in_another_case_deny_with_the_fix() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-case");
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = serde_json::json!({
+        "id": "earlier", "seq": 1, "kind": "summary",
+        "text": "Earlier turns: the user said never to touch the production database."
+    });
+    let path = dir.join("summary.json");
+    let doc = serde_json::json!({"records": [summary], "kept": []});
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let store = path.to_str().unwrap();
+    for (h, title, listed, call) in [
+        ("claude-code", "Claude Code", "bash", "Bash"),
+        ("claude-code", "Claude Code", "bas*", "Bash"),
+        ("claude-code", "Claude Code", "EDIT", "Edit"),
+        ("codex", "Codex", "exec_command", "Bash"),
+        (
+            "gemini-cli",
+            "Gemini CLI",
+            "Run_Shell_Command",
+            "run_shell_command",
+        ),
+    ] {
+        let out = run(
+            &["hook", h, "--store", store, "--tools", listed],
+            &payload(h, call, "{}"),
+        );
+        let message = format!(
+            "--tools: the guarded tools name `{listed}` and not `{call}`, which covers this call of `{call}` in {title}, so the call would go unjudged: name `{call}` too"
+        );
+        assert_denied(
+            &out,
+            &invalid_reason_with(&message, MISNAMED_ADVICE),
+            listed,
+        );
+        // Named as the harness sends it, the dropped summary blocks the call.
+        let out = run(
+            &[
+                "hook",
+                h,
+                "--store",
+                store,
+                "--tools",
+                &format!("{listed},{call}"),
+            ],
+            &payload(h, call, "{}"),
+        );
+        assert!(
+            out.stderr.contains("BLOCK (dropped-unevaluable-record)")
+                || out.stdout.contains("dropped-unevaluable-record"),
+            "{h} {listed}: {} {}",
+            out.stdout,
+            out.stderr
+        );
+    }
+}
+
 /// A glob in the guarded tools that covers a built-in and not another that does the same
 /// (`Edi*`: `Edit`, not `MultiEdit`) left the other unguarded: a `MultiEdit` call passed
 /// whatever the dropped summary says. It is denied with the fix. And an effect whose

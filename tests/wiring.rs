@@ -2950,8 +2950,8 @@ fn doctor_and_init_report_a_glob_of_another_harness_s_built_in_name() {
 #[test]
 fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     // A Claude Code hook whose `--tools` (or store `tools`) lists only Gemini CLI's
-    // `run_shell_command` (or a glob of it) denies every `Bash` call; one listing `edit`
-    // leaves `Edit` unguarded. doctor checked the store's scopes for such names, not the
+    // `run_shell_command` (or a glob of it) denies every `Bash` call, as one listing `edit`
+    // denies every `Edit` call. doctor checked the store's scopes for such names, not the
     // guarded tools, and init warned of the scopes only.
     let s = Sandbox::new();
     s.wired("claude-code");
@@ -2968,7 +2968,7 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
             "{at} guards `run_shell_command`, a name Claude Code never gives a tool, and the hook denies each call of `Bash` until the list names it: add `Bash` to its `--tools` (keep `run_shell_command` if another harness shares the list)"
         ),
         format!(
-            "{at} guards `edit`, a name no call Claude Code sends its hooks carries: it sends that tool's calls as `Edit`, which the list leaves unguarded and no record names, so they pass unjudged: write `Edit` in its `--tools`"
+            "{at} guards `edit`, a name no call Claude Code sends its hooks carries: it sends that tool's calls as `Edit`, and the hook denies each of them until the list names it: write `Edit` in its `--tools`"
         ),
         format!(
             "{at} guards `run_shell*`, which covers `run_shell_command`, how Gemini CLI names the shell tool; Claude Code calls it `Bash`, and the hook denies each call of `Bash` until the list names it: add `Bash` to its `--tools` (keep `run_shell*` if another harness shares the list)"

@@ -1638,7 +1638,7 @@ fn check_guarded(
     let Some(list) = list else {
         return;
     };
-    for m in wiring::mislisted(harness, &list, &input.store) {
+    for m in wiring::mislisted(harness, &list) {
         let (tool, instead) = (clean(&m.tool), clean(&m.instead));
         f.problem(match m.how {
             wiring::Listed::Spelling => format!(
@@ -1647,10 +1647,10 @@ fn check_guarded(
             ),
             wiring::Listed::Glob(covered) => format!(
                 "{listing} `{tool}`, {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix} (keep `{tool}` if another harness shares the list)",
-                crate::harness::glob_covers(harness, covered, &m.instead)
+                crate::harness::glob_covers(harness, &m.tool, covered, &m.instead)
             ),
             wiring::Listed::NotHookName => format!(
-                "{listing} `{tool}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, which the list leaves unguarded and no record names, so they pass unjudged: write `{instead}` in {fix}",
+                "{listing} `{tool}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, and the hook denies each of them until the list names it: write `{instead}` in {fix}",
                 w_name(harness)
             ),
         });

@@ -456,7 +456,7 @@ fn existing_store(
     let listed: Vec<String> = (input.tools.iter().flatten())
         .map(|t| t.name.clone())
         .collect();
-    for m in wiring::mislisted(harness, &listed, &input.store) {
+    for m in wiring::mislisted(harness, &listed) {
         let (tool, instead) = (clean(&m.tool), clean(&m.instead));
         let what = match m.how {
             wiring::Listed::Spelling => format!(
@@ -465,10 +465,10 @@ fn existing_store(
             ),
             wiring::Listed::Glob(covered) => format!(
                 "{}, so the hook denies each call of `{instead}`",
-                crate::harness::glob_covers(harness, covered, &m.instead)
+                crate::harness::glob_covers(harness, &m.tool, covered, &m.instead)
             ),
             wiring::Listed::NotHookName => format!(
-                "a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so those calls pass unjudged",
+                "a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so the hook denies each call of `{instead}`",
                 super::doctor::w_name(harness)
             ),
         };

@@ -796,20 +796,17 @@ pub enum Listed {
     /// A glob covering another harness's built-in, this one's name of which it does not
     /// cover (`run_shell*` in Claude Code): the hook denies each call of the tool.
     Glob(&'static str),
-    /// A built-in named as no hook call carries it (`bash` in Claude Code), which no
-    /// record of the store names either: its calls are not guarded, and pass unjudged.
+    /// A built-in named as no hook call carries it (`bash` or `bas*` in Claude Code, or
+    /// Codex's shell by the model's name, `exec_command`): the hook denies each call of
+    /// the tool.
     NotHookName,
 }
 
-/// Each name of `tools`, the guarded tools of a hook reading `store`, that misses a tool
-/// as this harness sends it (see [`Listed`]), where no name of the list covers that
-/// tool. The hook denies such a call, or (for a name no call carries) leaves it
-/// unguarded, as `hook::guarded_another_way` and `Setup::guards` judge it.
-pub fn mislisted(harness: Harness, tools: &[String], store: &Store) -> Vec<MisListed> {
+/// Each name of `tools`, the guarded tools of a hook, that misses a tool as this harness
+/// sends it (see [`Listed`]), where no name of the list covers that tool. The hook
+/// denies such a call, as `hook::guarded_another_way` judges it.
+pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
     let listed = |n: &str| tools.iter().any(|t| glob_match(t, n));
-    // A tool a record names is judged whatever the list says.
-    let named = named_tools(store);
-    let named = |n: &str| named.keys().any(|k| glob_match(k, n));
     let mut out = Vec::new();
     for tool in tools {
         let found = |instead: String, how| MisListed {
@@ -817,10 +814,13 @@ pub fn mislisted(harness: Harness, tools: &[String], store: &Store) -> Vec<MisLi
             instead,
             how,
         };
-        if let Some(call) = crate::harness::hook_name_for(harness, tool) {
-            if !listed(call) && !named(call) {
+        let calls = crate::harness::hook_names_for(harness, tool);
+        for call in &calls {
+            if !listed(call) {
                 out.push(found(call.to_string(), Listed::NotHookName));
             }
+        }
+        if !calls.is_empty() {
             continue;
         }
         for (covered, instead) in crate::harness::glob_spellings(harness, tool) {
