@@ -616,7 +616,13 @@ struct Giving {
 pub fn match_hash(matches: &Map<String, Value>) -> u64 {
     // As `crate::json::canonical` writes a value: serde_json's Map keeps its keys sorted.
     let json = serde_json::to_vec(matches).unwrap_or_default();
-    let digest: [u8; 32] = Sha256::digest(&json).into();
+    match_hash_of(&json)
+}
+
+/// [`match_hash`], given the canonical JSON of the `match` (as [`crate::json::canonical`]
+/// or [`crate::scan::canonical`] writes it).
+pub fn match_hash_of(canonical: &[u8]) -> u64 {
+    let digest: [u8; 32] = Sha256::digest(canonical).into();
     let [a, b, c, d, e, f, g, h, ..] = digest;
     u64::from_le_bytes([a, b, c, d, e, f, g, h])
 }
@@ -658,7 +664,11 @@ impl Named {
 
     /// Notes an effect's tool and `match`.
     pub fn effect(&mut self, tool: &str, matches: &Map<String, Value>) {
-        let hash = match_hash(matches);
+        self.effect_hashed(tool, match_hash(matches));
+    }
+
+    /// [`Named::effect`], given the [`match_hash`] of the effect's `match`.
+    pub fn effect_hashed(&mut self, tool: &str, hash: u64) {
         match self.0.get_mut(tool) {
             Some(giving) => {
                 giving.effects.insert(hash);

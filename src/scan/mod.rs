@@ -155,10 +155,23 @@ pub enum Fast<'a> {
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
 pub fn simple(line: &str) -> Fast<'_> {
     let mut kind_seen: Option<&str> = None;
-    match simple_scan::<false, false>(line, 0, &mut kind_seen) {
-        Some((s, _)) => Fast::Done(s),
-        None => undecided(kind_seen),
+    match simple_scan::<false, false, false>(line, 0, &mut kind_seen) {
+        Some((Line::Simple(s), _)) => Fast::Done(s),
+        _ => undecided(kind_seen),
     }
+}
+
+/// A line [`simple_in`] decided: a record of the shape [`simple`] reads, or a fact of that
+/// shape with a scalar `value`.
+#[derive(Debug, Clone)]
+pub enum Line<'a> {
+    /// What [`simple`] decides.
+    Simple(Simple<'a>),
+    /// A fact whose keys are among those of [`simple`] and `field`, `value` and
+    /// `supersedes` (no `depends_on` or `meta`), `field` and `supersedes` written without
+    /// escapes, `value` `true`, `false`, `null`, an integer below 2^64 or a string:
+    /// exactly what [`fact`] reads of it.
+    Fact(FactLine<'a>),
 }
 
 /// What a scan that did not decide a line tells of it, given the `kind` it read, if any.
@@ -171,14 +184,15 @@ fn undecided(kind_seen: Option<&str>) -> Fast<'_> {
 
 /// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
 /// its end first: `Ok((record, end, next))` when [`simple`] decides the line
-/// `chunk[start..end]` with exactly this record (`end` is the index of its `\n`, or the
-/// chunk's length; `next` is where the next line starts). Otherwise what [`simple`] makes
-/// of the line, [`Fast::NotChatter`] or [`Fast::Unknown`] (the scan stops where it would
-/// on the line alone: a line ends at its `\n`, which no string, number or whitespace of
-/// the scan takes).
-pub fn simple_in(chunk: &str, start: usize) -> Result<(Simple<'_>, usize, usize), Fast<'_>> {
+/// `chunk[start..end]` with exactly this record, or when it is a fact of the simple
+/// shape ([`Line::Fact`]) that [`fact`] reads the same (`end` is the index of its `\n`,
+/// or the chunk's length; `next` is where the next line starts). Otherwise what
+/// [`simple`] makes of the line, [`Fast::NotChatter`] or [`Fast::Unknown`] (the scan
+/// stops where it would on the line alone: a line ends at its `\n`, which no string,
+/// number or whitespace of the scan takes).
+pub fn simple_in(chunk: &str, start: usize) -> Result<(Line<'_>, usize, usize), Fast<'_>> {
     let mut kind_seen: Option<&str> = None;
-    match simple_scan::<true, false>(chunk, start, &mut kind_seen) {
+    match simple_scan::<true, false, true>(chunk, start, &mut kind_seen) {
         Some((s, end)) => Ok((s, end, (end + 1).min(chunk.len()))),
         None => Err(undecided(kind_seen)),
     }
@@ -189,19 +203,23 @@ pub fn simple_in(chunk: &str, start: usize) -> Result<(Simple<'_>, usize, usize)
 /// `text[start..end]` is one [`simple`] decides with exactly this record (`end` is just
 /// past its `}`; what follows is not looked at). `None`: not decided here.
 pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
-    simple_scan::<false, true>(text, start, &mut None)
+    match simple_scan::<false, true, false>(text, start, &mut None)? {
+        (Line::Simple(s), end) => Some((s, end)),
+        (Line::Fact(_), _) => None,
+    }
 }
 
 /// The scan of [`simple`] (`LINE` false: the object must fill `text` from `start` on) and
 /// of [`simple_in`] (`LINE` true: the object must fill the line that starts at `start`;
 /// whitespace never takes a `\n`). The record, and where its line ends. With `ITEM`
 /// (for [`simple_item`]), the object may be followed by anything: the record, and the
-/// index just past its `}`.
-fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
+/// index just past its `}`. With `FACT`, a fact of the simple shape is decided too
+/// ([`Line::Fact`]); without, `field`, `value` and `supersedes` are keys it does not read.
+fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
     line: &'a str,
     start: usize,
     kind_seen: &mut Option<&'a str>,
-) -> Option<(Simple<'a>, usize)> {
+) -> Option<(Line<'a>, usize)> {
     let b = line.as_bytes();
     let skip_ws = |b: &[u8], i: usize| {
         if LINE {
@@ -215,6 +233,7 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
         return None;
     }
     let (mut id, mut seq, mut kind, mut text, mut tokens) = (None, None, None, None, None);
+    let (mut field, mut supersedes, mut value) = (None, None, false);
     let mut text_plain = true;
     i = skip_ws(b, i + 1);
     loop {
@@ -257,6 +276,30 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
                 }
                 i = end;
             }
+            Key::Field | Key::Supersedes if FACT => {
+                // A fact's: a non-empty string without escapes (any other goes to `fact`).
+                if b.get(i) != Some(&b'"') {
+                    return None;
+                }
+                let (end, escapes) = string_end(b, i + 1)?;
+                let inner = line.get(i + 1..end - 1)?;
+                let slot = if key == Key::Field {
+                    &mut field
+                } else {
+                    &mut supersedes
+                };
+                if escapes != Escapes::None || inner.is_empty() || slot.replace(inner).is_some() {
+                    return None;
+                }
+                i = end;
+            }
+            Key::Value if FACT => {
+                if std::mem::replace(&mut value, true) {
+                    return None;
+                }
+                i = scalar_end(line, i)?;
+            }
+            Key::Field | Key::Supersedes | Key::Value => return None,
             Key::Seq | Key::Tokens => {
                 let (n, end) = integer(b, i)?;
                 let slot = if key == Key::Seq {
@@ -281,6 +324,20 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
     if !(ITEM || end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
         return None;
     }
+    if FACT && (value || field.is_some() || supersedes.is_some()) {
+        // A fact: `kind`, `field` and `value` are required (the rest as for any record).
+        if kind? != "fact" || !value {
+            return None;
+        }
+        let fact = FactLine {
+            id: std::borrow::Cow::Borrowed(id?),
+            seq: seq?,
+            field: std::borrow::Cow::Borrowed(field?),
+            supersedes: supersedes.map(std::borrow::Cow::Borrowed),
+            depends_on: Vec::new(),
+        };
+        return Some((Line::Fact(fact), end));
+    }
     let simple = Simple {
         id: id?,
         seq: seq?,
@@ -289,7 +346,29 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool>(
         text_plain,
         tokens,
     };
-    Some((simple, end))
+    Some((Line::Simple(simple), end))
+}
+
+/// The index just past the scalar value at `i` that a fact's `value` may be here: `true`,
+/// `false`, `null`, an integer in `0..2^64`, or a string whose escapes decode (as the
+/// strict path reads each). `None` for anything else (a negative or decimal number, an
+/// array, an object), which [`fact`] checks instead.
+fn scalar_end(line: &str, i: usize) -> Option<usize> {
+    let b = line.as_bytes();
+    let literal = |word: &[u8]| (b.get(i..i + word.len())? == word).then_some(i + word.len());
+    match *b.get(i)? {
+        b'"' => {
+            let (end, escapes) = string_end(b, i + 1)?;
+            if escapes == Escapes::Unicode && !seeds::escapes_decode(line.get(i..end)?) {
+                return None;
+            }
+            Some(end)
+        }
+        b't' => literal(b"true"),
+        b'f' => literal(b"false"),
+        b'n' => literal(b"null"),
+        _ => integer(b, i).map(|(_, end)| end),
+    }
 }
 
 /// A key the simple scan reads.
@@ -300,9 +379,13 @@ enum Key {
     Kind,
     Text,
     Tokens,
+    /// A fact's keys: read only with `FACT` (see [`simple_scan`]).
+    Field,
+    Value,
+    Supersedes,
 }
 
-/// The key whose string opens at `i` when it is one of the five the simple scan reads,
+/// The key whose string opens at `i` when it is one of those the simple scan reads,
 /// written without escapes (the only way it is read: any other key sends the line to the
 /// serde paths), and the index just past its closing quote.
 fn key_at(b: &[u8], i: usize) -> Option<(Key, usize)> {
@@ -312,10 +395,13 @@ fn key_at(b: &[u8], i: usize) -> Option<(Key, usize)> {
     }
     match b.get(i + 1)? {
         b'i' => Some((Key::Id, written(b, i, b"\"id\"")?)),
-        b's' => Some((Key::Seq, written(b, i, b"\"seq\"")?)),
+        b's' if b.get(i + 2) == Some(&b'e') => Some((Key::Seq, written(b, i, b"\"seq\"")?)),
+        b's' => Some((Key::Supersedes, written(b, i, b"\"supersedes\"")?)),
         b'k' => Some((Key::Kind, written(b, i, b"\"kind\"")?)),
         b't' if b.get(i + 2) == Some(&b'e') => Some((Key::Text, written(b, i, b"\"text\"")?)),
         b't' => Some((Key::Tokens, written(b, i, b"\"tokens\"")?)),
+        b'f' => Some((Key::Field, written(b, i, b"\"field\"")?)),
+        b'v' => Some((Key::Value, written(b, i, b"\"value\"")?)),
         _ => None,
     }
 }

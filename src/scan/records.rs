@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use super::seeds::*;
 
@@ -130,10 +130,13 @@ pub enum Rule<'a> {
         /// `depends_on` (empty when absent).
         depends_on: Vec<Cow<'a, str>>,
     },
-    /// An effect: its `tool`.
+    /// An effect: its `tool`, and the text of its `match` (checked as the strict path
+    /// checks it), for [`crate::record::match_hash_of`].
     Effect {
         /// `tool`.
         tool: Cow<'a, str>,
+        /// `match`, as written in the line.
+        matches: &'a str,
     },
 }
 
@@ -204,7 +207,7 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RuleLine<'de>, A::Error> {
         let (mut id, mut seq, mut kind) = (None, None, None);
         let (mut scope, mut supersedes, mut depends_on) = (Vec::new(), None, Vec::new());
-        let mut tool = None;
+        let (mut tool, mut matches) = (None, None);
         let mut seen = 0u16;
         while let Some(k) = map.next_key_seed(StrSeed)? {
             let bit = match &*k {
@@ -263,10 +266,15 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                     tool = Some(t);
                 }
                 _ => {
-                    // `match`: an object, as the strict path checks it.
-                    if map.next_value_seed(Checked::TOP)? != Shape::Object {
+                    // `match`: an object, as the strict path checks it. Its text is kept:
+                    // its hash is taken from it, without a `Value` of the whole line.
+                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
+                    let mut de = serde_json::Deserializer::from_str(raw.get());
+                    let shape = Checked::TOP.deserialize(&mut de).map_err(|_| not_light())?;
+                    if shape != Shape::Object || de.end().is_err() {
                         return Err(not_light());
                     }
+                    matches = Some(raw.get());
                 }
             }
         }
@@ -287,6 +295,7 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
             }
             "effect" if own == key::EFFECT_KEYS => Rule::Effect {
                 tool: tool.ok_or_else(not_light)?,
+                matches: matches.ok_or_else(not_light)?,
             },
             _ => return Err(not_light()),
         };

@@ -127,15 +127,68 @@ fn strict_fact(line: &str) -> Option<FactParts> {
     }
 }
 
-fn light_fact(line: &str) -> Option<FactParts> {
-    let f = fact(line)?;
-    Some((
+fn fact_parts(f: FactLine<'_>) -> FactParts {
+    (
         f.id.into_owned(),
         f.seq,
         f.field.into_owned(),
         f.supersedes.map(Cow::into_owned),
         f.depends_on.into_iter().map(Cow::into_owned).collect(),
-    ))
+    )
+}
+
+fn light_fact(line: &str) -> Option<FactParts> {
+    fact(line).map(fact_parts)
+}
+
+/// The fact the scan in a chunk decides of a line alone, if it decides one.
+fn chunk_fact(line: &str) -> Option<FactParts> {
+    match simple_in(line, 0) {
+        Ok((Line::Fact(f), end, _)) => {
+            assert_eq!(end, line.len(), "{line}");
+            Some(fact_parts(f))
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn facts_the_chunk_scan_decides_are_the_fact_scans() {
+    for line in [
+        r#"{"id":"f","seq":3,"kind":"fact","field":"limit","value":100}"#,
+        r#"{"id":"r0000027","seq":33,"kind":"fact","field":"field_1944","value":false}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":true,"supersedes":"e"}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":null,"text":"t\n","tokens":4}"#,
+        r#"{"value":"2021-10-03","supersedes":"e","field":"x","kind":"fact","seq":0,"id":"f"}"#,
+        r#"{ "id" : "f" , "seq" : 3 , "kind" : "fact" , "field" : "x" , "value" : 0 }"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":"a\tb\u00e9\/"}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":18446744073709551615}"#,
+    ] {
+        assert!(chunk_fact(line).is_some(), "{line}");
+        assert_eq!(chunk_fact(line), light_fact(line), "{line}");
+        assert_eq!(chunk_fact(line), strict_fact(line), "{line}");
+        // The scans of a line alone (and of a document's item) still leave it to `fact`.
+        assert!(
+            matches!(simple(line), Fast::NotChatter("fact") | Fast::Unknown),
+            "{line}"
+        );
+        assert!(simple_item(line, 0).is_none(), "{line}");
+    }
+    // Facts it leaves to `fact` (read there all the same).
+    for line in [
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":-1}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1.5}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":[1]}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":{"a":1}}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":18446744073709551616}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x\u0041","value":1}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"supersedes":"e\u0041"}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"depends_on":["a"]}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"meta":{}}"#,
+    ] {
+        assert!(chunk_fact(line).is_none(), "{line}");
+        assert!(light_fact(line).is_some(), "{line}");
+    }
 }
 
 #[test]
@@ -181,7 +234,7 @@ fn light_rule(line: &str) -> Option<RuleParts> {
             supersedes.map(Cow::into_owned),
             owned(depends_on),
         ),
-        Rule::Effect { tool } => (
+        Rule::Effect { tool, .. } => (
             r.id.into_owned(),
             r.seq,
             vec![tool.into_owned()],
@@ -202,6 +255,44 @@ fn rules_the_scan_reads_are_the_strict_rules() {
     ] {
         assert!(light_rule(line).is_some(), "{line}");
         assert_eq!(light_rule(line), strict_rule(line), "{line}");
+    }
+}
+
+/// The hash of an effect's `match` as the loader takes it from the rule scan's text.
+fn light_match_hash(line: &str) -> Option<u64> {
+    let r = rule(line, Limits::default().max_predicate_depth, &|_| false)?;
+    let Rule::Effect { matches, .. } = r.rule else {
+        return None;
+    };
+    let mut out = Vec::new();
+    assert!(canonical(matches, &mut out), "{line}");
+    Some(crate::record::match_hash_of(&out))
+}
+
+/// The hash of an effect's `match` from the strict path's record.
+fn strict_match_hash(line: &str) -> Option<u64> {
+    let v = json::parse(line.as_bytes()).ok()?;
+    match parse_record(&Place::Line(1), &v, Limits::default())
+        .ok()?
+        .kind
+    {
+        Kind::Effect(e) => Some(crate::record::match_hash(&e.matches)),
+        _ => None,
+    }
+}
+
+#[test]
+fn effect_match_hashes_from_the_text_are_the_strict_ones() {
+    for m in [
+        "{}",
+        r#"{"amount":8400,"to":{"iban":"x"}}"#,
+        r#"{ "b" : 1 , "a" : [ true , null , "x\u00e9\n\/" ] }"#,
+        r#"{"z":-0,"y":1.50,"x":1E3,"w":-12,"v":18446744073709551616}"#,
+        r#"{"k":{"b":{"d":1,"c":2},"a":[]},"é":"🙂"}"#,
+    ] {
+        let line = format!(r#"{{"id":"e","seq":4,"kind":"effect","tool":"pay","match":{m}}}"#);
+        assert!(light_match_hash(&line).is_some(), "{line}");
+        assert_eq!(light_match_hash(&line), strict_match_hash(&line), "{line}");
     }
 }
 
@@ -286,8 +377,20 @@ fn the_fact_scan_leaves_anything_doubtful_to_the_strict_path() {
         r#"{"id":"f","seq":3,"kind":"chatter","field":"x","value":1}"#,
         r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1} x"#,
         r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"text":"\ud800"}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":"\ud800"}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":tru}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":truex}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":01}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","value":1,"supersedes":"a","supersedes":"b"}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","field":"x","field":"y","value":1}"#,
+        r#"{"id":"f","seq":3,"kind":"fact","value":1,"supersedes":"a"}"#,
+        r#"{"id":"f","seq":3,"field":"x","value":1}"#,
+        r#"{"id":"f","kind":"fact","field":"x","value":1}"#,
+        r#"{"seq":3,"kind":"fact","field":"x","value":1}"#,
+        r#"{"id":"f","seq":3,"kind":"summary","field":"x","value":1,"supersedes":"a"}"#,
     ] {
         assert!(fact(line).is_none(), "{line}");
+        assert!(chunk_fact(line).is_none(), "{line}");
     }
 }
 
@@ -424,7 +527,17 @@ fn walk_chunk(chunk: &str) -> usize {
         let line = &chunk[at..end];
         visited.push(line);
         match (simple_in(chunk, at), simple(line)) {
-            (Ok((s, e, next)), Fast::Done(t)) => {
+            // A fact: the scan of the line alone stops at its first fact key (before
+            // or after its `kind`).
+            (Ok((Line::Fact(f), e, next)), Fast::NotChatter("fact") | Fast::Unknown) => {
+                assert_eq!(e, end, "{chunk:?} at {at}");
+                assert_eq!(next, (end + 1).min(chunk.len()));
+                let got = (f.id, f.seq, f.field, f.supersedes, f.depends_on);
+                let want = fact(line).map(|f| (f.id, f.seq, f.field, f.supersedes, f.depends_on));
+                assert_eq!(Some(got), want, "{line:?}");
+                decided += 1;
+            }
+            (Ok((Line::Simple(s), e, next)), Fast::Done(t)) => {
                 assert_eq!(e, end, "{chunk:?} at {at}");
                 assert_eq!(next, (end + 1).min(chunk.len()));
                 assert_eq!(fields(&s), fields(&t), "{chunk:?} at {at}");
@@ -435,6 +548,9 @@ fn walk_chunk(chunk: &str) -> usize {
             // Not decided either way: the same kind seen, or none.
             (Err(Fast::NotChatter(k)), Fast::NotChatter(l)) => assert_eq!(k, l, "{line:?}"),
             (Err(Fast::Unknown), Fast::Unknown) => {}
+            // Past a fact's key, the scan in the chunk may read a `kind` the scan of the
+            // line alone stopped before: the line is left to the same scans either way.
+            (Err(Fast::NotChatter(_)), Fast::Unknown) => {}
             (Err(f), t) => panic!("{f:?} in the chunk, {t:?} alone: {line:?} in {chunk:?}"),
         }
         at = end + 1;
@@ -457,9 +573,12 @@ fn lines_are_decided_straight_out_of_the_chunk() {
         "{\"id\":\"r1\",\n\"seq\":1,\"kind\":\"chatter\"}".to_string(),
         "{\"id\":\"r1\",\"seq\":1\n,\"kind\":\"chatter\"}".to_string(),
         format!("{good}{good}\n{good} x\n{good}\u{c}\n"),
+        format!(
+            "{good}\n{{\"id\":\"f\",\"seq\":2,\"kind\":\"fact\",\"field\":\"x\",\"value\":1}}\n{good}"
+        ),
     ];
     let decided: Vec<usize> = chunks.iter().map(|c| walk_chunk(c)).collect();
-    assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0]);
+    assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0, 3]);
 }
 
 /// JSON texts for predicates and values, good and bad: nested objects (keys of the
@@ -619,6 +738,13 @@ proptest::proptest! {
         }
         let line = format!(r#"{{"id":"f","seq":1,"kind":"fact","field":"x","value":{value}}}"#);
         proptest::prop_assert_eq!(light_fact(&line), strict_fact(&line), "{}", line);
+        if let Some(parts) = chunk_fact(&line) {
+            proptest::prop_assert_eq!(Some(parts), strict_fact(&line), "{}", line);
+        }
+        let effect = format!(r#"{{"id":"e","seq":1,"kind":"effect","tool":"a","match":{value}}}"#);
+        if let Some(hash) = light_match_hash(&effect) {
+            proptest::prop_assert_eq!(Some(hash), strict_match_hash(&effect), "{}", effect);
+        }
     }
 
     /// Chunks of lines put together from the same pieces (newlines included): the scan
@@ -632,6 +758,7 @@ proptest::proptest! {
                 "{", "}", ",", ":", " ", "\"", "\"id\"", "\"seq\"", "\"kind\"",
                 "\"text\"", "\"tokens\"", "\"chatter\"", "\"r1\"", "0", "7", "01",
                 "\"fact\"", "\"field\"", "\"kind\":\"fact\"", "\"kind\":\"summary\",",
+                "\"value\"", "\"supersedes\"", "\"field\":\"x\",", ",\"value\":", "true", "null",
                 r#""a\tb""#, "\"é🙂\"", "\"\u{1}\"", "\r", "\n", "\t", "\u{c}",
             ]), 0..6),
         ), 0..8),

@@ -196,9 +196,12 @@ impl Worker {
         let mut at = 0;
         while at < chunk.len() {
             let fast = match scan::simple_in(chunk, at) {
-                Ok((s, end, next)) => {
+                Ok((line, end, next)) => {
                     let text = chunk.get(at..end).ok_or(Fallback)?;
-                    self.dispatch(plan, text, scan::Fast::Done(s))?;
+                    match line {
+                        scan::Line::Simple(s) => self.dispatch(plan, text, scan::Fast::Done(s))?,
+                        scan::Line::Fact(f) => self.fact(plan, text, f)?,
+                    }
                     at = next;
                     continue;
                 }
@@ -416,6 +419,20 @@ impl Worker {
         self.strict(plan, text)
     }
 
+    /// A fact the simple scan read in the chunk: as [`Worker::not_chatter`] takes a fact
+    /// that [`scan::fact`] reads.
+    pub(super) fn fact(
+        &mut self,
+        plan: &Plan<'_>,
+        text: &str,
+        f: scan::FactLine<'_>,
+    ) -> Result<(), Fallback> {
+        if !plan.light() {
+            return self.strict(plan, text);
+        }
+        self.light_fact(plan, text, f)
+    }
+
     /// A record of a kind the gate cannot evaluate (a `summary`, ...) that the simple scan
     /// read: what the strict path makes of it, without building a `Value`.
     pub(super) fn light_unevaluable(
@@ -561,14 +578,17 @@ impl Worker {
                 self.named.scope(scope);
                 true
             }
-            scan::Rule::Effect { tool } => {
+            scan::Rule::Effect { tool, matches } => {
                 if plan.effect_in_scope(tool) {
                     return self.strict(plan, text);
                 }
-                // Its `match` tells its twin of another name (see `Named::always_with`).
-                let value = json::parse(text.as_bytes()).map_err(|_| Fallback)?;
-                let matches = value.get("match").and_then(Value::as_object);
-                self.named.effect(tool, matches.ok_or(Fallback)?);
+                // Its `match` tells its twin of another name (see `Named::always_with`):
+                // hashed from its canonical JSON, written from its text.
+                if !scan::canonical(matches, &mut self.scratch) {
+                    return Err(Fallback);
+                }
+                let hash = crate::record::match_hash_of(&self.scratch);
+                self.named.effect_hashed(tool, hash);
                 false
             }
         };
