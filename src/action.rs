@@ -55,7 +55,7 @@ pub enum ToolError {
     NotName(String),
     /// A schema under more than one of the names harnesses use (the tool's name).
     #[error(
-        "tool `{}` has more than one of input_schema, parameters, inputSchema",
+        "tool `{}` has more than one of input_schema, parameters, inputSchema, parametersJsonSchema",
         clean(.0)
     )]
     SchemaTwice(String),
@@ -81,6 +81,9 @@ pub enum ToolError {
     /// A list that is not an array.
     #[error("tools must be an array")]
     NotArray,
+    /// Gemini's `{"functionDeclarations": ...}` with something other than an array.
+    #[error("`functionDeclarations` must be an array of tools")]
+    Declarations,
     /// A name listed twice.
     #[error("tool `{}` is listed twice", clean(.0))]
     Twice(String),
@@ -264,16 +267,23 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
 pub struct Tool {
     /// The tool's name.
     pub name: String,
-    /// `input_schema` (Anthropic), `parameters` (OpenAI) or `inputSchema` (MCP).
+    /// `input_schema` (Anthropic), `parameters` (OpenAI), `inputSchema` (MCP) or
+    /// `parametersJsonSchema` (Gemini CLI).
     pub input_schema: Option<Value>,
 }
 
-const SCHEMA_KEYS: [&str; 3] = ["input_schema", "parameters", "inputSchema"];
+const SCHEMA_KEYS: [&str; 4] = [
+    "input_schema",
+    "parameters",
+    "inputSchema",
+    "parametersJsonSchema",
+];
 
 impl Tool {
     /// Reads one tool: a bare name, or an object with `name` and optionally a schema under
-    /// one of the names harnesses use. OpenAI's `{"type":"function","function":{...}}`
-    /// wrapper is unwrapped. Other keys (descriptions and such) are ignored.
+    /// one of the names harnesses use ([`SCHEMA_KEYS`]). OpenAI's
+    /// `{"type":"function","function":{...}}` wrapper is unwrapped. Other keys
+    /// (descriptions and such) are ignored.
     pub fn from_json(value: &Value) -> Result<Tool, ToolError> {
         match value {
             Value::String(s) if !s.is_empty() => {
@@ -309,15 +319,25 @@ impl Tool {
         }
     }
 
-    /// Reads a list of tools: a JSON array of tools.
+    /// Reads a list of tools: a JSON array of tools. Gemini's groups
+    /// `{"functionDeclarations": [...]}` stand for the tools they hold, as the array or in
+    /// it, so the `tools` of a Gemini request reads as it is.
     pub fn list_from_json(value: &Value) -> Result<Vec<Tool>, ToolError> {
-        let Value::Array(items) = value else {
-            return Err(ToolError::NotArray);
+        let items = match declarations(value)? {
+            Some(items) => items,
+            None => value.as_array().ok_or(ToolError::NotArray)?,
         };
-        let tools = items
-            .iter()
-            .map(Tool::from_json)
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut tools = Vec::new();
+        for item in items {
+            match declarations(item)? {
+                Some(inner) => {
+                    for one in inner {
+                        tools.push(Tool::from_json(one)?);
+                    }
+                }
+                None => tools.push(Tool::from_json(item)?),
+            }
+        }
         once_each(&tools)?;
         Ok(tools)
     }
@@ -359,6 +379,23 @@ impl Tool {
     pub(crate) fn validate_list(tools: &[Tool]) -> Result<(), ToolError> {
         tools.iter().try_for_each(Tool::validate)?;
         once_each(tools)
+    }
+}
+
+/// The tools in a Gemini group `{"functionDeclarations": [...]}` (an object with no
+/// `name`); `None` for anything else. Other keys of the group are ignored, as a tool's
+/// other keys are.
+fn declarations(value: &Value) -> Result<Option<&Vec<Value>>, ToolError> {
+    let Value::Object(obj) = value else {
+        return Ok(None);
+    };
+    if obj.contains_key("name") {
+        return Ok(None);
+    }
+    match obj.get("functionDeclarations") {
+        None => Ok(None),
+        Some(Value::Array(items)) => Ok(Some(items)),
+        Some(_) => Err(ToolError::Declarations),
     }
 }
 
@@ -533,6 +570,68 @@ mod tests {
         assert_eq!(names, ["a", "b", "c", "d"]);
         assert!(tools[0].input_schema.is_none() && tools[1].input_schema.is_some());
         assert!(Tool::list_from_json(&parse(br#"["a","a"]"#).unwrap()).is_err());
+    }
+
+    #[test]
+    fn gemini_declarations_read_as_gemini_cli_sends_them() {
+        // The `tools` of a request Gemini CLI 0.61.0 sent its model (trimmed): one group,
+        // each schema under `parametersJsonSchema`.
+        let request = parse(
+            br#"[{"functionDeclarations":[
+                {"name":"run_shell_command","description":"x","parametersJsonSchema":
+                  {"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}},
+                {"name":"mcp_billing_refunds_create","parametersJsonSchema":
+                  {"type":"object","properties":{"amount":{"type":"number"},"ticket":{"type":"string"},
+                   "wait_for_previous":{"type":"boolean"}},"required":["amount","ticket"]}}]}]"#,
+        )
+        .unwrap();
+        let tools = Tool::list_from_json(&request).unwrap();
+        let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["run_shell_command", "mcp_billing_refunds_create"]);
+        assert_eq!(
+            tools[1].input_schema.as_ref().unwrap()["required"],
+            serde_json::json!(["amount", "ticket"])
+        );
+        // The group alone, groups beside plain tools, and one declaration all read.
+        let group = request.as_array().unwrap()[0].clone();
+        assert_eq!(Tool::list_from_json(&group).unwrap(), tools);
+        let mixed = serde_json::json!([group, "notes.append"]);
+        assert_eq!(Tool::list_from_json(&mixed).unwrap().len(), 3);
+        let one = &group["functionDeclarations"][1];
+        assert_eq!(Tool::from_json(one).unwrap(), tools[1]);
+        // A group twice names each tool twice; a group that holds no array is refused.
+        let twice = serde_json::json!([group, group]);
+        assert!(matches!(
+            Tool::list_from_json(&twice),
+            Err(ToolError::Twice(_))
+        ));
+        let bad = parse(br#"[{"functionDeclarations":{"name":"a"}}]"#).unwrap();
+        assert_eq!(
+            Tool::list_from_json(&bad).unwrap_err().to_string(),
+            "`functionDeclarations` must be an array of tools"
+        );
+        // A fourth key, and still one schema a tool.
+        let two = parse(br#"[{"name":"t","parameters":{},"parametersJsonSchema":{}}]"#).unwrap();
+        assert_eq!(
+            Tool::list_from_json(&two).unwrap_err().to_string(),
+            "tool `t` has more than one of input_schema, parameters, inputSchema, parametersJsonSchema"
+        );
+    }
+
+    #[test]
+    fn a_gemini_type_name_is_refused_saying_why_and_how_to_fix() {
+        // Gemini CLI 0.61.0 runs every call of a tool whose schema has `"type": "NUMBER"`
+        // (Ajv cannot compile it, and the CLI then skips the check): reading it as
+        // `number` would make precheck judge fewer calls than the harness runs.
+        let v = parse(
+            br#"[{"name":"t","parametersJsonSchema":{"type":"object",
+                 "properties":{"amount":{"type":"NUMBER","maximum":5000}}}}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Tool::list_from_json(&v).unwrap_err().to_string(),
+            r#"the schema of tool `t`: /properties/amount/type: type "NUMBER" is how the Gemini API spells "number", and JSON Schema does not read it: Gemini CLI checks no call against a schema with it (its validator cannot compile the schema, so every call runs, whatever the schema says); write "number" in the tool's own schema and here, or give the tool without a schema"#
+        );
     }
 
     #[test]

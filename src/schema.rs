@@ -706,6 +706,19 @@ pub enum SchemaProblem {
         crate::json::json_text(.0)
     )]
     UnknownType(Value),
+    /// A type spelt as the Gemini API's `Type` enum spells it (`NUMBER`): the name as
+    /// given, and JSON Schema's spelling. Gemini CLI 0.61.0 hands a tool's schema to Ajv,
+    /// which cannot compile one with such a type, and then checks no call against it:
+    /// every call runs. Read as the lowercase type, the schema would admit fewer calls
+    /// than the harness runs; read as admitting anything, it would quietly lose what the
+    /// user wrote. So it is refused, and the message says both fixes.
+    #[error(
+        "type {} is how the Gemini API spells \"{}\", and JSON Schema does not read it: Gemini CLI checks no call against a schema with it (its validator cannot compile the schema, so every call runs, whatever the schema says); write \"{}\" in the tool's own schema and here, or give the tool without a schema",
+        crate::json::json_text(.0),
+        .1,
+        .1
+    )]
+    GeminiType(Value, &'static str),
     /// An `enum` that is not an array.
     #[error("`enum` must be an array")]
     Enum,
@@ -851,6 +864,19 @@ fn compile_at(
     Ok(s)
 }
 
+/// The type names of JSON Schema, as `parse_types` reads them.
+const JSON_TYPES: [&str; 7] = [
+    "null", "boolean", "integer", "number", "string", "array", "object",
+];
+
+/// JSON Schema's spelling of a type the Gemini API's `Type` enum spells in capitals
+/// (`NUMBER`: `number`).
+fn gemini_type(name: &str) -> Option<&'static str> {
+    JSON_TYPES
+        .into_iter()
+        .find(|t| t.to_ascii_uppercase() == name)
+}
+
 fn parse_types(v: &Value, at: &str) -> Result<u8, SchemaError> {
     let one = |name: &Value| -> Result<u8, SchemaError> {
         match name.as_str() {
@@ -861,6 +887,10 @@ fn parse_types(v: &Value, at: &str) -> Result<u8, SchemaError> {
             Some("string") => Ok(STRING),
             Some("array") => Ok(ARRAY),
             Some("object") => Ok(OBJECT),
+            Some(other) if let Some(lower) = gemini_type(other) => Err(SchemaError {
+                at: at.to_string(),
+                problem: SchemaProblem::GeminiType(name.clone(), lower),
+            }),
             _ => Err(SchemaError {
                 at: at.to_string(),
                 problem: SchemaProblem::UnknownType(name.clone()),
@@ -1083,9 +1113,43 @@ mod tests {
     }
 
     #[test]
+    fn gemini_type_names_are_refused_with_json_schema_s_spelling() {
+        for (name, lower) in [
+            ("OBJECT", "object"),
+            ("NUMBER", "number"),
+            ("STRING", "string"),
+            ("INTEGER", "integer"),
+            ("BOOLEAN", "boolean"),
+            ("ARRAY", "array"),
+            ("NULL", "null"),
+        ] {
+            for text in [
+                format!(r#"{{"type":"{name}"}}"#),
+                format!(r#"{{"type":["string","{name}"]}}"#),
+            ] {
+                let err = Schema::compile(&v(&text), &mut BTreeSet::new()).unwrap_err();
+                assert_eq!(
+                    err.problem,
+                    SchemaProblem::GeminiType(Value::String(name.into()), lower),
+                    "{text}"
+                );
+            }
+        }
+        // Neither JSON Schema's spelling nor the Gemini API's: an unknown type.
+        let err = Schema::compile(&v(r#"{"type":"Number"}"#), &mut BTreeSet::new()).unwrap_err();
+        assert!(
+            matches!(err.problem, SchemaProblem::UnknownType(_)),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn nullable_admits_null() {
         let s = schema(r#"{"type":"string","nullable":true}"#);
         assert!(s.admits(&Value::Null));
+        // With an enum too: null is admitted beside its members (the wider reading).
+        let s = schema(r#"{"type":"string","enum":["a"],"nullable":true}"#);
+        assert!(s.admits(&Value::Null) && s.admits(&v(r#""a""#)));
     }
 
     #[test]

@@ -426,6 +426,68 @@ fn tools_come_from_the_flag_then_the_document_then_the_records() {
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
 }
 
+/// Gemini CLI's declarations, as its request to the model carries them (`tools`: groups
+/// of `functionDeclarations`, each schema under `parametersJsonSchema`), read as the same
+/// schemas under `input_schema`: precheck and pin say the same, byte for byte.
+#[test]
+fn gemini_declarations_judge_as_the_same_json_schema_does() {
+    let s = Scratch::new();
+    for (schema, code) in [
+        // Blocks on 5001, as INTEGER_AMOUNT does.
+        (
+            r#"{"type":"object","properties":{"amount":{"type":"integer","minimum":1},"ticket":{"type":"string"},"wait_for_previous":{"type":"boolean"}},"required":["amount","ticket"]}"#,
+            1,
+        ),
+        // Rules the dropped rule out: passes, so the schema is read, not skipped.
+        (
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000,"nullable":true}},"required":["amount"]}"#,
+            0,
+        ),
+    ] {
+        let gemini = format!(
+            r#"[{{"functionDeclarations":[{{"name":"refunds.create","description":"Refund.","parametersJsonSchema":{schema}}}]}}]"#
+        );
+        let plain = tool(schema);
+        let g = precheck(&s, &fixture(FX1), Some(&gemini), &[]);
+        let p = precheck(&s, &fixture(FX1), Some(&plain), &[]);
+        assert_eq!(g.code, code, "{}{}", g.stdout, g.stderr);
+        assert_eq!((g.code, &g.stdout), (p.code, &p.stdout));
+        let pin = |tools: &str| {
+            let path = format!("@{}", s.file("pin-tools.json", tools.as_bytes()));
+            run(&["pin", &fixture(FX1), "--tools", &path], None)
+        };
+        let (g, p) = (pin(&gemini), pin(&plain));
+        assert_eq!(g.code, 0, "{}{}", g.stdout, g.stderr);
+        assert_eq!(g.stdout, p.stdout);
+        assert_eq!(
+            g.labelled("pinned").len(),
+            usize::from(code == 1),
+            "{}",
+            g.stdout
+        );
+    }
+    // One group alone, not in an array, reads too.
+    let group = r#"{"functionDeclarations":[{"name":"refunds.create","parametersJsonSchema":{"type":"object","properties":{"amount":{"type":"integer","maximum":5000}},"required":["amount"]}}]}"#;
+    let r = precheck(&s, &fixture(FX1), Some(group), &[]);
+    assert_eq!((r.code, r.labelled("tools")), (0, vec!["refunds.create"]));
+    // Refused: another object (not split into names at its commas), and the Gemini API's
+    // `"type": "NUMBER"` (Gemini CLI checks no call against it; not read as `number`).
+    for (tools, needle) in [
+        (
+            r#"{"name":"refunds.create","x":1}"#,
+            "--tools: tools must be an array",
+        ),
+        (
+            r#"[{"functionDeclarations":[{"name":"refunds.create","parametersJsonSchema":{"type":"OBJECT","properties":{"amount":{"type":"NUMBER","maximum":5000}}}}]}]"#,
+            r#"/properties/amount/type: type "NUMBER" is how the Gemini API spells "number""#,
+        ),
+    ] {
+        let r = precheck(&s, &fixture(FX1), Some(tools), &[]);
+        assert_eq!(r.code, 2, "{}", r.stdout);
+        assert!(r.stderr.contains(needle), "{}", r.stderr);
+    }
+}
+
 #[test]
 fn a_malformed_schema_is_invalid_input_naming_the_tool() {
     let s = Scratch::new();

@@ -347,10 +347,12 @@ fn action_shape(text: &str) -> String {
     format!(" (an action is one JSON object: `{{\"tool\":\"{tool}\",\"params\":{{}}}}`)")
 }
 
-/// Reads `--tools`: inline names `a,b`, or a JSON array (inline or from a file).
+/// Reads `--tools`: inline names `a,b`, or JSON (inline or from a file): an array, or
+/// an object (Gemini's `{"functionDeclarations": [...]}`; any other is refused rather
+/// than split into names at its commas).
 pub fn tools_from_flag(origin: &str, text: &str) -> Result<Vec<Tool>, InputError> {
     let trimmed = text.trim_start_matches('\u{feff}');
-    let value = if trimmed.trim_start().starts_with('[') {
+    let value = if trimmed.trim_start().starts_with(['[', '{']) {
         json::parse(trimmed.as_bytes()).map_err(|e| InputError::syntax(origin, e, 0))?
     } else {
         Value::Array(
