@@ -281,9 +281,9 @@ const SCHEMA_KEYS: [&str; 4] = [
 
 impl Tool {
     /// Reads one tool: a bare name, or an object with `name` and optionally a schema under
-    /// one of the names harnesses use ([`SCHEMA_KEYS`]). OpenAI's
-    /// `{"type":"function","function":{...}}` wrapper is unwrapped. Other keys
-    /// (descriptions and such) are ignored.
+    /// one of the names harnesses use (`input_schema`, `parameters`, `inputSchema`,
+    /// `parametersJsonSchema`). OpenAI's `{"type":"function","function":{...}}` wrapper
+    /// is unwrapped. Other keys (descriptions and such) are ignored.
     pub fn from_json(value: &Value) -> Result<Tool, ToolError> {
         match value {
             Value::String(s) if !s.is_empty() => {

@@ -200,7 +200,7 @@ pub enum InputProblem {
         /// The harness answered.
         harness: &'static str,
         /// For a glob, what it covers instead (see
-        /// [`crate::harness::hook_glob_covers`]); `None` for a name.
+        /// `harness::hook_glob_covers`); `None` for a name.
         covers: Option<String>,
         /// The name the harness sends to hooks.
         instead: String,
