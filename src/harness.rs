@@ -496,12 +496,75 @@ pub fn pattern_meant(name: &str, call: &str) -> bool {
 /// such syntax.
 pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
     const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
-    (name.contains(SYNTAX) || name.contains(".*")).then(|| name.split('|').map(loosened).collect())
+    (name.contains(SYNTAX) || name.contains(".*")).then(|| {
+        let mut chars = name.chars().peekable();
+        let mut globs: Vec<String> = alternatives(&mut chars, false)
+            .iter()
+            .map(|a| loosened(a))
+            .collect();
+        globs.dedup();
+        globs
+    })
 }
 
-/// One alternative of a pattern of another syntax as a `*` glob that covers at least
-/// what it means: `.*`, `.+`, `?`, `+` and a `[...]` class each stand for `*`; anchors,
-/// groups and escapes go.
+/// At most this many alternatives are spelt out; past it, a group stands for `*`.
+const MAX_ALTERNATIVES: usize = 64;
+
+/// The alternatives of a pattern of another syntax (up to its end, or the `)` that closes
+/// the group it is in, when `nested`), each with its groups spelt out: `mcp__(billing|pay)__.*` is
+/// `mcp__billing__.*` and `mcp__pay__.*`. A `[...]` class and an escaped character are
+/// kept as written (for [`loosened`]); a group of more alternatives than
+/// [`MAX_ALTERNATIVES`] is `*`.
+fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bool) -> Vec<String> {
+    let mut done = Vec::new();
+    let mut current = vec![String::new()];
+    let append =
+        |current: &mut Vec<String>, s: &str| current.iter_mut().for_each(|c| c.push_str(s));
+    while let Some(c) = chars.next() {
+        match c {
+            '|' => done.append(&mut std::mem::replace(&mut current, vec![String::new()])),
+            ')' if nested => break,
+            ')' => {}
+            '(' => {
+                // A non-capturing group's `?:` is not part of what it matches.
+                if chars.peek() == Some(&'?') {
+                    chars.next();
+                    chars.next_if_eq(&':');
+                }
+                let inner = alternatives(chars, true);
+                if current.len() * inner.len() > MAX_ALTERNATIVES {
+                    append(&mut current, ".*");
+                } else {
+                    current = (current.iter())
+                        .flat_map(|c| inner.iter().map(move |i| format!("{c}{i}")))
+                        .collect();
+                }
+            }
+            '[' => {
+                let mut class = String::from('[');
+                for d in chars.by_ref() {
+                    class.push(d);
+                    if d == ']' {
+                        break;
+                    }
+                }
+                append(&mut current, &class);
+            }
+            '\\' => {
+                let escaped: String = ['\\'].into_iter().chain(chars.next()).collect();
+                append(&mut current, &escaped);
+            }
+            c => append(&mut current, c.encode_utf8(&mut [0; 4])),
+        }
+    }
+    done.append(&mut current);
+    done
+}
+
+/// One alternative of a pattern of another syntax (its groups spelt out, see
+/// [`alternatives`]) as a `*` glob that covers at least what it means: `.*`, `.+`, `?`,
+/// `+`, a `[...]` class and a class escape (`\w`, `\d`, ...) each stand for `*`; anchors
+/// go, and an escaped punctuation character is that character.
 fn loosened(pattern: &str) -> String {
     let mut out = String::new();
     let mut chars = pattern.chars().peekable();
@@ -516,7 +579,12 @@ fn loosened(pattern: &str) -> String {
                 chars.by_ref().find(|d| *d == ']');
                 out.push('*');
             }
-            '^' | '$' | '(' | ')' | '\\' => {}
+            '\\' => match chars.next() {
+                Some(d) if d.is_ascii_alphanumeric() => out.push('*'),
+                Some(d) => out.push(d),
+                None => {}
+            },
+            '^' | '$' | '(' | ')' => {}
             c => out.push(c),
         }
     }
@@ -899,9 +967,24 @@ mod tests {
             ("notes.*", "notes.append", false),
             ("refunds.create", "refunds_create", false),
             ("Bash", "Bash", false),
+            // An alternation inside a group, a non-capturing group, a class escape.
+            ("mcp__(billing|pay)__.*", "mcp__pay__refund", true),
+            ("mcp__(billing|pay)__.*", "mcp__billing__refund", true),
+            ("mcp__(?:billing|pay)__.*", "mcp__pay__refund", true),
+            ("mcp__(billing|pay)__.*", "mcp__shop__refund", false),
+            ("Bas\\w", "Bash", true),
+            ("(Bash|Edit)|Read", "Read", true),
+            ("Bash)|Edit", "Edit", true),
         ] {
             assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
         }
+        assert_eq!(
+            pattern_globs("mcp__(billing|pay)__.*"),
+            Some(vec![
+                "mcp__billing__*".to_string(),
+                "mcp__pay__*".to_string()
+            ])
+        );
         // An MCP tool by a glob of MCP form that covers it only in another case.
         let mcp = "mcp__billing__refunds_create";
         assert!(hook_name_of(Harness::ClaudeCode, "mcp__Billing__*", mcp));

@@ -1216,6 +1216,9 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         ("gemini-cli", "mcp_billing_.*", "mcp_billing_refunds_create"),
         ("claude-code", "Bas?", "Bash"),
         ("gemini-cli", "[Rr]un_shell_command", "run_shell_command"),
+        // An alternation inside a group: each alternative is meant (it passed).
+        ("claude-code", "mcp__(shop|billing)__.*", REFUND_TOOL),
+        ("claude-code", "(Edit|Bash)|Write", "Bash"),
     ];
     for (i, (h, named, call)) in cases.iter().enumerate() {
         let store = write_store(&format!("{i}.json"), &[named]);
