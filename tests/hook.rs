@@ -666,6 +666,10 @@ fn tools_reads_the_same_in_every_directory() {
         }
         // As a JSON array, the name is a tool's.
         assert_eq!(call(dir, r#"["tools.json"]"#), (0, String::new()));
+        // So is a name of MCP form with such an ending: Gemini CLI keeps an MCP tool's
+        // `.` (`files.list` of a Drive server); it was refused, and every call denied.
+        let gemini = "mcp_drive_files.list,mcp_sheets_export.csv";
+        assert_eq!(call(dir, gemini), (0, String::new()), "{}", dir.display());
     }
 }
 

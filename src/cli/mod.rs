@@ -337,15 +337,17 @@ const FILE_ENDINGS: [&str; 13] = [
 /// Refuses a plain `--tools` value one of whose names looks like a file's, whether or
 /// not a file of that name is there: a `/` or `\` (no harness sends a tool name with
 /// one), or an ending of [`FILE_ENDINGS`] (a tool's name may have a `.`, as
-/// `refunds.create` does). Read as written, `--tools tools.json` guards one tool named
-/// `tools.json`; a tool of such a name is given as a JSON array.
+/// `refunds.create` does) on a name not of MCP form (Gemini CLI keeps an MCP tool's `.`:
+/// `mcp_drive_files.list` is a tool's name). Read as written, `--tools tools.json`
+/// guards one tool named `tools.json`; a tool of such a name is given as a JSON array.
 fn looks_like_a_file(value: &str) -> Result<(), InputError> {
     if !plain(value) {
         return Ok(());
     }
     let file = value.split(',').map(str::trim).find(|name| {
         let lower = name.to_ascii_lowercase();
-        name.contains(['/', '\\']) || FILE_ENDINGS.iter().any(|e| lower.ends_with(e))
+        let ending = FILE_ENDINGS.iter().any(|e| lower.ends_with(e));
+        name.contains(['/', '\\']) || ending && !lower.starts_with("mcp_")
     });
     let Some(file) = file else {
         return Ok(());
