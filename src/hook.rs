@@ -694,7 +694,8 @@ fn named_another_way(
 /// `tools`) are meant to cover but name only otherwise: as another harness names the tool
 /// (`Bash` for Gemini CLI's `run_shell_command`), as another built-in of this harness
 /// that does the same (`Edit` for `MultiEdit`), as this harness never sends an MCP
-/// tool, or in another case (`bash`, `bas*` for Claude Code's `Bash`). The call would be
+/// tool, in another case (`bash`, `bas*` for Claude Code's `Bash`), or as a pattern of
+/// another syntax that reads as covering it (`Bash|Edit`). The call would be
 /// left unguarded, and pass whatever the store's dropped records
 /// say, unless a rule names it.
 fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<InputError> {
@@ -725,7 +726,14 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         // This harness's built-in (or an MCP tool) in another case (`bash`, `bas*`), or
         // Codex's shell by the model's name for it (`exec_command`).
         let cased = || crate::harness::hook_name_of(harness, t, tool);
-        let meant = misnamed.iter().any(|i| same(i)) || same(t) || kin() || gemini() || cased();
+        // A pattern of another syntax that reads as covering the call (`Bash|Edit`).
+        let pattern = || crate::harness::pattern_meant(t, tool);
+        let meant = misnamed.iter().any(|i| same(i))
+            || same(t)
+            || kin()
+            || gemini()
+            || cased()
+            || pattern();
         meant.then(|| (t, tool.to_string()))
     })?;
     let (origin, place) = match &setup.tools {

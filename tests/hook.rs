@@ -1797,6 +1797,66 @@ fn guarded_tools_naming_a_built_in_in_another_case_deny_with_the_fix() {
     }
 }
 
+/// Guarded tools written as a pattern of another syntax (`--tools 'Bash|Edit'`, a
+/// matcher's regex, or `[Bb]ash`) guard a tool of that name, which no harness has: a call
+/// of `Bash` went unjudged and passed whatever a dropped record says. Denied with the fix,
+/// as the store's names are; a pattern that does not read as covering the call is left.
+#[test]
+fn guarded_tools_written_as_a_pattern_deny_with_the_fix() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-pattern");
+    std::fs::create_dir_all(&dir).unwrap();
+    let summary = serde_json::json!({
+        "id": "earlier", "seq": 1, "kind": "summary",
+        "text": "Earlier turns: the user said never to touch the production database."
+    });
+    let path = dir.join("summary.json");
+    let doc = serde_json::json!({"records": [summary], "kept": []});
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let store = path.to_str().unwrap();
+    for (h, title, listed, call) in [
+        ("claude-code", "Claude Code", r#"["Bash|Edit"]"#, "Bash"),
+        (
+            "claude-code",
+            "Claude Code",
+            r#"["mcp__billing__.*"]"#,
+            REFUND_TOOL,
+        ),
+        (
+            "gemini-cli",
+            "Gemini CLI",
+            r#"["[Rr]un_shell_command"]"#,
+            "run_shell_command",
+        ),
+    ] {
+        let out = run(
+            &["hook", h, "--store", store, "--tools", listed],
+            &payload(h, call, "{}"),
+        );
+        let named: Vec<String> = serde_json::from_str(listed).unwrap();
+        let named = &named[0];
+        let message = format!(
+            "--tools: the guarded tools name `{named}` and not `{call}`, which covers this call of `{call}` in {title}, so the call would go unjudged: name `{call}` too"
+        );
+        assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), named);
+    }
+    let out = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            store,
+            "--tools",
+            r#"["Write|Edit","Bash"]"#,
+        ],
+        &payload("claude-code", "Bash", "{}"),
+    );
+    assert!(
+        out.stderr.contains("BLOCK (dropped-unevaluable-record)"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// A glob in the guarded tools that covers a built-in and not another that does the same
 /// (`Edi*`: `Edit`, not `MultiEdit`) left the other unguarded: a `MultiEdit` call passed
 /// whatever the dropped summary says. It is denied with the fix. And an effect whose
