@@ -3011,6 +3011,31 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     );
     let out = s.init("claude-code");
     assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
+    // A pattern of another syntax: a name no tool has, so the hook denies each call it
+    // reads as covering (doctor and init said nothing of it).
+    std::fs::write(
+        s.store(),
+        store.replacen(
+            "{\"records\"",
+            "{\"tools\": [\"(Bash|Edit)\", \"Edit\"], \"records\"",
+            1,
+        ),
+    )
+    .unwrap();
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "the store `{}` lists `(Bash|Edit)`, a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern), and the hook denies each call of `Bash` until the list names it: add `Bash` to the store's `tools`",
+            s.store().display()
+        ),
+    );
+    let warning = format!(
+        "warning: the store's `tools` lists `(Bash|Edit)`, a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern), so the hook denies each call of `Bash`: add `Bash` to its `tools` in `{}`",
+        s.store().display()
+    );
+    let out = s.init("claude-code");
+    assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
+    assert!(!out.stdout.contains("call of `Edit`"), "{}", out.stdout);
     // Gemini CLI: `Bash` is Claude Code's name of its `run_shell_command`.
     let s = Sandbox::new();
     s.wired("gemini-cli");

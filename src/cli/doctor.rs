@@ -1653,9 +1653,16 @@ fn check_guarded(
                 "{listing} `{tool}`, a name no call {} sends its hooks carries: it sends that tool's calls as `{instead}`, and the hook denies each of them until the list names it: write `{instead}` in {fix}",
                 w_name(harness)
             ),
+            wiring::Listed::Pattern => format!(
+                "{listing} `{tool}`, {PATTERN_NAME}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix}"
+            ),
         });
     }
 }
+
+/// What a name written as a pattern of another syntax is to the gate.
+pub(super) const PATTERN_NAME: &str =
+    "a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern)";
 
 /// Runs the hook with a call it must deny and one it must let run, killing it after
 /// `timeout_ms` as the harness would. True when both did.

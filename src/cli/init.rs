@@ -471,6 +471,10 @@ fn existing_store(
                 "a name no call {} sends its hooks carries (it sends that tool's calls as `{instead}`), so the hook denies each call of `{instead}`",
                 super::doctor::w_name(harness)
             ),
+            wiring::Listed::Pattern => format!(
+                "{}, so the hook denies each call of `{instead}`",
+                super::doctor::PATTERN_NAME
+            ),
         };
         lines.push(format!(
             "warning: the store's `tools` lists `{tool}`, {what}: add `{instead}` to its `tools` in `{shown}`"

@@ -800,6 +800,10 @@ pub enum Listed {
     /// Codex's shell by the model's name, `exec_command`): the hook denies each call of
     /// the tool.
     NotHookName,
+    /// A pattern of another syntax (`Bash|Edit`, `mcp__billing__.*`, `[Bb]ash`: see
+    /// [`crate::harness::pattern_meant`]), a name no tool has; `instead` is one of its
+    /// alternatives as a name or `*` glob: the hook denies each call it covers.
+    Pattern,
 }
 
 /// Each name of `tools`, the guarded tools of a hook, that misses a tool as this harness
@@ -814,6 +818,12 @@ pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
             instead,
             how,
         };
+        if let Some(globs) = crate::harness::pattern_globs(tool) {
+            for glob in globs.into_iter().filter(|g| !listed(g)) {
+                out.push(found(glob, Listed::Pattern));
+            }
+            continue;
+        }
         let calls = crate::harness::hook_names_for(harness, tool);
         for call in &calls {
             if !listed(call) {
