@@ -531,6 +531,76 @@ fn bad_records_and_bad_keys_are_left_to_the_exact_loader() {
     refused(&bytes, CHECK);
 }
 
+/// Fact lines the scan in a chunk reads itself (a scalar `value`, no `depends_on` or
+/// `meta`) beside ones it leaves to the fact scan or the strict path: odd values
+/// (leading zeros, `-0`, past u64, escapes, lone surrogates), a key twice, `supersedes`
+/// of odd values, escaped keys, stray whitespace, keys in another order. Each stream
+/// gives the exact loader's report, or falls back where the exact loader refuses it.
+#[test]
+fn odd_fact_lines_in_json_lines_give_the_exact_report() {
+    let policy = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":"limit"},"effect":"deny"}"#;
+    let first = r#"{"id":"f0","seq":2,"kind":"fact","field":"limit","value":60}"#;
+    let chatter = r#"{"id":"c1","seq":9,"kind":"chatter","text":"hi"}"#;
+    let odd = [
+        r#""value":100"#,
+        r#""value":0100"#,
+        r#""value":-0"#,
+        r#""value":18446744073709551615"#,
+        r#""value":18446744073709551616"#,
+        r#""value":1.0"#,
+        r#""value":"100""#,
+        r#""value":"\u0031\u0030\u0030""#,
+        r#""value":"\ud800""#,
+        r#""value":"a\/b\"c""#,
+        r#""value":true"#,
+        r#""value":nul"#,
+        r#""value":100,"value":10"#,
+        r#""value":100,"supersedes":"f0""#,
+        r#""value":100,"supersedes":"""#,
+        r#""value":100,"supersedes":7"#,
+        r#""value":100,"supersedes":null"#,
+        r#""value":100,"supersedes":"f\u0030""#,
+        r#""value":100,"supersedes":"f0","supersedes":"f0""#,
+        r#""value":100,"field":"limit""#,
+        r#""value":100,"f\u0069eld":"other""#,
+        r#""v\u0061lue":100"#,
+        "\"value\" : 100 ,\t\"supersedes\"\t:\"f0\"\r",
+        r#""value":100,"text":"\ud83d\ude00","tokens":007"#,
+        r#""value":100,"tokens":7,"tokens":8"#,
+        r#""value":100,"depends_on":[]"#,
+        r#""value":100,"meta":{"a":1}"#,
+    ];
+    for body in odd {
+        let fact = format!(r#"{{"id":"f1","seq":3,"kind":"fact","field":"limit",{body}}}"#);
+        let moved = format!(r#"{{{body},"field":"limit","kind":"fact","seq":3,"id":"f1"}}"#);
+        for line in [&fact, &moved] {
+            let text = format!("{policy}\n{first}\r\n{line}\n{chatter}\n");
+            let bytes = text.as_bytes();
+            for kept in [
+                r#"["p1","c1"]"#,
+                r#"["p1","f1","c1"]"#,
+                r#"["p1","f0","f1"]"#,
+            ] {
+                let ask = Ask::Check {
+                    kept: Some(kept),
+                    action: Some(ACTION),
+                };
+                agrees(bytes, ask);
+                agrees(bytes, Ask::Precheck { kept: Some(kept) });
+            }
+            agrees(bytes, Ask::Pin);
+        }
+    }
+    // The plain shape is decided leanly (by the scan in the chunk).
+    let line = r#"{"id":"f1","seq":3,"kind":"fact","field":"limit","value":100,"supersedes":"f0"}"#;
+    let text = format!("{policy}\n{first}\n{line}\n{chatter}\n");
+    let ask = Ask::Check {
+        kept: Some(r#"["p1","f1"]"#),
+        action: Some(ACTION),
+    };
+    decides(text.as_bytes(), ask);
+}
+
 #[test]
 fn large_heads_tails_and_records_are_read_whole() {
     // A head past the first read (64 KiB), a tail past the first read (4 MiB), a record
@@ -949,8 +1019,22 @@ const NAMES: [&str; 9] = [
     "mcp_s_t",
 ];
 
-/// `matches` of effects: none, and two that replay different calls.
-const MATCHES: [&str; 3] = ["{}", r#"{"command":"ls"}"#, r#"{"n":1,"command":"rm"}"#];
+/// `matches` of effects: none, and some that replay different calls; some the same
+/// `match` written otherwise (escapes, key order, whitespace), some numbers whose
+/// canonical text differs (`1.0`, `1e0`, `-0`, past u64) or keys that need escaping.
+const MATCHES: [&str; 11] = [
+    "{}",
+    r#"{"command":"ls"}"#,
+    r#"{"n":1,"command":"rm"}"#,
+    r#"{ "command" : "r\u006d" , "n" : 1 }"#,
+    r#"{"n":1.0,"command":"rm"}"#,
+    r#"{"n":1e0,"command":"rm"}"#,
+    r#"{"n":-0,"command":"rm"}"#,
+    r#"{"n":0,"command":"rm"}"#,
+    r#"{"n":18446744073709551616,"k\"\u00e9\n":[1,{"b":null,"a":-12}]}"#,
+    r#"{"n":-9223372036854775809,"\u0000":"\/"}"#,
+    r#"{"n":1E+2,"m":100,"o":0.10}"#,
+];
 
 /// A record that gives names, or one that gives none.
 #[derive(Debug, Clone)]
