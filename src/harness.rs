@@ -510,11 +510,11 @@ pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
 /// At most this many alternatives are spelt out; past it, a group stands for `*`.
 const MAX_ALTERNATIVES: usize = 64;
 
-/// The alternatives of a pattern of another syntax (up to its end, or the `)` that closes
-/// the group it is in, when `nested`), each with its groups spelt out: `mcp__(billing|pay)__.*` is
-/// `mcp__billing__.*` and `mcp__pay__.*`. A `[...]` class and an escaped character are
-/// kept as written (for [`loosened`]); a group of more alternatives than
-/// [`MAX_ALTERNATIVES`] is `*`.
+/// The alternatives of a pattern of another syntax (up to its end, or, when `nested`, the
+/// `)` that closes the group it is in), each with its groups spelt out:
+/// `mcp__(billing|pay)__.*` is `mcp__billing__.*` and `mcp__pay__.*`. A `[...]` class and
+/// an escaped character are kept as written (for [`loosened`]); a group that would make
+/// more than [`MAX_ALTERNATIVES`] is `.*`.
 fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bool) -> Vec<String> {
     let mut done = Vec::new();
     let mut current = vec![String::new()];
