@@ -151,10 +151,15 @@ fn spell(harness: Harness, tool: &str) -> (Vec<String>, bool) {
     if harness == Harness::GeminiCli
         && let Some(rest) = tool.strip_prefix("mcp__")
     {
-        let Some((server, name)) = rest.split_once("__") else {
-            return (Vec::new(), true);
-        };
         let sep = harness.mcp_separator();
+        let Some((server, name)) = rest.split_once("__") else {
+            // A glob over the server's name and what follows (`mcp__*`, `mcp__bill*`):
+            // Gemini CLI's form of it, whose `*` spans its `_` before the tool's name.
+            return match rest.contains('*') {
+                true => (vec![format!("mcp{sep}{rest}")], false),
+                false => (Vec::new(), true),
+            };
+        };
         let theirs = format!("mcp{sep}{server}{sep}{name}");
         return (vec![sent_as(harness, &theirs).unwrap_or(theirs)], false);
     }
@@ -798,6 +803,10 @@ mod tests {
                 Some("mcp_billing_refunds_create_xxx...xxxxxxxxxxxxxxxxxxxxxxxxxx_end"),
             ),
             (Harness::GeminiCli, "mcp_a_*", None),
+            // A glob over the server's name, Claude Code's form: Gemini CLI's `mcp_` one.
+            (Harness::GeminiCli, "mcp__*", Some("mcp_*")),
+            (Harness::GeminiCli, "mcp__bill*", Some("mcp_bill*")),
+            (Harness::GeminiCli, "mcp__billing", None),
             (Harness::ClaudeCode, "deploy.now", None),
         ] {
             assert_eq!(spelling(h, tool).as_deref(), sent, "{h:?} {tool}");

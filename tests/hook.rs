@@ -2086,6 +2086,20 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
             out.stderr
         );
     }
+    // A glob over the server's name in Claude Code's form (`mcp__*`) bound no Gemini CLI
+    // MCP call, and the call passed; named both ways, the rule binds it.
+    let any_mcp = write_store("any-mcp.json", &["mcp__*"]);
+    let message = "`mcp__*` is how Claude Code and Codex name an MCP tool; Gemini CLI calls it `mcp_*`, so a rule that names only `mcp__*` never binds this call: name `mcp_*` too wherever the store names `mcp__*` (beside it in a policy's scope, or in an effect record with the same `match`)";
+    let out = call("gemini-cli", &any_mcp, "mcp_billing_refunds_create");
+    let reason = invalid_reason_with(&format!("{any_mcp}: {message}"), MISNAMED_ADVICE);
+    assert_denied(&out, &reason, "mcp__*");
+    let any_mcp_both = write_store("any-mcp-both.json", &["mcp__*", "mcp_*"]);
+    let out = call("gemini-cli", &any_mcp_both, "mcp_billing_refunds_create");
+    assert!(
+        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
+        "{}",
+        out.stderr
+    );
     // Claude Code's own names, under Claude Code (and Codex, which shares them): blocked
     // by the rule, as before; a tool no rule names passes under every harness.
     for (h, tool) in [
