@@ -119,6 +119,10 @@ pub struct Calls {
     tool: String,
     bases: Vec<Map<String, Value>>,
     dims: Dims,
+    /// Whether a key with a dot of its own is among the params: then a call may give a
+    /// dotted field two values (the key `c.d` beside `{"c":{"d":..}}`), which `check`
+    /// refuses whatever the compaction keeps (`action::one_spelling`), and it is skipped.
+    dotted: bool,
 }
 
 /// Where the predicate's fields read inside the params: a node is read as a whole
@@ -189,21 +193,36 @@ impl Calls {
                     _ => None,
                 })
                 .collect();
-            return Ok(Calls {
-                tool,
-                bases,
-                dims: Vec::new(),
-            });
+            return Ok(Calls::with(tool, bases, Vec::new()));
         }
         let (bases, dims) = match object_space(schema, &root.children, max_calls)? {
             Some((base, dims)) => (vec![base], dims),
             None => (Vec::new(), Vec::new()),
         };
-        let calls = Calls { tool, bases, dims };
+        let calls = Calls::with(tool, bases, dims);
         if calls.len() > max_calls {
             return Err(Undecided::Bound(max_calls));
         }
         Ok(calls)
+    }
+
+    fn with(tool: String, bases: Vec<Map<String, Value>>, dims: Dims) -> Calls {
+        fn dotted(map: &Map<String, Value>) -> bool {
+            map.iter().any(|(k, v)| k.contains('.') || holds_dotted(v))
+        }
+        fn holds_dotted(value: &Value) -> bool {
+            value.as_object().is_some_and(dotted)
+        }
+        let dotted = bases.iter().any(dotted)
+            || dims.iter().any(|(key, options)| {
+                key.contains('.') || options.iter().flatten().any(holds_dotted)
+            });
+        Calls {
+            tool,
+            bases,
+            dims,
+            dotted,
+        }
     }
 
     /// How many calls there are.
@@ -221,6 +240,9 @@ impl Calls {
             };
             let mut combinations = Combinations::new(base, &self.dims);
             while combinations.next_into(&mut action.params) {
+                if self.dotted && crate::action::one_spelling(&action.params).is_err() {
+                    continue;
+                }
                 if f(&action) {
                     return;
                 }

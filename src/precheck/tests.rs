@@ -26,7 +26,10 @@ fn all_calls(d: &Domain, pred: &str, max: usize) -> Result<Vec<String>, Undecide
         out.push(json_text(&Value::Object(a.params.clone())));
         false
     });
-    assert_eq!(out.len(), calls.len());
+    assert!(
+        out.len() <= calls.len(),
+        "calls that give a dotted field two values are skipped"
+    );
     Ok(out)
 }
 
@@ -179,4 +182,26 @@ fn an_effect_witness_is_its_match_plus_the_required_params() {
         r#"{"type":"object","properties":{"order":{"enum":["o_2"]}}}"#,
     ));
     assert_eq!(effect_witness(&closed, &effect), Ok(None));
+}
+
+#[test]
+fn no_call_gives_a_dotted_field_two_values() {
+    // The key `c.d` and the path `c` -> `d` both spell the field: a call setting them to
+    // two values is refused by `check` whatever the compaction keeps, so a witness of it
+    // reproduced nothing (seen by `every_witness_makes_check_report_that_finding`).
+    let d = domain(Some(
+        r#"{"type":"object","properties":{"c.d":{"type":"number"},
+            "c":{"type":"object","properties":{"d":{"type":"number"}}}}}"#,
+    ));
+    let calls = all_calls(&d, r#"{"field":"c.d","op":"gt","value":0}"#, 1000).unwrap();
+    assert!(!calls.is_empty());
+    for call in &calls {
+        let Value::Object(params) = v(call) else {
+            panic!("{call}")
+        };
+        assert!(crate::action::one_spelling(&params).is_ok(), "{call}");
+    }
+    // Both spellings are still tried, each alone and together with one value.
+    assert!(calls.contains(&r#"{"c.d":1}"#.to_string()), "{calls:?}");
+    assert!(calls.contains(&r#"{"c":{"d":1}}"#.to_string()), "{calls:?}");
 }
