@@ -73,6 +73,9 @@ pub enum Code {
     /// Note: a record's kind is not one the gate evaluates but looks like a misspelling
     /// of one (`Policy`, `facts`).
     MisspeltKind,
+    /// Precheck and pin note: a tool name or glob that a policy scopes to or an effect
+    /// gives is covered by no tool of the list given, so its calls were not judged.
+    NotListed,
 }
 
 impl Code {
@@ -99,6 +102,7 @@ impl Code {
             Code::RuledOutBySchema => "ruled-out-by-schema",
             Code::FailsWhateverKept => "fails-closed-whatever-kept",
             Code::MisspeltKind => "misspelt-kind",
+            Code::NotListed => "not-listed",
         }
     }
 
@@ -124,7 +128,8 @@ impl Code {
             | Code::ToolSchema
             | Code::RuledOutBySchema
             | Code::FailsWhateverKept
-            | Code::MisspeltKind => Severity::Note,
+            | Code::MisspeltKind
+            | Code::NotListed => Severity::Note,
         }
     }
 }

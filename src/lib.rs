@@ -250,6 +250,7 @@ pub mod fuzzing {
                 }
                 Some(crate::pin::report(
                     &lean.input.store,
+                    &lean.input.totals.named,
                     &lean.tools,
                     None,
                     max_calls,
@@ -330,6 +331,7 @@ pub mod fuzzing {
             }
             Ask::Pin(max_calls) => Ok(crate::pin::report(
                 store,
+                &totals.named,
                 &crate::tools_for(&input, None)?,
                 None,
                 max_calls,
@@ -451,7 +453,13 @@ pub fn pin(
     max_calls: usize,
 ) -> Result<Report, InputError> {
     let tools = tools_for(input, tools)?;
-    Ok(pin::report(&input.store, &tools, budget, max_calls))
+    Ok(pin::report(
+        &input.store,
+        &input.totals.named,
+        &tools,
+        budget,
+        max_calls,
+    ))
 }
 
 /// The tools precheck and pin judge: `tools`, else the document's `tools`, else every

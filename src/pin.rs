@@ -19,7 +19,7 @@ use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::json::json_text;
 use crate::precheck::{self, Domain, PolicyScan};
 use crate::predicate::Tri;
-use crate::record::{Kind, Store, glob_match};
+use crate::record::{Kind, Named, Store, glob_match};
 use crate::report::{CompactionSummary, Mode, Pinned, Report, TokenSummary, action_text};
 use crate::text::clean;
 
@@ -235,8 +235,16 @@ fn close_over_inputs(store: &Store, why: &mut BTreeMap<usize, Why>) {
 
 /// The `pin` report: the pinned records with why, their tokens, and with `budget` the
 /// ids to keep (and the kept set's fingerprint, as `check --kept` will print it), or
-/// ERROR `ledger-exceeds-budget` when the pinned records alone do not fit.
-pub fn report(store: &Store, tools: &[Tool], budget: Option<u64>, max_calls: usize) -> Report {
+/// ERROR `ledger-exceeds-budget` when the pinned records alone do not fit; with a
+/// `not-listed` note when `tools` leave out some name of `named` (the names the input's
+/// records give, which a lean store may not all hold).
+pub fn report(
+    store: &Store,
+    named: &Named,
+    tools: &[Tool],
+    budget: Option<u64>,
+    max_calls: usize,
+) -> Report {
     let pins = pin(store, tools, max_calls);
     let kept = budget.map(|budget| {
         fill(store, &pins.positions, budget).map(|f| {
@@ -259,7 +267,7 @@ pub fn report(store: &Store, tools: &[Tool], budget: Option<u64>, max_calls: usi
             }
         })
     });
-    assemble(store, tools, budget, pins, kept)
+    assemble(store, named, tools, budget, pins, kept)
 }
 
 /// The kept set a budget gives, as the report states it.
@@ -277,6 +285,7 @@ pub struct Kept {
 /// lean path computes the fill from every record's tokens and gives it here.
 pub fn assemble(
     store: &Store,
+    named: &Named,
     tools: &[Tool],
     budget: Option<u64>,
     pins: Pins,
@@ -286,6 +295,7 @@ pub fn assemble(
         .iter()
         .flat_map(precheck::schema_notes)
         .collect();
+    findings.extend(precheck::not_listed(named, tools));
     let mut tokens = TokenSummary {
         budget,
         pinned_records: pins.positions.len(),

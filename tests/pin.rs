@@ -260,3 +260,22 @@ fn ids_that_would_not_survive_a_line_come_as_a_json_array() {
         pre.stdout
     );
 }
+
+/// Pin judges a list given only, as precheck does: a name the records give that the
+/// list leaves out gets the same `not-listed` note, and pins nothing of its rules.
+#[test]
+fn a_list_that_leaves_out_a_named_tool_says_so() {
+    let r = run(&["pin", &fixture(FX1), "--tools", "refunds.creat"], None);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.labelled("note"),
+        [
+            "not-listed: 1 tool name a policy scopes to or an effect gives is not among the tools, and its calls were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)"
+        ]
+    );
+    assert!(r.labelled("pinned").is_empty(), "{}", r.stdout);
+    for tools in ["refunds.create", "*", "refunds.*"] {
+        let r = run(&["pin", &fixture(FX1), "--tools", tools], None);
+        assert!(!r.stdout.contains("not-listed"), "{tools}: {}", r.stdout);
+    }
+}

@@ -842,3 +842,83 @@ fn precheck_notes_what_fails_whatever_is_kept_and_blocks_what_the_compaction_hid
     );
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
+
+/// A list given narrows what precheck judges (SPEC 5: sound for a listed tool), so a
+/// misspelt `--tools refunds.creat` passes the compaction that drops the refund rule;
+/// the report says so, naming the tool no listed one covers, and the verdict stays.
+#[test]
+fn a_list_that_leaves_out_a_named_tool_says_so_and_keeps_its_verdict() {
+    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is not among the tools, and its calls were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)";
+    let args = [
+        "check",
+        "--precheck",
+        &fixture(FX1),
+        "--tools",
+        "refunds.creat",
+    ];
+    let r = run(&args, None);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert_eq!(r.code, 0);
+    assert_eq!(r.labelled("note"), [not_listed]);
+    let j = run(&[&args[..], &["--format", "json"]].concat(), None);
+    assert_eq!(j.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v["verdict"], "PASS");
+    assert_eq!(v["findings"][0]["code"], "not-listed");
+    assert_eq!(v["findings"][0]["severity"], "note");
+    assert_eq!(
+        v["findings"][0]["message"].as_str(),
+        not_listed.strip_prefix("not-listed: ")
+    );
+    // Listed, or no list: nothing left out, no note, and the same BLOCK as before.
+    for tools in [&["--tools", "refunds.create"][..], &[]] {
+        let r = run(&[&args[..3], tools].concat(), None);
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert!(!r.stdout.contains("not-listed"), "{}", r.stdout);
+    }
+}
+
+/// A listed glob covers a name or glob it matches as text: `*` covers every one (no
+/// note); `refunds.*` covers `refunds.create` and the scope `refunds.*`, not
+/// `account.close` or `email.send`. A name is shown as the input spells it, escaped.
+#[test]
+fn a_listed_glob_covers_what_it_matches_as_text() {
+    let fx3 = fixture("fx3_genuinely_safe.json");
+    let r = run(&["check", "--precheck", &fx3, "--tools", "*"], None);
+    assert!(!r.stdout.contains("not-listed"), "{}", r.stdout);
+    let r = run(&["check", "--precheck", &fx3, "--tools", "refunds.*"], None);
+    let notes = r.labelled("note");
+    let note = notes
+        .iter()
+        .find(|n| n.starts_with("not-listed: "))
+        .expect("a not-listed note");
+    assert!(
+        note.starts_with("not-listed: 2 tool names a policy scopes to or an effect gives are not among the tools, and their calls were not judged: account.close, email.send (list those the agent has, "),
+        "{note}"
+    );
+    let s = Scratch::new();
+    let scopes: Vec<String> = (0..7)
+        .map(|i| {
+            format!(
+                r#"{{"id":"p{i}","seq":{i},"kind":"policy","scope":"t{i}\u001b[31m","predicate":{{"all":[]}},"effect":"deny"}}"#
+            )
+        })
+        .collect();
+    let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+    let path = s.file("seven.json", store(&scopes, &[]).as_bytes());
+    let r = run(&["check", "--precheck", &path, "--tools", "other"], None);
+    let notes = r.labelled("note");
+    assert_eq!(notes.len(), 1, "{}", r.stdout);
+    assert!(
+        notes[0].contains(
+            r": t0\u{001b}[31m, t1\u{001b}[31m, t2\u{001b}[31m, t3\u{001b}[31m, t4\u{001b}[31m and 2 more ("
+        ),
+        "{}",
+        notes[0]
+    );
+    assert!(
+        notes[0].starts_with("not-listed: 7 tool names "),
+        "{}",
+        notes[0]
+    );
+}

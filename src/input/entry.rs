@@ -364,7 +364,13 @@ pub fn pin_report(
     }
     let input = read_exact(request)?;
     let tools = tools_of(&input, tools, request.origin)?;
-    Ok(crate::pin::report(&input.store, &tools, budget, max_calls))
+    Ok(crate::pin::report(
+        &input.store,
+        &input.totals.named,
+        &tools,
+        budget,
+        max_calls,
+    ))
 }
 
 /// A lean load for `purpose` under retention `given` (the lean loader's only one);
@@ -624,6 +630,7 @@ fn lean_pin(
             }
             Ok(crate::pin::report(
                 &lean.input.store,
+                &lean.input.totals.named,
                 &lean.tools,
                 None,
                 max_calls,
@@ -691,6 +698,7 @@ fn lean_pin(
     };
     Some(crate::pin::assemble(
         store,
+        &lean.input.totals.named,
         &lean.tools,
         Some(budget),
         pins,

@@ -114,7 +114,13 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
             );
             Report::precheck(&tools, &c, &input.totals, outcome)
         }
-        Ask::Pin => crate::pin::report(&input.store, &input.tools_or_named(), None, MAX_CALLS),
+        Ask::Pin => crate::pin::report(
+            &input.store,
+            &input.totals.named,
+            &input.tools_or_named(),
+            None,
+            MAX_CALLS,
+        ),
     };
     Some(report.render(Format::Json))
 }
@@ -175,7 +181,13 @@ fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fal
             );
             Report::precheck(&lean.tools, &lean.compaction, &lean.input.totals, outcome)
         }
-        Ask::Pin => crate::pin::report(&lean.input.store, &lean.tools, None, MAX_CALLS),
+        Ask::Pin => crate::pin::report(
+            &lean.input.store,
+            &lean.input.totals.named,
+            &lean.tools,
+            None,
+            MAX_CALLS,
+        ),
     };
     Ok(report.render(Format::Json))
 }

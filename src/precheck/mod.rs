@@ -25,7 +25,9 @@ use crate::compaction::{Compaction, Totals};
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
 use crate::json::json_text;
 use crate::predicate::{Op, Predicate, Tri};
-use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store, glob_match, glob_meet};
+use crate::record::{
+    Effect, Kind, Named, Policy, PolicyEffect, Record, Store, glob_match, glob_meet,
+};
 use crate::schema::{Probe, Schema, Undecided};
 use crate::text::clean;
 
@@ -614,6 +616,53 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
     out
 }
 
+/// How many of the names not listed a [`not_listed`] note spells out.
+const NOT_LISTED_SHOWN: usize = 5;
+
+/// A note when some tool name or glob that a policy scopes to or an effect gives (the
+/// records' `named`, SPEC 2.3) is covered by no tool of `tools`: precheck and pin judge
+/// the tools listed only, so the rules and effects of that name were not judged for its
+/// calls. A listed glob covers a name when it matches it as text (`*` covers every
+/// name, `refunds.*` covers `refunds.create` and `refunds.*`). None when `tools` are the
+/// named ones (no list given), or cover them.
+pub fn not_listed(named: &Named, tools: &[Tool]) -> Option<Finding> {
+    let missing: Vec<&str> = named
+        .iter()
+        .filter(|name| !tools.iter().any(|t| glob_match(&t.name, name)))
+        .collect();
+    let count = missing.len();
+    if count == 0 {
+        return None;
+    }
+    let shown: Vec<String> = missing
+        .iter()
+        .take(NOT_LISTED_SHOWN)
+        .map(|n| clean(n).into_owned())
+        .collect();
+    let mut names = shown.join(", ");
+    if count > shown.len() {
+        names.push_str(&format!(" and {} more", count - shown.len()));
+    }
+    let (what, fix) = if count == 1 {
+        (
+            "tool name a policy scopes to or an effect gives is not among the tools, and its calls were",
+            "list it if the agent has it",
+        )
+    } else {
+        (
+            "tool names a policy scopes to or an effect gives are not among the tools, and their calls were",
+            "list those the agent has",
+        )
+    };
+    Some(Finding::new(
+        Code::NotListed,
+        None,
+        format!(
+            "{count} {what} not judged: {names} ({fix}, or leave out --tools and the document's `tools` to judge every tool the records name)"
+        ),
+    ))
+}
+
 /// Runs precheck: could a dropped record bind some reachable call of `tools` under
 /// `compaction`? Never reads an action.
 pub fn precheck(
@@ -625,6 +674,7 @@ pub fn precheck(
 ) -> Outcome {
     let domains = domains(tools);
     let mut findings: Vec<Finding> = domains.iter().flat_map(schema_notes).collect();
+    findings.extend(not_listed(&totals.named, tools));
     let live: Vec<&Domain> = domains.iter().filter(|d| d.has_calls()).collect();
     let check_options = CheckOptions {
         allow_unevaluable: options.allow_unevaluable,
