@@ -270,7 +270,7 @@ fn a_list_that_leaves_out_a_named_tool_says_so() {
     assert_eq!(
         r.labelled("note"),
         [
-            "not-listed: 1 tool name a policy scopes to or an effect gives is not among the tools, and its calls were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)"
+            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)"
         ]
     );
     assert!(r.labelled("pinned").is_empty(), "{}", r.stdout);

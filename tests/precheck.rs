@@ -848,7 +848,7 @@ fn precheck_notes_what_fails_whatever_is_kept_and_blocks_what_the_compaction_hid
 /// the report says so, naming the tool no listed one covers, and the verdict stays.
 #[test]
 fn a_list_that_leaves_out_a_named_tool_says_so_and_keeps_its_verdict() {
-    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is not among the tools, and its calls were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)";
+    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)";
     let args = [
         "check",
         "--precheck",
@@ -893,7 +893,7 @@ fn a_listed_glob_covers_what_it_matches_as_text() {
         .find(|n| n.starts_with("not-listed: "))
         .expect("a not-listed note");
     assert!(
-        note.starts_with("not-listed: 2 tool names a policy scopes to or an effect gives are not among the tools, and their calls were not judged: account.close, email.send (list those the agent has, "),
+        note.starts_with("not-listed: 2 tool names a policy scopes to or an effect gives are covered by no tool listed, and their calls outside the list were not judged: account.close, email.send (list those the agent has, "),
         "{note}"
     );
     let s = Scratch::new();

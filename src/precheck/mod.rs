@@ -645,12 +645,12 @@ pub fn not_listed(named: &Named, tools: &[Tool]) -> Option<Finding> {
     }
     let (what, fix) = if count == 1 {
         (
-            "tool name a policy scopes to or an effect gives is not among the tools, and its calls were",
+            "tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were",
             "list it if the agent has it",
         )
     } else {
         (
-            "tool names a policy scopes to or an effect gives are not among the tools, and their calls were",
+            "tool names a policy scopes to or an effect gives are covered by no tool listed, and their calls outside the list were",
             "list those the agent has",
         )
     };
