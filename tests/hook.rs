@@ -670,6 +670,8 @@ fn tools_reads_the_same_in_every_directory() {
         // `.` (`files.list` of a Drive server); it was refused, and every call denied.
         let gemini = "mcp_drive_files.list,mcp_sheets_export.csv";
         assert_eq!(call(dir, gemini), (0, String::new()), "{}", dir.display());
+        // And a name a tool is often given, with an ending a list file may have too.
+        assert_eq!(call(dir, "notes.list,notes.text"), (0, String::new()));
     }
 }
 

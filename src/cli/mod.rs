@@ -328,10 +328,10 @@ fn names_a_file(flag: &'static str, value: &str) -> Result<(), InputError> {
 }
 
 /// The endings of a file's name that no tool's name has: a plain `--tools` name ending
-/// so names a file.
-const FILE_ENDINGS: [&str; 13] = [
-    ".json", ".jsonl", ".ndjson", ".txt", ".text", ".list", ".lst", ".yaml", ".yml", ".toml",
-    ".csv", ".tsv", ".ini",
+/// so names a file. (`.list` and `.text` are left out: `notes.list` is a tool's name as
+/// `refunds.create` is.)
+const FILE_ENDINGS: [&str; 10] = [
+    ".json", ".jsonl", ".ndjson", ".txt", ".yaml", ".yml", ".toml", ".csv", ".tsv", ".ini",
 ];
 
 /// Refuses a plain `--tools` value one of whose names looks like a file's, whether or
