@@ -503,7 +503,7 @@ pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
     const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
     (name.contains(SYNTAX) || name.contains(".*")).then(|| {
         let mut chars = name.chars().peekable();
-        let mut globs: Vec<String> = alternatives(&mut chars, false)
+        let mut globs: Vec<String> = alternatives(&mut chars, 0)
             .iter()
             .map(|a| loosened(a))
             .collect();
@@ -515,12 +515,18 @@ pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
 /// At most this many alternatives are spelt out; past it, a group stands for `*`.
 const MAX_ALTERNATIVES: usize = 64;
 
-/// The alternatives of a pattern of another syntax (up to its end, or, when `nested`, the
-/// `)` that closes the group it is in), each with its groups spelt out:
+/// Groups nested deeper than this stand for `*`, read past without recursing: a store
+/// name of a million `(` overflowed the stack, and the hook died with no verdict (a
+/// crashed hook lets the call run in Claude Code).
+const MAX_GROUP_DEPTH: usize = 16;
+
+/// The alternatives of a pattern of another syntax (up to its end, or, inside a group
+/// (`depth` above 0), the `)` that closes it), each with its groups spelt out:
 /// `mcp__(billing|pay)__.*` is `mcp__billing__.*` and `mcp__pay__.*`. A `[...]` class and
 /// an escaped character are kept as written (for [`loosened`]); a group that would make
-/// more than [`MAX_ALTERNATIVES`] is `.*`.
-fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bool) -> Vec<String> {
+/// more than [`MAX_ALTERNATIVES`], or is nested deeper than [`MAX_GROUP_DEPTH`], is `.*`.
+fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usize) -> Vec<String> {
+    let nested = depth > 0;
     let mut done = Vec::new();
     let mut current = vec![String::new()];
     let append =
@@ -536,7 +542,12 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bo
                     chars.next();
                     chars.next_if_eq(&':');
                 }
-                let inner = alternatives(chars, true);
+                if depth >= MAX_GROUP_DEPTH {
+                    skip_group(chars);
+                    append(&mut current, ".*");
+                    continue;
+                }
+                let inner = alternatives(chars, depth + 1);
                 if current.len() * inner.len() > MAX_ALTERNATIVES {
                     append(&mut current, ".*");
                 } else {
@@ -564,6 +575,27 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bo
     }
     done.append(&mut current);
     done
+}
+
+/// Reads past the rest of a group whose `(` was just read, to the `)` that closes it
+/// (or the end), without recursing.
+fn skip_group(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    let mut open = 1usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '(' => open += 1,
+            ')' => {
+                open -= 1;
+                if open == 0 {
+                    return;
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// One alternative of a pattern of another syntax (its groups spelt out, see
@@ -1055,6 +1087,25 @@ mod tests {
         assert_eq!(
             whose(Harness::Codex, "mcp_a_b"),
             ("Gemini CLI names".to_string(), "an MCP tool")
+        );
+    }
+
+    #[test]
+    fn a_pattern_nested_past_the_depth_is_read_without_recursing() {
+        // A million `(` overflowed the stack: the hook died, and Claude Code ran the call.
+        let deep = format!("{}Bash{}", "(".repeat(1_000_000), ")".repeat(1_000_000));
+        assert!(pattern_meant(&deep, "Bash"));
+        let globs = pattern_globs(&deep).unwrap();
+        assert_eq!(globs, ["*"]);
+        // Within the depth, groups are spelt out as before.
+        let shallow = format!("{}Bash|Edit{}", "(".repeat(16), ")".repeat(16));
+        assert_eq!(pattern_globs(&shallow).unwrap(), ["Bash", "Edit"]);
+        // An escaped `)` inside a skipped group does not close it.
+        let escaped = format!("{}a\\)b)|Write", "(".repeat(17));
+        assert!(
+            pattern_globs(&escaped)
+                .unwrap()
+                .contains(&"Write".to_string())
         );
     }
 }
