@@ -90,6 +90,12 @@ fn assert_denied(out: &Out, reason: &str, what: &str) {
     assert_eq!(out.code, 2, "{what}: exit");
 }
 
+/// Asserts that the hook blocked the call on a finding of `code` (`dropped-binding-constraint`).
+fn assert_blocked(out: &Out, code: &str, what: &str) {
+    let block = format!("BLOCK ({code})");
+    assert!(out.stderr.contains(&block), "{what}: {}", out.stderr);
+}
+
 const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini-cli"];
 
 /// A pre-tool payload as each harness documents it.
@@ -1123,11 +1129,7 @@ fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_f
         assert_denied(&out, &reason, &format!("{h} {glob}"));
         let both = write_store(&format!("{i}-both.json"), &[glob, call]);
         let out = run(&["hook", h, "--store", &both], &payload(h, call, input));
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {glob}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {glob}"));
     }
     // Another harness's built-in in another case, named or covered by a glob: no tool of
     // this harness has the name, and the fix is this harness's name for it.
@@ -1201,11 +1203,7 @@ fn a_glob_that_covers_a_built_in_only_as_no_hook_call_names_it_denies_with_the_f
         &["hook", "claude-code", "--store", &store],
         &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
     );
-    assert!(
-        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-binding-constraint", "");
 }
 
 /// A store name written as a pattern of another syntax: a matcher's regex (`Bash|Edit`,
@@ -1240,11 +1238,7 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         );
         let both = write_store(&format!("{i}-both.json"), &[named, call]);
         let out = run(&["hook", h, "--store", &both], &payload(h, call, input));
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {named}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {named}"));
     }
     // A pattern that does not read as covering the call, and a `*` glob with a `.`,
     // are left as they are.
@@ -1361,11 +1355,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
         // Named the harness's way too, the rule binds the call.
         let both = write_store(&format!("{i}-both.json"), &[named, sent]);
         let out = call(&both, sent);
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {sent}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {sent}"));
         // A tool the store does not mean passes: under Codex, one whose name ends as a
         // hash does and begins as the store's name does, but is shorter.
         if *h == "codex" {
@@ -1466,11 +1456,7 @@ fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix()
             &["Bash", "Edit", "mcp__billing__*", fix],
         );
         let out = run(&["hook", h, "--store", &both], &payload(h, tool, "{}"));
-        assert!(
-            out.stderr.contains("BLOCK (dropped-unevaluable-record)"),
-            "{tool}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-unevaluable-record", &format!("{tool}"));
     }
     // Codex 0.171.0 sends the tool `_refund` of the server `billing_` as
     // `mcp__billing__refund`: a list naming it as configured leaves it unguarded.
@@ -1547,11 +1533,7 @@ fn a_dropped_rule_on_a_glob_covering_a_built_in_of_the_same_kind_is_named_otherw
         &["hook", "claude-code", "--store", &store],
         &payload("claude-code", "MultiEdit", r#"{"file_path":"a"}"#),
     );
-    assert!(
-        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-binding-constraint", "");
 }
 
 /// A kept rule names the call's tool and a dropped `deny` names it otherwise (as no
@@ -1630,11 +1612,7 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
             ],
         );
         let out = call(&fixed);
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {tool}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {tool}"));
         // Each record gives both names: the dropped one binds; the kept one is in view.
         let kept_only = write(
             &format!("{h}-{other}-kept.json"),
@@ -1690,11 +1668,7 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
         &["hook", "claude-code", "--store", &ledger],
         &payload("claude-code", "Bash", r#"{"command":"rm -rf build"}"#),
     );
-    assert!(
-        out.stderr.contains("BLOCK (dropped-effect-replay)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-effect-replay", "");
     // An effect given only another harness's way, beside a policy on the tool: denied.
     let mixed = write(
         "mixed.json",
@@ -1789,13 +1763,7 @@ fn guarded_tools_naming_a_built_in_in_another_case_deny_with_the_fix() {
             ],
             &payload(h, call, "{}"),
         );
-        assert!(
-            out.stderr.contains("BLOCK (dropped-unevaluable-record)")
-                || out.stdout.contains("dropped-unevaluable-record"),
-            "{h} {listed}: {} {}",
-            out.stdout,
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-unevaluable-record", &format!("{h} {listed}"));
     }
 }
 
@@ -1852,11 +1820,7 @@ fn guarded_tools_written_as_a_pattern_deny_with_the_fix() {
         ],
         &payload("claude-code", "Bash", "{}"),
     );
-    assert!(
-        out.stderr.contains("BLOCK (dropped-unevaluable-record)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-unevaluable-record", "");
 }
 
 /// A glob in the guarded tools that covers a built-in and not another that does the same
@@ -1895,11 +1859,7 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
         ],
         &payload("claude-code", "MultiEdit", "{}"),
     );
-    assert!(
-        out.stderr.contains("BLOCK (dropped-unevaluable-record)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-unevaluable-record", "");
     // Guarded tools that name an MCP tool (or a glob) as Gemini CLI does, under Claude Code
     // or Codex: the call passed unjudged, though a store rule named so is an error.
     for (h, named) in [
@@ -1989,11 +1949,7 @@ fn a_glob_of_another_harness_s_built_in_name_denies_with_the_fix() {
         );
         let both = write_store(&format!("{h}-{tool}-both.json"), &[glob, tool]);
         let out = call(&both, &[]);
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {glob}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {glob}"));
         // The guarded tools: the call would go unjudged.
         let out = call(STORE, &["--tools", glob]);
         assert_eq!(out.code, 2, "{h} --tools {glob}: {}", out.stderr);
@@ -2014,11 +1970,7 @@ fn a_glob_of_another_harness_s_built_in_name_denies_with_the_fix() {
             &["hook", h, "--store", &store],
             &payload(h, tool, r#"{"command":"ls"}"#),
         );
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {glob}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {glob}"));
     }
 }
 
@@ -2082,11 +2034,7 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
         // Named both ways, the rule binds the call: the dropped deny blocks it.
         let out = call(h, &both, tool);
         assert_eq!(out.code, 2, "{h} {tool}: {}", out.stderr);
-        assert!(
-            out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-            "{h} {tool}: {}",
-            out.stderr
-        );
+        assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {tool}"));
     }
     // A glob over the server's name in Claude Code's form (`mcp__*`) bound no Gemini CLI
     // MCP call, and the call passed; named both ways, the rule binds it.
@@ -2097,11 +2045,7 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
     assert_denied(&out, &reason, "mcp__*");
     let any_mcp_both = write_store("any-mcp-both.json", &["mcp__*", "mcp_*"]);
     let out = call("gemini-cli", &any_mcp_both, "mcp_billing_refunds_create");
-    assert!(
-        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-binding-constraint", "");
     // Claude Code's own names, under Claude Code (and Codex, which shares them): blocked
     // by the rule, as before; a tool no rule names passes under every harness.
     for (h, tool) in [
@@ -2114,11 +2058,7 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
         for store in [&claude, &both] {
             let out = call(h, store, tool);
             assert_eq!(out.code, 2, "{h} {tool}: {}", out.stderr);
-            assert!(
-                out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-                "{h} {tool}: {}",
-                out.stderr
-            );
+            assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {tool}"));
         }
     }
     // The other way round: an MCP tool as Gemini CLI names it, under Claude Code and Codex.
@@ -2134,11 +2074,7 @@ fn a_store_that_names_tools_as_another_harness_does_denies_with_the_fix() {
         assert_eq!(call(h, &gemini, "mcp__docs__search").code, 0, "{h}");
     }
     let out = call("gemini-cli", &gemini, "mcp_billing_refunds_create");
-    assert!(
-        out.stderr.contains("BLOCK (dropped-binding-constraint)"),
-        "{}",
-        out.stderr
-    );
+    assert_blocked(&out, "dropped-binding-constraint", "");
     for (h, tool) in [
         ("claude-code", "Read"),
         ("gemini-cli", "read_file"),
