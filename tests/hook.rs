@@ -1456,7 +1456,7 @@ fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix()
             &["Bash", "Edit", "mcp__billing__*", fix],
         );
         let out = run(&["hook", h, "--store", &both], &payload(h, tool, "{}"));
-        assert_blocked(&out, "dropped-unevaluable-record", &format!("{tool}"));
+        assert_blocked(&out, "dropped-unevaluable-record", tool);
     }
     // Codex 0.171.0 sends the tool `_refund` of the server `billing_` as
     // `mcp__billing__refund`: a list naming it as configured leaves it unguarded.
