@@ -285,8 +285,7 @@ fn kept_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
 /// [`looks_like_a_file`]).
 fn tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
     names_a_file("--tools", value)?;
-    looks_like_a_file(value)?;
-    flag_text("--tools", value, limits)
+    hook_tools_text(value, limits)
 }
 
 /// `hook`'s `--tools` value as [`flag_text`] reads it; a plain value that looks like a
