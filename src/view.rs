@@ -912,14 +912,31 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 /// word or number there: a text that starts (ends) with a letter or digit needs no
 /// letter or digit just before (after) it, nor one joined to it by a hyphen, an
 /// underscore, an apostrophe, a dot or a slash (a compound, a name, a file, a path, a
-/// decimal), nor (for a digit) a digit joined to it by a thousands separator. `Refunds
-/// over 500` does not occur in `Refunds over 5000 need approval`, nor in `Refunds over
-/// 500,000` or `500.50`; `touch gate` does not occur in `touch gate-marker` or `touch
-/// gate.bak`: the agent read another rule.
+/// decimal), nor (for a digit) a digit joined to it by a thousands separator, a space
+/// among them (see [`grouped`]). `Refunds over 500` does not occur in `Refunds over 5000
+/// need approval`, nor in `Refunds over 500,000`, `500 000` or `500.50`; `touch gate`
+/// does not occur in `touch gate-marker` or `touch gate.bak`: the agent read another rule.
 fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
-    let mut before = haystack.get(..start).unwrap_or_default().chars().rev();
-    let mut after = haystack.get(end..).unwrap_or_default().chars();
-    !(goes_on(text.chars().next(), &mut before) || goes_on(text.chars().next_back(), &mut after))
+    let (head, tail) = (
+        haystack.get(..start).unwrap_or_default(),
+        haystack.get(end..).unwrap_or_default(),
+    );
+    let (mut before, mut after) = (head.chars().rev(), tail.chars());
+    !(goes_on(text.chars().next(), &mut before)
+        || goes_on(text.chars().next_back(), &mut after)
+        || grouped(text, head, tail))
+}
+
+/// True when the number a text ends (starts) with goes on past one space as a group of
+/// three digits (is one): thousands set apart by a space, or by the no-break or thin
+/// space that normalising made one (`500 000`, `1 500`, `500\u{202f}000`). Another number
+/// after a space (`500 2 times`, `500 2024`) is another word.
+fn grouped(text: &str, head: &str, tail: &str) -> bool {
+    let digit = |c: char| c.is_ascii_digit();
+    let three = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count() == 3;
+    let ends = text.ends_with(digit) && tail.strip_prefix(' ').is_some_and(three);
+    let starts = three(text) && head.strip_suffix(' ').is_some_and(|h| h.ends_with(digit));
+    ends || starts
 }
 
 /// True when the word or number that ends (starts) a text with `edge` goes on in the
@@ -1257,6 +1274,23 @@ mod tests {
             ),
             [true; 4]
         );
+        // Thousands set apart by a space, a no-break or a thin space: another number.
+        let n = store(&[Some("Refunds over 500"), Some("500 need approval")]);
+        for context in [
+            "Refunds over 500 000; 1 500 need approval",
+            "Refunds over 500\u{202f}000 need approval; 1\u{a0}500 need approval",
+            "Refunds over 500\u{2009}000.50; 12 500 need approval",
+        ] {
+            assert_eq!(in_view(&n, [context]), [false, false], "{context}");
+        }
+        // A number after a space that is not a group of three is another word.
+        for context in [
+            "Refunds over 500 2 times; to 500 need approval",
+            "Refunds over 500 2024; day 1, 500 need approval",
+            "Refunds over 500 1000 days; (500 need approval)",
+        ] {
+            assert_eq!(in_view(&n, [context]), [true, true], "{context}");
+        }
         // A combining mark makes another letter: `gatè`, written decomposed.
         assert_eq!(
             in_view(&s, ["Never run touch gate\u{300}; contact the user\u{301}"]),

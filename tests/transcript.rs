@@ -1664,20 +1664,35 @@ fn blocked_though_the_file_shows(h: &str, name: &str, shows: &str) {
     assert!(text.contains(shows), "the fixture shows the rule");
 }
 
+/// [`blocked_though_the_file_shows`], and the hook on the fixture's own payload denies the
+/// call with the rule.
+fn blocked_by_check_and_hook_though_the_file_shows(h: &str, name: &str, shows: &str) {
+    blocked_though_the_file_shows(h, name, shows);
+    let hooked = hook_with(h, &store(h), &payload(h, name, &fixture(h, name)), &[]);
+    denied_with_the_rule(&hooked);
+}
+
 #[test]
 fn a_rule_at_the_cut_of_a_codex_tool_output_is_not_in_view() {
     // O-2: an MCP tool's long output, which Codex cut short with the rule's last byte just
     // before its mark (`sign-off.…87795 chars truncated…`). Codex cut it again as it took
     // it into its history, taking the period too (`sign-off…8 tokens truncated…`): the model answered
     // with `touch gate-marker` without the rule. The gate passed that call.
-    let h = "codex";
-    blocked_though_the_file_shows(
-        h,
+    blocked_by_check_and_hook_though_the_file_shows(
+        "codex",
         "O-2",
         &format!("{RULE}\u{2026}87795 chars truncated\u{2026}"),
     );
-    let hooked = hook_with(h, &store(h), &payload(h, "O-2", &fixture(h, "O-2")), &[]);
-    denied_with_the_rule(&hooked);
+}
+
+#[test]
+fn a_codex_code_cell_s_long_output_stored_whole_counts_only_as_far_as_codex_sends_it() {
+    // CM-2: code mode; a cell's JavaScript read a 27 KB file with the rule in its middle
+    // and wrote it out (`text(...)`). Codex stored the cell's output whole, with no mark,
+    // and sent the model 12 KB of it (cut to its budget in the middle, the rule gone): the
+    // model answered with `touch gate-marker` (call 2, through a second cell), and the
+    // gate passed it. A command's or an MCP tool's output stored whole is still whole.
+    blocked_by_check_and_hook_though_the_file_shows("codex", "CM-2", RULE);
 }
 
 #[test]
@@ -1687,10 +1702,7 @@ fn an_old_tool_result_claude_code_s_context_hint_may_have_cleared_is_not_in_view
     // the request carrying the hint, Claude Code cleared the three oldest results in its
     // memory only and sent the request again without the rule: the model answered with
     // `touch gate-marker`. The transcript keeps every result whole, and the gate passed.
-    let h = "claude-code";
-    blocked_though_the_file_shows(h, "H-11", RULE);
-    let hooked = hook_with(h, &store(h), &payload(h, "H-11", &fixture(h, "H-11")), &[]);
-    denied_with_the_rule(&hooked);
+    blocked_by_check_and_hook_though_the_file_shows("claude-code", "H-11", RULE);
 }
 
 /// A fixture with its lines edited: `edit` gets each line's JSON and its 1-based number,

@@ -301,6 +301,9 @@ struct Calls {
     function: BTreeSet<String>,
     /// `custom_tool_call` ids, answered by `custom_tool_call_output`.
     custom: BTreeSet<String>,
+    /// The calls whose output Codex cuts to the session's budget before it stores it (see
+    /// [`is_stored_cut`]): stored whole, such an output was sent whole.
+    stored_cut: BTreeSet<String>,
 }
 
 impl Calls {
@@ -319,9 +322,19 @@ impl Calls {
                 Some("function_call" | "local_shell_call") => &mut calls.function,
                 _ => continue,
             };
-            set.extend(m.get("call_id").and_then(Value::as_str).map(str::to_string));
+            let id = m.get("call_id").and_then(Value::as_str).map(str::to_string);
+            set.extend(id.clone());
+            if is_stored_cut(m) {
+                calls.stored_cut.extend(id);
+            }
         }
         calls
+    }
+
+    /// True when Codex cuts the output of call `id` to the session's budget before it
+    /// stores it.
+    fn stored_cut(&self, id: Option<&str>) -> bool {
+        id.is_some_and(|id| self.stored_cut.contains(id))
     }
 
     /// True when the output item of this kind, answering `id`, is sent.
@@ -533,8 +546,9 @@ fn model_item(
             }
         }
         "function_call_output" | "custom_tool_call_output" => {
-            if calls.answers(kind, m.get("call_id").and_then(Value::as_str)) {
-                output(out, at, m.get("output"))?;
+            let id = m.get("call_id").and_then(Value::as_str);
+            if calls.answers(kind, id) {
+                output(out, at, m.get("output"), calls.stored_cut(id))?;
             }
         }
         // Sent, but not as text the gate can read: reasoning (encrypted), snapshots the
@@ -586,13 +600,90 @@ fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
 /// record (the model's `truncation_policy`, or the config's `tool_output_token_limit`):
 /// 0.171.0 sent `sign-off…8 tokens truncated…` for an MCP tool's output stored as
 /// `sign-off.…87795 chars truncated…`, so no part of the text the rollout shows is sure
-/// to be sent. An output stored whole is sent whole, also after the session is resumed:
-/// the resumed process sends each output recorded before it as the rollout holds it,
-/// whatever its own model or budget (0.171.0, `codex exec resume` and `codex resume` run
-/// against a mock; fixture `codex/Q-3`).
-fn push_output(out: &mut Vec<Piece>, pieces: Vec<Piece>) {
-    if !pieces.iter().any(|p| next_cut(&p.text).is_some()) {
+/// to be sent.
+///
+/// An output stored whole is sent whole when Codex cuts it to that budget before storing
+/// it (`stored_cut`: a command's, an MCP tool's; see [`is_stored_cut`]), also after the
+/// session is resumed: the resumed process sends each output recorded before it as the
+/// rollout holds it, whatever its own model or budget (0.171.0, `codex exec resume` and
+/// `codex resume` run against a mock; fixture `codex/Q-3`). Any other output Codex stores
+/// as it came and cuts only as it takes it into its history (to 1.2 times the budget,
+/// keeping its start and its end): a code cell's (code mode's `exec` and `wait`, whose
+/// outputs it caps at about 10,000 tokens whatever the budget), a subagent's answer to
+/// `wait_agent`. 0.171.0 stored a code cell's 27 KB output whole and sent the model
+/// 12 KB of it, without the rule in its middle (fixture `codex/CM-2`). Such an output
+/// counts whole up to [`UNCUT_MAX`] bytes; of a longer one only the first
+/// [`UNCUT_HEAD`] bytes count, which Codex keeps under any budget of twice that.
+fn push_output(out: &mut Vec<Piece>, pieces: Vec<Piece>, stored_cut: bool) {
+    if pieces.iter().any(|p| next_cut(&p.text).is_some()) {
+        return;
+    }
+    let total: usize = pieces.iter().map(|p| p.text.len()).sum();
+    if stored_cut || total <= UNCUT_MAX {
         out.extend(pieces);
+        return;
+    }
+    let mut room = UNCUT_HEAD;
+    for mut piece in pieces {
+        if piece.text.len() > room {
+            piece.text = head_of(&piece.text, room).to_string();
+            room = 0;
+        } else {
+            room -= piece.text.len();
+        }
+        if !piece.text.is_empty() {
+            out.push(piece);
+        }
+        if room == 0 {
+            break;
+        }
+    }
+}
+
+/// The longest output (in bytes of text) of a call whose output Codex does not cut before
+/// storing it that counts whole: the budget a `tool_output_token_limit` of 1,000 tokens
+/// gives (1.2 times 1,000 tokens of 4 bytes), under the smallest Codex 0.171.0 applies by
+/// default (12,000 bytes for a model its catalog does not describe, seen; a catalog
+/// model's, `gpt-5.6-sol`, was seen to send 41 KB whole).
+const UNCUT_MAX: usize = 4_800;
+
+/// How much of the start of a longer such output counts: half of [`UNCUT_MAX`], which
+/// Codex keeps (it cuts an output to its budget by keeping the start and the end, and
+/// leaves out the later parts of one in several).
+const UNCUT_HEAD: usize = UNCUT_MAX / 2;
+
+/// The first `room` bytes of `text`, up to (not including) the last whitespace within
+/// them: a text found at the end of what is kept must end there in the output too, not
+/// go on into a longer word or number that the cut would hide (`500` of `5000`).
+fn head_of(text: &str, room: usize) -> &str {
+    let mut end = room.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text.get(..end).unwrap_or_default();
+    match head.char_indices().rev().find(|(_, c)| c.is_whitespace()) {
+        Some((at, _)) => head.get(..at).unwrap_or_default(),
+        None => "",
+    }
+}
+
+/// True for a call whose output Codex 0.171.0 cuts to the session's budget before it
+/// stores it, so that an output stored whole was sent whole: a command's (`exec_command`,
+/// and `write_stdin`, whose output Codex writes as it writes a command's) and an MCP
+/// tool's (`namespace` `mcp__<server>`). Seen run against a mock: such outputs stored
+/// whole up to the budget, with Codex's mark past it, and sent as stored. Any other call,
+/// the older shell tools (`shell`, `shell_command`, `local_shell_call`) among them, is not
+/// known to be: a long output of one counts as [`push_output`] says.
+fn is_stored_cut(m: &Map<'_>) -> bool {
+    if m.get("type").and_then(Value::as_str) != Some("function_call") {
+        return false;
+    }
+    match m.get("namespace").and_then(Value::as_str) {
+        Some(ns) => ns.starts_with("mcp__"),
+        None => matches!(
+            m.get("name").and_then(Value::as_str),
+            Some("exec_command" | "write_stdin")
+        ),
     }
 }
 
@@ -618,11 +709,17 @@ fn next_cut(text: &str) -> Option<(usize, usize, &str)> {
     None
 }
 
-/// A tool output: a string, content parts, or `{"content": ...}`.
-fn output(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<(), Failure> {
+/// A tool output: a string, content parts, or `{"content": ...}`; `stored_cut` as
+/// [`push_output`] takes it.
+fn output(
+    out: &mut Vec<Piece>,
+    at: u64,
+    value: Option<&Value>,
+    stored_cut: bool,
+) -> Result<(), Failure> {
     let mut pieces = Vec::new();
     output_parts(&mut pieces, at, value)?;
-    push_output(out, pieces);
+    push_output(out, pieces, stored_cut);
     Ok(())
 }
 
@@ -690,9 +787,76 @@ mod tests {
     const CUT: &str = "\u{2026}87795 chars truncated\u{2026}";
 
     fn read_output(value: &Value) -> Vec<String> {
+        read_output_of(value, false)
+    }
+
+    fn read_output_of(value: &Value, stored_cut: bool) -> Vec<String> {
         let mut out = Vec::new();
-        output(&mut out, 0, Some(value)).unwrap();
+        output(&mut out, 0, Some(value), stored_cut).unwrap();
         out.into_iter().map(|p| p.text).collect()
+    }
+
+    fn call(json: &str) -> bool {
+        match super::super::value::parse(json.as_bytes()).unwrap() {
+            Value::Object(m) => is_stored_cut(&m),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn an_output_codex_stores_as_it_came_counts_only_as_far_as_any_budget_keeps_it() {
+        let line = "line of the notes, nothing here.\n";
+        let rule = "Refunds over 500 need approval.";
+        let far = line.repeat(200);
+        let text = format!("{far}{rule}\n{far}");
+        // A command's or an MCP tool's output, stored whole: whole.
+        let whole = Value::String(text.as_str().into());
+        assert_eq!(read_output_of(&whole, true), [text.as_str()]);
+        // A code cell's as long: only its start, which ends before a whitespace.
+        let head = read_output_of(&whole, false).concat();
+        assert!(head.len() <= UNCUT_HEAD && head.len() > UNCUT_HEAD - line.len());
+        assert!(text.starts_with(&head) && text[head.len()..].starts_with(char::is_whitespace));
+        assert!(!head.contains(rule));
+        // Its start counts, across parts: the first whole, the next cut, the rest left out.
+        let parts = format!(
+            r#"[{{"type": "input_text", "text": "Script completed"}},
+                {{"type": "input_text", "text": "{rule} {far}"}},
+                {{"type": "input_text", "text": "{rule}"}}]"#,
+            far = far.replace('\n', " ")
+        );
+        let parts = super::super::value::parse(parts.as_bytes()).unwrap();
+        let read = read_output_of(&parts, false);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[0], "Script completed");
+        assert!(read[1].starts_with(rule) && read[1].len() <= UNCUT_HEAD);
+        // A word cut at the end is left out (`500` of `5000` is not `500`).
+        let (before, after) = ("x".repeat(UNCUT_HEAD - 17), "y ".repeat(UNCUT_MAX));
+        let numbers = format!("{before} Refunds over 5000 need approval {after}");
+        let read = read_output_of(&Value::String(numbers.as_str().into()), false).concat();
+        assert!(!read.ends_with("500") && read.ends_with("over"), "{read:?}");
+        // One up to the most any budget keeps whole: whole.
+        let short = format!("{}{rule}", "x ".repeat((UNCUT_MAX - rule.len()) / 2));
+        assert!(short.len() <= UNCUT_MAX);
+        let short = Value::String(short.as_str().into());
+        assert_eq!(read_output_of(&short, false).concat().len(), UNCUT_MAX - 1);
+        // Which calls Codex cuts before storing their output.
+        assert!(call(r#"{"type": "function_call", "name": "exec_command"}"#));
+        assert!(call(r#"{"type": "function_call", "name": "write_stdin"}"#));
+        assert!(!call(r#"{"type": "local_shell_call"}"#));
+        assert!(!call(
+            r#"{"type": "function_call", "name": "shell_command"}"#
+        ));
+        assert!(call(
+            r#"{"type": "function_call", "name": "report", "namespace": "mcp__big"}"#
+        ));
+        assert!(!call(r#"{"type": "custom_tool_call", "name": "exec"}"#));
+        assert!(!call(r#"{"type": "function_call", "name": "wait"}"#));
+        assert!(!call(
+            r#"{"type": "function_call", "name": "wait_agent", "namespace": "multi_agent_v1"}"#
+        ));
+        assert!(!call(
+            r#"{"type": "function_call", "name": "exec_command", "namespace": "multi_agent_v1"}"#
+        ));
     }
 
     #[test]
