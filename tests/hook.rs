@@ -1248,6 +1248,19 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
     );
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // A class is the set it names: `[Bb]ash` is `Bash` and `bash`, not every name ending
+    // `ash` (read as `*ash`, it denied `mcp__x__stash`), and `Bash` is still denied.
+    let store = write_store("class.json", &["[Bb]ash"]);
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "mcp__x__stash", r#"{"command":"ls"}"#),
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
 /// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`
