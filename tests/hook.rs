@@ -648,15 +648,20 @@ fn tools_reads_the_same_in_every_directory() {
     std::fs::write(with_file.join("tools.json"), r#"["Write"]"#).unwrap();
     let store = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(STORE);
     let store = store.to_str().unwrap();
-    let call = |dir: &std::path::Path, tools: &str| {
+    let call_in = |harness: &str, dir: &std::path::Path, tools: &str| {
         let mut c = Command::new(BIN);
-        c.args(["hook", "claude-code", "--store", store, "--tools", tools])
+        c.args(["hook", harness, "--store", store, "--tools", tools])
             .current_dir(dir);
-        let payload = payload("claude-code", "Write", r#"{"file_path":"a","content":"b"}"#);
+        let (tool, input) = match harness {
+            "gemini-cli" => ("write_file", r#"{"file_path":"a","content":"b"}"#),
+            _ => ("Write", r#"{"file_path":"a","content":"b"}"#),
+        };
+        let payload = payload(harness, tool, input);
         let out = common::output_of(c, Some(payload.as_bytes()));
         let stderr = String::from_utf8(out.stderr).unwrap();
         (out.status.code().unwrap(), stderr)
     };
+    let call = |dir: &std::path::Path, tools: &str| call_in("claude-code", dir, tools);
     for dir in [&with_file, &without] {
         // A tool's name: `Write` is not guarded and no record names it.
         assert_eq!(call(dir, "Bash"), (0, String::new()), "{}", dir.display());
@@ -676,8 +681,30 @@ fn tools_reads_the_same_in_every_directory() {
         // `.` (`files.list` of a Drive server); it was refused, and every call denied.
         let gemini = "mcp_drive_files.list,mcp_sheets_export.csv";
         assert_eq!(call(dir, gemini), (0, String::new()), "{}", dir.display());
-        // And a name a tool is often given, with an ending a list file may have too.
-        assert_eq!(call(dir, "notes.list,notes.text"), (0, String::new()));
+        let gemini_call = call_in("gemini-cli", dir, gemini);
+        assert_eq!(gemini_call, (0, String::new()), "{}", dir.display());
+        // In Gemini CLI, a name with a `.` and an ending a list file may have too is a
+        // tool's (its MCP tools keep their `.`). Claude Code and Codex give no tool a
+        // name with a `.`: there it was meant as a file (`--tools tools.list` guarded a
+        // tool `tools.list`, and a call of any tool no record names passed unjudged).
+        let listed = "notes.list,notes.text";
+        assert_eq!(call_in("gemini-cli", dir, listed), (0, String::new()));
+        for (harness, title) in [("claude-code", "Claude Code"), ("codex", "Codex")] {
+            for (tools, seen) in [(listed, "notes.list"), ("Bash, tools.text", "tools.text")] {
+                let message = format!(
+                    "--tools: `{seen}` has a `.`, and {title} gives no tool a name with one (its tool names are ASCII letters, digits, `_` and `-`), so as written it guards no tool the hook sees; --tools reads a file only as `@FILE`: write --tools @{seen} for the file"
+                );
+                let (code, stderr) = call_in(harness, dir, tools);
+                assert_eq!(code, 2, "{harness} {tools}: {stderr}");
+                assert_eq!(stderr, format!("{}\n", invalid_reason(&message)), "{tools}");
+            }
+            // As a JSON array, or a pattern of another syntax (its own path), it is
+            // read as before.
+            assert_eq!(
+                call_in(harness, dir, r#"["notes.list"]"#),
+                (0, String::new())
+            );
+        }
     }
 }
 

@@ -3054,6 +3054,47 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     );
 }
 
+/// `--tools tools`, a file of the project meant without its `@`: the hook reads the word
+/// as a tool's name wherever it runs (it cannot tell a file meant from a tool of that
+/// name, and a harness's tools change from version to version), so it guards that tool
+/// alone and a call of any tool no record names runs unjudged. doctor, which knows the
+/// project's directory, reported nothing.
+#[test]
+fn doctor_finds_a_tools_value_that_names_a_file_of_the_project() {
+    for h in ["claude-code", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let first = match h {
+            "gemini-cli" => "run_shell_command",
+            _ => "Bash",
+        };
+        s.edit_settings(h, |t| {
+            t.replacen(
+                "--kept-from transcript",
+                &format!("--kept-from transcript --tools {first},tools"),
+                1,
+            )
+        });
+        std::fs::write(s.project.join("tools"), "Bash\n").unwrap();
+        std::fs::write(s.project.join(first), "").unwrap();
+        assert_finds(
+            &s.doctor(h),
+            &format!(
+                "the hook in `{}` guards `--tools {first},tools`, and `tools` is a file in `{}`: --tools reads a file only as `@FILE`, so the hook guards a tool named `tools` and lets every call of a tool no record names run unjudged: write --tools @tools for the file (or rename the file, if `tools` is a tool's name)",
+                s.settings(h).display(),
+                s.p()
+            ),
+        );
+        // A built-in's name is the tool's, whatever file is there.
+        let out = s.doctor(h);
+        assert!(
+            !out.stdout.contains(&format!("`{first}` is a file")),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
 #[test]
 fn init_warns_of_a_store_name_on_one_clean_line() {
     // A record id (or a tool name) holding a newline or a terminal escape: init's
