@@ -1690,6 +1690,10 @@ fn check_guarded(
             wiring::Listed::Pattern => format!(
                 "{listing} `{tool}`, {PATTERN_NAME}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix}"
             ),
+            wiring::Listed::Kin(covered) => format!(
+                "{listing} `{tool}` and not `{instead}`, which does what `{covered}` does in {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix}",
+                w_name(harness)
+            ),
         });
     }
 }
