@@ -257,7 +257,7 @@ fn error_denies_and_says_what_is_missing() {
 
 #[test]
 fn malformed_stdin_is_a_denial_never_a_silent_pass() {
-    let cases: [(&str, &str); 8] = [
+    let cases: [(&str, &str); 10] = [
         (
             "{\"hook_event_name\":",
             "payload:1:19: EOF while parsing a value",
@@ -290,6 +290,15 @@ fn malformed_stdin_is_a_denial_never_a_silent_pass() {
         (
             r#"{"hook_event_name":"PreToolUse","tool_name":" ","tool_input":{}}"#,
             "payload: key `tool_name`: ` ` has white space at an end (or nothing else): no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        ),
+        // So is a name with a control character: the call passed unjudged.
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Bash\u0000","tool_input":{"command":"ls"}}"#,
+            "payload: key `tool_name`: `Bash\\u{0000}` has a control character: no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        ),
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Ba\u001bsh","tool_input":{"command":"ls"}}"#,
+            "payload: key `tool_name`: `Ba\\u{001b}sh` has a control character: no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
         ),
     ];
     for (stdin, message) in cases {
