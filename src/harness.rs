@@ -522,9 +522,11 @@ const MAX_GROUP_DEPTH: usize = 16;
 
 /// The alternatives of a pattern of another syntax (up to its end, or, inside a group
 /// (`depth` above 0), the `)` that closes it), each with its groups spelt out:
-/// `mcp__(billing|pay)__.*` is `mcp__billing__.*` and `mcp__pay__.*`. A `[...]` class and
-/// an escaped character are kept as written (for [`loosened`]); a group that would make
-/// more than [`MAX_ALTERNATIVES`], or is nested deeper than [`MAX_GROUP_DEPTH`], is `.*`.
+/// `mcp__(billing|pay)__.*` is `mcp__billing__.*` and `mcp__pay__.*`; so is a `[...]` class
+/// of the simple form (see [`class_members`]) not followed by a quantifier: `[Bb]ash` is
+/// `Bash` and `bash`. Any other class, and an escaped character, are kept as written (for
+/// [`loosened`]); a group that would make more than [`MAX_ALTERNATIVES`], or is nested
+/// deeper than [`MAX_GROUP_DEPTH`], is `.*`.
 fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usize) -> Vec<String> {
     let nested = depth > 0;
     let mut done = Vec::new();
@@ -564,7 +566,17 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
                         break;
                     }
                 }
-                append(&mut current, &class);
+                // A class followed by a quantifier may stand for no character (`[Bb]?ash`
+                // is `ash` too): the wide reading covers that.
+                let quantified = matches!(chars.peek(), Some('?' | '*' | '+' | '{'));
+                match class_members(&class) {
+                    Some(set) if !quantified && current.len() * set.len() <= MAX_ALTERNATIVES => {
+                        current = (current.iter())
+                            .flat_map(|c| set.iter().map(move |m| format!("{c}{m}")))
+                            .collect();
+                    }
+                    _ => append(&mut current, &class),
+                }
             }
             '\\' => {
                 let escaped: String = ['\\'].into_iter().chain(chars.next()).collect();
@@ -575,6 +587,51 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
     }
     done.append(&mut current);
     done
+}
+
+/// The characters a `[...]` class of the simple form names, each a character a tool's
+/// name may have (an ASCII letter or digit, `_`, `-`), written one by one or as ranges
+/// (`[Bb]`, `[a-c_]`): `[Bb]ash` is `Bash` and `bash`, not every name ending `ash`
+/// (which the hook denied, `mcp__x__stash` too). `None` for any other class (negated,
+/// escaped, of a POSIX name, unclosed, empty, or naming another character), which
+/// [`loosened`] reads as `*`.
+fn class_members(class: &str) -> Option<Vec<char>> {
+    let inner: Vec<char> = class
+        .strip_prefix('[')?
+        .strip_suffix(']')?
+        .chars()
+        .collect();
+    if matches!(inner.first(), None | Some('^' | '!')) {
+        return None;
+    }
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut set: Vec<char> = Vec::new();
+    let mut at = 0;
+    while let Some(&c) = inner.get(at) {
+        let range = match (inner.get(at + 1), inner.get(at + 2)) {
+            (Some('-'), Some(&hi)) => Some(hi),
+            _ => None,
+        };
+        // A tool name's characters are ASCII: a range past them is read no further.
+        let members: Vec<char> = match range {
+            Some(hi) if c <= hi && hi.is_ascii() => (c..=hi).collect(),
+            Some(_) => return None,
+            None => vec![c],
+        };
+        if !members.iter().all(|m| name_char(*m)) {
+            return None;
+        }
+        at += if range.is_some() { 3 } else { 1 };
+        for m in members {
+            if !set.contains(&m) {
+                set.push(m);
+            }
+        }
+        if set.len() > MAX_ALTERNATIVES {
+            return None;
+        }
+    }
+    Some(set)
 }
 
 /// Reads past the rest of a group whose `(` was just read, to the `)` that closes it
@@ -1016,9 +1073,29 @@ mod tests {
             ("Bas\\w", "Bash", true),
             ("(Bash|Edit)|Read", "Read", true),
             ("Bash)|Edit", "Edit", true),
+            // A class is the set it names (read as `*`, `[Bb]ash` covered `stash`).
+            ("[Bb]ash", "bash", true),
+            ("[Bb]ash", "mcp__x__stash", false),
+            ("[Bb]ash", "Bbash", false),
+            ("mcp__[a-c]__x", "mcp__b__x", true),
+            ("mcp__[a-c]__x", "mcp__d__x", false),
+            ("[-_]x", "-x", true),
+            // Past the simple forms, the wide reading: a negated class, a quantified one
+            // (`[Bb]?ash` is `ash` too), one of other characters, one left open.
+            ("[^x]ash", "Bash", true),
+            ("[Bb]?ash", "ash", true),
+            ("[Bb]*ash", "ash", true),
+            ("[.]ash", "Bash", true),
+            ("[0-z]ash", "Bash", true),
+            ("Bas[h", "Bash", true),
+            ("[\u{0}-\u{10ffff}]ash", "Bash", true),
         ] {
             assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
         }
+        assert_eq!(pattern_globs("[Bb]ash").unwrap(), ["Bash", "bash"]);
+        assert_eq!(pattern_globs("[Bb]as[hk]").unwrap().len(), 4);
+        let wide = pattern_globs("[a-z][a-z]x").unwrap();
+        assert_eq!((wide.len(), wide[0].as_str()), (26, "a*x"));
         assert_eq!(
             pattern_globs("mcp__(billing|pay)__.*"),
             Some(vec![

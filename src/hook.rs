@@ -898,6 +898,16 @@ fn payload_object(
 pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, InputError> {
     let obj = payload_object(payload, harness.event(), harness.name())?;
     let tool = match obj.get("tool_name") {
+        // A control character (`Bash\u0000`): no harness names a tool so (Claude Code and
+        // Codex allow ASCII letters, digits, `_` and `-`, Gemini CLI `.` and `:` too), and
+        // a rule written as the harness names its tools would not bind the call (it passed
+        // unjudged).
+        Some(Value::String(s)) if s.chars().any(char::is_control) => {
+            return Err(invalid(
+                "key `tool_name`",
+                PayloadProblem::ControlInToolName(s.clone()),
+            ));
+        }
         Some(Value::String(s)) if crate::text::is_tool_name(s) => s.clone(),
         Some(Value::String(s)) if !s.is_empty() => {
             return Err(invalid(

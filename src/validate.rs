@@ -23,7 +23,8 @@ pub struct Warning {
 /// gate cannot evaluate (when a kept set is given), a policy or fact without `text` or
 /// with a text too short to say the rule (a transcript may hold it by chance), a
 /// policy whose scope surely matches none of `tools` (when tools are listed; two globs
-/// may always overlap), and `depends_on` cycles; first, a store that binds nothing.
+/// may always overlap), a scope or effect tool written as a pattern of another syntax
+/// (see [`is_pattern`]), and `depends_on` cycles; first, a store that binds nothing.
 pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
     let mut out = Vec::new();
     if binds_nothing(store) {
@@ -70,6 +71,20 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
             out.push(at(format!(
                 "{what} whose `text` `{}` is so short that a transcript can hold it by chance: read from a transcript, the record counts as in view wherever those words occur, even where it was never said; write it out in full",
                 clean(text)
+            )));
+        }
+        // A scope or effect tool written as a matcher's regex or a shell's glob.
+        let names: &[String] = match &record.kind {
+            Kind::Policy(p) => &p.scope,
+            Kind::Effect(e) => std::slice::from_ref(&e.tool),
+            _ => &[],
+        };
+        for name in names.iter().filter(|n| is_pattern(n)) {
+            let globs = crate::harness::pattern_globs(name).unwrap_or_default();
+            out.push(at(format!(
+                "`{}` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob ({})",
+                clean(name),
+                list(&globs)
             )));
         }
         if let (Kind::Policy(p), Some(tools)) = (&record.kind, tools)
@@ -121,6 +136,15 @@ pub fn binds_nothing(store: &Store) -> bool {
 
 /// The warning for a store that [binds nothing](binds_nothing).
 pub const BINDS_NOTHING: &str = "no restrictive policy, effect record or record the gate cannot evaluate: nothing in it can stop a call, so check, and a hook wired to it, pass every call; add the rules the agent must keep to";
+
+/// Whether a tool name in a store is written as a pattern of another syntax (`Bash|Edit`,
+/// `[Bb]ash`, `mcp__billing__(.*)`): one of the characters [`crate::harness::pattern_globs`]
+/// reads as such, which no harness keeps in a tool's name. A `*` glob with a `.` before
+/// its `*` (`refunds.*`) is the gate's own glob, not one.
+fn is_pattern(name: &str) -> bool {
+    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
+    name.contains(SYNTAX)
+}
 
 /// A `text` of fewer than three words and fewer than 16 characters: a label rather than
 /// the rule itself, likely to occur in a transcript where the rule was never stated.
@@ -304,6 +328,25 @@ mod tests {
         );
         // Without a kept set or tools, those warnings are not given.
         assert_eq!(warnings(&s, None, None).len(), 2);
+    }
+
+    /// A scope or effect tool written as a matcher's regex or a shell glob binds no call
+    /// a harness sends; validate called such a store clean (exit 0).
+    #[test]
+    fn a_name_written_as_a_pattern_of_another_syntax_is_a_warning() {
+        let s = store(&[
+            r#"{"id":"p","seq":1,"kind":"policy","scope":["Bash|Edit","refunds.*"],"predicate":{"all":[]},"effect":"deny","text":"never change files without approval"}"#,
+            r#"{"id":"e","seq":2,"kind":"effect","tool":"[Bb]ash","match":{}}"#,
+            r#"{"id":"q","seq":3,"kind":"policy","scope":"mcp__billing__.*","predicate":{"all":[]},"effect":"deny","text":"never call the billing server"}"#,
+        ]);
+        let said = said(&warnings(&s, None, None));
+        assert_eq!(
+            said,
+            [
+                "record `p`: `Bash|Edit` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (`Bash`, `Edit`)",
+                "record `e`: `[Bb]ash` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (`Bash`, `bash`)",
+            ]
+        );
     }
 
     #[test]

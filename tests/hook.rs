@@ -257,7 +257,7 @@ fn error_denies_and_says_what_is_missing() {
 
 #[test]
 fn malformed_stdin_is_a_denial_never_a_silent_pass() {
-    let cases: [(&str, &str); 8] = [
+    let cases: [(&str, &str); 10] = [
         (
             "{\"hook_event_name\":",
             "payload:1:19: EOF while parsing a value",
@@ -290,6 +290,15 @@ fn malformed_stdin_is_a_denial_never_a_silent_pass() {
         (
             r#"{"hook_event_name":"PreToolUse","tool_name":" ","tool_input":{}}"#,
             "payload: key `tool_name`: ` ` has white space at an end (or nothing else): no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        ),
+        // So is a name with a control character: the call passed unjudged.
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Bash\u0000","tool_input":{"command":"ls"}}"#,
+            "payload: key `tool_name`: `Bash\\u{0000}` has a control character: no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        ),
+        (
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Ba\u001bsh","tool_input":{"command":"ls"}}"#,
+            "payload: key `tool_name`: `Ba\\u{001b}sh` has a control character: no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
         ),
     ];
     for (stdin, message) in cases {
@@ -648,15 +657,20 @@ fn tools_reads_the_same_in_every_directory() {
     std::fs::write(with_file.join("tools.json"), r#"["Write"]"#).unwrap();
     let store = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(STORE);
     let store = store.to_str().unwrap();
-    let call = |dir: &std::path::Path, tools: &str| {
+    let call_in = |harness: &str, dir: &std::path::Path, tools: &str| {
         let mut c = Command::new(BIN);
-        c.args(["hook", "claude-code", "--store", store, "--tools", tools])
+        c.args(["hook", harness, "--store", store, "--tools", tools])
             .current_dir(dir);
-        let payload = payload("claude-code", "Write", r#"{"file_path":"a","content":"b"}"#);
+        let (tool, input) = match harness {
+            "gemini-cli" => ("write_file", r#"{"file_path":"a","content":"b"}"#),
+            _ => ("Write", r#"{"file_path":"a","content":"b"}"#),
+        };
+        let payload = payload(harness, tool, input);
         let out = common::output_of(c, Some(payload.as_bytes()));
         let stderr = String::from_utf8(out.stderr).unwrap();
         (out.status.code().unwrap(), stderr)
     };
+    let call = |dir: &std::path::Path, tools: &str| call_in("claude-code", dir, tools);
     for dir in [&with_file, &without] {
         // A tool's name: `Write` is not guarded and no record names it.
         assert_eq!(call(dir, "Bash"), (0, String::new()), "{}", dir.display());
@@ -676,8 +690,30 @@ fn tools_reads_the_same_in_every_directory() {
         // `.` (`files.list` of a Drive server); it was refused, and every call denied.
         let gemini = "mcp_drive_files.list,mcp_sheets_export.csv";
         assert_eq!(call(dir, gemini), (0, String::new()), "{}", dir.display());
-        // And a name a tool is often given, with an ending a list file may have too.
-        assert_eq!(call(dir, "notes.list,notes.text"), (0, String::new()));
+        let gemini_call = call_in("gemini-cli", dir, gemini);
+        assert_eq!(gemini_call, (0, String::new()), "{}", dir.display());
+        // In Gemini CLI, a name with a `.` and an ending a list file may have too is a
+        // tool's (its MCP tools keep their `.`). Claude Code and Codex give no tool a
+        // name with a `.`: there it was meant as a file (`--tools tools.list` guarded a
+        // tool `tools.list`, and a call of any tool no record names passed unjudged).
+        let listed = "notes.list,notes.text";
+        assert_eq!(call_in("gemini-cli", dir, listed), (0, String::new()));
+        for (harness, title) in [("claude-code", "Claude Code"), ("codex", "Codex")] {
+            for (tools, seen) in [(listed, "notes.list"), ("Bash, tools.text", "tools.text")] {
+                let message = format!(
+                    "--tools: `{seen}` has a `.`, and {title} gives no tool a name with one (its tool names are ASCII letters, digits, `_` and `-`), so as written it guards no tool the hook sees; --tools reads a file only as `@FILE`: write --tools @{seen} for the file"
+                );
+                let (code, stderr) = call_in(harness, dir, tools);
+                assert_eq!(code, 2, "{harness} {tools}: {stderr}");
+                assert_eq!(stderr, format!("{}\n", invalid_reason(&message)), "{tools}");
+            }
+            // As a JSON array, or a pattern of another syntax (its own path), it is
+            // read as before.
+            assert_eq!(
+                call_in(harness, dir, r#"["notes.list"]"#),
+                (0, String::new())
+            );
+        }
     }
 }
 
@@ -1248,6 +1284,19 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
     );
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // A class is the set it names: `[Bb]ash` is `Bash` and `bash`, not every name ending
+    // `ash` (read as `*ash`, it denied `mcp__x__stash`), and `Bash` is still denied.
+    let store = write_store("class.json", &["[Bb]ash"]);
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "mcp__x__stash", r#"{"command":"ls"}"#),
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
 /// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`

@@ -2947,6 +2947,71 @@ fn doctor_and_init_report_a_glob_of_another_harness_s_built_in_name() {
     }
 }
 
+/// A hook's guarded tools that name a built-in and not another of the harness's that does
+/// the same (Claude Code's `Edit` and not `MultiEdit`, by name, by a glob, or as another
+/// harness names it): the hook denies each call of the other, and doctor said nothing.
+#[test]
+fn doctor_and_init_report_a_guarded_built_in_without_its_kin() {
+    let cases = [
+        ("claude-code", "Edit", "MultiEdit", "Edit"),
+        ("claude-code", "Edi*", "MultiEdit", "Edit"),
+        ("claude-code", "Write,Bash,MultiEdit", "Monitor", "Bash"),
+        ("claude-code", "replace", "MultiEdit", "Edit"),
+        (
+            "gemini-cli",
+            "grep_search",
+            "search_file_content",
+            "grep_search",
+        ),
+    ];
+    for (h, tools, kin, covered) in cases {
+        let s = Sandbox::new();
+        s.wired(h);
+        s.edit_settings(h, |t| {
+            t.replacen(
+                "--kept-from transcript",
+                &format!("--kept-from transcript --tools {tools}"),
+                1,
+            )
+        });
+        let title = match h {
+            "gemini-cli" => "Gemini CLI",
+            _ => "Claude Code",
+        };
+        let name = tools
+            .rsplit(',')
+            .find(|t| *t != "Write" && *t != "MultiEdit");
+        let name = name.unwrap();
+        assert_finds(
+            &s.doctor(h),
+            &format!(
+                "the hook in `{}` guards `{name}` and not `{kin}`, which does what `{covered}` does in {title}, and the hook denies each call of `{kin}` until the list names it: add `{kin}` to its `--tools`",
+                s.settings(h).display()
+            ),
+        );
+    }
+    // The store's `tools`, when the hook has no `--tools`: init warns, doctor reports.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let store = std::fs::read_to_string(s.store()).unwrap();
+    let listed = store.replacen("{\"records\"", "{\"tools\": [\"Edit\"], \"records\"", 1);
+    assert_ne!(listed, store);
+    std::fs::write(s.store(), listed).unwrap();
+    assert_finds(
+        &s.doctor("claude-code"),
+        &format!(
+            "the store `{}` lists `Edit` and not `MultiEdit`, which does what `Edit` does in Claude Code, and the hook denies each call of `MultiEdit` until the list names it: add `MultiEdit` to the store's `tools`",
+            s.store().display()
+        ),
+    );
+    let warning = format!(
+        "warning: the store's `tools` lists `Edit`, and not `MultiEdit`, which does what `Edit` does in Claude Code, so the hook denies each call of `MultiEdit`: add `MultiEdit` to its `tools` in `{}`",
+        s.store().display()
+    );
+    let out = s.init("claude-code");
+    assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
+}
+
 #[test]
 fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     // A Claude Code hook whose `--tools` (or store `tools`) lists only Gemini CLI's
@@ -2976,19 +3041,15 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     ] {
         assert_finds(&out, &line);
     }
-    // Listed as Claude Code names them too: nothing to say of the list.
+    // Listed as Claude Code names them too (and their kin): nothing to say of the list.
+    let all = "run_shell_command,edit,Bash,Edit,MultiEdit,Monitor,PowerShell";
     s.edit_settings("claude-code", |t| {
-        t.replace(
-            "run_shell_command,edit,run_shell*",
-            "run_shell_command,edit,Bash,Edit",
-        )
+        t.replace("run_shell_command,edit,run_shell*", all)
     });
     let out = s.doctor("claude-code");
     assert!(!out.stdout.contains("guards"), "{}", out.stdout);
     // The store's `tools`, when the hook has no `--tools`.
-    s.edit_settings("claude-code", |t| {
-        t.replace(" --tools run_shell_command,edit,Bash,Edit", "")
-    });
+    s.edit_settings("claude-code", |t| t.replace(&format!(" --tools {all}"), ""));
     let store = std::fs::read_to_string(s.store()).unwrap();
     let listed = store.replacen(
         "{\"records\"",
@@ -3052,6 +3113,47 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
             s.settings("gemini-cli").display()
         ),
     );
+}
+
+/// `--tools tools`, a file of the project meant without its `@`: the hook reads the word
+/// as a tool's name wherever it runs (it cannot tell a file meant from a tool of that
+/// name, and a harness's tools change from version to version), so it guards that tool
+/// alone and a call of any tool no record names runs unjudged. doctor, which knows the
+/// project's directory, reported nothing.
+#[test]
+fn doctor_finds_a_tools_value_that_names_a_file_of_the_project() {
+    for h in ["claude-code", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        let first = match h {
+            "gemini-cli" => "run_shell_command",
+            _ => "Bash",
+        };
+        s.edit_settings(h, |t| {
+            t.replacen(
+                "--kept-from transcript",
+                &format!("--kept-from transcript --tools {first},tools"),
+                1,
+            )
+        });
+        std::fs::write(s.project.join("tools"), "Bash\n").unwrap();
+        std::fs::write(s.project.join(first), "").unwrap();
+        assert_finds(
+            &s.doctor(h),
+            &format!(
+                "the hook in `{}` guards `--tools {first},tools`, and `tools` is a file in `{}`: --tools reads a file only as `@FILE`, so the hook guards a tool named `tools` and lets every call of a tool no record names run unjudged: write --tools @tools for the file (or rename the file, if `tools` is a tool's name)",
+                s.settings(h).display(),
+                s.p()
+            ),
+        );
+        // A built-in's name is the tool's, whatever file is there.
+        let out = s.doctor(h);
+        assert!(
+            !out.stdout.contains(&format!("`{first}` is a file")),
+            "{}",
+            out.stdout
+        );
+    }
 }
 
 #[test]

@@ -1295,6 +1295,9 @@ fn check_handler(
             let typed = kept_from_transcript(&words);
             if let Some(input) = check_store(harness, &path, h, at, f, limits, typed) {
                 let listed = args.as_ref().and_then(|a| a.tools.as_deref());
+                if let Some(value) = listed {
+                    check_tools_file(harness, dir, value, at, f);
+                }
                 let listed = listed.map(|v| tools_listed(dir, v, limits));
                 check_guarded(harness, &input, &path, at, listed, f);
             }
@@ -1422,6 +1425,37 @@ fn find_binary(bin: &str) -> Binary {
         }
     }
     found
+}
+
+/// A plain `--tools` value (no `@`, not JSON) one of whose names is a file in the
+/// directory the harness starts the hook in, and is neither one of the harness's
+/// built-ins that change things nor of MCP form: the value was meant as that file
+/// (`--tools tools`), and the hook reads it as a tool's name, which guards that tool
+/// alone, so every call of a tool no record names passes unjudged. The hook itself
+/// reads the word as a tool's name wherever it runs (a harness's tools change from one
+/// version to the next, and Gemini CLI's discovered tools take any name), so only
+/// doctor, which knows the project's directory, can see it.
+fn check_tools_file(harness: Harness, dir: &Path, value: &str, at: &str, f: &mut Findings) {
+    if !plain(value) {
+        return;
+    }
+    let known = |name: &str| {
+        let mut builtins =
+            crate::harness::file_tools(harness).chain(crate::harness::shell_tools(harness));
+        builtins.any(|t| t == name) || name.to_ascii_lowercase().starts_with("mcp_")
+    };
+    let file = value
+        .split(',')
+        .map(str::trim)
+        .find(|name| !name.is_empty() && !known(name) && dir.join(name).is_file());
+    if let Some(name) = file {
+        let name = clean(name);
+        f.problem(format!(
+            "{at} guards `--tools {}`, and `{name}` is a file in `{}`: --tools reads a file only as `@FILE`, so the hook guards a tool named `{name}` and lets every call of a tool no record names run unjudged: write --tools @{name} for the file (or rename the file, if `{name}` is a tool's name)",
+            clean(value),
+            clean(&dir.display().to_string())
+        ));
+    }
 }
 
 /// The names the hook's `--tools` value gives, read as the hook reads it (an `@FILE`
@@ -1655,6 +1689,10 @@ fn check_guarded(
             ),
             wiring::Listed::Pattern => format!(
                 "{listing} `{tool}`, {PATTERN_NAME}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix}"
+            ),
+            wiring::Listed::Kin(covered) => format!(
+                "{listing} `{tool}` and not `{instead}`, which does what `{covered}` does in {}, and the hook denies each call of `{instead}` until the list names it: add `{instead}` to {fix}",
+                w_name(harness)
             ),
         });
     }

@@ -368,7 +368,11 @@ fn guarded_tools(args: &HookArgs, limits: Limits) -> Result<Option<Vec<String>>,
     args.tools
         .as_deref()
         .map(|v| {
-            let (origin, text, _) = hook_tools_text(v, limits)?;
+            let harness = match args.harness.adapter() {
+                Adapter::PreTool(harness) => Some(harness),
+                Adapter::PreCompact => None,
+            };
+            let (origin, text, _) = hook_tools_text(v, harness, limits)?;
             let tools = input::tools_from_flag(&origin, &text)?;
             if tools.is_empty() {
                 let problem = crate::action::ToolError::NoneGuarded;

@@ -475,6 +475,10 @@ fn existing_store(
                 "{}, so the hook denies each call of `{instead}`",
                 super::doctor::PATTERN_NAME
             ),
+            wiring::Listed::Kin(covered) => format!(
+                "and not `{instead}`, which does what `{covered}` does in {}, so the hook denies each call of `{instead}`",
+                super::doctor::w_name(harness)
+            ),
         };
         lines.push(format!(
             "warning: the store's `tools` lists `{tool}`, {what}: add `{instead}` to its `tools` in `{shown}`"

@@ -285,7 +285,7 @@ fn kept_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
 /// [`looks_like_a_file`]).
 fn tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
     names_a_file("--tools", value)?;
-    hook_tools_text(value, limits)
+    hook_tools_text(value, None, limits)
 }
 
 /// `hook`'s `--tools` value as [`flag_text`] reads it; a plain value that looks like a
@@ -293,9 +293,45 @@ fn tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
 /// there is not asked: the hook runs in the session's current directory (Claude Code's
 /// moves with the agent's `cd`), so the answer would change the hook's verdict from one
 /// directory to the next (`--tools Bash` refused where a file `Bash` happens to be).
-fn hook_tools_text(value: &str, limits: Limits) -> Result<FlagText, InputError> {
+/// `harness`: the harness whose calls the hook judges, when it is one that never sends
+/// a tool name with a `.` (see [`dotted_name`]).
+fn hook_tools_text(
+    value: &str,
+    harness: Option<Harness>,
+    limits: Limits,
+) -> Result<FlagText, InputError> {
     looks_like_a_file(value)?;
+    if let Some(harness) = harness {
+        dotted_name(harness, value)?;
+    }
     flag_text("--tools", value, limits)
+}
+
+/// Refuses a plain `--tools` value of a hook of Claude Code or Codex one of whose names
+/// has a `.` (and is neither of MCP form nor a pattern of another syntax, which the hook
+/// reads otherwise): those harnesses name their tools with ASCII letters, digits, `_` and
+/// `-` only (the API's rule for a tool's name; each writes `_` for any other character
+/// of an MCP tool's), so no call they send is of that name, and the value was meant as a
+/// file (`--tools tools.list` guarded a tool `tools.list`, and every call of a tool no
+/// record names passed unjudged). Gemini CLI keeps an MCP tool's `.`; its hook reads the
+/// name as written.
+fn dotted_name(harness: Harness, value: &str) -> Result<(), InputError> {
+    if harness == Harness::GeminiCli || !plain(value) {
+        return Ok(());
+    }
+    let dotted = value.split(',').map(str::trim).find(|name| {
+        name.contains('.')
+            && !name.to_ascii_lowercase().starts_with("mcp_")
+            && crate::harness::pattern_globs(name).is_none()
+    });
+    let Some(name) = dotted else {
+        return Ok(());
+    };
+    let problem = InputProblem::DottedTool {
+        harness: harness.title(),
+        name: name.to_string(),
+    };
+    Err(InputError::invalid("--tools", "", problem))
 }
 
 /// `--action`'s value as [`flag_text`] reads it; a plain value that names a file is

@@ -94,6 +94,19 @@ pub enum InputProblem {
         /// the value names a file that is there).
         seen: Option<String>,
     },
+    /// A hook's plain `--tools` value of Claude Code or Codex with a name that has a `.`,
+    /// which no tool of theirs has: the harness and the name.
+    #[error(
+        "`{}` has a `.`, and {harness} gives no tool a name with one (its tool names are ASCII letters, digits, `_` and `-`), so as written it guards no tool the hook sees; --tools reads a file only as `@FILE`: write --tools @{} for the file",
+        clean(.name),
+        clean(.name)
+    )]
+    DottedTool {
+        /// The harness the hook answers.
+        harness: &'static str,
+        /// The name with a `.`.
+        name: String,
+    },
     /// An inline `--kept` list in which a record's id with commas is spelt across commas:
     /// the id.
     #[error(

@@ -43,6 +43,12 @@ pub enum PayloadProblem {
         clean(.0)
     )]
     NotToolName(String),
+    /// A tool name with a control character: no harness names a tool so.
+    #[error(
+        "`{}` has a control character: no harness names a tool that way, and no rule could bind the call (pass the payload on as the harness sent it)",
+        clean(.0)
+    )]
+    ControlInToolName(String),
     /// A key that must hold an object.
     #[error("must be an object")]
     NotAnObject,

@@ -312,11 +312,12 @@ fn plain_kept_ids(text: &str, from_file: bool) -> impl Iterator<Item = &str> {
         .map(move |end| {
             let id = text.get(start..end).unwrap_or_default();
             start = end + 1;
-            id
-        })
-        .map(move |id| match from_file {
-            true => id.strip_suffix('\r').unwrap_or(id),
-            false => id,
+            // A `\r` ends an id only before a `\n`: the last id of a file that ends in a
+            // `\r` keeps it (`p1\r` is not `p1`, which may be another record).
+            match from_file && end < text.len() {
+                true => id.strip_suffix('\r').unwrap_or(id),
+                false => id,
+            }
         })
         .filter(|id| !id.is_empty())
 }

@@ -53,6 +53,13 @@ fn kept_flag_forms() {
         kept_from_flag("k.txt", "a\nb\r\n\n \n\tc\r\r\n\u{a0}", true).unwrap(),
         ["a", "b", " ", "\tc\r", "\u{a0}"]
     );
+    // A `\r` is a line terminator only before a `\n`: a file's last id ending in one
+    // keeps it (read as `p1`, it kept the record `p1` for the record `p1\r`, and a
+    // policy `p1` the compactor dropped was judged kept).
+    assert_eq!(
+        kept_from_flag("k.txt", "a\r\np1\r", true).unwrap(),
+        ["a", "p1\r"]
+    );
     // Inline, a `\r` or a byte-order mark is part of an id; in a file, a byte-order mark
     // is skipped only before a JSON array.
     assert_eq!(
@@ -722,9 +729,13 @@ fn plain_kept_ids_are_split_as_str_split_splits() {
     // The split by memchr against `str::split` and the same filters.
     let reference = |text: &str, from_file: bool| -> Vec<String> {
         let sep = if from_file { '\n' } else { ',' };
-        text.split(sep)
-            .map(|id| {
-                if from_file {
+        let parts: Vec<&str> = text.split(sep).collect();
+        let last = parts.len() - 1;
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(at, id)| {
+                if from_file && at < last {
                     id.strip_suffix('\r').unwrap_or(id)
                 } else {
                     id
@@ -745,6 +756,8 @@ fn plain_kept_ids_are_split_as_str_split_splits() {
         "a,,b,",
         ",a,b",
         "\r\n\r\n",
+        "a\r\nb\r",
+        "\r",
         "é1\nü,2\n\n3",
         "r0900001\nr0900002\nr0900003\n",
     ] {

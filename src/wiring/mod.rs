@@ -804,6 +804,10 @@ pub enum Listed {
     /// [`crate::harness::pattern_meant`]), a name no tool has; `instead` is one of its
     /// alternatives as a name or `*` glob: the hook denies each call it covers.
     Pattern,
+    /// This harness's built-in that does what the listed name's built-in does (the one
+    /// given: `MultiEdit` beside Claude Code's `Edit`, by name or by a glob such as
+    /// `Edi*`, or as another harness names it): the hook denies each call of it.
+    Kin(&'static str),
 }
 
 /// Each name of `tools`, the guarded tools of a hook, that misses a tool as this harness
@@ -833,13 +837,27 @@ pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
         if !calls.is_empty() {
             continue;
         }
+        // The built-ins the name stands for: its own, and this harness's names of
+        // another harness's (`Edit` for Gemini CLI's `replace`), whose kin the hook
+        // denies too.
+        let mut meant = vec![tool.clone()];
         for (covered, instead) in crate::harness::glob_spellings(harness, tool) {
+            meant.push(instead.clone());
             if !listed(&instead) {
                 out.push(found(instead, Listed::Glob(covered)));
             }
         }
         for instead in crate::harness::misnamed(harness, tool, listed) {
+            meant.push(instead.clone());
             out.push(found(instead, Listed::Spelling));
+        }
+        for name in &meant {
+            for (covered, kin) in crate::harness::kin_left_out(harness, name) {
+                let seen = |m: &MisListed| m.tool == *tool && m.instead == kin;
+                if !listed(kin) && !out.iter().any(seen) {
+                    out.push(found(kin.to_string(), Listed::Kin(covered)));
+                }
+            }
         }
     }
     out
