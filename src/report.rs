@@ -388,6 +388,11 @@ pub enum VerifyError {
     /// No seal line where one must be.
     #[error("no seal: the report must end with its sha256 line")]
     NoSeal,
+    /// A seal that matches, over bytes that are not a report of this tool: no verdict.
+    #[error(
+        "not a report: the seal matches, but the bytes before it hold no verdict (a report of check or pin has a `verdict` line, or `\"verdict\"` first in JSON)"
+    )]
+    NotAReport,
     /// The seal does not match the bytes before it.
     #[error("seal mismatch: the report says {claimed} but its bytes hash to {actual}")]
     Mismatch {
@@ -399,14 +404,26 @@ pub enum VerifyError {
 }
 
 /// Recomputes a report's seal (either format) and compares it with the one it carries.
-/// Returns the verified sha256.
+/// Returns the verified sha256. A seal that matches over bytes with no verdict (an empty
+/// body, any text given a seal line) is [`VerifyError::NotAReport`]: "ok" would vouch
+/// for a verdict that is not there.
 pub fn verify(bytes: &[u8]) -> Result<String, VerifyError> {
     let (prefix, claimed) = split_seal(bytes).ok_or(VerifyError::NoSeal)?;
     let actual = hex(&Sha256::digest(prefix));
-    if actual == claimed {
+    if actual != claimed {
+        return Err(VerifyError::Mismatch { claimed, actual });
+    }
+    let text_verdict = format!("{:<LABEL_WIDTH$}: ", "verdict");
+    let has_verdict = match prefix.first() {
+        Some(b'{') => prefix.starts_with(b"{\n  \"verdict\": \""),
+        _ => prefix
+            .split(|&b| b == b'\n')
+            .any(|line| line.starts_with(text_verdict.as_bytes())),
+    };
+    if has_verdict {
         Ok(actual)
     } else {
-        Err(VerifyError::Mismatch { claimed, actual })
+        Err(VerifyError::NotAReport)
     }
 }
 

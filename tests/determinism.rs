@@ -172,6 +172,43 @@ fn verify_accepts_genuine_reports_and_rejects_a_changed_byte() {
 }
 
 #[test]
+fn verify_refuses_what_is_no_sealed_report() {
+    // A seal line over no report (an empty body, or any text given a seal line) matches
+    // its bytes, and "ok" (exit 0) vouched for a verdict that is not there; a file with
+    // no seal cannot be verified at all. Both are exit 2, apart from a changed report
+    // (exit 1).
+    let s = Scratch::new();
+    let seal = |body: &str| {
+        use sha2::{Digest, Sha256};
+        let digest: String = Sha256::digest(body.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("{body}sha256    : {digest}\n")
+    };
+    for (name, bytes, says) in [
+        ("only-seal", seal(""), "not a report"),
+        (
+            "any-text",
+            seal("verdict: PASS\nall fine\n"),
+            "not a report",
+        ),
+        ("json", seal("{\n  \"exit_code\": 0,\n"), "not a report"),
+        (
+            "no-seal",
+            "verdict   : PASS exit 0\n".to_string(),
+            "no seal",
+        ),
+    ] {
+        let path = s.file(name, bytes.as_bytes());
+        let r = run(&["verify", &path], None);
+        assert_eq!(r.code, 2, "{name}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{name}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{name}: {}", r.stdout);
+    }
+}
+
+#[test]
 fn sweep_exit_is_the_worst_verdict() {
     let pass = run(&["sweep", &fixture("fx3_genuinely_safe.json")], None);
     assert_eq!(pass.code, 0);

@@ -107,9 +107,9 @@ pub(super) enum Command {
         after_long_help = "Exit: the worst verdict's: 2 if any ERROR, else 1 if any BLOCK, else 0."
     )]
     Sweep(SweepArgs),
-    /// Recompute a report's seal: 0 when it matches, 1 when it does not, 2 if unreadable.
+    /// Recompute a report's seal: 0 when it matches, 1 when it does not, 2 if no sealed report.
     #[command(
-        after_long_help = "Exit: 0 the seal matches, 1 it does not, 2 the report cannot be read."
+        after_long_help = "Exit: 0 the seal matches, 1 it does not, 2 the file cannot be read or is no sealed report (no seal line, or no verdict before it)."
     )]
     Verify(VerifyArgs),
     /// Answer an agent harness's hook: read its payload on stdin, reply in its protocol.

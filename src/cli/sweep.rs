@@ -223,7 +223,12 @@ pub(super) fn run_verify(path: &str, limits: Limits, out: Output) -> Exit {
                 "omission-gate: verify: {}: {e}",
                 clean(origin_name(path))
             ));
-            Exit::Problems
+            // A seal that does not match is the answer "changed" (exit 1); a file that
+            // is no sealed report cannot be verified at all (exit 2).
+            match e {
+                report::VerifyError::Mismatch { .. } => Exit::Problems,
+                report::VerifyError::NoSeal | report::VerifyError::NotAReport => Exit::Error,
+            }
         }
     }
 }
