@@ -582,6 +582,20 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
                 let escaped: String = ['\\'].into_iter().chain(chars.next()).collect();
                 append(&mut current, &escaped);
             }
+            // A character made optional (`Edits?`: `Edit` or `Edits` as a regex, `Edits`
+            // and one more as a shell glob): each alternative with it as written (which
+            // [`loosened`] reads as the glob), and without it; past the limit, `.*`.
+            c if chars.peek() == Some(&'?') => {
+                chars.next();
+                if current.len() * 2 > MAX_ALTERNATIVES {
+                    append(&mut current, ".*");
+                    continue;
+                }
+                let without = std::mem::take(&mut current);
+                current = (without.iter().map(|a| format!("{a}{c}?")))
+                    .chain(without.iter().cloned())
+                    .collect();
+            }
             c => append(&mut current, c.encode_utf8(&mut [0; 4])),
         }
     }
@@ -664,7 +678,7 @@ fn loosened(pattern: &str) -> String {
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '.' if matches!(chars.peek(), Some('*' | '+')) => {
+            '.' if matches!(chars.peek(), Some('*' | '+' | '?')) => {
                 chars.next();
                 out.push('*');
             }
@@ -1060,6 +1074,19 @@ mod tests {
             ("^Bash$", "Bash", true),
             ("mcp__billing__.*", "mcp__billing__refunds_create", true),
             ("Bas?", "Bash", true),
+            // A regex's `?` makes the character before it optional: `Edits?` is `Edit`
+            // too (read only as a shell's one character, it was `Edits*`, and a rule
+            // scoped so bound `Edit` and was not reported).
+            ("Edits?", "Edit", true),
+            ("Edits?", "Edits", true),
+            ("Edits?", "EditsX", true),
+            ("Edits?", "Edi", false),
+            (
+                "mcp__billing__refunds?_create",
+                "mcp__billing__refund_create",
+                true,
+            ),
+            ("Bas.?", "Bash", true),
             ("[Bb]ash", "Bash", true),
             ("Write|Edit", "Bash", false),
             ("notes.*", "notes.append", false),

@@ -1255,6 +1255,8 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         ("claude-code", "mcp__billing__.*", REFUND_TOOL),
         ("gemini-cli", "mcp_billing_.*", "mcp_billing_refunds_create"),
         ("claude-code", "Bas?", "Bash"),
+        // A regex's `?`: `Edits?` is `Edit` too (read as `Edits*`, it passed).
+        ("claude-code", "Edits?", "Edit"),
         ("gemini-cli", "[Rr]un_shell_command", "run_shell_command"),
         // An alternation inside a group: each alternative is meant (it passed).
         ("claude-code", "mcp__(shop|billing)__.*", REFUND_TOOL),

@@ -2768,7 +2768,8 @@ fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
     s.wired("claude-code");
     for (scope, globs) in [
         ("Bash|Edit", "`Bash`, `Edit`"),
-        ("Bas?", "`Bas*`"),
+        // Read as a shell glob (`Bas*`) and as a regex (`Bas?` is `Ba` too).
+        ("Bas?", "`Bas*`, `Ba`"),
         ("mcp__billing__.*", "`mcp__billing__*`"),
     ] {
         let store = format!(
