@@ -3535,3 +3535,37 @@ fn codex_a_code_mode_call_while_a_yielded_cell_may_run_is_denied_at_once() {
         started.elapsed()
     );
 }
+
+#[test]
+fn codex_a_call_its_killed_process_left_without_output_is_sent_as_aborted() {
+    // a real Codex 0.171.0 session. The model asked for `cat notes.txt` (its output
+    // holds the rule) and `sleep 200` in one response; the `codex exec` process was killed
+    // while the sleep ran, so the rollout holds no output for it. `codex exec resume`
+    // then sent the model both calls, the cat's output, and `aborted` after the sleep
+    // call, and the model answered with `touch gate-marker`: the rule was in view.
+    let h = "codex";
+    let out = hook_with(h, &store(h), &payload(h, "X-3", &fixture(h, "X-3")), &[]);
+    hook_judged(&out, "X-3", RULE, true);
+    assert_eq!(check_against(h, &fixture(h, "X-3")).code, 0);
+
+    // The killed call's arguments are sent too; the rule nowhere else: in view.
+    let scratch = Scratch::new();
+    let rule_in = |what: &str| {
+        edited(h, "X-3", |_, mut v| {
+            let p = &mut v["payload"];
+            if p["call_id"] == "call_cat" && p["type"] == "function_call_output" {
+                p["output"] = Value::from("filler line");
+            }
+            if p["call_id"] == "call_sleep" && what == "arguments" {
+                p["arguments"] = Value::from(format!("{{\"cmd\": \"echo '{RULE}'; sleep 200\"}}"));
+            }
+            vec![v]
+        })
+    };
+    let path = scratch.file("arguments.jsonl", &rule_in("arguments"));
+    let out = hook_with(h, &store(h), &payload(h, "X-3", &path), &[]);
+    hook_judged(&out, "X-3 with the rule in the killed call", RULE, true);
+    // Nowhere: blocked, as before.
+    let path = scratch.file("nowhere.jsonl", &rule_in("nowhere"));
+    blocks_and_denies(h, "X-3", &path, "the rule nowhere");
+}
