@@ -421,6 +421,8 @@ pub(super) fn read(
     // its `parentUuid` says: nothing before it is sent (a version that linked it to the
     // entries it summarised must not put them back in view).
     let mut chain = vec![head];
+    // Each entry's time, read once the chain first meets a parent that is not there.
+    let mut times = Vec::new();
     let mut seen = BTreeSet::from([head]);
     while let Some(current) = chain.last().and_then(|&i| back.get(i)) {
         let (at, Some(parent)) = (current.at, current.parent.clone()) else {
@@ -435,10 +437,15 @@ pub(super) fn read(
             None if !window.is_whole() => return Err(Failure::NeedMore),
             // Claude Code left the parent out of the file (a `REPL` call or its result):
             // the chain goes on where Claude Code's loader takes it, or ends here.
-            None => match chain.last().and_then(|&o| bridge(&back, o, &seen)) {
-                Some(i) => i,
-                None => break,
-            },
+            None => {
+                if times.len() != back.entries.len() {
+                    times = back.entries.iter().map(timestamp).collect();
+                }
+                match chain.last().and_then(|&o| bridge(&back, &times, o, &seen)) {
+                    Some(i) => i,
+                    None => break,
+                }
+            }
         };
         if !seen.insert(i) {
             return Err(Failure::at(at, Problem::ChainCircle));
@@ -555,10 +562,16 @@ const BRIDGE_MS: i64 = 5000;
 /// one written just before the orphan (progress entries aside), where the `REPL` call
 /// stood: anything else (the entries disagree, a time that does not read as Claude Code
 /// writes it) ends the chain at the orphan, which keeps fewer entries in view, never more.
-fn bridge(back: &Backward<'_, '_>, orphan: usize, seen: &BTreeSet<usize>) -> Option<usize> {
+/// `times` holds each entry's [`timestamp`].
+fn bridge(
+    back: &Backward<'_, '_>,
+    times: &[Option<i64>],
+    orphan: usize,
+    seen: &BTreeSet<usize>,
+) -> Option<usize> {
     let o = back.get(orphan)?;
     let side = is_sidechain(&o.obj);
-    let at = timestamp(o)?;
+    let at = (*times.get(orphan)?)?;
     // Entries are numbered from the newest: the one written before the orphan is the
     // next one up that is a message, an attachment or a system entry.
     let before = (orphan + 1..back.entries.len())
@@ -573,7 +586,7 @@ fn bridge(back: &Backward<'_, '_>, orphan: usize, seen: &BTreeSet<usize>) -> Opt
         {
             continue;
         }
-        let gap = at - timestamp(e)?;
+        let gap = at - (*times.get(i)?)?;
         if (0..=BRIDGE_MS).contains(&gap) && best.is_none_or(|(g, _)| gap < g) {
             best = Some((gap, i));
         }
