@@ -421,8 +421,8 @@ pub(super) fn read(
     // its `parentUuid` says: nothing before it is sent (a version that linked it to the
     // entries it summarised must not put them back in view).
     let mut chain = vec![head];
-    // Each entry's time, read once the chain first meets a parent that is not there.
-    let mut times = Vec::new();
+    // The entries by time, read once the chain first meets a parent that is not there.
+    let mut clock = None;
     let mut seen = BTreeSet::from([head]);
     while let Some(current) = chain.last().and_then(|&i| back.get(i)) {
         let (at, Some(parent)) = (current.at, current.parent.clone()) else {
@@ -438,10 +438,8 @@ pub(super) fn read(
             // Claude Code left the parent out of the file (a `REPL` call or its result):
             // the chain goes on where Claude Code's loader takes it, or ends here.
             None => {
-                if times.len() != back.entries.len() {
-                    times = back.entries.iter().map(timestamp).collect();
-                }
-                match chain.last().and_then(|&o| bridge(&back, &times, o, &seen)) {
+                let clock = clock.get_or_insert_with(|| Clock::of(&back));
+                match chain.last().and_then(|&o| bridge(&back, clock, o, &seen)) {
                     Some(i) => i,
                     None => break,
                 }
@@ -562,36 +560,63 @@ const BRIDGE_MS: i64 = 5000;
 /// one written just before the orphan (progress entries aside), where the `REPL` call
 /// stood: anything else (the entries disagree, a time that does not read as Claude Code
 /// writes it) ends the chain at the orphan, which keeps fewer entries in view, never more.
-/// `times` holds each entry's [`timestamp`].
+/// `clock` holds the entries' times.
 fn bridge(
     back: &Backward<'_, '_>,
-    times: &[Option<i64>],
+    clock: &Clock,
     orphan: usize,
     seen: &BTreeSet<usize>,
 ) -> Option<usize> {
     let o = back.get(orphan)?;
     let side = is_sidechain(&o.obj);
-    let at = (*times.get(orphan)?)?;
+    let at = timestamp(o)?;
+    if !clock.all_timed {
+        return None;
+    }
     // Entries are numbered from the newest: the one written before the orphan is the
     // next one up that is a message, an attachment or a system entry.
     let before = (orphan + 1..back.entries.len())
         .find(|&i| back.get(i).is_some_and(|e| e.kind() != "progress"))?;
-    let mut best: Option<(i64, usize)> = None;
-    // Oldest first, as Claude Code's loader holds them; each uuid once, as its newest line.
-    for (i, e) in back.entries.iter().enumerate().rev() {
-        if back.by_uuid.get(&e.uuid) != Some(&i)
-            || e.kind() == "progress"
-            || seen.contains(&i)
-            || is_sidechain(&e.obj) != side
-        {
-            continue;
+    // The nearest in time at or before the orphan's; of equals, the first in the file.
+    let upto = clock.sorted.partition_point(|&(t, _)| t <= at);
+    let taken = clock
+        .sorted
+        .get(..upto)?
+        .iter()
+        .rev()
+        .take_while(|&&(t, _)| at - t <= BRIDGE_MS)
+        .map(|&(_, i)| i)
+        .find(|i| {
+            !seen.contains(i) && back.get(*i).is_some_and(|e| is_sidechain(&e.obj) == side)
+        })?;
+    (taken == before).then_some(taken)
+}
+
+/// The entries Claude Code's loader holds (each uuid once, as its newest line; progress
+/// entries aside), by time: oldest first, and of equal times the last in the file first
+/// (entries are numbered from the newest).
+struct Clock {
+    sorted: Vec<(i64, usize)>,
+    /// Every one of them has a time that reads as Claude Code writes it.
+    all_timed: bool,
+}
+
+impl Clock {
+    fn of(back: &Backward<'_, '_>) -> Clock {
+        let mut sorted = Vec::new();
+        let mut all_timed = true;
+        for (i, e) in back.entries.iter().enumerate() {
+            if back.by_uuid.get(&e.uuid) != Some(&i) || e.kind() == "progress" {
+                continue;
+            }
+            match timestamp(e) {
+                Some(t) => sorted.push((t, i)),
+                None => all_timed = false,
+            }
         }
-        let gap = at - (*times.get(i)?)?;
-        if (0..=BRIDGE_MS).contains(&gap) && best.is_none_or(|(g, _)| gap < g) {
-            best = Some((gap, i));
-        }
+        sorted.sort_unstable();
+        Clock { sorted, all_timed }
     }
-    best.map(|(_, i)| i).filter(|&i| i == before)
 }
 
 /// An entry's `timestamp` in milliseconds, when it reads as Claude Code writes it
