@@ -3547,3 +3547,116 @@ fn codex_a_code_mode_call_while_a_yielded_cell_may_run_is_denied_at_once() {
         started.elapsed()
     );
 }
+
+#[test]
+fn codex_a_call_its_killed_process_left_without_output_is_sent_as_aborted() {
+    // a real Codex 0.171.0 session. The model asked for `cat notes.txt` (its output
+    // holds the rule) and `sleep 200` in one response; the `codex exec` process was killed
+    // while the sleep ran, so the rollout holds no output for it. `codex exec resume`
+    // then sent the model both calls, the cat's output, and `aborted` after the sleep
+    // call, and the model answered with `touch gate-marker`: the rule was in view.
+    let h = "codex";
+    let out = hook_with(h, &store(h), &payload(h, "X-3", &fixture(h, "X-3")), &[]);
+    hook_judged(&out, "X-3", RULE, true);
+    assert_eq!(check_against(h, &fixture(h, "X-3")).code, 0);
+
+    // The killed call's arguments are sent too; the rule nowhere else: in view.
+    let scratch = Scratch::new();
+    let rule_in = |what: &str| {
+        edited(h, "X-3", |_, mut v| {
+            let p = &mut v["payload"];
+            if p["call_id"] == "call_cat" && p["type"] == "function_call_output" {
+                p["output"] = Value::from("filler line");
+            }
+            if p["call_id"] == "call_sleep" && what == "arguments" {
+                p["arguments"] = Value::from(format!("{{\"cmd\": \"echo '{RULE}'; sleep 200\"}}"));
+            }
+            vec![v]
+        })
+    };
+    let path = scratch.file("arguments.jsonl", &rule_in("arguments"));
+    let out = hook_with(h, &store(h), &payload(h, "X-3", &path), &[]);
+    hook_judged(&out, "X-3 with the rule in the killed call", RULE, true);
+    // Nowhere: blocked, as before.
+    let path = scratch.file("nowhere.jsonl", &rule_in("nowhere"));
+    blocks_and_denies(h, "X-3", &path, "the rule nowhere");
+}
+
+/// The hook on Claude Code's fixture `name` (a session with `CLAUDE_CODE_REPL=1`, whose
+/// gated call is a `Write`), its file replaced by `rollout` when given.
+fn claude_code_repl_hook(name: &str, file: Option<&[u8]>) -> Run {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let path = match file {
+        Some(bytes) => scratch.file("session.jsonl", bytes),
+        None => fixture(h, name),
+    };
+    let store = "tests/transcripts/store-claude-code-write.jsonl";
+    hook_with(h, store, &payload(h, name, &path), &[])
+}
+
+#[test]
+fn claude_code_a_chain_past_a_repl_call_goes_on_where_claude_code_takes_it() {
+    // Real Claude Code 2.1.197 sessions with CLAUDE_CODE_REPL=1 (tests/transcripts/README.md):
+    // the file holds no `REPL` call nor its result, so the entry after each names a parent
+    // that is not there. Claude Code goes on from the entry at most 5 s older (RP, RPN:
+    // the rule the user stated was sent after the resume; RPI: one process, which sent
+    // the `REPL` call and its result) or, with none (RPS: the script ran 7 s), ends the
+    // chain there: the rule was not sent after the resume. Each was an ERROR.
+    for (name, in_view) in [
+        ("RP-1", true),
+        ("RPN-1", true),
+        ("RPI-1", true),
+        ("RPS-1", false),
+    ] {
+        hook_judged(&claude_code_repl_hook(name, None), name, RULE, in_view);
+    }
+    let h = "claude-code";
+    let stated = "Never run touch gate-marker without the user's sign-off. Read the notes.";
+    // The script's calls and results count for nothing: the session that ran it sent the
+    // `REPL` call and its result instead.
+    let in_script = edited(h, "RP-1", |_, mut v| {
+        if v["type"] == "user" && v["message"]["content"] == stated {
+            v["message"]["content"] = Value::from("Read the notes.");
+        }
+        if v["message"]["content"][0]["type"] == "tool_use"
+            && v["timestamp"] == "2026-12-03T14:11:45.482Z"
+        {
+            v["message"]["content"][0]["input"]["command"] = Value::from(format!("echo '{RULE}'"));
+        }
+        if v["message"]["content"][0]["type"] == "tool_result" {
+            v["message"]["content"][0]["content"] = Value::from(RULE);
+        }
+        vec![v]
+    });
+    let out = claude_code_repl_hook("RP-1", Some(&in_script));
+    hook_judged(&out, "the rule in the script's calls", RULE, false);
+    // The entry Claude Code's loader would take is not the one written before the orphan
+    // (here a message of another branch, written earlier in the file but timed later, that
+    // quotes the rule): the chain ends at the orphan.
+    let other_branch = edited(h, "RP-1", |n, mut v| {
+        if n == 3 {
+            v["message"]["content"] = Value::from("Read the notes.");
+        }
+        if n == 5 {
+            let mut side = v.clone();
+            side["type"] = Value::from("user");
+            side["uuid"] = Value::from("00000000-0000-4000-8000-000000000001");
+            side["timestamp"] = Value::from("2026-12-03T14:11:45.400Z");
+            side["message"] = serde_json::json!({"role": "user", "content": RULE});
+            return vec![v, side];
+        }
+        vec![v]
+    });
+    let out = claude_code_repl_hook("RP-1", Some(&other_branch));
+    hook_judged(&out, "another branch nearer in time", RULE, false);
+    // A time that does not read as Claude Code writes it: the chain ends at the orphan.
+    let untimed = edited(h, "RP-1", |n, mut v| {
+        if n == 7 {
+            v["timestamp"] = Value::from("yesterday");
+        }
+        vec![v]
+    });
+    let out = claude_code_repl_hook("RP-1", Some(&untimed));
+    hook_judged(&out, "an orphan without a time", RULE, false);
+}

@@ -328,6 +328,19 @@ impl<'a> Backward<'_, 'a> {
     }
 }
 
+/// True for a call a `REPL` script made (its id `repl_<uuid>`) or its result. Claude Code
+/// writes them once the script has ended, as calls of their own with empty results, and
+/// sends them so only after the session is resumed: the session that ran the script sends
+/// the `REPL` call and its result, which the file does not hold. Neither form counts.
+fn is_repl_script_block(item: &Value) -> bool {
+    let id = match item.get("type").and_then(Value::as_str) {
+        Some("tool_use") => item.get("id"),
+        Some("tool_result") => item.get("tool_use_id"),
+        _ => None,
+    };
+    id.and_then(Value::as_str).is_some_and(is_repl_inner)
+}
+
 /// True for the id Claude Code 2.1.197 gives a call made from a script of its `REPL`
 /// tool (on with `CLAUDE_CODE_REPL`): `repl_` and a UUID. Such a call reaches the
 /// pre-tool hook under its own tool's name, while the session file holds nothing of the
@@ -408,6 +421,8 @@ pub(super) fn read(
     // its `parentUuid` says: nothing before it is sent (a version that linked it to the
     // entries it summarised must not put them back in view).
     let mut chain = vec![head];
+    // The entries by time, read once the chain first meets a parent that is not there.
+    let mut clock = None;
     let mut seen = BTreeSet::from([head]);
     while let Some(current) = chain.last().and_then(|&i| back.get(i)) {
         let (at, Some(parent)) = (current.at, current.parent.clone()) else {
@@ -416,8 +431,19 @@ pub(super) fn read(
         if current.is_boundary() {
             break;
         }
-        let Some(i) = back.find(&parent)? else {
-            return Err(missing(at, Problem::ChainBroken));
+        let i = match back.find(&parent)? {
+            Some(i) => i,
+            // The parent may be further back in the file.
+            None if !window.is_whole() => return Err(Failure::NeedMore),
+            // Claude Code left the parent out of the file (a `REPL` call or its result):
+            // the chain goes on where Claude Code's loader takes it, or ends here.
+            None => {
+                let clock = clock.get_or_insert_with(|| Clock::of(&back));
+                match chain.last().and_then(|&o| bridge(&back, clock, o, &seen)) {
+                    Some(i) => i,
+                    None => break,
+                }
+            }
         };
         if !seen.insert(i) {
             return Err(Failure::at(at, Problem::ChainCircle));
@@ -511,6 +537,137 @@ fn replaced_results(lines: &[Line<'_>]) -> Result<BTreeSet<String>, Failure> {
         }
     }
     Ok(out)
+}
+
+/// How far back Claude Code's loader looks for the entry to go on from when an entry's
+/// `parentUuid` names no entry of the file (2.1.197, read from its binary: 5,000 ms).
+const BRIDGE_MS: i64 = 5000;
+
+/// The entry the chain goes on from when the parent of entry `orphan` is not in the file,
+/// or `None` when it ends there.
+///
+/// Claude Code 2.1.197 writes no `REPL` call and no result of one (for a user outside
+/// Anthropic it takes them out as it writes the file), so the entry after either names a
+/// parent that is not there; the calls a script made are written as calls of their own
+/// when it ends (their results empty). As it rebuilds the conversation from the file (a
+/// resumed session), Claude Code goes on from the entry, not yet on the chain and on the
+/// same side of a subagent's chain, whose `timestamp` is the nearest at or before the
+/// orphan's, at most [`BRIDGE_MS`] before it (the first in the file of equals); with none,
+/// the chain ends (run against a mock with `CLAUDE_CODE_REPL=1`: a script that ran 7 s
+/// left the resumed request without the user's first prompt). The session that ran the
+/// script has the `REPL` call and its result in memory instead, after the same entries.
+/// So the chain goes on only from the entry Claude Code's loader takes that is also the
+/// one written just before the orphan (progress entries aside), where the `REPL` call
+/// stood: anything else (the entries disagree, a time that does not read as Claude Code
+/// writes it) ends the chain at the orphan, which keeps fewer entries in view, never more.
+/// `clock` holds the entries' times.
+fn bridge(
+    back: &Backward<'_, '_>,
+    clock: &Clock,
+    orphan: usize,
+    seen: &BTreeSet<usize>,
+) -> Option<usize> {
+    let o = back.get(orphan)?;
+    let side = is_sidechain(&o.obj);
+    let at = timestamp(o)?;
+    if !clock.all_timed {
+        return None;
+    }
+    // Entries are numbered from the newest: the one written before the orphan is the
+    // next one up that is a message, an attachment or a system entry.
+    let before = (orphan + 1..back.entries.len())
+        .find(|&i| back.get(i).is_some_and(|e| e.kind() != "progress"))?;
+    // The nearest in time at or before the orphan's; of equals, the first in the file.
+    let upto = clock.sorted.partition_point(|&(t, _)| t <= at);
+    let taken = clock
+        .sorted
+        .get(..upto)?
+        .iter()
+        .rev()
+        .take_while(|&&(t, _)| at - t <= BRIDGE_MS)
+        .map(|&(_, i)| i)
+        .find(|i| {
+            !seen.contains(i) && back.get(*i).is_some_and(|e| is_sidechain(&e.obj) == side)
+        })?;
+    (taken == before).then_some(taken)
+}
+
+/// The entries Claude Code's loader holds (each uuid once, as its newest line; progress
+/// entries aside), by time: oldest first, and of equal times the last in the file first
+/// (entries are numbered from the newest).
+struct Clock {
+    sorted: Vec<(i64, usize)>,
+    /// Every one of them has a time that reads as Claude Code writes it.
+    all_timed: bool,
+}
+
+impl Clock {
+    fn of(back: &Backward<'_, '_>) -> Clock {
+        let mut sorted = Vec::new();
+        let mut all_timed = true;
+        for (i, e) in back.entries.iter().enumerate() {
+            if back.by_uuid.get(&e.uuid) != Some(&i) || e.kind() == "progress" {
+                continue;
+            }
+            match timestamp(e) {
+                Some(t) => sorted.push((t, i)),
+                None => all_timed = false,
+            }
+        }
+        sorted.sort_unstable();
+        Clock { sorted, all_timed }
+    }
+}
+
+/// An entry's `timestamp` in milliseconds, when it reads as Claude Code writes it
+/// (`YYYY-MM-DDTHH:MM:SS.mmmZ`, JavaScript's `toISOString`).
+fn timestamp(e: &Entry<'_>) -> Option<i64> {
+    let t = e.obj.get("timestamp")?.as_str()?.as_bytes();
+    let shape = t.len() == 24
+        && t.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'.',
+            23 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
+    if !shape {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| {
+        t.get(r)?
+            .iter()
+            .try_fold(0i64, |acc, &c| Some(acc * 10 + i64::from(c - b'0')))
+    };
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (h, min, sec, ms) = (n(11..13)?, n(14..16)?, n(17..19)?, n(20..23)?);
+    let days_in = [
+        31,
+        28 + i64::from(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)),
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    let month_days = *days_in.get(usize::try_from(m.checked_sub(1)?).ok()?)?;
+    if !(1..=month_days).contains(&d) || h > 23 || min > 59 || sec > 59 {
+        return None;
+    }
+    // Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((((days * 24 + h) * 60 + min) * 60 + sec) * 1000 + ms)
 }
 
 /// The chain with the results of calls made beside others put back. When the model asks
@@ -749,7 +906,7 @@ fn pieces(
             }),
             Some(Value::Array(items)) => {
                 for (j, item) in items.iter().enumerate() {
-                    let unsent = unsent.contains(&j);
+                    let unsent = unsent.contains(&j) || is_repl_script_block(item);
                     block(out, role, e.at, item, &answered, unsent, call)?;
                 }
             }

@@ -203,7 +203,15 @@ pub(super) fn read<'a>(
         }
         after = items.split_off(end + 1);
     }
-    let answered = answered_calls(&items);
+    // The response being made is now the last run of the model's output, if any; a call
+    // before it that no output answers was cut off (its process killed, say) and is sent
+    // as answered: Codex puts an `aborted` output right after it in every request.
+    let being_made = match judged {
+        Some(_) => run_start(&items, items.len()),
+        None => items.len(),
+    };
+    let mut answered = answered_calls(&items);
+    answered.extend(aborted_calls(&items, being_made, call, &answered));
     let responding = responding(&items, &answered, call);
     let calls = Calls::sent(&items, &responding);
     let mut out = base_instructions(window.head)?;
@@ -289,6 +297,44 @@ pub(super) fn answered_calls(items: &[(u64, Map<'_>, bool)]) -> BTreeSet<String>
             )
         })
         .filter_map(|(_, m, _)| m.get("call_id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Where the run of the model's output that ends before `end` starts (`end` when the
+/// item before it is not the model's output).
+fn run_start(items: &[(u64, Map<'_>, bool)], end: usize) -> usize {
+    let mut start = end;
+    while let Some(prev) = start.checked_sub(1)
+        && items.get(prev).is_some_and(|(_, m, _)| is_output(m))
+    {
+        start = prev;
+    }
+    start
+}
+
+/// The calls before `before` (the start of the response being made) that no output
+/// answers, but the call judged: the model is sent each of them with an output that
+/// reads `aborted`. Codex 0.171.0 fills in a missing output so in every request it
+/// builds (`ensure_call_outputs_present` in `core/src/context_manager/normalize.rs`),
+/// which is what a call whose process was killed before it ended gets after a resume:
+/// run against a mock, a `sleep` killed with its `codex exec` had no output in the
+/// rollout, and the resumed turn's request held the call, `aborted` after it, and the
+/// output of the call made beside it (fixture `codex/X-3`). An interrupt Codex handles
+/// records an output of its own (`aborted by user`). A `local_shell_call` without a
+/// `call_id` is left out: Codex fills in nothing for it (see [`unanswered`]).
+fn aborted_calls(
+    items: &[(u64, Map<'_>, bool)],
+    before: usize,
+    call: Option<&str>,
+    answered: &BTreeSet<String>,
+) -> Vec<String> {
+    items
+        .iter()
+        .take(before)
+        .filter(|(_, m, _)| is_call(m))
+        .filter_map(|(_, m, _)| call_id(m))
+        .filter(|id| call != Some(*id) && !answered.contains(*id))
         .map(str::to_string)
         .collect()
 }

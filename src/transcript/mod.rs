@@ -288,9 +288,6 @@ pub enum Problem {
     /// A Codex rollout whose first entry is not its `session_meta`.
     #[error("a Codex rollout starts with its `session_meta` entry")]
     NoSessionMeta,
-    /// A Claude Code entry whose `parentUuid` names no entry.
-    #[error("this entry's `parentUuid` names no entry of the transcript: the chain is broken")]
-    ChainBroken,
     /// A Claude Code `parentUuid` chain that comes back to an entry.
     #[error("the `parentUuid` chain runs in a circle")]
     ChainCircle,
