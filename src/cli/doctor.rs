@@ -1475,6 +1475,20 @@ fn check_store(
             crate::validate::BINDS_NOTHING
         ));
     }
+    if reads_transcript {
+        // The hook counts a record kept when its text is in the transcript's live
+        // context: a rule with a label for a text may be "in view" where it was never
+        // said, and never bind (what `validate` warns of).
+        for record in input.store.records() {
+            if let Some(message) = crate::validate::text_warning(record) {
+                f.note(format!(
+                    "the store `{}`: record `{}`: {message}",
+                    clean(&shown),
+                    clean(&record.id)
+                ));
+            }
+        }
+    }
     if let Some(id) = wiring::typed_input_unjudged(harness, &input.store)
         && !reads_transcript
     {
