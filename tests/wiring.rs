@@ -783,6 +783,40 @@ fn doctor_notes_a_rule_whose_text_a_transcript_can_hold_by_chance() {
         );
         assert!(!out.stderr.contains("`full`"), "{h}: {}", out.stderr);
     }
+    // A large store: five lines, then a count.
+    let facts: Vec<String> = (1..=12)
+        .map(|i| {
+            format!(r#"{{"id": "f{i}", "seq": {i}, "kind": "fact", "field": "x{i}", "value": 1}}"#)
+        })
+        .collect();
+    let s = Sandbox::new();
+    s.wired("codex");
+    std::fs::write(
+        s.store(),
+        format!(
+            r#"{{"records": [{}, {{"id": "e", "seq": 99, "kind": "effect", "tool": "Bash", "match": {{"command": "./deploy.sh"}}, "text": "The deploy already ran."}}]}}"#,
+            facts.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = s.doctor("codex");
+    assert_clean(&out, &s.settings("codex"), "codex");
+    let store = s.store().display().to_string();
+    let notes: Vec<&str> = (out.stderr.lines())
+        .filter(|l| l.contains(&format!("the store `{store}`:")))
+        .collect();
+    assert_eq!(notes.len(), 6, "{}", out.stderr);
+    assert!(
+        notes[4].contains("record `f5`: fact without `text`"),
+        "{}",
+        notes[4]
+    );
+    assert_eq!(
+        notes[5],
+        format!(
+            "omission-gate doctor: note: the store `{store}`: 7 more records have no `text` or one too short to say the rule: `omission-gate validate {store}` lists them"
+        )
+    );
 }
 
 /// init over an existing store that names `Bash` and never `Monitor` or `PowerShell`
