@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::action::Tool;
 use crate::compaction::Compaction;
-use crate::record::{Kind, Store, globs_overlap, misspelt_kind};
+use crate::record::{Kind, Record, Store, globs_overlap, misspelt_kind};
 use crate::text::clean;
 
 /// One thing worth a second look in a valid store.
@@ -53,25 +53,8 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
                 )));
             }
         }
-        let typed = match &record.kind {
-            Kind::Policy(_) => Some("policy"),
-            Kind::Fact(_) => Some("fact"),
-            _ => None,
-        };
-        if let Some(what) = typed
-            && record.text.is_none()
-        {
-            out.push(at(format!(
-                "{what} without `text`: it is never in view of a transcript, so a kept set read from one always drops it"
-            )));
-        }
-        if let (Some(what), Some(text)) = (typed, &record.text)
-            && looks_too_short(text)
-        {
-            out.push(at(format!(
-                "{what} whose `text` `{}` is so short that a transcript can hold it by chance: read from a transcript, the record counts as in view wherever those words occur, even where it was never said; write it out in full",
-                clean(text)
-            )));
+        if let Some(message) = text_warning(record) {
+            out.push(at(message));
         }
         // A scope or effect tool written as a matcher's regex or a shell's glob.
         let names: &[String] = match &record.kind {
@@ -144,6 +127,27 @@ pub const BINDS_NOTHING: &str = "no restrictive policy, effect record or record 
 fn is_pattern(name: &str) -> bool {
     const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
     name.contains(SYNTAX)
+}
+
+/// What a policy or fact's `text` makes of it when the kept set is read from a
+/// transcript: none, never in view (always dropped); one too short to say the rule, in
+/// view wherever those words occur (kept by chance, so it may never bind).
+pub(crate) fn text_warning(record: &Record) -> Option<String> {
+    let what = match &record.kind {
+        Kind::Policy(_) => "policy",
+        Kind::Fact(_) => "fact",
+        _ => return None,
+    };
+    match &record.text {
+        None => Some(format!(
+            "{what} without `text`: it is never in view of a transcript, so a kept set read from one always drops it"
+        )),
+        Some(text) if looks_too_short(text) => Some(format!(
+            "{what} whose `text` `{}` is so short that a transcript can hold it by chance: read from a transcript, the record counts as in view wherever those words occur, even where it was never said; write it out in full",
+            clean(text)
+        )),
+        Some(_) => None,
+    }
 }
 
 /// A `text` of fewer than three words and fewer than 16 characters: a label rather than

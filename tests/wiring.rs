@@ -745,6 +745,80 @@ fn doctor_notes_the_file_changing_tools_a_store_never_names_beside_one_it_names(
     }
 }
 
+/// Under init's `--kept-from transcript`, a record is kept when its text is in the
+/// transcript: a rule whose text is a label (`data`) counts as in view wherever the
+/// word occurs, so the hook may pass the call it forbids; a rule without text is never
+/// in view. doctor used to say only `ok` for such a store (validate warns of it); the
+/// wiring gates, so it stays clean (exit 0) and notes each such record.
+#[test]
+fn doctor_notes_a_rule_whose_text_a_transcript_can_hold_by_chance() {
+    let store = r#"{"records": [
+      {"id": "short", "seq": 1, "kind": "policy", "scope": ["Bash", "run_shell_command"], "predicate": {"field": "command", "op": "eq", "value": "rm -r data"}, "effect": "deny", "text": "data"},
+      {"id": "mute", "seq": 2, "kind": "policy", "scope": ["Bash", "run_shell_command"], "predicate": {"field": "command", "op": "eq", "value": "rm -r logs"}, "effect": "deny"},
+      {"id": "full", "seq": 3, "kind": "policy", "scope": ["Bash", "run_shell_command"], "predicate": {"field": "command", "op": "eq", "value": "rm -r www"}, "effect": "deny", "text": "Never delete the www folder."}
+    ]}"#;
+    for h in ["claude-code", "codex", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        std::fs::write(s.store(), store).unwrap();
+        let out = s.doctor(h);
+        assert_clean(&out, &s.settings(h), h);
+        let at = format!(
+            "omission-gate doctor: note: the store `{}`: record",
+            s.store().display()
+        );
+        assert!(
+            out.stderr.contains(&format!(
+                "{at} `short`: policy whose `text` `data` is so short that a transcript can hold it by chance: read from a transcript, the record counts as in view wherever those words occur, even where it was never said; write it out in full\n"
+            )),
+            "{h}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains(&format!(
+                "{at} `mute`: policy without `text`: it is never in view of a transcript, so a kept set read from one always drops it\n"
+            )),
+            "{h}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("`full`"), "{h}: {}", out.stderr);
+    }
+    // A large store: five lines, then a count.
+    let facts: Vec<String> = (1..=12)
+        .map(|i| {
+            format!(r#"{{"id": "f{i}", "seq": {i}, "kind": "fact", "field": "x{i}", "value": 1}}"#)
+        })
+        .collect();
+    let s = Sandbox::new();
+    s.wired("codex");
+    std::fs::write(
+        s.store(),
+        format!(
+            r#"{{"records": [{}, {{"id": "e", "seq": 99, "kind": "effect", "tool": "Bash", "match": {{"command": "./deploy.sh"}}, "text": "The deploy already ran."}}]}}"#,
+            facts.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = s.doctor("codex");
+    assert_clean(&out, &s.settings("codex"), "codex");
+    let store = s.store().display().to_string();
+    let notes: Vec<&str> = (out.stderr.lines())
+        .filter(|l| l.contains(&format!("the store `{store}`:")))
+        .collect();
+    assert_eq!(notes.len(), 6, "{}", out.stderr);
+    assert!(
+        notes[4].contains("record `f5`: fact without `text`"),
+        "{}",
+        notes[4]
+    );
+    assert_eq!(
+        notes[5],
+        format!(
+            "omission-gate doctor: note: the store `{store}`: 7 more records have no `text` or one too short to say the rule: `omission-gate validate {store}` lists them"
+        )
+    );
+}
+
 /// init over an existing store that names `Bash` and never `Monitor` or `PowerShell`
 /// says the hook will deny their calls, and what to add.
 #[test]

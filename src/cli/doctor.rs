@@ -1509,6 +1509,31 @@ fn check_store(
             crate::validate::BINDS_NOTHING
         ));
     }
+    if reads_transcript {
+        // The hook counts a record kept when its text is in the transcript's live
+        // context: a rule with a label for a text may be "in view" where it was never
+        // said, and never bind (what `validate` warns of).
+        // At most a few lines for a large store: `validate` lists them all.
+        const SHOWN: usize = 5;
+        let texts: Vec<(&str, String)> = (input.store.records().iter())
+            .filter_map(|r| crate::validate::text_warning(r).map(|m| (r.id.as_str(), m)))
+            .collect();
+        for (id, message) in texts.iter().take(SHOWN) {
+            f.note(format!(
+                "the store `{}`: record `{}`: {message}",
+                clean(&shown),
+                clean(id)
+            ));
+        }
+        if texts.len() > SHOWN {
+            f.note(format!(
+                "the store `{}`: {} more records have no `text` or one too short to say the rule: `omission-gate validate {}` lists them",
+                clean(&shown),
+                texts.len() - SHOWN,
+                clean(&shown)
+            ));
+        }
+    }
     if let Some(id) = wiring::typed_input_unjudged(harness, &input.store)
         && !reads_transcript
     {
