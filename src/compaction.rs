@@ -297,11 +297,15 @@ fn unknown_kept_id(store: &Store, id: &str) -> KeptError {
     }
 }
 
-/// ` (did you mean `NEAR`?)`, or nothing.
+/// ` (did you mean `NEAR`?)`, or, with no id near it, the fix: a `kept` list left from
+/// records since removed (a starter store's) otherwise read as a puzzle.
 fn did_you_mean(near: &Option<String>) -> String {
     near.as_deref()
         .map(|near| format!(" (did you mean `{}`?)", visible(near)))
-        .unwrap_or_default()
+        .unwrap_or_else(|| {
+            ": each kept id is a record's `id`: remove it from the kept ids, or add the record"
+                .to_string()
+        })
 }
 
 /// Longest kept id (in characters) compared by edit distance; longer ones get a
@@ -501,8 +505,10 @@ mod tests {
         assert!(hint("R10").contains("(did you mean `r10`?)"));
         assert!(hint("r13").contains("(did you mean `r1`?)"));
         assert!(hint("rr").contains("(did you mean `r1`?)"));
-        assert!(hint("nope").ends_with("names no record"));
-        assert!(hint(&"r".repeat(MAX_EDIT_LEN + 1)).ends_with("names no record"));
+        assert!(hint("nope").ends_with(
+            "names no record: each kept id is a record's `id`: remove it from the kept ids, or add the record"
+        ));
+        assert!(hint(&"r".repeat(MAX_EDIT_LEN + 1)).ends_with("or add the record"));
     }
 
     #[test]

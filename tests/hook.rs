@@ -537,7 +537,7 @@ fn an_unreadable_or_invalid_store_is_a_denial() {
         ),
         (
             vec!["--store", STORE, "--kept", "r1,zz"],
-            "--kept: kept id `zz` names no record".to_string(),
+            "--kept: kept id `zz` names no record: each kept id is a record's `id`: remove it from the kept ids, or add the record".to_string(),
         ),
         (
             vec!["--store", "-"],

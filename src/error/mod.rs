@@ -239,7 +239,10 @@ mod tests {
             near: None,
         };
         let kept = InputError::invalid("--kept", "kept", unknown);
-        assert_eq!(kept.to_string(), "--kept: kept id `x` names no record");
+        assert_eq!(
+            kept.to_string(),
+            "--kept: kept id `x` names no record: each kept id is a record's `id`: remove it from the kept ids, or add the record"
+        );
         let flags = InputError::invalid("--kept", "flags", FlagProblem::KeptTwice);
         assert_eq!(
             flags.to_string(),
