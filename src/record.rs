@@ -721,10 +721,10 @@ impl Named {
     /// Whether every record giving `name` binds calls of `tool` as well: each policy
     /// giving it has a name covering `tool` in its scope, and each effect giving it has a
     /// twin, an effect whose `tool` covers `tool` with the same `match` (a ledger shared
-    /// by harnesses writes a call both ways, in two records, or under a glob covering both). Told from the names
-    /// all the policies giving `name` give, so policies that cover `tool` each by a name
-    /// the others lack count as not binding it (fails closed). False when no record gives
-    /// `name`.
+    /// by harnesses writes a call both ways, in two records, or once under a glob covering
+    /// both). Told from the names all the policies giving `name` give, so policies that
+    /// cover `tool` each by a name the others lack count as not binding it (fails closed).
+    /// False when no record gives `name`.
     pub fn always_with(&self, name: &str, tool: &str) -> bool {
         let Some(giving) = self.0.get(name) else {
             return false;

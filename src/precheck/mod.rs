@@ -529,10 +529,9 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
     Ok(Some(Action { tool, params }))
 }
 
-/// Precheck's finding for a dropped effect over the tools that meet its tool (some name is
-/// covered by both, [`effect_meets`]): the first
-/// replaying call, else a replay it could not rule out, else a note when a schema rules
-/// every replay out.
+/// Precheck's finding for a dropped effect over the tools its `tool` meets (some name is
+/// covered by both, [`effect_meets`]): the first replaying call, else a replay it could
+/// not rule out, else a note when a schema rules every replay out.
 fn effect_findings(record: &Record, effect: &Effect, covering: &[&Domain]) -> Option<Finding> {
     let mut undecided = None;
     for domain in covering {
