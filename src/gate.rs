@@ -12,7 +12,7 @@ use crate::action::Action;
 use crate::compaction::{Compaction, Totals};
 use crate::json::{json_brief, json_text};
 use crate::predicate::{Resolve, Tri, TypeMismatch, json_eq};
-use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store};
+use crate::record::{Effect, Kind, Policy, PolicyEffect, Record, Store, glob_match};
 use crate::text::{clean, clean_brief};
 
 /// How much a finding weighs in the verdict. Ordered: errors first.
@@ -517,10 +517,11 @@ where
     findings
 }
 
-/// True when `action` repeats the effect: same tool, and every `match` entry equals the
-/// top-level param of that name (a missing param never equals).
+/// True when `action` repeats the effect: the effect's `tool` covers the action's tool
+/// (a plain name covers only itself, a `*` glob every name it matches, SPEC 2), and every
+/// `match` entry equals the top-level param of that name (a missing param never equals).
 pub fn replays(effect: &Effect, action: &Action) -> bool {
-    effect.tool == action.tool
+    glob_match(&effect.tool, &action.tool)
         && effect
             .matches
             .iter()
@@ -883,14 +884,23 @@ fn ids_in_seq_order(store: &Store, mut positions: Vec<usize>) -> Vec<String> {
 /// The finding `check` reports for an effect record that `action` replays.
 pub fn effect_finding(record: &Record, effect: &Effect, kept: bool, action: &Action) -> Finding {
     let matched = json_text(&Value::Object(effect.matches.clone()));
+    // An effect of a glob names the glob, and the call's tool it covers.
+    let ran = if effect.tool == action.tool {
+        clean(&action.tool).into_owned()
+    } else {
+        format!(
+            "{} (a glob covering {})",
+            clean(&effect.tool),
+            clean(&action.tool)
+        )
+    };
     if kept {
         Finding::new(
             Code::KeptEffectReplay,
             Some(record),
             format!(
-                "kept effect '{}' records that {} already ran with {matched}; the agent can see it, and this call repeats it",
+                "kept effect '{}' records that {ran} already ran with {matched}; the agent can see it, and this call repeats it",
                 clean(&record.id),
-                clean(&action.tool)
             ),
         )
     } else {
@@ -898,9 +908,8 @@ pub fn effect_finding(record: &Record, effect: &Effect, kept: bool, action: &Act
             Code::DroppedEffectReplay,
             Some(record),
             format!(
-                "dropped effect '{}' records that {} already ran with {matched} (seq {}); this call replays a non-idempotent side effect the agent can no longer see",
+                "dropped effect '{}' records that {ran} already ran with {matched} (seq {}); this call replays a non-idempotent side effect the agent can no longer see",
                 clean(&record.id),
-                clean(&action.tool),
                 record.seq
             ),
         );

@@ -19,7 +19,7 @@ use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::json::json_text;
 use crate::precheck::{self, Domain, PolicyScan};
 use crate::predicate::Tri;
-use crate::record::{Kind, Named, Store, glob_match};
+use crate::record::{Kind, Named, Store};
 use crate::report::{CompactionSummary, Mode, Pinned, Report, TokenSummary, action_text};
 use crate::text::clean;
 
@@ -131,7 +131,7 @@ pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
             Kind::Effect(effect) => {
                 // An effect whose replay some covering tool cannot rule out is pinned.
                 let replayable = live.iter().any(|d| {
-                    glob_match(&d.name, &effect.tool)
+                    precheck::effect_meets(effect, d)
                         && !matches!(precheck::effect_witness(d, effect), Ok(None))
                 });
                 if replayable {

@@ -720,11 +720,11 @@ impl Named {
 
     /// Whether every record giving `name` binds calls of `tool` as well: each policy
     /// giving it has a name covering `tool` in its scope, and each effect giving it has a
-    /// twin, an effect of `tool` with the same `match` (an effect names one tool: a ledger
-    /// shared by harnesses writes a call both ways, in two records). Told from the names
-    /// all the policies giving `name` give, so policies that cover `tool` each by a name
-    /// the others lack count as not binding it (fails closed). False when no record gives
-    /// `name`.
+    /// twin, an effect whose `tool` covers `tool` with the same `match` (a ledger shared
+    /// by harnesses writes a call both ways, in two records, or once under a glob covering
+    /// both). Told from the names all the policies giving `name` give, so policies that
+    /// cover `tool` each by a name the others lack count as not binding it (fails closed).
+    /// False when no record gives `name`.
     pub fn always_with(&self, name: &str, tool: &str) -> bool {
         let Some(giving) = self.0.get(name) else {
             return false;
@@ -736,13 +736,18 @@ impl Named {
         scopes && self.twinned(name, tool)
     }
 
-    /// Whether each effect of `name` has a twin of `tool` ([`Named::always_with`]).
+    /// Whether each effect of `name` has a twin covering `tool` ([`Named::always_with`]):
+    /// an effect with the same `match` whose `tool` (itself, when `name` is a glob that
+    /// covers `tool`) covers `tool`, so that it replays the same calls of `tool`.
     fn twinned(&self, name: &str, tool: &str) -> bool {
-        let theirs = self.0.get(tool).map(|g| &g.effects);
+        let covering: Vec<&BTreeSet<u64>> = (self.0.iter())
+            .filter(|(n, _)| glob_match(n, tool))
+            .map(|(_, g)| &g.effects)
+            .collect();
         self.0.get(name).is_none_or(|g| {
             g.effects
                 .iter()
-                .all(|h| theirs.is_some_and(|t| t.contains(h)))
+                .all(|h| covering.iter().any(|t| t.contains(h)))
         })
     }
 }
@@ -1072,8 +1077,8 @@ mod tests {
         assert!(named.always_with("bash", "Bash"));
         // A glob in the same scope covers the tool.
         assert!(named.always_with("x", "Edit"));
-        // An effect names one tool: an effect of the tool with the same `match` must
-        // give the tool; one of another `match` replays other calls.
+        // An effect of a name covers that name: an effect covering the tool with the same
+        // `match` must give the tool; one of another `match` replays other calls.
         assert!(!named.always_with("run_shell_command", "Bash"));
         named.effect("Bash", &ls);
         assert!(!named.always_with("run_shell_command", "Bash"));
@@ -1092,6 +1097,24 @@ mod tests {
         assert_eq!(joined, named);
         assert!(named.always_with("run_shell_command", "Bash"));
         assert!(!named.always_with("nothing", "nothing"));
+    }
+
+    /// An effect whose `tool` is a glob replays every call of a tool it covers: it is a
+    /// twin for that tool, and an effect of a glob binds the tools it covers by itself.
+    #[test]
+    fn an_effect_of_a_glob_tool_is_a_twin_for_every_tool_it_covers() {
+        let rm = serde_json::json!({"command": "rm"})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let mut named = Named::default();
+        named.effect("run_shell_command", &rm);
+        assert!(!named.always_with("run_shell_command", "Bash"));
+        named.effect("Ba*", &rm);
+        assert!(named.always_with("run_shell_command", "Bash"));
+        assert!(!named.always_with("run_shell_command", "Edit"));
+        assert!(named.always_with("Ba*", "Bash"));
+        assert!(!named.always_with("Ba*", "Edit"));
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub enum Undecided {
     /// A field with more dots (the second, the most) than precheck tries every spelling
     /// of through keys with dots of their own.
     Spellings(String, usize),
+    /// Two tool globs too long to tell exactly whether some name matches both.
+    Globs(String, String),
 }
 
 impl Undecided {
@@ -94,6 +96,11 @@ impl Undecided {
             Undecided::Spellings(f, most) => format!(
                 "it reads `{}`, a field of more than {most} dots, and precheck does not try every way a call can spell it through keys with dots",
                 clean(f)
+            ),
+            Undecided::Globs(a, b) => format!(
+                "the globs {} and {} are too long to tell whether some tool name matches both",
+                clean(a),
+                clean(b)
             ),
         }
     }

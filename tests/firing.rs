@@ -270,6 +270,51 @@ fn dropped_effect_replay_blocks_and_kept_one_is_a_note() {
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
 }
 
+/// An effect's `tool` may be a glob (SPEC 2): it records a call of a tool it covers, and
+/// every call of such a tool with its `match` replays it.
+#[test]
+fn an_effect_of_a_glob_tool_replays_every_call_of_a_tool_it_covers() {
+    let s = Scratch::new();
+    let path = s.file(
+        "s.json",
+        br#"{"records":[{"id":"c1","seq":1,"kind":"chatter","text":"hi"},{"id":"e1","seq":2,"kind":"effect","tool":"refunds.*","match":{"order":7},"text":"refund for order 7 issued"}],"kept":["c1"]}"#,
+    );
+    let action = r#"{"tool":"refunds.create","params":{"order":7}}"#;
+    let r = run(&["check", &path, "--action", action], None);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-effect-replay) exit 1"
+    );
+    assert_eq!(
+        r.labelled("reason"),
+        [
+            r#"dropped-effect-replay: dropped effect 'e1' records that refunds.* (a glob covering refunds.create) already ran with {"order":7} (seq 2); this call replays a non-idempotent side effect the agent can no longer see"#
+        ]
+    );
+    assert_eq!(r.labelled("restore"), ["e1"]);
+    // Kept, it is a note; a tool it does not cover, or another `match`, does not replay it.
+    let r = run(
+        &["check", &path, "--kept", "c1,e1", "--action", action],
+        None,
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert!(
+        r.labelled("note")[0].starts_with(
+            "kept-effect-replay: kept effect 'e1' records that refunds.* (a glob covering refunds.create) already ran"
+        ),
+        "{}",
+        r.stdout
+    );
+    for other in [
+        r#"{"tool":"orders.create","params":{"order":7}}"#,
+        r#"{"tool":"refunds.create","params":{"order":8}}"#,
+    ] {
+        let r = run(&["check", &path, "--action", other], None);
+        assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{other}");
+    }
+}
+
 #[test]
 fn dropped_unevaluable_records_block_unless_flying_blind() {
     let s = r#"{"id":"s","seq":1,"kind":"summary","text":"the middle of the thread"}"#;

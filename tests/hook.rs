@@ -1700,7 +1700,7 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
         "{}",
         out.stderr
     );
-    // Effects name one tool each: a shared ledger gives a call both ways in two records.
+    // A shared ledger gives a call both ways, in two records.
     let effect = |id: &str, seq: u64, tool: &str| {
         serde_json::json!({
             "id": id, "seq": seq, "kind": "effect", "tool": tool,
@@ -1720,6 +1720,16 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
         &payload("claude-code", "Bash", r#"{"command":"rm -rf build"}"#),
     );
     assert_blocked(&out, "dropped-effect-replay", "");
+    // Or under a glob covering the tool: its effect of the same `match` is a twin.
+    let globbed = write(
+        "ledger-glob.json",
+        &[effect("a", 1, "run_shell_command"), effect("c", 2, "B*")],
+    );
+    let out = run(
+        &["hook", "claude-code", "--store", &globbed],
+        &payload("claude-code", "Bash", r#"{"command":"rm -rf build"}"#),
+    );
+    assert_blocked(&out, "dropped-effect-replay", "a twin of `B*`");
     // An effect given only another harness's way, beside a policy on the tool: denied.
     let mixed = write(
         "mixed.json",
@@ -1927,7 +1937,8 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
         );
         assert_denied(&out, &invalid_reason_with(&message, MISNAMED_ADVICE), h);
     }
-    // An effect of `*` (an effect binds only calls of its tool, by name): MCP calls pass.
+    // An effect of `*` is no spelling of another harness's name: it replays the calls of
+    // every tool with its `match`, and only those (an MCP call of another amount passes).
     let path = dir.join("effect-glob.json");
     let effect = serde_json::json!({
         "id": "e", "seq": 1, "kind": "effect", "tool": "*", "match": {"amount": 1}
@@ -1939,6 +1950,13 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
         &payload("claude-code", REFUND_TOOL, r#"{"amount":2}"#),
     );
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // The call it covers with its `match` replays it (it passed: the hook judged the
+    // call, and `check` compared the effect's tool by name).
+    let out = run(
+        &["hook", "claude-code", "--store", path.to_str().unwrap()],
+        &payload("claude-code", REFUND_TOOL, r#"{"amount":1}"#),
+    );
+    assert_blocked(&out, "dropped-effect-replay", "an effect of `*`");
 }
 
 /// A glob of another harness's built-in name (`Bas*` for Claude Code's `Bash`, under

@@ -126,6 +126,46 @@ fn an_effect_tool_glob_makes_a_hook_guard_the_call_on_a_large_store() {
     }
 }
 
+/// An effect of a glob `tool` replays every call of a tool it covers: on a large store
+/// the lean load holds it for `check`, for precheck and pin of a listed tool it covers or
+/// a glob that meets it, and both loads block (or pin) alike.
+#[test]
+fn an_effect_tool_glob_replays_a_covered_call_alike_on_both_loads() {
+    let scratch = Scratch::new();
+    let text =
+        store(&[r#"{"id":"e0","seq":SEQ,"kind":"effect","tool":"refunds.*","match":{"order":7}}"#]);
+    let path = scratch.file("store.jsonl", text.as_bytes());
+    let action = r#"{"tool":"refunds.create","params":{"order":7}}"#;
+    let checked = same_on_both_paths(
+        &["check", "STORE", "--kept", "c1", "--action", action],
+        &path,
+        None,
+    );
+    assert_eq!(checked.0, 1, "{}", checked.1);
+    assert!(checked.1.contains("dropped-effect-replay"), "{}", checked.1);
+    for tools in ["refunds.create", "refunds.c*", "*"] {
+        let (code, stdout, _) = same_on_both_paths(
+            &[
+                "check",
+                "--precheck",
+                "STORE",
+                "--kept",
+                "c1",
+                "--tools",
+                tools,
+            ],
+            &path,
+            None,
+        );
+        assert_eq!(code, 1, "{tools}: {stdout}");
+        let (_, stdout, _) = same_on_both_paths(&["pin", "STORE", "--tools", tools], &path, None);
+        assert!(
+            stdout.contains("pinned    : e0 (effect ledger entry of refunds.*"),
+            "{tools}: {stdout}"
+        );
+    }
+}
+
 /// The same under `--kept-from transcript`, where the records in view of the session are
 /// the kept ones: the lean load for the call must hold the glob effect too.
 #[test]

@@ -114,6 +114,29 @@ fn pin_closes_over_depends_on_and_keeps_revokers_effects_and_unevaluable_records
     );
 }
 
+/// An effect of a glob `tool` is pinned for a listed tool it covers: a call of that tool
+/// can replay it.
+#[test]
+fn pin_keeps_an_effect_of_a_glob_tool_for_a_tool_it_covers() {
+    let s = Scratch::new();
+    let doc = records(&[
+        r#"{"id":"c1","seq":1,"kind":"chatter","text":"hi"}"#,
+        r#"{"id":"e1","seq":2,"kind":"effect","tool":"refunds.*","match":{"order":7}}"#,
+    ]);
+    let path = s.file("in.json", doc.as_bytes());
+    for tools in ["refunds.create", "*", "refunds.*"] {
+        let r = run(&["pin", &path, "--tools", tools], None);
+        assert_eq!(
+            r.labelled("pinned"),
+            ["e1 (effect ledger entry of refunds.*: a reachable call can replay it)"],
+            "{tools}: {}",
+            r.stdout
+        );
+    }
+    let r = run(&["pin", &path, "--tools", "orders.create"], None);
+    assert!(r.labelled("pinned").is_empty(), "{}", r.stdout);
+}
+
 #[test]
 fn budget_then_check_kept_is_the_compactor_loop() {
     let s = Scratch::new();

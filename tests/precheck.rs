@@ -343,6 +343,60 @@ fn a_dropped_effect_a_call_can_replay_blocks_and_check_agrees() {
     );
 }
 
+/// A dropped effect of a glob `tool` may be replayed by a call of every tool it covers: a
+/// listed tool it covers is judged, and the witness is a concrete call `check` blocks on
+/// the same effect, never the glob itself.
+#[test]
+fn a_dropped_effect_of_a_glob_tool_blocks_a_tool_it_covers_and_check_agrees() {
+    let s = Scratch::new();
+    let effect = r#"{"id":"e1","seq":2,"kind":"effect","tool":"refunds.*","match":{"order":7},"text":"refund for order 7 issued"}"#;
+    let path = s.file("in.json", store(&[effect, CHAT], &["c9"]).as_bytes());
+    let named = run(
+        &["check", "--precheck", &path, "--tools", "refunds.create"],
+        None,
+    );
+    let star = run(&["check", "--precheck", &path, "--tools", "*"], None);
+    let given = run(&["check", "--precheck", &path], None);
+    let schema = r#"{"type":"object","properties":{"order":{"type":"integer"},"reason":{"type":"string"}},"required":["order","reason"]}"#;
+    let typed = precheck(&s, &path, Some(&tool(schema)), &[]);
+    for (r, witness) in [
+        (&named, r#"refunds.create {"order":7}"#),
+        (&star, r#"refunds.x {"order":7}"#),
+        (&given, r#"refunds.x {"order":7}"#),
+        (&typed, r#"refunds.create {"order":7,"reason":""}"#),
+    ] {
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (may-bind-some-action) exit 1"
+        );
+        assert_eq!(r.labelled("witness"), [witness], "{}", r.stdout);
+        assert_eq!(r.labelled("restore"), ["e1"]);
+        let (tool, params) = witness.split_once(' ').unwrap();
+        let action = format!(r#"{{"tool":"{tool}","params":{params}}}"#);
+        let c = run(&["check", &path, "--action", &action], None);
+        assert_eq!(
+            c.verdict_line(),
+            "verdict   : BLOCK (dropped-effect-replay) exit 1",
+            "{action}"
+        );
+        assert!(r.labelled("reason")[0].ends_with(&c.labelled("reason")[0]));
+    }
+    // The listed tool was judged; the glob's other tools were not, and the note says so.
+    assert_eq!(
+        named.labelled("note"),
+        [
+            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were not judged: refunds.* (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)"
+        ]
+    );
+    // A tool the glob does not cover is not replayed.
+    let other = run(
+        &["check", "--precheck", &path, "--tools", "orders.create"],
+        None,
+    );
+    assert_eq!(other.verdict_line(), "verdict   : PASS exit 0");
+}
+
 #[test]
 fn a_stale_permit_is_found_without_an_action() {
     let s = Scratch::new();

@@ -649,6 +649,16 @@ fn doctor_notes_a_built_in_the_store_never_names_beside_one_that_does_the_same()
         );
         assert!(out.stderr.contains(&note), "{}", out.stderr);
     }
+    // An effect of a glob covering them, of the same `match`, replays their calls too.
+    let store = r#"{"records": [{"id": "e", "seq": 1, "kind": "effect", "tool": "Bash", "match": {"command": "./deploy.sh"}, "text": "The deploy already ran."}, {"id": "m", "seq": 2, "kind": "effect", "tool": "Monito*", "match": {"command": "./deploy.sh"}}, {"id": "p", "seq": 3, "kind": "effect", "tool": "PowerShel*", "match": {"command": "./deploy.sh"}}], "kept": []}"#;
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    assert!(
+        !out.stderr.contains("which does the same"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A store whose rule names one of a harness's file-changing built-ins and not the

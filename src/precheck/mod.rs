@@ -26,7 +26,7 @@ use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
 use crate::json::json_text;
 use crate::predicate::{Op, Predicate, Tri};
 use crate::record::{
-    Effect, Kind, Named, Policy, PolicyEffect, Record, Store, glob_match, glob_meet,
+    Effect, Kind, Named, Policy, PolicyEffect, Record, Store, glob_match, glob_meet, globs_overlap,
 };
 use crate::schema::{Probe, Schema, Undecided};
 use crate::text::clean;
@@ -479,16 +479,25 @@ fn names(fields: &[&str]) -> String {
         .join(", ")
 }
 
-/// A call of the effect's tool, with the params of `domain` (a tool that covers it),
-/// that replays `effect`: its `match` entries, plus the required params filled; `None`
-/// when the schema admits no such call.
+/// A call that replays `effect`, of a tool that both the effect's `tool` and `domain`
+/// cover (the domain's own name when it is a plain name), with the params of `domain`:
+/// its `match` entries, plus the required params filled; `None` when no tool name is
+/// covered by both, or the schema admits no such call. `check` reports the effect for
+/// the call it gives.
 pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>, Undecided> {
+    let Some(tool) = glob_meet(&effect.tool, &domain.name) else {
+        return Ok(None);
+    };
+    if !glob_match(&effect.tool, &tool) {
+        // Two globs too long to search exactly: they may meet, in a name not found.
+        return Err(Undecided::Globs(effect.tool.clone(), domain.name.clone()));
+    }
     let schema = &domain.schema;
     if let Some(values) = schema.finite() {
         return Ok(values.into_iter().find_map(|v| match v {
             Value::Object(params) => {
                 let action = Action {
-                    tool: effect.tool.clone(),
+                    tool: tool.clone(),
                     params,
                 };
                 gate::replays(effect, &action).then_some(action)
@@ -517,15 +526,12 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             None => return Ok(None),
         }
     }
-    Ok(Some(Action {
-        tool: effect.tool.clone(),
-        params,
-    }))
+    Ok(Some(Action { tool, params }))
 }
 
-/// Precheck's finding for a dropped effect over the tools that cover its tool: the first
-/// replaying call, else a replay it could not rule out, else a note when a schema rules
-/// every replay out.
+/// Precheck's finding for a dropped effect over the tools its `tool` meets (some name is
+/// covered by both, [`effect_meets`]): the first replaying call, else a replay it could
+/// not rule out, else a note when a schema rules every replay out.
 fn effect_findings(record: &Record, effect: &Effect, covering: &[&Domain]) -> Option<Finding> {
     let mut undecided = None;
     for domain in covering {
@@ -578,6 +584,12 @@ fn effect_findings(record: &Record, effect: &Effect, covering: &[&Domain]) -> Op
             json_text(&Value::Object(effect.matches.clone()))
         ),
     ))
+}
+
+/// Whether some call of `domain`'s tool may replay `effect`: some tool name is covered
+/// both by the effect's `tool` and by the domain's name (either may be a glob).
+pub fn effect_meets(effect: &Effect, domain: &Domain) -> bool {
+    globs_overlap(&effect.tool, &domain.name)
 }
 
 /// Notes on how a tool's schema was read: keywords ignored, no reachable call.
@@ -692,11 +704,12 @@ pub fn precheck(
                 }
             }
             Kind::Effect(effect) if !kept => {
-                // A glob stands for every tool it covers (SPEC 2.3).
+                // A glob stands for every tool it covers (SPEC 2.3), in a listed tool as in
+                // an effect's `tool`.
                 let covering: Vec<&Domain> = live
                     .iter()
                     .copied()
-                    .filter(|d| glob_match(&d.name, &effect.tool))
+                    .filter(|d| effect_meets(effect, d))
                     .collect();
                 if !covering.is_empty() {
                     findings.extend(effect_findings(record, effect, &covering));

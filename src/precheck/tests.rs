@@ -184,6 +184,37 @@ fn an_effect_witness_is_its_match_plus_the_required_params() {
     assert_eq!(effect_witness(&closed, &effect), Ok(None));
 }
 
+/// An effect of a glob `tool` is witnessed by a call of a concrete tool both it and the
+/// domain cover; one whose `tool` the domain never meets has none; two globs too long to
+/// meet exactly are undecided, never a quiet `None`.
+#[test]
+fn an_effect_witness_of_a_glob_tool_calls_a_tool_both_cover() {
+    let effect = |tool: &str| Effect {
+        tool: tool.into(),
+        matches: v(r#"{"order":7}"#).as_object().unwrap().clone(),
+    };
+    let named = |name: &str| Domain::any(name);
+    let w = effect_witness(&named("refunds.create"), &effect("refunds.*"));
+    assert_eq!(w.unwrap().unwrap().tool, "refunds.create");
+    let w = effect_witness(&named("*"), &effect("refunds.*"));
+    let w = w.unwrap().unwrap();
+    assert!(
+        glob_match("refunds.*", &w.tool) && !w.tool.contains('*'),
+        "{}",
+        w.tool
+    );
+    assert_eq!(
+        effect_witness(&named("orders.create"), &effect("refunds.*")),
+        Ok(None)
+    );
+    let long = |c: &str| c.repeat(300);
+    let (a, b) = (format!("x*{}", long("y")), format!("*{}*", long("z")));
+    assert!(matches!(
+        effect_witness(&named(&b), &effect(&a)),
+        Err(Undecided::Globs(..))
+    ));
+}
+
 #[test]
 fn no_call_gives_a_dotted_field_two_values() {
     // The key `c.d` and the path `c` -> `d` both spell the field: a call setting them to

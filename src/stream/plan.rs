@@ -55,7 +55,7 @@ pub struct Plan<'a> {
     pub(super) tools: Option<Vec<String>>,
     /// For precheck and pin: tool names may be globs, each standing for every tool it
     /// covers (SPEC 2.3), so a policy is held when its scope meets one
-    /// ([`crate::record::Policy::may_scope`]) and an effect when one covers its tool.
+    /// ([`crate::record::Policy::may_scope`]) and an effect when its `tool` meets one.
     pub(super) patterns: bool,
     /// For `pin`: hold every record a held one depends on, transitively.
     pub(super) pin: bool,
@@ -201,18 +201,17 @@ impl<'a> Plan<'a> {
         })
     }
 
-    /// Whether an effect of `tool` is one of the tools' (for precheck and pin, one a tool
-    /// glob covers; any is when the tools are not known). For `check`, an effect whose
-    /// `tool` is a glob covering the call's tool is held too: a hook reads the store's
-    /// effects as globs to decide which calls it guards, and must find
-    /// the ones the exact load would give it.
+    /// Whether an effect of `tool` (a name or glob) may be replayed by a call of one of the
+    /// tools, as [`crate::gate::replays`] decides: for `check`, its `tool` covers the call's
+    /// tool; for precheck and pin, whose tools may be globs, some name is covered by both
+    /// (as [`crate::precheck::effect_meets`] decides); any is when the tools are not known.
     pub(super) fn effect_in_scope(&self, tool: &str) -> bool {
         self.tools.as_ref().is_none_or(|tools| {
             tools.iter().any(|t| {
                 if self.patterns {
-                    glob_match(t, tool)
+                    globs_overlap(tool, t)
                 } else {
-                    t == tool || (tool.contains('*') && glob_match(tool, t))
+                    glob_match(tool, t)
                 }
             })
         })

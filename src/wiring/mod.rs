@@ -748,8 +748,8 @@ fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
 
 /// The first record that gives `name` and does not bind calls of `tool` by its own names,
 /// when one does not ([`Named::always_with`], `giving` of the store): a policy whose
-/// scope covers no `tool`, or an effect of `name` without a twin of `tool` (an effect of
-/// the same `match`).
+/// scope covers no `tool`, or an effect of `name` without a twin covering `tool` (an
+/// effect of the same `match` whose `tool` covers `tool`).
 fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Option<&'s str> {
     if giving.always_with(name, tool) {
         return None;
@@ -761,7 +761,7 @@ fn unbinding<'s>(store: &'s Store, giving: &Named, name: &str, tool: &str) -> Op
     };
     let twin = |hash: u64| {
         (store.records().iter()).any(
-            |r| matches!(&r.kind, Kind::Effect(e) if e.tool == tool && match_hash(&e.matches) == hash),
+            |r| matches!(&r.kind, Kind::Effect(e) if glob_match(&e.tool, tool) && match_hash(&e.matches) == hash),
         )
     };
     let unbound = |r: &&Record| match &r.kind {

@@ -66,7 +66,7 @@ pub mod refunds {
                 super::predicate(leaf()),
             )
                 .prop_map(|(s, e, p)| json!({"kind": "policy", "scope": s, "effect": e, "predicate": p})),
-            1 => (prop::sample::select(TOOLS.to_vec()), value())
+            1 => (prop::sample::select(vec!["refunds.create", "refunds.void", "notes.append", "refunds.*"]), value())
                 .prop_map(|(t, v)| json!({"kind": "effect", "tool": t, "match": {"amount": v}})),
             1 => Just(json!({"kind": "summary", "text": "prose"})),
         ]
@@ -188,7 +188,7 @@ pub mod precheck {
                 super::predicate(leaf()),
             )
                 .prop_map(|(s, e, p)| json!({"kind": "policy", "scope": s, "effect": e, "predicate": p})),
-            2 => (prop::sample::select(vec!["t1", "t2", "t3"]), scalar(), prop::option::of(scalar()))
+            2 => (prop::sample::select(vec!["t1", "t2", "t3", "t*", "*1"]), scalar(), prop::option::of(scalar()))
                 .prop_map(|(t, a, b)| {
                     let mut m = Map::new();
                     m.insert("a".into(), a);
