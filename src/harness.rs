@@ -500,8 +500,7 @@ pub fn pattern_meant(name: &str, call: &str) -> bool {
 /// `Bash`, `Edit`; `mcp__billing__.*`: `mcp__billing__*`); `None` for a name without
 /// such syntax.
 pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
-    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
-    (name.contains(SYNTAX) || name.contains(".*")).then(|| {
+    (has_pattern_syntax(name) || name.contains(".*")).then(|| {
         let mut chars = name.chars().peekable();
         let mut globs: Vec<String> = alternatives(&mut chars, 0)
             .iter()
@@ -510,6 +509,14 @@ pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
         globs.dedup();
         globs
     })
+}
+
+/// Whether `name` holds a character of a matcher's regex or a shell's glob that no
+/// harness keeps in a tool's name (`Bash|Edit`, `[Bb]ash`, `mcp__billing__(.*)`). A `*`
+/// glob with a `.` before its `*` (`refunds.*`) is the gate's own glob, not one.
+pub fn has_pattern_syntax(name: &str) -> bool {
+    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
+    name.contains(SYNTAX)
 }
 
 /// At most this many alternatives are spelt out; past it, a group stands for `*`.
