@@ -1233,8 +1233,8 @@ mod tests {
     }
 
     /// A group that a regex's `?`, `*` or `{0,...}` makes optional (or a character, by a
-    /// count) stands for no text too: `(Multi)?Edit` is `Edit`. Read as `Multi*Edit`, a rule scoped so bound
-    /// no call of `Edit`, and the hook passed it.
+    /// count) stands for no text too: `(Multi)?Edit` is `Edit`. Read as `Multi*Edit`, a
+    /// rule scoped so bound no call of `Edit`, and the hook passed it.
     #[test]
     fn a_group_or_character_a_quantifier_makes_optional_may_be_left_out() {
         for (name, call, meant) in [
