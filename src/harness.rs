@@ -500,8 +500,7 @@ pub fn pattern_meant(name: &str, call: &str) -> bool {
 /// `Bash`, `Edit`; `mcp__billing__.*`: `mcp__billing__*`); `None` for a name without
 /// such syntax.
 pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
-    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
-    (name.contains(SYNTAX) || name.contains(".*")).then(|| {
+    (has_pattern_syntax(name) || name.contains(".*")).then(|| {
         let mut chars = name.chars().peekable();
         let mut globs: Vec<String> = alternatives(&mut chars, 0)
             .iter()
@@ -510,6 +509,14 @@ pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
         globs.dedup();
         globs
     })
+}
+
+/// Whether `name` holds a character of a matcher's regex or a shell's glob that no
+/// harness keeps in a tool's name (`Bash|Edit`, `[Bb]ash`, `mcp__billing__(.*)`). A `*`
+/// glob with a `.` before its `*` (`refunds.*`) is the gate's own glob, not one.
+pub fn has_pattern_syntax(name: &str) -> bool {
+    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
+    name.contains(SYNTAX)
 }
 
 /// At most this many alternatives are spelt out; past it, a group stands for `*`.
@@ -549,7 +556,14 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
                     append(&mut current, ".*");
                     continue;
                 }
-                let inner = alternatives(chars, depth + 1);
+                let mut inner = alternatives(chars, depth + 1);
+                // A group a quantifier may take no times stands for no text too:
+                // `(Multi)?Edit` is `MultiEdit` and `Edit`; after a `*` or a count,
+                // which is read next as `*`, `(Multi)*Edit` is `Multi*Edit` and `*Edit`.
+                let optional = chars.next_if_eq(&'?').is_some() || optional_next(chars);
+                if optional && !inner.iter().any(String::is_empty) {
+                    inner.push(String::new());
+                }
                 if current.len() * inner.len() > MAX_ALTERNATIVES {
                     append(&mut current, ".*");
                 } else {
@@ -582,6 +596,18 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
                 let escaped: String = ['\\'].into_iter().chain(chars.next()).collect();
                 append(&mut current, &escaped);
             }
+            // A character a count may take no times (`Edits{0,1}`: `Edit` too): each
+            // alternative with it, and without it; the count, read next, widens both.
+            // Past the limit, `.*`. (Before a `*`, the gate's own wildcard, it stays.)
+            c if chars.peek() == Some(&'{') => {
+                if current.len() * 2 > MAX_ALTERNATIVES {
+                    append(&mut current, ".*");
+                    continue;
+                }
+                let without = current.clone();
+                append(&mut current, c.encode_utf8(&mut [0; 4]));
+                current.extend(without);
+            }
             // A character made optional (`Edits?`: `Edit` or `Edits` as a regex, `Edits`
             // and one more as a shell glob): each alternative with it as written (which
             // [`loosened`] reads as the glob), and without it; past the limit, `.*`.
@@ -601,6 +627,13 @@ fn alternatives(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
     }
     done.append(&mut current);
     done
+}
+
+/// True when the next character is a quantifier other than `?` that may take what stands
+/// before it no times: `*`, or a `{` (of `{0,1}`, or any other count: read as such all
+/// the same).
+fn optional_next(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+    matches!(chars.peek(), Some('*' | '{'))
 }
 
 /// The characters a `[...]` class of the simple form names, each a character a tool's
@@ -685,6 +718,11 @@ fn loosened(pattern: &str) -> String {
             '?' | '+' => out.push('*'),
             '[' => {
                 chars.by_ref().find(|d| *d == ']');
+                out.push('*');
+            }
+            // A count (`{0,1}`, `{2}`): any number of what stands before it.
+            '{' => {
+                chars.by_ref().find(|d| *d == '}');
                 out.push('*');
             }
             '\\' => match chars.next() {
@@ -1192,6 +1230,37 @@ mod tests {
             whose(Harness::Codex, "mcp_a_b"),
             ("Gemini CLI names".to_string(), "an MCP tool")
         );
+    }
+
+    /// A group that a regex's `?`, `*` or `{0,...}` makes optional (or a character, by a
+    /// count) stands for no text too: `(Multi)?Edit` is `Edit`. Read as `Multi*Edit`, a
+    /// rule scoped so bound no call of `Edit`, and the hook passed it.
+    #[test]
+    fn a_group_or_character_a_quantifier_makes_optional_may_be_left_out() {
+        for (name, call, meant) in [
+            ("(Multi)?Edit", "Edit", true),
+            ("(Multi)?Edit", "MultiEdit", true),
+            ("(Multi)*Edit", "Edit", true),
+            ("(Multi){0,1}Edit", "Edit", true),
+            ("(Multi)+Edit", "MultiEdit", true),
+            ("Bash|Edits{0,1}", "Edit", true),
+            ("(mcp__)?Bash", "Bash", true),
+            ("(Multi)?Edit", "Bash", false),
+            ("Bash|Edits{0,1}", "Read", false),
+        ] {
+            assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
+        }
+        // A group made optional by `?` is the names with and without it, not `*Edit`
+        // (which covers `NotebookEdit` too); by `*`, the wide reading.
+        assert_eq!(
+            pattern_globs("(Multi)?Edit").unwrap(),
+            ["MultiEdit", "Edit"]
+        );
+        assert_eq!(
+            pattern_globs("(Multi)*Edit").unwrap(),
+            ["Multi*Edit", "*Edit"]
+        );
+        assert!(!pattern_meant("(Multi)?Edit", "NotebookEdit"));
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct Warning {
 /// with a text too short to say the rule (a transcript may hold it by chance), a
 /// policy whose scope surely matches none of `tools` (when tools are listed; two globs
 /// may always overlap), a scope or effect tool written as a pattern of another syntax
-/// (see [`is_pattern`]), and `depends_on` cycles; first, a store that binds nothing.
+/// (see [`crate::harness::has_pattern_syntax`]), and `depends_on` cycles; first, a store
+/// that binds nothing.
 pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
     let mut out = Vec::new();
     if binds_nothing(store) {
@@ -62,7 +63,10 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
             Kind::Effect(e) => std::slice::from_ref(&e.tool),
             _ => &[],
         };
-        for name in names.iter().filter(|n| is_pattern(n)) {
+        for name in names
+            .iter()
+            .filter(|n| crate::harness::has_pattern_syntax(n))
+        {
             let globs = crate::harness::pattern_globs(name).unwrap_or_default();
             out.push(at(format!(
                 "`{}` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob ({})",
@@ -119,15 +123,6 @@ pub fn binds_nothing(store: &Store) -> bool {
 
 /// The warning for a store that [binds nothing](binds_nothing).
 pub const BINDS_NOTHING: &str = "no restrictive policy, effect record or record the gate cannot evaluate: nothing in it can stop a call, so check, and a hook wired to it, pass every call; add the rules the agent must keep to";
-
-/// Whether a tool name in a store is written as a pattern of another syntax (`Bash|Edit`,
-/// `[Bb]ash`, `mcp__billing__(.*)`): one of the characters [`crate::harness::pattern_globs`]
-/// reads as such, which no harness keeps in a tool's name. A `*` glob with a `.` before
-/// its `*` (`refunds.*`) is the gate's own glob, not one.
-fn is_pattern(name: &str) -> bool {
-    const SYNTAX: [char; 10] = ['|', '?', '[', ']', '(', ')', '^', '$', '+', '\\'];
-    name.contains(SYNTAX)
-}
 
 /// What a policy or fact's `text` makes of it when the kept set is read from a
 /// transcript: none, never in view (always dropped); one too short to say the rule, in

@@ -1257,6 +1257,9 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         ("claude-code", "Bas?", "Bash"),
         // A regex's `?`: `Edits?` is `Edit` too (read as `Edits*`, it passed).
         ("claude-code", "Edits?", "Edit"),
+        // A group made optional: `(Multi)?Edit` is `Edit` too (read as `Multi*Edit`, it
+        // passed).
+        ("claude-code", "(Multi)?Edit", "Edit"),
         ("gemini-cli", "[Rr]un_shell_command", "run_shell_command"),
         // An alternation inside a group: each alternative is meant (it passed).
         ("claude-code", "mcp__(shop|billing)__.*", REFUND_TOOL),

@@ -386,7 +386,7 @@ fn gemini_subagents(
         };
         let since = responding.since.as_str();
         match sub.start.as_deref() {
-            Some(start) if is_utc_millis(start) && is_utc_millis(since) => {
+            Some(start) if transcript::is_utc_millis(start) && transcript::is_utc_millis(since) => {
                 if start >= since && !responding.finished_agents.contains(&sub.id) {
                     at_work.push(file.to_string_lossy().into_owned());
                 }
@@ -397,21 +397,6 @@ fn gemini_subagents(
         }
     }
     Ok(at_work)
-}
-
-/// A time as Gemini CLI writes it, `YYYY-MM-DDTHH:MM:SS.mmmZ`: two of them compare as
-/// their text does.
-fn is_utc_millis(time: &str) -> bool {
-    let b = time.as_bytes();
-    b.len() == 24
-        && b.iter().enumerate().all(|(i, &c)| match i {
-            4 | 7 => c == b'-',
-            10 => c == b'T',
-            13 | 16 => c == b':',
-            19 => c == b'.',
-            23 => c == b'Z',
-            _ => c.is_ascii_digit(),
-        })
 }
 
 /// Reads a transcript's live context from its end: a first tail, then half as much again

@@ -622,19 +622,11 @@ impl Clock {
 /// An entry's `timestamp` in milliseconds, when it reads as Claude Code writes it
 /// (`YYYY-MM-DDTHH:MM:SS.mmmZ`, JavaScript's `toISOString`).
 fn timestamp(e: &Entry<'_>) -> Option<i64> {
-    let t = e.obj.get("timestamp")?.as_str()?.as_bytes();
-    let shape = t.len() == 24
-        && t.iter().enumerate().all(|(i, &c)| match i {
-            4 | 7 => c == b'-',
-            10 => c == b'T',
-            13 | 16 => c == b':',
-            19 => c == b'.',
-            23 => c == b'Z',
-            _ => c.is_ascii_digit(),
-        });
-    if !shape {
+    let t = e.obj.get("timestamp")?.as_str()?;
+    if !super::is_utc_millis(t) {
         return None;
     }
+    let t = t.as_bytes();
     let n = |r: std::ops::Range<usize>| {
         t.get(r)?
             .iter()

@@ -453,6 +453,21 @@ impl<'a> Line<'a> {
     }
 }
 
+/// A time as Claude Code and Gemini CLI write it (JavaScript's `toISOString`),
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ`: two of them compare as their text does.
+pub(crate) fn is_utc_millis(time: &str) -> bool {
+    let b = time.as_bytes();
+    b.len() == 24
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'.',
+            23 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+}
+
 /// The complete lines of a window, blank ones left out. A window that does not start
 /// the file starts with a cut line, which is left out too; so is an unterminated last
 /// line, which the harness may still be writing.
