@@ -1752,6 +1752,47 @@ fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
 }
 
 #[test]
+fn doctor_finds_a_codex_output_limit_under_what_the_gate_counts_as_seen() {
+    // Codex stores a code cell's output whole and cuts it only as it sends it, to about
+    // 1.2 times `tool_output_token_limit` tokens: the gate counts the first 2,400 bytes
+    // of a long one as seen, which a limit under 1,000 cuts, so a rule there counted as
+    // in view though the model never got it, and doctor said ok.
+    let s = Sandbox::new();
+    s.wired("codex");
+    let user = s.home.join(".codex/config.toml");
+    let trusted = std::fs::read_to_string(&user).unwrap();
+    let problem = |file: &std::path::Path, key: &str, v: i64| {
+        format!(
+            "`{}` sets `{key} = {v}`, under 1000: Codex then sends the model less of a long code cell's or subagent's output than the gate counts as seen (the first 2400 bytes of one it stores whole), so a rule past that cut counts as in view though the model never got it: raise it to 1000 or more, or remove it",
+            file.display()
+        )
+    };
+    std::fs::write(&user, format!("tool_output_token_limit = 500\n{trusted}")).unwrap();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [problem(&user, "tool_output_token_limit", 500)]
+    );
+    // The project's config is read after the user's: its value is the one used.
+    let project = s.project.join(".codex/config.toml");
+    std::fs::write(&project, "tool_output_token_limit = 1000\n").unwrap();
+    assert_eq!(s.doctor("codex").code, 0);
+    // A profile's, whichever profile is used.
+    std::fs::write(
+        &user,
+        format!("{trusted}\n[profiles.small]\ntool_output_token_limit = 999\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [problem(
+            &user,
+            "profiles.small.tool_output_token_limit",
+            999
+        )]
+    );
+}
+
+#[test]
 fn doctor_notes_that_codex_judges_no_input_typed_into_a_running_command() {
     // Codex 0.171.0 runs no hook for `write_stdin`: a command typed into a `bash` that
     // `exec_command` started with a tty ran where the same `exec_command` was denied. A

@@ -973,6 +973,14 @@ fn check_codex_hooks_feature(dir: &Path, config: &str, user: &toml::Table, f: &m
             "`{file}` sets `{key} = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line"
         ));
     }
+    for (file, key, limit) in codex::output_limits_below(&configs) {
+        f.problem(format!(
+            "`{file}` sets `{key} = {limit}`, under {}: Codex then sends the model less of a long code cell's or subagent's output than the gate counts as seen (the first {} bytes of one it stores whole), so a rule past that cut counts as in view though the model never got it: raise it to {} or more, or remove it",
+            codex::OUTPUT_LIMIT_MIN,
+            crate::transcript::CODEX_UNCUT_HEAD,
+            codex::OUTPUT_LIMIT_MIN
+        ));
+    }
 }
 
 /// Gemini CLI replaces `$VAR` and `${VAR}` in its settings with the variable's value from

@@ -696,7 +696,7 @@ const UNCUT_MAX: usize = 4_800;
 /// How much of the start of a longer such output counts: half of [`UNCUT_MAX`], which
 /// Codex keeps (it cuts an output to its budget by keeping the start and the end, and
 /// leaves out the later parts of one in several).
-const UNCUT_HEAD: usize = UNCUT_MAX / 2;
+pub(crate) const UNCUT_HEAD: usize = UNCUT_MAX / 2;
 
 /// The first `room` bytes of `text`, up to (not including) the last whitespace within
 /// them: a text found at the end of what is kept must end there in the output too, not

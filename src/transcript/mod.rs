@@ -27,6 +27,7 @@ mod value;
 use value::{Map, Value};
 
 pub use claude::is_repl_inner as is_claude_code_repl_call;
+pub(crate) use codex::UNCUT_HEAD as CODEX_UNCUT_HEAD;
 pub use codex::is_nested as is_codex_code_mode_call;
 pub use gemini::session_head;
 

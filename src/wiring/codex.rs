@@ -173,6 +173,35 @@ pub fn hooks_feature_off<'a>(
     }
 }
 
+/// The least `tool_output_token_limit` under which Codex keeps, of a long output it
+/// stores whole and cuts only as it sends it (a code cell's, a subagent's answer), the
+/// start the gate counts as seen (see `transcript::codex`'s `UNCUT_MAX`: 1.2 times 1,000
+/// tokens of 4 bytes).
+pub const OUTPUT_LIMIT_MIN: i64 = 1000;
+
+/// Each `tool_output_token_limit` below [`OUTPUT_LIMIT_MIN`] in the configs (read in the
+/// order given; the last top-level one is the one Codex uses, and a profile's, under
+/// `[profiles.NAME]`, when that profile is): (file, key, value).
+pub fn output_limits_below<'a>(configs: &[(&'a str, &toml::Table)]) -> Vec<(&'a str, String, i64)> {
+    const KEY: &str = "tool_output_token_limit";
+    let mut top = None;
+    let mut profiles = Vec::new();
+    for (name, config) in configs {
+        if let Some(v) = config.get(KEY).and_then(toml::Value::as_integer) {
+            top = Some((*name, KEY.to_string(), v));
+        }
+        let tables = config.get("profiles").and_then(toml::Value::as_table);
+        for (profile, table) in tables.into_iter().flatten() {
+            if let Some(v) = table.get(KEY).and_then(toml::Value::as_integer) {
+                profiles.push((*name, format!("profiles.{profile}.{KEY}"), v));
+            }
+        }
+    }
+    (top.into_iter().chain(profiles))
+        .filter(|(_, _, v)| *v < OUTPUT_LIMIT_MIN)
+        .collect()
+}
+
 /// The files of one config folder that Codex (0.171.0) reads hooks from, in the order it
 /// loads them: `hooks.json`, then the `[hooks]` tables of `config.toml` (`[[hooks.
 /// PreToolUse]]` and its `[[hooks.PreToolUse.hooks]]`; both files' hooks run, with a
