@@ -802,7 +802,7 @@ fn check_codex_trust(dir: &Path, ours: &[Handler], f: &mut Findings) {
             return;
         }
     };
-    check_codex_hooks_feature(dir, &config, &user, f);
+    check_codex_config(dir, &config, &user, f);
     // The machine's requirements can leave only managed hooks, and ours is not one.
     let requirements = Path::new(codex::SYSTEM_DIR).join("requirements.toml");
     if let Ok(Some(text)) = read_optional(&requirements)
@@ -945,9 +945,12 @@ fn codex_layers(dir: &Path) -> Vec<&Path> {
     layers
 }
 
-/// `[features] hooks = false` in the user config or a project's `.codex/config.toml`
-/// (from the project root down to the start directory, each read after the one above).
-fn check_codex_hooks_feature(dir: &Path, config: &str, user: &toml::Table, f: &mut Findings) {
+/// What the configs Codex reads (the machine's, the user's, each project's
+/// `.codex/config.toml` from the project root down to the start directory, each read
+/// after the one above) say that makes the hook not run (`[features] hooks = false`) or
+/// the gate count as seen what the model is not sent (`tool_output_token_limit` under
+/// [`codex::OUTPUT_LIMIT_MIN`]).
+fn check_codex_config(dir: &Path, config: &str, user: &toml::Table, f: &mut Findings) {
     let mut project = Vec::new();
     for layer in codex_layers(dir) {
         let path = layer.join(".codex/config.toml");
@@ -975,7 +978,8 @@ fn check_codex_hooks_feature(dir: &Path, config: &str, user: &toml::Table, f: &m
     }
     for (file, key, limit) in codex::output_limits_below(&configs) {
         f.problem(format!(
-            "`{file}` sets `{key} = {limit}`, under {}: Codex then sends the model less of a long code cell's or subagent's output than the gate counts as seen (the first {} bytes of one it stores whole), so a rule past that cut counts as in view though the model never got it: raise it to {} or more, or remove it",
+            "`{file}` sets `{} = {limit}`, under {}: Codex then sends the model less of a long code cell's or subagent's output than the gate counts as seen (the first {} bytes of one it stores whole), so a rule past that cut counts as in view though the model never got it: raise it to {} or more, or remove it",
+            clean(&key),
             codex::OUTPUT_LIMIT_MIN,
             crate::transcript::CODEX_UNCUT_HEAD,
             codex::OUTPUT_LIMIT_MIN
