@@ -562,8 +562,10 @@ const UUID_STEM: usize = 24;
 /// lists them in `retractedMessageUuids` of the `model_refusal_fallback` system entry it
 /// writes after them, and in `supersedesUuids` of the first message of the response that
 /// replaces them; on resume it drops every message the system entry names (read from
-/// its binary). Both lists count, wherever they stand in the lines read: such an entry is
-/// written after what it names, so it is in any window that holds it.
+/// its binary; run against a mock answering `claude-fable-5` with `stop_reason: "refusal"`,
+/// `-p` wrote both lists, never wrote the refused message, and did not send it to the
+/// fallback model). Both lists count, wherever they stand in the lines read: such an
+/// entry is written after what it names, so it is in any window that holds it.
 fn retracted(lines: &[Line<'_>]) -> Result<BTreeSet<Vec<u8>>, Failure> {
     let lists = [
         ("system", "retractedMessageUuids"),
