@@ -2361,6 +2361,98 @@ fn claude_code_a_message_claude_code_never_sends_is_not_context() {
     assert_eq!(check_against("claude-code", &path).code, 0);
 }
 
+/// Claude Code's AE-1 with the synthetic reply after the compaction (line 27, on the
+/// chain) made a refused response that quotes the rule, followed on the chain by the
+/// `entries` Claude Code 2.1.197 writes when it retries on its fallback model (each
+/// given the uuid of the line 27 it is written after as parent), line 28 put after them.
+fn claude_code_refused(entries: &[Value]) -> Vec<u8> {
+    edited("claude-code", "AE-1", |n, mut v| {
+        if n == 27 {
+            v["message"]["model"] = Value::String("claude-opus-4-8".into());
+            v["message"]["stop_reason"] = Value::String("refusal".into());
+            v["message"]["content"] = serde_json::json!([{"type": "text", "text": RULE}]);
+            let mut out = vec![v];
+            for e in entries {
+                let mut e = e.clone();
+                e["parentUuid"] = out.last().unwrap()["uuid"].clone();
+                out.push(e);
+            }
+            out
+        } else {
+            if n == 28 && !entries.is_empty() {
+                v["parentUuid"] = entries.last().unwrap()["uuid"].clone();
+            }
+            vec![v]
+        }
+    })
+}
+
+#[test]
+fn claude_code_a_message_a_refusal_retracted_is_not_context() {
+    // When the model refuses and Claude Code retries on its fallback model, it takes the
+    // refused response out of what it sends from then on (and out of the file, unless
+    // that fails): the `model_refusal_fallback` entry after it lists it in
+    // `retractedMessageUuids` (a block's uuid: the message's first 24 characters), and
+    // the first message of the retry in `supersedesUuids`. Left in the file, its text is
+    // not in view.
+    let scratch = Scratch::new();
+    let refused = "99924d8b-f89f-4605-bffe-9e25bc47c6ea";
+    let notice = |uuids: Value| {
+        serde_json::json!({"isSidechain": false, "type": "system",
+            "subtype": "model_refusal_fallback", "direction": "retry",
+            "content": "Switched to claude-sonnet-4-6", "level": "warning",
+            "trigger": "refusal", "originalModel": "claude-opus-4-8",
+            "fallbackModel": "claude-sonnet-4-6", "requestId": "req_0001",
+            "apiRefusalCategory": null, "apiRefusalExplanation": null,
+            "retractedMessageUuids": uuids,
+            "refusedUserMessageUuid": "3ccf5a07-8460-4371-b6ff-d3c7767c8e10",
+            "isMeta": false, "timestamp": "2026-12-01T14:22:57.900Z",
+            "uuid": "5e0a1c3e-7b1d-4d8e-9c1a-2f6b8d0e4a11"})
+    };
+    let retry = |uuids: Value| {
+        serde_json::json!({"isSidechain": false, "type": "assistant",
+            "message": {"id": "msg_retry", "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": "Done."}],
+                "stop_reason": "end_turn", "stop_sequence": null},
+            "supersedesUuids": uuids, "timestamp": "2026-12-01T14:22:57.910Z",
+            "uuid": "6f1b2d4f-8c2e-4e9f-8d2b-3a7c9e1f5b22"})
+    };
+    let derived = format!("{}000000000000", &refused[..24]);
+    let cases = [
+        ("the notice", vec![notice(serde_json::json!([refused]))]),
+        ("a block's uuid", vec![notice(serde_json::json!([derived]))]),
+        ("the retry", vec![retry(serde_json::json!([refused]))]),
+        (
+            "both",
+            vec![
+                notice(serde_json::json!([refused])),
+                retry(serde_json::json!([refused])),
+            ],
+        ),
+    ];
+    for (what, entries) in cases {
+        let path = scratch.file("retracted.jsonl", &claude_code_refused(&entries));
+        claude_code_blocks_and_denies(&path, what);
+    }
+    // Lists that name another message leave it in view.
+    let other = serde_json::json!(["0a1b2c3d-0000-4000-8000-000000000000"]);
+    for entries in [vec![], vec![notice(other.clone()), retry(other)]] {
+        let path = scratch.file("sent.jsonl", &claude_code_refused(&entries));
+        assert_eq!(check_against("claude-code", &path).code, 0);
+    }
+    // A list that does not read as Claude Code writes it is an error.
+    for bad in [serde_json::json!(refused), serde_json::json!([1])] {
+        let path = scratch.file("bad.jsonl", &claude_code_refused(&[notice(bad)]));
+        let out = check_against("claude-code", &path);
+        assert_eq!(out.code, 2, "{}", out.stdout);
+        assert!(
+            out.stderr.contains("retractedMessageUuids"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
 #[test]
 fn claude_code_a_tool_result_whose_call_is_not_the_one_before_it_is_not_context() {
     // Claude Code sends a tool result only right after the response that asked for its

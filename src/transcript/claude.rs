@@ -481,6 +481,16 @@ pub(super) fn read(
         order.extend(spliced);
         order.extend(chain.get(summary + 1..).unwrap_or_default());
     }
+    // The messages a refusal retracted are links of the chain, never context.
+    let retracted = retracted(lines)?;
+    if !retracted.is_empty() {
+        let kept = |i: &usize| back.get(*i).is_some_and(|e| !is_retracted(e, &retracted));
+        let before = order.get(..preserved_at.start).unwrap_or_default();
+        let start = before.iter().filter(|i| kept(i)).count();
+        let spliced = order.get(preserved_at.clone()).unwrap_or_default();
+        preserved_at = start..start + spliced.iter().filter(|i| kept(i)).count();
+        order.retain(kept);
+    }
     let entries: Vec<&Entry> = order.iter().filter_map(|&i| back.get(i)).collect();
     // The context hint clears old tool results only in an interactive session's own
     // conversation (not a subagent's, not `-p`'s).
@@ -537,6 +547,67 @@ fn replaced_results(lines: &[Line<'_>]) -> Result<BTreeSet<String>, Failure> {
         }
     }
     Ok(out)
+}
+
+/// How many leading characters of a uuid Claude Code 2.1.197 compares when it matches a
+/// retracted message: the uuid it gives each block of a message split in blocks keeps
+/// the message's first 24 and ends in the block's number.
+const UUID_STEM: usize = 24;
+
+/// The messages a model refusal retracted, as the stems of their uuids (see
+/// [`UUID_STEM`]). When the model refuses and Claude Code 2.1.197 retries on its fallback
+/// model, it takes what the refused response wrote (its messages, the results of its
+/// calls) out of the conversation it sends from then on, and tries to delete them from
+/// the file (it skips that when the file is over 50 MB, and ignores any failure). It
+/// lists them in `retractedMessageUuids` of the `model_refusal_fallback` system entry it
+/// writes after them, and in `supersedesUuids` of the first message of the response that
+/// replaces them; on resume it drops every message the system entry names (read from
+/// its binary; run against a mock answering `claude-fable-5` with `stop_reason: "refusal"`,
+/// `-p` wrote both lists, never wrote the refused message, and did not send it to the
+/// fallback model). Both lists count, wherever they stand in the lines read: such an
+/// entry is written after what it names, so it is in any window that holds it.
+fn retracted(lines: &[Line<'_>]) -> Result<BTreeSet<Vec<u8>>, Failure> {
+    let lists = [
+        ("system", "retractedMessageUuids"),
+        ("assistant", "supersedesUuids"),
+    ];
+    let finders = lists.map(|(_, key)| memchr::memmem::Finder::new(key.as_bytes()));
+    let mut out = BTreeSet::new();
+    for line in lines
+        .iter()
+        .filter(|l| finders.iter().any(|f| f.find(l.bytes).is_some()))
+    {
+        let obj = line.object(NAME)?;
+        for (kind, key) in lists {
+            let Some(list) = obj.get(key) else {
+                continue;
+            };
+            if obj.get("type").and_then(Value::as_str) != Some(kind) {
+                continue;
+            }
+            let bad = || {
+                Failure::at(
+                    line.at,
+                    Problem::Key {
+                        what: "a Claude Code entry",
+                        key,
+                        must: "an array of strings",
+                    },
+                )
+            };
+            for uuid in list.as_array().ok_or_else(bad)? {
+                let uuid = uuid.as_str().ok_or_else(bad)?.as_bytes();
+                out.insert(uuid.get(..UUID_STEM).unwrap_or(uuid).to_vec());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// True for a message (any entry but a system one) whose uuid a refusal retracted.
+fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
+    let uuid = e.uuid.as_bytes();
+    e.kind() != "system" && retracted.contains(uuid.get(..UUID_STEM).unwrap_or(uuid))
 }
 
 /// How far back Claude Code's loader looks for the entry to go on from when an entry's
