@@ -1089,6 +1089,24 @@ fn deny_store(dir: &str, name: &str, scope: &[&str]) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// A store in `CARGO_TARGET_TMPDIR/dir` (file `name`) of one dropped summary, which
+/// binds every call the hook guards, with `tools` as its `tools` when any are given.
+fn summary_store(dir: &str, name: &str, tools: &[&str]) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let summary = serde_json::json!({
+        "id": "earlier", "seq": 1, "kind": "summary",
+        "text": "Earlier turns: the user said never to touch the production database."
+    });
+    let mut doc = serde_json::json!({"records": [summary], "kept": []});
+    if !tools.is_empty() {
+        doc["tools"] = serde_json::json!(tools);
+    }
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 /// A glob that covers a built-in of the harness only in another case (`bas*` for Claude
 /// Code's `Bash`), or, in Codex, a name the model calls its shell tool by (`exec_*`),
 /// covers no name the hook's calls carry: the rule bound nothing and the call passed, where
@@ -1457,18 +1475,7 @@ fn a_store_that_names_a_tool_otherwise_than_the_harness_sends_it_denies_with_the
 /// the fix; listed the harness's way too, the dropped summary blocks it.
 #[test]
 fn guarded_tools_named_otherwise_than_the_harness_calls_them_deny_with_the_fix() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-names");
-    std::fs::create_dir_all(&dir).unwrap();
-    let write_store = |name: &str, tools: &[&str]| {
-        let path = dir.join(name);
-        let record = serde_json::json!({
-            "id": "earlier", "seq": 1, "kind": "summary",
-            "text": "Earlier turns: the user said never to touch the production database."
-        });
-        let doc = serde_json::json!({"records": [record], "kept": [], "tools": tools});
-        std::fs::write(&path, doc.to_string()).unwrap();
-        path.to_str().unwrap().to_string()
-    };
+    let write_store = |name: &str, tools: &[&str]| summary_store("hook-guarded-names", name, tools);
     let store = write_store("claude.json", &["Bash", "Edit", "mcp__billing__*"]);
     let cases = [
         (
@@ -1781,16 +1788,7 @@ fn a_dropped_rule_naming_the_tool_otherwise_is_not_excused_by_another_record_nam
 /// summary blocks it.
 #[test]
 fn guarded_tools_naming_a_built_in_in_another_case_deny_with_the_fix() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-case");
-    std::fs::create_dir_all(&dir).unwrap();
-    let summary = serde_json::json!({
-        "id": "earlier", "seq": 1, "kind": "summary",
-        "text": "Earlier turns: the user said never to touch the production database."
-    });
-    let path = dir.join("summary.json");
-    let doc = serde_json::json!({"records": [summary], "kept": []});
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let store = path.to_str().unwrap();
+    let store = &summary_store("hook-guarded-case", "summary.json", &[]);
     for (h, title, listed, call) in [
         ("claude-code", "Claude Code", "bash", "Bash"),
         ("claude-code", "Claude Code", "bas*", "Bash"),
@@ -1837,16 +1835,7 @@ fn guarded_tools_naming_a_built_in_in_another_case_deny_with_the_fix() {
 /// as the store's names are; a pattern that does not read as covering the call is left.
 #[test]
 fn guarded_tools_written_as_a_pattern_deny_with_the_fix() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-pattern");
-    std::fs::create_dir_all(&dir).unwrap();
-    let summary = serde_json::json!({
-        "id": "earlier", "seq": 1, "kind": "summary",
-        "text": "Earlier turns: the user said never to touch the production database."
-    });
-    let path = dir.join("summary.json");
-    let doc = serde_json::json!({"records": [summary], "kept": []});
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let store = path.to_str().unwrap();
+    let store = &summary_store("hook-guarded-pattern", "summary.json", &[]);
     for (h, title, listed, call) in [
         ("claude-code", "Claude Code", r#"["Bash|Edit"]"#, "Bash"),
         (
@@ -1895,16 +1884,7 @@ fn guarded_tools_written_as_a_pattern_deny_with_the_fix() {
 #[test]
 fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect_glob_is_no_spelling()
  {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-glob");
-    std::fs::create_dir_all(&dir).unwrap();
-    let summary = serde_json::json!({
-        "id": "earlier", "seq": 1, "kind": "summary",
-        "text": "Earlier turns: the user said never to touch the production database."
-    });
-    let path = dir.join("summary.json");
-    let doc = serde_json::json!({"records": [summary], "kept": []});
-    std::fs::write(&path, doc.to_string()).unwrap();
-    let store = path.to_str().unwrap();
+    let store = &summary_store("hook-guarded-glob", "summary.json", &[]);
     let out = run(
         &["hook", "claude-code", "--store", store, "--tools", "Edi*"],
         &payload("claude-code", "MultiEdit", "{}"),
@@ -1942,6 +1922,7 @@ fn a_guarded_glob_covering_one_built_in_of_a_kind_denies_the_other_and_an_effect
     }
     // An effect of `*` is no spelling of another harness's name: it replays the calls of
     // every tool with its `match`, and only those (an MCP call of another amount passes).
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hook-guarded-glob");
     let path = dir.join("effect-glob.json");
     let effect = serde_json::json!({
         "id": "e", "seq": 1, "kind": "effect", "tool": "*", "match": {"amount": 1}
