@@ -104,6 +104,18 @@ impl Sandbox {
         self.project.join(".omission-gate/store.json")
     }
 
+    /// Writes `store` (a store document's text) with `tools`, a JSON array, as its
+    /// `tools`.
+    fn write_store_listing(&self, store: &str, tools: &str) {
+        let listed = store.replacen(
+            "{\"records\"",
+            &format!("{{\"tools\": {tools}, \"records\""),
+            1,
+        );
+        assert_ne!(listed, store);
+        std::fs::write(self.store(), listed).unwrap();
+    }
+
     /// What the docs tell the user to do so the harness runs the hook: for Codex, the
     /// lines init printed, in the user config; for Gemini CLI, the folder trusted.
     fn trust(&self, harness: &str, init_stdout: &str) {
@@ -3120,9 +3132,7 @@ fn doctor_and_init_report_a_guarded_built_in_without_its_kin() {
     let s = Sandbox::new();
     s.wired("claude-code");
     let store = std::fs::read_to_string(s.store()).unwrap();
-    let listed = store.replacen("{\"records\"", "{\"tools\": [\"Edit\"], \"records\"", 1);
-    assert_ne!(listed, store);
-    std::fs::write(s.store(), listed).unwrap();
+    s.write_store_listing(&store, r#"["Edit"]"#);
     assert_finds(
         &s.doctor("claude-code"),
         &format!(
@@ -3177,13 +3187,7 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     // The store's `tools`, when the hook has no `--tools`.
     s.edit_settings("claude-code", |t| t.replace(&format!(" --tools {all}"), ""));
     let store = std::fs::read_to_string(s.store()).unwrap();
-    let listed = store.replacen(
-        "{\"records\"",
-        "{\"tools\": [\"run_shell_command\"], \"records\"",
-        1,
-    );
-    assert_ne!(listed, store);
-    std::fs::write(s.store(), listed).unwrap();
+    s.write_store_listing(&store, r#"["run_shell_command"]"#);
     assert_finds(
         &s.doctor("claude-code"),
         &format!(
@@ -3200,15 +3204,7 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
     // A pattern of another syntax: a name no tool has, so the hook denies each call it
     // reads as covering (doctor and init said nothing of it).
-    std::fs::write(
-        s.store(),
-        store.replacen(
-            "{\"records\"",
-            "{\"tools\": [\"(Bash|Edit)\", \"Edit\"], \"records\"",
-            1,
-        ),
-    )
-    .unwrap();
+    s.write_store_listing(&store, r#"["(Bash|Edit)", "Edit"]"#);
     assert_finds(
         &s.doctor("claude-code"),
         &format!(
