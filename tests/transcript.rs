@@ -2635,6 +2635,76 @@ fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
 }
 
 #[test]
+fn gemini_cli_a_before_model_hook_in_its_settings_is_an_error() {
+    // A `BeforeModel` hook may rewrite the request Gemini CLI sends the model (its
+    // `llm_request`), and the session file keeps what was recorded before it: run against
+    // a mock, 0.61.0 with a hook that took the rule out of every message sent the model
+    // none of it, the file held the rule as C-2 does, and the gate passed the call.
+    let h = "gemini-cli";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    let home = scratch.path().join("home");
+    for dir in [&project, &home] {
+        std::fs::create_dir_all(dir.join(".gemini")).unwrap();
+    }
+    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
+    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let hook = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+        command
+            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("GEMINI_CLI_HOME", &home)
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                scratch.path().join("none.json"),
+            );
+        let out = output_of(command, Some(v.to_string().as_bytes()));
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let settings = |dir: &std::path::Path, text: &str| {
+        std::fs::write(dir.join(".gemini/settings.json"), text).unwrap();
+    };
+    let ours = r#""BeforeTool": [{"hooks": [{"type": "command", "command": "omission-gate hook gemini-cli"}]}]"#;
+    let redact =
+        r#"[{"hooks": [{"name": "redact", "type": "command", "command": "python3 redact.py"}]}]"#;
+    settings(&project, &format!("{{\"hooks\": {{{ours}}}}}"));
+    assert_eq!(hook(), (Some(0), String::new()));
+    // In the workspace's settings, beside the gate's own hook.
+    settings(
+        &project,
+        &format!("{{\"hooks\": {{{ours}, \"BeforeModel\": {redact}}}}}"),
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(".gemini/settings.json: settings: `hooks.BeforeModel` holds a hook: Gemini CLI sends the model the request such a hook returns"),
+        "{stderr}"
+    );
+    // An event with no hook in it, or another event, is not one.
+    for other in [
+        r#"{"hooks": {"BeforeModel": []}}"#,
+        r#"{"hooks": {"BeforeModel": [{"matcher": "*", "hooks": []}]}}"#,
+        r#"{"hooks": {"AfterModel": [{"hooks": [{"type": "command", "command": "log"}]}]}}"#,
+        r#"{"BeforeModel": [{"hooks": [{"type": "command", "command": "log"}]}]}"#,
+    ] {
+        settings(&project, other);
+        assert_eq!(hook(), (Some(0), String::new()), "{other}");
+    }
+    // In the user's settings, its event's name spelt with an escape as JSON allows.
+    settings(
+        &home,
+        &format!("{{\"hooks\": {{\"Before\\u004dodel\": {redact}}}}}"),
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`hooks.BeforeModel` holds a hook"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn gemini_cli_check_finds_the_start_directory_beside_the_session_file() {
     // `check --transcript` has no payload to name the directory the session started in.
     // Gemini CLI records it beside the session's file (`tmp/<project>/.project_root`):

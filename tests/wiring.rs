@@ -2326,6 +2326,26 @@ fn doctor_finds_gemini_cli_context_management_turned_on() {
 }
 
 #[test]
+fn doctor_finds_a_gemini_cli_before_model_hook() {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    s.edit_settings("gemini-cli", |t| {
+        assert!(t.contains("\"hooks\": {"), "{t}");
+        t.replacen(
+            "\"hooks\": {",
+            r#""hooks": {"BeforeModel": [{"hooks": [{"type": "command", "command": "redact"}]}],"#,
+            1,
+        )
+    });
+    let found = findings(&s.doctor("gemini-cli"));
+    let problem = format!(
+        "{}: settings: `hooks.BeforeModel` holds a hook: Gemini CLI sends the model the request such a hook returns (any message's text replaced) without writing that to its session file, so the gate cannot tell what the model sees (remove it to judge calls by the transcript, or use --kept)",
+        s.settings("gemini-cli").display()
+    );
+    assert_eq!(found.first(), Some(&problem), "{found:?}");
+}
+
+#[test]
 fn doctor_finds_a_command_without_exit_2() {
     let s = Sandbox::new();
     s.wired("claude-code");

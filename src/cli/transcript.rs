@@ -204,8 +204,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
 }
 
 /// Gemini CLI's settings for a session started in `cwd` (whose file is `transcript`), as
-/// it read them: an error when one turns on its context management, which
-/// changes what it sends the model without writing that to the session file, or when a
+/// it read them: an error when one turns on its context management or gives a
+/// `BeforeModel` hook, either of which changes what it sends the model without writing
+/// that to the session file, or when a
 /// file that names such a setting cannot be read as Gemini CLI reads it (Gemini CLI does
 /// not start with a settings file it cannot read).
 pub(super) fn gemini_settings(
@@ -232,6 +233,7 @@ pub(super) fn gemini_settings(
             memchr::memmem::find(t, b"\\u").is_some()
                 || gemini_cli::CONTEXT_MANAGED
                     .iter()
+                    .chain([&gemini_cli::MODEL_HOOK])
                     .any(|key| memchr::memmem::find(t, key.as_bytes()).is_some())
         };
         if !names(&text) {
@@ -245,6 +247,10 @@ pub(super) fn gemini_settings(
             })?;
         if let Some(key) = gemini_cli::context_managed(&settings) {
             let problem = TranscriptRead::ContextManaged(key);
+            return Err(InputError::invalid(&origin, "settings", problem));
+        }
+        if gemini_cli::model_hook(&settings) {
+            let problem = TranscriptRead::ModelHook;
             return Err(InputError::invalid(&origin, "settings", problem));
         }
     }

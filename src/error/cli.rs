@@ -89,6 +89,12 @@ pub enum TranscriptRead {
         "`experimental.{0}` is on: Gemini CLI then trims and summarises the history it sends the model without writing that to its session file, so the gate cannot tell what the model sees (turn it off to judge calls by the transcript, or use --kept)"
     )]
     ContextManaged(&'static str),
+    /// Gemini CLI: a settings file gives `BeforeModel` a hook, which may rewrite the
+    /// request sent the model.
+    #[error(
+        "`hooks.BeforeModel` holds a hook: Gemini CLI sends the model the request such a hook returns (any message's text replaced) without writing that to its session file, so the gate cannot tell what the model sees (remove it to judge calls by the transcript, or use --kept)"
+    )]
+    ModelHook,
     /// Gemini CLI: a settings file that names a setting that may turn on its context
     /// management, and cannot be read as Gemini CLI reads it: why.
     #[error(

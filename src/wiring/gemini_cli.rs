@@ -7,7 +7,7 @@
 //! path's parent). Before running a hook it replaces `$GEMINI_PROJECT_DIR` (and
 //! `$GEMINI_CWD`, `$CLAUDE_PROJECT_DIR`) in the command text with the shell-quoted
 //! project directory. Some of its settings make it send the model something other than
-//! what its session file records (see [`context_managed`]). Its `hooksConfig` turns
+//! what its session file records (see [`context_managed`], [`model_hook`]). Its `hooksConfig` turns
 //! hooks off without a word: `enabled: false` all of them, `disabled` the ones it names
 //! (see [`hooks_off`]). An installed extension brings hooks of its own, which run after
 //! every settings hook (see [`EXTENSIONS_DIR`]).
@@ -37,6 +37,27 @@ pub fn context_managed(settings: &Value) -> Option<&'static str> {
     CONTEXT_MANAGED
         .into_iter()
         .find(|key| experimental.get(key).is_some_and(truthy))
+}
+
+/// The hook event whose hooks may rewrite the request Gemini CLI sends the model.
+pub const MODEL_HOOK: &str = "BeforeModel";
+
+/// True when a settings file (parsed, its comments taken out) gives [`MODEL_HOOK`] a hook:
+/// `hooks.BeforeModel` lists a definition whose `hooks` holds one. Gemini CLI 0.61.0 runs
+/// each before every request to the model and sends the request such a hook returns
+/// (its `llm_request`: the text of any message replaced, messages added), while the
+/// session file keeps what it recorded before; a hook of any shape counts, and so does
+/// one `hooksConfig.disabled` names (the gate does not redo which of them run).
+pub fn model_hook(settings: &Value) -> bool {
+    let Some(Value::Array(definitions)) = settings.get("hooks").and_then(|h| h.get(MODEL_HOOK))
+    else {
+        return false;
+    };
+    definitions.iter().any(|d| {
+        d.get("hooks")
+            .and_then(Value::as_array)
+            .is_some_and(|hooks| !hooks.is_empty())
+    })
 }
 
 /// What JavaScript counts as true: anything but `false`, `0`, `""` and `null`.
