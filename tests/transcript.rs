@@ -908,6 +908,101 @@ fn claude_code_a_result_written_after_the_call_is_not_put_back() {
     denied_with_the_rule(&out);
 }
 
+/// The size over which Claude Code 2.1.197 reads a session file in part as it resumes it.
+const PARTIAL_LOAD_BYTES: usize = 5_242_880;
+
+/// LF-3 as Claude Code wrote it: each of the four long prompts (trimmed in the fixture)
+/// 700,040 characters again, the file 5.6 MB.
+fn lf_3_at_its_size() -> Vec<u8> {
+    let h = "claude-code";
+    let head = "Here is the build log, no reply needed: ";
+    let whole = |s: &str| {
+        let mut long = s.trim_end_matches(" [trimmed]").to_string();
+        while long.len() < 700_039 {
+            long.push_str(" w00000");
+        }
+        long.truncate(700_039);
+        long.push('\n');
+        long
+    };
+    let restored = std::cell::Cell::new(0);
+    let bytes = edited(h, "LF-3", |_, mut v| {
+        for key in ["/content", "/message/content"] {
+            if let Some(Value::String(s)) = v.pointer_mut(key)
+                && s.starts_with(head)
+                && s.ends_with(" [trimmed]")
+            {
+                *s = whole(s);
+                restored.set(restored.get() + 1);
+            }
+        }
+        vec![v]
+    });
+    assert_eq!(restored.get(), 8);
+    assert!(bytes.len() > PARTIAL_LOAD_BYTES);
+    bytes
+}
+
+#[test]
+fn claude_code_a_result_off_the_chain_of_a_large_session_is_not_put_back() {
+    // Real Claude Code 2.1.197 (tests/transcripts/README.md, LF): the rule is only in the
+    // result of the first of two calls made at once (off the chain); then four resumed
+    // runs with long prompts, and the call in a fifth. Claude Code's loader reads a file
+    // over 5,242,880 bytes only along the chain: resumed at 5.6 MB, the request the model
+    // answered with the call held neither the rule nor the call that read it (resumed at
+    // 4.2 MB, it held both). The gate passed.
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let path = scratch.file("large.jsonl", &lf_3_at_its_size());
+    let out = hook_with(h, &store(h), &payload(h, "LF-3", &path), &[]);
+    denied_with_the_rule(&out);
+    assert_eq!(check_against(h, &path).code, 1);
+    // The same session while its file is under that size: read whole, the result is sent.
+    let out = hook_with(h, &store(h), &payload(h, "LF-3", &fixture(h, "LF-3")), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(check_against(h, &fixture(h, "LF-3")).code, 0);
+}
+
+#[test]
+fn claude_code_a_large_session_after_a_compaction_that_kept_messages_is_read_whole() {
+    // After a compaction whose boundary names the messages it kept (as every 2.1.197
+    // `/compact` writes), Claude Code's loader reads every entry whatever the size, so
+    // the result off the chain is sent: AE-1 with two calls made at once, their results
+    // before the call, made 5.3 MB longer by a queued prompt.
+    let h = "claude-code";
+    let padded = |kept: bool| {
+        let text = a_parallel_result_before_the_call(false);
+        let mut out = Vec::new();
+        for (i, line) in String::from_utf8(text).unwrap().lines().enumerate() {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            if v["subtype"] == "compact_boundary" && !kept {
+                let meta = v["compactMetadata"].as_object_mut().unwrap();
+                assert!(meta.remove("preservedSegment").is_some());
+                assert!(meta.remove("preservedMessages").is_some());
+            }
+            out.extend_from_slice(v.to_string().as_bytes());
+            out.push(b'\n');
+            if i == 0 {
+                let queued = serde_json::json!({"type": "queue-operation",
+                    "operation": "enqueue", "timestamp": "2026-12-03T17:04:10.000Z",
+                    "sessionId": "s", "content": "w00000 ".repeat(760_000)});
+                out.extend_from_slice(queued.to_string().as_bytes());
+                out.push(b'\n');
+            }
+        }
+        assert!(out.len() > PARTIAL_LOAD_BYTES);
+        out
+    };
+    let scratch = Scratch::new();
+    let path = scratch.file("kept.jsonl", &padded(true));
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // A boundary that names none: the loader reads the chain only.
+    let path = scratch.file("plain.jsonl", &padded(false));
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+    denied_with_the_rule(&out);
+}
+
 #[test]
 fn claude_code_a_payload_naming_a_call_asked_before_the_last_compaction_is_an_error() {
     // AE-1 with a call the model asked for before the compaction, never answered (the

@@ -451,7 +451,12 @@ pub(super) fn read(
         chain.push(i);
     }
     chain.reverse();
-    let chain = with_parallel_results(&back, chain);
+    let root = chain.first().and_then(|&i| back.get(i));
+    let chain = if loads_every_entry(window, lines, root)? {
+        with_parallel_results(&back, chain)
+    } else {
+        chain
+    };
     // A compaction: the root is its boundary; splice the preserved entries after the summary.
     let mut order: Vec<usize> = chain.clone();
     let mut compaction = None;
@@ -733,12 +738,72 @@ fn timestamp(e: &Entry<'_>) -> Option<i64> {
     Some((((days * 24 + h) * 60 + min) * 60 + sec) * 1000 + ms)
 }
 
+/// The size over which Claude Code's loader reads a session file in part (2.1.197, read
+/// from its binary: 5,242,880 bytes).
+const PARTIAL_LOAD_BYTES: u64 = 5_242_880;
+
+/// True when Claude Code, resuming this session from the file, reads every entry, so
+/// that the results [`with_parallel_results`] puts back are sent after a resume too.
+///
+/// Over [`PARTIAL_LOAD_BYTES`], its loader reads only the chain walked back from the
+/// file's newest message (and the entries outside the chain: titles, replacements),
+/// unless the newest compaction in the file kept messages (`compactMetadata` names a
+/// `preservedSegment` or `preservedMessages`) or that walk meets a parent that is not
+/// there. A result off the chain is then not read, and the resumed session drops the
+/// call it answers with it (run against a mock: a session resumed at 5.6 MB no longer
+/// sent the rule an off-chain result held, nor its call; resumed at 4.2 MB, it did). The
+/// file does not tell whether the session was resumed since that result was written, so
+/// over that size such results are put back only after a compaction that kept messages,
+/// the root of `root`'s chain and the newest boundary in the lines read (a missing parent
+/// is not taken as leave to): at worst a rule only such a result holds is blocked, and
+/// comes back as the reason. The file's size is where the window ends.
+fn loads_every_entry(
+    window: Window<'_>,
+    lines: &[Line<'_>],
+    root: Option<&Entry<'_>>,
+) -> Result<bool, Failure> {
+    let size = window.offset.saturating_add(window.tail.len() as u64);
+    if size <= PARTIAL_LOAD_BYTES {
+        return Ok(true);
+    }
+    let Some(root) = root.filter(|e| e.is_boundary()) else {
+        return Ok(false);
+    };
+    // The newest compaction boundary in the lines read, a subagent's too: Claude Code's
+    // loader takes every line that says so.
+    let finder = memchr::memmem::Finder::new(b"compact_boundary");
+    for line in lines
+        .iter()
+        .rev()
+        .filter(|l| finder.find(l.bytes).is_some())
+    {
+        let obj = line.object(NAME)?;
+        let is_boundary = obj.get("type").and_then(Value::as_str) == Some("system")
+            && obj.get("subtype").and_then(Value::as_str) == Some("compact_boundary");
+        if !is_boundary {
+            continue;
+        }
+        if line.at != root.at {
+            return Ok(false);
+        }
+        let kept = |key| {
+            matches!(
+                root.obj.get("compactMetadata").and_then(|m| m.get(key)),
+                Some(Value::Object(_))
+            )
+        };
+        return Ok(kept("preservedSegment") || kept("preservedMessages"));
+    }
+    Ok(false)
+}
+
 /// The chain with the results of calls made beside others put back. When the model asks
 /// for several calls at once, Claude Code writes each call as its own entry, one the
 /// child of the other, and each result as a child of its own call's entry: the chain
 /// runs through the last call's result only. Claude Code sends the model every result of
-/// the response together (it did on resume in every session checked), so a result off
-/// the chain that answers a call on it counts, where the chain goes on past a result of
+/// the response together (on resume too, where its loader reads every entry: see
+/// [`loads_every_entry`]), so a result off the chain that answers a call on it counts,
+/// where the chain goes on past a result of
 /// the same response (a response still being answered sends nothing yet). Each goes
 /// just before that result on the chain, in file order. Only results written before the
 /// chain's last entry count: one written after the call's entry was not sent before the
