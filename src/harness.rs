@@ -486,7 +486,8 @@ pub fn hook_glob_covers(harness: Harness, glob: &str, call: &str) -> Option<Stri
 
 /// Whether `name`, a name in a store, is written as a pattern of another syntax that
 /// reads as covering `call` (`Bash|Edit` or `mcp__billing__.*` as a matcher's regex,
-/// `Bas?` or `[Bb]ash` as a shell glob), though as the gate reads it (a name, or a glob
+/// searched in the name, so `(Bash|Edit)` covers `MultiEdit`; `Bas?` or `[Bb]ash` as a
+/// shell glob: see [`pattern_globs`]), though as the gate reads it (a name, or a glob
 /// whose only wildcard is `*`) it does not: no harness gives a tool a name with those
 /// characters, so a rule naming it binds no call.
 pub fn pattern_meant(name: &str, call: &str) -> bool {
@@ -496,19 +497,73 @@ pub fn pattern_meant(name: &str, call: &str) -> bool {
 }
 
 /// For a name written as a pattern of another syntax (see [`pattern_meant`]), each of
-/// its alternatives as a `*` glob that covers at least what it means (`Bash|Edit`:
-/// `Bash`, `Edit`; `mcp__billing__.*`: `mcp__billing__*`); `None` for a name without
-/// such syntax.
+/// its alternatives as a `*` glob that covers at least what it means, searched anywhere
+/// in a name unless anchored (`Bash|Edit`: `*Bash*`, `*Edit*`; `^(Bash|Edit)$`: `Bash`,
+/// `Edit`; `mcp__billing__.*`: `*mcp__billing__*`); `None` for a name without such
+/// syntax.
+///
+/// A harness's matcher written as a regex is searched in the tool's name, not matched
+/// against all of it: Claude Code (2.1.197, its bundle: a matcher of other characters than
+/// letters, digits, `_` and `|` goes to `new RegExp(m).test(name)`), Gemini CLI (0.61.0,
+/// its bundle: every matcher is `new RegExp(m).test(name)`) and Codex (its source,
+/// `hooks/src/events/common.rs`: `Regex::new(m).is_match(name)`). So `(Bash|Edit)`,
+/// written as a matcher, selects `MultiEdit` and `NotebookEdit` too; read anchored, a
+/// rule scoped so bound no call of them, and the hook passed them. A shell reads a glob
+/// (`[Bb]ash`, `Bas?`) against the whole name; the name cannot say which syntax was
+/// meant, and the search covers all the whole-name reading does and more, so it is read
+/// as searched too: that only denies more calls, under a store that names no tool so,
+/// and the denial says how to fix it.
 pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
     (has_pattern_syntax(name) || name.contains(".*")).then(|| {
         let mut chars = name.chars().peekable();
         let mut globs: Vec<String> = alternatives(&mut chars, 0)
             .iter()
-            .map(|a| loosened(a))
+            .map(|a| searched(a))
             .collect();
         globs.dedup();
+        // A glob another one covers says nothing more (`*MultiEdit*` beside `*Edit*`,
+        // for `(Multi)?Edit`); past [`MAX_ALTERNATIVES`], they are kept as they are.
+        if globs.len() <= MAX_ALTERNATIVES {
+            let covered = |at: usize, g: &String| {
+                (globs.iter().enumerate()).any(|(other, h)| {
+                    // Of two that cover each other, the first stays.
+                    let mutual = || crate::record::glob_match(g, h);
+                    other != at && crate::record::glob_match(h, g) && (other < at || !mutual())
+                })
+            };
+            let kept: Vec<bool> = (globs.iter().enumerate())
+                .map(|(at, g)| !covered(at, g))
+                .collect();
+            let mut keep = kept.into_iter();
+            globs.retain(|_| keep.next().unwrap_or(true));
+        }
         globs
     })
+}
+
+/// One alternative of a pattern of another syntax as [`loosened`] reads it, with a `*`
+/// before it unless it starts with `^`, and after it unless it ends with a `$` (not an
+/// escaped one): the names a regex search finds it in.
+fn searched(alternative: &str) -> String {
+    let start = alternative.starts_with('^');
+    let end = alternative.strip_suffix('$').is_some_and(|rest| {
+        let escapes = rest.chars().rev().take_while(|c| *c == '\\').count();
+        escapes % 2 == 0
+    });
+    let glob = format!(
+        "{}{}{}",
+        if start { "" } else { "*" },
+        loosened(alternative),
+        if end { "" } else { "*" }
+    );
+    // `**` covers what `*` does.
+    let mut out = String::with_capacity(glob.len());
+    for c in glob.chars() {
+        if !(c == '*' && out.ends_with('*')) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Whether `name` holds a character of a matcher's regex or a shell's glob that no
@@ -1141,7 +1196,8 @@ mod tests {
             // A class is the set it names (read as `*`, `[Bb]ash` covered `stash`).
             ("[Bb]ash", "bash", true),
             ("[Bb]ash", "mcp__x__stash", false),
-            ("[Bb]ash", "Bbash", false),
+            // Searched in the name, as a matcher's regex is: `Bbash` holds `bash`.
+            ("[Bb]ash", "Bbash", true),
             ("mcp__[a-c]__x", "mcp__b__x", true),
             ("mcp__[a-c]__x", "mcp__d__x", false),
             ("[-_]x", "-x", true),
@@ -1157,15 +1213,15 @@ mod tests {
         ] {
             assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
         }
-        assert_eq!(pattern_globs("[Bb]ash").unwrap(), ["Bash", "bash"]);
+        assert_eq!(pattern_globs("[Bb]ash").unwrap(), ["*Bash*", "*bash*"]);
         assert_eq!(pattern_globs("[Bb]as[hk]").unwrap().len(), 4);
         let wide = pattern_globs("[a-z][a-z]x").unwrap();
-        assert_eq!((wide.len(), wide[0].as_str()), (26, "a*x"));
+        assert_eq!((wide.len(), wide[0].as_str()), (26, "*a*x*"));
         assert_eq!(
             pattern_globs("mcp__(billing|pay)__.*"),
             Some(vec![
-                "mcp__billing__*".to_string(),
-                "mcp__pay__*".to_string()
+                "*mcp__billing__*".to_string(),
+                "*mcp__pay__*".to_string()
             ])
         );
         // An MCP tool by a glob of MCP form that covers it only in another case.
@@ -1250,17 +1306,62 @@ mod tests {
         ] {
             assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
         }
-        // A group made optional by `?` is the names with and without it, not `*Edit`
-        // (which covers `NotebookEdit` too); by `*`, the wide reading.
+        // A group made optional by `?` is the names with and without it, each searched
+        // in the name (`*MultiEdit*` says nothing `*Edit*` does not); anchored, the
+        // names themselves.
+        assert_eq!(pattern_globs("(Multi)?Edit").unwrap(), ["*Edit*"]);
         assert_eq!(
-            pattern_globs("(Multi)?Edit").unwrap(),
+            pattern_globs("^(Multi)?Edit$").unwrap(),
             ["MultiEdit", "Edit"]
         );
-        assert_eq!(
-            pattern_globs("(Multi)*Edit").unwrap(),
-            ["Multi*Edit", "*Edit"]
-        );
-        assert!(!pattern_meant("(Multi)?Edit", "NotebookEdit"));
+        assert!(!pattern_meant("^(Multi)?Edit$", "NotebookEdit"));
+        assert_eq!(pattern_globs("^(Multi)*Edit").unwrap(), ["*Edit*"]);
+    }
+
+    /// A harness searches a matcher written as a regex in the tool's name (Claude Code's
+    /// `new RegExp(m).test(name)`, Gemini CLI's too, Codex's `Regex::is_match`): the
+    /// user who writes `(Bash|Edit)` into a store as they write matchers means a rule
+    /// that binds `MultiEdit` and `NotebookEdit` too. Read anchored, the hook passed their
+    /// calls unjudged. Anchored by `^` and `$`, an alternative covers only whole names.
+    #[test]
+    fn a_pattern_is_searched_in_the_name_unless_anchored() {
+        for (name, call, meant) in [
+            ("(Bash|Edit)", "MultiEdit", true),
+            ("(Bash|Edit)", "NotebookEdit", true),
+            ("Edi(t)", "MultiEdit", true),
+            ("Edit.*|Write", "MultiEdit", true),
+            ("Bash|Edit", "mcp__x__Bash_run", true),
+            ("(Multi)?Edit", "NotebookEdit", true),
+            ("mcp__billing__.*", "mcp__x__mcp__billing__y", true),
+            // An empty alternative is found in every name.
+            ("Bash|", "Read", true),
+            // Anchored at both ends: the whole name only.
+            ("^(Bash|Edit)$", "MultiEdit", false),
+            ("^Bash$|^Edit$", "NotebookEdit", false),
+            ("^(Bash|Edit)$", "Edit", true),
+            // Anchored at one end: the name starts, or ends, so.
+            ("^Edit", "MultiEdit", false),
+            ("^Edit", "EditX", true),
+            ("Edit$", "MultiEdit", true),
+            ("Edit$", "EditX", false),
+            ("(^Bash|Edit)$", "Bashful", false),
+            ("(^Bash|Edit)$", "MultiEdit", true),
+            // An escaped `$` is the character, not an anchor.
+            ("Edit\\$", "MultiEdit$x", true),
+            ("Edit\\\\$", "MultiEdit\\", true),
+            ("Edit\\\\$", "MultiEdit\\x", false),
+            // What covers nothing more, searched, still does not.
+            ("Write|Edit", "Bash", false),
+        ] {
+            assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
+        }
+        assert_eq!(pattern_globs("(Bash|Edit)").unwrap(), ["*Bash*", "*Edit*"]);
+        assert_eq!(pattern_globs("^Bas?$").unwrap(), ["Bas*", "Ba"]);
+        assert_eq!(pattern_globs("Edit\\$").unwrap(), ["*Edit$*"]);
+        assert_eq!(pattern_globs(".*Bash.*").unwrap(), ["*Bash*"]);
+        assert_eq!(pattern_globs("Bash||Edit").unwrap(), ["*"]);
+        assert_eq!(pattern_globs("Edits?").unwrap(), ["*Edit*"]);
+        assert_eq!(pattern_globs("^(Multi)*Edit$").unwrap(), ["*Edit"]);
     }
 
     #[test]
@@ -1272,13 +1373,10 @@ mod tests {
         assert_eq!(globs, ["*"]);
         // Within the depth, groups are spelt out as before.
         let shallow = format!("{}Bash|Edit{}", "(".repeat(16), ")".repeat(16));
-        assert_eq!(pattern_globs(&shallow).unwrap(), ["Bash", "Edit"]);
+        assert_eq!(pattern_globs(&shallow).unwrap(), ["*Bash*", "*Edit*"]);
         // An escaped `)` inside a skipped group does not close it.
         let escaped = format!("{}a\\)b)|Write", "(".repeat(17));
-        assert!(
-            pattern_globs(&escaped)
-                .unwrap()
-                .contains(&"Write".to_string())
-        );
+        let read = alternatives(&mut escaped.chars().peekable(), 0);
+        assert!(read.contains(&"Write".to_string()), "{read:?}");
     }
 }

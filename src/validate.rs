@@ -69,7 +69,7 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
         {
             let globs = crate::harness::pattern_globs(name).unwrap_or_default();
             out.push(at(format!(
-                "`{}` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob ({})",
+                "`{}` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (read as a harness reads a matcher, searched in the tool's name: {})",
                 clean(name),
                 list(&globs)
             )));
@@ -342,8 +342,8 @@ mod tests {
         assert_eq!(
             said,
             [
-                "record `p`: `Bash|Edit` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (`Bash`, `Edit`)",
-                "record `e`: `[Bb]ash` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (`Bash`, `bash`)",
+                "record `p`: `Bash|Edit` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (read as a harness reads a matcher, searched in the tool's name: `*Bash*`, `*Edit*`)",
+                "record `e`: `[Bb]ash` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (read as a harness reads a matcher, searched in the tool's name: `*Bash*`, `*bash*`)",
             ]
         );
     }

@@ -1282,6 +1282,15 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         // An alternation inside a group: each alternative is meant (it passed).
         ("claude-code", "mcp__(shop|billing)__.*", REFUND_TOOL),
         ("claude-code", "(Edit|Bash)|Write", "Bash"),
+        // A harness searches a matcher's regex in the tool's name (Claude Code's
+        // `new RegExp(m).test(name)`): `(Bash|Edit)` covers `MultiEdit` and
+        // `NotebookEdit` too (read as the whole name, their calls passed unjudged).
+        ("claude-code", "(Bash|Edit)", "MultiEdit"),
+        ("claude-code", "Edi(t)", "NotebookEdit"),
+        ("claude-code", "Edit.*|Write", "MultiEdit"),
+        ("claude-code", "[Ee]dit", "MultiEdit"),
+        ("codex", "(Bash|patch)", "apply_patch"),
+        ("gemini-cli", "(shell|file)", "run_shell_command"),
     ];
     for (i, (h, named, call)) in cases.iter().enumerate() {
         let store = write_store(&format!("{i}.json"), &[named]);
@@ -1300,13 +1309,17 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
         assert_blocked(&out, "dropped-binding-constraint", &format!("{h} {named}"));
     }
     // A pattern that does not read as covering the call, and a `*` glob with a `.`,
-    // are left as they are.
-    let store = write_store("other.json", &["Write|Edit", "notes.*"]);
-    let out = run(
-        &["hook", "claude-code", "--store", &store],
-        &payload("claude-code", "Bash", r#"{"command":"ls"}"#),
-    );
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // are left as they are; so is a call an anchored pattern does not cover as a whole
+    // name (`^(Bash|Edit)$`, as a matcher, does not select `MultiEdit`).
+    let other = write_store("other.json", &["Write|Edit", "notes.*"]);
+    let anchored = write_store("anchored.json", &["^(Bash|Edit)$"]);
+    for (store, call) in [(&other, "Bash"), (&anchored, "MultiEdit")] {
+        let out = run(
+            &["hook", "claude-code", "--store", store],
+            &payload("claude-code", call, r#"{"command":"ls"}"#),
+        );
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{call}");
+    }
     // A class is the set it names: `[Bb]ash` is `Bash` and `bash`, not every name ending
     // `ash` (read as `*ash`, it denied `mcp__x__stash`), and `Bash` is still denied.
     let store = write_store("class.json", &["[Bb]ash"]);
@@ -1849,6 +1862,14 @@ fn guarded_tools_written_as_a_pattern_deny_with_the_fix() {
             "Gemini CLI",
             r#"["[Rr]un_shell_command"]"#,
             "run_shell_command",
+        ),
+        // Searched in the name, as a harness searches a matcher's regex: `(Bash|Edit)`
+        // covers `MultiEdit` (read as the whole name, the call went unjudged).
+        (
+            "claude-code",
+            "Claude Code",
+            r#"["(Bash|Edit)","Bash","Edit"]"#,
+            "MultiEdit",
         ),
     ] {
         let out = run(

@@ -2548,6 +2548,124 @@ fn claude_code_a_message_a_refusal_retracted_is_not_context() {
     }
 }
 
+/// An interactive Claude Code session (`entrypoint` `cli`, where the context hint may
+/// clear old results) whose compaction preserved a refused reply, retracted, then a Bash
+/// call and its result; after the summary, another Bash call and its result, then the
+/// gated call. `preserved` and `after` are the two results' texts.
+fn claude_code_refusal_in_the_preserved_range(preserved: &str, after: &str) -> Vec<u8> {
+    let refused = "99924d8b-f89f-4605-bffe-9e25bc47c6ea";
+    let entry = |uuid: &str, parent: Option<&str>, kind: &str, rest: Value| {
+        let mut v = serde_json::json!({"type": kind, "uuid": uuid, "parentUuid": parent,
+            "isSidechain": false, "entrypoint": "cli", "sessionId": "s"});
+        for (k, x) in rest.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let call = |uuid: &str, parent: &str, id: &str, command: &str| {
+        entry(
+            uuid,
+            Some(parent),
+            "assistant",
+            serde_json::json!({"message": {
+            "id": format!("m-{id}"), "role": "assistant", "content": [{"type": "tool_use",
+            "id": id, "name": "Bash", "input": {"command": command}}]}}),
+        )
+    };
+    let result = |uuid: &str, parent: &str, id: &str, text: &str| {
+        entry(
+            uuid,
+            Some(parent),
+            "user",
+            serde_json::json!({"message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]}}),
+        )
+    };
+    let lines = [
+        entry(
+            "u1",
+            None,
+            "user",
+            serde_json::json!({"message": {"role": "user", "content": "Read the rules."}}),
+        ),
+        entry(
+            refused,
+            Some("u1"),
+            "assistant",
+            serde_json::json!({"message": {"id": "m-refused",
+            "role": "assistant", "model": "claude-opus-4-8", "stop_reason": "refusal",
+            "content": [{"type": "text", "text": "I can't help with that."}]}}),
+        ),
+        entry(
+            "notice",
+            Some(refused),
+            "system",
+            serde_json::json!({"subtype": "model_refusal_fallback",
+            "retractedMessageUuids": [refused], "content": "Switched to claude-sonnet-4-6"}),
+        ),
+        call("a1", "notice", "t1", "cat rules"),
+        result("r1", "a1", "t1", preserved),
+        entry(
+            "b",
+            None,
+            "system",
+            serde_json::json!({"subtype": "compact_boundary",
+            "content": "Conversation compacted", "compactMetadata": {"trigger": "manual",
+            "preservedMessages": {"uuids": [refused, "a1", "r1"]}}}),
+        ),
+        entry(
+            "s1",
+            Some("b"),
+            "user",
+            serde_json::json!({"isCompactSummary": true,
+            "message": {"role": "user", "content": "Summary: work went on."}}),
+        ),
+        call("a2", "s1", "t2", "cat more-rules"),
+        result("r2", "a2", "t2", after),
+        entry(
+            "u2",
+            Some("r2"),
+            "user",
+            serde_json::json!({"message": {"role": "user",
+            "content": "GATE-GO: please run the step now."}}),
+        ),
+        call("a3", "u2", "t3", "touch gate-marker"),
+    ];
+    lines
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn claude_code_a_retracted_reply_in_a_compaction_s_preserved_range_is_counted_out_of_it() {
+    // The refused reply is no context, and the preserved range is counted again without
+    // it: the preserved Bash result may have been cleared by the context hint (the rule
+    // there is not in view), and the first result after the summary is among the newest
+    // the hint spares (the rule there is). Counted with the refused reply, the range
+    // reached one entry past the preserved ones.
+    let scratch = Scratch::new();
+    let quiet = "nothing to see";
+    let path = scratch.file(
+        "preserved.jsonl",
+        &claude_code_refusal_in_the_preserved_range(RULE, quiet),
+    );
+    let out = check_against("claude-code", &path);
+    assert_eq!(
+        (out.verdict_line(), out.code),
+        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+        "{}",
+        out.stdout
+    );
+    let path = scratch.file(
+        "after.jsonl",
+        &claude_code_refusal_in_the_preserved_range(quiet, RULE),
+    );
+    let out = check_against("claude-code", &path);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
 #[test]
 fn claude_code_a_tool_result_whose_call_is_not_the_one_before_it_is_not_context() {
     // Claude Code sends a tool result only right after the response that asked for its

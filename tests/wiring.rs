@@ -2923,11 +2923,13 @@ fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
     // were meant for; doctor said to add the name to the matcher.
     let s = Sandbox::new();
     s.wired("claude-code");
+    // Each alternative is searched in the name, as a harness searches a matcher's regex.
     for (scope, globs) in [
-        ("Bash|Edit", "`Bash`, `Edit`"),
-        // Read as a shell glob (`Bas*`) and as a regex (`Bas?` is `Ba` too).
-        ("Bas?", "`Bas*`, `Ba`"),
-        ("mcp__billing__.*", "`mcp__billing__*`"),
+        ("Bash|Edit", "`*Bash*`, `*Edit*`"),
+        // Read as a shell glob (`Bas*`) and as a regex (`Bas?` is `Ba` too), searched.
+        ("Bas?", "`*Ba*`"),
+        ("mcp__billing__.*", "`*mcp__billing__*`"),
+        ("^(Bash|Edit)$", "`Bash`, `Edit`"),
     ] {
         let store = format!(
             r#"{{"records": [{{"id": "p", "seq": 1, "kind": "policy", "scope": ["{scope}"], "predicate": {{"all": []}}, "effect": "deny"}}], "kept": []}}"#
@@ -2952,10 +2954,20 @@ fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
         );
     }
     // Each tool it reads as covering named beside it: the hook judges by those names.
+    let store = r#"{"records": [{"id": "p", "seq": 1, "kind": "policy", "scope": ["^(Bash|Edit)$", "Bash", "Edit"], "predicate": {"all": []}, "effect": "deny"}], "kept": []}"#;
+    std::fs::write(s.store(), store).unwrap();
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("`^(Bash|Edit)$`"), "{}", out.stdout);
+    // Searched in the name, `Bash|Edit` covers `MultiEdit` and `NotebookEdit` too, which
+    // the hook denies while the store does not name them (read as the whole name, doctor
+    // said nothing of it, and the hook passed their calls).
     let store = r#"{"records": [{"id": "p", "seq": 1, "kind": "policy", "scope": ["Bash|Edit", "Bash", "Edit"], "predicate": {"all": []}, "effect": "deny"}], "kept": []}"#;
     std::fs::write(s.store(), store).unwrap();
     let out = s.doctor("claude-code");
-    assert!(!out.stdout.contains("`Bash|Edit`"), "{}", out.stdout);
+    assert_finds(
+        &out,
+        "record `p` scopes to `Bash|Edit`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so the hook denies each call it reads as covering until the store names the tool (adding `Bash|Edit` to the matcher does not help): write one name or `*` glob per entry, such as `*Bash*`, `*Edit*`",
+    );
 }
 
 #[test]
@@ -3223,22 +3235,31 @@ fn doctor_and_init_report_a_guarded_tool_named_as_another_harness_names_it() {
     let out = s.init("claude-code");
     assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
     // A pattern of another syntax: a name no tool has, so the hook denies each call it
-    // reads as covering (doctor and init said nothing of it).
+    // reads as covering (doctor and init said nothing of it). Each alternative is
+    // searched in the name, as a harness searches a matcher's regex: `Edit` listed
+    // beside it leaves `MultiEdit` and `NotebookEdit` out, whose calls the hook denies.
     s.write_store_listing(&store, r#"["(Bash|Edit)", "Edit"]"#);
-    assert_finds(
-        &s.doctor("claude-code"),
-        &format!(
-            "the store `{}` lists `(Bash|Edit)`, a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern), and the hook denies each call of `Bash` until the list names it: add `Bash` to the store's `tools`",
-            s.store().display()
-        ),
-    );
+    let out = s.doctor("claude-code");
+    for glob in ["*Bash*", "*Edit*"] {
+        assert_finds(
+            &out,
+            &format!(
+                "the store `{}` lists `(Bash|Edit)`, a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern), and the hook denies each call of `{glob}` until the list names it: add `{glob}` to the store's `tools`",
+                s.store().display()
+            ),
+        );
+    }
     let warning = format!(
-        "warning: the store's `tools` lists `(Bash|Edit)`, a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern), so the hook denies each call of `Bash`: add `Bash` to its `tools` in `{}`",
+        "warning: the store's `tools` lists `(Bash|Edit)`, a name no tool has (`|`, `?`, `[...]` and `.*` are read as written, not as a pattern), so the hook denies each call of `*Bash*`: add `*Bash*` to its `tools` in `{}`",
         s.store().display()
     );
     let out = s.init("claude-code");
     assert!(out.stdout.lines().any(|l| l == warning), "{}", out.stdout);
     assert!(!out.stdout.contains("call of `Edit`"), "{}", out.stdout);
+    // Anchored, it is the names themselves: listed beside it, nothing to say of it.
+    s.write_store_listing(&store, r#"["^(Bash|Edit)$", "Bash", "Edit"]"#);
+    let out = s.doctor("claude-code");
+    assert!(!out.stdout.contains("`^(Bash|Edit)$`"), "{}", out.stdout);
     // Gemini CLI: `Bash` is Claude Code's name of its `run_shell_command`.
     let s = Sandbox::new();
     s.wired("gemini-cli");
