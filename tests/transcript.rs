@@ -2918,6 +2918,153 @@ fn gemini_cli_a_before_model_hook_in_its_settings_is_an_error() {
 }
 
 #[test]
+fn gemini_cli_a_before_model_hook_an_extension_brings_is_an_error() {
+    // Gemini CLI 0.61.0 loads every folder under `~/.gemini/extensions` and registers the
+    // hooks in its `hooks/hooks.json` as it does the settings' (`BeforeModel` included),
+    // so an extension's hook may rewrite the request as a settings hook may.
+    let h = "gemini-cli";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    let home = scratch.path().join("home");
+    let extensions = home.join(".gemini/extensions");
+    let installed = extensions.join("rewriter");
+    let linked = scratch.path().join("rewriter-src");
+    for dir in [&project.join(".gemini"), &installed, &linked] {
+        std::fs::create_dir_all(dir.join("hooks")).unwrap();
+    }
+    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
+    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let hook = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+        command
+            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("GEMINI_CLI_HOME", &home)
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                scratch.path().join("none.json"),
+            );
+        let out = output_of(command, Some(v.to_string().as_bytes()));
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let write = |file: &std::path::Path, text: &str| std::fs::write(file, text).unwrap();
+    write(
+        &project.join(".gemini/settings.json"),
+        r#"{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "omission-gate hook gemini-cli"}]}]}}"#,
+    );
+    let config = r#"{"name": "rewriter", "version": "1.0.0"}"#;
+    write(&installed.join("gemini-extension.json"), config);
+    let redact = r#"{"hooks": {"BeforeModel": [{"hooks": [{"type": "command", "command": "python3 redact.py"}]}]}}"#;
+    let hooks = installed.join("hooks/hooks.json");
+    // Other events, and a `BeforeModel` that is not a list, which Gemini CLI skips.
+    for other in [
+        r#"{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "log"}]}]}}"#,
+        r#"{"hooks": {"BeforeModel": {"hooks": [{"type": "command", "command": "log"}]}}}"#,
+        r#"{"hooks": {"BeforeModel": [{"hooks": {"type": "command", "command": "log"}}]}}"#,
+    ] {
+        write(&hooks, other);
+        assert_eq!(hook(), (Some(0), String::new()), "{other}");
+    }
+    write(&hooks, redact);
+    let error = "extension hooks: `hooks.BeforeModel` holds a hook: Gemini CLI runs an installed extension's hooks";
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rewriter/hooks/hooks.json: extension hooks"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(error), "{stderr}");
+    // Turned off for every directory: `gemini -e rewriter` turns it on all the same.
+    write(
+        &extensions.join("extension-enablement.json"),
+        r#"{"rewriter": {"overrides": ["!/*"]}}"#,
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(error), "{stderr}");
+    // A linked extension's hooks are in the folder it links to, its event's name spelt
+    // with an escape as JSON allows.
+    std::fs::remove_file(&hooks).unwrap();
+    assert_eq!(hook(), (Some(0), String::new()));
+    write(
+        &installed.join(".gemini-extension-install.json"),
+        &format!(
+            r#"{{"type": "link", "source": {}}}"#,
+            Value::String(linked.to_str().unwrap().into())
+        ),
+    );
+    write(&linked.join("gemini-extension.json"), config);
+    write(
+        &linked.join("hooks/hooks.json"),
+        &redact.replace("BeforeModel", "Before\\u004dodel"),
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rewriter-src/hooks/hooks.json: extension hooks"),
+        "{stderr}"
+    );
+    // A hooks file that may name the event and cannot be read as JSON.
+    write(
+        &linked.join("hooks/hooks.json"),
+        "{\"hooks\": {\"BeforeModel\": [",
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rewriter-src/hooks/hooks.json: extensions: cannot be read"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn gemini_cli_a_before_model_hook_written_without_its_list_is_an_error() {
+    // Gemini CLI 0.61.0 keeps a settings file that fails its schema (with a warning) and
+    // merges `hooks.BeforeModel` into its default `[]` with `concat`, which wraps an
+    // object in a list: one definition written without the list still runs.
+    let h = "gemini-cli";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    let home = scratch.path().join("home");
+    for dir in [&project, &home] {
+        std::fs::create_dir_all(dir.join(".gemini")).unwrap();
+    }
+    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
+    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let hook = |settings: &str| {
+        std::fs::write(project.join(".gemini/settings.json"), settings).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+        command
+            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("GEMINI_CLI_HOME", &home)
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                scratch.path().join("none.json"),
+            );
+        let out = output_of(command, Some(v.to_string().as_bytes()));
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (code, stderr) = hook(
+        r#"{"hooks": {"BeforeModel": {"hooks": [{"type": "command", "command": "python3 redact.py"}]}}}"#,
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`hooks.BeforeModel` holds a hook"),
+        "{stderr}"
+    );
+    // Shapes `HookRegistry` drops: a definition that is not an object, or whose `hooks`
+    // is not a list.
+    for dropped in [
+        r#"{"hooks": {"BeforeModel": "python3 redact.py"}}"#,
+        r#"{"hooks": {"BeforeModel": {"hooks": {"type": "command", "command": "python3 redact.py"}}}}"#,
+        r#"{"hooks": {"BeforeModel": [{"hooks": "python3 redact.py"}]}}"#,
+    ] {
+        assert_eq!(hook(dropped), (Some(0), String::new()), "{dropped}");
+    }
+}
+
+#[test]
 fn gemini_cli_check_finds_the_start_directory_beside_the_session_file() {
     // `check --transcript` has no payload to name the directory the session started in.
     // Gemini CLI records it beside the session's file (`tmp/<project>/.project_root`):

@@ -2346,6 +2346,31 @@ fn doctor_finds_a_gemini_cli_before_model_hook() {
 }
 
 #[test]
+fn doctor_finds_a_gemini_cli_extension_s_before_model_hook() {
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let extension = s.home.join(".gemini/extensions/rewriter");
+    std::fs::create_dir_all(extension.join("hooks")).unwrap();
+    std::fs::write(
+        extension.join("gemini-extension.json"),
+        r#"{"name": "rewriter", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    let hooks = extension.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"BeforeModel": [{"hooks": [{"type": "command", "command": "redact"}]}]}}"#,
+    )
+    .unwrap();
+    let found = findings(&s.doctor("gemini-cli"));
+    let problem = format!(
+        "{}: extension hooks: `hooks.BeforeModel` holds a hook: Gemini CLI runs an installed extension's hooks (one `extension-enablement.json` turns off too, when started with `gemini -e NAME`) and sends the model the request such a hook returns (any message's text replaced) without writing that to its session file, so the gate cannot tell what the model sees (uninstall the extension or remove the hook to judge calls by the transcript, or use --kept)",
+        hooks.display()
+    );
+    assert_eq!(found.first(), Some(&problem), "{found:?}");
+}
+
+#[test]
 fn doctor_finds_a_command_without_exit_2() {
     let s = Sandbox::new();
     s.wired("claude-code");

@@ -254,6 +254,108 @@ pub(super) fn gemini_settings(
             return Err(InputError::invalid(&origin, "settings", problem));
         }
     }
+    gemini_extensions(cwd, transcript, env)
+}
+
+/// The extensions Gemini CLI may load for a session started in `cwd` (whose file is
+/// `transcript`): an error when one brings a `BeforeModel` hook (see
+/// [`gemini_cli::extension_model_hook`]), or when where they are, or a file that may say
+/// so, cannot be read. An extension `extension-enablement.json` turns off counts: `gemini
+/// -e NAME` turns it on, and the hook does not see Gemini CLI's command line. One the
+/// settings keep from loading counts too.
+fn gemini_extensions(
+    cwd: Option<&str>,
+    transcript: Option<&Path>,
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<(), InputError> {
+    let dirs = gemini_cli::extension_dirs(transcript, env);
+    if dirs.is_empty() {
+        let problem = TranscriptRead::Settings("`HOME` is not set".into());
+        return Err(InputError::invalid(
+            gemini_cli::EXTENSIONS_DIR,
+            "extensions",
+            problem,
+        ));
+    }
+    // A file is read whole only when it may name what is looked for (a `\u` escape may
+    // spell it); one that then cannot be read as Gemini CLI reads it is an error.
+    let read = |file: &Path, key: &str| -> Result<Option<serde_json::Value>, InputError> {
+        let origin = file.to_string_lossy();
+        let bad =
+            |why: String| InputError::invalid(&origin, "extensions", TranscriptRead::Settings(why));
+        let bytes = match std::fs::read(file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(bad(io_reason(&e))),
+        };
+        let names = |t: &[u8]| {
+            [b"\\u".as_slice(), key.as_bytes()]
+                .iter()
+                .any(|k| memchr::memmem::find(t, k).is_some())
+        };
+        if !names(&bytes) {
+            return Ok(None);
+        }
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| bad(e.to_string()))
+    };
+    for dir in dirs {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                let problem = TranscriptRead::Settings(io_reason(&e));
+                return Err(InputError::invalid(
+                    &dir.to_string_lossy(),
+                    "extensions",
+                    problem,
+                ));
+            }
+        };
+        let mut folders: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        folders.sort();
+        for installed in folders {
+            // A linked extension is read from the folder it was installed from.
+            let install = read(&installed.join(gemini_cli::INSTALL_METADATA), "link")?;
+            let linked = install
+                .as_ref()
+                .filter(|m| m.get("type").and_then(serde_json::Value::as_str) == Some("link"))
+                .map(|m| m.get("source").and_then(serde_json::Value::as_str));
+            let folder = match linked {
+                None => installed.clone(),
+                Some(Some(source)) if Path::new(source).is_absolute() || cwd.is_some() => {
+                    Path::new(cwd.unwrap_or("/")).join(source)
+                }
+                Some(_) => {
+                    let origin = installed.join(gemini_cli::INSTALL_METADATA);
+                    let problem = TranscriptRead::Settings(
+                        "a link whose `source` is not an absolute path, and the directory the session started in is not known".into(),
+                    );
+                    return Err(InputError::invalid(
+                        &origin.to_string_lossy(),
+                        "extensions",
+                        problem,
+                    ));
+                }
+            };
+            let file = folder.join(gemini_cli::EXTENSION_HOOKS);
+            if read(&file, gemini_cli::MODEL_HOOK)?
+                .is_some_and(|hooks| gemini_cli::extension_model_hook(&hooks))
+            {
+                let problem = TranscriptRead::ExtensionModelHook;
+                return Err(InputError::invalid(
+                    &file.to_string_lossy(),
+                    "extension hooks",
+                    problem,
+                ));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -95,6 +95,11 @@ pub enum TranscriptRead {
         "`hooks.BeforeModel` holds a hook: Gemini CLI sends the model the request such a hook returns (any message's text replaced) without writing that to its session file, so the gate cannot tell what the model sees (remove it to judge calls by the transcript, or use --kept)"
     )]
     ModelHook,
+    /// Gemini CLI: an installed extension gives `BeforeModel` a hook.
+    #[error(
+        "`hooks.BeforeModel` holds a hook: Gemini CLI runs an installed extension's hooks (one `extension-enablement.json` turns off too, when started with `gemini -e NAME`) and sends the model the request such a hook returns (any message's text replaced) without writing that to its session file, so the gate cannot tell what the model sees (uninstall the extension or remove the hook to judge calls by the transcript, or use --kept)"
+    )]
+    ExtensionModelHook,
     /// Gemini CLI: a settings file that names a setting that may turn on its context
     /// management, and cannot be read as Gemini CLI reads it: why.
     #[error(

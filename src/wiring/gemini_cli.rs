@@ -47,17 +47,57 @@ pub const MODEL_HOOK: &str = "BeforeModel";
 /// each before every request to the model and sends the request such a hook returns
 /// (its `llm_request`: the text of any message replaced, messages added), while the
 /// session file keeps what it recorded before; a hook of any shape counts, and so does
-/// one `hooksConfig.disabled` names (the gate does not redo which of them run).
+/// one `hooksConfig.disabled` names (the gate does not redo which of them run). Gemini
+/// CLI keeps a settings file that fails its schema (with a warning) and merges the event
+/// into its default `[]` by `concat`, which wraps a value that is not a list in one: a
+/// single definition written without the list (an object) still runs (`HookRegistry`
+/// drops a definition that is not an object, or whose `hooks` is not a list).
 pub fn model_hook(settings: &Value) -> bool {
-    let Some(Value::Array(definitions)) = settings.get("hooks").and_then(|h| h.get(MODEL_HOOK))
-    else {
-        return false;
-    };
-    definitions.iter().any(|d| {
-        d.get("hooks")
-            .and_then(Value::as_array)
-            .is_some_and(|hooks| !hooks.is_empty())
-    })
+    match settings.get("hooks").and_then(|h| h.get(MODEL_HOOK)) {
+        Some(Value::Array(definitions)) => definitions.iter().any(holds_a_hook),
+        Some(definition @ Value::Object(_)) => holds_a_hook(definition),
+        _ => false,
+    }
+}
+
+/// True when an extension's `hooks/hooks.json` (parsed) gives [`MODEL_HOOK`] a hook.
+/// Gemini CLI 0.61.0 (`ExtensionManager.loadExtensionHooks`) takes the file's `hooks`
+/// when it is an object and hands it to `HookRegistry` unmerged, which skips an event
+/// whose value is not a list.
+pub fn extension_model_hook(file: &Value) -> bool {
+    match file.get("hooks").and_then(|h| h.get(MODEL_HOOK)) {
+        Some(Value::Array(definitions)) => definitions.iter().any(holds_a_hook),
+        _ => false,
+    }
+}
+
+/// A hook definition whose `hooks` is a list that is not empty.
+fn holds_a_hook(definition: &Value) -> bool {
+    definition
+        .get("hooks")
+        .and_then(Value::as_array)
+        .is_some_and(|hooks| !hooks.is_empty())
+}
+
+/// The folders that may hold the extensions Gemini CLI loads for a session whose file is
+/// `transcript` (when given), given its environment (`env`): `.gemini/extensions` under
+/// [`user_home`], and beside the `tmp` folder the session file is kept in (Gemini CLI
+/// 0.61.0 puts both under the same `.gemini`). Empty when neither is known.
+pub fn extension_dirs(
+    transcript: Option<&Path>,
+    env: impl Fn(&str) -> Option<OsString>,
+) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = user_home(env)
+        .map(|home| home.join(EXTENSIONS_DIR))
+        .into_iter()
+        .collect();
+    dirs.extend(
+        transcript
+            .and_then(gemini_dir_of)
+            .map(|dir| dir.join("extensions")),
+    );
+    dirs.dedup();
+    dirs
 }
 
 /// What JavaScript counts as true: anything but `false`, `0`, `""` and `null`.
