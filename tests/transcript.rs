@@ -963,6 +963,61 @@ fn claude_code_a_result_off_the_chain_of_a_large_session_is_not_put_back() {
     assert_eq!(check_against(h, &fixture(h, "LF-3")).code, 0);
 }
 
+/// `text` (LF-3, whole or at its size) with the rule moved from the result of the call
+/// off the chain to that call's own arguments (`echo` of it), its result a plain `ok`.
+fn with_the_rule_in_the_off_chain_call(text: &[u8]) -> Vec<u8> {
+    let first = "toolu_00000000000000000001";
+    let (mut call, mut result) = (0, 0);
+    let mut out = Vec::new();
+    for line in std::str::from_utf8(text).unwrap().lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if let Some(block) = v.pointer_mut("/message/content/0") {
+            if block["type"] == "tool_use" && block["id"] == first {
+                block["input"]["command"] = Value::from(format!("echo \"{RULE}\""));
+                call += 1;
+            }
+            if block["type"] == "tool_result" && block["tool_use_id"] == first {
+                assert!(block["content"].as_str().unwrap().contains(RULE));
+                block["content"] = Value::from("ok");
+                v["toolUseResult"]["stdout"] = Value::from("ok");
+                result += 1;
+            }
+        }
+        out.extend_from_slice(v.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    assert_eq!((call, result), (1, 1));
+    assert_eq!(
+        out.windows(RULE.len())
+            .filter(|w| *w == RULE.as_bytes())
+            .count(),
+        1
+    );
+    out
+}
+
+#[test]
+fn claude_code_the_call_of_a_result_off_the_chain_of_a_large_session_is_not_in_view() {
+    // LF-3 with the rule in the arguments of the call whose result is off the chain, not
+    // in that result. Resuming the file past 5,242,880 bytes, Claude Code 2.1.197 sent
+    // neither that result nor its call, so the call's arguments are not in view either.
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let large = scratch.file(
+        "large.jsonl",
+        &with_the_rule_in_the_off_chain_call(&lf_3_at_its_size()),
+    );
+    let out = hook_with(h, &store(h), &payload(h, "LF-3", &large), &[]);
+    denied_with_the_rule(&out);
+    assert_eq!(check_against(h, &large).code, 1);
+    // Under that size the call and its result are both sent: the arguments count.
+    let whole = std::fs::read(fixture(h, "LF-3")).unwrap();
+    let small = scratch.file("small.jsonl", &with_the_rule_in_the_off_chain_call(&whole));
+    let out = hook_with(h, &store(h), &payload(h, "LF-3", &small), &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(check_against(h, &small).code, 0);
+}
+
 #[test]
 fn claude_code_a_large_session_after_a_compaction_that_kept_messages_is_read_whole() {
     // After a compaction whose boundary names the messages it kept (as every 2.1.197
