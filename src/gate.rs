@@ -519,13 +519,17 @@ where
 
 /// True when `action` repeats the effect: the effect's `tool` covers the action's tool
 /// (a plain name covers only itself, a `*` glob every name it matches, SPEC 2), and every
-/// `match` entry equals the top-level param of that name (a missing param never equals).
+/// `match` entry equals the action's param of that name (a missing param never equals).
+/// The param of a name is read as a predicate's field is (SPEC 4, [`Action::param`]): the
+/// key spelt exactly, else the path through nested objects, so a `match` key with dots
+/// (`invoice.id`) is met by `{"invoice": {"id": ..}}` too. The gate holds the two
+/// spellings for one field ([`crate::action::one_spelling`]): a tool may read either.
 pub fn replays(effect: &Effect, action: &Action) -> bool {
     glob_match(&effect.tool, &action.tool)
         && effect
             .matches
             .iter()
-            .all(|(k, v)| action.params.get(k).is_some_and(|p| json_eq(p, v)))
+            .all(|(k, v)| action.param(k).is_some_and(|p| json_eq(p, v)))
 }
 
 /// The code `check` gives the policy at `pos` for `action` (a firing-table row or

@@ -270,6 +270,37 @@ fn dropped_effect_replay_blocks_and_kept_one_is_a_note() {
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
 }
 
+/// A `match` key with dots names the param as a predicate's field does (SPEC 4): the key
+/// spelt so, or the path through nested objects. The gate holds the two spellings for one
+/// field (params that give them two values are refused: a tool may read either), so a
+/// call that gives the recorded value nested replays the effect as surely as one that
+/// spells the key with its dots.
+#[test]
+fn a_dotted_match_key_is_replayed_by_the_nested_param() {
+    let e = r#"{"id":"e","seq":1,"kind":"effect","tool":"invoices.send","match":{"invoice.id":"INV-7741"},"text":"invoice INV-7741 was already sent"}"#;
+    for action in [
+        r#"{"tool":"invoices.send","params":{"invoice.id":"INV-7741"}}"#,
+        r#"{"tool":"invoices.send","params":{"invoice":{"id":"INV-7741","cc":"ops"}}}"#,
+    ] {
+        let r = check(&[e, CHAT], &["c"], action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (dropped-effect-replay) exit 1",
+            "{action}\n{}",
+            r.stdout
+        );
+        assert_eq!(r.labelled("restore"), ["e"]);
+    }
+    // Another invoice, or none, does not replay it.
+    for action in [
+        r#"{"tool":"invoices.send","params":{"invoice":{"id":"INV-7742"}}}"#,
+        r#"{"tool":"invoices.send","params":{"invoice":"INV-7741"}}"#,
+    ] {
+        let r = check(&[e, CHAT], &["c"], action, &[]);
+        assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{action}");
+    }
+}
+
 /// An effect's `tool` may be a glob (SPEC 2): it records a call of a tool it covers, and
 /// every call of such a tool with its `match` replays it.
 #[test]

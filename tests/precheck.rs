@@ -269,6 +269,42 @@ fn a_call_that_spells_the_field_through_a_key_with_dots_is_tried() {
 }
 
 #[test]
+fn a_dotted_effect_key_is_tried_through_the_nested_object_the_schema_admits() {
+    // `check` reads the `match` key `invoice.id` through nested objects too, and blocks
+    // `{"invoice":{"id":"INV-7741"}}` on the dropped effect. This schema admits no key
+    // `invoice.id`, only the object: precheck must find that call, not rule the replay out.
+    let s = Scratch::new();
+    let effect = r#"{"id":"e1","seq":1,"kind":"effect","tool":"refunds.create","match":{"invoice.id":"INV-7741"}}"#;
+    let path = s.file("in.json", store(&[effect, CHAT], &["c9"]).as_bytes());
+    let schema = r#"{"type":"object","properties":{"invoice":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"amount":{"type":"integer"}},"required":["invoice","amount"],"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    assert_eq!(action, r#"{"amount":0,"invoice":{"id":"INV-7741"}}"#);
+    // The witness is a call `check` blocks on the effect.
+    let check = run(
+        &[
+            "check",
+            &path,
+            "--action",
+            &format!(r#"{{"tool":"refunds.create","params":{action}}}"#),
+        ],
+        None,
+    );
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-effect-replay) exit 1",
+        "{}",
+        check.stdout
+    );
+    // A schema whose `invoice.id` cannot be INV-7741 rules the replay out.
+    let closed = r#"{"type":"object","properties":{"invoice":{"type":"object","properties":{"id":{"enum":["INV-1"]}}}},"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(closed)), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
 fn a_number_schema_gets_a_witness_strictly_between_the_bounds() {
     let s = Scratch::new();
     let path = s.file("in.json", store(&[BIG, CHAT], &["c9"]).as_bytes());

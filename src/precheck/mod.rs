@@ -510,10 +510,23 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
     }
     let mut params = Map::new();
     for (key, value) in &effect.matches {
-        if !schema.slot(key).schema.admits(value) {
-            return Ok(None);
+        if schema.slot(key).schema.admits(value) {
+            params.insert(key.clone(), value.clone());
+            continue;
         }
-        params.insert(key.clone(), value.clone());
+        // `check` reads a key with dots through nested objects too ([`gate::replays`]):
+        // a call may give the value at any spelling of it that the schema admits.
+        let spellings = crate::action::spellings(key)
+            .ok_or_else(|| Undecided::Spellings(key.clone(), crate::action::MAX_SPELLING_DOTS))?;
+        let Some(path) = spellings
+            .into_iter()
+            .find(|path| path.len() > 1 && admits_at(schema, path, value))
+        else {
+            return Ok(None);
+        };
+        if !insert_at(&mut params, &path, value) {
+            return Err(Undecided::Overlap(key.clone()));
+        }
     }
     for key in schema.required() {
         if params.contains_key(key) {
@@ -526,7 +539,53 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             None => return Ok(None),
         }
     }
-    Ok(Some(Action { tool, params }))
+    let action = Action { tool, params };
+    if !gate::replays(effect, &action) {
+        // Two `match` keys that meet in one nested object (`a` and `a.b`): not built here.
+        let key = effect.matches.keys().next().cloned().unwrap_or_default();
+        return Err(Undecided::Overlap(key));
+    }
+    Ok(Some(action))
+}
+
+/// Whether `schema` admits an object holding `value` at the nested `path` (each object on
+/// the way may be one; other keys and `required` are not looked at, so this may say yes
+/// where no admitted call has it: sound, as the caller reads it).
+fn admits_at(schema: &Schema, path: &[&str], value: &Value) -> bool {
+    let [keys @ .., last] = path else {
+        return false;
+    };
+    let mut here = schema;
+    for key in keys {
+        if !here.admits_objects() {
+            return false;
+        }
+        here = here.slot(key).schema;
+    }
+    here.admits_objects() && here.slot(last).schema.admits(value)
+}
+
+/// Puts `value` at the nested `path` of `params`, making the objects on the way; `false`
+/// when something is there already.
+fn insert_at(params: &mut Map<String, Value>, path: &[&str], value: &Value) -> bool {
+    let [keys @ .., last] = path else {
+        return false;
+    };
+    let mut here = params;
+    for key in keys {
+        let slot = here
+            .entry((*key).to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(inner) = slot else {
+            return false;
+        };
+        here = inner;
+    }
+    if here.contains_key(*last) {
+        return false;
+    }
+    here.insert((*last).to_string(), value.clone());
+    true
 }
 
 /// Precheck's finding for a dropped effect over the tools its `tool` meets (some name is
