@@ -23,6 +23,13 @@ pub enum ActionError {
     /// No `tool`.
     #[error("the action has no `tool`")]
     NoTool,
+    /// A `tool` with white space at an end: no record may name such a tool, so the call
+    /// would pass unjudged.
+    #[error(
+        "the action's `tool` `{}` has white space at an end: no harness names a tool so, and no record can, so nothing would judge the call; write the name as the harness sends it",
+        clean(.0)
+    )]
+    ToolName(String),
     /// `params` that are not an object.
     #[error("the action's `params` must be an object")]
     Params,
@@ -138,6 +145,9 @@ impl Action {
     pub(crate) fn validate(&self) -> Result<(), ActionError> {
         if self.tool.is_empty() {
             return Err(ActionError::Tool);
+        }
+        if !crate::text::is_tool_name(&self.tool) {
+            return Err(ActionError::ToolName(self.tool.clone()));
         }
         check_numbers(&Value::Object(self.params.clone())).map_err(ActionError::Value)?;
         one_spelling(&self.params)

@@ -1184,3 +1184,45 @@ fn every_count_flag_is_plain_digits() {
     );
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
 }
+
+#[test]
+fn an_action_tool_with_white_space_at_an_end_is_refused() {
+    // A record may not name such a tool, so none could bind the call: it passed unjudged
+    // (exit 0) though the dropped policy `p` binds `refunds.create`.
+    let dir = Scratch::new();
+    let store = dir.file("s.jsonl", policy_and_chatter("c").as_bytes());
+    // U+FEFF is no white space (`char::is_whitespace`), so no name ends in it by that rule.
+    for ws in WHITESPACE.iter().filter(|ws| **ws != "\u{feff}") {
+        for tool in [format!("refunds.create{ws}"), format!("{ws}refunds.create")] {
+            let action = serde_json::json!({"tool": tool, "params": {"amount": 8400}});
+            let action = action.to_string();
+            for format in ["text", "json"] {
+                let args = [
+                    &store, "--kept", "c", "--action", &action, "--format", format,
+                ];
+                let out = check(&args, None);
+                assert_eq!(out.code, 2, "{tool:?}: {}{}", out.stdout, out.stderr);
+                assert!(
+                    out.stderr.contains("has white space at an end"),
+                    "{tool:?}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+    // The library refuses it too, the call built field by field.
+    let input = omission_gate::load("s.jsonl", policy_and_chatter("c").as_bytes()).unwrap();
+    let action = Action {
+        tool: "refunds.create ".into(),
+        params: serde_json::Map::new(),
+    };
+    let kept = ["c".to_string()];
+    let report = omission_gate::check(
+        &input,
+        Retention::Given,
+        Some(&kept),
+        &action,
+        CheckOptions::default(),
+    );
+    assert!(report.is_err());
+}
