@@ -2032,6 +2032,44 @@ fn init_runs_the_gemini_cli_gate_last_after_the_hooks_already_there() {
 }
 
 #[test]
+fn doctor_notes_a_claude_code_permission_request_hook_that_can_rewrite_a_call_after_the_gate() {
+    // Seen with Claude Code 2.1.197 (`--permission-prompt-tool stdio`, as an interactive
+    // session asks): the model asked for `python3 -c pass`, which the gate let run; a
+    // `PermissionRequest` hook answered `allow` with an `updatedInput` of
+    // `touch gate-marker`, which the store denies, and Claude Code ran that. Claude Code
+    // runs `PermissionRequest` hooks after every `PreToolUse` hook.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let with_event = |matcher: &str| {
+        let text = std::fs::read_to_string(&settings).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["hooks"]["PermissionRequest"] = serde_json::json!([
+            {"matcher": matcher, "hooks": [{"type": "command", "command": "./rewrite.sh"}]}
+        ]);
+        v.to_string()
+    };
+    let original = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(&settings, with_event("Bash")).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate doctor: note: the hook `./rewrite.sh` in `{}` runs as a `PermissionRequest` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, make it allow without `updatedInput` or deny instead, or keep its matcher off the tools the gate judges\n",
+            settings.display()
+        )
+    );
+    // A matcher that selects no tool the gate judges: nothing to say.
+    std::fs::write(&settings, with_event("WebFetch")).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(out.stderr, "");
+    std::fs::write(&settings, original).unwrap();
+    s.assert_doctor_clean("claude-code");
+}
+
+#[test]
 fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_gate() {
     // Gemini CLI 0.61.0 loads each extension under `~/.gemini/extensions` that
     // `extension-enablement.json` leaves on for the start directory, with the hooks of

@@ -107,6 +107,8 @@ fn doctor(
     // place in the merge, the group's in the file) and its group's `sequential`.
     let mut others: Vec<((usize, usize), wiring::OtherHook)> = Vec::new();
     let mut placed: Vec<((usize, usize), bool)> = Vec::new();
+    // Claude Code's `PermissionRequest` hooks, which run after the gate's.
+    let mut asking: Vec<wiring::OtherHook> = Vec::new();
     let mut dropped_ours = false;
     // The files doctor could not read, or whose hooks the harness would not (each said
     // above), where the gate may be, and which init refuses to edit.
@@ -186,6 +188,14 @@ fn doctor(
                 .into_iter()
                 .map(|o| ((file_index, o.group), o)),
         );
+        if harness == Harness::ClaudeCode {
+            asking.extend(wiring::other_hooks_in(
+                &value,
+                claude_code::PERMISSION_EVENT,
+                harness.name(),
+                &shown,
+            ));
+        }
     }
     if harness == Harness::GeminiCli {
         // The extensions' hooks run after every settings file's.
@@ -298,6 +308,7 @@ fn doctor(
     }
     check_gate_twice(harness, &ours, f);
     check_other_hooks(harness, &ours, &placed, &others, f);
+    check_permission_hooks(&ours, &asking, f);
     if f.unsure.is_some() {
         return None;
     }
@@ -380,6 +391,31 @@ fn check_other_hooks(
                 )),
             }
         }
+    }
+}
+
+/// Claude Code runs its `PermissionRequest` hooks when it would ask the user about a call
+/// (interactive sessions, `--permission-prompt-tool`, agents in the background), after
+/// every `PreToolUse` hook, the gate's included, and runs the call with the
+/// `updatedInput` of a hook's `allow` decision (seen with 2.1.197: `python3 -c pass`, which
+/// the gate let run, rewritten to a command the store denies, ran). So the gate never
+/// sees the call such a hook rewrites. Whether a hook rewrites is not in its settings,
+/// so this is a note.
+fn check_permission_hooks(ours: &[Handler], asking: &[wiring::OtherHook], f: &mut Findings) {
+    let harness = Harness::ClaudeCode;
+    for o in asking {
+        if !ours
+            .iter()
+            .any(|h| wiring::overlap(harness, h.matcher.as_deref(), o.matcher.as_deref(), &[]))
+        {
+            continue;
+        }
+        f.note(format!(
+            "the hook `{}` in `{}` runs as a `{}` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, make it allow without `updatedInput` or deny instead, or keep its matcher off the tools the gate judges",
+            one_line(&o.command),
+            o.file,
+            claude_code::PERMISSION_EVENT
+        ));
     }
 }
 

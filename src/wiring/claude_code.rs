@@ -781,6 +781,10 @@ pub fn dropped_hooks(settings: &Value, event: &str) -> Option<Dropped> {
     }
 }
 
+/// The hook event Claude Code runs when it would ask the user about a call, after every
+/// `PreToolUse` hook; an `allow` decision's `updatedInput` replaces the call's input.
+pub const PERMISSION_EVENT: &str = "PermissionRequest";
+
 /// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
 /// it counts as true (see [`truthy`]): `CLAUDE_CODE_SIMPLE`, which `--bare` sets, and
 /// `CLAUDE_CODE_SAFE_MODE`, `--safe-mode`'s.
