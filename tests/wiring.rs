@@ -3577,6 +3577,66 @@ fn doctor_takes_claude_code_s_default_hook_timeout_as_ten_minutes() {
 }
 
 #[test]
+fn doctor_finds_a_claude_code_hook_it_would_not_wait_for_or_run_through_the_shell() {
+    // Each key, added to the hook init writes, had Claude Code 2.1.197 run the call the
+    // gate denies (a real `claude -p` against a mock; `asyncRewake` from its bundle:
+    // backgrounded in an interactive session), while doctor ran the command itself
+    // through `/bin/sh -c`, saw the deny, and said the hook gates (exit 0).
+    for (key, why) in [
+        (
+            r#""async": true"#,
+            "has `\"async\": true`, so Claude Code starts it in the background and runs the tool without waiting for its answer (a deny stops nothing): remove `\"async\"`",
+        ),
+        (
+            r#""asyncRewake": true"#,
+            "has `\"asyncRewake\": true`, so an interactive Claude Code session starts it in the background and runs the tool without waiting for its answer (a deny only wakes the model once the call has run): remove `\"asyncRewake\"`",
+        ),
+        (
+            r#""shell": "powershell""#,
+            "has `\"shell\": \"powershell\"`, so Claude Code runs its command in PowerShell, not in `/bin/sh` as it is written for (and as doctor ran it): with no PowerShell installed the hook fails to start and the tool runs, and in PowerShell `\"$CLAUDE_PROJECT_DIR\"` is no environment variable: remove `\"shell\"`",
+        ),
+        (
+            r#""args": []"#,
+            "has `\"args\"`, so Claude Code starts its `command` as one program with those arguments, with no shell (not as doctor ran it): `|| exit 2` is no shell's there, and a program that cannot be started lets the tool run: remove `\"args\"` and write the whole command line in `command`",
+        ),
+        (
+            r#""if": "Bash(git *)""#,
+            "has `\"if\": \"Bash(git *)\"`, so Claude Code runs it only for calls that match that permission rule, and every other call its matcher selects runs unjudged: remove `\"if\"`",
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replacen("\"timeout\": 30", &format!("\"timeout\": 30, {key}"), 1)
+        });
+        let out = s.doctor("claude-code");
+        assert_eq!(
+            findings(&out),
+            [format!(
+                "the hook in `{}` {why}",
+                s.settings("claude-code").display()
+            )],
+            "{key}"
+        );
+    }
+    // The same keys where Claude Code runs the hook as written, and waits for it.
+    for key in [
+        r#""async": false"#,
+        r#""asyncRewake": false"#,
+        r#""shell": "bash""#,
+        r#""if": """#,
+        r#""once": true"#,
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replacen("\"timeout\": 30", &format!("\"timeout\": 30, {key}"), 1)
+        });
+        s.assert_doctor_clean("claude-code");
+    }
+}
+
+#[test]
 fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
     // Copied from Claude Code's snippet, `"timeout": 30` is 30 ms to Gemini CLI, which
     // then kills the hook and runs the tool. doctor once advised `--timeout-ms 22`.

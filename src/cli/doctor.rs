@@ -1189,6 +1189,13 @@ fn check_handler(
             "{at} does not end in `|| exit 2`, so a binary that cannot be started lets the tool run: add it"
         ));
     }
+    // Keys that make Claude Code run the hook otherwise than doctor runs it below, or
+    // not wait for it: the run would say it gates when the call runs unjudged.
+    if harness == Harness::ClaudeCode {
+        for why in claude_code::not_run_as_written(&h.object) {
+            f.problem(format!("{at} {why}"));
+        }
+    }
     let env = |name: &str| -> Option<String> {
         match (harness, name) {
             (Harness::ClaudeCode, "CLAUDE_PROJECT_DIR")

@@ -903,10 +903,110 @@ pub fn timeout_ms(timeout: Option<&Value>) -> f64 {
     }
 }
 
+/// The keys of a command hook that keep Claude Code (2.1.197) from running it before
+/// the call through `/bin/sh -c` and waiting for its answer, each as `` `KEY`: why ``
+/// and the fix, in the order written below; empty for a hook it runs as doctor does.
+/// From its bundle's command-hook runner and hook filter, and seen with 2.1.197 against
+/// a mock (each ran the call the gate denies, where the same hook without the key
+/// blocked it):
+/// - `"async": true`: the hook is started in the background and counts as a success at
+///   once, so the tool runs whatever it answers (`(e.async||e.asyncRewake&&V)&&!d`;
+///   a PreToolUse hook is never forced to wait);
+/// - `"asyncRewake": true`: the same in an interactive session (or one fed streaming
+///   input), where its exit 2 only wakes the model once the call has run; `claude -p`
+///   waits for it (seen: blocked);
+/// - `"shell": "powershell"`: the command runs in PowerShell, where `"$CLAUDE_PROJECT_DIR"`
+///   is no environment variable; with no `pwsh` or `powershell` on `PATH` the hook
+///   fails to start, and the tool runs (seen);
+/// - `"args"` (any list, `[]` too): `command` is started as one program with those
+///   arguments and no shell, so `|| exit 2` is no shell's and a program that cannot be
+///   started runs the tool (seen with `[]`: the whole command line, read as a program's
+///   name, was not found);
+/// - `"if"` (a non-empty string): the hook runs only for calls that match that
+///   permission rule (`Bash(git *)`), and every other call its matcher selects runs
+///   unjudged (seen: `Bash(git *)` let `touch gate-marker` run).
+pub fn not_run_as_written(handler: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut found = Vec::new();
+    if handler.get("async") == Some(&Value::Bool(true)) {
+        found.push(
+            "has `\"async\": true`, so Claude Code starts it in the background and runs the tool without waiting for its answer (a deny stops nothing): remove `\"async\"`"
+                .to_string(),
+        );
+    }
+    if handler.get("asyncRewake") == Some(&Value::Bool(true)) {
+        found.push(
+            "has `\"asyncRewake\": true`, so an interactive Claude Code session starts it in the background and runs the tool without waiting for its answer (a deny only wakes the model once the call has run): remove `\"asyncRewake\"`"
+                .to_string(),
+        );
+    }
+    if handler.get("shell").and_then(Value::as_str) == Some("powershell") {
+        found.push(
+            "has `\"shell\": \"powershell\"`, so Claude Code runs its command in PowerShell, not in `/bin/sh` as it is written for (and as doctor ran it): with no PowerShell installed the hook fails to start and the tool runs, and in PowerShell `\"$CLAUDE_PROJECT_DIR\"` is no environment variable: remove `\"shell\"`"
+                .to_string(),
+        );
+    }
+    if handler.contains_key("args") {
+        found.push(
+            "has `\"args\"`, so Claude Code starts its `command` as one program with those arguments, with no shell (not as doctor ran it): `|| exit 2` is no shell's there, and a program that cannot be started lets the tool run: remove `\"args\"` and write the whole command line in `command`"
+                .to_string(),
+        );
+    }
+    if let Some(rule) = handler
+        .get("if")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+    {
+        found.push(format!(
+            "has `\"if\": \"{}\"`, so Claude Code runs it only for calls that match that permission rule, and every other call its matcher selects runs unjudged: remove `\"if\"`",
+            crate::text::clean_brief(rule)
+        ));
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn keys_that_keep_a_hook_from_running_as_written_are_named() {
+        let named = |h: Value| -> Vec<String> {
+            not_run_as_written(h.as_object().unwrap())
+                .iter()
+                .map(|l| l.split('`').nth(1).unwrap().to_string())
+                .collect()
+        };
+        let base = json!({"type": "command", "command": "x || exit 2", "timeout": 30});
+        assert!(named(base.clone()).is_empty());
+        for quiet in [
+            json!({"async": false, "asyncRewake": false, "shell": "bash", "if": ""}),
+            json!({"statusMessage": "gate", "once": true}),
+        ] {
+            let mut h = base.clone();
+            h.as_object_mut()
+                .unwrap()
+                .extend(quiet.as_object().unwrap().clone());
+            assert!(named(h).is_empty(), "{quiet}");
+        }
+        let mut h = base;
+        h.as_object_mut().unwrap().extend(
+            json!({"if": "Bash(git *)", "args": [], "shell": "powershell", "asyncRewake": true, "async": true})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        assert_eq!(
+            named(h),
+            [
+                "\"async\": true",
+                "\"asyncRewake\": true",
+                "\"shell\": \"powershell\"",
+                "\"args\"",
+                "\"if\": \"Bash(git *)\""
+            ]
+        );
+    }
 
     #[test]
     fn the_managed_settings_can_leave_only_their_own_hooks_or_none() {
