@@ -937,6 +937,36 @@ fn doctor_finds_a_claude_code_key_of_the_wrong_shape() {
 }
 
 #[test]
+fn doctor_finds_a_claude_code_hook_field_of_the_wrong_shape() {
+    // A hook's optional field of another shape than Claude Code 2.1.197's schema gives it
+    // made it drop the whole file (seen: `"async": "no"` and `"shell": "zsh"` on the
+    // gate's own hook, and the call the gate denies ran); doctor said the hook gates.
+    for (field, problem) in [
+        (r#""async": "no""#, "async` must be `true` or `false`"),
+        (
+            r#""shell": "zsh""#,
+            "shell` must be one of `bash`, `powershell`",
+        ),
+        (r#""if": 5"#, "if` must be a string"),
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replacen("\"timeout\": 30", &format!("\"timeout\": 30, {field}"), 1)
+        });
+        let out = s.doctor("claude-code");
+        assert_eq!(
+            findings(&out),
+            [format!(
+                "`{}`: `hooks.PreToolUse[0].hooks[0].{problem}, and Claude Code ignores this whole file, hooks included (the gate's hook too): fix that key",
+                s.settings("claude-code").display()
+            )],
+            "{field}"
+        );
+    }
+}
+
+#[test]
 fn doctor_finds_no_hook() {
     for h in HARNESSES {
         let s = Sandbox::new();

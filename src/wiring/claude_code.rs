@@ -594,6 +594,45 @@ const HOOK_TYPES: &[(&str, &[&str])] = &[
     ("mcp_tool", &["server", "tool"]),
 ];
 
+const NON_EMPTY_STRING: Shape = Shape::Text(|s| !s.is_empty(), "a string that is not empty");
+
+/// The optional fields every hook type has (`timeout` is checked apart), and those of
+/// each type, with the shape its schema (2.1.197's `fFu`) requires when they are given:
+/// a value of another shape (`"async": "no"`, `"shell": "zsh"`: seen with 2.1.197, none
+/// of the file's hooks ran) fails the schema, and Claude Code drops the whole file.
+const HOOK_FIELDS: &[(&str, Shape)] = &[
+    ("if", Shape::String),
+    ("statusMessage", Shape::String),
+    ("once", Shape::Bool),
+];
+
+const HOOK_TYPE_FIELDS: &[(&str, &[(&str, Shape)])] = &[
+    (
+        "command",
+        &[
+            ("args", Shape::Strings),
+            ("shell", Shape::Enum(&["bash", "powershell"])),
+            ("async", Shape::Bool),
+            ("asyncRewake", Shape::Bool),
+            ("rewakeMessage", NON_EMPTY_STRING),
+            ("rewakeSummary", NON_EMPTY_STRING),
+        ],
+    ),
+    (
+        "prompt",
+        &[("model", Shape::String), ("continueOnBlock", Shape::Bool)],
+    ),
+    ("agent", &[("model", Shape::String)]),
+    (
+        "http",
+        &[
+            ("headers", Shape::Record(&Shape::String)),
+            ("allowedEnvVars", Shape::Strings),
+        ],
+    ),
+    ("mcp_tool", &[("input", Shape::Record(&Shape::Any))]),
+];
+
 /// The first key whose value does not have the shape Claude Code requires, so that it
 /// drops the whole file, hooks included, as `` `path` must be SHAPE ``; `None` when
 /// every key it checks strictly is well formed.
@@ -726,6 +765,16 @@ fn check_groups(path: &str, groups: &Value) -> Option<String> {
                 && !t.as_f64().is_some_and(|t| t > 0.0)
             {
                 return Some(format!("`{at}.timeout` must be a positive number"));
+            }
+            let own = HOOK_TYPE_FIELDS
+                .iter()
+                .find(|(t, _)| Some(*t) == kind)
+                .map_or(&[][..], |(_, fields)| fields);
+            if let Some(problem) = HOOK_FIELDS.iter().chain(own).find_map(|(field, shape)| {
+                h.get(*field)
+                    .and_then(|v| check(&format!("{at}.{field}"), v, *shape))
+            }) {
+                return Some(problem);
             }
         }
     }
@@ -1162,6 +1211,63 @@ mod tests {
         ] {
             assert_eq!(invalid_key(&settings), None, "{settings}");
         }
+    }
+
+    #[test]
+    fn a_hook_field_of_the_wrong_shape_is_named() {
+        let hook = |fields: Value| {
+            let mut h = json!({"type": "command", "command": "x"});
+            h.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [h]}]}})
+        };
+        let at = "`hooks.PreToolUse[0].hooks[0]";
+        // `async` and `shell` seen with 2.1.197: the file's hooks did not run.
+        for (fields, problem) in [
+            (json!({"async": "no"}), "async` must be `true` or `false`"),
+            (
+                json!({"shell": "zsh"}),
+                "shell` must be one of `bash`, `powershell`",
+            ),
+            (json!({"args": "a b"}), "args` must be an array of strings"),
+            (json!({"if": 5}), "if` must be a string"),
+            (json!({"once": 1}), "once` must be `true` or `false`"),
+            (
+                json!({"rewakeMessage": ""}),
+                "rewakeMessage` must be a string that is not empty",
+            ),
+            (json!({"statusMessage": null}), "statusMessage` must be a string"),
+        ] {
+            assert_eq!(
+                invalid_key(&hook(fields.clone())),
+                Some(format!("{at}.{problem}")),
+                "{fields}"
+            );
+        }
+        // A field of another type is not this type's: left alone, as Claude Code's schema
+        // (which strips unknown keys) does; and well-formed values pass.
+        for fields in [
+            json!({"model": 5, "headers": 5, "input": 5, "continueOnBlock": "x"}),
+            json!({"async": false, "asyncRewake": true, "shell": "bash", "args": ["a"], "if": "Bash(git *)", "once": true, "statusMessage": "s", "rewakeSummary": "r"}),
+        ] {
+            assert_eq!(invalid_key(&hook(fields.clone())), None, "{fields}");
+        }
+        let prompt = json!({"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?", "model": 5}]}]}});
+        assert_eq!(
+            invalid_key(&prompt).as_deref(),
+            Some("`hooks.Stop[0].hooks[0].model` must be a string")
+        );
+        let http = json!({"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://x", "headers": {"A": 1}}]}]}});
+        assert_eq!(
+            invalid_key(&http).as_deref(),
+            Some("`hooks.Stop[0].hooks[0].headers.A` must be a string")
+        );
+        let mcp = json!({"hooks": {"Stop": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t", "input": []}]}]}});
+        assert_eq!(
+            invalid_key(&mcp).as_deref(),
+            Some("`hooks.Stop[0].hooks[0].input` must be an object")
+        );
     }
 
     #[test]
