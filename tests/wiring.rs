@@ -3667,6 +3667,30 @@ fn doctor_finds_a_claude_code_hook_it_would_not_wait_for_or_run_through_the_shel
 }
 
 #[test]
+fn doctor_finds_a_codex_hook_marked_async() {
+    // Codex 0.171.0 never runs a hook with `"async": true`, trusted or not (seen: a
+    // trusted one whose command first touched a file left no file, printed no
+    // `hook: PreToolUse`, and the call the gate denies ran); doctor ran the command
+    // itself, saw the deny and said the hook gates.
+    let s = Sandbox::new();
+    s.wired("codex");
+    s.edit_settings("codex", |t| {
+        t.replacen("\"timeout\": 30", "\"timeout\": 30, \"async\": true", 1)
+    });
+    s.trust_codex_as_is();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [format!(
+            "the hook in `{}` has `async` set to true, and Codex never runs an async hook (it skips it without a word), so every call runs unjudged: remove `async`, then trust the hook again",
+            s.settings("codex").display()
+        )]
+    );
+    s.edit_settings("codex", |t| t.replacen("\"async\": true", "\"async\": false", 1));
+    s.trust_codex_as_is();
+    s.assert_doctor_clean("codex");
+}
+
+#[test]
 fn doctor_says_a_gemini_cli_timeout_in_seconds_is_read_in_milliseconds() {
     // Copied from Claude Code's snippet, `"timeout": 30` is 30 ms to Gemini CLI, which
     // then kills the hook and runs the tool. doctor once advised `--timeout-ms 22`.

@@ -1196,6 +1196,11 @@ fn check_handler(
             f.problem(format!("{at} {why}"));
         }
     }
+    if harness == Harness::Codex
+        && let Some(why) = codex::never_run(&h.object)
+    {
+        f.problem(format!("{at} {why}"));
+    }
     let env = |name: &str| -> Option<String> {
         match (harness, name) {
             (Harness::ClaudeCode, "CLAUDE_PROJECT_DIR")
