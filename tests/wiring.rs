@@ -58,6 +58,7 @@ impl Sandbox {
             .current_dir(&self.project)
             .env_remove("CLAUDE_CODE_SIMPLE")
             .env_remove("CLAUDE_CODE_SAFE_MODE")
+            .env_remove("CLAUDE_CODE_SHELL_PREFIX")
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
@@ -1197,6 +1198,56 @@ fn doctor_finds_a_codex_hook_that_is_not_trusted() {
             p = s.p()
         )
     );
+}
+
+#[test]
+fn doctor_runs_a_claude_code_hook_through_the_shell_prefix_claude_code_uses() {
+    // With CLAUDE_CODE_SHELL_PREFIX set, Claude Code 2.1.197 runs every hook command as
+    // `/bin/sh -c "'PREFIX' 'COMMAND'"`. Seen: a prefix that ran the command and exited
+    // 0 lost the gate's deny, and the call ran; doctor ran the command without it and
+    // said the hook gates.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let write = |name: &str, body: &str| {
+        let path = s.home.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let loses = write("audit", "/bin/sh -c \"$1\"\nexit 0");
+    // The command is its last argument, after any flags.
+    let keeps = write(
+        "audit-ok",
+        "for a; do last=$a; done\nexec /bin/sh -c \"$last\"",
+    );
+    let doctor = |prefix: &str| {
+        s.run_with(
+            &["doctor", "claude-code", "--dir", s.p()],
+            &[("CLAUDE_CODE_SHELL_PREFIX", prefix)],
+        )
+    };
+    let found = findings(&doctor(&loses));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let at = format!("the hook in `{}`", s.settings("claude-code").display());
+    assert!(
+        found[0].starts_with(&format!("{at} let a malformed call run (exit 0, ")),
+        "{}",
+        found[0]
+    );
+    assert!(
+        found[0].ends_with(&format!(
+            "Claude Code would run the tool (run through `CLAUDE_CODE_SHELL_PREFIX` `{loses}`, as Claude Code runs every hook command while it is set: the prefix must run the command it is given and exit as that command exits, or be unset)"
+        )),
+        "{}",
+        found[0]
+    );
+    // A prefix that passes the exit on, with flags after its program as Claude Code
+    // splits them, gates; and an empty one is no prefix.
+    for prefix in [keeps.clone(), format!("{keeps} -x"), String::new()] {
+        assert_clean(&doctor(&prefix), &s.settings("claude-code"), "claude-code");
+    }
 }
 
 #[test]
@@ -3685,7 +3736,9 @@ fn doctor_finds_a_codex_hook_marked_async() {
             s.settings("codex").display()
         )]
     );
-    s.edit_settings("codex", |t| t.replacen("\"async\": true", "\"async\": false", 1));
+    s.edit_settings("codex", |t| {
+        t.replacen("\"async\": true", "\"async\": false", 1)
+    });
     s.trust_codex_as_is();
     s.assert_doctor_clean("codex");
 }

@@ -1845,10 +1845,11 @@ fn run_both(
             Outcome::Runs => {
                 ok = false;
                 f.problem(format!(
-                    "{at} let a malformed call run (exit {}{}): {} would run the tool",
+                    "{at} let a malformed call run (exit {}{}): {} would run the tool{}",
                     exit_text(run.exit),
                     with_output(&run.stderr),
-                    w_name(harness)
+                    w_name(harness),
+                    through_prefix(harness)
                 ));
             }
         },
@@ -1869,10 +1870,11 @@ fn run_both(
             Outcome::Runs if run.exit != Some(0) => {
                 ok = false;
                 f.problem(format!(
-                    "{at} failed (exit {}{}), and {} runs the tool when it does",
+                    "{at} failed (exit {}{}), and {} runs the tool when it does{}",
                     exit_text(run.exit),
                     with_output(&run.stderr),
-                    w_name(harness)
+                    w_name(harness),
+                    through_prefix(harness)
                 ));
             }
             Outcome::Runs => {}
@@ -2015,6 +2017,27 @@ struct Run {
     stderr: String,
 }
 
+/// `CLAUDE_CODE_SHELL_PREFIX` as Claude Code reads it from the environment doctor runs
+/// in (set, and not empty), through which it runs every hook command.
+fn claude_shell_prefix() -> Option<String> {
+    std::env::var(claude_code::SHELL_PREFIX_VAR)
+        .ok()
+        .filter(|p| !p.is_empty())
+}
+
+/// For a problem found running a Claude Code hook through `CLAUDE_CODE_SHELL_PREFIX`:
+/// that it was, and what the prefix must do; empty otherwise.
+fn through_prefix(harness: Harness) -> String {
+    match claude_shell_prefix() {
+        Some(prefix) if harness == Harness::ClaudeCode => format!(
+            " (run through `{}` `{}`, as Claude Code runs every hook command while it is set: the prefix must run the command it is given and exit as that command exits, or be unset)",
+            claude_code::SHELL_PREFIX_VAR,
+            one_line(&prefix)
+        ),
+        _ => String::new(),
+    }
+}
+
 /// Runs a hook command as the harness does: its shell, the project directory as the
 /// working directory, its variables (Gemini CLI: the command text expanded and the
 /// environment cut down to `PATH`, `HOME` and its own variables).
@@ -2035,6 +2058,10 @@ fn run_hook_command(
     c.args(flags).current_dir(dir);
     match harness {
         Harness::ClaudeCode => {
+            let command = match claude_shell_prefix() {
+                Some(prefix) => claude_code::with_shell_prefix(&prefix, command),
+                None => command.to_string(),
+            };
             c.arg(command).env("CLAUDE_PROJECT_DIR", project);
         }
         Harness::Codex => {

@@ -1013,10 +1013,48 @@ pub fn not_run_as_written(handler: &serde_json::Map<String, Value>) -> Vec<Strin
     found
 }
 
+/// The variable that makes Claude Code (2.1.197) run every hook command through a
+/// program of yours: the command line given to `/bin/sh -c` is
+/// [`with_shell_prefix`] of it.
+pub const SHELL_PREFIX_VAR: &str = "CLAUDE_CODE_SHELL_PREFIX";
+
+/// A hook command as Claude Code 2.1.197 hands it to `/bin/sh -c` when
+/// `CLAUDE_CODE_SHELL_PREFIX` is `prefix` (its `W4n`): the prefix quoted as one word,
+/// and the command quoted as one word after it, so the prefix's program gets the whole
+/// command as its last argument; a prefix with ` -` in it (after its first character)
+/// is cut at the last one, and what follows (`-c`, say) is left unquoted, as flags.
+/// Seen with 2.1.197: with a prefix that ran the command and exited 0, the gate's deny
+/// was lost and the call ran.
+pub fn with_shell_prefix(prefix: &str, command: &str) -> String {
+    let quote = super::sh_quote;
+    match prefix.rfind(" -").filter(|&n| n > 0) {
+        Some(n) => format!(
+            "{} {} {}",
+            quote(&prefix[..n]),
+            &prefix[n + 1..],
+            quote(command)
+        ),
+        None => format!("{} {}", quote(prefix), quote(command)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_shell_prefix_gets_the_command_as_one_word() {
+        assert_eq!(
+            with_shell_prefix("/usr/bin/wrap", "og hook \"$X\" || exit 2"),
+            "/usr/bin/wrap 'og hook \"$X\" || exit 2'"
+        );
+        assert_eq!(
+            with_shell_prefix("/opt/my wrap -q -c", "true"),
+            "'/opt/my wrap -q' -c true"
+        );
+        assert_eq!(with_shell_prefix("-x", "true"), "-x true");
+    }
 
     #[test]
     fn keys_that_keep_a_hook_from_running_as_written_are_named() {
@@ -1237,7 +1275,10 @@ mod tests {
                 json!({"rewakeMessage": ""}),
                 "rewakeMessage` must be a string that is not empty",
             ),
-            (json!({"statusMessage": null}), "statusMessage` must be a string"),
+            (
+                json!({"statusMessage": null}),
+                "statusMessage` must be a string",
+            ),
         ] {
             assert_eq!(
                 invalid_key(&hook(fields.clone())),
