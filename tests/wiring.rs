@@ -58,6 +58,7 @@ impl Sandbox {
             .current_dir(&self.project)
             .env_remove("CLAUDE_CODE_SIMPLE")
             .env_remove("CLAUDE_CODE_SAFE_MODE")
+            .env_remove("CLAUDE_CODE_SHELL_PREFIX")
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
@@ -937,6 +938,36 @@ fn doctor_finds_a_claude_code_key_of_the_wrong_shape() {
 }
 
 #[test]
+fn doctor_finds_a_claude_code_hook_field_of_the_wrong_shape() {
+    // A hook's optional field of another shape than Claude Code 2.1.197's schema gives it
+    // made it drop the whole file (seen: `"async": "no"` and `"shell": "zsh"` on the
+    // gate's own hook, and the call the gate denies ran); doctor said the hook gates.
+    for (field, problem) in [
+        (r#""async": "no""#, "async` must be `true` or `false`"),
+        (
+            r#""shell": "zsh""#,
+            "shell` must be one of `bash`, `powershell`",
+        ),
+        (r#""if": 5"#, "if` must be a string"),
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replacen("\"timeout\": 30", &format!("\"timeout\": 30, {field}"), 1)
+        });
+        let out = s.doctor("claude-code");
+        assert_eq!(
+            findings(&out),
+            [format!(
+                "`{}`: `hooks.PreToolUse[0].hooks[0].{problem}, and Claude Code ignores this whole file, hooks included (the gate's hook too): fix that key",
+                s.settings("claude-code").display()
+            )],
+            "{field}"
+        );
+    }
+}
+
+#[test]
 fn doctor_finds_no_hook() {
     for h in HARNESSES {
         let s = Sandbox::new();
@@ -1167,6 +1198,56 @@ fn doctor_finds_a_codex_hook_that_is_not_trusted() {
             p = s.p()
         )
     );
+}
+
+#[test]
+fn doctor_runs_a_claude_code_hook_through_the_shell_prefix_claude_code_uses() {
+    // With CLAUDE_CODE_SHELL_PREFIX set, Claude Code 2.1.197 runs every hook command as
+    // `/bin/sh -c "'PREFIX' 'COMMAND'"`. Seen: a prefix that ran the command and exited
+    // 0 lost the gate's deny, and the call ran; doctor ran the command without it and
+    // said the hook gates.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let write = |name: &str, body: &str| {
+        let path = s.home.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let loses = write("audit", "/bin/sh -c \"$1\"\nexit 0");
+    // The command is its last argument, after any flags.
+    let keeps = write(
+        "audit-ok",
+        "for a; do last=$a; done\nexec /bin/sh -c \"$last\"",
+    );
+    let doctor = |prefix: &str| {
+        s.run_with(
+            &["doctor", "claude-code", "--dir", s.p()],
+            &[("CLAUDE_CODE_SHELL_PREFIX", prefix)],
+        )
+    };
+    let found = findings(&doctor(&loses));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let at = format!("the hook in `{}`", s.settings("claude-code").display());
+    assert!(
+        found[0].starts_with(&format!("{at} let a malformed call run (exit 0, ")),
+        "{}",
+        found[0]
+    );
+    assert!(
+        found[0].ends_with(&format!(
+            "Claude Code would run the tool (run through `CLAUDE_CODE_SHELL_PREFIX` `{loses}`, as Claude Code runs every hook command while it is set: the prefix must run the command it is given and exit as that command exits, or be unset)"
+        )),
+        "{}",
+        found[0]
+    );
+    // A prefix that passes the exit on, with flags after its program as Claude Code
+    // splits them, gates; and an empty one is no prefix.
+    for prefix in [keeps.clone(), format!("{keeps} -x"), String::new()] {
+        assert_clean(&doctor(&prefix), &s.settings("claude-code"), "claude-code");
+    }
 }
 
 #[test]
@@ -3637,6 +3718,92 @@ fn doctor_takes_claude_code_s_default_hook_timeout_as_ten_minutes() {
             s.settings("claude-code").display()
         ),
     );
+}
+
+#[test]
+fn doctor_finds_a_claude_code_hook_it_would_not_wait_for_or_run_through_the_shell() {
+    // Each key, added to the hook init writes, had Claude Code 2.1.197 run the call the
+    // gate denies (a real `claude -p` against a mock; `asyncRewake` from its bundle:
+    // backgrounded in an interactive session), while doctor ran the command itself
+    // through `/bin/sh -c`, saw the deny, and said the hook gates (exit 0).
+    for (key, why) in [
+        (
+            r#""async": true"#,
+            "has `\"async\": true`, so Claude Code starts it in the background and runs the tool without waiting for its answer (a deny stops nothing): remove `\"async\"`",
+        ),
+        (
+            r#""asyncRewake": true"#,
+            "has `\"asyncRewake\": true`, so an interactive Claude Code session starts it in the background and runs the tool without waiting for its answer (a deny only wakes the model once the call has run): remove `\"asyncRewake\"`",
+        ),
+        (
+            r#""shell": "powershell""#,
+            "has `\"shell\": \"powershell\"`, so Claude Code runs its command in PowerShell, not in `/bin/sh` as it is written for (and as doctor ran it): with no PowerShell installed the hook fails to start and the tool runs, and in PowerShell `\"$CLAUDE_PROJECT_DIR\"` is no environment variable: remove `\"shell\"`",
+        ),
+        (
+            r#""args": []"#,
+            "has `\"args\"`, so Claude Code starts its `command` as one program with those arguments, with no shell (not as doctor ran it): `|| exit 2` is no shell's there, and a program that cannot be started lets the tool run: remove `\"args\"` and write the whole command line in `command`",
+        ),
+        (
+            r#""if": "Bash(git *)""#,
+            "has `\"if\": \"Bash(git *)\"`, so Claude Code runs it only for calls that match that permission rule, and every other call its matcher selects runs unjudged: remove `\"if\"`",
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replacen("\"timeout\": 30", &format!("\"timeout\": 30, {key}"), 1)
+        });
+        let out = s.doctor("claude-code");
+        assert_eq!(
+            findings(&out),
+            [format!(
+                "the hook in `{}` {why}",
+                s.settings("claude-code").display()
+            )],
+            "{key}"
+        );
+    }
+    // The same keys where Claude Code runs the hook as written, and waits for it.
+    for key in [
+        r#""async": false"#,
+        r#""asyncRewake": false"#,
+        r#""shell": "bash""#,
+        r#""if": """#,
+        r#""once": true"#,
+    ] {
+        let s = Sandbox::new();
+        s.wired("claude-code");
+        s.edit_settings("claude-code", |t| {
+            t.replacen("\"timeout\": 30", &format!("\"timeout\": 30, {key}"), 1)
+        });
+        s.assert_doctor_clean("claude-code");
+    }
+}
+
+#[test]
+fn doctor_finds_a_codex_hook_marked_async() {
+    // Codex 0.171.0 never runs a hook with `"async": true`, trusted or not (seen: a
+    // trusted one whose command first touched a file left no file, printed no
+    // `hook: PreToolUse`, and the call the gate denies ran); doctor ran the command
+    // itself, saw the deny and said the hook gates.
+    let s = Sandbox::new();
+    s.wired("codex");
+    s.edit_settings("codex", |t| {
+        t.replacen("\"timeout\": 30", "\"timeout\": 30, \"async\": true", 1)
+    });
+    s.trust_codex_as_is();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [format!(
+            "the hook in `{}` has `async` set to true, and Codex never runs an async hook (it skips it without a word), so every call runs unjudged: remove `async`, then trust the hook again",
+            s.settings("codex").display()
+        )]
+    );
+    s.edit_settings("codex", |t| {
+        t.replacen("\"async\": true", "\"async\": false", 1)
+    });
+    s.trust_codex_as_is();
+    s.assert_doctor_clean("codex");
 }
 
 #[test]

@@ -1225,6 +1225,18 @@ fn check_handler(
             "{at} does not end in `|| exit 2`, so a binary that cannot be started lets the tool run: add it"
         ));
     }
+    // Keys that make Claude Code run the hook otherwise than doctor runs it below, or
+    // not wait for it: the run would say it gates when the call runs unjudged.
+    if harness == Harness::ClaudeCode {
+        for why in claude_code::not_run_as_written(&h.object) {
+            f.problem(format!("{at} {why}"));
+        }
+    }
+    if harness == Harness::Codex
+        && let Some(why) = codex::never_run(&h.object)
+    {
+        f.problem(format!("{at} {why}"));
+    }
     let env = |name: &str| -> Option<String> {
         match (harness, name) {
             (Harness::ClaudeCode, "CLAUDE_PROJECT_DIR")
@@ -1869,10 +1881,11 @@ fn run_both(
             Outcome::Runs => {
                 ok = false;
                 f.problem(format!(
-                    "{at} let a malformed call run (exit {}{}): {} would run the tool",
+                    "{at} let a malformed call run (exit {}{}): {} would run the tool{}",
                     exit_text(run.exit),
                     with_output(&run.stderr),
-                    w_name(harness)
+                    w_name(harness),
+                    through_prefix(harness)
                 ));
             }
         },
@@ -1893,10 +1906,11 @@ fn run_both(
             Outcome::Runs if run.exit != Some(0) => {
                 ok = false;
                 f.problem(format!(
-                    "{at} failed (exit {}{}), and {} runs the tool when it does",
+                    "{at} failed (exit {}{}), and {} runs the tool when it does{}",
                     exit_text(run.exit),
                     with_output(&run.stderr),
-                    w_name(harness)
+                    w_name(harness),
+                    through_prefix(harness)
                 ));
             }
             Outcome::Runs => {}
@@ -2039,6 +2053,27 @@ struct Run {
     stderr: String,
 }
 
+/// `CLAUDE_CODE_SHELL_PREFIX` as Claude Code reads it from the environment doctor runs
+/// in (set, and not empty), through which it runs every hook command.
+fn claude_shell_prefix() -> Option<String> {
+    std::env::var(claude_code::SHELL_PREFIX_VAR)
+        .ok()
+        .filter(|p| !p.is_empty())
+}
+
+/// For a problem found running a Claude Code hook through `CLAUDE_CODE_SHELL_PREFIX`:
+/// that it was, and what the prefix must do; empty otherwise.
+fn through_prefix(harness: Harness) -> String {
+    match claude_shell_prefix() {
+        Some(prefix) if harness == Harness::ClaudeCode => format!(
+            " (run through `{}` `{}`, as Claude Code runs every hook command while it is set: the prefix must run the command it is given and exit as that command exits, or be unset)",
+            claude_code::SHELL_PREFIX_VAR,
+            one_line(&prefix)
+        ),
+        _ => String::new(),
+    }
+}
+
 /// Runs a hook command as the harness does: its shell, the project directory as the
 /// working directory, its variables (Gemini CLI: the command text expanded and the
 /// environment cut down to `PATH`, `HOME` and its own variables).
@@ -2059,6 +2094,10 @@ fn run_hook_command(
     c.args(flags).current_dir(dir);
     match harness {
         Harness::ClaudeCode => {
+            let command = match claude_shell_prefix() {
+                Some(prefix) => claude_code::with_shell_prefix(&prefix, command),
+                None => command.to_string(),
+            };
             c.arg(command).env("CLAUDE_PROJECT_DIR", project);
         }
         Harness::Codex => {

@@ -594,6 +594,45 @@ const HOOK_TYPES: &[(&str, &[&str])] = &[
     ("mcp_tool", &["server", "tool"]),
 ];
 
+const NON_EMPTY_STRING: Shape = Shape::Text(|s| !s.is_empty(), "a string that is not empty");
+
+/// The optional fields every hook type has (`timeout` is checked apart), and those of
+/// each type, with the shape its schema (2.1.197's `fFu`) requires when they are given:
+/// a value of another shape (`"async": "no"`, `"shell": "zsh"`: seen with 2.1.197, none
+/// of the file's hooks ran) fails the schema, and Claude Code drops the whole file.
+const HOOK_FIELDS: &[(&str, Shape)] = &[
+    ("if", Shape::String),
+    ("statusMessage", Shape::String),
+    ("once", Shape::Bool),
+];
+
+const HOOK_TYPE_FIELDS: &[(&str, &[(&str, Shape)])] = &[
+    (
+        "command",
+        &[
+            ("args", Shape::Strings),
+            ("shell", Shape::Enum(&["bash", "powershell"])),
+            ("async", Shape::Bool),
+            ("asyncRewake", Shape::Bool),
+            ("rewakeMessage", NON_EMPTY_STRING),
+            ("rewakeSummary", NON_EMPTY_STRING),
+        ],
+    ),
+    (
+        "prompt",
+        &[("model", Shape::String), ("continueOnBlock", Shape::Bool)],
+    ),
+    ("agent", &[("model", Shape::String)]),
+    (
+        "http",
+        &[
+            ("headers", Shape::Record(&Shape::String)),
+            ("allowedEnvVars", Shape::Strings),
+        ],
+    ),
+    ("mcp_tool", &[("input", Shape::Record(&Shape::Any))]),
+];
+
 /// The first key whose value does not have the shape Claude Code requires, so that it
 /// drops the whole file, hooks included, as `` `path` must be SHAPE ``; `None` when
 /// every key it checks strictly is well formed.
@@ -726,6 +765,16 @@ fn check_groups(path: &str, groups: &Value) -> Option<String> {
                 && !t.as_f64().is_some_and(|t| t > 0.0)
             {
                 return Some(format!("`{at}.timeout` must be a positive number"));
+            }
+            let own = HOOK_TYPE_FIELDS
+                .iter()
+                .find(|(t, _)| Some(*t) == kind)
+                .map_or(&[][..], |(_, fields)| fields);
+            if let Some(problem) = HOOK_FIELDS.iter().chain(own).find_map(|(field, shape)| {
+                h.get(*field)
+                    .and_then(|v| check(&format!("{at}.{field}"), v, *shape))
+            }) {
+                return Some(problem);
             }
         }
     }
@@ -907,10 +956,148 @@ pub fn timeout_ms(timeout: Option<&Value>) -> f64 {
     }
 }
 
+/// The keys of a command hook that keep Claude Code (2.1.197) from running it before
+/// the call through `/bin/sh -c` and waiting for its answer, each as `` `KEY`: why ``
+/// and the fix, in the order written below; empty for a hook it runs as doctor does.
+/// From its bundle's command-hook runner and hook filter, and seen with 2.1.197 against
+/// a mock (each ran the call the gate denies, where the same hook without the key
+/// blocked it):
+/// - `"async": true`: the hook is started in the background and counts as a success at
+///   once, so the tool runs whatever it answers (`(e.async||e.asyncRewake&&V)&&!d`;
+///   a PreToolUse hook is never forced to wait);
+/// - `"asyncRewake": true`: the same in an interactive session (or one fed streaming
+///   input), where its exit 2 only wakes the model once the call has run; `claude -p`
+///   waits for it (seen: blocked);
+/// - `"shell": "powershell"`: the command runs in PowerShell, where `"$CLAUDE_PROJECT_DIR"`
+///   is no environment variable; with no `pwsh` or `powershell` on `PATH` the hook
+///   fails to start, and the tool runs (seen);
+/// - `"args"` (any list, `[]` too): `command` is started as one program with those
+///   arguments and no shell, so `|| exit 2` is no shell's and a program that cannot be
+///   started runs the tool (seen with `[]`: the whole command line, read as a program's
+///   name, was not found);
+/// - `"if"` (a non-empty string): the hook runs only for calls that match that
+///   permission rule (`Bash(git *)`), and every other call its matcher selects runs
+///   unjudged (seen: `Bash(git *)` let `touch gate-marker` run).
+pub fn not_run_as_written(handler: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut found = Vec::new();
+    if handler.get("async") == Some(&Value::Bool(true)) {
+        found.push(
+            "has `\"async\": true`, so Claude Code starts it in the background and runs the tool without waiting for its answer (a deny stops nothing): remove `\"async\"`"
+                .to_string(),
+        );
+    }
+    if handler.get("asyncRewake") == Some(&Value::Bool(true)) {
+        found.push(
+            "has `\"asyncRewake\": true`, so an interactive Claude Code session starts it in the background and runs the tool without waiting for its answer (a deny only wakes the model once the call has run): remove `\"asyncRewake\"`"
+                .to_string(),
+        );
+    }
+    if handler.get("shell").and_then(Value::as_str) == Some("powershell") {
+        found.push(
+            "has `\"shell\": \"powershell\"`, so Claude Code runs its command in PowerShell, not in `/bin/sh` as it is written for (and as doctor ran it): with no PowerShell installed the hook fails to start and the tool runs, and in PowerShell `\"$CLAUDE_PROJECT_DIR\"` is no environment variable: remove `\"shell\"`"
+                .to_string(),
+        );
+    }
+    if handler.contains_key("args") {
+        found.push(
+            "has `\"args\"`, so Claude Code starts its `command` as one program with those arguments, with no shell (not as doctor ran it): `|| exit 2` is no shell's there, and a program that cannot be started lets the tool run: remove `\"args\"` and write the whole command line in `command`"
+                .to_string(),
+        );
+    }
+    if let Some(rule) = handler
+        .get("if")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+    {
+        found.push(format!(
+            "has `\"if\": \"{}\"`, so Claude Code runs it only for calls that match that permission rule, and every other call its matcher selects runs unjudged: remove `\"if\"`",
+            crate::text::clean_brief(rule)
+        ));
+    }
+    found
+}
+
+/// The variable that makes Claude Code (2.1.197) run every hook command through a
+/// program of yours: the command line given to `/bin/sh -c` is
+/// [`with_shell_prefix`] of it.
+pub const SHELL_PREFIX_VAR: &str = "CLAUDE_CODE_SHELL_PREFIX";
+
+/// A hook command as Claude Code 2.1.197 hands it to `/bin/sh -c` when
+/// `CLAUDE_CODE_SHELL_PREFIX` is `prefix` (its `W4n`): the prefix quoted as one word,
+/// and the command quoted as one word after it, so the prefix's program gets the whole
+/// command as its last argument; a prefix with ` -` in it (after its first character)
+/// is cut at the last one, and what follows (`-c`, say) is left unquoted, as flags.
+/// Seen with 2.1.197: with a prefix that ran the command and exited 0, the gate's deny
+/// was lost and the call ran.
+pub fn with_shell_prefix(prefix: &str, command: &str) -> String {
+    let quote = super::sh_quote;
+    match prefix.rfind(" -").filter(|&n| n > 0) {
+        Some(n) => format!(
+            "{} {} {}",
+            quote(&prefix[..n]),
+            &prefix[n + 1..],
+            quote(command)
+        ),
+        None => format!("{} {}", quote(prefix), quote(command)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_shell_prefix_gets_the_command_as_one_word() {
+        assert_eq!(
+            with_shell_prefix("/usr/bin/wrap", "og hook \"$X\" || exit 2"),
+            "/usr/bin/wrap 'og hook \"$X\" || exit 2'"
+        );
+        assert_eq!(
+            with_shell_prefix("/opt/my wrap -q -c", "true"),
+            "'/opt/my wrap -q' -c true"
+        );
+        assert_eq!(with_shell_prefix("-x", "true"), "-x true");
+    }
+
+    #[test]
+    fn keys_that_keep_a_hook_from_running_as_written_are_named() {
+        let named = |h: Value| -> Vec<String> {
+            not_run_as_written(h.as_object().unwrap())
+                .iter()
+                .map(|l| l.split('`').nth(1).unwrap().to_string())
+                .collect()
+        };
+        let base = json!({"type": "command", "command": "x || exit 2", "timeout": 30});
+        assert!(named(base.clone()).is_empty());
+        for quiet in [
+            json!({"async": false, "asyncRewake": false, "shell": "bash", "if": ""}),
+            json!({"statusMessage": "gate", "once": true}),
+        ] {
+            let mut h = base.clone();
+            h.as_object_mut()
+                .unwrap()
+                .extend(quiet.as_object().unwrap().clone());
+            assert!(named(h).is_empty(), "{quiet}");
+        }
+        let mut h = base;
+        h.as_object_mut().unwrap().extend(
+            json!({"if": "Bash(git *)", "args": [], "shell": "powershell", "asyncRewake": true, "async": true})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        assert_eq!(
+            named(h),
+            [
+                "\"async\": true",
+                "\"asyncRewake\": true",
+                "\"shell\": \"powershell\"",
+                "\"args\"",
+                "\"if\": \"Bash(git *)\""
+            ]
+        );
+    }
 
     #[test]
     fn the_managed_settings_can_leave_only_their_own_hooks_or_none() {
@@ -1066,6 +1253,66 @@ mod tests {
         ] {
             assert_eq!(invalid_key(&settings), None, "{settings}");
         }
+    }
+
+    #[test]
+    fn a_hook_field_of_the_wrong_shape_is_named() {
+        let hook = |fields: Value| {
+            let mut h = json!({"type": "command", "command": "x"});
+            h.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [h]}]}})
+        };
+        let at = "`hooks.PreToolUse[0].hooks[0]";
+        // `async` and `shell` seen with 2.1.197: the file's hooks did not run.
+        for (fields, problem) in [
+            (json!({"async": "no"}), "async` must be `true` or `false`"),
+            (
+                json!({"shell": "zsh"}),
+                "shell` must be one of `bash`, `powershell`",
+            ),
+            (json!({"args": "a b"}), "args` must be an array of strings"),
+            (json!({"if": 5}), "if` must be a string"),
+            (json!({"once": 1}), "once` must be `true` or `false`"),
+            (
+                json!({"rewakeMessage": ""}),
+                "rewakeMessage` must be a string that is not empty",
+            ),
+            (
+                json!({"statusMessage": null}),
+                "statusMessage` must be a string",
+            ),
+        ] {
+            assert_eq!(
+                invalid_key(&hook(fields.clone())),
+                Some(format!("{at}.{problem}")),
+                "{fields}"
+            );
+        }
+        // A field of another type is not this type's: left alone, as Claude Code's schema
+        // (which strips unknown keys) does; and well-formed values pass.
+        for fields in [
+            json!({"model": 5, "headers": 5, "input": 5, "continueOnBlock": "x"}),
+            json!({"async": false, "asyncRewake": true, "shell": "bash", "args": ["a"], "if": "Bash(git *)", "once": true, "statusMessage": "s", "rewakeSummary": "r"}),
+        ] {
+            assert_eq!(invalid_key(&hook(fields.clone())), None, "{fields}");
+        }
+        let prompt = json!({"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok?", "model": 5}]}]}});
+        assert_eq!(
+            invalid_key(&prompt).as_deref(),
+            Some("`hooks.Stop[0].hooks[0].model` must be a string")
+        );
+        let http = json!({"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://x", "headers": {"A": 1}}]}]}});
+        assert_eq!(
+            invalid_key(&http).as_deref(),
+            Some("`hooks.Stop[0].hooks[0].headers.A` must be a string")
+        );
+        let mcp = json!({"hooks": {"Stop": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t", "input": []}]}]}});
+        assert_eq!(
+            invalid_key(&mcp).as_deref(),
+            Some("`hooks.Stop[0].hooks[0].input` must be an object")
+        );
     }
 
     #[test]

@@ -150,6 +150,16 @@ pub fn invalid_hooks_file(value: &Value) -> Option<String> {
     None
 }
 
+/// Why Codex 0.171.0 never runs a command handler that it parses and trusts, with the
+/// fix; `None` when it runs it. `"async": true` (`async = true` in a `config.toml`):
+/// Codex skips the hook (seen: `codex exec` ran neither the hook, which was to touch a
+/// file first, nor any `hook: PreToolUse` line, and ran the call the gate denies).
+pub fn never_run(handler: &Map<String, Value>) -> Option<&'static str> {
+    (handler.get("async") == Some(&Value::Bool(true))).then_some(
+        "has `async` set to true, and Codex never runs an async hook (it skips it without a word), so every call runs unjudged: remove `async`, then trust the hook again",
+    )
+}
+
 /// The names of Codex's hooks feature under `[features]`: the current one and the older.
 pub const HOOKS_FEATURE: [&str; 2] = ["hooks", "codex_hooks"];
 
