@@ -3116,6 +3116,15 @@ fn gemini_cli_a_before_model_hook_an_extension_brings_is_an_error() {
         stderr.contains("rewriter-src/hooks/hooks.json: extensions: cannot be read"),
         "{stderr}"
     );
+    // A link whose `source` is not a string: which folder is loaded cannot be told.
+    write(
+        &installed.join(".gemini-extension-install.json"),
+        r#"{"type": "link", "source": 7}"#,
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    let error = "rewriter/.gemini-extension-install.json: extensions: it says the extension is linked, and its `source` is not a string, so the gate cannot tell which folder Gemini CLI loads the extension (and its hooks, which may change what it sends the model) from: write `source` as the path of the folder the extension was linked from";
+    assert!(stderr.contains(error), "{stderr}");
 }
 
 #[test]
