@@ -513,8 +513,16 @@ pub fn pattern_meant(name: &str, call: &str) -> bool {
 /// meant, and the search covers all the whole-name reading does and more, so it is read
 /// as searched too: that only denies more calls, under a store that names no tool so,
 /// and the denial says how to fix it.
+///
+/// A name whose only pattern is `.*` (no character of [`has_pattern_syntax`]) may be the
+/// gate's own glob (`refunds.*`, a `.` before its `*`): it is read against the whole name
+/// (`refunds*`), as [`pattern_fixes`] reads it; searched (`*refunds*`), it denied calls
+/// of `mcp__billing__refunds_create` under a store scoped `refunds.*`.
 pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
-    (has_pattern_syntax(name) || name.contains(".*")).then(|| {
+    if !has_pattern_syntax(name) {
+        return pattern_fixes(name);
+    }
+    Some({
         let mut chars = name.chars().peekable();
         let mut globs: Vec<String> = alternatives(&mut chars, 0)
             .iter()
@@ -537,6 +545,25 @@ pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
             let mut keep = kept.into_iter();
             globs.retain(|_| keep.next().unwrap_or(true));
         }
+        globs
+    })
+}
+
+/// For a name written as a pattern of another syntax, the `*` globs to suggest writing
+/// instead: each alternative read against the whole name, as a shell reads a glob
+/// (`Bash|Edit`: `Bash`, `Edit`; `Bas?`: `Bas*`, `Ba`; `mcp__billing__.*`:
+/// `mcp__billing__*`); `None` for a name without such syntax. Narrower than
+/// [`pattern_globs`], which says what the name reads as covering (`*Ba*` for `Bas?`): a
+/// user who copies a suggested glob binds the tools it names, not every tool whose name
+/// holds it.
+pub fn pattern_fixes(name: &str) -> Option<Vec<String>> {
+    (has_pattern_syntax(name) || name.contains(".*")).then(|| {
+        let mut chars = name.chars().peekable();
+        let mut globs: Vec<String> = alternatives(&mut chars, 0)
+            .iter()
+            .map(|a| loosened(a))
+            .collect();
+        globs.dedup();
         globs
     })
 }
@@ -1332,7 +1359,14 @@ mod tests {
             ("Edit.*|Write", "MultiEdit", true),
             ("Bash|Edit", "mcp__x__Bash_run", true),
             ("(Multi)?Edit", "NotebookEdit", true),
-            ("mcp__billing__.*", "mcp__x__mcp__billing__y", true),
+            ("mcp__(billing)__.*", "mcp__x__mcp__billing__y", true),
+            // A name whose only pattern is `.*` may be the gate's own glob: it is read
+            // against the whole name (searched, `refunds.*` covered
+            // `mcp__billing__refunds_create`).
+            ("mcp__billing__.*", "mcp__x__mcp__billing__y", false),
+            ("mcp__billing__.*", "mcp__billing__refunds_create", true),
+            ("refunds.*", "mcp__billing__refunds_create", false),
+            ("refunds.*", "refunds_create", true),
             // An empty alternative is found in every name.
             ("Bash|", "Read", true),
             // Anchored at both ends: the whole name only.

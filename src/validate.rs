@@ -67,9 +67,9 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
             .iter()
             .filter(|n| crate::harness::has_pattern_syntax(n))
         {
-            let globs = crate::harness::pattern_globs(name).unwrap_or_default();
+            let globs = crate::harness::pattern_fixes(name).unwrap_or_default();
             out.push(at(format!(
-                "`{}` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (read as a harness reads a matcher, searched in the tool's name: {})",
+                "`{}` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob, such as {} (read as a harness reads a matcher, it is searched in the tool's name: name too each tool whose name holds it that it means)",
                 clean(name),
                 list(&globs)
             )));
@@ -342,8 +342,8 @@ mod tests {
         assert_eq!(
             said,
             [
-                "record `p`: `Bash|Edit` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (read as a harness reads a matcher, searched in the tool's name: `*Bash*`, `*Edit*`)",
-                "record `e`: `[Bb]ash` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob (read as a harness reads a matcher, searched in the tool's name: `*Bash*`, `*bash*`)",
+                "record `p`: `Bash|Edit` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob, such as `Bash`, `Edit` (read as a harness reads a matcher, it is searched in the tool's name: name too each tool whose name holds it that it means)",
+                "record `e`: `[Bb]ash` is written as a pattern of another syntax, and the gate reads it as one tool's name (a name, or a glob whose only wildcard is `*`: `|`, `?`, `[...]`, `(...)`, `^`, `$`, `+` and `\\` are read as written), which no harness gives a tool, so the record binds no call: write each tool it means as a name or `*` glob, such as `Bash`, `bash` (read as a harness reads a matcher, it is searched in the tool's name: name too each tool whose name holds it that it means)",
             ]
         );
     }

@@ -1335,6 +1335,28 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
     assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
+/// The gate's own glob with a `.` before its `*` (`refunds.*`, as SPEC scopes a store)
+/// holds no character of another syntax: it is read against the whole name, as before
+/// a matcher's regex was searched in the name. Read as searched (`*refunds*`), it denied
+/// an unrelated call of `mcp__billing__refunds_create` (exit 2) with a message saying
+/// `.*` is read as written; it passes. `(Bash|Edit)` is still searched: it covers
+/// `MultiEdit`.
+#[test]
+fn a_store_glob_whose_only_pattern_is_dot_star_is_read_as_the_whole_name() {
+    let store = deny_store("hook-dot-star", "refunds.json", &["refunds.*"]);
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", REFUND_TOOL, r#"{"amount":1}"#),
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{}", out.stdout);
+    let store = deny_store("hook-dot-star", "alternation.json", &["(Bash|Edit)"]);
+    let out = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", "MultiEdit", r#"{"file_path":"a"}"#),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
 /// A store that names a tool otherwise than the harness sends it: Claude Code's `Edit`
 /// without `MultiEdit`, which does the same; an MCP tool with characters the harness
 /// replaces, or so long that it cuts the name (each as seen with Claude Code 2.1.332,

@@ -1018,6 +1018,40 @@ fn claude_code_the_call_of_a_result_off_the_chain_of_a_large_session_is_not_in_v
     assert_eq!(check_against(h, &small).code, 0);
 }
 
+/// AE-1 with two calls made at once, their results before the call, made 5.3 MB longer
+/// by a queued prompt, each of `removed` taken out of its compaction boundary's
+/// metadata, and `later` (a boundary line) written just after that boundary.
+fn ae_1_padded_past_the_partial_load(removed: &[&str], later: Option<Value>) -> Vec<u8> {
+    let text = a_parallel_result_before_the_call(false);
+    let mut out = Vec::new();
+    let mut push = |v: &Value| {
+        out.extend_from_slice(v.to_string().as_bytes());
+        out.push(b'\n');
+    };
+    for (i, line) in String::from_utf8(text).unwrap().lines().enumerate() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        let boundary = v["subtype"] == "compact_boundary";
+        if boundary {
+            let meta = v["compactMetadata"].as_object_mut().unwrap();
+            for key in removed {
+                assert!(meta.remove(*key).is_some(), "{key}");
+            }
+        }
+        push(&v);
+        if i == 0 {
+            let queued = serde_json::json!({"type": "queue-operation",
+                "operation": "enqueue", "timestamp": "2026-12-03T17:04:10.000Z",
+                "sessionId": "s", "content": "w00000 ".repeat(760_000)});
+            push(&queued);
+        }
+        if let Some(later) = later.as_ref().filter(|_| boundary) {
+            push(later);
+        }
+    }
+    assert!(out.len() > PARTIAL_LOAD_BYTES);
+    out
+}
+
 #[test]
 fn claude_code_a_large_session_after_a_compaction_that_kept_messages_is_read_whole() {
     // After a compaction whose boundary names the messages it kept (as every 2.1.197
@@ -1025,35 +1059,47 @@ fn claude_code_a_large_session_after_a_compaction_that_kept_messages_is_read_who
     // the result off the chain is sent: AE-1 with two calls made at once, their results
     // before the call, made 5.3 MB longer by a queued prompt.
     let h = "claude-code";
-    let padded = |kept: bool| {
-        let text = a_parallel_result_before_the_call(false);
-        let mut out = Vec::new();
-        for (i, line) in String::from_utf8(text).unwrap().lines().enumerate() {
-            let mut v: Value = serde_json::from_str(line).unwrap();
-            if v["subtype"] == "compact_boundary" && !kept {
-                let meta = v["compactMetadata"].as_object_mut().unwrap();
-                assert!(meta.remove("preservedSegment").is_some());
-                assert!(meta.remove("preservedMessages").is_some());
-            }
-            out.extend_from_slice(v.to_string().as_bytes());
-            out.push(b'\n');
-            if i == 0 {
-                let queued = serde_json::json!({"type": "queue-operation",
-                    "operation": "enqueue", "timestamp": "2026-12-03T17:04:10.000Z",
-                    "sessionId": "s", "content": "w00000 ".repeat(760_000)});
-                out.extend_from_slice(queued.to_string().as_bytes());
-                out.push(b'\n');
-            }
-        }
-        assert!(out.len() > PARTIAL_LOAD_BYTES);
-        out
-    };
     let scratch = Scratch::new();
-    let path = scratch.file("kept.jsonl", &padded(true));
+    let path = scratch.file("kept.jsonl", &ae_1_padded_past_the_partial_load(&[], None));
     let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // Either key alone says the compaction kept messages.
+    for key in ["preservedSegment", "preservedMessages"] {
+        let path = scratch.file(
+            &format!("without-{key}.jsonl"),
+            &ae_1_padded_past_the_partial_load(&[key], None),
+        );
+        let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{key}");
+    }
     // A boundary that names none: the loader reads the chain only.
-    let path = scratch.file("plain.jsonl", &padded(false));
+    let none = ["preservedSegment", "preservedMessages"];
+    let path = scratch.file(
+        "plain.jsonl",
+        &ae_1_padded_past_the_partial_load(&none, None),
+    );
+    let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
+    denied_with_the_rule(&out);
+}
+
+#[test]
+fn claude_code_a_large_session_whose_newest_boundary_kept_no_messages_is_read_by_the_chain() {
+    // The chain's root kept messages, but a newer compaction boundary follows it in the
+    // file (a subagent's, off the chain) that names none: Claude Code's loader takes the
+    // newest boundary it reads, so the file is read along the chain only and the result
+    // off the chain is not sent. Read whole for the root's boundary, the gate passed.
+    let h = "claude-code";
+    let later = serde_json::json!({"parentUuid": null, "isSidechain": true,
+        "type": "system", "subtype": "compact_boundary",
+        "content": "Conversation compacted", "isMeta": false,
+        "timestamp": "2026-12-01T14:23:30.000Z", "sessionId": "s",
+        "uuid": "subagent-boundary", "level": "info", "agentId": "a1",
+        "compactMetadata": {"trigger": "auto", "preTokens": 900}});
+    let scratch = Scratch::new();
+    let path = scratch.file(
+        "later.jsonl",
+        &ae_1_padded_past_the_partial_load(&[], Some(later)),
+    );
     let out = hook_with(h, &store(h), &payload(h, "AE-1", &path), &[]);
     denied_with_the_rule(&out);
 }
@@ -3070,6 +3116,15 @@ fn gemini_cli_a_before_model_hook_an_extension_brings_is_an_error() {
         stderr.contains("rewriter-src/hooks/hooks.json: extensions: cannot be read"),
         "{stderr}"
     );
+    // A link whose `source` is not a string: which folder is loaded cannot be told.
+    write(
+        &installed.join(".gemini-extension-install.json"),
+        r#"{"type": "link", "source": 7}"#,
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    let error = "rewriter/.gemini-extension-install.json: extensions: it says the extension is linked, and its `source` is not a string, so the gate cannot tell which folder Gemini CLI loads the extension (and its hooks, which may change what it sends the model) from: write `source` as the path of the folder the extension was linked from";
+    assert!(stderr.contains(error), "{stderr}");
 }
 
 #[test]

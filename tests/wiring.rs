@@ -3067,12 +3067,15 @@ fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
     // were meant for; doctor said to add the name to the matcher.
     let s = Sandbox::new();
     s.wired("claude-code");
-    // Each alternative is searched in the name, as a harness searches a matcher's regex.
+    // Each alternative is searched in the name, as a harness searches a matcher's regex,
+    // but the fix is each alternative read against the whole name, and each built-in
+    // covered only as searched (`MultiEdit`): the searched globs (`*Ba*` for `Bas?`)
+    // would bind every tool whose name holds them.
     for (scope, globs) in [
-        ("Bash|Edit", "`*Bash*`, `*Edit*`"),
-        // Read as a shell glob (`Bas*`) and as a regex (`Bas?` is `Ba` too), searched.
-        ("Bas?", "`*Ba*`"),
-        ("mcp__billing__.*", "`*mcp__billing__*`"),
+        ("Bash|Edit", "`Bash`, `Edit`, `MultiEdit`, `NotebookEdit`"),
+        // Read as a shell glob (`Bas*`) and as a regex (`Bas?` is `Ba` too).
+        ("Bas?", "`Bas*`, `Ba`"),
+        ("mcp__billing__.*", "`mcp__billing__*`"),
         ("^(Bash|Edit)$", "`Bash`, `Edit`"),
     ] {
         let store = format!(
@@ -3110,7 +3113,7 @@ fn doctor_finds_a_store_name_written_as_a_matcher_or_shell_pattern() {
     let out = s.doctor("claude-code");
     assert_finds(
         &out,
-        "record `p` scopes to `Bash|Edit`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so the hook denies each call it reads as covering until the store names the tool (adding `Bash|Edit` to the matcher does not help): write one name or `*` glob per entry, such as `*Bash*`, `*Edit*`",
+        "record `p` scopes to `Bash|Edit`, and no tool is called that: the store's names are tool names or globs whose only wildcard is `*` (`|`, `?`, `[...]` and `.*` are read as written), so the hook denies each call it reads as covering until the store names the tool (adding `Bash|Edit` to the matcher does not help): write one name or `*` glob per entry, such as `Bash`, `Edit`, `MultiEdit`, `NotebookEdit`",
     );
 }
 

@@ -270,7 +270,7 @@ fn gemini_extensions(
 ) -> Result<(), InputError> {
     let dirs = gemini_cli::extension_dirs(transcript, env);
     if dirs.is_empty() {
-        let problem = TranscriptRead::Settings("`HOME` is not set".into());
+        let problem = TranscriptRead::ExtensionsHome;
         return Err(InputError::invalid(
             gemini_cli::EXTENSIONS_DIR,
             "extensions",
@@ -305,7 +305,7 @@ fn gemini_extensions(
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {
-                let problem = TranscriptRead::Settings(io_reason(&e));
+                let problem = TranscriptRead::ExtensionsFolder(io_reason(&e));
                 return Err(InputError::invalid(
                     &dir.to_string_lossy(),
                     "extensions",
@@ -331,11 +331,12 @@ fn gemini_extensions(
                 Some(Some(source)) if Path::new(source).is_absolute() || cwd.is_some() => {
                     Path::new(cwd.unwrap_or("/")).join(source)
                 }
-                Some(_) => {
+                Some(source) => {
                     let origin = installed.join(gemini_cli::INSTALL_METADATA);
-                    let problem = TranscriptRead::Settings(
-                        "a link whose `source` is not an absolute path, and the directory the session started in is not known".into(),
-                    );
+                    let problem = match source {
+                        None => TranscriptRead::LinkNotString,
+                        Some(_) => TranscriptRead::LinkRelative,
+                    };
                     return Err(InputError::invalid(
                         &origin.to_string_lossy(),
                         "extensions",

@@ -106,6 +106,28 @@ pub enum TranscriptRead {
         "cannot be read as Gemini CLI reads it ({0}), and it names a setting that may change what Gemini CLI sends the model"
     )]
     Settings(String),
+    /// Gemini CLI: neither `GEMINI_CLI_HOME` nor `HOME` is set, so the user's
+    /// extensions folder cannot be found.
+    #[error(
+        "neither `GEMINI_CLI_HOME` nor `HOME` is set, so the gate cannot find the extensions Gemini CLI loads, whose hooks may change what it sends the model: set `HOME` or `GEMINI_CLI_HOME` for the hook as Gemini CLI sees it (or use --kept)"
+    )]
+    ExtensionsHome,
+    /// Gemini CLI: a folder of installed extensions that cannot be listed: why.
+    #[error(
+        "the folder cannot be read ({0}), and an extension in it may bring a hook that changes what Gemini CLI sends the model: make the folder readable (or use --kept)"
+    )]
+    ExtensionsFolder(String),
+    /// Gemini CLI: a linked extension whose `source` is not a string.
+    #[error(
+        "it says the extension is linked, and its `source` is not a string, so the gate cannot tell which folder Gemini CLI loads the extension (and its hooks, which may change what it sends the model) from: write `source` as the path of the folder the extension was linked from"
+    )]
+    LinkNotString,
+    /// Gemini CLI: a linked extension whose `source` is a relative path, read against a
+    /// directory the hook payload does not give.
+    #[error(
+        "it says the extension is linked, and its `source` is not an absolute path, and the hook payload gives no `cwd` to read it against, so the gate cannot tell which folder Gemini CLI loads the extension (and its hooks, which may change what it sends the model) from: write `source` as an absolute path"
+    )]
+    LinkRelative,
     /// Gemini CLI: whose call it is cannot be told, and so what the caller sees.
     #[error(
         "{0}: Gemini CLI does not say whether the call being judged is the main agent's or a subagent's, so the gate cannot tell what the caller sees"

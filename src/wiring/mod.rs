@@ -554,7 +554,9 @@ pub enum Unguarded {
         id: String,
         /// The name as written.
         tool: String,
-        /// Its alternatives as `*` globs, to write instead.
+        /// To write instead: its alternatives as names or `*` globs read against the
+        /// whole name (see [`crate::harness::pattern_fixes`]), and the built-ins it
+        /// covers only as searched that the store leaves unbound.
         globs: Vec<String>,
     },
     /// The matcher does not select it.
@@ -599,10 +601,30 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
                 .iter()
                 .find_map(|sample| unbinding(store, &giving, tool, sample));
             if let Some(id) = unbound {
+                // To write instead: each alternative read against the whole name, and
+                // each built-in it covers only as searched (`MultiEdit` for `Bash|Edit`)
+                // that the store leaves unbound, never the searched globs (`*Ba*` for
+                // `Bas?` binds every tool whose name holds `Ba`).
+                let mut fixes = crate::harness::pattern_fixes(tool).unwrap_or_default();
+                let built_in = |t: &str| {
+                    use crate::harness::{file_tools, shell_tools};
+                    file_tools(harness)
+                        .chain(shell_tools(harness))
+                        .any(|b| b == t)
+                };
+                for sample in &covered {
+                    let fixed = fixes.iter().any(|f| glob_match(f, sample));
+                    if !fixed
+                        && built_in(sample)
+                        && unbinding(store, &giving, tool, sample).is_some()
+                    {
+                        fixes.push(sample.clone());
+                    }
+                }
                 out.push(Unguarded::Pattern {
                     id: id.to_string(),
                     tool: name.clone(),
-                    globs,
+                    globs: fixes,
                 });
             }
             if !covered.is_empty() {
