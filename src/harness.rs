@@ -484,15 +484,21 @@ pub fn hook_glob_covers(harness: Harness, glob: &str, call: &str) -> Option<Stri
     })
 }
 
+/// Whether `harness` may send a hook a tool name with a `.`: Gemini CLI keeps an MCP
+/// tool's; Claude Code and Codex name tools with ASCII letters, digits, `_` and `-` only.
+pub fn keeps_dots(harness: Harness) -> bool {
+    harness == Harness::GeminiCli
+}
+
 /// Whether `name`, a name in a store, is written as a pattern of another syntax that
 /// reads as covering `call` (`Bash|Edit` or `mcp__billing__.*` as a matcher's regex,
 /// searched in the name, so `(Bash|Edit)` covers `MultiEdit`; `Bas?` or `[Bb]ash` as a
 /// shell glob: see [`pattern_globs`]), though as the gate reads it (a name, or a glob
 /// whose only wildcard is `*`) it does not: no harness gives a tool a name with those
 /// characters, so a rule naming it binds no call.
-pub fn pattern_meant(name: &str, call: &str) -> bool {
+pub fn pattern_meant(harness: Harness, name: &str, call: &str) -> bool {
     !crate::record::glob_match(name, call)
-        && pattern_globs(name)
+        && pattern_globs(harness, name)
             .is_some_and(|globs| (globs.iter()).any(|glob| crate::record::glob_match(glob, call)))
 }
 
@@ -515,12 +521,19 @@ pub fn pattern_meant(name: &str, call: &str) -> bool {
 /// and the denial says how to fix it.
 ///
 /// A name whose only pattern is `.*` (no character of [`has_pattern_syntax`]) may be the
-/// gate's own glob (`refunds.*`, a `.` before its `*`): it is read against the whole name
-/// (`refunds*`), as [`pattern_fixes`] reads it; searched (`*refunds*`), it denied calls
-/// of `mcp__billing__refunds_create` under a store scoped `refunds.*`.
-pub fn pattern_globs(name: &str) -> Option<Vec<String>> {
-    if !has_pattern_syntax(name) {
+/// gate's own glob (`refunds.*`, a `.` before its `*`) where the harness keeps a `.` in a
+/// tool's name (Gemini CLI, an MCP tool's): there it is read against the whole name
+/// (`refunds*`), as [`pattern_fixes`] reads it (searched, `*refunds*`, it denied calls of
+/// `mcp_billing_refunds_create` under a store scoped `refunds.*`). Claude Code and Codex
+/// name no tool with a `.` (see [`keeps_dots`]), so there such a name binds no call as
+/// the gate's glob and is read as the matcher it was written as: searched, so `Edit.*`
+/// covers `MultiEdit` as Claude Code's matcher `Edit.*` selects it.
+pub fn pattern_globs(harness: Harness, name: &str) -> Option<Vec<String>> {
+    if !has_pattern_syntax(name) && keeps_dots(harness) {
         return pattern_fixes(name);
+    }
+    if !has_pattern_syntax(name) && !name.contains(".*") {
+        return None;
     }
     Some({
         let mut chars = name.chars().peekable();
@@ -1238,14 +1251,26 @@ mod tests {
             ("Bas[h", "Bash", true),
             ("[\u{0}-\u{10ffff}]ash", "Bash", true),
         ] {
-            assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
+            assert_eq!(
+                pattern_meant(Harness::ClaudeCode, name, call),
+                meant,
+                "{name} {call}"
+            );
         }
-        assert_eq!(pattern_globs("[Bb]ash").unwrap(), ["*Bash*", "*bash*"]);
-        assert_eq!(pattern_globs("[Bb]as[hk]").unwrap().len(), 4);
-        let wide = pattern_globs("[a-z][a-z]x").unwrap();
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "[Bb]ash").unwrap(),
+            ["*Bash*", "*bash*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "[Bb]as[hk]")
+                .unwrap()
+                .len(),
+            4
+        );
+        let wide = pattern_globs(Harness::ClaudeCode, "[a-z][a-z]x").unwrap();
         assert_eq!((wide.len(), wide[0].as_str()), (26, "*a*x*"));
         assert_eq!(
-            pattern_globs("mcp__(billing|pay)__.*"),
+            pattern_globs(Harness::ClaudeCode, "mcp__(billing|pay)__.*"),
             Some(vec![
                 "*mcp__billing__*".to_string(),
                 "*mcp__pay__*".to_string()
@@ -1331,18 +1356,32 @@ mod tests {
             ("(Multi)?Edit", "Bash", false),
             ("Bash|Edits{0,1}", "Read", false),
         ] {
-            assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
+            assert_eq!(
+                pattern_meant(Harness::ClaudeCode, name, call),
+                meant,
+                "{name} {call}"
+            );
         }
         // A group made optional by `?` is the names with and without it, each searched
         // in the name (`*MultiEdit*` says nothing `*Edit*` does not); anchored, the
         // names themselves.
-        assert_eq!(pattern_globs("(Multi)?Edit").unwrap(), ["*Edit*"]);
         assert_eq!(
-            pattern_globs("^(Multi)?Edit$").unwrap(),
+            pattern_globs(Harness::ClaudeCode, "(Multi)?Edit").unwrap(),
+            ["*Edit*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "^(Multi)?Edit$").unwrap(),
             ["MultiEdit", "Edit"]
         );
-        assert!(!pattern_meant("^(Multi)?Edit$", "NotebookEdit"));
-        assert_eq!(pattern_globs("^(Multi)*Edit").unwrap(), ["*Edit*"]);
+        assert!(!pattern_meant(
+            Harness::ClaudeCode,
+            "^(Multi)?Edit$",
+            "NotebookEdit"
+        ));
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "^(Multi)*Edit").unwrap(),
+            ["*Edit*"]
+        );
     }
 
     /// A harness searches a matcher written as a regex in the tool's name (Claude Code's
@@ -1360,12 +1399,13 @@ mod tests {
             ("Bash|Edit", "mcp__x__Bash_run", true),
             ("(Multi)?Edit", "NotebookEdit", true),
             ("mcp__(billing)__.*", "mcp__x__mcp__billing__y", true),
-            // A name whose only pattern is `.*` may be the gate's own glob: it is read
-            // against the whole name (searched, `refunds.*` covered
-            // `mcp__billing__refunds_create`).
-            ("mcp__billing__.*", "mcp__x__mcp__billing__y", false),
+            // A name whose only pattern is `.*`: Claude Code names no tool with a `.`, so
+            // it is no glob of the gate's here, and is searched as the matcher it reads as
+            // (read against the whole name, `Edit.*` passed `MultiEdit` unjudged).
+            ("Edit.*", "MultiEdit", true),
+            ("mcp__billing__.*", "mcp__x__mcp__billing__y", true),
             ("mcp__billing__.*", "mcp__billing__refunds_create", true),
-            ("refunds.*", "mcp__billing__refunds_create", false),
+            ("refunds.*", "mcp__billing__refunds_create", true),
             ("refunds.*", "refunds_create", true),
             // An empty alternative is found in every name.
             ("Bash|", "Read", true),
@@ -1387,27 +1427,69 @@ mod tests {
             // What covers nothing more, searched, still does not.
             ("Write|Edit", "Bash", false),
         ] {
-            assert_eq!(pattern_meant(name, call), meant, "{name} {call}");
+            assert_eq!(
+                pattern_meant(Harness::ClaudeCode, name, call),
+                meant,
+                "{name} {call}"
+            );
         }
-        assert_eq!(pattern_globs("(Bash|Edit)").unwrap(), ["*Bash*", "*Edit*"]);
-        assert_eq!(pattern_globs("^Bas?$").unwrap(), ["Bas*", "Ba"]);
-        assert_eq!(pattern_globs("Edit\\$").unwrap(), ["*Edit$*"]);
-        assert_eq!(pattern_globs(".*Bash.*").unwrap(), ["*Bash*"]);
-        assert_eq!(pattern_globs("Bash||Edit").unwrap(), ["*"]);
-        assert_eq!(pattern_globs("Edits?").unwrap(), ["*Edit*"]);
-        assert_eq!(pattern_globs("^(Multi)*Edit$").unwrap(), ["*Edit"]);
+        // Gemini CLI keeps an MCP tool's `.`, so there `refunds.*` may be the gate's own
+        // glob: read against the whole name (searched, it denied
+        // `mcp_billing_refunds_create` under a store scoped `refunds.*`).
+        for (name, call, meant) in [
+            ("refunds.*", "mcp_billing_refunds_create", false),
+            ("refunds.*", "refunds_create", true),
+            ("(Bash|Edit)", "MultiEdit", true),
+        ] {
+            assert_eq!(
+                pattern_meant(Harness::GeminiCli, name, call),
+                meant,
+                "{name} {call}"
+            );
+        }
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "(Bash|Edit)").unwrap(),
+            ["*Bash*", "*Edit*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "^Bas?$").unwrap(),
+            ["Bas*", "Ba"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "Edit\\$").unwrap(),
+            ["*Edit$*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, ".*Bash.*").unwrap(),
+            ["*Bash*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "Bash||Edit").unwrap(),
+            ["*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "Edits?").unwrap(),
+            ["*Edit*"]
+        );
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, "^(Multi)*Edit$").unwrap(),
+            ["*Edit"]
+        );
     }
 
     #[test]
     fn a_pattern_nested_past_the_depth_is_read_without_recursing() {
         // A million `(` overflowed the stack: the hook died, and Claude Code ran the call.
         let deep = format!("{}Bash{}", "(".repeat(1_000_000), ")".repeat(1_000_000));
-        assert!(pattern_meant(&deep, "Bash"));
-        let globs = pattern_globs(&deep).unwrap();
+        assert!(pattern_meant(Harness::ClaudeCode, &deep, "Bash"));
+        let globs = pattern_globs(Harness::ClaudeCode, &deep).unwrap();
         assert_eq!(globs, ["*"]);
         // Within the depth, groups are spelt out as before.
         let shallow = format!("{}Bash|Edit{}", "(".repeat(16), ")".repeat(16));
-        assert_eq!(pattern_globs(&shallow).unwrap(), ["*Bash*", "*Edit*"]);
+        assert_eq!(
+            pattern_globs(Harness::ClaudeCode, &shallow).unwrap(),
+            ["*Bash*", "*Edit*"]
+        );
         // An escaped `)` inside a skipped group does not close it.
         let escaped = format!("{}a\\)b)|Write", "(".repeat(17));
         let read = alternatives(&mut escaped.chars().peekable(), 0);

@@ -611,7 +611,7 @@ fn named_another_way(
     // `Bash|Edit` or `mcp__billing__.*`, a shell's `Bas?`): as a name it binds nothing.
     let pattern = named
         .iter()
-        .find(|name| crate::harness::pattern_meant(name, tool) && unbound(name));
+        .find(|name| crate::harness::pattern_meant(harness, name, tool) && unbound(name));
     if let Some(name) = pattern {
         let problem = InputProblem::PatternName {
             tool: name.to_string(),
@@ -727,7 +727,7 @@ fn guarded_another_way(harness: Harness, tool: &str, setup: &Setup) -> Option<In
         // Codex's shell by the model's name for it (`exec_command`).
         let cased = || crate::harness::hook_name_of(harness, t, tool);
         // A pattern of another syntax that reads as covering the call (`Bash|Edit`).
-        let pattern = || crate::harness::pattern_meant(t, tool);
+        let pattern = || crate::harness::pattern_meant(harness, t, tool);
         let meant = misnamed.iter().any(|i| same(i))
             || same(t)
             || kin()

@@ -1335,20 +1335,36 @@ fn a_store_name_written_as_a_matcher_or_shell_pattern_denies_with_the_fix() {
     assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
-/// The gate's own glob with a `.` before its `*` (`refunds.*`, as SPEC scopes a store)
-/// holds no character of another syntax: it is read against the whole name, as before
-/// a matcher's regex was searched in the name. Read as searched (`*refunds*`), it denied
-/// an unrelated call of `mcp__billing__refunds_create` (exit 2) with a message saying
-/// `.*` is read as written; it passes. `(Bash|Edit)` is still searched: it covers
-/// `MultiEdit`.
+/// A store name whose only pattern is `.*`. Under Gemini CLI, which keeps an MCP tool's
+/// `.`, it may be the gate's own glob (`refunds.*`, as SPEC scopes a store): read against
+/// the whole name, so an unrelated call of `mcp_billing_refunds_create` passes (searched,
+/// `*refunds*`, it was denied). Claude Code and Codex name no tool with a `.`, so there it
+/// binds no call as the gate's glob and is read as the matcher it was written as,
+/// searched: `Edit.*` denies `MultiEdit` (read against the whole name, the call passed
+/// unjudged, exit 0), and `refunds.*` denies `mcp__billing__refunds_create`.
 #[test]
-fn a_store_glob_whose_only_pattern_is_dot_star_is_read_as_the_whole_name() {
+fn a_store_glob_whose_only_pattern_is_dot_star_is_read_as_each_harness_names_tools() {
     let store = deny_store("hook-dot-star", "refunds.json", &["refunds.*"]);
+    let gemini = payload(
+        "gemini-cli",
+        "mcp_billing_refunds_create",
+        r#"{"amount":1}"#,
+    );
+    let out = run(&["hook", "gemini-cli", "--store", &store], &gemini);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let out = run(
         &["hook", "claude-code", "--store", &store],
         &payload("claude-code", REFUND_TOOL, r#"{"amount":1}"#),
     );
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{}", out.stdout);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let store = deny_store("hook-dot-star", "edit.json", &["Edit.*"]);
+    for harness in ["claude-code", "codex"] {
+        let out = run(
+            &["hook", harness, "--store", &store],
+            &payload(harness, "MultiEdit", r#"{"file_path":"a"}"#),
+        );
+        assert_eq!(out.code, 2, "{harness}: {}", out.stdout);
+    }
     let store = deny_store("hook-dot-star", "alternation.json", &["(Bash|Edit)"]);
     let out = run(
         &["hook", "claude-code", "--store", &store],

@@ -322,7 +322,7 @@ fn dotted_name(harness: Harness, value: &str) -> Result<(), InputError> {
     let dotted = value.split(',').map(str::trim).find(|name| {
         name.contains('.')
             && !name.to_ascii_lowercase().starts_with("mcp_")
-            && crate::harness::pattern_globs(name).is_none()
+            && crate::harness::pattern_globs(harness, name).is_none()
     });
     let Some(name) = dotted else {
         return Ok(());

@@ -587,7 +587,7 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             }
             continue;
         }
-        if let Some(globs) = crate::harness::pattern_globs(tool) {
+        if let Some(globs) = crate::harness::pattern_globs(harness, tool) {
             // Read as a name no tool has; it stands for the tools the harness sends that
             // its alternatives cover.
             // Records that name each such tool beside it bind its calls (the hook judges
@@ -595,7 +595,7 @@ pub fn unguarded(harness: Harness, matcher: Option<&str>, store: &Store) -> Vec<
             let covered: Vec<String> = globs
                 .iter()
                 .flat_map(|g| matcher_samples(harness, g, false))
-                .filter(|sample| crate::harness::pattern_meant(tool, sample))
+                .filter(|sample| crate::harness::pattern_meant(harness, tool, sample))
                 .collect();
             let unbound = covered
                 .iter()
@@ -844,7 +844,7 @@ pub fn mislisted(harness: Harness, tools: &[String]) -> Vec<MisListed> {
             instead,
             how,
         };
-        if let Some(globs) = crate::harness::pattern_globs(tool) {
+        if let Some(globs) = crate::harness::pattern_globs(harness, tool) {
             for glob in globs.into_iter().filter(|g| !listed(g)) {
                 out.push(found(glob, Listed::Pattern));
             }
