@@ -1248,6 +1248,32 @@ fn doctor_runs_a_claude_code_hook_through_the_shell_prefix_claude_code_uses() {
     for prefix in [keeps.clone(), format!("{keeps} -x"), String::new()] {
         assert_clean(&doctor(&prefix), &s.settings("claude-code"), "claude-code");
     }
+    // Claude Code also takes the prefix from a settings file's `env`, which doctor's own
+    // environment does not hold: it said the hook gates, and the call ran.
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    for prefix in [&loses, &keeps] {
+        let env = serde_json::json!({"env": {"CLAUDE_CODE_SHELL_PREFIX": prefix}});
+        std::fs::write(&user, env.to_string()).unwrap();
+        assert_eq!(
+            findings(&doctor("")),
+            [format!(
+                "`{}` sets `env.CLAUDE_CODE_SHELL_PREFIX` to `{prefix}`: Claude Code runs every hook command through it, the gate's too, and a prefix that does not exit as the command exits loses the deny; doctor ran the hook without it: run `CLAUDE_CODE_SHELL_PREFIX={prefix} omission-gate doctor claude-code` to check the hook through it, or remove it",
+                user.display()
+            )]
+        );
+    }
+    // Run with it, doctor checks the hook through it.
+    assert_clean(&doctor(&keeps), &s.settings("claude-code"), "claude-code");
+    let env = serde_json::json!({"env": {"CLAUDE_CODE_SHELL_PREFIX": loses}});
+    std::fs::write(&user, env.to_string()).unwrap();
+    let found = findings(&doctor(&loses));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("let a malformed call run"),
+        "{}",
+        found[0]
+    );
 }
 
 #[test]
