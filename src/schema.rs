@@ -353,6 +353,16 @@ impl Schema {
         self.types & OBJECT != 0 && self.slot(first).schema.may_have(rest)
     }
 
+    /// Does the schema admit a value holding `value` at the nested path? (Every object on
+    /// the way admitted, the last key's schema admitting `value`; other keys and
+    /// `required` are not looked at, so this may say yes where no admitted value has it.)
+    pub fn admits_at(&self, path: &[&str], value: &Value) -> bool {
+        let [first, rest @ ..] = path else {
+            return self.admits(value);
+        };
+        self.types & OBJECT != 0 && self.slot(first).schema.admits_at(rest, value)
+    }
+
     /// Does an admitted value have the nested path with any value at all there? (Every
     /// object on the way admitted, the last key's schema admitting every value.)
     pub fn admits_any_at(&self, path: &[&str]) -> bool {

@@ -246,15 +246,7 @@ fn a_call_that_spells_the_field_through_a_key_with_dots_is_tried() {
         let witness = r.labelled("witness");
         let action = witness[0].strip_prefix("refunds.create ").unwrap();
         // The witness is a call `check` blocks.
-        let check = run(
-            &[
-                "check",
-                &path,
-                "--action",
-                &format!(r#"{{"tool":"refunds.create","params":{action}}}"#),
-            ],
-            None,
-        );
+        let check = check_witness(&path, action);
         assert_eq!(check.code, 1, "{action}\n{}", check.stdout);
     }
     // Where the schema takes any value under the key spelt whole (an open object, as
@@ -266,6 +258,12 @@ fn a_call_that_spells_the_field_through_a_key_with_dots_is_tried() {
     let schema = r#"{"type":"object","properties":{"customer":{"type":"object","properties":{"address":{"type":"object","properties":{"country":{"type":"string"}}}}},"order":{"type":"object","properties":{"shipping":{"type":"object","properties":{"method":{"type":"string"}}}}},"amount":{"type":"integer","maximum":50}},"required":["amount"]}"#;
     let r = precheck(&s, &path, Some(&tool(schema)), &[]);
     assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+/// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
+fn check_witness(path: &str, params: &str) -> Run {
+    let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);
+    run(&["check", path, "--action", &action], None)
 }
 
 #[test]
@@ -283,15 +281,7 @@ fn a_dotted_effect_key_is_tried_through_the_nested_object_the_schema_admits() {
     let action = witness[0].strip_prefix("refunds.create ").unwrap();
     assert_eq!(action, r#"{"amount":0,"invoice":{"id":"INV-7741"}}"#);
     // The witness is a call `check` blocks on the effect.
-    let check = run(
-        &[
-            "check",
-            &path,
-            "--action",
-            &format!(r#"{{"tool":"refunds.create","params":{action}}}"#),
-        ],
-        None,
-    );
+    let check = check_witness(&path, action);
     assert_eq!(
         check.verdict_line(),
         "verdict   : BLOCK (dropped-effect-replay) exit 1",

@@ -520,7 +520,7 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             .ok_or_else(|| Undecided::Spellings(key.clone(), crate::action::MAX_SPELLING_DOTS))?;
         let Some(path) = spellings
             .into_iter()
-            .find(|path| path.len() > 1 && admits_at(schema, path, value))
+            .find(|path| path.len() > 1 && schema.admits_at(path, value))
         else {
             return Ok(None);
         };
@@ -546,23 +546,6 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
         return Err(Undecided::Overlap(key));
     }
     Ok(Some(action))
-}
-
-/// Whether `schema` admits an object holding `value` at the nested `path` (each object on
-/// the way may be one; other keys and `required` are not looked at, so this may say yes
-/// where no admitted call has it: sound, as the caller reads it).
-fn admits_at(schema: &Schema, path: &[&str], value: &Value) -> bool {
-    let [keys @ .., last] = path else {
-        return false;
-    };
-    let mut here = schema;
-    for key in keys {
-        if !here.admits_objects() {
-            return false;
-        }
-        here = here.slot(key).schema;
-    }
-    here.admits_objects() && here.slot(last).schema.admits(value)
 }
 
 /// Puts `value` at the nested `path` of `params`, making the objects on the way; `false`
