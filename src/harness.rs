@@ -529,37 +529,32 @@ pub fn pattern_meant(harness: Harness, name: &str, call: &str) -> bool {
 /// the gate's glob and is read as the matcher it was written as: searched, so `Edit.*`
 /// covers `MultiEdit` as Claude Code's matcher `Edit.*` selects it.
 pub fn pattern_globs(harness: Harness, name: &str) -> Option<Vec<String>> {
-    if !has_pattern_syntax(name) && keeps_dots(harness) {
-        return pattern_fixes(name);
-    }
-    if !has_pattern_syntax(name) && !name.contains(".*") {
-        return None;
-    }
-    Some({
-        let mut chars = name.chars().peekable();
-        let mut globs: Vec<String> = alternatives(&mut chars, 0)
-            .iter()
-            .map(|a| searched(a))
-            .collect();
-        globs.dedup();
-        // A glob another one covers says nothing more (`*MultiEdit*` beside `*Edit*`,
-        // for `(Multi)?Edit`); past [`MAX_ALTERNATIVES`], they are kept as they are.
-        if globs.len() <= MAX_ALTERNATIVES {
-            let covered = |at: usize, g: &String| {
-                (globs.iter().enumerate()).any(|(other, h)| {
-                    // Of two that cover each other, the first stays.
-                    let mutual = || crate::record::glob_match(g, h);
-                    other != at && crate::record::glob_match(h, g) && (other < at || !mutual())
-                })
-            };
-            let kept: Vec<bool> = (globs.iter().enumerate())
-                .map(|(at, g)| !covered(at, g))
-                .collect();
-            let mut keep = kept.into_iter();
-            globs.retain(|_| keep.next().unwrap_or(true));
+    if !has_pattern_syntax(name) {
+        if !name.contains(".*") {
+            return None;
         }
-        globs
-    })
+        if keeps_dots(harness) {
+            return Some(each_alternative(name, loosened));
+        }
+    }
+    let mut globs = each_alternative(name, searched);
+    // A glob another one covers says nothing more (`*MultiEdit*` beside `*Edit*`, for
+    // `(Multi)?Edit`); past [`MAX_ALTERNATIVES`], they are kept as they are.
+    if globs.len() <= MAX_ALTERNATIVES {
+        let covered = |at: usize, g: &String| {
+            (globs.iter().enumerate()).any(|(other, h)| {
+                // Of two that cover each other, the first stays.
+                let mutual = || crate::record::glob_match(g, h);
+                other != at && crate::record::glob_match(h, g) && (other < at || !mutual())
+            })
+        };
+        let kept: Vec<bool> = (globs.iter().enumerate())
+            .map(|(at, g)| !covered(at, g))
+            .collect();
+        let mut keep = kept.into_iter();
+        globs.retain(|_| keep.next().unwrap_or(true));
+    }
+    Some(globs)
 }
 
 /// For a name written as a pattern of another syntax, the `*` globs to suggest writing
@@ -570,15 +565,19 @@ pub fn pattern_globs(harness: Harness, name: &str) -> Option<Vec<String>> {
 /// user who copies a suggested glob binds the tools it names, not every tool whose name
 /// holds it.
 pub fn pattern_fixes(name: &str) -> Option<Vec<String>> {
-    (has_pattern_syntax(name) || name.contains(".*")).then(|| {
-        let mut chars = name.chars().peekable();
-        let mut globs: Vec<String> = alternatives(&mut chars, 0)
-            .iter()
-            .map(|a| loosened(a))
-            .collect();
-        globs.dedup();
-        globs
-    })
+    (has_pattern_syntax(name) || name.contains(".*")).then(|| each_alternative(name, loosened))
+}
+
+/// Each alternative of a pattern of another syntax (its groups spelt out, see
+/// [`alternatives`]) as `read` makes it a `*` glob, a glob the one before gives too
+/// left out.
+fn each_alternative(name: &str, read: fn(&str) -> String) -> Vec<String> {
+    let mut chars = name.chars().peekable();
+    let mut globs: Vec<String> = (alternatives(&mut chars, 0).iter())
+        .map(|a| read(a))
+        .collect();
+    globs.dedup();
+    globs
 }
 
 /// One alternative of a pattern of another syntax as [`loosened`] reads it, with a `*`
