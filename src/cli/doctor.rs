@@ -168,18 +168,11 @@ fn doctor(
                     clean(&v)
                 ));
             }
-            // Claude Code copies a settings file's `env` into its own environment, and
-            // runs every hook command through this prefix: doctor runs the hook through
-            // the prefix of its own environment only.
-            let var = claude_code::SHELL_PREFIX_VAR;
-            let prefix = value.pointer(&format!("/env/{var}"));
-            let prefix = prefix.filter(|v| v.as_str() != Some(""));
-            if let Some(prefix) = prefix.filter(|v| v.as_str() != claude_shell_prefix().as_deref())
+            // doctor runs the hook through the prefix of its own environment only.
+            if let Some((prefix, shown_prefix)) = claude_code::shell_prefix_in_env(&value)
+                && prefix.as_str() != claude_shell_prefix().as_deref()
             {
-                let shown_prefix = match prefix {
-                    Value::String(p) => p.clone(),
-                    other => other.to_string(),
-                };
+                let var = claude_code::SHELL_PREFIX_VAR;
                 f.problem(format!(
                     "`{shown}` sets `env.{var}` to `{}`: Claude Code runs every hook command through it, the gate's too, and a prefix that does not exit as the command exits loses the deny; doctor ran the hook without it: run `{var}={} omission-gate doctor claude-code` to check the hook through it, or remove it",
                     clean(&shown_prefix),

@@ -853,12 +853,24 @@ pub fn hooks_off_in_env(settings: &Value) -> Option<(&'static str, String)> {
     let env = settings.get("env")?;
     HOOKS_OFF_VARS.into_iter().find_map(|var| {
         let v = env.get(var)?;
-        let shown = match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        truthy(&js_string(v)).then_some((var, shown))
+        truthy(&js_string(v)).then(|| (var, as_written(v)))
     })
+}
+
+/// The [`SHELL_PREFIX_VAR`] a settings file's `env` sets, unless it is the empty string:
+/// the value, and it as written. Claude Code copies a settings file's `env` into its own
+/// environment, and runs every hook command through that prefix.
+pub fn shell_prefix_in_env(settings: &Value) -> Option<(&Value, String)> {
+    let v = settings.get("env")?.get(SHELL_PREFIX_VAR)?;
+    (v.as_str() != Some("")).then(|| (v, as_written(v)))
+}
+
+/// A settings value as a message shows it: a string as it is, another value as JSON.
+fn as_written(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// A JSON value as JavaScript's `String` writes it: a whole number without a point, an
