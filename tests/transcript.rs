@@ -2854,6 +2854,35 @@ fn claude_code_a_server_tool_call_without_its_result_is_not_context() {
     assert_eq!(check_against("claude-code", &path).code, 0);
 }
 
+/// Gemini CLI's C-2 payload (the rule in view), for a session started in `project`.
+fn gemini_payload_in(project: &std::path::Path) -> Value {
+    let h = "gemini-cli";
+    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
+    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    v
+}
+
+/// `hook gemini-cli --kept-from transcript` on `payload`, Gemini CLI's home `home` and its
+/// system settings a file under `scratch` that is not there: the exit and stderr.
+fn gemini_hook(
+    scratch: &Scratch,
+    home: &std::path::Path,
+    payload: &Value,
+) -> (Option<i32>, String) {
+    let h = "gemini-cli";
+    let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+    command
+        .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GEMINI_CLI_HOME", home)
+        .env(
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+            scratch.path().join("none.json"),
+        );
+    let out = output_of(command, Some(payload.to_string().as_bytes()));
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
 #[test]
 fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
     // With its experimental context management on, Gemini CLI trims and summarises the
@@ -2866,21 +2895,8 @@ fn gemini_cli_context_management_turned_on_in_its_settings_is_an_error() {
     for dir in [&project, &home] {
         std::fs::create_dir_all(dir.join(".gemini")).unwrap();
     }
-    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
-    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
-    let hook = |payload: &Value| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
-        command
-            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("GEMINI_CLI_HOME", &home)
-            .env(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-                scratch.path().join("none.json"),
-            );
-        let out = output_of(command, Some(payload.to_string().as_bytes()));
-        (out.status.code(), String::from_utf8(out.stderr).unwrap())
-    };
+    let mut v = gemini_payload_in(&project);
+    let hook = |payload: &Value| gemini_hook(&scratch, &home, payload);
     let settings = |dir: &std::path::Path, text: &str| {
         std::fs::write(dir.join(".gemini/settings.json"), text).unwrap();
     };
@@ -2954,28 +2970,14 @@ fn gemini_cli_a_before_model_hook_in_its_settings_is_an_error() {
     // `llm_request`), and the session file keeps what was recorded before it: run against
     // a mock, 0.61.0 with a hook that took the rule out of every message sent the model
     // none of it, the file held the rule as C-2 does, and the gate passed the call.
-    let h = "gemini-cli";
     let scratch = Scratch::new();
     let project = scratch.path().join("project");
     let home = scratch.path().join("home");
     for dir in [&project, &home] {
         std::fs::create_dir_all(dir.join(".gemini")).unwrap();
     }
-    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
-    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
-    let hook = || {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
-        command
-            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("GEMINI_CLI_HOME", &home)
-            .env(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-                scratch.path().join("none.json"),
-            );
-        let out = output_of(command, Some(v.to_string().as_bytes()));
-        (out.status.code(), String::from_utf8(out.stderr).unwrap())
-    };
+    let v = gemini_payload_in(&project);
+    let hook = || gemini_hook(&scratch, &home, &v);
     let settings = |dir: &std::path::Path, text: &str| {
         std::fs::write(dir.join(".gemini/settings.json"), text).unwrap();
     };
@@ -3023,7 +3025,6 @@ fn gemini_cli_a_before_model_hook_an_extension_brings_is_an_error() {
     // Gemini CLI 0.61.0 loads every folder under `~/.gemini/extensions` and registers the
     // hooks in its `hooks/hooks.json` as it does the settings' (`BeforeModel` included),
     // so an extension's hook may rewrite the request as a settings hook may.
-    let h = "gemini-cli";
     let scratch = Scratch::new();
     let project = scratch.path().join("project");
     let home = scratch.path().join("home");
@@ -3033,21 +3034,8 @@ fn gemini_cli_a_before_model_hook_an_extension_brings_is_an_error() {
     for dir in [&project.join(".gemini"), &installed, &linked] {
         std::fs::create_dir_all(dir.join("hooks")).unwrap();
     }
-    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
-    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
-    let hook = || {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
-        command
-            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("GEMINI_CLI_HOME", &home)
-            .env(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-                scratch.path().join("none.json"),
-            );
-        let out = output_of(command, Some(v.to_string().as_bytes()));
-        (out.status.code(), String::from_utf8(out.stderr).unwrap())
-    };
+    let v = gemini_payload_in(&project);
+    let hook = || gemini_hook(&scratch, &home, &v);
     let write = |file: &std::path::Path, text: &str| std::fs::write(file, text).unwrap();
     write(
         &project.join(".gemini/settings.json"),
@@ -3132,28 +3120,16 @@ fn gemini_cli_a_before_model_hook_written_without_its_list_is_an_error() {
     // Gemini CLI 0.61.0 keeps a settings file that fails its schema (with a warning) and
     // merges `hooks.BeforeModel` into its default `[]` with `concat`, which wraps an
     // object in a list: one definition written without the list still runs.
-    let h = "gemini-cli";
     let scratch = Scratch::new();
     let project = scratch.path().join("project");
     let home = scratch.path().join("home");
     for dir in [&project, &home] {
         std::fs::create_dir_all(dir.join(".gemini")).unwrap();
     }
-    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
-    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let v = gemini_payload_in(&project);
     let hook = |settings: &str| {
         std::fs::write(project.join(".gemini/settings.json"), settings).unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
-        command
-            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("GEMINI_CLI_HOME", &home)
-            .env(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-                scratch.path().join("none.json"),
-            );
-        let out = output_of(command, Some(v.to_string().as_bytes()));
-        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+        gemini_hook(&scratch, &home, &v)
     };
     let (code, stderr) = hook(
         r#"{"hooks": {"BeforeModel": {"hooks": [{"type": "command", "command": "python3 redact.py"}]}}}"#,
@@ -3246,25 +3222,13 @@ fn gemini_cli_check_finds_the_start_directory_beside_the_session_file() {
 fn gemini_cli_context_management_spelt_with_json_escapes_is_an_error() {
     // Gemini CLI reads its settings with JSON.parse, which reads `\u0063` as `c` in a key
     // as anywhere else: a setting named that way turns context management on all the same.
-    let h = "gemini-cli";
     let scratch = Scratch::new();
     let project = scratch.path().join("project");
     std::fs::create_dir_all(project.join(".gemini")).unwrap();
-    let mut v: Value = serde_json::from_str(&payload(h, "C-2", &fixture(h, "C-2"))).unwrap();
-    v["cwd"] = Value::String(project.to_str().unwrap().to_string());
+    let v = gemini_payload_in(&project);
     let hook = |text: &str| {
         std::fs::write(project.join(".gemini/settings.json"), text).unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
-        command
-            .args(["hook", h, "--store", &store(h), "--kept-from", "transcript"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("GEMINI_CLI_HOME", scratch.path().join("home"))
-            .env(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-                scratch.path().join("none.json"),
-            );
-        let out = output_of(command, Some(v.to_string().as_bytes()));
-        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+        gemini_hook(&scratch, &scratch.path().join("home"), &v)
     };
     assert_eq!(hook(r#"{"experimental": {"theme": "\u0063"}}"#).0, Some(0));
     for text in [
