@@ -1564,6 +1564,57 @@ fn a_subagents_call_is_judged_against_the_subagents_own_transcript() {
 }
 
 #[test]
+fn claude_code_a_response_a_subagent_abandoned_for_a_retry_is_not_context() {
+    // RF-1: the subagent's model (claude-fable-5) wrote the rule, then refused; Claude
+    // Code retried on its fallback model without the refused response, which answered
+    // with the call. A subagent's file keeps the refused response (Claude Code writes
+    // each message as it comes and never takes it out), with no list naming it, and the
+    // retry's first entry names it as its parent: the rule is not in view.
+    let h = "claude-code";
+    let (p, agent) = subagent_payload("RF-1", &fixture(h, "RF-1"));
+    let out = hook_with(h, &store(h), &p, &[]);
+    denied_with_the_rule(&out);
+    let file = subagent_fixture("RF-1", &agent);
+    assert_eq!(
+        check_against(h, &file).verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    // The same text in a response that a user entry follows (as a tool's result does)
+    // was sent: it counts.
+    let scratch = Scratch::new();
+    let lines: Vec<String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let refused = &lines[2];
+    let refused_uuid = serde_json::from_str::<Value>(refused).unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answered = serde_json::json!({"parentUuid": refused_uuid, "isSidechain": true,
+        "type": "user", "message": {"role": "user", "content": "go on"},
+        "uuid": "0d2f4c6e-1a3b-4c5d-8e9f-a0b1c2d3e4f5",
+        "timestamp": "2026-12-03T20:57:36.000Z"});
+    let mut retry: Value = serde_json::from_str(&lines[3]).unwrap();
+    retry["parentUuid"] = Value::String("0d2f4c6e-1a3b-4c5d-8e9f-a0b1c2d3e4f5".into());
+    let sent = [
+        lines[0].clone(),
+        lines[1].clone(),
+        refused.clone(),
+        answered.to_string(),
+        retry.to_string(),
+    ]
+    .join("\n")
+        + "\n";
+    let path = scratch.file("agent-sent.jsonl", sent.as_bytes());
+    assert_eq!(
+        check_against(h, &path).verdict_line(),
+        "verdict   : PASS exit 0"
+    );
+}
+
+#[test]
 fn without_its_agent_id_a_subagents_call_is_not_judged_against_the_session() {
     // The session's file never records the subagent's call: read in its place, the
     // gate would wait for it, and deny once the deadline passes; never a quiet PASS on
@@ -2630,9 +2681,9 @@ fn claude_code_a_message_a_refusal_retracted_is_not_context() {
         let path = scratch.file("retracted.jsonl", &claude_code_refused(&entries));
         claude_code_blocks_and_denies(&path, what);
     }
-    // Lists that name another message leave it in view.
+    // A list that names another message leaves it in view (no response followed it).
     let other = serde_json::json!(["0a1b2c3d-0000-4000-8000-000000000000"]);
-    for entries in [vec![], vec![notice(other.clone()), retry(other)]] {
+    for entries in [vec![], vec![notice(other)]] {
         let path = scratch.file("sent.jsonl", &claude_code_refused(&entries));
         assert_eq!(check_against("claude-code", &path).code, 0);
     }

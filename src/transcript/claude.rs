@@ -486,10 +486,14 @@ pub(super) fn read(
         order.extend(spliced);
         order.extend(chain.get(summary + 1..).unwrap_or_default());
     }
-    // The messages a refusal retracted are links of the chain, never context.
+    // The messages a refusal retracted, and the responses abandoned for a retry, are
+    // links of the chain, never context.
     let retracted = retracted(lines)?;
-    if !retracted.is_empty() {
-        let kept = |i: &usize| back.get(*i).is_some_and(|e| !is_retracted(e, &retracted));
+    let abandoned = abandoned(&back, &order);
+    if !retracted.is_empty() || !abandoned.is_empty() {
+        let kept = |i: &usize| {
+            !abandoned.contains(i) && back.get(*i).is_some_and(|e| !is_retracted(e, &retracted))
+        };
         let before = order.get(..preserved_at.start).unwrap_or_default();
         let start = before.iter().filter(|i| kept(i)).count();
         let spliced = order.get(preserved_at.clone()).unwrap_or_default();
@@ -613,6 +617,65 @@ fn retracted(lines: &[Line<'_>]) -> Result<BTreeSet<Vec<u8>>, Failure> {
 fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
     let uuid = e.uuid.as_bytes();
     e.kind() != "system" && retracted.contains(uuid.get(..UUID_STEM).unwrap_or(uuid))
+}
+
+/// The entries of the responses, along `order`, that Claude Code abandoned for a retry:
+/// a model response that another response (another message id) follows with no user
+/// entry between.
+///
+/// When Claude Code 2.1.197 gives up a response it has begun to record (the model
+/// refused and it retries on the fallback model; the server fell back to another model
+/// mid-stream; a stream it retries without streaming), it stops sending that response
+/// and asks for a new one to the same request, and yields a `tombstone` for each of the
+/// response's messages. The main conversation takes the message out of the file (unless
+/// the file is over 50 MB and the line is not among its last 64 KB, or the write fails);
+/// a subagent's recorder never does, and writes no `model_refusal_fallback` entry nor
+/// `supersedesUuids` there (read from its binary; run against a mock whose
+/// `claude-fable-5` wrote the rule in a subagent and refused: the subagent's file kept
+/// the refused message, its `stop_reason` null, as the parent of the retry's first
+/// entry, and the retry's request on the fallback model did not hold it). Every such
+/// response is followed on the chain by the retry's, with no user entry between; a
+/// response the model finished is followed by a user entry (its calls' results, the next
+/// prompt) before any other response. Entries with no message id are not told apart (see
+/// [`pieces`]); those never sent (an API error's notice) and those Claude Code writes in
+/// the model's name (`model` `<synthetic>`, such as `No response requested.`) are no
+/// retry and are passed over.
+fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    // The entries of the response read last, while no user entry has followed it.
+    let mut open: Vec<usize> = Vec::new();
+    let mut open_id: Option<&str> = None;
+    for &i in order {
+        let Some(e) = back.get(i) else { continue };
+        match e.kind() {
+            "user" => {
+                open.clear();
+                open_id = None;
+            }
+            "assistant" if !e.is_never_sent() && !is_synthetic(e) => {
+                let id = message_id(e);
+                if let (Some(id), Some(before)) = (id, open_id)
+                    && id != before
+                {
+                    out.extend(open.drain(..));
+                }
+                open.push(i);
+                open_id = id.or(open_id);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// True for a message Claude Code writes in the model's name, not the model's
+/// (`message.model` `<synthetic>`).
+fn is_synthetic(e: &Entry<'_>) -> bool {
+    e.obj
+        .get("message")
+        .and_then(|m| m.get("model"))
+        .and_then(Value::as_str)
+        == Some("<synthetic>")
 }
 
 /// How far back Claude Code's loader looks for the entry to go on from when an entry's
