@@ -123,6 +123,12 @@ pub fn hook_env_location(
     })
 }
 
+/// The first of [`LOCATION_VARS`] that a hook's own `env` (the handler's object) sets.
+pub fn env_location(handler: &serde_json::Map<String, Value>) -> Option<&'static str> {
+    let env = handler.get("env").and_then(Value::as_object)?;
+    LOCATION_VARS.into_iter().find(|var| env.contains_key(*var))
+}
+
 /// A hook definition whose `hooks` is a list that is not empty.
 fn holds_a_hook(definition: &Value) -> bool {
     definition
