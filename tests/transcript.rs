@@ -3072,6 +3072,89 @@ fn gemini_cli_a_before_model_hook_in_its_settings_is_an_error() {
 }
 
 #[test]
+fn gemini_cli_a_hook_whose_env_moves_gemini_cli_s_settings_is_an_error() {
+    // Gemini CLI 0.61.0 lays a hook's own `env` over the hook's environment and reads its
+    // own settings by its own: run against a mock, the gate's hook with
+    // `"env": {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": ...}` naming another file passed the
+    // call while the `BeforeModel` hook in the system settings Gemini CLI read ran.
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    let home = scratch.path().join("home");
+    for dir in [&project, &home] {
+        std::fs::create_dir_all(dir.join(".gemini")).unwrap();
+    }
+    let v = gemini_payload_in(&project);
+    let hook = || gemini_hook(&scratch, &home, &v);
+    let gate = |env: &str| {
+        format!(
+            r#"{{"hooks": {{"BeforeTool": [{{"hooks": [{{"type": "command", "command": "omission-gate hook gemini-cli", "env": {env}}}]}}]}}}}"#
+        )
+    };
+    let settings = |dir: &std::path::Path, text: &str| {
+        std::fs::write(dir.join(".gemini/settings.json"), text).unwrap();
+    };
+    // The value the gate's environment holds (gemini_hook's): that hook may be the gate's.
+    let system = serde_json::to_string(&scratch.path().join("none.json")).unwrap();
+    settings(
+        &project,
+        &gate(&format!(
+            r#"{{"GEMINI_CLI_SYSTEM_SETTINGS_PATH": {system}}}"#
+        )),
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(".gemini/settings.json: settings: a hook here sets `GEMINI_CLI_SYSTEM_SETTINGS_PATH` in its `env`, which Gemini CLI gives that hook's process but does not read its own settings by"),
+        "{stderr}"
+    );
+    // A value Gemini CLI may expand, or one that is not a string, may be it too.
+    for env in [
+        r#"{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "$PWD/d.json"}"#,
+        r#"{"HOME": 5}"#,
+    ] {
+        settings(&project, &gate(env));
+        let (code, stderr) = hook();
+        assert_eq!(code, Some(2), "{env}: {stderr}");
+        assert!(stderr.contains("in its `env`"), "{stderr}");
+    }
+    // A value the gate's environment does not hold was not given to it; another
+    // variable moves nothing.
+    for env in [
+        r#"{"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "/elsewhere.json"}"#,
+        r#"{"TZ": "UTC"}"#,
+    ] {
+        settings(&project, &gate(env));
+        assert_eq!(hook(), (Some(0), String::new()), "{env}");
+    }
+    // In the user's settings, and in an extension's hooks.
+    let home_json = serde_json::to_string(&home).unwrap();
+    settings(
+        &home,
+        &gate(&format!(r#"{{"GEMINI_CLI_HOME": {home_json}}}"#)),
+    );
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("sets `GEMINI_CLI_HOME` in its `env`"),
+        "{stderr}"
+    );
+    settings(&home, "{}");
+    let hooks = home.join(".gemini/extensions/x/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(
+        hooks.join("hooks.json"),
+        gate(&format!(r#"{{"GEMINI_CLI_HOME": {home_json}}}"#)),
+    )
+    .unwrap();
+    let (code, stderr) = hook();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("hooks/hooks.json: extension hooks: a hook here sets `GEMINI_CLI_HOME`"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn gemini_cli_a_before_model_hook_an_extension_brings_is_an_error() {
     // Gemini CLI 0.61.0 loads every folder under `~/.gemini/extensions` and registers the
     // hooks in its `hooks/hooks.json` as it does the settings' (`BeforeModel` included),

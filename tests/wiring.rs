@@ -4083,3 +4083,44 @@ fn doctor_says_gemini_cli_kills_a_hook_whose_timeout_is_below_1_after_1_ms() {
         assert_gemini_timeout_finding(timeout, &what);
     }
 }
+
+#[test]
+fn doctor_finds_a_gemini_cli_gate_hook_whose_env_moves_gemini_cli_s_settings() {
+    // Gemini CLI 0.61.0 lays a hook's own `env` over the hook's environment, not its own:
+    // seen, a gate hook whose `env` named another system settings file passed a call
+    // while the `BeforeModel` hook in the system settings Gemini CLI read ran.
+    for var in [
+        "HOME",
+        "GEMINI_CLI_HOME",
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+    ] {
+        let s = Sandbox::new();
+        s.wired("gemini-cli");
+        s.edit_settings("gemini-cli", |t| {
+            assert!(t.contains("\"type\": \"command\","), "{t}");
+            t.replacen(
+                "\"type\": \"command\",",
+                &format!(r#""type": "command", "env": {{"TZ": "UTC", "{var}": "/elsewhere"}},"#),
+                1,
+            )
+        });
+        let found = findings(&s.doctor("gemini-cli"));
+        let problem = format!(
+            "the hook in `{}` sets `{var}` in its `env`, which Gemini CLI gives the gate's process but does not read its own settings by, so under `--kept-from transcript` the gate cannot tell which settings and extensions Gemini CLI reads (a `BeforeModel` hook there would go unseen) and denies every call: take `{var}` out of the hook's `env`",
+            s.settings("gemini-cli").display()
+        );
+        assert!(found.contains(&problem), "{var}: {found:?}");
+    }
+    // Another variable in its `env` is no such problem.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    s.edit_settings("gemini-cli", |t| {
+        t.replacen(
+            "\"type\": \"command\",",
+            r#""type": "command", "env": {"TZ": "UTC"},"#,
+            1,
+        )
+    });
+    assert_eq!(s.doctor("gemini-cli").code, 0);
+}

@@ -309,6 +309,16 @@ fn doctor(
             }
             check_gemini_trust(project, f);
             check_gemini_hooks_on(project, &ours, f);
+            // Gemini CLI lays a hook's own `env` over the hook's environment, not its
+            // own: the gate would look for Gemini CLI's settings where it says.
+            for h in &ours {
+                if let Some(var) = gemini_cli::env_location(&h.object) {
+                    let at = hook_at(harness, h, &ours);
+                    f.problem(format!(
+                        "{at} sets `{var}` in its `env`, which Gemini CLI gives the gate's process but does not read its own settings by, so under `--kept-from transcript` the gate cannot tell which settings and extensions Gemini CLI reads (a `BeforeModel` hook there would go unseen) and denies every call: take `{var}` out of the hook's `env`"
+                    ));
+                }
+            }
             // A setting that changes what Gemini CLI sends the model, which its session
             // file does not show: every call under --kept-from transcript is an error.
             if let Err(e) = gemini_settings(Some(project), None) {

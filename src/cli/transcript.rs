@@ -208,7 +208,10 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
 /// `BeforeModel` hook, either of which changes what it sends the model without writing
 /// that to the session file, or when a
 /// file that names such a setting cannot be read as Gemini CLI reads it (Gemini CLI does
-/// not start with a settings file it cannot read).
+/// not start with a settings file it cannot read). Also an error: a hook there (or in
+/// the system files where Gemini CLI keeps them by default) whose own `env` may have
+/// given this process the variables it finds them by (see
+/// [`gemini_cli::hook_env_location`]).
 pub(super) fn gemini_settings(
     cwd: Option<&str>,
     transcript: Option<&Path>,
@@ -217,9 +220,19 @@ pub(super) fn gemini_settings(
         "HOME" => std::env::var_os(key).or_else(|| std::env::home_dir().map(Into::into)),
         _ => std::env::var_os(key),
     };
-    for file in gemini_cli::settings_files(cwd.map(Path::new), transcript, env) {
+    let own = |key: &str| std::env::var_os(key);
+    let files = gemini_cli::settings_files(cwd.map(Path::new), transcript, env);
+    // The system files where Gemini CLI keeps them when its environment names none: a
+    // hook's `env` may name others to the gate, and the gate's own hook may be there.
+    let defaults: Vec<PathBuf> = gemini_cli::system_files(|_: &str| None)
+        .into_iter()
+        .filter(|(file, skipped)| skipped.is_none() && !files.contains(file))
+        .map(|(file, _)| file)
+        .collect();
+    let read_by_gemini = files.iter().map(|f| (f, true));
+    for (file, read) in read_by_gemini.chain(defaults.iter().map(|f| (f, false))) {
         let origin = file.to_string_lossy();
-        let text = match std::fs::read(&file) {
+        let text = match std::fs::read(file) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {
@@ -234,6 +247,7 @@ pub(super) fn gemini_settings(
                 || gemini_cli::CONTEXT_MANAGED
                     .iter()
                     .chain([&gemini_cli::MODEL_HOOK])
+                    .chain(&gemini_cli::LOCATION_VARS)
                     .any(|key| memchr::memmem::find(t, key.as_bytes()).is_some())
         };
         if !names(&text) {
@@ -245,6 +259,13 @@ pub(super) fn gemini_settings(
             .map_err(|why| {
                 InputError::invalid(&origin, "settings", TranscriptRead::Settings(why))
             })?;
+        if let Some(var) = gemini_cli::hook_env_location(&settings, own) {
+            let problem = TranscriptRead::HookEnvLocation(var);
+            return Err(InputError::invalid(&origin, "settings", problem));
+        }
+        if !read {
+            continue;
+        }
         if let Some(key) = gemini_cli::context_managed(&settings) {
             let problem = TranscriptRead::ContextManaged(key);
             return Err(InputError::invalid(&origin, "settings", problem));
@@ -254,7 +275,7 @@ pub(super) fn gemini_settings(
             return Err(InputError::invalid(&origin, "settings", problem));
         }
     }
-    gemini_extensions(cwd, transcript, env)
+    gemini_extensions(cwd, transcript, env, own)
 }
 
 /// The extensions Gemini CLI may load for a session started in `cwd` (whose file is
@@ -267,6 +288,7 @@ fn gemini_extensions(
     cwd: Option<&str>,
     transcript: Option<&Path>,
     env: impl Fn(&str) -> Option<std::ffi::OsString>,
+    own: impl Fn(&str) -> Option<std::ffi::OsString> + Copy,
 ) -> Result<(), InputError> {
     let dirs = gemini_cli::extension_dirs(transcript, env);
     if dirs.is_empty() {
@@ -279,7 +301,7 @@ fn gemini_extensions(
     }
     // A file is read whole only when it may name what is looked for (a `\u` escape may
     // spell it); one that then cannot be read as Gemini CLI reads it is an error.
-    let read = |file: &Path, key: &str| -> Result<Option<serde_json::Value>, InputError> {
+    let read = |file: &Path, keys: &[&str]| -> Result<Option<serde_json::Value>, InputError> {
         let origin = file.to_string_lossy();
         let bad =
             |why: String| InputError::invalid(&origin, "extensions", TranscriptRead::Settings(why));
@@ -289,9 +311,10 @@ fn gemini_extensions(
             Err(e) => return Err(bad(io_reason(&e))),
         };
         let names = |t: &[u8]| {
-            [b"\\u".as_slice(), key.as_bytes()]
-                .iter()
-                .any(|k| memchr::memmem::find(t, k).is_some())
+            memchr::memmem::find(t, b"\\u").is_some()
+                || keys
+                    .iter()
+                    .any(|k| memchr::memmem::find(t, k.as_bytes()).is_some())
         };
         if !names(&bytes) {
             return Ok(None);
@@ -321,7 +344,7 @@ fn gemini_extensions(
         folders.sort();
         for installed in folders {
             // A linked extension is read from the folder it was installed from.
-            let install = read(&installed.join(gemini_cli::INSTALL_METADATA), "link")?;
+            let install = read(&installed.join(gemini_cli::INSTALL_METADATA), &["link"])?;
             let linked = install
                 .as_ref()
                 .filter(|m| m.get("type").and_then(serde_json::Value::as_str) == Some("link"))
@@ -345,16 +368,24 @@ fn gemini_extensions(
                 }
             };
             let file = folder.join(gemini_cli::EXTENSION_HOOKS);
-            if read(&file, gemini_cli::MODEL_HOOK)?
-                .is_some_and(|hooks| gemini_cli::extension_model_hook(&hooks))
-            {
-                let problem = TranscriptRead::ExtensionModelHook;
-                return Err(InputError::invalid(
-                    &file.to_string_lossy(),
-                    "extension hooks",
-                    problem,
-                ));
-            }
+            let keys: Vec<&str> = std::iter::once(gemini_cli::MODEL_HOOK)
+                .chain(gemini_cli::LOCATION_VARS)
+                .collect();
+            let Some(hooks) = read(&file, &keys)? else {
+                continue;
+            };
+            let problem = if let Some(var) = gemini_cli::hook_env_location(&hooks, own) {
+                TranscriptRead::HookEnvLocation(var)
+            } else if gemini_cli::extension_model_hook(&hooks) {
+                TranscriptRead::ExtensionModelHook
+            } else {
+                continue;
+            };
+            return Err(InputError::invalid(
+                &file.to_string_lossy(),
+                "extension hooks",
+                problem,
+            ));
         }
     }
     Ok(())

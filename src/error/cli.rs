@@ -100,6 +100,12 @@ pub enum TranscriptRead {
         "`hooks.BeforeModel` holds a hook: Gemini CLI runs an installed extension's hooks (one `extension-enablement.json` turns off too, when started with `gemini -e NAME`) and sends the model the request such a hook returns (any message's text replaced) without writing that to its session file, so the gate cannot tell what the model sees (uninstall the extension or remove the hook to judge calls by the transcript, or use --kept)"
     )]
     ExtensionModelHook,
+    /// Gemini CLI: a hook's own `env` sets a variable that says where Gemini CLI's
+    /// settings are, to a value the gate's environment may have from it.
+    #[error(
+        "a hook here sets `{0}` in its `env`, which Gemini CLI gives that hook's process but does not read its own settings by, so if that hook runs the gate, the gate cannot tell which settings and extensions Gemini CLI reads (a `BeforeModel` hook or context management there would go unseen): take `{0}` out of the hook's `env` (or use --kept)"
+    )]
+    HookEnvLocation(&'static str),
     /// Gemini CLI: a settings file that names a setting that may turn on its context
     /// management, and cannot be read as Gemini CLI reads it: why.
     #[error(

@@ -71,6 +71,64 @@ pub fn extension_model_hook(file: &Value) -> bool {
     }
 }
 
+/// The variables that say where Gemini CLI finds its settings and extensions (see
+/// [`user_home`], [`system_files`]). A hook's own `env` object is laid over the
+/// environment Gemini CLI 0.61.0 gives the hook's process (`executeCommandHook`:
+/// `{...sanitizeEnvironment(process.env), GEMINI_PROJECT_DIR, ..., ...hookConfig.env}`),
+/// while Gemini CLI itself reads its settings by its own environment: set there, one of
+/// these points the gate's runtime settings check away from the files Gemini CLI reads
+/// (seen: a `BeforeModel` hook in the system settings Gemini CLI read ran, and the gate,
+/// whose `env` named another system settings file, passed the call).
+pub const LOCATION_VARS: [&str; 4] = [
+    "GEMINI_CLI_HOME",
+    "HOME",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+];
+
+/// The hooks' `env` objects in a settings file or an extension's `hooks/hooks.json`
+/// (parsed): every handler under `hooks.<event>`, an event's single definition written
+/// without its list included (see [`model_hook`]).
+fn hook_envs(file: &Value) -> impl Iterator<Item = &serde_json::Map<String, Value>> {
+    file.get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|events| events.values())
+        .flat_map(|definitions| match definitions {
+            Value::Array(list) => list.iter().collect::<Vec<_>>(),
+            one @ Value::Object(_) => vec![one],
+            _ => Vec::new(),
+        })
+        .filter_map(|definition| definition.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|handler| handler.get("env").and_then(Value::as_object))
+}
+
+/// The first of [`LOCATION_VARS`] that a hook in `file` (parsed) sets in its `env` to a
+/// value the environment `own` may have been given by it: the same string, one Gemini
+/// CLI may expand (it holds a `$`), or one that is not a string (which Node writes as
+/// its own string). That hook may be the one running the gate, whose environment then
+/// does not say where Gemini CLI's settings are. A string `own` does not hold was not
+/// given to this process.
+pub fn hook_env_location(
+    file: &Value,
+    own: impl Fn(&str) -> Option<OsString>,
+) -> Option<&'static str> {
+    hook_envs(file).find_map(|env| {
+        LOCATION_VARS.into_iter().find(|var| match env.get(*var) {
+            None => false,
+            Some(Value::String(s)) => s.contains('$') || own(var).is_some_and(|o| o == **s),
+            Some(_) => true,
+        })
+    })
+}
+
+/// The first of [`LOCATION_VARS`] that a hook's own `env` (the handler's object) sets.
+pub fn env_location(handler: &serde_json::Map<String, Value>) -> Option<&'static str> {
+    let env = handler.get("env").and_then(Value::as_object)?;
+    LOCATION_VARS.into_iter().find(|var| env.contains_key(*var))
+}
+
 /// A hook definition whose `hooks` is a list that is not empty.
 fn holds_a_hook(definition: &Value) -> bool {
     definition
@@ -786,6 +844,40 @@ mod tests {
         let settings =
             json!({"contextManagement": {"enabled": true}, "ui": {"generalistProfile": true}});
         assert_eq!(context_managed(&settings), None);
+    }
+
+    #[test]
+    fn a_hook_env_that_may_have_moved_the_settings_is_found() {
+        let own = |key: &str| (key == "HOME").then(|| OsString::from("/home/u"));
+        let file = |hooks: Value| serde_json::json!({ "hooks": hooks });
+        let handler = |env: Value| serde_json::json!({"hooks": [{"command": "g", "env": env}]});
+        let listed = |env: Value| file(serde_json::json!({ "BeforeTool": [handler(env)] }));
+        assert_eq!(
+            hook_env_location(&listed(serde_json::json!({"HOME": "/home/u"})), own),
+            Some("HOME")
+        );
+        // A single definition written without its list runs too.
+        let single = file(
+            serde_json::json!({ "BeforeTool": handler(serde_json::json!({"HOME": "/home/u"})) }),
+        );
+        assert_eq!(hook_env_location(&single, own), Some("HOME"));
+        for env in [
+            serde_json::json!({"GEMINI_CLI_HOME": "${HOME}"}),
+            serde_json::json!({"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": null}),
+        ] {
+            assert!(
+                hook_env_location(&listed(env.clone()), own).is_some(),
+                "{env}"
+            );
+        }
+        for env in [
+            serde_json::json!({"HOME": "/home/v"}),
+            serde_json::json!({"GEMINI_CLI_HOME": "/g"}),
+            serde_json::json!({"PATH": "/home/u"}),
+            serde_json::json!(["HOME"]),
+        ] {
+            assert_eq!(hook_env_location(&listed(env.clone()), own), None, "{env}");
+        }
     }
 
     #[test]
