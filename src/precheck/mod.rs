@@ -269,7 +269,7 @@ impl<'a> PolicyScan<'a> {
     /// The fields this rule reads that no call of `domain` sets and no fact resolves.
     fn never_resolved(&self, domain: &Domain) -> Vec<&str> {
         self.fields()
-            .filter(|f| !domain.may_set(f) && self.full.newest_fact(f).is_none())
+            .filter(|f| !domain.may_set(f) && self.full.fact_value(f).is_none())
             .collect()
     }
 
@@ -430,7 +430,7 @@ impl<'a> PolicyScan<'a> {
     fn schema_hint(&self, code: Code, action: &Action) -> String {
         let fields: Vec<&str> = if code == Code::UnresolvedField {
             self.fields()
-                .filter(|f| action.param(f).is_none() && self.full.newest_fact(f).is_none())
+                .filter(|f| action.param(f).is_none() && self.full.fact_value(f).is_none())
                 .collect()
         } else {
             self.fields()
