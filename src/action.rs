@@ -158,19 +158,26 @@ impl Action {
     /// keys that have dots of their own (`{"a.b": {"c": 1}}` gives `a.b.c`), as
     /// `one_spelling` reads the params: every spelling of a field has one value.
     pub fn param(&self, field: &str) -> Option<&Value> {
-        if let Some(v) = self.params.get(field) {
-            return Some(v);
-        }
-        if !field.contains('.') {
-            return None;
-        }
-        let mut parts = field.split('.');
-        let plain = parts.next().and_then(|first| {
-            let here = self.params.get(first)?;
-            parts.try_fold(here, |here, part| here.as_object()?.get(part))
-        });
-        plain.or_else(|| through(&self.params, field, &mut Vec::new()))
+        field_in(&self.params, field)
     }
+}
+
+/// The value of `field` in `map`, read as [`Action::param`] reads params: the key spelt
+/// exactly, else a dotted path through nested objects, each key of it spelt with or
+/// without the dots between its parts. A fact's value is read so below its own field.
+pub fn field_in<'a>(map: &'a Map<String, Value>, field: &str) -> Option<&'a Value> {
+    if let Some(v) = map.get(field) {
+        return Some(v);
+    }
+    if !field.contains('.') {
+        return None;
+    }
+    let mut parts = field.split('.');
+    let plain = parts.next().and_then(|first| {
+        let here = map.get(first)?;
+        parts.try_fold(here, |here, part| here.as_object()?.get(part))
+    });
+    plain.or_else(|| through(map, field, &mut Vec::new()))
 }
 
 /// The most dots a field may have for [`spellings`] to list its spellings (2^8 of

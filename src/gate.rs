@@ -322,12 +322,19 @@ impl<'a> View<'a> {
         self.kept.is_none_or(|c| c.is_kept(pos))
     }
 
-    /// The position of the newest fact for `field` in this view.
+    /// The position of the newest fact in this view that states `field` in either
+    /// spelling, or a part of it: a fact of `field` itself, of a field above it whose
+    /// value may hold it (`customer` = `{"tier": "gold"}` for `customer.tier`), or of a
+    /// field below it (`customer.tier` for `customer`). The newest statement of a field
+    /// is the newest of these, whichever way it is spelt.
     pub fn newest_fact(&self, field: &str) -> Option<usize> {
-        match self.kept {
-            None => self.store.facts_of(field).last().copied(),
-            Some(c) => c.newest_kept_fact(field),
-        }
+        self.store
+            .fact_fields_meeting(field)
+            .filter_map(|f| match self.kept {
+                None => self.store.facts_of(f).last().copied(),
+                Some(c) => c.newest_kept_fact(f),
+            })
+            .max()
     }
 
     /// True when the policy at `pos` is in this view and no policy in this view revokes it.
@@ -335,14 +342,21 @@ impl<'a> View<'a> {
         self.has(pos) && !self.store.revokers_of(pos).iter().any(|&r| self.has(r))
     }
 
-    /// The view's value of a fact field.
-    fn fact_value(&self, field: &str) -> Option<&'a Value> {
+    /// The view's value of a fact field: what its newest statement ([`View::newest_fact`])
+    /// says of it. None (UNKNOWN, so the gate fails closed on a rule that needs it) when
+    /// that statement gives no whole value: a fact of a field above it whose value does
+    /// not hold it, or a fact of a field below it, which states only a part.
+    pub fn fact_value(&self, field: &str) -> Option<&'a Value> {
         let store = self.store;
         let pos = self.newest_fact(field)?;
-        match &store.get(pos)?.kind {
-            Kind::Fact(f) => Some(&f.value),
-            _ => None,
+        let Kind::Fact(f) = &store.get(pos)?.kind else {
+            return None;
+        };
+        if f.field == field {
+            return Some(&f.value);
         }
+        let rest = field.strip_prefix(f.field.as_str())?.strip_prefix('.')?;
+        crate::action::field_in(f.value.as_object()?, rest)
     }
 }
 
@@ -519,15 +533,16 @@ where
 
 /// True when `action` repeats the effect: the effect's `tool` covers the action's tool
 /// (a plain name covers only itself, a `*` glob every name it matches, SPEC 2), and every
-/// `match` entry equals the action's param of that name (a missing param never equals).
-/// The param of a name is read as a predicate's field is (SPEC 4, [`Action::param`]): the
-/// key spelt exactly, else the path through nested objects, so a `match` key with dots
-/// (`invoice.id`) is met by `{"invoice": {"id": ..}}` too. The gate holds the two
-/// spellings for one field ([`crate::action::one_spelling`]): a tool may read either.
+/// field `match` names equals the action's param of that name (a missing param never
+/// equals). `match` is read as fields ([`Effect::fields`]: `{"invoice": {"id": ..}}` is
+/// the field `invoice.id`), and a param as a predicate's field is (SPEC 4,
+/// [`Action::param`]): the key spelt exactly, else the path through nested objects. So
+/// either spelling of a field in `match` is met by either in the call: the gate holds the
+/// two for one field ([`crate::action::one_spelling`]), and a tool may read either.
 pub fn replays(effect: &Effect, action: &Action) -> bool {
     glob_match(&effect.tool, &action.tool)
         && effect
-            .matches
+            .fields()
             .iter()
             .all(|(k, v)| action.param(k).is_some_and(|p| json_eq(p, v)))
 }
@@ -837,8 +852,23 @@ impl<'a> PolicyCtx<'a> {
             .predicate
             .fields()
             .into_iter()
-            .filter(|f| self.action.param(f).is_none() && self.full.newest_fact(f).is_none())
-            .map(|f| format!("`{}`", clean(f)))
+            .filter(|f| self.action.param(f).is_none() && self.full.fact_value(f).is_none())
+            .map(|f| match self.full.newest_fact(f).and_then(|p| self.store.get(p)) {
+                // Its newest statement is spelt another way and does not give it whole.
+                Some(Record {
+                    id,
+                    seq,
+                    kind: Kind::Fact(fact),
+                    ..
+                }) => format!(
+                    "`{}` (its newest statement, fact '{}' (`{}` = {}, seq {seq}), does not give it whole)",
+                    clean(f),
+                    clean_brief(id),
+                    clean(&fact.field),
+                    json_brief(&fact.value)
+                ),
+                _ => format!("`{}`", clean(f)),
+            })
             .collect();
         let noun = if missing.len() == 1 {
             "field"

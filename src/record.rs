@@ -88,8 +88,35 @@ pub struct Fact {
 pub struct Effect {
     /// The tool that was called.
     pub tool: String,
-    /// Top-level params the call had.
+    /// The params the call had, as written: each key a field (`invoice.id`, or
+    /// `invoice` holding an object of fields).
     pub matches: Map<String, Value>,
+}
+
+impl Effect {
+    /// The fields `match` names, each with the value the call gave it: a key whose value
+    /// is a non-empty object stands for the fields below it (`{"invoice": {"id": "A"}}`
+    /// is the field `invoice.id`, as `{"invoice.id": "A"}` is), so that both spellings of
+    /// one field ask the same of a call, and a call's object may hold more keys than
+    /// `match` names, as its params may. An empty object names no field. In key order.
+    pub fn fields(&self) -> Vec<(String, &Value)> {
+        fn walk<'a>(prefix: &str, map: &'a Map<String, Value>, out: &mut Vec<(String, &'a Value)>) {
+            for (key, value) in map {
+                let name = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                match value {
+                    Value::Object(inner) => walk(&name, inner, out),
+                    _ => out.push((name, value)),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk("", &self.matches, &mut out);
+        out
+    }
 }
 
 /// What a record is, by its `kind`.
@@ -1007,6 +1034,28 @@ impl Store {
     /// Every field that some fact sets.
     pub fn fact_fields(&self) -> impl Iterator<Item = &str> {
         self.facts_by_field.keys().map(String::as_str)
+    }
+
+    /// The fact fields that meet `field`: `field` itself, the fields above it (`customer` for `customer.tier`: a fact of one may hold
+    /// it in its value) and the fields below it (`customer.tier` for `customer`: a fact
+    /// of one states a part of it). Each states `field`, or a part of it, in one spelling.
+    pub fn fact_fields_meeting<'s>(&'s self, field: &'s str) -> impl Iterator<Item = &'s str> {
+        let above = field
+            .match_indices('.')
+            .filter_map(|(at, _)| field.get(..at))
+            .chain(std::iter::once(field))
+            .filter_map(|f| {
+                self.facts_by_field
+                    .get_key_value(f)
+                    .map(|(k, _)| k.as_str())
+            });
+        let start = format!("{field}.");
+        let below = self
+            .facts_by_field
+            .range(start.clone()..)
+            .map(|(k, _)| k.as_str())
+            .take_while(move |k| k.starts_with(&start));
+        above.chain(below)
     }
 
     /// Positions of the policies whose `supersedes` names the policy at `pos`.

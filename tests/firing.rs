@@ -301,6 +301,137 @@ fn a_dotted_match_key_is_replayed_by_the_nested_param() {
     }
 }
 
+/// The reverse of the test above: an effect whose `match` gives the field nested
+/// (`{"invoice": {"id": ..}}`) was not replayed by a call giving it with a dotted key,
+/// nor by a call whose `invoice` held one more key: check passed both. `match` is read as
+/// the fields it names, each spelt either way, as params are.
+#[test]
+fn a_nested_match_value_is_replayed_by_either_spelling_of_its_fields() {
+    let e = r#"{"id":"e","seq":1,"kind":"effect","tool":"pay","match":{"invoice":{"id":"INV-1"},"amount":5},"text":"invoice INV-1 was paid"}"#;
+    for params in [
+        r#"{"invoice.id":"INV-1","amount":5}"#,
+        r#"{"invoice":{"id":"INV-1","extra":1},"amount":5.0}"#,
+        r#"{"invoice":{"id":"INV-1"},"amount":5,"note":"again"}"#,
+    ] {
+        let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+        let r = check(&[e, CHAT], &["c"], &action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (dropped-effect-replay) exit 1",
+            "{action}\n{}",
+            r.stdout
+        );
+        assert_eq!(r.labelled("restore"), ["e"]);
+    }
+    // Another invoice, a field missing, or the object given as something else: no replay.
+    for params in [
+        r#"{"invoice.id":"INV-2","amount":5}"#,
+        r#"{"invoice":{"id":"INV-1"}}"#,
+        r#"{"invoice":"INV-1","amount":5}"#,
+        r#"{"invoice":{"number":"INV-1"},"amount":5}"#,
+    ] {
+        let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+        let r = check(&[e, CHAT], &["c"], &action, &[]);
+        assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{action}");
+    }
+    // An empty object names no field: it asks nothing of the call, as an empty `match`.
+    let empty = r#"{"id":"e","seq":1,"kind":"effect","tool":"pay","match":{"invoice":{"id":"INV-1"},"options":{}}}"#;
+    let r = check(
+        &[empty, CHAT],
+        &["c"],
+        r#"{"tool":"pay","params":{"invoice.id":"INV-1","options":{"dry_run":false}}}"#,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-effect-replay) exit 1"
+    );
+}
+
+/// A newer fact that gives a field inside an object (`customer` = `{"tier": "gold"}`)
+/// did not override a kept older fact of the dotted field (`customer.tier` =
+/// "standard"), nor the reverse: the full records and the agent's view both read the
+/// older value, and the rule that the newest statement makes TRUE passed.
+#[test]
+fn the_newest_fact_of_a_field_is_the_newest_in_either_spelling() {
+    let deny_gold = tier_policy("deny", "gold");
+    let action = r#"{"tool":"refunds.create","params":{}}"#;
+    let dotted_old =
+        r#"{"id":"t1","seq":2,"kind":"fact","field":"customer.tier","value":"standard"}"#;
+    let nested_new = r#"{"id":"t2","seq":3,"kind":"fact","field":"customer","value":{"tier":"gold","name":"Acme"}}"#;
+    let r = check(
+        &[&deny_gold, dotted_old, nested_new, CHAT],
+        &["p", "t1", "c"],
+        action,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-kept) exit 1",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.labelled("restore"), ["t2"]);
+    // Restored, the agent sees it and the rule binds in both views: nothing hidden.
+    let r = check(
+        &[&deny_gold, dotted_old, nested_new, CHAT],
+        &["p", "t1", "t2", "c"],
+        action,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    // The reverse: the dotted fact is the newer one.
+    let nested_old =
+        r#"{"id":"t1","seq":2,"kind":"fact","field":"customer","value":{"tier":"standard"}}"#;
+    let dotted_new = r#"{"id":"t2","seq":3,"kind":"fact","field":"customer.tier","value":"gold"}"#;
+    let r = check(
+        &[&deny_gold, nested_old, dotted_new, CHAT],
+        &["p", "t1", "c"],
+        action,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-kept) exit 1",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.labelled("restore"), ["t2"]);
+    // A newer object that does not hold the field, or a newer part of an object the rule
+    // reads whole: the gate cannot tell the value, and fails closed.
+    let no_tier = r#"{"id":"t2","seq":3,"kind":"fact","field":"customer","value":{"name":"Acme"}}"#;
+    let r = check(
+        &[&deny_gold, TIER_OLD, no_tier, CHAT],
+        &["p", "t1", "t2", "c"],
+        action,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("its newest statement, fact 't2' (`customer` = {\"name\":\"Acme\"}, seq 3), does not give it whole"),
+        "{}",
+        r.stdout
+    );
+    let whole = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"customer","op":"eq","value":{"tier":"standard"}}}"#;
+    let r = check(
+        &[whole, nested_old, dotted_new, CHAT],
+        &["p", "t1", "t2", "c"],
+        action,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2",
+        "{}",
+        r.stdout
+    );
+}
+
 /// An effect's `tool` may be a glob (SPEC 2): it records a call of a tool it covers, and
 /// every call of such a tool with its `match` replays it.
 #[test]

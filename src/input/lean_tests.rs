@@ -613,6 +613,41 @@ fn odd_fact_lines_in_json_lines_give_the_exact_report() {
     decides(text.as_bytes(), ask);
 }
 
+/// The lean loader parsed a fact's line only when its field was one a held policy reads:
+/// a fact of `customer`, the newest statement of `customer.tier`, was left unparsed, and
+/// the lean report read the older `customer.tier` where the exact one reads the newer.
+#[test]
+fn facts_of_a_field_spelt_another_way_give_the_exact_report() {
+    let policy = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"customer.tier","op":"eq","value":"gold"},"effect":"deny"}"#;
+    let chatter = r#"{"id":"c1","seq":9,"kind":"chatter","text":"hi"}"#;
+    for (old, new) in [
+        (
+            r#"{"id":"f1","seq":2,"kind":"fact","field":"customer.tier","value":"standard"}"#,
+            r#"{"id":"f2","seq":3,"kind":"fact","field":"customer","value":{"tier":"gold"}}"#,
+        ),
+        (
+            r#"{"id":"f1","seq":2,"kind":"fact","field":"customer","value":{"tier":"standard"}}"#,
+            r#"{"id":"f2","seq":3,"kind":"fact","field":"customer.tier","value":"gold"}"#,
+        ),
+        (
+            r#"{"id":"f1","seq":2,"kind":"fact","field":"customer.tier","value":"gold"}"#,
+            r#"{"id":"f2","seq":3,"kind":"fact","field":"customer.tier.level","value":3}"#,
+        ),
+    ] {
+        let text = format!("{policy}\n{old}\n{new}\n{chatter}\n");
+        let bytes = text.as_bytes();
+        for kept in [r#"["p1","f1","c1"]"#, r#"["p1","f2"]"#, r#"["c1"]"#] {
+            let ask = Ask::Check {
+                kept: Some(kept),
+                action: Some(r#"{"tool":"pay","params":{}}"#),
+            };
+            decides(bytes, ask);
+            agrees(bytes, Ask::Precheck { kept: Some(kept) });
+        }
+        agrees(bytes, Ask::Pin);
+    }
+}
+
 #[test]
 fn large_heads_tails_and_records_are_read_whole() {
     // A head past the first read (64 KiB), a tail past the first read (4 MiB), a record

@@ -24,7 +24,7 @@ use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Totals};
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
 use crate::json::json_text;
-use crate::predicate::{Op, Predicate, Tri};
+use crate::predicate::{Op, Predicate, Tri, json_eq};
 use crate::record::{
     Effect, Kind, Named, Policy, PolicyEffect, Record, Store, glob_match, glob_meet, globs_overlap,
 };
@@ -269,7 +269,7 @@ impl<'a> PolicyScan<'a> {
     /// The fields this rule reads that no call of `domain` sets and no fact resolves.
     fn never_resolved(&self, domain: &Domain) -> Vec<&str> {
         self.fields()
-            .filter(|f| !domain.may_set(f) && self.full.newest_fact(f).is_none())
+            .filter(|f| !domain.may_set(f) && self.full.fact_value(f).is_none())
             .collect()
     }
 
@@ -430,7 +430,7 @@ impl<'a> PolicyScan<'a> {
     fn schema_hint(&self, code: Code, action: &Action) -> String {
         let fields: Vec<&str> = if code == Code::UnresolvedField {
             self.fields()
-                .filter(|f| action.param(f).is_none() && self.full.newest_fact(f).is_none())
+                .filter(|f| action.param(f).is_none() && self.full.fact_value(f).is_none())
                 .collect()
         } else {
             self.fields()
@@ -495,7 +495,8 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
     let schema = &domain.schema;
     if let Some(values) = schema.finite() {
         return Ok(values.into_iter().find_map(|v| match v {
-            Value::Object(params) => {
+            // Params that spell a field twice are no call `check` accepts.
+            Value::Object(params) if crate::action::one_spelling(&params).is_ok() => {
                 let action = Action {
                     tool: tool.clone(),
                     params,
@@ -508,10 +509,24 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
     if !schema.admits_objects() {
         return Ok(None);
     }
+    let fields = effect.fields();
     let mut params = Map::new();
-    for (key, value) in &effect.matches {
-        if schema.slot(key).schema.admits(value) {
-            params.insert(key.clone(), value.clone());
+    for (at, (key, value)) in fields.iter().enumerate() {
+        // A field `match` gives twice (`{"a.b": 1, "a": {"b": 1}}`): once; with two
+        // values, no call `check` accepts replays it (it refuses both spellings at once).
+        if let Some((_, before)) = fields
+            .get(..at)
+            .into_iter()
+            .flatten()
+            .find(|(k, _)| k == key)
+        {
+            if json_eq(before, value) {
+                continue;
+            }
+            return Ok(None);
+        }
+        if schema.slot(key).schema.admits(value) && !params.contains_key(key) {
+            params.insert(key.clone(), (*value).clone());
             continue;
         }
         // `check` reads a key with dots through nested objects too ([`gate::replays`]):
@@ -532,6 +547,29 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
         if params.contains_key(key) {
             continue;
         }
+        // A required object some fields were given below with dotted keys (`invoice.id`
+        // for a required `invoice`): they move into it, so that the call spells each
+        // field once, as `check` requires of a call; a sampled `invoice` beside them
+        // would give `invoice.id` a second value.
+        let prefix = format!("{key}.");
+        let below: Vec<String> = params
+            .keys()
+            .filter(|k| k.starts_with(&prefix))
+            .cloned()
+            .collect();
+        if !below.is_empty() {
+            for dotted in below {
+                let rest = dotted.get(prefix.len()..).unwrap_or_default();
+                let path = [key, rest];
+                let Some(value) = params.remove(&dotted) else {
+                    continue;
+                };
+                if !schema.admits_at(&path, &value) || !insert_at(&mut params, &path, &value) {
+                    return Err(Undecided::Overlap(dotted));
+                }
+            }
+            continue;
+        }
         match schema.slot(key).schema.sample()? {
             Some(v) => {
                 params.insert(key.to_string(), v);
@@ -539,11 +577,20 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             None => return Ok(None),
         }
     }
+    // A witness is a call `check` accepts: each field spelt once.
+    if let Err(crate::action::ActionError::TwoSpellings(field)) =
+        crate::action::one_spelling(&params)
+    {
+        return Err(Undecided::Overlap(field));
+    }
     let action = Action { tool, params };
-    if !gate::replays(effect, &action) {
-        // Two `match` keys that meet in one nested object (`a` and `a.b`): not built here.
-        let key = effect.matches.keys().next().cloned().unwrap_or_default();
-        return Err(Undecided::Overlap(key));
+    // Two `match` fields that meet in one nested object (`a` and `a.b`): not built here.
+    // The undecided field is the first one the call does not give as `match` does.
+    if let Some((key, _)) = fields
+        .iter()
+        .find(|(k, v)| !action.param(k).is_some_and(|p| json_eq(p, v)))
+    {
+        return Err(Undecided::Overlap(key.clone()));
     }
     Ok(Some(action))
 }

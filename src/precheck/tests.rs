@@ -184,6 +184,57 @@ fn an_effect_witness_is_its_match_plus_the_required_params() {
     assert_eq!(effect_witness(&closed, &effect), Ok(None));
 }
 
+/// A witness spelt a field twice, which `check` refuses as input: a dotted `match` key
+/// beside a sampled required object holding the same field (`p.q` and `p: {q: ..}`), or
+/// a field given both ways in `match` with two values. And where precheck could not build
+/// a call, `Undecided::Overlap` named the first `match` key, not the one that overlapped.
+#[test]
+fn an_effect_witness_spells_each_field_once() {
+    let effect = |m: &str| Effect {
+        tool: "t".into(),
+        matches: v(m).as_object().unwrap().clone(),
+    };
+    let once = |w: &crate::action::Action| {
+        assert!(crate::action::one_spelling(&w.params).is_ok(), "{w:?}");
+        assert!(w.validate().is_ok(), "{w:?}");
+    };
+    // `p.q` is a property of its own; a call must give `p`, whose `q` holds `r`.
+    let required_p = domain(Some(
+        r#"{"type":"object","additionalProperties":false,"properties":{"a":{"type":"integer"},
+           "p.q":{"type":"object","properties":{"r":{"type":"integer"}}},
+           "p":{"type":"object","additionalProperties":false,"required":["q"],"properties":{"q":{"type":"object","required":["r"],"properties":{"r":{"type":"integer"}}}}}},
+           "required":["p"]}"#,
+    ));
+    let e = effect(r#"{"a":1,"p.q.r":2}"#);
+    let w = effect_witness(&required_p, &e).unwrap().unwrap();
+    once(&w);
+    assert!(crate::gate::replays(&e, &w));
+    assert_eq!(
+        json_text(&Value::Object(w.params)),
+        r#"{"a":1,"p":{"q":{"r":2}}}"#
+    );
+    // A dotted key and a required object whose schema holds the field otherwise.
+    let typed = domain(Some(
+        r#"{"type":"object","properties":{"invoice":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}},"required":["invoice"]}"#,
+    ));
+    let e = effect(r#"{"amount":5,"invoice.id":"INV-1"}"#);
+    assert_eq!(
+        effect_witness(&typed, &e),
+        Err(Undecided::Overlap("invoice.id".into()))
+    );
+    // One field, two values: no call `check` accepts replays it; the same value twice is
+    // one field.
+    let any = domain(None);
+    assert_eq!(
+        effect_witness(&any, &effect(r#"{"a":{"b":2},"a.b":1}"#)),
+        Ok(None)
+    );
+    let w = effect_witness(&any, &effect(r#"{"a":{"b":1},"a.b":1.0}"#))
+        .unwrap()
+        .unwrap();
+    once(&w);
+}
+
 /// An effect of a glob `tool` is witnessed by a call of a concrete tool both it and the
 /// domain cover; one whose `tool` the domain never meets has none; two globs too long to
 /// meet exactly are undecided, never a quiet `None`.

@@ -38,7 +38,8 @@ pub(super) fn build(
     // The facts a view can read: per field the newest, and the newest kept. The gate
     // and precheck look facts up only by the fields that policies in scope of their
     // tools read (a policy held only as another's revoker is never evaluated), so for
-    // them a fact's line is parsed only when its field is one of those (pin reads all).
+    // them a fact's line is parsed only when its field meets one of those, spelt either
+    // way (`View::newest_fact`: `customer` for `customer.tier`); pin reads all.
     let mut held = std::mem::take(&mut a.held);
     held.append(&mut b.held);
     let read: BTreeSet<String> = held
@@ -68,7 +69,7 @@ pub(super) fn build(
         // A line is parsed only when its field is read; a fact that is both the newest
         // and the newest kept, once (with its digest, as a kept record).
         let unread = |s: &Option<Slot>| {
-            matches!(s, Some(Slot::Line(..))) && !plan.pin && !read.contains(field)
+            matches!(s, Some(Slot::Line(..))) && !plan.pin && !meets_read(&read, field)
         };
         let same = matches!((&newest, &newest_kept), (Some(n), Some(k)) if n.seq() == k.seq());
         if !same && !unread(&newest) {
@@ -179,4 +180,21 @@ pub(super) fn hold_inputs(
         held.sort_by_key(|r| r.seq);
     }
     Ok(())
+}
+
+/// True when a fact of `field` may state a field in `read` or a part of one (as
+/// [`crate::record::Store::fact_fields_meeting`] pairs them): `field` itself, one above
+/// it or one below it.
+fn meets_read(read: &BTreeSet<String>, field: &str) -> bool {
+    let above = field
+        .match_indices('.')
+        .filter_map(|(at, _)| field.get(..at))
+        .chain(std::iter::once(field))
+        .any(|f| read.contains(f));
+    let start = format!("{field}.");
+    above
+        || read
+            .range(start.clone()..)
+            .next()
+            .is_some_and(|r| r.starts_with(&start))
 }
