@@ -142,7 +142,7 @@ fn normalize(s: &str) -> String {
 }
 
 /// (harness, fixture, the rule in view) for the gated calls of every session.
-const SESSIONS: [(&str, &str, bool); 23] = [
+const SESSIONS: [(&str, &str, bool); 25] = [
     ("claude-code", "AE-1", false),
     ("claude-code", "AE-2", true),
     ("claude-code", "B-1", true),
@@ -160,6 +160,11 @@ const SESSIONS: [(&str, &str, bool); 23] = [
     // before the resume, which the resumed process, under a far smaller budget, still
     // sent whole.
     ("codex", "Q-3", true),
+    // Codex's async compaction (the model's API made it, in the background): the rule's
+    // only copy, a tool output, is in view until the compaction is installed, after the
+    // first call; the second call's request no longer held it.
+    ("codex", "AC-2", true),
+    ("codex", "AC-3", false),
     ("gemini-cli", "AE-2", false),
     ("gemini-cli", "AE-3", true),
     ("gemini-cli", "B-2", true),
@@ -2339,6 +2344,47 @@ fn a_compaction_the_models_api_made_starts_the_live_context() {
         let path = scratch.file(&format!("{kind}.jsonl"), &compacted);
         blocks_and_denies("codex", "C-2", &path, kind);
     }
+}
+
+#[test]
+fn codex_an_async_compaction_s_history_holds_the_calls_made_while_it_ran() {
+    // AC-3: Codex 0.171.0 installed a compaction its model's API made in the background
+    // (`[features.async_compaction]`) after the first call. Its `replacement_history` is
+    // what the compaction kept (the user messages, the encrypted summary), then the items
+    // recorded while it ran (the first call and its output), which the rollout also holds
+    // on their own lines before it. The model's next request held the history's copies.
+    let scratch = Scratch::new();
+    let h = "codex";
+    let noted = Value::from(format!("Noted: {RULE}"));
+    let with_rule = |in_history: bool, on_its_line: bool| {
+        edited(h, "AC-3", |_, mut v| {
+            let compacted = v["type"] == "compacted";
+            let payload = &mut v["payload"];
+            if in_history && compacted {
+                let items = payload["replacement_history"].as_array_mut().unwrap();
+                let output = items
+                    .iter_mut()
+                    .find(|i| i["type"] == "function_call_output")
+                    .unwrap();
+                assert_eq!(output["call_id"], "call_0008");
+                output["output"] = noted.clone();
+            }
+            if on_its_line && payload["call_id"] == "call_0008" && payload["output"].is_string() {
+                payload["output"] = noted.clone();
+            }
+            vec![v]
+        })
+    };
+    // As recorded: the rule's only copy is the output the compaction summarised.
+    blocks_and_denies(h, "AC-3", &fixture(h, "AC-3"), "as recorded");
+    // In the history's copy of an output recorded while the compaction ran: in view.
+    let path = scratch.file("kept.jsonl", &with_rule(true, false));
+    assert_eq!(check_against(h, &path).code, 0);
+    let out = hook_with(h, &store(h), &payload(h, "AC-3", &path), &[]);
+    hook_judged(&out, "AC-3 with the rule in the history", RULE, true);
+    // Only on the line recorded before the compaction: the history's copy is what is sent.
+    let path = scratch.file("before.jsonl", &with_rule(false, true));
+    blocks_and_denies(h, "AC-3", &path, "the rule only before the compaction");
 }
 
 #[test]

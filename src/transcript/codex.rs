@@ -466,9 +466,9 @@ fn unanswered(id: Option<&str>, answered: &BTreeSet<String>, call: Option<&str>)
 
 /// True for a model item that is a compaction made by the model's API: its summary is
 /// encrypted, and the model is sent it in place of what it summarised. A
-/// `compaction_trigger` (the request that asks the API for such a compaction; 0.171.0
-/// sends it to no model and is not known to record it) counts as one too: what the API
-/// kept of the context before it the gate cannot tell.
+/// `compaction_trigger` (the last item of the request that asks the API for such a
+/// compaction; 0.171.0 sends it only there and was not seen to record it) counts as one
+/// too: what the API kept of the context before it the gate cannot tell.
 fn is_opaque_compaction(payload: &Map<'_>) -> bool {
     matches!(
         payload.get("type").and_then(Value::as_str),

@@ -8,6 +8,8 @@ by the same small script for all three:
 
 - a compaction request gets a summary that keeps the rule's text (--summary keep) or
   leaves it out (--summary omit);
+- (Codex) a request whose input ends with `compaction_trigger` (a compaction by the
+  model's API) gets one `compaction` item;
 - a user turn holding GO_WORD gets a call of the gated command (with --read-first, the
   first such turn gets a call of that command instead, and its result a short text), or with --tool-args of
   the tool --command names (first a harmless
@@ -385,13 +387,30 @@ def codex_waiting_on(body):
         return text
 
 
+def codex_compaction_reply(handler):
+    """A compaction by the model's API (Codex 0.171.0 asks for one when its provider is
+    named `OpenAI`): one `compaction` item, its summary encrypted."""
+    response_id = next_id("resp")
+    item = {"type": "compaction", "id": next_id("cmp"), "encrypted_content": "mock-encrypted-summary"}
+    usage = {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 1220}
+    handler.send_sse([
+        ("response.created", {"type": "response.created", "response": {"id": response_id}}),
+        ("response.output_item.done", {"type": "response.output_item.done", "item": item}),
+        ("response.completed", {"type": "response.completed", "response": {"id": response_id, "usage": usage}}),
+    ])
+    return ("compaction", None)
+
+
 def codex_reply(handler, body):
+    items = body.get("input") or []
+    if items and items[-1].get("type") == "compaction_trigger":
+        return codex_compaction_reply(handler)
     waiting_on = codex_waiting_on(body)
     decision = ("wait", waiting_on) if waiting_on else decide(codex_turns(body), not body.get("tools"))
     status = FAIL_BEFORE.get(decision[1]) if decision[0] == "plan" else None
     if failed_once(handler, decision, 503 if status == 529 else status, {"error": {"message": "mock: server error once", "type": "server_error"}}):
         return ("http", status)
-    tokens = 300000 if big_usage(decision) else 1200
+    tokens = ARGS.big_usage_tokens if big_usage(decision) else 1200
     response_id = next_id("resp")
     items = []
     for kind, value in (plan_parts(decision) if decision[0] == "plan" else [decision]):
@@ -583,6 +602,8 @@ def main():
     parser.add_argument("--warmup", action="store_true")
     parser.add_argument("--warmup-command", default=WARMUP_COMMAND, help="the warm-up call's command (default: %(default)s)")
     parser.add_argument("--big-usage", choices=["never", "text", "warmup"], default="never")
+    parser.add_argument("--big-usage-tokens", type=int, default=300000,
+                        help="the input tokens a reply --big-usage names reports (default: %(default)s)")
     parser.add_argument("--subagent", choices=["none", "omit", "quote"], default="none",
                         help="Claude Code: on GO the main agent hands the step to a subagent, whose task quotes the rule or not")
     parser.add_argument("--plan", action="store_true",
