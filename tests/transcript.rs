@@ -2681,6 +2681,32 @@ fn claude_code_a_message_a_refusal_retracted_is_not_context() {
         let path = scratch.file("retracted.jsonl", &claude_code_refused(&entries));
         claude_code_blocks_and_denies(&path, what);
     }
+    // The refused reply made a call, which ran and whose result was written before the
+    // refusal came; the retry, on the same model (a fallback the server made), follows
+    // the result and names the three. The result between them is what the model's next
+    // response follows too: only the list tells that none of them was sent.
+    let call = serde_json::json!({"isSidechain": false, "type": "assistant",
+        "message": {"id": "8390368b-a517-4c04-866f-285868bef1ca", "type": "message",
+            "role": "assistant", "model": "claude-opus-4-8", "content": [{"type": "tool_use",
+            "id": "toolu_refused", "name": "Bash", "input": {"command": "echo probe"}}],
+            "stop_reason": null, "stop_sequence": null},
+        "timestamp": "2026-12-01T14:22:57.880Z", "uuid": "7a2c3e5a-9d3f-4fa0-8e3c-4b8d0f2a6c33"});
+    let result = serde_json::json!({"isSidechain": false, "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_refused", "content": "probe"}]},
+        "timestamp": "2026-12-01T14:22:57.890Z", "uuid": "8b3d4f6b-ae40-4ab1-9f4d-5c9e1a3b7d44"});
+    let names = serde_json::json!([refused, call["uuid"], result["uuid"]]);
+    let mut same_model = retry(names);
+    same_model["message"]["model"] = Value::String("claude-opus-4-8".into());
+    let path = scratch.file(
+        "retracted.jsonl",
+        &claude_code_refused(&[call.clone(), result.clone(), same_model.clone()]),
+    );
+    claude_code_blocks_and_denies(&path, "the retry after a result");
+    // Without the list, that reply was sent.
+    same_model.as_object_mut().unwrap().remove("supersedesUuids");
+    let path = scratch.file("sent.jsonl", &claude_code_refused(&[call, result, same_model]));
+    assert_eq!(check_against("claude-code", &path).code, 0);
     // A list that names another message leaves it in view (no response followed it).
     let other = serde_json::json!(["0a1b2c3d-0000-4000-8000-000000000000"]);
     for entries in [vec![], vec![notice(other)]] {
