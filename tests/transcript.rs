@@ -1615,6 +1615,41 @@ fn claude_code_a_response_a_subagent_abandoned_for_a_retry_is_not_context() {
 }
 
 #[test]
+fn claude_code_a_response_a_subagent_abandoned_after_its_call_ran_is_not_context() {
+    // RF-2: as RF-1, but the refused reply also called `echo probe`, which ran while the
+    // reply was still coming: the subagent's file keeps the reply, the call and its
+    // result, and the retry's first entry (the fallback model's) is the child of that
+    // result, as the model's next response would be. The retry's request held none of
+    // them: the rule is not in view.
+    let h = "claude-code";
+    let (p, agent) = subagent_payload("RF-2", &fixture(h, "RF-2"));
+    let out = hook_with(h, &store(h), &p, &[]);
+    denied_with_the_rule(&out);
+    let file = subagent_fixture("RF-2", &agent);
+    assert_eq!(
+        check_against(h, &file).verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    // The same reply with the next response on its own model was sent: it counts.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let refused_model = lines[2]["message"]["model"].clone();
+    assert_ne!(lines[5]["message"]["model"], refused_model);
+    let mut next = lines.clone();
+    next[5]["message"]["model"] = refused_model;
+    let body: String = next.iter().map(|v| v.to_string() + "\n").collect();
+    let scratch = Scratch::new();
+    let path = scratch.file("agent-next.jsonl", body.as_bytes());
+    assert_eq!(
+        check_against(h, &path).verdict_line(),
+        "verdict   : PASS exit 0"
+    );
+}
+
+#[test]
 fn without_its_agent_id_a_subagents_call_is_not_judged_against_the_session() {
     // The session's file never records the subagent's call: read in its place, the
     // gate would wait for it, and deny once the deadline passes; never a quiet PASS on
@@ -2704,8 +2739,14 @@ fn claude_code_a_message_a_refusal_retracted_is_not_context() {
     );
     claude_code_blocks_and_denies(&path, "the retry after a result");
     // Without the list, that reply was sent.
-    same_model.as_object_mut().unwrap().remove("supersedesUuids");
-    let path = scratch.file("sent.jsonl", &claude_code_refused(&[call, result, same_model]));
+    same_model
+        .as_object_mut()
+        .unwrap()
+        .remove("supersedesUuids");
+    let path = scratch.file(
+        "sent.jsonl",
+        &claude_code_refused(&[call, result, same_model]),
+    );
     assert_eq!(check_against("claude-code", &path).code, 0);
     // A list that names another message leaves it in view (no response followed it).
     let other = serde_json::json!(["0a1b2c3d-0000-4000-8000-000000000000"]);
