@@ -1620,6 +1620,41 @@ fn claude_code_a_response_a_subagent_abandoned_for_a_retry_is_not_context() {
 }
 
 #[test]
+fn claude_code_a_response_a_subagent_abandoned_after_its_call_ran_is_not_context() {
+    // RF-2: as RF-1, but the refused reply also called `echo probe`, which ran while the
+    // reply was still coming: the subagent's file keeps the reply, the call and its
+    // result, and the retry's first entry (the fallback model's) is the child of that
+    // result, as the model's next response would be. The retry's request held none of
+    // them: the rule is not in view.
+    let h = "claude-code";
+    let (p, agent) = subagent_payload("RF-2", &fixture(h, "RF-2"));
+    let out = hook_with(h, &store(h), &p, &[]);
+    denied_with_the_rule(&out);
+    let file = subagent_fixture("RF-2", &agent);
+    assert_eq!(
+        check_against(h, &file).verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    // The same reply with the next response on its own model was sent: it counts.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let refused_model = lines[2]["message"]["model"].clone();
+    assert_ne!(lines[5]["message"]["model"], refused_model);
+    let mut next = lines.clone();
+    next[5]["message"]["model"] = refused_model;
+    let body: String = next.iter().map(|v| v.to_string() + "\n").collect();
+    let scratch = Scratch::new();
+    let path = scratch.file("agent-next.jsonl", body.as_bytes());
+    assert_eq!(
+        check_against(h, &path).verdict_line(),
+        "verdict   : PASS exit 0"
+    );
+}
+
+#[test]
 fn without_its_agent_id_a_subagents_call_is_not_judged_against_the_session() {
     // The session's file never records the subagent's call: read in its place, the
     // gate would wait for it, and deny once the deadline passes; never a quiet PASS on
@@ -2727,6 +2762,38 @@ fn claude_code_a_message_a_refusal_retracted_is_not_context() {
         let path = scratch.file("retracted.jsonl", &claude_code_refused(&entries));
         claude_code_blocks_and_denies(&path, what);
     }
+    // The refused reply made a call, which ran and whose result was written before the
+    // refusal came; the retry, on the same model (a fallback the server made), follows
+    // the result and names the three. The result between them is what the model's next
+    // response follows too: only the list tells that none of them was sent.
+    let call = serde_json::json!({"isSidechain": false, "type": "assistant",
+        "message": {"id": "8390368b-a517-4c04-866f-285868bef1ca", "type": "message",
+            "role": "assistant", "model": "claude-opus-4-8", "content": [{"type": "tool_use",
+            "id": "toolu_refused", "name": "Bash", "input": {"command": "echo probe"}}],
+            "stop_reason": null, "stop_sequence": null},
+        "timestamp": "2026-12-01T14:22:57.880Z", "uuid": "7a2c3e5a-9d3f-4fa0-8e3c-4b8d0f2a6c33"});
+    let result = serde_json::json!({"isSidechain": false, "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_refused", "content": "probe"}]},
+        "timestamp": "2026-12-01T14:22:57.890Z", "uuid": "8b3d4f6b-ae40-4ab1-9f4d-5c9e1a3b7d44"});
+    let names = serde_json::json!([refused, call["uuid"], result["uuid"]]);
+    let mut same_model = retry(names);
+    same_model["message"]["model"] = Value::String("claude-opus-4-8".into());
+    let path = scratch.file(
+        "retracted.jsonl",
+        &claude_code_refused(&[call.clone(), result.clone(), same_model.clone()]),
+    );
+    claude_code_blocks_and_denies(&path, "the retry after a result");
+    // Without the list, that reply was sent.
+    same_model
+        .as_object_mut()
+        .unwrap()
+        .remove("supersedesUuids");
+    let path = scratch.file(
+        "sent.jsonl",
+        &claude_code_refused(&[call, result, same_model]),
+    );
+    assert_eq!(check_against("claude-code", &path).code, 0);
     // A list that names another message leaves it in view (no response followed it).
     let other = serde_json::json!(["0a1b2c3d-0000-4000-8000-000000000000"]);
     for entries in [vec![], vec![notice(other)]] {

@@ -621,46 +621,79 @@ fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
 
 /// The entries of the responses, along `order`, that Claude Code abandoned for a retry:
 /// a model response that another response (another message id) follows with no user
-/// entry between.
+/// entry between, or with only entries holding tool results between and the other
+/// response made by another model (`message.model`), those entries with it.
 ///
 /// When Claude Code 2.1.197 gives up a response it has begun to record (the model
 /// refused and it retries on the fallback model; the server fell back to another model
-/// mid-stream; a stream it retries without streaming), it stops sending that response
-/// and asks for a new one to the same request, and yields a `tombstone` for each of the
-/// response's messages. The main conversation takes the message out of the file (unless
-/// the file is over 50 MB and the line is not among its last 64 KB, or the write fails);
-/// a subagent's recorder never does, and writes no `model_refusal_fallback` entry nor
-/// `supersedesUuids` there (read from its binary; run against a mock whose
+/// mid-stream; a stream it retries without streaming; an error that moves it on to the
+/// next model of its chain), it stops sending that response and asks for a new one to
+/// the same request, and yields a `tombstone` for each of the response's messages and
+/// for each result of its calls. The main conversation takes the message out of the file
+/// (unless the file is over 50 MB and the line is not among its last 64 KB, or the write
+/// fails); a subagent's recorder never does, and writes no `model_refusal_fallback` entry
+/// nor `supersedesUuids` there (read from its binary; run against a mock whose
 /// `claude-fable-5` wrote the rule in a subagent and refused: the subagent's file kept
 /// the refused message, its `stop_reason` null, as the parent of the retry's first
 /// entry, and the retry's request on the fallback model did not hold it). Every such
 /// response is followed on the chain by the retry's, with no user entry between; a
 /// response the model finished is followed by a user entry (its calls' results, the next
-/// prompt) before any other response. Entries with no message id are not told apart (see
-/// [`pieces`]); those never sent (an API error's notice) and those Claude Code writes in
-/// the model's name (`model` `<synthetic>`, such as `No response requested.`) are no
-/// retry and are passed over.
+/// prompt) before any other response.
+///
+/// Unless the response made calls that ran before it was given up: Claude Code runs
+/// each call as soon as the model has written it, while the response is still coming,
+/// and writes its result as soon as it is done, so a retry may follow the results of the
+/// calls of the response it replaces, just as the model's next response follows them
+/// (run against the same mock, the refused reply writing the rule and `echo probe`
+/// before it refused: the subagent's file kept the reply, the call and its result, the
+/// retry's first entry the child of the result, and the retry's request held none of
+/// them). Those retries cannot be told from the next response by the chain; one on
+/// another model can be told by that: a subagent's model changes only when Claude Code
+/// falls back to another. So a response that the results of its calls and then a
+/// response of another model follow is taken as abandoned, with those results. That
+/// leaves out, too, a response that was sent when the request after its results fell
+/// back before anything of the refused reply was written (or a model switched for plan
+/// mode): a rule only it holds is blocked, and comes back as the reason. A retry on the
+/// same model after such results (a stream retried without streaming) is not told apart.
+///
+/// Entries with no message id are not told apart (see [`pieces`]); those never sent (an
+/// API error's notice) and those Claude Code writes in the model's name (`model`
+/// `<synthetic>`, such as `No response requested.`) are no retry and are passed over.
 fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
-    // The entries of the response read last, while no user entry has followed it.
+    // The entries of the response read last, and those holding results that followed it,
+    // while no other user entry has.
     let mut open: Vec<usize> = Vec::new();
     let mut open_id: Option<&str> = None;
+    let mut open_model: Option<&str> = None;
+    // True once results have followed it.
+    let mut answered = false;
     for &i in order {
         let Some(e) = back.get(i) else { continue };
         match e.kind() {
+            "user" if !open.is_empty() && blocks(e).any(|b| kind_of(b) == Some("tool_result")) => {
+                open.push(i);
+                answered = true;
+            }
             "user" => {
                 open.clear();
-                open_id = None;
+                (open_id, open_model, answered) = (None, None, false);
             }
             "assistant" if !e.is_never_sent() && !is_synthetic(e) => {
-                let id = message_id(e);
+                let (id, model) = (message_id(e), model_of(e));
                 if let (Some(id), Some(before)) = (id, open_id)
                     && id != before
                 {
-                    out.extend(open.drain(..));
+                    let other_model = matches!((model, open_model), (Some(m), Some(b)) if m != b);
+                    if !answered || other_model {
+                        out.extend(open.drain(..));
+                    }
+                    open.clear();
+                    (open_id, open_model, answered) = (None, None, false);
                 }
                 open.push(i);
                 open_id = id.or(open_id);
+                open_model = model.or(open_model);
             }
             _ => {}
         }
@@ -668,14 +701,18 @@ fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
     out
 }
 
-/// True for a message Claude Code writes in the model's name, not the model's
-/// (`message.model` `<synthetic>`).
-fn is_synthetic(e: &Entry<'_>) -> bool {
+/// The model an assistant entry names (`message.model`).
+fn model_of<'e>(e: &'e Entry<'_>) -> Option<&'e str> {
     e.obj
         .get("message")
         .and_then(|m| m.get("model"))
         .and_then(Value::as_str)
-        == Some("<synthetic>")
+}
+
+/// True for a message Claude Code writes in the model's name, not the model's
+/// (`message.model` `<synthetic>`).
+fn is_synthetic(e: &Entry<'_>) -> bool {
+    model_of(e) == Some("<synthetic>")
 }
 
 /// How far back Claude Code's loader looks for the entry to go on from when an entry's
