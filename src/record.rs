@@ -106,21 +106,26 @@ impl Effect {
 
 /// The fields a `match` object names, as [`Effect::fields`] reads them.
 fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
-    fn walk<'a>(prefix: &str, map: &'a Map<String, Value>, out: &mut Vec<(String, &'a Value)>) {
+    // `prefix` is `None` at the top: an empty key below it is a part of the field like
+    // any other (`{"": {"": 5}}` names the field `.`).
+    fn walk<'a>(
+        prefix: Option<&str>,
+        map: &'a Map<String, Value>,
+        out: &mut Vec<(String, &'a Value)>,
+    ) {
         for (key, value) in map {
-            let name = if prefix.is_empty() {
-                key.clone()
-            } else {
-                format!("{prefix}.{key}")
+            let name = match prefix {
+                None => key.clone(),
+                Some(prefix) => format!("{prefix}.{key}"),
             };
             match value {
-                Value::Object(inner) => walk(&name, inner, out),
+                Value::Object(inner) => walk(Some(&name), inner, out),
                 _ => out.push((name, value)),
             }
         }
     }
     let mut out = Vec::new();
-    walk("", matches, &mut out);
+    walk(None, matches, &mut out);
     out
 }
 

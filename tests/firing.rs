@@ -403,6 +403,52 @@ fn an_effect_match_giving_one_field_twice_is_invalid_input() {
     }
 }
 
+/// An empty key below the top of `match` or of the params was dropped from the field's
+/// name (`{"": {"": 5}}` was read as the field ``, not `.`): the call that the effect
+/// records passed, replaying it, and params that give `.b` two values (`{".b": 1, "":
+/// {"b": 2}}`) were taken for one value each of `.b` and `b`, so a rule read 1 where the
+/// tool may read 2.
+#[test]
+fn an_empty_key_inside_an_object_is_a_part_of_the_field() {
+    let e = r#"{"id":"e","seq":1,"kind":"effect","tool":"pay","match":{"":{"":5}}}"#;
+    for params in [r#"{"":{"":5}}"#, r#"{".":5}"#, r#"{"":{"":5,"b":1}}"#] {
+        let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+        let r = check(&[e, CHAT], &["c"], &action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (dropped-effect-replay) exit 1",
+            "{action}\n{}",
+            r.stdout
+        );
+    }
+    for params in [r#"{"":5}"#, r#"{"":{"":6}}"#] {
+        let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+        let r = check(&[e, CHAT], &["c"], &action, &[]);
+        assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{action}");
+    }
+    // `.b` and `b` are two fields; `.b` given twice with two values is refused.
+    let p = r#"{"id":"p","seq":1,"kind":"policy","scope":"pay","effect":"deny","predicate":{"field":".b","op":"eq","value":2}}"#;
+    let r = check(
+        &[p, CHAT],
+        &["p", "c"],
+        r#"{"tool":"pay","params":{"":{"b":1},"b":2}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stderr);
+    let r = check(
+        &[p, CHAT],
+        &["p", "c"],
+        r#"{"tool":"pay","params":{".b":1,"":{"b":2}}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("give `.b` two different values"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A newer fact that gives a field inside an object (`customer` = `{"tier": "gold"}`)
 /// did not override a kept older fact of the dotted field (`customer.tier` =
 /// "standard"), nor the reverse: the full records and the agent's view both read the
