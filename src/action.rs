@@ -247,19 +247,20 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
         map.iter()
             .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
     }
+    // `prefix` is `None` at the top: an empty key below it is a part of the field like
+    // any other (`{"": {"b": 1}}` gives the field `.b`, as `{".b": 1}` does).
     fn walk<'a>(
-        prefix: &str,
+        prefix: Option<&str>,
         map: &'a Map<String, Value>,
         seen: &mut std::collections::BTreeMap<String, &'a Value>,
     ) -> Result<(), ActionError> {
         for (key, value) in map {
-            let name = if prefix.is_empty() {
-                key.clone()
-            } else {
-                format!("{prefix}.{key}")
+            let name = match prefix {
+                None => key.clone(),
+                Some(prefix) => format!("{prefix}.{key}"),
             };
             if let Value::Object(inner) = value {
-                walk(&name, inner, seen)?;
+                walk(Some(&name), inner, seen)?;
             }
             match seen.get(&name) {
                 Some(before) if !crate::predicate::json_eq(before, value) => {
@@ -276,7 +277,7 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     if !dotted(params) {
         return Ok(());
     }
-    walk("", params, &mut std::collections::BTreeMap::new())
+    walk(None, params, &mut std::collections::BTreeMap::new())
 }
 
 /// A tool the harness offers, with the JSON Schema of its input when known.

@@ -100,23 +100,55 @@ impl Effect {
     /// one field ask the same of a call, and a call's object may hold more keys than
     /// `match` names, as its params may. An empty object names no field. In key order.
     pub fn fields(&self) -> Vec<(String, &Value)> {
-        fn walk<'a>(prefix: &str, map: &'a Map<String, Value>, out: &mut Vec<(String, &'a Value)>) {
-            for (key, value) in map {
-                let name = if prefix.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{prefix}.{key}")
-                };
-                match value {
-                    Value::Object(inner) => walk(&name, inner, out),
-                    _ => out.push((name, value)),
-                }
+        match_fields(&self.matches)
+    }
+}
+
+/// The fields a `match` object names, as [`Effect::fields`] reads them.
+fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
+    // `prefix` is `None` at the top: an empty key below it is a part of the field like
+    // any other (`{"": {"": 5}}` names the field `.`).
+    fn walk<'a>(
+        prefix: Option<&str>,
+        map: &'a Map<String, Value>,
+        out: &mut Vec<(String, &'a Value)>,
+    ) {
+        for (key, value) in map {
+            let name = match prefix {
+                None => key.clone(),
+                Some(prefix) => format!("{prefix}.{key}"),
+            };
+            match value {
+                Value::Object(inner) => walk(Some(&name), inner, out),
+                _ => out.push((name, value)),
             }
         }
-        let mut out = Vec::new();
-        walk("", &self.matches, &mut out);
-        out
     }
+    let mut out = Vec::new();
+    walk(None, matches, &mut out);
+    out
+}
+
+/// The first field (in the order [`Effect::fields`] lists them) that `matches` gives
+/// twice, spelt once with dots in a key and once through nested objects, with whether
+/// the two values differ. Only a key with a dot can spell a field a second way: without
+/// one, every path of keys names a field of its own.
+pub fn match_spelt_twice(matches: &Map<String, Value>) -> Option<(String, bool)> {
+    fn dotted(map: &Map<String, Value>) -> bool {
+        map.iter()
+            .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
+    }
+    if !dotted(matches) {
+        return None;
+    }
+    let mut seen: BTreeMap<String, &Value> = BTreeMap::new();
+    for (name, value) in match_fields(matches) {
+        if let Some(before) = seen.get(&name) {
+            return Some((name, !crate::predicate::json_eq(before, value)));
+        }
+        seen.insert(name, value);
+    }
+    None
 }
 
 /// What a record is, by its `kind`.
@@ -363,6 +395,21 @@ pub enum RecordProblem {
     /// An effect record's `match` that is not an object.
     #[error("`match` must be an object of param names to values")]
     Match,
+    /// An effect record's `match` that gives one field twice: as a key with dots and
+    /// through nested objects (`{"invoice.id": "A", "invoice": {"id": "B"}}`). A call
+    /// gives a field one value, so the gate could replay such a record by no call, or by
+    /// one the record does not say; the field and whether the two values differ.
+    #[error(
+        "`match` gives the field `{}` twice{}, as a key with dots and through nested objects: a call gives a field one value, so write it once",
+        clean(field),
+        if *differ { ", with two different values" } else { "" }
+    )]
+    MatchTwice {
+        /// The field, dotted.
+        field: String,
+        /// True when the two spellings give it different values.
+        differ: bool,
+    },
     /// A `seq` another record has too (that record's id).
     #[error("duplicate seq {seq} (also on record `{}`)", clean(other))]
     DuplicateSeq {
@@ -613,6 +660,9 @@ fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
         return Err(RecordProblem::Match);
     };
     numbers_ok(required(obj, "match")?, "match")?;
+    if let Some((field, differ)) = match_spelt_twice(matches) {
+        return Err(RecordProblem::MatchTwice { field, differ });
+    }
     Ok(Effect {
         tool,
         matches: matches.clone(),

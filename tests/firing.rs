@@ -348,6 +348,107 @@ fn a_nested_match_value_is_replayed_by_either_spelling_of_its_fields() {
     );
 }
 
+/// An effect whose `match` gave one field both as a dotted key and through nested objects
+/// was accepted: with two values no call replays it, so `check`, `--precheck` and `pin`
+/// all passed a record the gate cannot read (and `pin` did not pin it). It is invalid
+/// input, naming the record and the field, whatever the two values are.
+#[test]
+fn an_effect_match_giving_one_field_twice_is_invalid_input() {
+    for (matches, field, differ) in [
+        (
+            r#"{"invoice.id":"A","invoice":{"id":"B"}}"#,
+            "invoice.id",
+            true,
+        ),
+        (
+            r#"{"invoice":{"id":"A"},"invoice.id":"A"}"#,
+            "invoice.id",
+            false,
+        ),
+        (r#"{"a":{"b.c":1},"a.b":{"c":2}}"#, "a.b.c", true),
+        (
+            r#"{"x":1,"a":{"b":{"c":[1]}},"a.b.c":[1.0]}"#,
+            "a.b.c",
+            false,
+        ),
+    ] {
+        let e = format!(r#"{{"id":"e7","seq":1,"kind":"effect","tool":"pay","match":{matches}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(
+                &[&e, CHAT],
+                &["c"],
+                r#"{"tool":"pay","params":{"invoice.id":"A"}}"#,
+            )
+            .as_bytes(),
+        );
+        let two = if differ {
+            ", with two different values"
+        } else {
+            ""
+        };
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `e7`: `match` gives the field `{field}` twice{two}, as a key with dots and through nested objects: a call gives a field one value, so write it once\n"
+        );
+        for args in [
+            vec!["check", path.as_str()],
+            vec!["check", "--precheck", path.as_str()],
+            vec!["pin", path.as_str()],
+        ] {
+            let r = run(&args, None);
+            assert_eq!(r.code, 2, "{args:?} {matches}\n{}", r.stdout);
+            assert_eq!(r.stderr, want, "{args:?}");
+        }
+    }
+}
+
+/// An empty key below the top of `match` or of the params was dropped from the field's
+/// name (`{"": {"": 5}}` was read as the field ``, not `.`): the call that the effect
+/// records passed, replaying it, and params that give `.b` two values (`{".b": 1, "":
+/// {"b": 2}}`) were taken for one value each of `.b` and `b`, so a rule read 1 where the
+/// tool may read 2.
+#[test]
+fn an_empty_key_inside_an_object_is_a_part_of_the_field() {
+    let e = r#"{"id":"e","seq":1,"kind":"effect","tool":"pay","match":{"":{"":5}}}"#;
+    for params in [r#"{"":{"":5}}"#, r#"{".":5}"#, r#"{"":{"":5,"b":1}}"#] {
+        let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+        let r = check(&[e, CHAT], &["c"], &action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (dropped-effect-replay) exit 1",
+            "{action}\n{}",
+            r.stdout
+        );
+    }
+    for params in [r#"{"":5}"#, r#"{"":{"":6}}"#] {
+        let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+        let r = check(&[e, CHAT], &["c"], &action, &[]);
+        assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{action}");
+    }
+    // `.b` and `b` are two fields; `.b` given twice with two values is refused.
+    let p = r#"{"id":"p","seq":1,"kind":"policy","scope":"pay","effect":"deny","predicate":{"field":".b","op":"eq","value":2}}"#;
+    let r = check(
+        &[p, CHAT],
+        &["p", "c"],
+        r#"{"tool":"pay","params":{"":{"b":1},"b":2}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stderr);
+    let r = check(
+        &[p, CHAT],
+        &["p", "c"],
+        r#"{"tool":"pay","params":{".b":1,"":{"b":2}}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("give `.b` two different values"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A newer fact that gives a field inside an object (`customer` = `{"tier": "gold"}`)
 /// did not override a kept older fact of the dotted field (`customer.tier` =
 /// "standard"), nor the reverse: the full records and the agent's view both read the

@@ -648,6 +648,48 @@ fn facts_of_a_field_spelt_another_way_give_the_exact_report() {
     }
 }
 
+/// An effect whose `match` gives one field twice (a dotted key and nested objects) is
+/// invalid input. The light scan, which only hashes an effect of a tool the command
+/// does not judge, took its `match` for any object, and the lean report passed what the
+/// exact loader refuses.
+#[test]
+fn an_effect_match_giving_one_field_twice_is_left_to_the_exact_loader() {
+    let policy = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":5},"effect":"deny"}"#;
+    let chatter = r#"{"id":"c1","seq":9,"kind":"chatter","text":"hi"}"#;
+    for tool in ["other", "pay"] {
+        for matches in [
+            r#"{"invoice.id":"A","invoice":{"id":"B"}}"#,
+            r#"{"invoice":{"id":"A"},"invoice.id":"A"}"#,
+            r#"{"a":{"b.c":1},"a.b":{"c":2}}"#,
+        ] {
+            let effect = format!(
+                r#"{{"id":"e1","seq":2,"kind":"effect","tool":"{tool}","match":{matches}}}"#
+            );
+            let text = format!("{policy}\n{effect}\n{chatter}\n");
+            let bytes = text.as_bytes();
+            for kept in [r#"["p1","c1"]"#, r#"["p1","e1","c1"]"#] {
+                let ask = Ask::Check {
+                    kept: Some(kept),
+                    action: Some(ACTION),
+                };
+                refused(bytes, ask);
+                refused(bytes, Ask::Precheck { kept: Some(kept) });
+            }
+            refused(bytes, Ask::Pin);
+        }
+        // A dot in a key that spells no field twice is decided leanly.
+        let effect = format!(
+            r#"{{"id":"e1","seq":2,"kind":"effect","tool":"{tool}","match":{{"invoice.id":"A","invoice":{{"no":"1.5"}}}}}}"#
+        );
+        let text = format!("{policy}\n{effect}\n{chatter}\n");
+        let ask = Ask::Check {
+            kept: Some(r#"["p1","c1"]"#),
+            action: Some(ACTION),
+        };
+        decides(text.as_bytes(), ask);
+    }
+}
+
 #[test]
 fn large_heads_tails_and_records_are_read_whole() {
     // A head past the first read (64 KiB), a tail past the first read (4 MiB), a record

@@ -274,6 +274,11 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                     if shape != Shape::Object || de.end().is_err() {
                         return Err(not_light());
                     }
+                    // Only a key with a dot can give a field twice, which the strict
+                    // path refuses: such a `match` is read whole and checked as it does.
+                    if raw.get().contains('.') && spelt_twice(raw.get()) {
+                        return Err(not_light());
+                    }
                     matches = Some(raw.get());
                 }
             }
@@ -300,6 +305,15 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
             _ => return Err(not_light()),
         };
         Ok(RuleLine { id, seq, rule })
+    }
+}
+
+/// True unless `raw`, a `match` the scan has checked, is an object that gives no field
+/// twice ([`crate::record::match_spelt_twice`]).
+fn spelt_twice(raw: &str) -> bool {
+    match crate::json::parse(raw.as_bytes()) {
+        Ok(serde_json::Value::Object(m)) => crate::record::match_spelt_twice(&m).is_some(),
+        _ => true,
     }
 }
 
