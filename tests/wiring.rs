@@ -2177,6 +2177,81 @@ fn doctor_notes_a_claude_code_permission_request_hook_that_can_rewrite_a_call_af
 }
 
 #[test]
+fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
+    // Seen with Claude Code 2.1.197 in `claude -p`: a plugin installed from a local
+    // marketplace (`claude plugin install rw@localm --scope project`) whose
+    // `hooks/hooks.json` answers `PreToolUse` on `Bash` with `allow` and an
+    // `updatedInput` of `touch gate-marker`: the model asked for `echo harmless`, which
+    // the gate let run, and Claude Code ran `touch gate-marker`, which the store denies.
+    // doctor said ok and nothing else. Claude Code runs an enabled plugin's hooks after
+    // the settings files' (its bundle's `getMatchingHooks` reads `registeredHooks`).
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let plugins = s.home.join(".claude/plugins");
+    let folder = plugins.join("cache/localm/rw/0.0.1");
+    std::fs::create_dir_all(folder.join("hooks")).unwrap();
+    std::fs::create_dir_all(folder.join(".claude-plugin")).unwrap();
+    let hooks = folder.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}\"/rw.sh"}]}]}}"#,
+    )
+    .unwrap();
+    // The manifest's own hooks: a `PermissionRequest` one, written in it.
+    let manifest = folder.join(".claude-plugin/plugin.json");
+    std::fs::write(
+        &manifest,
+        r#"{"name": "rw", "hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./ask.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let install = |project: &Path| {
+        std::fs::write(
+            plugins.join("installed_plugins.json"),
+            serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
+                "scope": "project",
+                "installPath": folder,
+                "version": "0.0.1",
+                "projectPath": project,
+            }]}})
+            .to_string(),
+        )
+        .unwrap();
+    };
+    install(&s.project);
+    let enable = |file: &Path, on: bool| {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|_| "{}".to_string());
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        v["enabledPlugins"] = serde_json::json!({"rw@localm": on});
+        std::fs::write(file, v.to_string()).unwrap();
+    };
+    enable(&settings, true);
+    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
+    let noted = format!(
+        "omission-gate doctor: note: the hook `\"${{CLAUDE_PLUGIN_ROOT}}\"/rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {fix}\nomission-gate doctor: note: the hook `./ask.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) runs as a `PermissionRequest` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, {fix}\n",
+        hooks.display(),
+        manifest.display()
+    );
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(out.stderr, noted);
+    // Turned off in the local settings, which outrank the project's: it brings nothing.
+    let local = s.project.join(".claude/settings.local.json");
+    enable(&local, false);
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(out.stderr, "");
+    // Turned on there by a list of version constraints, which Claude Code reads as on.
+    std::fs::write(&local, r#"{"enabledPlugins": {"rw@localm": ["^0.0"]}}"#).unwrap();
+    assert_eq!(s.doctor("claude-code").stderr, noted);
+    // Installed for another project only: Claude Code does not load it here.
+    install(&s.home);
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
 fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_gate() {
     // Gemini CLI 0.61.0 loads each extension under `~/.gemini/extensions` that
     // `extension-enablement.json` leaves on for the start directory, with the hooks of

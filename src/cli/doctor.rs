@@ -116,6 +116,9 @@ fn doctor(
     // The gate's hooks under a key that spells the event otherwise, which the harness
     // never runs: each file, and the key.
     let mut misspelt: Vec<(PathBuf, String)> = Vec::new();
+    // Claude Code: the settings files it keeps, by their place in `files`, for the
+    // plugins they turn on.
+    let mut kept: Vec<(usize, Value)> = Vec::new();
     for (file_index, path) in files.iter().enumerate() {
         let value = match read_hooks_of(harness, path) {
             Ok(Some(v)) => v,
@@ -147,6 +150,7 @@ fn doctor(
                 unread.push(format!("`{shown}`"));
                 continue;
             }
+            kept.push((file_index, value.clone()));
             if let Some(dropped) = claude_code::dropped_hooks(&value, w.event) {
                 f.problem(format!(
                     "`{shown}`: `{}` is not {shape}, so Claude Code drops it, with every hook in it, and reads the rest of the file: make it {shape} such as `{}` (or remove it), then run `omission-gate init claude-code --dir {}`",
@@ -207,6 +211,25 @@ fn doctor(
                 &shown,
             ));
         }
+    }
+    if harness == Harness::ClaudeCode {
+        // The enabled plugins' hooks run after every settings file's. The managed
+        // settings come first in `files`, and take precedence over the rest.
+        let managed = files.len().saturating_sub(3);
+        let mut layers: Vec<&Value> = kept
+            .iter()
+            .filter(|(i, _)| *i >= managed)
+            .map(|(_, v)| v)
+            .collect();
+        layers.extend(kept.iter().filter(|(i, _)| *i < managed).map(|(_, v)| v));
+        let (pre, permission) = claude_plugin_hooks(dir, &layers);
+        let after = files.len();
+        others.extend(
+            pre.into_iter()
+                .enumerate()
+                .map(|(i, o)| ((after + i, o.group), o)),
+        );
+        asking.extend(permission);
     }
     if harness == Harness::GeminiCli {
         // The extensions' hooks run after every settings file's.
@@ -406,6 +429,13 @@ fn check_other_hooks(
                     "{other} also runs before calls the gate judges, and Gemini CLI runs a call with the `tool_input` a hook returns, so a call it rewrites runs as the gate never saw it: give the gate's group in `{}` `\"sequential\": true` and put it after that hook (Gemini CLI then shows the gate the call as the hooks before it left it)",
                     h.file
                 )),
+                (Harness::ClaudeCode, Some(plugin)) => f.note(format!(
+                    "the hook `{}` that the Claude Code plugin `{}` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {}",
+                    one_line(&o.command),
+                    one_line(&plugin.name),
+                    o.file,
+                    plugin_fix(&plugin.name)
+                )),
                 _ => f.note(format!(
                     "{other} also runs before calls the gate judges, side by side with it, and {} runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, keep its matcher off the tools the gate judges",
                     w_name(harness)
@@ -431,13 +461,36 @@ fn check_permission_hooks(ours: &[Handler], asking: &[wiring::OtherHook], f: &mu
         {
             continue;
         }
+        let (brings, fix) = match &o.extension {
+            Some(plugin) => (
+                format!(
+                    "that the Claude Code plugin `{}` brings (in `{}`)",
+                    one_line(&plugin.name),
+                    o.file
+                ),
+                plugin_fix(&plugin.name),
+            ),
+            None => (
+                format!("in `{}`", o.file),
+                "make it allow without `updatedInput` or deny instead, or keep its matcher off the tools the gate judges".to_string(),
+            ),
+        };
         f.note(format!(
-            "the hook `{}` in `{}` runs as a `{}` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, make it allow without `updatedInput` or deny instead, or keep its matcher off the tools the gate judges",
+            "the hook `{}` {brings} runs as a `{}` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, {fix}",
             one_line(&o.command),
-            o.file,
             claude_code::PERMISSION_EVENT
         ));
     }
+}
+
+/// How to keep a Claude Code plugin's hooks off: turn it off for the project (the local
+/// settings outrank the user's and the project's; the managed settings outrank them all),
+/// or uninstall it.
+fn plugin_fix(id: &str) -> String {
+    format!(
+        "turn the plugin off here (`claude plugin disable {} --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it",
+        wiring::sh_quote(id)
+    )
 }
 
 /// The gate's hook under `hooks.<key>` of `path`, a key that spells the pre-tool event
@@ -1155,6 +1208,121 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
         );
     }
     out
+}
+
+/// The `PreToolUse` and `PermissionRequest` hooks that the plugins the settings `layers`
+/// (lowest precedence first) turn on bring, each with its plugin (see
+/// [`claude_code::enabled_plugins`]). Claude Code 2.1.197 finds an installed plugin in
+/// `installed_plugins.json` under its plugins folder (`CLAUDE_CODE_PLUGIN_CACHE_DIR`, else
+/// `plugins` in its config folder), one entry per scope: a `project` or `local` one
+/// applies only to its `projectPath`. It reads the plugin's `hooks/hooks.json` and the
+/// hooks its manifest names (see [`claude_code::manifest_hooks`]), and runs them after
+/// the settings files' hooks, side by side with the gate's (seen with 2.1.197: a plugin's
+/// `PreToolUse` hook rewrote `echo harmless`, which the gate let run, to a call the store
+/// denies, and Claude Code ran that).
+fn claude_plugin_hooks(
+    dir: &Path,
+    layers: &[&Value],
+) -> (Vec<wiring::OtherHook>, Vec<wiring::OtherHook>) {
+    let (mut pre, mut permission) = (Vec::new(), Vec::new());
+    let ids = claude_code::enabled_plugins(layers);
+    if ids.is_empty() {
+        return (pre, permission);
+    }
+    let plugins = match std::env::var_os("CLAUDE_CODE_PLUGIN_CACHE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+            Some(d) => PathBuf::from(d).join("plugins"),
+            None => match home() {
+                Some(h) => h.join(".claude/plugins"),
+                None => return (pre, permission),
+            },
+        },
+    };
+    let json =
+        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
+    let Some(installed) = json(&plugins.join("installed_plugins.json")) else {
+        return (pre, permission);
+    };
+    let harness = Harness::ClaudeCode;
+    for id in &ids {
+        let entries = installed
+            .pointer(&format!(
+                "/plugins/{}",
+                id.replace('~', "~0").replace('/', "~1")
+            ))
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut folders: Vec<PathBuf> = entries
+            .iter()
+            .filter(|e| {
+                let scope = e.get("scope").and_then(Value::as_str);
+                !matches!(scope, Some("project" | "local"))
+                    || e.get("projectPath")
+                        .and_then(Value::as_str)
+                        .is_some_and(|p| same_path(Path::new(p), dir))
+            })
+            .filter_map(|e| {
+                e.get("installPath")
+                    .and_then(Value::as_str)
+                    .map(PathBuf::from)
+            })
+            .collect();
+        folders.sort();
+        folders.dedup();
+        for folder in folders {
+            let mut sources: Vec<(String, Value)> = Vec::new();
+            let standard = folder.join("hooks/hooks.json");
+            if let Some(v) = json(&standard) {
+                sources.push((standard.display().to_string(), v));
+            }
+            let manifest_file = folder.join(".claude-plugin/plugin.json");
+            for source in json(&manifest_file)
+                .as_ref()
+                .map(claude_code::manifest_hooks)
+                .unwrap_or_default()
+            {
+                match source {
+                    Ok(path) => {
+                        let file = folder.join(&path);
+                        if same_path(&file, &standard) {
+                            continue;
+                        }
+                        if let Some(v) = json(&file) {
+                            sources.push((file.display().to_string(), v));
+                        }
+                    }
+                    Err(v) => sources.push((manifest_file.display().to_string(), v)),
+                }
+            }
+            for (shown, value) in &sources {
+                let with_plugin = |o: wiring::OtherHook| wiring::OtherHook {
+                    extension: Some(wiring::Extension {
+                        name: id.clone(),
+                        off_in: None,
+                    }),
+                    ..o
+                };
+                pre.extend(
+                    wiring::other_hooks_in(value, Wiring::of(harness).event, harness.name(), shown)
+                        .into_iter()
+                        .map(with_plugin),
+                );
+                permission.extend(
+                    wiring::other_hooks_in(
+                        value,
+                        claude_code::PERMISSION_EVENT,
+                        harness.name(),
+                        shown,
+                    )
+                    .into_iter()
+                    .map(with_plugin),
+                );
+            }
+        }
+    }
+    (pre, permission)
 }
 
 /// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours

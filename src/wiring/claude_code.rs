@@ -834,6 +834,44 @@ pub fn dropped_hooks(settings: &Value, event: &str) -> Option<Dropped> {
 /// `PreToolUse` hook; an `allow` decision's `updatedInput` replaces the call's input.
 pub const PERMISSION_EVENT: &str = "PermissionRequest";
 
+/// The plugins the settings files turn on, sorted: each `enabledPlugins` key
+/// (`name@marketplace`) whose value in the last of `layers` (lowest precedence first)
+/// that names it is `true` or a list of version constraints. Claude Code 2.1.197 runs
+/// the hooks of each such plugin it has installed, after the settings files' own.
+pub fn enabled_plugins(layers: &[&Value]) -> Vec<String> {
+    let mut last: std::collections::BTreeMap<&str, bool> = std::collections::BTreeMap::new();
+    for layer in layers {
+        let Some(plugins) = layer.get("enabledPlugins").and_then(Value::as_object) else {
+            continue;
+        };
+        for (id, on) in plugins {
+            last.insert(id, matches!(on, Value::Bool(true) | Value::Array(_)));
+        }
+    }
+    last.into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(id, _)| id.to_string())
+        .collect()
+}
+
+/// Where one installed plugin's hooks are, besides its `hooks/hooks.json`: the `hooks`
+/// of its manifest (`.claude-plugin/plugin.json`), a path relative to the plugin's
+/// folder, the hooks themselves (an object of events, as under a settings file's
+/// `hooks`), or a list of either. Each is given as what
+/// [`super::other_hooks_in`] reads: a path, or an object with the hooks under `hooks`.
+pub fn manifest_hooks(manifest: &Value) -> Vec<Result<String, Value>> {
+    let one = |v: &Value| match v {
+        Value::String(path) => Some(Ok(path.clone())),
+        Value::Object(_) => Some(Err(serde_json::json!({ "hooks": v }))),
+        _ => None,
+    };
+    match manifest.get("hooks") {
+        Some(Value::Array(list)) => list.iter().filter_map(one).collect(),
+        Some(v) => one(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
 /// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
 /// it counts as true (see [`truthy`]): `CLAUDE_CODE_SIMPLE`, which `--bare` sets, and
 /// `CLAUDE_CODE_SAFE_MODE`, `--safe-mode`'s.
