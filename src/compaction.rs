@@ -145,6 +145,17 @@ impl Compaction {
         given: Option<&[String]>,
     ) -> Result<Compaction, KeptError> {
         let n = store.len();
+        // Under a retention that says what was kept, a document's `kept` is not what is
+        // judged; yet a kept id that names no record is invalid input whatever the
+        // retention (SPEC 9), as `validate` says, never passed over in silence.
+        if retention.ends().is_some()
+            && let Some(id) = given
+                .into_iter()
+                .flatten()
+                .find(|id| store.position(id).is_none())
+        {
+            return Err(unknown_kept_id(store, id));
+        }
         let kept: Vec<bool> = match retention {
             Retention::Given => {
                 let Some(ids) = given else {

@@ -377,7 +377,8 @@ pub fn load(origin: &str, bytes: &[u8]) -> Result<Input, InputError> {
 /// overrides the document's `kept` ids; either must be present, and every id must name a
 /// record. `kept` goes with retention given only: beside a retention that computes the
 /// kept set itself it is refused ([`KeptError::WithRetention`]) rather than ignored; a
-/// document's own `kept` is not read under such a retention.
+/// document's own `kept` does not decide the kept set under such a retention, but an id in
+/// it that names no record is refused all the same.
 pub fn compaction(
     input: &Input,
     retention: Retention,

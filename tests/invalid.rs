@@ -432,3 +432,39 @@ fn a_document_with_a_misspelt_records_key_names_the_key_to_use() {
     let first = refused("r.jsonl", "{\"kind\":\"x\"}\n");
     assert!(first.contains("line 1: missing key `id`"), "{first}");
 }
+
+#[test]
+fn a_document_kept_id_that_names_no_record_is_refused_under_every_retention() {
+    // Under head_tail:K or recency:K the document's `kept` is not what is judged, but a
+    // kept id that names no record is invalid input all the same (SPEC 9), as `validate`
+    // says: it was passed over, and `check` and `sweep` passed the document.
+    let doc = format!(r#"{{"records":[{P}],"kept":["q"],{ACTION}}}"#);
+    for retention in ["recency:1", "head_tail:1", "recency:0"] {
+        let err = refused(&doc, &["--retention", retention]);
+        assert!(
+            err.contains("IN: kept: kept id `q` names no record"),
+            "{retention}: {err}"
+        );
+    }
+    let s = Scratch::new();
+    let path = s.file("in.json", doc.as_bytes());
+    let r = run(
+        &[
+            "sweep",
+            path.as_str(),
+            "--retention",
+            "recency:1",
+            "--format",
+            "tsv",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("\trecency:1\tERROR\tinvalid-input\n"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["validate", path.as_str()], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
