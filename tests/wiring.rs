@@ -66,6 +66,7 @@ impl Sandbox {
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
             .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+            .env_remove("BASH_ENV")
             .envs(vars.iter().copied());
         let out = common::output_of(c, None);
         Out {
@@ -4155,6 +4156,45 @@ fn doctor_runs_a_gemini_cli_hook_with_the_environment_gemini_cli_gives_it() {
     assert_finds(&doctor(&[]), &ran);
     // Redacting, Gemini CLI leaves out `SHLVL` too, and then bash reads no `BASH_ENV`.
     assert_eq!(doctor(&[("GITHUB_SHA", "abc")]).code, 0);
+}
+
+#[test]
+fn doctor_runs_a_gemini_cli_hook_with_the_variables_of_the_env_file_gemini_cli_loads() {
+    // Seen: with `BASH_ENV` in the project's `.env`, which Gemini CLI 0.61.0 loads into
+    // its own environment at start, the gate never ran and the call ran.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let startup = s.home.join("startup.sh");
+    std::fs::write(&startup, "[ -n \"$GEMINI_PROJECT_DIR\" ] && exit 0\n").unwrap();
+    let doctor = |vars: &[(&str, &str)]| {
+        let mut all = vec![("SHLVL", "1"), ("GITHUB_SHA", ""), ("SURFACE", "")];
+        all.extend_from_slice(vars);
+        s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], &all)
+    };
+    let ran = format!(
+        "the hook in `{}` let a malformed call run (exit 0): Gemini CLI would run the tool",
+        s.settings("gemini-cli").display()
+    );
+    let dotenv = s.project.join(".env");
+    std::fs::write(
+        &dotenv,
+        format!(
+            "# startup\nexport BASH_ENV=\"{}\" # here\n",
+            startup.display()
+        ),
+    )
+    .unwrap();
+    assert_finds(&doctor(&[]), &ran);
+    // A variable Gemini CLI has already is kept.
+    assert_eq!(doctor(&[("BASH_ENV", "")]).code, 0);
+    // `advanced.excludedEnvVars` keeps it out of a project's file.
+    s.edit_settings("gemini-cli", |t| {
+        t.replacen('{', r#"{"advanced": {"excludedEnvVars": ["BASH_ENV"]},"#, 1)
+    });
+    assert_eq!(doctor(&[]).code, 0);
+    // Not out of `.gemini/.env`, which comes first.
+    std::fs::rename(&dotenv, s.project.join(".gemini/.env")).unwrap();
+    assert_finds(&doctor(&[]), &ran);
 }
 
 #[test]

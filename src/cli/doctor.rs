@@ -2121,7 +2121,17 @@ fn gemini_hook_environment(
 ) -> Result<Vec<(OsString, OsString)>, gemini_cli::BadRedactionList> {
     let layers = gemini_layers(Path::new(project));
     let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
-    gemini_cli::hook_environment(std::env::vars_os().collect(), &layers)
+    let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    // The `.env` file Gemini CLI loads into its environment when it starts.
+    let settings = gemini_cli::merged(&layers);
+    let home = gemini_cli::user_home(|key: &str| std::env::var_os(key));
+    if let Some(file) = gemini_cli::env_file(Path::new(project), home.as_deref(), &settings)
+        && let Ok(Some(text)) = read_optional(&file)
+    {
+        let loaded = gemini_cli::env_file_vars(&file, &text, &settings, &vars);
+        vars.extend(loaded.into_iter().map(|(k, v)| (k.into(), v.into())));
+    }
+    gemini_cli::hook_environment(vars, &layers)
 }
 
 /// Runs a hook command as the harness does: its shell, the project directory as the

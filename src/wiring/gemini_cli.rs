@@ -747,10 +747,7 @@ pub fn hook_environment(
     let value = |key: &str| vars.iter().find(|(k, _)| k == key).map(|(_, v)| v);
     let strict = value("GITHUB_SHA").is_some_and(|v| !v.is_empty())
         || value("SURFACE").is_some_and(|v| v == "Github");
-    let mut merged = Value::Object(serde_json::Map::new());
-    for (_, layer) in layers {
-        js_merge(&mut merged, layer);
-    }
+    let merged = merged(layers);
     let setting =
         |key: &str| merged.pointer(&format!("/security/environmentVariableRedaction/{key}"));
     if !strict && !setting("enabled").is_some_and(truthy) {
@@ -813,6 +810,117 @@ pub fn js_env_string(value: &Value) -> Option<String> {
         }
         Value::Array(_) | Value::Object(_) => None,
     }
+}
+
+/// Gemini CLI's settings files (names and contents, in the order it merges them: see
+/// [`settings_by_precedence`]) merged as it merges them.
+pub fn merged(layers: &[(&str, &Value)]) -> Value {
+    let mut merged = Value::Object(serde_json::Map::new());
+    for (_, layer) in layers {
+        js_merge(&mut merged, layer);
+    }
+    merged
+}
+
+/// The `.env` file Gemini CLI 0.61.0 loads into its own environment when it starts in
+/// the trusted folder `start` (`findEnvFile`): in `start` and each directory above it,
+/// `.gemini/.env`, then `.env` (with `advanced.ignoreLocalEnv` on, only in
+/// `home`); past `/`, `<home>/.gemini/.env`, then `<home>/.env` (`home`: see
+/// [`user_home`]). Its variables reach every hook (see [`env_file_vars`]). `settings`:
+/// the merged settings (see [`merged`]); Gemini CLI's `--ignore-env` works as
+/// `ignoreLocalEnv` does, but is not seen here.
+pub fn env_file(start: &Path, home: Option<&Path>, settings: &Value) -> Option<PathBuf> {
+    let ignore_local = settings
+        .pointer("/advanced/ignoreLocalEnv")
+        .is_some_and(truthy);
+    for dir in start.ancestors() {
+        let gemini = dir.join(".gemini/.env");
+        if gemini.exists() {
+            return Some(gemini);
+        }
+        let plain = dir.join(".env");
+        if plain.exists() && (!ignore_local || Some(dir) == home) {
+            return Some(plain);
+        }
+    }
+    let home = home?;
+    [home.join(".gemini/.env"), home.join(".env")]
+        .into_iter()
+        .find(|f| f.exists())
+}
+
+/// The variables Gemini CLI 0.61.0 sets in its own environment from the `.env` file
+/// `file` (its text `text`), given its merged settings (see [`merged`]) and the
+/// variables it has (`vars`, each kept as it is: `loadEnvironment`). A project's file
+/// (one whose path holds no `.gemini`) does not set those `advanced.excludedEnvVars`
+/// names (default `DEBUG`, `DEBUG_MODE`); a value there that is neither a list nor a
+/// string makes Gemini CLI load nothing.
+pub fn env_file_vars(
+    file: &Path,
+    text: &str,
+    settings: &Value,
+    vars: &[(OsString, OsString)],
+) -> Vec<(String, String)> {
+    let project = !file.to_string_lossy().contains(".gemini");
+    let excluded = settings
+        .pointer("/advanced/excludedEnvVars")
+        .filter(|v| truthy(v));
+    let is_excluded = |key: &str| -> Option<bool> {
+        Some(match excluded {
+            None => ["DEBUG", "DEBUG_MODE"].contains(&key),
+            Some(Value::Array(list)) => list.iter().any(|v| v.as_str() == Some(key)),
+            // `String.prototype.includes`: a part of the text.
+            Some(Value::String(s)) => s.contains(key),
+            Some(_) => return None,
+        })
+    };
+    let mut out = Vec::new();
+    for (key, value) in dotenv_parse(text) {
+        if project {
+            match is_excluded(&key) {
+                None => return Vec::new(),
+                Some(true) => continue,
+                Some(false) => {}
+            }
+        }
+        if !vars.iter().any(|(k, _)| k.to_str() == Some(key.as_str())) {
+            out.push((key, value));
+        }
+    }
+    out
+}
+
+/// `dotenv.parse` (the version Gemini CLI 0.61.0 bundles): `KEY=value` lines (`export`
+/// before, `:` for `=`, a `#` comment after), a value quoted with `'`, `"` or a
+/// backquote taken whole across lines, and in `"` quotes `\n` and `\r` read as a new
+/// line and a carriage return; a key given twice keeps its place and takes the last
+/// value.
+pub fn dotenv_parse(text: &str) -> Vec<(String, String)> {
+    let Ok(line) = regex::Regex::new(
+        r#"(?m)^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$"#,
+    ) else {
+        return Vec::new();
+    };
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut out: Vec<(String, String)> = Vec::new();
+    for m in line.captures_iter(&text) {
+        let key = m.get(1).map_or("", |k| k.as_str()).to_string();
+        let mut value = m.get(2).map_or("", |v| v.as_str()).trim().to_string();
+        let quote = value.chars().next();
+        if let Some(q @ ('\'' | '"' | '`')) = quote
+            && let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q))
+        {
+            value = inner.to_string();
+        }
+        if quote == Some('"') {
+            value = value.replace("\\n", "\n").replace("\\r", "\r");
+        }
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => out.push((key, value)),
+        }
+    }
+    out
 }
 
 /// `mergeRecursively` with no merge strategy, as Gemini CLI merges its settings files: an
@@ -1404,5 +1512,80 @@ mod tests {
         assert_eq!(js_env_string(&json!(-0.0)).as_deref(), Some("0"));
         assert_eq!(js_env_string(&json!(1e21)), None);
         assert_eq!(js_env_string(&json!([1])), None);
+    }
+
+    #[test]
+    fn a_dotenv_file_is_read_as_dotenv_reads_it() {
+        let text = "# c\nA=1\nexport B = two words # note\nC:  x\r\nD=\"l1\\nl2\"\nE='q # not\nF'\nA=last\nG=\nbad line\nH=`t`";
+        let got = dotenv_parse(text);
+        let want = [
+            ("A", "last"),
+            ("B", "two words"),
+            ("C", "x"),
+            ("D", "l1\nl2"),
+            ("E", "q # not\nF"),
+            ("G", ""),
+            ("H", "t"),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
+        );
+    }
+
+    #[test]
+    fn an_env_file_sets_what_gemini_cli_sets() {
+        let file = Path::new("/p/.env");
+        let text = "DEBUG=1\nX=1\nPATH=/evil\n";
+        let has = [(OsString::from("PATH"), OsString::from("/bin"))];
+        let keys = |settings: Value, file: &Path| -> Vec<String> {
+            env_file_vars(file, text, &settings, &has)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        assert_eq!(keys(json!({}), file), ["X"]);
+        assert_eq!(
+            keys(json!({}), Path::new("/h/.gemini/.env")),
+            ["DEBUG", "X"]
+        );
+        let list = json!({"advanced": {"excludedEnvVars": ["X"]}});
+        assert_eq!(keys(list, file), ["DEBUG"]);
+        // A string is searched for the name, as `includes` does.
+        let text_list = json!({"advanced": {"excludedEnvVars": "XY"}});
+        assert_eq!(keys(text_list, file), ["DEBUG"]);
+        // Another value throws, and nothing is loaded.
+        let broken = json!({"advanced": {"excludedEnvVars": {"X": true}}});
+        assert!(keys(broken, file).is_empty());
+    }
+
+    #[test]
+    fn the_env_file_is_found_where_gemini_cli_looks() {
+        let root = tempfile::tempdir().unwrap();
+        let base = root.path();
+        let start = base.join("a/b");
+        let home = base.join("home");
+        std::fs::create_dir_all(start.join(".gemini")).unwrap();
+        std::fs::create_dir_all(home.join(".gemini")).unwrap();
+        let none = json!({});
+        let ignore = json!({"advanced": {"ignoreLocalEnv": true}});
+        assert_eq!(env_file(&start, Some(&home), &none), None);
+        std::fs::write(home.join(".env"), "").unwrap();
+        assert_eq!(
+            env_file(&start, Some(&home), &none),
+            Some(home.join(".env"))
+        );
+        std::fs::write(home.join(".gemini/.env"), "").unwrap();
+        let home_gemini = Some(home.join(".gemini/.env"));
+        assert_eq!(env_file(&start, Some(&home), &none), home_gemini);
+        std::fs::write(base.join("a/.env"), "").unwrap();
+        assert_eq!(
+            env_file(&start, Some(&home), &none),
+            Some(base.join("a/.env"))
+        );
+        assert_eq!(env_file(&start, Some(&home), &ignore), home_gemini);
+        std::fs::write(start.join(".gemini/.env"), "").unwrap();
+        let own = Some(start.join(".gemini/.env"));
+        assert_eq!(env_file(&start, Some(&home), &ignore), own);
     }
 }
