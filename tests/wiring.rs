@@ -66,6 +66,7 @@ impl Sandbox {
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
             .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+            .env_remove("BASH_ENV")
             .envs(vars.iter().copied());
         let out = common::output_of(c, None);
         Out {
@@ -4156,6 +4157,160 @@ fn doctor_says_gemini_cli_kills_a_hook_whose_timeout_is_below_1_after_1_ms() {
         ),
     ] {
         assert_gemini_timeout_finding(timeout, &what);
+    }
+}
+
+#[test]
+fn doctor_runs_a_gemini_cli_hook_with_the_environment_gemini_cli_gives_it() {
+    // Gemini CLI 0.61.0 gives a hook its own environment whole (unless it redacts), the
+    // hook's `env` on top, and a socket for stdin. Seen: with `BASH_ENV` naming a file
+    // that exits 0 for a hook, the gate never ran and the call ran, where doctor, which
+    // ran the hook with only `PATH` and `HOME`, said ok.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let startup = s.home.join("startup.sh");
+    std::fs::write(&startup, "[ -n \"$GEMINI_PROJECT_DIR\" ] && exit 0\n").unwrap();
+    let startup = startup.to_str().unwrap();
+    let doctor = |vars: &[(&str, &str)]| {
+        let mut all = vec![
+            ("SHLVL", "1"),
+            ("BASH_ENV", ""),
+            ("GITHUB_SHA", ""),
+            ("SURFACE", ""),
+        ];
+        all.extend_from_slice(vars);
+        s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], &all)
+    };
+    let ran = format!(
+        "the hook in `{}` let a malformed call run (exit 0): Gemini CLI would run the tool",
+        s.settings("gemini-cli").display()
+    );
+    assert_eq!(doctor(&[]).code, 0);
+    // `BASH_ENV` in the environment Gemini CLI starts in.
+    assert_finds(
+        &doctor(&[("BASH_ENV", startup)]),
+        &format!(
+            "{ran} (run with this environment, which Gemini CLI gives its hooks, where `BASH_ENV` is `{startup}`: bash runs that file before the command, so it must let the command run, or be unset)"
+        ),
+    );
+    // Started with no `SHLVL`, bash takes the socket on its stdin for a remote shell's
+    // and reads `~/.bashrc` instead (and `BASH_ENV` not at all).
+    std::fs::write(s.home.join(".bashrc"), std::fs::read(startup).unwrap()).unwrap();
+    assert_finds(&doctor(&[("SHLVL", "0")]), &ran);
+    assert_eq!(doctor(&[]).code, 0);
+    std::fs::remove_file(s.home.join(".bashrc")).unwrap();
+    // Redacted, it does not reach the hook: named in `blocked`, or with `GITHUB_SHA` set,
+    // which leaves out every variable but a few.
+    let user = s.home.join(".gemini/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user,
+        r#"{"security": {"environmentVariableRedaction": {"enabled": true, "blocked": ["bash_env"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(doctor(&[("BASH_ENV", startup)]).code, 0);
+    std::fs::write(
+        &user,
+        r#"{"security": {"environmentVariableRedaction": {"enabled": true, "allowed": ["BASH_ENV"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(findings(&doctor(&[("BASH_ENV", startup)])).len(), 1);
+    std::fs::remove_file(&user).unwrap();
+    assert_eq!(
+        doctor(&[("BASH_ENV", startup), ("GITHUB_SHA", "abc")]).code,
+        0
+    );
+    // The hook's own `env`, laid over whatever Gemini CLI gives.
+    s.edit_settings("gemini-cli", |t| {
+        t.replacen(
+            "\"type\": \"command\",",
+            &format!(r#""type": "command", "env": {{"BASH_ENV": "{startup}"}},"#),
+            1,
+        )
+    });
+    assert_finds(&doctor(&[]), &ran);
+    // Redacting, Gemini CLI leaves out `SHLVL` too, and then bash reads no `BASH_ENV`.
+    assert_eq!(doctor(&[("GITHUB_SHA", "abc")]).code, 0);
+}
+
+#[test]
+fn doctor_runs_a_gemini_cli_hook_with_the_variables_of_the_env_file_gemini_cli_loads() {
+    // Seen: with `BASH_ENV` in the project's `.env`, which Gemini CLI 0.61.0 loads into
+    // its own environment at start, the gate never ran and the call ran.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let startup = s.home.join("startup.sh");
+    std::fs::write(&startup, "[ -n \"$GEMINI_PROJECT_DIR\" ] && exit 0\n").unwrap();
+    let doctor = |vars: &[(&str, &str)]| {
+        let mut all = vec![("SHLVL", "1"), ("GITHUB_SHA", ""), ("SURFACE", "")];
+        all.extend_from_slice(vars);
+        s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], &all)
+    };
+    let ran = format!(
+        "the hook in `{}` let a malformed call run (exit 0): Gemini CLI would run the tool",
+        s.settings("gemini-cli").display()
+    );
+    let dotenv = s.project.join(".env");
+    std::fs::write(
+        &dotenv,
+        format!(
+            "# startup\nexport BASH_ENV=\"{}\" # here\n",
+            startup.display()
+        ),
+    )
+    .unwrap();
+    assert_finds(&doctor(&[]), &ran);
+    // A variable Gemini CLI has already is kept.
+    assert_eq!(doctor(&[("BASH_ENV", "")]).code, 0);
+    // `advanced.excludedEnvVars` keeps it out of a project's file.
+    s.edit_settings("gemini-cli", |t| {
+        t.replacen('{', r#"{"advanced": {"excludedEnvVars": ["BASH_ENV"]},"#, 1)
+    });
+    assert_eq!(doctor(&[]).code, 0);
+    // Not out of `.gemini/.env`, which comes first.
+    std::fs::rename(&dotenv, s.project.join(".gemini/.env")).unwrap();
+    assert_finds(&doctor(&[]), &ran);
+}
+
+#[test]
+fn doctor_finds_a_gemini_cli_redaction_list_that_is_not_a_list_of_names() {
+    // Seen: with `allowed` a string and redaction on, Gemini CLI 0.61.0 failed each hook
+    // with a `TypeError` before starting it, and the call ran.
+    for list in [r#""PATH""#, "[1]", "true"] {
+        for key in ["allowed", "blocked"] {
+            let s = Sandbox::new();
+            s.wired("gemini-cli");
+            let user = s.home.join(".gemini/settings.json");
+            std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+            std::fs::write(
+                &user,
+                format!(r#"{{"security": {{"environmentVariableRedaction": {{"enabled": true, "{key}": {list}}}}}}}"#),
+            )
+            .unwrap();
+            assert_finds(
+                &s.doctor("gemini-cli"),
+                &format!(
+                    "`security.environmentVariableRedaction.{key}` in `{}` is not a list of variable names, so Gemini CLI fails before it starts any hook and the tool runs: make it a list of names, or remove it",
+                    user.display()
+                ),
+            );
+            // Redaction off, the list is never read.
+            std::fs::write(
+                &user,
+                format!(
+                    r#"{{"security": {{"environmentVariableRedaction": {{"{key}": {list}}}}}}}"#
+                ),
+            )
+            .unwrap();
+            assert_eq!(
+                s.run_with(
+                    &["doctor", "gemini-cli", "--dir", s.p()],
+                    &[("GITHUB_SHA", ""), ("SURFACE", "")]
+                )
+                .code,
+                0
+            );
+        }
     }
 }
 

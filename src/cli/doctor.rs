@@ -3,6 +3,7 @@
 //! would, with a call it must deny and one it must let run. Each problem is one line
 //! with its fix. The harness facts and the pure checks are in [`crate::wiring`].
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -341,6 +342,16 @@ fn doctor(
                         "{at} sets `{var}` in its `env`, which Gemini CLI gives the gate's process but does not read its own settings by, so under `--kept-from transcript` the gate cannot tell which settings and extensions Gemini CLI reads (a `BeforeModel` hook there would go unseen) and denies every call: take `{var}` out of the hook's `env`"
                     ));
                 }
+            }
+            // A redaction list Gemini CLI cannot read: it starts no hook at all.
+            if let Err(e) = gemini_hook_environment(project) {
+                f.problem(format!(
+                    "`{}.{}` in `{}` is not a list of variable names, so Gemini CLI fails before it starts any hook and the tool runs: make it a list of names, or remove it",
+                    gemini_cli::REDACTION,
+                    e.key,
+                    e.file
+                ));
+                return None;
             }
             // A setting that changes what Gemini CLI sends the model, which its session
             // file does not show: every call under --kept-from transcript is an error.
@@ -2052,7 +2063,7 @@ fn run_both(
     [at, tool, deny, pass]: [&str; 4],
 ) -> bool {
     let mut ok = true;
-    match run_hook_command(harness, dir, project, &h.command, deny, timeout) {
+    match run_hook_command(harness, dir, project, h, deny, timeout) {
         Err(e) => {
             f.unsure = Some(e);
             return false;
@@ -2079,7 +2090,7 @@ fn run_both(
             }
         },
     }
-    match run_hook_command(harness, dir, project, &h.command, pass, timeout) {
+    match run_hook_command(harness, dir, project, h, pass, timeout) {
         Err(e) => {
             f.unsure = Some(e);
             return false;
@@ -2251,29 +2262,60 @@ fn claude_shell_prefix() -> Option<String> {
 }
 
 /// For a problem found running a Claude Code hook through `CLAUDE_CODE_SHELL_PREFIX`:
-/// that it was, and what the prefix must do; empty otherwise.
+/// that it was, and what the prefix must do; for a Gemini CLI hook run with `BASH_ENV`
+/// set in this environment (which Gemini CLI gives its hooks), that file's part; empty
+/// otherwise.
 fn through_prefix(harness: Harness) -> String {
-    match claude_shell_prefix() {
-        Some(prefix) if harness == Harness::ClaudeCode => format!(
+    let bash_env = std::env::var("BASH_ENV").ok().filter(|v| !v.is_empty());
+    match (harness, claude_shell_prefix(), bash_env) {
+        (Harness::ClaudeCode, Some(prefix), _) => format!(
             " (run through `{}` `{}`, as Claude Code runs every hook command while it is set: the prefix must run the command it is given and exit as that command exits, or be unset)",
             claude_code::SHELL_PREFIX_VAR,
             one_line(&prefix)
+        ),
+        (Harness::GeminiCli, _, Some(file)) => format!(
+            " (run with this environment, which Gemini CLI gives its hooks, where `BASH_ENV` is `{}`: bash runs that file before the command, so it must let the command run, or be unset)",
+            one_line(&file)
         ),
         _ => String::new(),
     }
 }
 
+/// The environment Gemini CLI started in the project gives a hook's process before its
+/// own variables (see [`gemini_cli::hook_environment`]), from doctor's own: run doctor
+/// in the environment you start `gemini` in.
+fn gemini_hook_environment(
+    project: &str,
+) -> Result<Vec<(OsString, OsString)>, gemini_cli::BadRedactionList> {
+    let layers = gemini_layers(Path::new(project));
+    let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+    let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    // The `.env` file Gemini CLI loads into its environment when it starts.
+    let settings = gemini_cli::merged(&layers);
+    let home = gemini_cli::user_home(|key: &str| std::env::var_os(key));
+    if let Some(file) = gemini_cli::env_file(Path::new(project), home.as_deref(), &settings)
+        && let Ok(Some(text)) = read_optional(&file)
+    {
+        let loaded = gemini_cli::env_file_vars(&file, &text, &settings, &vars);
+        vars.extend(loaded.into_iter().map(|(k, v)| (k.into(), v.into())));
+    }
+    gemini_cli::hook_environment(vars, &layers)
+}
+
 /// Runs a hook command as the harness does: its shell, the project directory as the
-/// working directory, its variables (Gemini CLI: the command text expanded and the
-/// environment cut down to `PATH`, `HOME` and its own variables).
+/// working directory, its variables (Gemini CLI: the command text expanded, the
+/// environment it gives a hook, the hook's own `env` on top, and a socket, as Node
+/// gives, for stdin, which bash started with no `SHLVL` takes for a remote shell's and
+/// reads `~/.bashrc` for, not `BASH_ENV`).
 fn run_hook_command(
     harness: Harness,
     dir: &Path,
     project: &str,
-    command: &str,
+    h: &Handler,
     payload: &str,
     timeout_ms: u64,
 ) -> Result<Run, String> {
+    let command = h.command.as_str();
     let w = Wiring::of(harness);
     let (shell, flags) = match w.shell {
         [shell, flags @ ..] => (*shell, flags),
@@ -2293,27 +2335,64 @@ fn run_hook_command(
             c.arg(command);
         }
         Harness::GeminiCli => {
+            let env = gemini_hook_environment(project).map_err(|e| {
+                format!(
+                    "`{}.{}` in `{}` is not a list of variable names",
+                    gemini_cli::REDACTION,
+                    e.key,
+                    e.file
+                )
+            })?;
             c.arg(gemini_cli::expand_command(command, project))
-                .env_clear();
-            for var in ["PATH", "HOME"] {
-                if let Some(v) = std::env::var_os(var) {
-                    c.env(var, v);
-                }
-            }
-            c.env("GEMINI_PROJECT_DIR", project)
+                .env_clear()
+                .envs(env)
+                .env("GEMINI_PROJECT_DIR", project)
                 .env("GEMINI_CWD", project)
                 .env("GEMINI_SESSION_ID", "omission-gate-doctor")
                 .env("CLAUDE_PROJECT_DIR", project);
+            for (var, value) in h
+                .object
+                .get("env")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let value = gemini_cli::js_env_string(value).ok_or_else(|| {
+                    format!(
+                        "doctor cannot tell what Gemini CLI gives the hook for `env.{var}` in `{}` (not a string, number, true, false or null): make it a string",
+                        h.file
+                    )
+                })?;
+                c.env(var, value);
+            }
         }
     }
-    c.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut socket = None;
+    if harness == Harness::GeminiCli {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().map_err(|e| {
+            format!(
+                "cannot make a socket for the hook's stdin: {}",
+                io_reason(&e)
+            )
+        })?;
+        c.stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)));
+        socket = Some(ours);
+    }
+    if socket.is_none() {
+        c.stdin(Stdio::piped());
+    }
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = c
         .spawn()
         .map_err(|e| format!("cannot run `{shell}`: {}", io_reason(&e)))?;
+    // The Command holds the child's end of the socket: let it go, so that only the child
+    // has it.
+    drop(c);
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(payload.as_bytes());
+    }
+    if let Some(mut socket) = socket {
+        let _ = socket.write_all(payload.as_bytes());
     }
     let reader = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
