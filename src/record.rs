@@ -1086,8 +1086,8 @@ impl Store {
         self.facts_by_field.keys().map(String::as_str)
     }
 
-    /// The fact fields that meet `field`: `field` itself, the fields above it (`customer` for `customer.tier`: a fact of one may hold
-    /// it in its value) and the fields below it (`customer.tier` for `customer`: a fact
+    /// The fact fields that meet `field`: `field` itself, the fields above it (`customer`
+    /// for `customer.tier`: a fact of one may hold it in its value) and the fields below it (`customer.tier` for `customer`: a fact
     /// of one states a part of it). Each states `field`, or a part of it, in one spelling.
     pub fn fact_fields_meeting<'s>(&'s self, field: &'s str) -> impl Iterator<Item = &'s str> {
         let above = field
@@ -1099,12 +1099,25 @@ impl Store {
                     .get_key_value(f)
                     .map(|(k, _)| k.as_str())
             });
-        let start = format!("{field}.");
-        let below = self
+        // The gate asks this for every field of every rule it judges: the bound of the
+        // fields below is built only when a fact field goes on from `field` at all (the
+        // keys that start with `field` are the ones right after it).
+        use std::ops::Bound::{Excluded, Unbounded};
+        let goes_on = self
             .facts_by_field
-            .range(start.clone()..)
-            .map(|(k, _)| k.as_str())
-            .take_while(move |k| k.starts_with(&start));
+            .range::<str, _>((Excluded(field), Unbounded))
+            .next()
+            .is_some_and(|(k, _)| k.starts_with(field));
+        let below = goes_on
+            .then(|| {
+                let start = format!("{field}.");
+                self.facts_by_field
+                    .range(start.clone()..)
+                    .map(|(k, _)| k.as_str())
+                    .take_while(move |k| k.starts_with(&start))
+            })
+            .into_iter()
+            .flatten();
         above.chain(below)
     }
 
@@ -1401,6 +1414,29 @@ mod tests {
             .map(|t| rec(t))
             .collect::<Result<Vec<_>, _>>()?;
         Store::new(rs)
+    }
+
+    #[test]
+    fn the_fact_fields_meeting_a_field_are_those_above_it_and_below_it() {
+        let fields = [
+            "a", "a!x", "a-b", "a.b", "a.b.c", "a.c", "a/b", "ab", "b", "b.c", "x",
+        ];
+        let facts: Vec<String> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                format!(r#"{{"id":"f{i}","seq":{i},"kind":"fact","field":"{f}","value":1}}"#)
+            })
+            .collect();
+        let facts: Vec<&str> = facts.iter().map(String::as_str).collect();
+        let s = store(&facts).unwrap();
+        let meeting = |f: &'static str| s.fact_fields_meeting(f).collect::<Vec<_>>();
+        assert_eq!(meeting("a"), ["a", "a.b", "a.b.c", "a.c"]);
+        assert_eq!(meeting("a.b"), ["a", "a.b", "a.b.c"]);
+        assert_eq!(meeting("b.c.d"), ["b", "b.c"]);
+        assert_eq!(meeting("x"), ["x"]);
+        assert!(meeting("c").is_empty());
+        assert!(meeting("").is_empty());
     }
 
     #[test]

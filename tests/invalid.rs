@@ -446,6 +446,23 @@ fn a_document_kept_id_that_names_no_record_is_refused_under_every_retention() {
             "{retention}: {err}"
         );
     }
+    // So in a document large enough to be read leanly: under `recency:0` the lean load
+    // judged it by the ends it read (none) and passed it.
+    let chatter: Vec<String> = (2..20_000)
+        .map(|i| format!(r#"{{"id":"c{i}","seq":{i},"kind":"chatter","text":"hello world"}}"#))
+        .collect();
+    let big = format!(
+        r#"{{"records":[{P},{}],"kept":["q"],{ACTION}}}"#,
+        chatter.join(",")
+    );
+    assert!(big.len() > 1 << 20);
+    for retention in ["recency:0", "recency:1", "head_tail:1"] {
+        let err = refused(&big, &["--retention", retention]);
+        assert!(
+            err.contains("kept: kept id `q` names no record"),
+            "{retention}: {err}"
+        );
+    }
     let s = Scratch::new();
     let path = s.file("in.json", doc.as_bytes());
     let r = run(

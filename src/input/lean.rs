@@ -269,6 +269,14 @@ pub(super) fn lean_document<R>(
     if owned_kept.ids().is_none() && doc_kept.is_none() {
         return Err(Fallback);
     }
+    // Under a retention that keeps the ends, the kept ids are the ends read, not the
+    // document's; yet each of those must name a record (as `Compaction::new` checks it),
+    // which the exact loader tells.
+    if matches!(purpose, Purpose::CheckUnder(..))
+        && doc_kept.as_ref().is_some_and(|k| !k.is_empty())
+    {
+        return Err(Fallback);
+    }
     let ids: Box<dyn Iterator<Item = &str>> = match owned_kept.ids() {
         Some(ids) => ids,
         None => Box::new(doc_kept.iter().flatten().map(String::as_str)),

@@ -661,6 +661,7 @@ fn an_effect_match_giving_one_field_twice_is_left_to_the_exact_loader() {
             r#"{"invoice.id":"A","invoice":{"id":"B"}}"#,
             r#"{"invoice":{"id":"A"},"invoice.id":"A"}"#,
             r#"{"a":{"b.c":1},"a.b":{"c":2}}"#,
+            r#"{"invoice\u002eid":"A","invoice":{"id":"B"}}"#,
         ] {
             let effect = format!(
                 r#"{{"id":"e1","seq":2,"kind":"effect","tool":"{tool}","match":{matches}}}"#

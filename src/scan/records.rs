@@ -276,7 +276,9 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                     }
                     // Only a key with a dot can give a field twice, which the strict
                     // path refuses: such a `match` is read whole and checked as it does.
-                    if raw.get().contains('.') && spelt_twice(raw.get()) {
+                    // A dot may be written as an escape (`\u002e`), so text with a
+                    // backslash is read whole too.
+                    if raw.get().contains(['.', '\\']) && spelt_twice(raw.get()) {
                         return Err(not_light());
                     }
                     matches = Some(raw.get());
