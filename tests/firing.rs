@@ -403,6 +403,58 @@ fn an_effect_match_giving_one_field_twice_is_invalid_input() {
     }
 }
 
+/// A fact whose object `value` gave one field below it both as a dotted key and through
+/// nested objects was accepted: `a` = `{"b": {"c": 1}, "b.c": 2}` was read as `a.b.c` = 2
+/// (the dotted key first), where a tool may read 1, so a rule denying `a.b.c` = 1 passed.
+/// It is invalid input naming the record and the field, whatever the two values are.
+#[test]
+fn a_fact_value_giving_one_field_twice_is_invalid_input() {
+    let deny = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"a.b.c","op":"eq","value":1},"effect":"deny"}"#;
+    for (value, field, differ) in [
+        (r#"{"b":{"c":1},"b.c":2}"#, "a.b.c", true),
+        (r#"{"b.c":1,"b":{"c":1.0}}"#, "a.b.c", false),
+        (r#"{"b":{"c.d":1},"b.c":{"d":2}}"#, "a.b.c.d", true),
+    ] {
+        let f = format!(r#"{{"id":"f7","seq":2,"kind":"fact","field":"a","value":{value}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(
+                &[deny, &f, CHAT],
+                &["p1", "f7", "c"],
+                r#"{"tool":"pay","params":{}}"#,
+            )
+            .as_bytes(),
+        );
+        let two = if differ {
+            ", with two different values"
+        } else {
+            ""
+        };
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `f7`: `value` gives the field `{field}` twice{two}, as a key with dots and through nested objects: a field has one value, so write it once\n"
+        );
+        for args in [
+            vec!["check", path.as_str()],
+            vec!["check", "--precheck", path.as_str()],
+            vec!["pin", path.as_str()],
+        ] {
+            let r = run(&args, None);
+            assert_eq!(r.code, 2, "{args:?} {value}\n{}", r.stdout);
+            assert_eq!(r.stderr, want, "{args:?}");
+        }
+    }
+    // A dot in a key that spells no field twice is a value like any other.
+    let f = r#"{"id":"f7","seq":2,"kind":"fact","field":"a","value":{"b.c":2,"b":{"d":1}}}"#;
+    let r = check(
+        &[deny, f, CHAT],
+        &["p1", "f7", "c"],
+        r#"{"tool":"pay","params":{}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
 /// An empty key below the top of `match` or of the params was dropped from the field's
 /// name (`{"": {"": 5}}` was read as the field ``, not `.`): the call that the effect
 /// records passed, replaying it, and params that give `.b` two values (`{".b": 1, "":
