@@ -237,6 +237,45 @@ fn through<'a>(
     None
 }
 
+/// Where a path of `field` through nested objects below `map`, cut at any of its dots as
+/// [`field_in`] reads it, meets an array before the field ends (`items.0.amount` in
+/// `{"items": [{"amount": 5}]}`): the part of the field up to the array (`items`). The
+/// gate does not read into arrays, so such a field resolves nowhere in `map`, while a
+/// tool may read an element of the array at it. The first such path, each key tried
+/// shortest first; `None` when none meets an array.
+pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f str> {
+    // The length of the rest of the field from the dot after the array, or `None`;
+    // `dead` as in [`through`].
+    fn walk(
+        map: &Map<String, Value>,
+        rest: &str,
+        dead: &mut Vec<(*const Map<String, Value>, usize)>,
+    ) -> Option<usize> {
+        let here = (std::ptr::from_ref(map), rest.len());
+        if dead.contains(&here) {
+            return None;
+        }
+        for (at, _) in rest.match_indices('.') {
+            let (Some(key), Some(tail)) = (rest.get(..at), rest.get(at + 1..)) else {
+                continue;
+            };
+            match map.get(key) {
+                Some(Value::Array(_)) => return Some(rest.len() - at),
+                Some(Value::Object(inner)) => {
+                    if let Some(left) = walk(inner, tail, dead) {
+                        return Some(left);
+                    }
+                }
+                _ => {}
+            }
+        }
+        dead.push(here);
+        None
+    }
+    let left = walk(map, field, &mut Vec::new())?;
+    field.get(..field.len().checked_sub(left)?)
+}
+
 /// Refuses params in which one dotted field has two different values: a key spelt with
 /// dots beside the same path through nested objects (`{"customer.tier": "standard",
 /// "customer": {"tier": "gold"}}`). Resolution reads the key first (SPEC 4), and a tool

@@ -6,7 +6,7 @@
 //! here is a pure function of the store, the compaction and the action.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::action::Action;
 use crate::compaction::{Compaction, Totals};
@@ -53,7 +53,8 @@ pub enum Code {
     /// Pin: the pinned records alone exceed the budget.
     LedgerExceedsBudget,
     /// Precheck: whether some reachable call makes `check` fail closed could not be
-    /// decided within the bound.
+    /// decided within the bound. Check: whether the call replays a dropped effect could
+    /// not be decided (a field of its `match` meets an array in the params).
     Undecided,
     /// Note: a restrictive rule fires in the view on a stale value (the safe direction).
     StaleValueSafeDirection,
@@ -457,9 +458,12 @@ pub fn check(
                 };
                 findings.extend(ctx.judge());
             }
-            Kind::Effect(effect) if replays(effect, action) => {
-                findings.push(effect_finding(record, effect, kept, action));
-            }
+            Kind::Effect(effect) => match replay(effect, action) {
+                Tri::True => findings.push(effect_finding(record, effect, kept, action)),
+                // A kept effect the agent can see: no more than a note if it replayed.
+                Tri::Unknown if !kept => findings.push(undecided_effect(record, effect, action)),
+                _ => {}
+            },
             Kind::Unevaluable(kind) => {
                 if !kept {
                     findings.push(unevaluable_finding(record, kind, options));
@@ -531,20 +535,50 @@ where
     findings
 }
 
-/// True when `action` repeats the effect: the effect's `tool` covers the action's tool
-/// (a plain name covers only itself, a `*` glob every name it matches, SPEC 2), and every
-/// field `match` names equals the action's param of that name (a missing param never
-/// equals). `match` is read as fields ([`Effect::fields`]: `{"invoice": {"id": ..}}` is
-/// the field `invoice.id`), and a param as a predicate's field is (SPEC 4,
-/// [`Action::param`]): the key spelt exactly, else the path through nested objects. So
-/// either spelling of a field in `match` is met by either in the call: the gate holds the
-/// two for one field ([`crate::action::one_spelling`]), and a tool may read either.
-pub fn replays(effect: &Effect, action: &Action) -> bool {
-    glob_match(&effect.tool, &action.tool)
-        && effect
-            .fields()
-            .iter()
-            .all(|(k, v)| action.param(k).is_some_and(|p| json_eq(p, v)))
+/// Whether `action` repeats the effect. TRUE when the effect's `tool` covers the action's
+/// tool (a plain name covers only itself, a `*` glob every name it matches, SPEC 2), and
+/// every field `match` names equals the action's param of that name. `match` is read as
+/// fields ([`Effect::fields`]: `{"invoice": {"id": ..}}` is the field `invoice.id`), and a
+/// param as a predicate's field is (SPEC 4, [`Action::param`]): the key spelt exactly,
+/// else the path through nested objects. So either spelling of a field in `match` is met
+/// by either in the call: the gate holds the two for one field
+/// ([`crate::action::one_spelling`]), and a tool may read either.
+///
+/// FALSE when the tool is not covered or some field differs, or is missing from the
+/// params (a missing param never equals). UNKNOWN when no field tells the call apart and
+/// some field the params do not give has a path through them that meets an array
+/// ([`array_met`]): the gate reads no field into an array, as a predicate's field whose
+/// path meets one resolves nowhere in the params (SPEC 4), while a tool may read the
+/// element, so whether the call repeats the effect is not decided, and `check` fails
+/// closed on a dropped one.
+pub fn replay(effect: &Effect, action: &Action) -> Tri {
+    if !glob_match(&effect.tool, &action.tool) {
+        return Tri::False;
+    }
+    let mut out = Tri::True;
+    for (k, v) in effect.fields() {
+        match action.param(&k) {
+            Some(p) if json_eq(p, v) => {}
+            None if crate::action::array_on_path(&action.params, &k).is_some() => {
+                out = Tri::Unknown;
+            }
+            _ => return Tri::False,
+        }
+    }
+    out
+}
+
+/// The first field of the effect's `match` that `params` do not give and whose path
+/// through them meets an array, with the part of it up to the array: why [`replay`] is
+/// UNKNOWN.
+pub fn array_met(effect: &Effect, params: &Map<String, Value>) -> Option<(String, String)> {
+    effect.fields().into_iter().find_map(|(k, _)| {
+        if crate::action::field_in(params, &k).is_some() {
+            return None;
+        }
+        let at = crate::action::array_on_path(params, &k)?.to_string();
+        Some((k, at))
+    })
 }
 
 /// The code `check` gives the policy at `pos` for `action` (a firing-table row or
@@ -950,6 +984,28 @@ pub fn effect_finding(record: &Record, effect: &Effect, kept: bool, action: &Act
         f.restore = vec![record.id.clone()];
         f
     }
+}
+
+/// The error `check` reports for a dropped effect it cannot tell whether `action`
+/// replays ([`replay`] is UNKNOWN): names the field whose path meets an array, and the fix.
+pub fn undecided_effect(record: &Record, effect: &Effect, action: &Action) -> Finding {
+    // INVARIANT: `replay` is UNKNOWN, so some field meets an array.
+    let (field, array) = array_met(effect, &action.params).unwrap_or_default();
+    let mut f = Finding::new(
+        Code::Undecided,
+        Some(record),
+        format!(
+            "dropped effect '{}' (seq {}) records that {} already ran with {}; this call reaches the field `{}` only through an array (`{}`), which the gate does not read into, so it cannot tell whether the call replays it: restore the record, or give the field outside the array",
+            clean(&record.id),
+            record.seq,
+            clean(&effect.tool),
+            json_text(&Value::Object(effect.matches.clone())),
+            clean(&field),
+            clean(&array)
+        ),
+    );
+    f.restore = vec![record.id.clone()];
+    f
 }
 
 /// The note for a record whose kind the gate cannot evaluate but which looks like a

@@ -132,8 +132,9 @@ fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
 /// The first field (in the order [`Effect::fields`] lists them) that `matches` gives
 /// twice, spelt once with dots in a key and once through nested objects, with whether
 /// the two values differ. Only a key with a dot can spell a field a second way: without
-/// one, every path of keys names a field of its own.
-pub fn match_spelt_twice(matches: &Map<String, Value>) -> Option<(String, bool)> {
+/// one, every path of keys names a field of its own. An effect's `match` and a fact's
+/// object `value` are read so (the field named below the fact's own).
+pub fn spelt_twice(matches: &Map<String, Value>) -> Option<(String, bool)> {
     fn dotted(map: &Map<String, Value>) -> bool {
         map.iter()
             .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
@@ -410,6 +411,22 @@ pub enum RecordProblem {
         /// True when the two spellings give it different values.
         differ: bool,
     },
+    /// A fact's object `value` that gives one field below the fact's twice, as a key with
+    /// dots and through nested objects (`a` = `{"b": {"c": 1}, "b.c": 2}`). The gate reads
+    /// the dotted key and a tool may read the nested value: a rule would be judged on a
+    /// value other than the one the tool sees. The field (the fact's, then the one below)
+    /// and whether the two values differ.
+    #[error(
+        "`value` gives the field `{}` twice{}, as a key with dots and through nested objects: a field has one value, so write it once",
+        clean(field),
+        if *differ { ", with two different values" } else { "" }
+    )]
+    ValueTwice {
+        /// The field, dotted: the fact's `field`, then the field below it.
+        field: String,
+        /// True when the two spellings give it different values.
+        differ: bool,
+    },
     /// A `seq` another record has too (that record's id).
     #[error("duplicate seq {seq} (also on record `{}`)", clean(other))]
     DuplicateSeq {
@@ -639,6 +656,14 @@ fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, RecordProblem> {
     let field = nonempty_string(required(obj, "field")?, "field")?;
     let value = required(obj, "value")?.clone();
     numbers_ok(&value, "value")?;
+    if let Value::Object(inner) = &value
+        && let Some((below, differ)) = spelt_twice(inner)
+    {
+        return Err(RecordProblem::ValueTwice {
+            field: format!("{field}.{below}"),
+            differ,
+        });
+    }
     Ok(Fact {
         field,
         value,
@@ -660,7 +685,7 @@ fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
         return Err(RecordProblem::Match);
     };
     numbers_ok(required(obj, "match")?, "match")?;
-    if let Some((field, differ)) = match_spelt_twice(matches) {
+    if let Some((field, differ)) = spelt_twice(matches) {
         return Err(RecordProblem::MatchTwice { field, differ });
     }
     Ok(Effect {

@@ -73,6 +73,10 @@ pub enum Undecided {
     Spellings(String, usize),
     /// Two tool globs too long to tell exactly whether some name matches both.
     Globs(String, String),
+    /// A field of an effect's `match` (the first) whose path an admitted call may give an
+    /// array at (the second, a part of the field): `check` cannot tell whether such a call
+    /// replays the effect ([`crate::gate::replay`]).
+    Array(String, String),
 }
 
 impl Undecided {
@@ -95,6 +99,11 @@ impl Undecided {
             ),
             Undecided::Spellings(f, most) => format!(
                 "it reads `{}`, a field of more than {most} dots, and precheck does not try every way a call can spell it through keys with dots",
+                clean(f)
+            ),
+            Undecided::Array(f, at) => format!(
+                "a call may give `{}` an array, which the field `{}` passes through, and check cannot tell whether such a call replays it",
+                clean(at),
                 clean(f)
             ),
             Undecided::Globs(a, b) => format!(
@@ -351,6 +360,19 @@ impl Schema {
             return values.iter().any(|v| lookup(v, path).is_some());
         }
         self.types & OBJECT != 0 && self.slot(first).schema.may_have(rest)
+    }
+
+    /// Can an admitted value hold an array at the nested path? (`true` when unsure.)
+    pub fn may_hold_array(&self, path: &[&str]) -> bool {
+        if let Some(values) = self.finite() {
+            return values
+                .iter()
+                .any(|v| lookup(v, path).is_some_and(Value::is_array));
+        }
+        let [first, rest @ ..] = path else {
+            return self.types & ARRAY != 0;
+        };
+        self.types & OBJECT != 0 && self.slot(first).schema.may_hold_array(rest)
     }
 
     /// Does the schema admit a value holding `value` at the nested path? (Every object on

@@ -403,6 +403,160 @@ fn an_effect_match_giving_one_field_twice_is_invalid_input() {
     }
 }
 
+/// A fact whose object `value` gave one field below it both as a dotted key and through
+/// nested objects was accepted: `a` = `{"b": {"c": 1}, "b.c": 2}` was read as `a.b.c` = 2
+/// (the dotted key first), where a tool may read 1, so a rule denying `a.b.c` = 1 passed.
+/// It is invalid input naming the record and the field, whatever the two values are.
+#[test]
+fn a_fact_value_giving_one_field_twice_is_invalid_input() {
+    let deny = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"a.b.c","op":"eq","value":1},"effect":"deny"}"#;
+    for (value, field, differ) in [
+        (r#"{"b":{"c":1},"b.c":2}"#, "a.b.c", true),
+        (r#"{"b.c":1,"b":{"c":1.0}}"#, "a.b.c", false),
+        (r#"{"b":{"c.d":1},"b.c":{"d":2}}"#, "a.b.c.d", true),
+    ] {
+        let f = format!(r#"{{"id":"f7","seq":2,"kind":"fact","field":"a","value":{value}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(
+                &[deny, &f, CHAT],
+                &["p1", "f7", "c"],
+                r#"{"tool":"pay","params":{}}"#,
+            )
+            .as_bytes(),
+        );
+        let two = if differ {
+            ", with two different values"
+        } else {
+            ""
+        };
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `f7`: `value` gives the field `{field}` twice{two}, as a key with dots and through nested objects: a field has one value, so write it once\n"
+        );
+        for args in [
+            vec!["check", path.as_str()],
+            vec!["check", "--precheck", path.as_str()],
+            vec!["pin", path.as_str()],
+        ] {
+            let r = run(&args, None);
+            assert_eq!(r.code, 2, "{args:?} {value}\n{}", r.stdout);
+            assert_eq!(r.stderr, want, "{args:?}");
+        }
+    }
+    // A dot in a key that spells no field twice is a value like any other.
+    let f = r#"{"id":"f7","seq":2,"kind":"fact","field":"a","value":{"b.c":2,"b":{"d":1}}}"#;
+    let r = check(
+        &[deny, f, CHAT],
+        &["p1", "f7", "c"],
+        r#"{"tool":"pay","params":{}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
+/// A dropped effect whose `match` field's path meets an array in the call
+/// (`items.0.amount` in `{"items": [{"amount": 5}]}`) passed: the gate reads no field into
+/// an array, so the field was missing and the call was cleared, while the tool may read
+/// the element and repeat the effect; precheck called it ruled out by a schema that types
+/// `items` as an array, and pin did not keep it. `check` now fails closed (ERROR
+/// `undecided`), precheck says it may bind, and pin keeps it.
+#[test]
+fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
+    let deny = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"amount","op":"gt","value":100},"effect":"deny"}"#;
+    for matches in [
+        r#"{"items.0.amount":5,"to":"x"}"#,
+        r#"{"items":{"0":{"amount":5}},"to":"x"}"#,
+        r#"{"items.0":{"amount":5},"to":"x"}"#,
+    ] {
+        let e = format!(r#"{{"id":"e7","seq":2,"kind":"effect","tool":"pay","match":{matches}}}"#);
+        for params in [
+            r#"{"items":[{"amount":5}],"to":"x","amount":1}"#,
+            r#"{"amount":1,"to":"x","items":[{"amount":6},{"amount":5}]}"#,
+        ] {
+            let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+            let r = check(&[deny, &e, CHAT], &["p1", "c"], &action, &[]);
+            assert_eq!(r.code, 2, "{matches} {params}\n{}", r.stdout);
+            assert_eq!(r.verdict_line(), "verdict   : ERROR (undecided) exit 2");
+            assert!(
+                r.stdout.contains(
+                    "this call reaches the field `items.0.amount` only through an array (`items`)"
+                ),
+                "{}",
+                r.stdout
+            );
+            assert_eq!(r.labelled("restore"), ["e7"]);
+            // Kept, the agent sees it: nothing to fail closed on.
+            let r = check(&[deny, &e, CHAT], &["p1", "e7", "c"], &action, &[]);
+            assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+        }
+        // A field the call gives another value, or lacks with no array on its way, tells
+        // the call apart: no replay, whatever the array holds.
+        for params in [
+            r#"{"items":[{"amount":5}],"to":"y","amount":1}"#,
+            r#"{"items":{"0":{"amount":6}},"to":"x","amount":1}"#,
+            r#"{"items":"5","to":"x","amount":1}"#,
+        ] {
+            let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
+            let r = check(&[deny, &e, CHAT], &["p1", "c"], &action, &[]);
+            assert_eq!(
+                r.verdict_line(),
+                "verdict   : PASS exit 0",
+                "{matches} {params}\n{}",
+                r.stdout
+            );
+        }
+    }
+    // precheck and pin, with a schema that gives `items` an array.
+    let e = r#"{"id":"e7","seq":2,"kind":"effect","tool":"pay","match":{"items.0.amount":5}}"#;
+    let tools = r#"[{"name":"pay","input_schema":{"type":"object","properties":{"items":{"type":"array"},"amount":{"type":"integer"}},"additionalProperties":false}}]"#;
+    let s = Scratch::new();
+    let path = s.file(
+        "in.json",
+        doc(
+            &[deny, e, CHAT],
+            &["p1", "c"],
+            r#"{"tool":"pay","params":{}}"#,
+        )
+        .as_bytes(),
+    );
+    let tools_file = s.file("tools.json", tools.as_bytes());
+    let at = format!("@{tools_file}");
+    let r = run(&["check", "--precheck", &path, "--tools", &at], None);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("dropped effect 'e7' may be replayed by a reachable call of pay: precheck could not decide, because a call may give `items` an array, which the field `items.0.amount` passes through"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.labelled("restore"), ["e7"]);
+    let r = run(&["pin", &path, "--tools", &at], None);
+    assert!(
+        r.labelled("pinned")
+            .contains(&"e7 (effect ledger entry of pay: a reachable call can replay it)"),
+        "{}",
+        r.stdout
+    );
+    // A schema that gives `items` no array rules the replay out, as before.
+    let closed = tools.replace(r#"{"type":"array"}"#, r#"{"type":"string"}"#);
+    let closed_file = s.file("closed.json", closed.as_bytes());
+    let at = format!("@{closed_file}");
+    let r = run(&["check", "--precheck", &path, "--tools", &at], None);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    assert!(
+        r.labelled("note")
+            .iter()
+            .any(|n| n.starts_with("ruled-out-by-schema: dropped effect 'e7'")),
+        "{}",
+        r.stdout
+    );
+}
+
 /// An empty key below the top of `match` or of the params was dropped from the field's
 /// name (`{"": {"": 5}}` was read as the field ``, not `.`): the call that the effect
 /// records passed, replaying it, and params that give `.b` two values (`{".b": 1, "":

@@ -691,6 +691,48 @@ fn an_effect_match_giving_one_field_twice_is_left_to_the_exact_loader() {
     }
 }
 
+/// A fact whose object `value` gives one field twice (a dotted key and nested objects) is
+/// invalid input. The fact scan, which reads a fact the command does not consult (an
+/// older statement of its field, or a field no rule reads) without parsing its value,
+/// took any object, and the lean report passed what the exact loader refuses.
+#[test]
+fn a_fact_value_giving_one_field_twice_is_left_to_the_exact_loader() {
+    let policy = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"a.b.c","op":"eq","value":1},"effect":"deny"}"#;
+    let newer = r#"{"id":"f2","seq":5,"kind":"fact","field":"a","value":{"b":{"c":3}}}"#;
+    let chatter = r#"{"id":"c1","seq":9,"kind":"chatter","text":"hi"}"#;
+    for field in ["a", "other"] {
+        for value in [
+            r#"{"b":{"c":1},"b.c":2}"#,
+            r#"{"b.c":1,"b":{"c":1}}"#,
+            r#"{"x":[{"y.z":1}],"b":{"c.d":1},"b.c":{"d":2}}"#,
+        ] {
+            let fact =
+                format!(r#"{{"id":"f1","seq":2,"kind":"fact","field":"{field}","value":{value}}}"#);
+            let text = format!("{policy}\n{fact}\n{newer}\n{chatter}\n");
+            let bytes = text.as_bytes();
+            for kept in [r#"["p1","c1"]"#, r#"["p1","f1","f2"]"#] {
+                let ask = Ask::Check {
+                    kept: Some(kept),
+                    action: Some(r#"{"tool":"pay","params":{}}"#),
+                };
+                refused(bytes, ask);
+                refused(bytes, Ask::Precheck { kept: Some(kept) });
+            }
+            refused(bytes, Ask::Pin);
+        }
+        // A dot in a key that spells no field twice is decided leanly.
+        let fact = format!(
+            r#"{{"id":"f1","seq":2,"kind":"fact","field":"{field}","value":{{"b.c":1,"b":{{"d":"1.5"}}}}}}"#
+        );
+        let text = format!("{policy}\n{fact}\n{newer}\n{chatter}\n");
+        let ask = Ask::Check {
+            kept: Some(r#"["p1","c1"]"#),
+            action: Some(r#"{"tool":"pay","params":{}}"#),
+        };
+        decides(text.as_bytes(), ask);
+    }
+}
+
 #[test]
 fn large_heads_tails_and_records_are_read_whole() {
     // A head past the first read (64 KiB), a tail past the first read (4 MiB), a record

@@ -494,17 +494,31 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
     }
     let schema = &domain.schema;
     if let Some(values) = schema.finite() {
-        return Ok(values.into_iter().find_map(|v| match v {
+        let mut undecided = None;
+        for v in values {
             // Params that spell a field twice are no call `check` accepts.
-            Value::Object(params) if crate::action::one_spelling(&params).is_ok() => {
-                let action = Action {
-                    tool: tool.clone(),
-                    params,
-                };
-                gate::replays(effect, &action).then_some(action)
+            let Value::Object(params) = v else { continue };
+            if crate::action::one_spelling(&params).is_err() {
+                continue;
             }
-            _ => None,
-        }));
+            let action = Action {
+                tool: tool.clone(),
+                params,
+            };
+            match gate::replay(effect, &action) {
+                Tri::True => return Ok(Some(action)),
+                Tri::Unknown => {
+                    // INVARIANT: `replay` is UNKNOWN, so some field meets an array.
+                    let (field, at) = gate::array_met(effect, &action.params).unwrap_or_default();
+                    undecided.get_or_insert(Undecided::Array(field, at));
+                }
+                Tri::False => {}
+            }
+        }
+        return match undecided {
+            Some(why) => Err(why),
+            None => Ok(None),
+        };
     }
     if !schema.admits_objects() {
         return Ok(None);
@@ -529,17 +543,28 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             params.insert(key.clone(), (*value).clone());
             continue;
         }
-        // `check` reads a key with dots through nested objects too ([`gate::replays`]):
+        // `check` reads a key with dots through nested objects too ([`gate::replay`]):
         // a call may give the value at any spelling of it that the schema admits.
         let spellings = crate::action::spellings(key)
             .ok_or_else(|| Undecided::Spellings(key.clone(), crate::action::MAX_SPELLING_DOTS))?;
         let Some(path) = spellings
-            .into_iter()
+            .iter()
             .find(|path| path.len() > 1 && schema.admits_at(path, value))
         else {
-            return Ok(None);
+            // No call gives the field this value; one that reaches an array on its way
+            // (`items` for `items.0.amount`) gives it none the gate reads, and `check`
+            // cannot tell whether that call replays the effect ([`gate::replay`]).
+            let array = spellings.iter().find_map(|path| {
+                (1..path.len())
+                    .find(|&n| path.get(..n).is_some_and(|p| schema.may_hold_array(p)))
+                    .and_then(|n| path.get(..n))
+            });
+            return match array {
+                Some(at) => Err(Undecided::Array(key.clone(), at.join("."))),
+                None => Ok(None),
+            };
         };
-        if !insert_at(&mut params, &path, value) {
+        if !insert_at(&mut params, path, value) {
             return Err(Undecided::Overlap(key.clone()));
         }
     }

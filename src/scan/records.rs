@@ -85,7 +85,18 @@ impl<'de> Visitor<'de> for FactVisitor {
                 32 => map.next_value_seed(Skip)?,
                 64 => field = Some(nonempty(map.next_value_seed(StrSeed)?)?),
                 128 => {
-                    map.next_value_seed(Checked::TOP)?;
+                    // Its text is kept: an object with a key with a dot may give a field
+                    // twice, which the strict path refuses, and is read whole to tell.
+                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
+                    let mut de = serde_json::Deserializer::from_str(raw.get());
+                    let shape = Checked::TOP.deserialize(&mut de).map_err(|_| not_light())?;
+                    if de.end().is_err()
+                        || (shape == Shape::Object
+                            && raw.get().contains('.')
+                            && spelt_twice(raw.get()))
+                    {
+                        return Err(not_light());
+                    }
                     value = true;
                 }
                 256 => supersedes = Some(nonempty(map.next_value_seed(StrSeed)?)?),
@@ -310,11 +321,11 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
     }
 }
 
-/// True unless `raw`, a `match` the scan has checked, is an object that gives no field
-/// twice ([`crate::record::match_spelt_twice`]).
+/// True unless `raw`, an object the scan has checked (a `match`, or a fact's `value`),
+/// gives no field twice ([`crate::record::spelt_twice`]).
 fn spelt_twice(raw: &str) -> bool {
     match crate::json::parse(raw.as_bytes()) {
-        Ok(serde_json::Value::Object(m)) => crate::record::match_spelt_twice(&m).is_some(),
+        Ok(serde_json::Value::Object(m)) => crate::record::spelt_twice(&m).is_some(),
         _ => true,
     }
 }

@@ -202,7 +202,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Whether an effect of `tool` (a name or glob) may be replayed by a call of one of the
-    /// tools, as [`crate::gate::replays`] decides: for `check`, its `tool` covers the call's
+    /// tools, as [`crate::gate::replay`] decides: for `check`, its `tool` covers the call's
     /// tool; for precheck and pin, whose tools may be globs, some name is covered by both
     /// (as [`crate::precheck::effect_meets`] decides); any is when the tools are not known.
     pub(super) fn effect_in_scope(&self, tool: &str) -> bool {
