@@ -705,6 +705,8 @@ fn a_fact_value_giving_one_field_twice_is_left_to_the_exact_loader() {
             r#"{"b":{"c":1},"b.c":2}"#,
             r#"{"b.c":1,"b":{"c":1}}"#,
             r#"{"x":[{"y.z":1}],"b":{"c.d":1},"b.c":{"d":2}}"#,
+            // The dot written as an escape.
+            r#"{"b\u002ec":2,"b":{"c":1}}"#,
         ] {
             let fact =
                 format!(r#"{{"id":"f1","seq":2,"kind":"fact","field":"{field}","value":{value}}}"#);

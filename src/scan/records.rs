@@ -90,11 +90,7 @@ impl<'de> Visitor<'de> for FactVisitor {
                     let raw: &'de serde_json::value::RawValue = map.next_value()?;
                     let mut de = serde_json::Deserializer::from_str(raw.get());
                     let shape = Checked::TOP.deserialize(&mut de).map_err(|_| not_light())?;
-                    if de.end().is_err()
-                        || (shape == Shape::Object
-                            && raw.get().contains('.')
-                            && spelt_twice(raw.get()))
-                    {
+                    if de.end().is_err() || (shape == Shape::Object && spelt_twice(raw.get())) {
                         return Err(not_light());
                     }
                     value = true;
@@ -289,7 +285,7 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                     // path refuses: such a `match` is read whole and checked as it does.
                     // A dot may be written as an escape (`\u002e`), so text with a
                     // backslash is read whole too.
-                    if raw.get().contains(['.', '\\']) && spelt_twice(raw.get()) {
+                    if spelt_twice(raw.get()) {
                         return Err(not_light());
                     }
                     matches = Some(raw.get());
@@ -322,8 +318,13 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
 }
 
 /// True unless `raw`, an object the scan has checked (a `match`, or a fact's `value`),
-/// gives no field twice ([`crate::record::spelt_twice`]).
+/// gives no field twice ([`crate::record::spelt_twice`]). Only a key with a dot can spell
+/// a field a second way, and its dot may be written `\u002e`: text with neither a `.`
+/// nor a `\` gives no field twice and is not parsed.
 fn spelt_twice(raw: &str) -> bool {
+    if !raw.contains(['.', '\\']) {
+        return false;
+    }
     match crate::json::parse(raw.as_bytes()) {
         Ok(serde_json::Value::Object(m)) => crate::record::spelt_twice(&m).is_some(),
         _ => true,
