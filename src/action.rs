@@ -43,6 +43,14 @@ pub enum ActionError {
         clean(.0)
     )]
     TwoSpellings(String),
+    /// Params that give a field as a key with dots while a part of its path is an array
+    /// (the field, the array's path): `{"items.0.amount": 5, "items": [{"amount": 6}]}`.
+    #[error(
+        "the action's `params` give `{}` as a key with dots while `{}` is an array: the gate does not read into arrays and a tool may read the field there, so send it one way",
+        clean(.0),
+        clean(.1)
+    )]
+    ThroughArray(String, String),
 }
 
 /// Why a tool definition, or a list of them, is refused.
@@ -280,7 +288,9 @@ pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f
 /// dots beside the same path through nested objects (`{"customer.tier": "standard",
 /// "customer": {"tier": "gold"}}`). Resolution reads the key first (SPEC 4), and a tool
 /// may read the nested value: the gate would judge a call other than the one the tool
-/// runs. The same value both ways is one value.
+/// runs. The same value both ways is one value. A field with dots whose path meets an
+/// array of the params (`{"items.0.amount": 5, "items": [...]}`) is refused too: the gate
+/// does not read into arrays ([`array_on_path`]), and a tool may read the element.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     fn dotted(map: &Map<String, Value>) -> bool {
         map.iter()
@@ -316,7 +326,14 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     if !dotted(params) {
         return Ok(());
     }
-    walk(None, params, &mut std::collections::BTreeMap::new())
+    let mut seen = std::collections::BTreeMap::new();
+    walk(None, params, &mut seen)?;
+    for name in seen.keys().filter(|name| name.contains('.')) {
+        if let Some(array) = array_on_path(params, name) {
+            return Err(ActionError::ThroughArray(name.clone(), array.to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// A tool the harness offers, with the JSON Schema of its input when known.
@@ -598,6 +615,27 @@ mod tests {
             r#"{"a":{"b":1},"b":{"a":2}}"#,
         ];
         for params in one {
+            assert!(
+                action(&format!(r#"{{"tool":"t","params":{params}}}"#)).is_ok(),
+                "{params}"
+            );
+        }
+        // A key with dots whose path meets an array: the tool may read the element.
+        for params in [
+            r#"{"items.0.amount":100,"items":[{"amount":8400}]}"#,
+            r#"{"a":{"items.0":1,"items":[2]}}"#,
+            r#"{"a.items.0":1,"a":{"items":[2]}}"#,
+        ] {
+            let err = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap_err();
+            assert!(
+                matches!(err, ActionError::ThroughArray(_, _)),
+                "{params}: {err:?}"
+            );
+        }
+        for params in [
+            r#"{"items":[{"amount.x":1}],"amount":{"x":2}}"#,
+            r#"{"items.0":1,"item":[2]}"#,
+        ] {
             assert!(
                 action(&format!(r#"{{"tool":"t","params":{params}}}"#)).is_ok(),
                 "{params}"

@@ -995,6 +995,41 @@ fn params_that_give_a_field_two_values_are_refused() {
     assert_eq!(out.code, 1, "{}", out.stdout);
 }
 
+/// The gate does not read into arrays (SPEC 4), so a key with dots was the only reading
+/// of its field: `{"items.0.amount": 100, "items": [{"amount": 8400}]}` was judged on the
+/// decoy 100 and passed a dropped rule on amounts over 5,000, while a tool that reads
+/// the path through the array gets 8,400. Such params are refused, as a field given two
+/// ways is; without the dotted key the field resolves nowhere and the rule fails closed.
+#[test]
+fn params_that_give_a_field_through_an_array_with_dots_are_refused() {
+    let dir = Scratch::new();
+    let rule = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"items.0.amount","op":"gt","value":5000},"effect":"deny"}"#;
+    let store = dir.file(
+        "s.jsonl",
+        format!("{rule}\n{{\"id\":\"c\",\"seq\":2,\"kind\":\"chatter\"}}\n").as_bytes(),
+    );
+    let decoy = r#"{"items.0.amount":100,"items":[{"amount":8400}]}"#;
+    let action = format!(r#"{{"tool":"refunds.create","params":{decoy}}}"#);
+    let out = check(&[&store, "--kept", "c", "--action", &action], None);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("give `items.0.amount` as a key with dots while `items` is an array"),
+        "{}",
+        out.stdout
+    );
+    let payload = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{decoy}}}"#
+    );
+    let out = claude_hook(&store, "c", &payload);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("is an array"), "{}", out.stderr);
+    // The array alone: the rule's field resolves nowhere, and the gate does not pass.
+    let plain = r#"{"tool":"refunds.create","params":{"items":[{"amount":8400}]}}"#;
+    let out = check(&[&store, "--kept", "c", "--action", plain], None);
+    assert_ne!(out.code, 0, "{}", out.stdout);
+}
+
 /// `--kept` lists the ids retention `given` keeps. Beside a retention that computes the
 /// kept set itself, the ids were ignored without a word (the report names only the
 /// retention): a user who gave both believed both counted. Refused wherever the flags
