@@ -813,14 +813,22 @@ pub fn js_env_string(value: &Value) -> Option<String> {
 }
 
 /// Gemini CLI's settings files (names and contents, in the order it merges them: see
-/// [`settings_by_precedence`]) merged as it merges them.
+/// [`settings_by_precedence`]) merged as it merges them (`mergeSettings`): over its
+/// schema's defaults, of which only those read here are written
+/// (`advanced.excludedEnvVars`), each list in [`UNION`] joined with the one before it,
+/// anything else as [`js_merge`] does.
 pub fn merged(layers: &[(&str, &Value)]) -> Value {
-    let mut merged = Value::Object(serde_json::Map::new());
+    let mut merged = serde_json::json!({"advanced": {"excludedEnvVars": ["DEBUG", "DEBUG_MODE"]}});
     for (_, layer) in layers {
-        js_merge(&mut merged, layer);
+        js_merge(&mut merged, layer, &mut Vec::new());
     }
     merged
 }
+
+/// The settings read here whose lists Gemini CLI 0.61.0 merges with `mergeStrategy:
+/// "union"`: the one before, then each new item (a value that is not a list is one
+/// item).
+const UNION: [&[&str]; 1] = [&["advanced", "excludedEnvVars"]];
 
 /// The `.env` file Gemini CLI 0.61.0 loads into its own environment when it starts in
 /// the trusted folder `start` (`findEnvFile`): in `start` and each directory above it,
@@ -852,9 +860,10 @@ pub fn env_file(start: &Path, home: Option<&Path>, settings: &Value) -> Option<P
 /// The variables Gemini CLI 0.61.0 sets in its own environment from the `.env` file
 /// `file` (its text `text`), given its merged settings (see [`merged`]) and the
 /// variables it has (`vars`, each kept as it is: `loadEnvironment`). A project's file
-/// (one whose path holds no `.gemini`) does not set those `advanced.excludedEnvVars`
-/// names (default `DEBUG`, `DEBUG_MODE`); a value there that is neither a list nor a
-/// string makes Gemini CLI load nothing.
+/// (one whose path holds no `.gemini`) does not set the names in
+/// `advanced.excludedEnvVars`, which always holds `DEBUG` and `DEBUG_MODE` (see
+/// [`merged`]), unless `advanced` itself is replaced by something else; a value there
+/// that is neither a list nor a string makes Gemini CLI load nothing.
 pub fn env_file_vars(
     file: &Path,
     text: &str,
@@ -867,7 +876,14 @@ pub fn env_file_vars(
         .filter(|v| truthy(v));
     let is_excluded = |key: &str| -> Option<bool> {
         Some(match excluded {
-            None => ["DEBUG", "DEBUG_MODE"].contains(&key),
+            // `DEFAULT_EXCLUDED_ENV_VARS`
+            None => [
+                "DEBUG",
+                "DEBUG_MODE",
+                "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
+                "GEMINI_CLI_IDE_SERVER_STDIO_ARGS",
+            ]
+            .contains(&key),
             Some(Value::Array(list)) => list.iter().any(|v| v.as_str() == Some(key)),
             // `String.prototype.includes`: a part of the text.
             Some(Value::String(s)) => s.contains(key),
@@ -923,24 +939,39 @@ pub fn dotenv_parse(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// `mergeRecursively` with no merge strategy, as Gemini CLI merges its settings files: an
-/// object into an object key by key, anything else replacing what was there.
-fn js_merge(target: &mut Value, source: &Value) {
+/// `mergeRecursively`, as Gemini CLI merges its settings files: a list at a path in
+/// [`UNION`] joined with a new value, an object into an object key by key, anything
+/// else replacing what was there. `path`: where `target` is.
+fn js_merge(target: &mut Value, source: &Value, path: &mut Vec<String>) {
     let (Value::Object(t), Value::Object(s)) = (target, source) else {
         return;
     };
     for (key, value) in s {
+        path.push(key.clone());
+        let union = (UNION.iter()).any(|u| u.iter().copied().eq(path.iter().map(String::as_str)));
         match (t.get_mut(key), value) {
-            (Some(old @ Value::Object(_)), Value::Object(_)) => js_merge(old, value),
+            (Some(Value::Array(old)), _) if union => {
+                let new = match value {
+                    Value::Array(items) => items.as_slice(),
+                    item => std::slice::from_ref(item),
+                };
+                for item in new {
+                    if !old.contains(item) {
+                        old.push(item.clone());
+                    }
+                }
+            }
+            (Some(old @ Value::Object(_)), Value::Object(_)) => js_merge(old, value, path),
             (_, Value::Object(_)) => {
                 let mut fresh = Value::Object(serde_json::Map::new());
-                js_merge(&mut fresh, value);
+                js_merge(&mut fresh, value, path);
                 t.insert(key.clone(), fresh);
             }
             _ => {
                 t.insert(key.clone(), value.clone());
             }
         }
+        path.pop();
     }
 }
 
@@ -1538,25 +1569,30 @@ mod tests {
         let file = Path::new("/p/.env");
         let text = "DEBUG=1\nX=1\nPATH=/evil\n";
         let has = [(OsString::from("PATH"), OsString::from("/bin"))];
-        let keys = |settings: Value, file: &Path| -> Vec<String> {
-            env_file_vars(file, text, &settings, &has)
+        let keys = |layers: &[Value], file: &Path| -> Vec<String> {
+            let layers: Vec<(&str, &Value)> = layers.iter().map(|l| ("s", l)).collect();
+            env_file_vars(file, text, &merged(&layers), &has)
                 .into_iter()
                 .map(|(k, _)| k)
                 .collect()
         };
-        assert_eq!(keys(json!({}), file), ["X"]);
-        assert_eq!(
-            keys(json!({}), Path::new("/h/.gemini/.env")),
-            ["DEBUG", "X"]
-        );
-        let list = json!({"advanced": {"excludedEnvVars": ["X"]}});
-        assert_eq!(keys(list, file), ["DEBUG"]);
-        // A string is searched for the name, as `includes` does.
-        let text_list = json!({"advanced": {"excludedEnvVars": "XY"}});
-        assert_eq!(keys(text_list, file), ["DEBUG"]);
-        // Another value throws, and nothing is loaded.
-        let broken = json!({"advanced": {"excludedEnvVars": {"X": true}}});
-        assert!(keys(broken, file).is_empty());
+        assert_eq!(keys(&[], file), ["X"]);
+        assert_eq!(keys(&[], Path::new("/h/.gemini/.env")), ["DEBUG", "X"]);
+        // A list adds to Gemini CLI's own (`DEBUG`, `DEBUG_MODE`), and to the one before.
+        let list = |v: Value| json!({"advanced": {"excludedEnvVars": v}});
+        assert!(keys(&[list(json!(["X"]))], file).is_empty());
+        let (x, other) = (list(json!(["X"])), list(json!(["OTHER"])));
+        assert!(keys(&[x, other], file).is_empty());
+        // Another value is one more name, compared whole.
+        assert_eq!(keys(&[list(json!("XY"))], file), ["X"]);
+        assert_eq!(keys(&[list(json!({"X": true}))], file), ["X"]);
+        // With `advanced` replaced, the list is Gemini CLI's fallback, or the new one: a
+        // string is searched for the name (`includes`), another value throws, and nothing
+        // is loaded.
+        let gone = json!({"advanced": null});
+        assert_eq!(keys(&[gone.clone()], file), ["X"]);
+        assert_eq!(keys(&[gone.clone(), list(json!("XY"))], file), ["DEBUG"]);
+        assert!(keys(&[gone, list(json!({"X": true}))], file).is_empty());
     }
 
     #[test]
