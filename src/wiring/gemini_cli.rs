@@ -14,6 +14,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -783,7 +784,7 @@ pub fn hook_environment(
         .into_iter()
         .filter(|(k, v)| {
             let (k, v) = (k.to_string_lossy(), v.to_string_lossy());
-            !redacted(&k, &v, &allowed, &blocked, strict, &patterns)
+            !redacted(&k, &v, &allowed, &blocked, strict, patterns)
         })
         .collect())
 }
@@ -912,16 +913,21 @@ pub fn env_file_vars(
 /// line and a carriage return; a key given twice keeps its place and takes the last
 /// value.
 pub fn dotenv_parse(text: &str) -> Vec<(String, String)> {
-    let Ok(line) = regex::Regex::new(
-        r#"(?m)^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$"#,
-    ) else {
+    static LINE: OnceLock<Option<regex::Regex>> = OnceLock::new();
+    let line = LINE.get_or_init(|| {
+        // dotenv's `LINE`, with JavaScript's `\s`.
+        let pattern = r#"(?m)^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$"#;
+        regex::Regex::new(&pattern.replace(r"\s", &format!("[{JS_SPACE}]"))).ok()
+    });
+    let Some(line) = line else {
         return Vec::new();
     };
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let mut out: Vec<(String, String)> = Vec::new();
     for m in line.captures_iter(&text) {
         let key = m.get(1).map_or("", |k| k.as_str()).to_string();
-        let mut value = m.get(2).map_or("", |v| v.as_str()).trim().to_string();
+        let value = m.get(2).map_or("", |v| v.as_str());
+        let mut value = value.trim_matches(js_space).to_string();
         let quote = value.chars().next();
         if let Some(q @ ('\'' | '"' | '`')) = quote
             && let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q))
@@ -1045,28 +1051,50 @@ const SECRET_NAMES: [&str; 10] = [
 ];
 
 /// `NEVER_ALLOWED_VALUE_PATTERNS`, as the regex crate writes them (JavaScript's `/i`
-/// as `(?i)`).
-fn secret_patterns() -> Vec<regex::Regex> {
-    [
-        r"-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----",
-        r"-----BEGIN CERTIFICATE-----",
-        r"(https?|ftp|smtp)://[^:\s]{1,1024}:[^@\s]{1,1024}@",
-        r"(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}",
-        r"AIzaSy[a-zA-Z0-9_\\\-]{33}",
-        r"AKIA[A-Z0-9]{16}",
-        r"eyJ[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}",
-        r"(s|r)k_(live|test)_[0-9a-zA-Z]{24}",
-        r"xox[abpr]-[a-zA-Z0-9-]+",
-    ]
-    .iter()
-    .filter_map(|p| {
-        regex::RegexBuilder::new(p)
-            .case_insensitive(true)
-            .size_limit(64 << 20)
-            .build()
-            .ok()
+/// as `(?i)`, its `\s` as [`JS_SPACE`]), compiled once.
+fn secret_patterns() -> &'static [regex::Regex] {
+    static PATTERNS: OnceLock<Vec<regex::Regex>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        [
+            r"-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----",
+            r"-----BEGIN CERTIFICATE-----",
+            r"(https?|ftp|smtp)://[^:\s]{1,1024}:[^@\s]{1,1024}@",
+            r"(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}",
+            r"AIzaSy[a-zA-Z0-9_\\\-]{33}",
+            r"AKIA[A-Z0-9]{16}",
+            r"eyJ[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}",
+            r"(s|r)k_(live|test)_[0-9a-zA-Z]{24}",
+            r"xox[abpr]-[a-zA-Z0-9-]+",
+        ]
+        .iter()
+        .filter_map(|p| {
+            regex::RegexBuilder::new(&p.replace(r"\s", JS_SPACE))
+                .case_insensitive(true)
+                .size_limit(64 << 20)
+                .build()
+                .ok()
+        })
+        .collect()
     })
-    .collect()
+}
+
+/// JavaScript's `\s` (its white space and line ends) inside a regex class; the regex
+/// crate's `\s` holds U+0085 and not U+FEFF (a byte order mark).
+const JS_SPACE: &str = r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+
+/// Whether JavaScript's `\s` and `trim` take `c` for white space (see [`JS_SPACE`]).
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
 }
 
 /// Whether Gemini CLI 0.61.0 keeps the variable `key` (its value `value`) from a hook
@@ -1521,7 +1549,7 @@ mod tests {
     fn every_secret_pattern_compiles_and_finds_its_secret() {
         let patterns = secret_patterns();
         assert_eq!(patterns.len(), 9);
-        let found = |v: &str| redacted("X", v, &[], &[], false, &patterns);
+        let found = |v: &str| redacted("X", v, &[], &[], false, patterns);
         assert!(found("-----BEGIN RSA PRIVATE KEY-----"));
         assert!(found("https://me:pw@host"));
         assert!(found(&format!("ghp_{}", "a".repeat(36))));
@@ -1530,6 +1558,9 @@ mod tests {
         assert!(found("sk_live_012345678901234567890123"));
         assert!(found("xoxb-1"));
         assert!(!found("https://host/path"));
+        // JavaScript's `\s` (seen in Node).
+        assert!(!found("https://a\u{FEFF}:b@h"));
+        assert!(found("https://a\u{85}:b@h"));
         assert!(!found("plain"));
     }
 
@@ -1562,6 +1593,26 @@ mod tests {
             got,
             want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
         );
+        // White space as JavaScript has it: a byte order mark, not U+0085 (seen in Node).
+        let got = dotenv_parse("\u{FEFF}A=1\nB=\u{FEFF}x\u{FEFF}\nC=\u{85}y\n");
+        let want = [("A", "1"), ("B", "x"), ("C", "\u{85}y")];
+        assert_eq!(
+            got,
+            want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
+        );
+    }
+
+    #[test]
+    fn js_space_is_javascripts_white_space() {
+        let class = regex::Regex::new(&format!("^[{JS_SPACE}]$")).unwrap();
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            assert_eq!(
+                class.is_match(c.encode_utf8(&mut [0; 4])),
+                js_space(c),
+                "{c:?}"
+            );
+        }
+        assert!(js_space('\u{FEFF}') && !js_space('\u{85}') && !js_space('\u{180E}'));
     }
 
     #[test]
