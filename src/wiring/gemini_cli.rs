@@ -10,7 +10,9 @@
 //! what its session file records (see [`context_managed`], [`model_hook`]). Its `hooksConfig` turns
 //! hooks off without a word: `enabled: false` all of them, `disabled` the ones it names
 //! (see [`hooks_off`]). An installed extension brings hooks of its own, which run after
-//! every settings hook (see [`EXTENSIONS_DIR`]).
+//! every settings hook (see [`EXTENSIONS_DIR`]). A hook runs with Gemini CLI's own
+//! environment, which holds its `.env` file's variables, less what it redacts (see
+//! [`hook_environment`], [`env_file`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -1641,7 +1643,7 @@ mod tests {
         // string is searched for the name (`includes`), another value throws, and nothing
         // is loaded.
         let gone = json!({"advanced": null});
-        assert_eq!(keys(&[gone.clone()], file), ["X"]);
+        assert_eq!(keys(std::slice::from_ref(&gone), file), ["X"]);
         assert_eq!(keys(&[gone.clone(), list(json!("XY"))], file), ["DEBUG"]);
         assert!(keys(&[gone, list(json!({"X": true}))], file).is_empty());
     }
