@@ -4270,6 +4270,11 @@ fn doctor_runs_a_gemini_cli_hook_with_the_variables_of_the_env_file_gemini_cli_l
     // Not out of `.gemini/.env`, which comes first.
     std::fs::rename(&dotenv, s.project.join(".gemini/.env")).unwrap();
     assert_finds(&doctor(&[]), &ran);
+    // Gemini CLI reads a file that is not UTF-8 too, each bad byte as U+FFFD.
+    let mut bytes = b"# \xff\n".to_vec();
+    bytes.extend(format!("BASH_ENV={}\n", startup.display()).bytes());
+    std::fs::write(s.project.join(".gemini/.env"), bytes).unwrap();
+    assert_finds(&doctor(&[]), &ran);
 }
 
 #[test]

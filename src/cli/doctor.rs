@@ -2293,9 +2293,12 @@ fn gemini_hook_environment(
     // The `.env` file Gemini CLI loads into its environment when it starts.
     let settings = gemini_cli::merged(&layers);
     let home = gemini_cli::user_home(|key: &str| std::env::var_os(key));
+    // Read as Node reads it (`readFileSync(file, "utf-8")`): a byte that is not UTF-8 is
+    // U+FFFD, and a file that cannot be read sets nothing.
     if let Some(file) = gemini_cli::env_file(Path::new(project), home.as_deref(), &settings)
-        && let Ok(Some(text)) = read_optional(&file)
+        && let Ok(bytes) = std::fs::read(&file)
     {
+        let text = String::from_utf8_lossy(&bytes);
         let loaded = gemini_cli::env_file_vars(&file, &text, &settings, &vars);
         vars.extend(loaded.into_iter().map(|(k, v)| (k.into(), v.into())));
     }

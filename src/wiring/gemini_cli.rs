@@ -10,10 +10,13 @@
 //! what its session file records (see [`context_managed`], [`model_hook`]). Its `hooksConfig` turns
 //! hooks off without a word: `enabled: false` all of them, `disabled` the ones it names
 //! (see [`hooks_off`]). An installed extension brings hooks of its own, which run after
-//! every settings hook (see [`EXTENSIONS_DIR`]).
+//! every settings hook (see [`EXTENSIONS_DIR`]). A hook runs with Gemini CLI's own
+//! environment, which holds its `.env` file's variables, less what it redacts (see
+//! [`hook_environment`], [`env_file`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -783,7 +786,7 @@ pub fn hook_environment(
         .into_iter()
         .filter(|(k, v)| {
             let (k, v) = (k.to_string_lossy(), v.to_string_lossy());
-            !redacted(&k, &v, &allowed, &blocked, strict, &patterns)
+            !redacted(&k, &v, &allowed, &blocked, strict, patterns)
         })
         .collect())
 }
@@ -813,14 +816,22 @@ pub fn js_env_string(value: &Value) -> Option<String> {
 }
 
 /// Gemini CLI's settings files (names and contents, in the order it merges them: see
-/// [`settings_by_precedence`]) merged as it merges them.
+/// [`settings_by_precedence`]) merged as it merges them (`mergeSettings`): over its
+/// schema's defaults, of which only those read here are written
+/// (`advanced.excludedEnvVars`), each list in [`UNION`] joined with the one before it,
+/// anything else as [`js_merge`] does.
 pub fn merged(layers: &[(&str, &Value)]) -> Value {
-    let mut merged = Value::Object(serde_json::Map::new());
+    let mut merged = serde_json::json!({"advanced": {"excludedEnvVars": ["DEBUG", "DEBUG_MODE"]}});
     for (_, layer) in layers {
-        js_merge(&mut merged, layer);
+        js_merge(&mut merged, layer, &mut Vec::new());
     }
     merged
 }
+
+/// The settings read here whose lists Gemini CLI 0.61.0 merges with `mergeStrategy:
+/// "union"`: the one before, then each new item (a value that is not a list is one
+/// item).
+const UNION: [&[&str]; 1] = [&["advanced", "excludedEnvVars"]];
 
 /// The `.env` file Gemini CLI 0.61.0 loads into its own environment when it starts in
 /// the trusted folder `start` (`findEnvFile`): in `start` and each directory above it,
@@ -852,9 +863,10 @@ pub fn env_file(start: &Path, home: Option<&Path>, settings: &Value) -> Option<P
 /// The variables Gemini CLI 0.61.0 sets in its own environment from the `.env` file
 /// `file` (its text `text`), given its merged settings (see [`merged`]) and the
 /// variables it has (`vars`, each kept as it is: `loadEnvironment`). A project's file
-/// (one whose path holds no `.gemini`) does not set those `advanced.excludedEnvVars`
-/// names (default `DEBUG`, `DEBUG_MODE`); a value there that is neither a list nor a
-/// string makes Gemini CLI load nothing.
+/// (one whose path holds no `.gemini`) does not set the names in
+/// `advanced.excludedEnvVars`, which always holds `DEBUG` and `DEBUG_MODE` (see
+/// [`merged`]), unless `advanced` itself is replaced by something else; a value there
+/// that is neither a list nor a string makes Gemini CLI load nothing.
 pub fn env_file_vars(
     file: &Path,
     text: &str,
@@ -867,7 +879,14 @@ pub fn env_file_vars(
         .filter(|v| truthy(v));
     let is_excluded = |key: &str| -> Option<bool> {
         Some(match excluded {
-            None => ["DEBUG", "DEBUG_MODE"].contains(&key),
+            // `DEFAULT_EXCLUDED_ENV_VARS`
+            None => [
+                "DEBUG",
+                "DEBUG_MODE",
+                "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
+                "GEMINI_CLI_IDE_SERVER_STDIO_ARGS",
+            ]
+            .contains(&key),
             Some(Value::Array(list)) => list.iter().any(|v| v.as_str() == Some(key)),
             // `String.prototype.includes`: a part of the text.
             Some(Value::String(s)) => s.contains(key),
@@ -896,16 +915,21 @@ pub fn env_file_vars(
 /// line and a carriage return; a key given twice keeps its place and takes the last
 /// value.
 pub fn dotenv_parse(text: &str) -> Vec<(String, String)> {
-    let Ok(line) = regex::Regex::new(
-        r#"(?m)^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$"#,
-    ) else {
+    static LINE: OnceLock<Option<regex::Regex>> = OnceLock::new();
+    let line = LINE.get_or_init(|| {
+        // dotenv's `LINE`, with JavaScript's `\s`.
+        let pattern = r#"(?m)^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$"#;
+        regex::Regex::new(&pattern.replace(r"\s", &format!("[{JS_SPACE}]"))).ok()
+    });
+    let Some(line) = line else {
         return Vec::new();
     };
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let mut out: Vec<(String, String)> = Vec::new();
     for m in line.captures_iter(&text) {
         let key = m.get(1).map_or("", |k| k.as_str()).to_string();
-        let mut value = m.get(2).map_or("", |v| v.as_str()).trim().to_string();
+        let value = m.get(2).map_or("", |v| v.as_str());
+        let mut value = value.trim_matches(js_space).to_string();
         let quote = value.chars().next();
         if let Some(q @ ('\'' | '"' | '`')) = quote
             && let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q))
@@ -923,24 +947,39 @@ pub fn dotenv_parse(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// `mergeRecursively` with no merge strategy, as Gemini CLI merges its settings files: an
-/// object into an object key by key, anything else replacing what was there.
-fn js_merge(target: &mut Value, source: &Value) {
+/// `mergeRecursively`, as Gemini CLI merges its settings files: a list at a path in
+/// [`UNION`] joined with a new value, an object into an object key by key, anything
+/// else replacing what was there. `path`: where `target` is.
+fn js_merge(target: &mut Value, source: &Value, path: &mut Vec<String>) {
     let (Value::Object(t), Value::Object(s)) = (target, source) else {
         return;
     };
     for (key, value) in s {
+        path.push(key.clone());
+        let union = (UNION.iter()).any(|u| u.iter().copied().eq(path.iter().map(String::as_str)));
         match (t.get_mut(key), value) {
-            (Some(old @ Value::Object(_)), Value::Object(_)) => js_merge(old, value),
+            (Some(Value::Array(old)), _) if union => {
+                let new = match value {
+                    Value::Array(items) => items.as_slice(),
+                    item => std::slice::from_ref(item),
+                };
+                for item in new {
+                    if !old.contains(item) {
+                        old.push(item.clone());
+                    }
+                }
+            }
+            (Some(old @ Value::Object(_)), Value::Object(_)) => js_merge(old, value, path),
             (_, Value::Object(_)) => {
                 let mut fresh = Value::Object(serde_json::Map::new());
-                js_merge(&mut fresh, value);
+                js_merge(&mut fresh, value, path);
                 t.insert(key.clone(), fresh);
             }
             _ => {
                 t.insert(key.clone(), value.clone());
             }
         }
+        path.pop();
     }
 }
 
@@ -1014,28 +1053,50 @@ const SECRET_NAMES: [&str; 10] = [
 ];
 
 /// `NEVER_ALLOWED_VALUE_PATTERNS`, as the regex crate writes them (JavaScript's `/i`
-/// as `(?i)`).
-fn secret_patterns() -> Vec<regex::Regex> {
-    [
-        r"-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----",
-        r"-----BEGIN CERTIFICATE-----",
-        r"(https?|ftp|smtp)://[^:\s]{1,1024}:[^@\s]{1,1024}@",
-        r"(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}",
-        r"AIzaSy[a-zA-Z0-9_\\\-]{33}",
-        r"AKIA[A-Z0-9]{16}",
-        r"eyJ[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}",
-        r"(s|r)k_(live|test)_[0-9a-zA-Z]{24}",
-        r"xox[abpr]-[a-zA-Z0-9-]+",
-    ]
-    .iter()
-    .filter_map(|p| {
-        regex::RegexBuilder::new(p)
-            .case_insensitive(true)
-            .size_limit(64 << 20)
-            .build()
-            .ok()
+/// as `(?i)`, its `\s` as [`JS_SPACE`]), compiled once.
+fn secret_patterns() -> &'static [regex::Regex] {
+    static PATTERNS: OnceLock<Vec<regex::Regex>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        [
+            r"-----BEGIN (RSA|OPENSSH|EC|PGP) PRIVATE KEY-----",
+            r"-----BEGIN CERTIFICATE-----",
+            r"(https?|ftp|smtp)://[^:\s]{1,1024}:[^@\s]{1,1024}@",
+            r"(ghp|gho|ghu|ghs|ghr|github_pat)_[a-zA-Z0-9_]{36,}",
+            r"AIzaSy[a-zA-Z0-9_\\\-]{33}",
+            r"AKIA[A-Z0-9]{16}",
+            r"eyJ[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}\.[a-zA-Z0-9_-]{0,10240}",
+            r"(s|r)k_(live|test)_[0-9a-zA-Z]{24}",
+            r"xox[abpr]-[a-zA-Z0-9-]+",
+        ]
+        .iter()
+        .filter_map(|p| {
+            regex::RegexBuilder::new(&p.replace(r"\s", JS_SPACE))
+                .case_insensitive(true)
+                .size_limit(64 << 20)
+                .build()
+                .ok()
+        })
+        .collect()
     })
-    .collect()
+}
+
+/// JavaScript's `\s` (its white space and line ends) inside a regex class; the regex
+/// crate's `\s` holds U+0085 and not U+FEFF (a byte order mark).
+const JS_SPACE: &str = r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+
+/// Whether JavaScript's `\s` and `trim` take `c` for white space (see [`JS_SPACE`]).
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
 }
 
 /// Whether Gemini CLI 0.61.0 keeps the variable `key` (its value `value`) from a hook
@@ -1490,7 +1551,7 @@ mod tests {
     fn every_secret_pattern_compiles_and_finds_its_secret() {
         let patterns = secret_patterns();
         assert_eq!(patterns.len(), 9);
-        let found = |v: &str| redacted("X", v, &[], &[], false, &patterns);
+        let found = |v: &str| redacted("X", v, &[], &[], false, patterns);
         assert!(found("-----BEGIN RSA PRIVATE KEY-----"));
         assert!(found("https://me:pw@host"));
         assert!(found(&format!("ghp_{}", "a".repeat(36))));
@@ -1499,6 +1560,9 @@ mod tests {
         assert!(found("sk_live_012345678901234567890123"));
         assert!(found("xoxb-1"));
         assert!(!found("https://host/path"));
+        // JavaScript's `\s` (seen in Node).
+        assert!(!found("https://a\u{FEFF}:b@h"));
+        assert!(found("https://a\u{85}:b@h"));
         assert!(!found("plain"));
     }
 
@@ -1531,6 +1595,26 @@ mod tests {
             got,
             want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
         );
+        // White space as JavaScript has it: a byte order mark, not U+0085 (seen in Node).
+        let got = dotenv_parse("\u{FEFF}A=1\nB=\u{FEFF}x\u{FEFF}\nC=\u{85}y\n");
+        let want = [("A", "1"), ("B", "x"), ("C", "\u{85}y")];
+        assert_eq!(
+            got,
+            want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
+        );
+    }
+
+    #[test]
+    fn js_space_is_javascripts_white_space() {
+        let class = regex::Regex::new(&format!("^[{JS_SPACE}]$")).unwrap();
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            assert_eq!(
+                class.is_match(c.encode_utf8(&mut [0; 4])),
+                js_space(c),
+                "{c:?}"
+            );
+        }
+        assert!(js_space('\u{FEFF}') && !js_space('\u{85}') && !js_space('\u{180E}'));
     }
 
     #[test]
@@ -1538,25 +1622,30 @@ mod tests {
         let file = Path::new("/p/.env");
         let text = "DEBUG=1\nX=1\nPATH=/evil\n";
         let has = [(OsString::from("PATH"), OsString::from("/bin"))];
-        let keys = |settings: Value, file: &Path| -> Vec<String> {
-            env_file_vars(file, text, &settings, &has)
+        let keys = |layers: &[Value], file: &Path| -> Vec<String> {
+            let layers: Vec<(&str, &Value)> = layers.iter().map(|l| ("s", l)).collect();
+            env_file_vars(file, text, &merged(&layers), &has)
                 .into_iter()
                 .map(|(k, _)| k)
                 .collect()
         };
-        assert_eq!(keys(json!({}), file), ["X"]);
-        assert_eq!(
-            keys(json!({}), Path::new("/h/.gemini/.env")),
-            ["DEBUG", "X"]
-        );
-        let list = json!({"advanced": {"excludedEnvVars": ["X"]}});
-        assert_eq!(keys(list, file), ["DEBUG"]);
-        // A string is searched for the name, as `includes` does.
-        let text_list = json!({"advanced": {"excludedEnvVars": "XY"}});
-        assert_eq!(keys(text_list, file), ["DEBUG"]);
-        // Another value throws, and nothing is loaded.
-        let broken = json!({"advanced": {"excludedEnvVars": {"X": true}}});
-        assert!(keys(broken, file).is_empty());
+        assert_eq!(keys(&[], file), ["X"]);
+        assert_eq!(keys(&[], Path::new("/h/.gemini/.env")), ["DEBUG", "X"]);
+        // A list adds to Gemini CLI's own (`DEBUG`, `DEBUG_MODE`), and to the one before.
+        let list = |v: Value| json!({"advanced": {"excludedEnvVars": v}});
+        assert!(keys(&[list(json!(["X"]))], file).is_empty());
+        let (x, other) = (list(json!(["X"])), list(json!(["OTHER"])));
+        assert!(keys(&[x, other], file).is_empty());
+        // Another value is one more name, compared whole.
+        assert_eq!(keys(&[list(json!("XY"))], file), ["X"]);
+        assert_eq!(keys(&[list(json!({"X": true}))], file), ["X"]);
+        // With `advanced` replaced, the list is Gemini CLI's fallback, or the new one: a
+        // string is searched for the name (`includes`), another value throws, and nothing
+        // is loaded.
+        let gone = json!({"advanced": null});
+        assert_eq!(keys(std::slice::from_ref(&gone), file), ["X"]);
+        assert_eq!(keys(&[gone.clone(), list(json!("XY"))], file), ["DEBUG"]);
+        assert!(keys(&[gone, list(json!({"X": true}))], file).is_empty());
     }
 
     #[test]
