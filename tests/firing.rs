@@ -391,15 +391,21 @@ fn an_effect_match_giving_one_field_twice_is_invalid_input() {
         let want = format!(
             "omission-gate: invalid-input: {path}: record `e7`: `match` gives the field `{field}` twice{two}, as a key with dots and through nested objects: a call gives a field one value, so write it once\n"
         );
-        for args in [
-            vec!["check", path.as_str()],
-            vec!["check", "--precheck", path.as_str()],
-            vec!["pin", path.as_str()],
-        ] {
-            let r = run(&args, None);
-            assert_eq!(r.code, 2, "{args:?} {matches}\n{}", r.stdout);
-            assert_eq!(r.stderr, want, "{args:?}");
-        }
+        refused_by_check_precheck_and_pin(&path, &want, matches);
+    }
+}
+
+/// `check`, `check --precheck` and `pin` each refuse the input at `path` with exactly
+/// `want` on stderr and exit 2.
+fn refused_by_check_precheck_and_pin(path: &str, want: &str, what: &str) {
+    for args in [
+        vec!["check", path],
+        vec!["check", "--precheck", path],
+        vec!["pin", path],
+    ] {
+        let r = run(&args, None);
+        assert_eq!(r.code, 2, "{args:?} {what}\n{}", r.stdout);
+        assert_eq!(r.stderr, want, "{args:?}");
     }
 }
 
@@ -434,15 +440,7 @@ fn a_fact_value_giving_one_field_twice_is_invalid_input() {
         let want = format!(
             "omission-gate: invalid-input: {path}: record `f7`: `value` gives the field `{field}` twice{two}, as a key with dots and through nested objects: a field has one value, so write it once\n"
         );
-        for args in [
-            vec!["check", path.as_str()],
-            vec!["check", "--precheck", path.as_str()],
-            vec!["pin", path.as_str()],
-        ] {
-            let r = run(&args, None);
-            assert_eq!(r.code, 2, "{args:?} {value}\n{}", r.stdout);
-            assert_eq!(r.stderr, want, "{args:?}");
-        }
+        refused_by_check_precheck_and_pin(&path, &want, value);
     }
     // A dot in a key that spells no field twice is a value like any other.
     let f = r#"{"id":"f7","seq":2,"kind":"fact","field":"a","value":{"b.c":2,"b":{"d":1}}}"#;
