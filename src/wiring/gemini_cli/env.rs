@@ -1,7 +1,8 @@
 //! The environment Gemini CLI (0.61.0) gives a hook's process: its own, which holds the
 //! variables of the `.env` file it loads at start ([`env_file`], [`env_file_vars`]),
 //! less what its redaction leaves out ([`hook_environment`]), and a hook's own `env`
-//! written as Node writes it ([`js_env_string`]). It reads the settings as Gemini CLI
+//! written as Node writes it ([`js_env_string`]), and its `GEMINI_PLANS_DIR`
+//! ([`plans_dir`]). It reads the settings as Gemini CLI
 //! merges them ([`merged`]); where the settings files are is the parent module's. It
 //! reads no variable and no file itself (it only looks for where the `.env` file is):
 //! the caller passes the environment, the settings and the file's text.
@@ -205,6 +206,71 @@ pub fn env_file_vars(
         }
     }
     out
+}
+
+/// The `GEMINI_PLANS_DIR` Gemini CLI 0.61.0 gives a hook of the session `session` in
+/// the project `project` (`Storage.getPlansDir`): `general.plan.directory` in the merged
+/// settings (see [`merged`]) resolved against the project, else
+/// `<home>/.gemini/tmp/<id>/<session>/plans` (`home`: see [`super::user_home`]), where
+/// `<id>` is the project's in `<home>/.gemini/projects.json` (`registry`), else the one
+/// Gemini CLI gives a new project (its folder's name, lower case, each run of other
+/// characters than `a-z0-9` one `-`). Not seen here: a plan directory an extension sets,
+/// a name another project's folder already took, and `SANDBOX=sandbox-exec`.
+pub fn plans_dir(
+    project: &Path,
+    home: &Path,
+    settings: &Value,
+    registry: Option<&Value>,
+    session: &str,
+) -> PathBuf {
+    let project = resolve(Path::new("/"), project);
+    if let Some(dir) = settings
+        .pointer("/general/plan/directory")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+    {
+        return resolve(&project, Path::new(dir));
+    }
+    let id = registry
+        .and_then(|r| r.get("projects")?.get(project.to_str()?)?.as_str())
+        .map_or_else(|| slug(&project), str::to_string);
+    home.join(".gemini/tmp")
+        .join(id)
+        .join(session)
+        .join("plans")
+}
+
+/// Node's `path.resolve(base, path)` on POSIX: `path` under `base` unless absolute, `.`
+/// and `..` taken away without reading the disk.
+fn resolve(base: &Path, path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for part in base.join(path).components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(name) => out.push(name),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `ProjectRegistry.slugify` of the project folder's name (`project` if none is left).
+fn slug(project: &Path) -> String {
+    let name = project
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase());
+    let mut out = String::new();
+    for c in name.unwrap_or_default().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_matches('-');
+    if out.is_empty() { "project" } else { out }.to_string()
 }
 
 /// `dotenv.parse` (the version Gemini CLI 0.61.0 bundles): `KEY=value` lines (`export`
@@ -645,5 +711,37 @@ mod tests {
         std::fs::write(start.join(".gemini/.env"), "").unwrap();
         let own = Some(start.join(".gemini/.env"));
         assert_eq!(env_file(&start, Some(&home), &ignore), own);
+    }
+
+    #[test]
+    fn the_plans_dir_is_where_gemini_cli_puts_it() {
+        let home = Path::new("/h");
+        let none = json!({});
+        let at = |project: &str, settings: &Value, registry: Option<&Value>| {
+            plans_dir(Path::new(project), home, settings, registry, "s1")
+        };
+        assert_eq!(
+            at("/w/My Proj.v2/", &none, None),
+            Path::new("/h/.gemini/tmp/my-proj-v2/s1/plans")
+        );
+        assert_eq!(
+            at("/w/__/", &none, None),
+            Path::new("/h/.gemini/tmp/project/s1/plans")
+        );
+        let registry = json!({"projects": {"/w/p": "p-2"}});
+        assert_eq!(
+            at("/w/x/../p", &none, Some(&registry)),
+            Path::new("/h/.gemini/tmp/p-2/s1/plans")
+        );
+        let custom = |d: &str| json!({"general": {"plan": {"directory": d}}});
+        assert_eq!(
+            at("/w/p", &custom("./plans/../x"), None),
+            Path::new("/w/p/x")
+        );
+        assert_eq!(at("/w/p", &custom("/abs"), None), Path::new("/abs"));
+        assert_eq!(
+            at("/w/p", &custom(""), None),
+            Path::new("/h/.gemini/tmp/p/s1/plans")
+        );
     }
 }
