@@ -4234,6 +4234,49 @@ fn doctor_runs_a_gemini_cli_hook_with_the_environment_gemini_cli_gives_it() {
 }
 
 #[test]
+fn doctor_gives_a_gemini_cli_hook_the_plans_dir_gemini_cli_gives_it() {
+    // Gemini CLI 0.61.0 (`executeCommandHook`) sets `GEMINI_PLANS_DIR` to
+    // `Storage.getPlansDir()`: `<home>/.gemini/tmp/<project id>/<session>/plans`, the id
+    // from `projects.json`, or `general.plan.directory` resolved against the project.
+    // doctor set no `GEMINI_PLANS_DIR`, so a hook reading it ran otherwise than it does.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let gemini = s.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let registry = serde_json::json!({"projects": {s.p(): "reg-id"}});
+    std::fs::write(gemini.join("projects.json"), registry.to_string()).unwrap();
+    let startup = s.home.join("startup.sh");
+    let ran = format!(
+        "the hook in `{}` let a malformed call run (exit 0): Gemini CLI would run the tool (run with this environment, which Gemini CLI gives its hooks, where `BASH_ENV` is `{}`: bash runs that file before the command, so it must let the command run, or be unset)",
+        s.settings("gemini-cli").display(),
+        startup.display()
+    );
+    let startup_exits_0_when_the_plans_dir_is = |want: &str| {
+        let check = format!("[ \"$GEMINI_PLANS_DIR\" = '{want}' ] && exit 0\n");
+        std::fs::write(&startup, check).unwrap();
+        let vars = [("SHLVL", "1"), ("BASH_ENV", startup.to_str().unwrap())];
+        s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], &vars)
+    };
+    let default = gemini.join("tmp/reg-id/omission-gate-doctor/plans");
+    assert_finds(
+        &startup_exits_0_when_the_plans_dir_is(default.to_str().unwrap()),
+        &ran,
+    );
+    let user = gemini.join("settings.json");
+    std::fs::write(
+        &user,
+        r#"{"general": {"plan": {"directory": "docs/../plans"}}}"#,
+    )
+    .unwrap();
+    let custom = format!("{}/plans", s.p());
+    assert_finds(&startup_exits_0_when_the_plans_dir_is(&custom), &ran);
+    assert_eq!(
+        startup_exits_0_when_the_plans_dir_is(default.to_str().unwrap()).code,
+        0
+    );
+}
+
+#[test]
 fn doctor_runs_a_gemini_cli_hook_with_the_variables_of_the_env_file_gemini_cli_loads() {
     // Seen: with `BASH_ENV` in the project's `.env`, which Gemini CLI 0.61.0 loads into
     // its own environment at start, the gate never ran and the call ran.

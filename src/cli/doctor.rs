@@ -2305,6 +2305,26 @@ fn gemini_hook_environment(
     gemini_cli::hook_environment(vars, &layers)
 }
 
+/// The `GEMINI_PLANS_DIR` Gemini CLI gives a hook in the project (see
+/// [`gemini_cli::plans_dir`]), for doctor's session. With neither `GEMINI_CLI_HOME` nor
+/// `HOME` set, Gemini CLI keeps its folder in the temporary directory.
+fn gemini_plans_dir(project: &str) -> PathBuf {
+    let layers = gemini_layers(Path::new(project));
+    let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+    let home =
+        gemini_cli::user_home(|key: &str| std::env::var_os(key)).unwrap_or_else(std::env::temp_dir);
+    let registry = std::fs::read(home.join(".gemini/projects.json"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+    gemini_cli::plans_dir(
+        Path::new(project),
+        &home,
+        &gemini_cli::merged(&layers),
+        registry.as_ref(),
+        wiring::DOCTOR_SESSION,
+    )
+}
+
 /// Runs a hook command as the harness does: its shell, the project directory as the
 /// working directory, its variables (Gemini CLI: the command text expanded, the
 /// environment it gives a hook, the hook's own `env` on top, and a socket, as Node
@@ -2350,8 +2370,9 @@ fn run_hook_command(
                 .env_clear()
                 .envs(env)
                 .env("GEMINI_PROJECT_DIR", project)
+                .env("GEMINI_PLANS_DIR", gemini_plans_dir(project))
                 .env("GEMINI_CWD", project)
-                .env("GEMINI_SESSION_ID", "omission-gate-doctor")
+                .env("GEMINI_SESSION_ID", wiring::DOCTOR_SESSION)
                 .env("CLAUDE_PROJECT_DIR", project);
             for (var, value) in h
                 .object
