@@ -4277,6 +4277,68 @@ fn doctor_gives_a_gemini_cli_hook_the_plans_dir_gemini_cli_gives_it() {
 }
 
 #[test]
+fn doctor_reports_a_gemini_cli_plans_dir_outside_the_project_with_plan_mode_off() {
+    // Seen in a real run of Gemini CLI 0.61.0 (scenario D): with `general.plan.directory`
+    // outside the project and `general.plan.enabled` false, `Storage.getPlansDir` throws
+    // as each hook starts, Gemini CLI logs the hook as failed (non-fatal) and runs the
+    // denied call. doctor ran the hook with that directory and reported it as gating.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let gemini = s.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let outside = s.home.join("plans");
+    let settings = |enabled: bool| {
+        let value = serde_json::json!({"general": {"plan": {
+            "directory": outside.to_str().unwrap(), "enabled": enabled}}});
+        std::fs::write(gemini.join("settings.json"), value.to_string()).unwrap();
+        s.run(&["doctor", "gemini-cli", "--dir", s.p()])
+    };
+    let off = settings(false);
+    assert_eq!(off.code, 1, "{}", off.stdout);
+    assert_finds(
+        &off,
+        &format!(
+            "`general.plan.directory` resolves to `{}`, outside the project, and `general.plan.enabled` is false, so Gemini CLI fails every hook as it starts it and the tool runs: remove `general.plan.directory`, or put the directory inside the project",
+            outside.display()
+        ),
+    );
+    // Plan mode on: Gemini CLI drops the directory at start, and its hooks run.
+    let on = settings(true);
+    assert_eq!(on.code, 0, "{}", on.stdout);
+}
+
+#[test]
+fn doctor_gives_a_gemini_cli_hook_the_default_plans_dir_when_plan_mode_drops_the_custom_one() {
+    // Gemini CLI 0.61.0 with plan mode on (the default) drops a `general.plan.directory`
+    // outside the project at start ("Falling back to default project temp directory"), so
+    // a hook's `GEMINI_PLANS_DIR` is the default. doctor gave the dropped directory.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let gemini = s.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let registry = serde_json::json!({"projects": {s.p(): "reg-id"}});
+    std::fs::write(gemini.join("projects.json"), registry.to_string()).unwrap();
+    let value = serde_json::json!({"general": {"plan": {"directory": "../elsewhere"}}});
+    std::fs::write(gemini.join("settings.json"), value.to_string()).unwrap();
+    let startup = s.home.join("startup.sh");
+    let default = gemini.join("tmp/reg-id/omission-gate-doctor/plans");
+    let check = format!(
+        "[ \"$GEMINI_PLANS_DIR\" = '{}' ] && exit 0\n",
+        default.display()
+    );
+    std::fs::write(&startup, check).unwrap();
+    let vars = [("SHLVL", "1"), ("BASH_ENV", startup.to_str().unwrap())];
+    let out = s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], &vars);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let ran = format!(
+        "the hook in `{}` let a malformed call run (exit 0): Gemini CLI would run the tool (run with this environment, which Gemini CLI gives its hooks, where `BASH_ENV` is `{}`: bash runs that file before the command, so it must let the command run, or be unset)",
+        s.settings("gemini-cli").display(),
+        startup.display()
+    );
+    assert_finds(&out, &ran);
+}
+
+#[test]
 fn doctor_runs_a_gemini_cli_hook_with_the_variables_of_the_env_file_gemini_cli_loads() {
     // Seen: with `BASH_ENV` in the project's `.env`, which Gemini CLI 0.61.0 loads into
     // its own environment at start, the gate never ran and the call ran.

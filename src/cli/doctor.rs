@@ -353,6 +353,14 @@ fn doctor(
                 ));
                 return None;
             }
+            // A plans directory Gemini CLI refuses: it throws as each hook starts.
+            if let Err(real) = gemini_plans_dir(project) {
+                f.problem(format!(
+                    "`general.plan.directory` resolves to `{}`, outside the project, and `general.plan.enabled` is false, so Gemini CLI fails every hook as it starts it and the tool runs: remove `general.plan.directory`, or put the directory inside the project",
+                    clean(&real.display().to_string())
+                ));
+                return None;
+            }
             // A setting that changes what Gemini CLI sends the model, which its session
             // file does not show: every call under --kept-from transcript is an error.
             if let Err(e) = gemini_settings(Some(project), None) {
@@ -2307,8 +2315,10 @@ fn gemini_hook_environment(
 
 /// The `GEMINI_PLANS_DIR` Gemini CLI gives a hook in the project (see
 /// [`gemini_cli::plans_dir`]), for doctor's session. With neither `GEMINI_CLI_HOME` nor
-/// `HOME` set, Gemini CLI keeps its folder in the temporary directory.
-fn gemini_plans_dir(project: &str) -> PathBuf {
+/// `HOME` set, Gemini CLI keeps its folder in the temporary directory. The error: a
+/// `general.plan.directory` outside the project with plan mode off (where it resolves),
+/// which fails every hook.
+fn gemini_plans_dir(project: &str) -> Result<PathBuf, PathBuf> {
     let layers = gemini_layers(Path::new(project));
     let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
     let home =
@@ -2370,7 +2380,9 @@ fn run_hook_command(
                 .env_clear()
                 .envs(env)
                 .env("GEMINI_PROJECT_DIR", project)
-                .env("GEMINI_PLANS_DIR", gemini_plans_dir(project))
+                .env("GEMINI_PLANS_DIR", gemini_plans_dir(project).map_err(|real| {
+                    format!("Gemini CLI starts no hook: `general.plan.directory` resolves to `{}`, outside the project", real.display())
+                })?)
                 .env("GEMINI_CWD", project)
                 .env("GEMINI_SESSION_ID", wiring::DOCTOR_SESSION)
                 .env("CLAUDE_PROJECT_DIR", project);

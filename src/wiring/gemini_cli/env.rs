@@ -4,7 +4,8 @@
 //! written as Node writes it ([`js_env_string`]), and its `GEMINI_PLANS_DIR`
 //! ([`plans_dir`]). It reads the settings as Gemini CLI
 //! merges them ([`merged`]); where the settings files are is the parent module's. It
-//! reads no variable and no file itself (it only looks for where the `.env` file is):
+//! reads no variable and no file itself (it only looks for where the `.env` file is, and
+//! follows the symlinks of a plans directory):
 //! the caller passes the environment, the settings and the file's text.
 
 use std::ffi::OsString;
@@ -210,34 +211,73 @@ pub fn env_file_vars(
 
 /// The `GEMINI_PLANS_DIR` Gemini CLI 0.61.0 gives a hook of the session `session` in
 /// the project `project` (`Storage.getPlansDir`): `general.plan.directory` in the merged
-/// settings (see [`merged`]) resolved against the project, else
+/// settings (see [`merged`]) resolved against the project, if it is inside the project
+/// once symlinks are followed (the one thing here that reads the disk), else
 /// `<home>/.gemini/tmp/<id>/<session>/plans` (`home`: see [`super::user_home`]), where
 /// `<id>` is the project's in `<home>/.gemini/projects.json` (`registry`), else the one
 /// Gemini CLI gives a new project (its folder's name, lower case, each run of other
 /// characters than `a-z0-9` one `-`). Not seen here: a plan directory an extension sets,
 /// a name another project's folder already took, and `SANDBOX=sandbox-exec`.
+///
+/// A directory outside the project: with plan mode on (`general.plan.enabled` not set to
+/// a value JavaScript counts as false), Gemini CLI drops it at start with a warning and
+/// the default above holds; with plan mode off, `getPlansDir` throws each time a hook
+/// starts, so Gemini CLI runs no hook and runs the tool (seen in a real run). That is the
+/// error: where the directory resolves.
 pub fn plans_dir(
     project: &Path,
     home: &Path,
     settings: &Value,
     registry: Option<&Value>,
     session: &str,
-) -> PathBuf {
+) -> Result<PathBuf, PathBuf> {
     let project = resolve(Path::new("/"), project);
     if let Some(dir) = settings
         .pointer("/general/plan/directory")
         .and_then(Value::as_str)
         .filter(|d| !d.is_empty())
     {
-        return resolve(&project, Path::new(dir));
+        let custom = resolve(&project, Path::new(dir));
+        let real = real_path(&custom);
+        if is_subpath(&real_path(&project), &real) {
+            return Ok(custom);
+        }
+        let plan_on = settings
+            .pointer("/general/plan/enabled")
+            .is_none_or(|on| on.is_null() || truthy(on));
+        if !plan_on {
+            return Err(real);
+        }
     }
     let id = registry
         .and_then(|r| r.get("projects")?.get(project.to_str()?)?.as_str())
         .map_or_else(|| slug(&project), str::to_string);
-    home.join(".gemini/tmp")
+    Ok(home
+        .join(".gemini/tmp")
         .join(id)
         .join(session)
-        .join("plans")
+        .join("plans"))
+}
+
+/// Node's `isSubpath` (POSIX): `child` is `parent` or under it (on macOS, as lower case).
+fn is_subpath(parent: &Path, child: &Path) -> bool {
+    if cfg!(target_os = "macos") {
+        let lower = |p: &Path| PathBuf::from(p.to_string_lossy().to_lowercase());
+        return lower(child).starts_with(lower(parent));
+    }
+    child.starts_with(parent)
+}
+
+/// Gemini CLI's `resolveToRealPath` of an absolute path: its symlinks followed, a part
+/// that does not exist kept as written under its parent's real path.
+fn real_path(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => real_path(parent).join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// Node's `path.resolve(base, path)` on POSIX: `path` under `base` unless absolute, `.`
@@ -718,7 +758,7 @@ mod tests {
         let home = Path::new("/h");
         let none = json!({});
         let at = |project: &str, settings: &Value, registry: Option<&Value>| {
-            plans_dir(Path::new(project), home, settings, registry, "s1")
+            plans_dir(Path::new(project), home, settings, registry, "s1").unwrap()
         };
         assert_eq!(
             at("/w/My Proj.v2/", &none, None),
@@ -738,10 +778,39 @@ mod tests {
             at("/w/p", &custom("./plans/../x"), None),
             Path::new("/w/p/x")
         );
-        assert_eq!(at("/w/p", &custom("/abs"), None), Path::new("/abs"));
+        assert_eq!(at("/w/p", &custom("/w/p/abs"), None), Path::new("/w/p/abs"));
         assert_eq!(
             at("/w/p", &custom(""), None),
             Path::new("/h/.gemini/tmp/p/s1/plans")
         );
+        // Outside the project: dropped at start while plan mode is on.
+        let default = Path::new("/h/.gemini/tmp/p/s1/plans");
+        assert_eq!(at("/w/p", &custom("/abs"), None), default);
+        assert_eq!(at("/w/p", &custom("../p2"), None), default);
+        let off =
+            |d: &str, on: Value| json!({"general": {"plan": {"directory": d, "enabled": on}}});
+        assert_eq!(at("/w/p", &off("/abs", json!(null)), None), default);
+        assert_eq!(at("/w/p", &off("/abs", json!("no")), None), default);
+        let throws = |settings: &Value| plans_dir(Path::new("/w/p"), home, settings, None, "s1");
+        assert_eq!(
+            throws(&off("/abs", json!(false))),
+            Err(PathBuf::from("/abs"))
+        );
+        assert_eq!(throws(&off("../p2", json!(0))), Err(PathBuf::from("/w/p2")));
+        assert_eq!(throws(&off("x", json!(false))), Ok(PathBuf::from("/w/p/x")));
+    }
+
+    #[test]
+    fn a_plans_dir_is_judged_once_its_symlinks_are_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let project = base.join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(base.join("elsewhere"), project.join("out")).unwrap();
+        let off = |d: &str| json!({"general": {"plan": {"directory": d, "enabled": false}}});
+        let at = |d: &str| plans_dir(&project, Path::new("/h"), &off(d), None, "s1");
+        assert_eq!(at("out/plans"), Err(base.join("elsewhere/plans")));
+        assert_eq!(at("in/plans"), Ok(project.join("in/plans")));
     }
 }
