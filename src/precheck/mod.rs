@@ -603,12 +603,12 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
         }
     }
     // A witness is a call `check` accepts: each field spelt once.
-    match crate::action::one_spelling(&params) {
-        Err(
-            crate::action::ActionError::TwoSpellings(field)
-            | crate::action::ActionError::ThroughArray(field, _),
-        ) => return Err(Undecided::Overlap(field)),
-        Err(_) | Ok(()) => {}
+    if let Err(
+        crate::action::ActionError::TwoSpellings(field)
+        | crate::action::ActionError::ThroughArray(field, _),
+    ) = crate::action::one_spelling(&params)
+    {
+        return Err(Undecided::Overlap(field));
     }
     let action = Action { tool, params };
     // Two `match` fields that meet in one nested object (`a` and `a.b`): not built here.
