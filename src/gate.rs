@@ -382,9 +382,15 @@ impl Resolve for Env<'_> {
         if self.action.part_apart(field).is_some() {
             return None;
         }
-        self.action
-            .param(field)
-            .or_else(|| self.view.fact_value(field))
+        if let Some(value) = self.action.param(field) {
+            return Some(value);
+        }
+        // A path through the params that meets an array: the tool may read the element,
+        // the gate does not read into arrays, and no fact stands in for it.
+        if crate::action::array_on_path(&self.action.params, field).is_some() {
+            return None;
+        }
+        self.view.fact_value(field)
     }
 }
 
@@ -911,6 +917,14 @@ impl<'a> PolicyCtx<'a> {
                     clean(f),
                     clean(&part)
                 ),
+                // Its path through the params meets an array.
+                _ if let Some(at) = crate::action::array_on_path(&self.action.params, f) => {
+                    format!(
+                        "`{}` (its path through the params meets the array `{}`, which the gate does not read into)",
+                        clean(f),
+                        clean(at)
+                    )
+                }
                 // Its newest statement is spelt another way and does not give it whole.
                 Some(Record {
                     id,

@@ -914,3 +914,31 @@ fn a_fact_value_giving_a_part_apart_does_not_give_the_field_whole() {
     );
     assert!(r.stdout.contains("does not give it whole"), "{}", r.stdout);
 }
+
+/// A rule reading `items.0.amount` passed a call `{"items": [{"amount": 8400}]}`: the
+/// gate does not read into arrays, so the field came from a fact (`items.0.amount` = 1)
+/// and the dropped rule `items.0.amount gt 5000` was FALSE (exit 0), while the tool may
+/// read 8400 from the element. No fact stands in for a field whose path through the
+/// params meets an array: the rule fails closed, naming the array.
+#[test]
+fn a_field_whose_path_meets_an_array_in_the_call_is_not_read_from_a_fact() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"items.0.amount","op":"gt","value":5000}}"#;
+    let fact = r#"{"id":"f","seq":2,"kind":"fact","field":"items.0.amount","value":1}"#;
+    let action = r#"{"tool":"refunds.create","params":{"items":[{"amount":8400}]}}"#;
+    let r = check(&[deny, fact, CHAT], &["f", "c"], action, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2",
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("meets the array `items`"), "{}", r.stdout);
+    // Without the array the fact is read.
+    let r = check(
+        &[deny, fact, CHAT],
+        &["f", "c"],
+        r#"{"tool":"refunds.create","params":{}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+}
