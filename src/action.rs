@@ -168,6 +168,11 @@ impl Action {
     pub fn param(&self, field: &str) -> Option<&Value> {
         field_in(&self.params, field)
     }
+
+    /// A field below `field` that the params give spelt apart from it ([`part_apart`]).
+    pub fn part_apart(&self, field: &str) -> Option<String> {
+        part_apart(&self.params, field)
+    }
 }
 
 /// The value of `field` in `map`, read as [`Action::param`] reads params: the key spelt
@@ -186,6 +191,49 @@ pub fn field_in<'a>(map: &'a Map<String, Value>, field: &str) -> Option<&'a Valu
         parts.try_fold(here, |here, part| here.as_object()?.get(part))
     });
     plain.or_else(|| through(map, field, &mut Vec::new()))
+}
+
+/// A field below `field` that `map` (a call's params, or a fact's object value) gives
+/// spelt apart from it: a key with dots (`{"a.b": 1}` for `a`), beside or without the
+/// value [`field_in`] reads for `field`, which does not hold it (`{"a": {"c": 2}, "a.b":
+/// 1}`). Then the gate cannot tell what the tool reads as `field`: that value, one with
+/// the part merged in, or nothing. So a predicate's `field` resolves neither from such
+/// params nor from a fact (a fact would stand in for a value the call gives in part),
+/// and such a fact value does not give it whole. The first such field, in key order;
+/// `None` when every field below `field` that `map` gives is held by its value.
+pub fn part_apart(map: &Map<String, Value>, field: &str) -> Option<String> {
+    fn names(prefix: Option<&str>, map: &Map<String, Value>, out: &mut Vec<String>) {
+        for (key, value) in map {
+            let name = match prefix {
+                None => key.clone(),
+                Some(prefix) => format!("{prefix}.{key}"),
+            };
+            if let Value::Object(inner) = value {
+                names(Some(&name), inner, out);
+            }
+            out.push(name);
+        }
+    }
+    // Without a key with dots every field below `field` is spelt through its value.
+    fn dotted(map: &Map<String, Value>) -> bool {
+        map.iter()
+            .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
+    }
+    if !dotted(map) {
+        return None;
+    }
+    let mut all = Vec::new();
+    names(None, map, &mut all);
+    all.sort();
+    let whole = field_in(map, field);
+    let below = format!("{field}.");
+    all.into_iter().find(|name| {
+        name.strip_prefix(below.as_str()).is_some_and(|rest| {
+            whole
+                .and_then(Value::as_object)
+                .is_none_or(|w| field_in(w, rest).is_none())
+        })
+    })
 }
 
 /// The most dots a field may have for [`spellings`] to list its spellings (2^8 of

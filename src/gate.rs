@@ -357,7 +357,13 @@ impl<'a> View<'a> {
             return Some(&f.value);
         }
         let rest = field.strip_prefix(f.field.as_str())?.strip_prefix('.')?;
-        crate::action::field_in(f.value.as_object()?, rest)
+        let value = f.value.as_object()?;
+        // A value that gives a part of the field apart from it (`{"b": {"c": 1}, "b.d":
+        // 2}` for `b`) does not give it whole either.
+        if crate::action::part_apart(value, rest).is_some() {
+            return None;
+        }
+        crate::action::field_in(value, rest)
     }
 }
 
@@ -371,9 +377,20 @@ pub struct Env<'a> {
 
 impl Resolve for Env<'_> {
     fn resolve(&self, field: &str) -> Option<&Value> {
-        self.action
-            .param(field)
-            .or_else(|| self.view.fact_value(field))
+        // A field the call gives in part, spelt apart, is the call's and undecided: not
+        // the value it reads whole, nor a fact's (`Action::part_apart`).
+        if self.action.part_apart(field).is_some() {
+            return None;
+        }
+        if let Some(value) = self.action.param(field) {
+            return Some(value);
+        }
+        // A path through the params that meets an array: the tool may read the element,
+        // the gate does not read into arrays, and no fact stands in for it.
+        if crate::action::array_on_path(&self.action.params, field).is_some() {
+            return None;
+        }
+        self.view.fact_value(field)
     }
 }
 
@@ -886,8 +903,28 @@ impl<'a> PolicyCtx<'a> {
             .predicate
             .fields()
             .into_iter()
-            .filter(|f| self.action.param(f).is_none() && self.full.fact_value(f).is_none())
+            .filter(|f| {
+                let env = Env {
+                    action: self.action,
+                    view: self.full,
+                };
+                env.resolve(f).is_none()
+            })
             .map(|f| match self.full.newest_fact(f).and_then(|p| self.store.get(p)) {
+                // The call gives a part of it apart from its value.
+                _ if let Some(part) = self.action.part_apart(f) => format!(
+                    "`{}` (the params give `{}` spelt apart from it, so the tool may read it with or without that part)",
+                    clean(f),
+                    clean(&part)
+                ),
+                // Its path through the params meets an array.
+                _ if let Some(at) = crate::action::array_on_path(&self.action.params, f) => {
+                    format!(
+                        "`{}` (its path through the params meets the array `{}`, which the gate does not read into)",
+                        clean(f),
+                        clean(at)
+                    )
+                }
                 // Its newest statement is spelt another way and does not give it whole.
                 Some(Record {
                     id,

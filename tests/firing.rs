@@ -833,3 +833,110 @@ fn dotted_fields_resolve_through_nested_params() {
         "verdict   : BLOCK (dropped-binding-constraint) exit 1"
     );
 }
+
+/// A rule reading a field whole (`customer`) passed a call that gives a part of it spelt
+/// apart with dots (`{"customer.tier": "gold"}`): the params gave no key `customer`, so
+/// the field came from a fact (`customer` = `{"tier": "standard"}`) and the dropped rule
+/// `customer eq {"tier": "gold"}` was FALSE (exit 0), while the same call spelt nested
+/// (`{"customer": {"tier": "gold"}}`) is blocked by it. The gate cannot tell what the
+/// tool reads as `customer` then: the rule fails closed, naming the part.
+#[test]
+fn a_field_the_call_gives_in_part_apart_is_not_read_from_a_fact() {
+    let deny_gold = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"customer","op":"eq","value":{"tier":"gold"}}}"#;
+    let fact = r#"{"id":"f","seq":2,"kind":"fact","field":"customer","value":{"tier":"standard"}}"#;
+    let nested = r#"{"tool":"refunds.create","params":{"customer":{"tier":"gold"}}}"#;
+    let r = check(&[deny_gold, fact, CHAT], &["f", "c"], nested, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        "{}",
+        r.stdout
+    );
+    for params in [
+        r#"{"customer.tier":"gold"}"#,
+        // The nested value does not hold the part given apart.
+        r#"{"customer":{"name":"Acme"},"customer.tier":"gold"}"#,
+    ] {
+        let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);
+        let r = check(&[deny_gold, fact, CHAT], &["f", "c"], &action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : ERROR (unresolved-field) exit 2",
+            "{params}: {}",
+            r.stdout
+        );
+        assert!(
+            r.stdout
+                .contains("the params give `customer.tier` spelt apart from it"),
+            "{}",
+            r.stdout
+        );
+    }
+    // A part the nested value holds too is one value: read whole.
+    let both =
+        r#"{"tool":"refunds.create","params":{"customer":{"tier":"gold"},"customer.tier":"gold"}}"#;
+    let r = check(&[deny_gold, fact, CHAT], &["f", "c"], both, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        "{}",
+        r.stdout
+    );
+}
+
+/// A fact whose object value gave a part of a field apart from it (`customer` =
+/// `{"account": {"tier": "gold"}, "account.region": "eu"}`) gave a rule reading
+/// `customer.account` the nested object alone (`{"tier": "gold"}`): the dropped rule
+/// `customer.account ne {"tier": "gold"}` was FALSE (exit 0), while the same fact spelt
+/// nested (`{"account": {"tier": "gold", "region": "eu"}}`) makes it TRUE. Such a value
+/// does not give the field whole: the rule fails closed.
+#[test]
+fn a_fact_value_giving_a_part_apart_does_not_give_the_field_whole() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"customer.account","op":"ne","value":{"tier":"gold"}}}"#;
+    let action = r#"{"tool":"refunds.create","params":{}}"#;
+    let nested = r#"{"id":"f","seq":2,"kind":"fact","field":"customer","value":{"account":{"tier":"gold","region":"eu"}}}"#;
+    let r = check(&[deny, nested, CHAT], &["f", "c"], action, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        "{}",
+        r.stdout
+    );
+    let apart = r#"{"id":"f","seq":2,"kind":"fact","field":"customer","value":{"account":{"tier":"gold"},"account.region":"eu"}}"#;
+    let r = check(&[deny, apart, CHAT], &["f", "c"], action, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2",
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("does not give it whole"), "{}", r.stdout);
+}
+
+/// A rule reading `items.0.amount` passed a call `{"items": [{"amount": 8400}]}`: the
+/// gate does not read into arrays, so the field came from a fact (`items.0.amount` = 1)
+/// and the dropped rule `items.0.amount gt 5000` was FALSE (exit 0), while the tool may
+/// read 8400 from the element. No fact stands in for a field whose path through the
+/// params meets an array: the rule fails closed, naming the array.
+#[test]
+fn a_field_whose_path_meets_an_array_in_the_call_is_not_read_from_a_fact() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"items.0.amount","op":"gt","value":5000}}"#;
+    let fact = r#"{"id":"f","seq":2,"kind":"fact","field":"items.0.amount","value":1}"#;
+    let action = r#"{"tool":"refunds.create","params":{"items":[{"amount":8400}]}}"#;
+    let r = check(&[deny, fact, CHAT], &["f", "c"], action, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (unresolved-field) exit 2",
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("meets the array `items`"), "{}", r.stdout);
+    // Without the array the fact is read.
+    let r = check(
+        &[deny, fact, CHAT],
+        &["f", "c"],
+        r#"{"tool":"refunds.create","params":{}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+}

@@ -1,8 +1,9 @@
 //! The proptest strategies the property tests draw from, in one place, with the types
 //! they generate. Grouped by what they model: [`refunds`] (record sets over refund
 //! fields, for the gate's algebra), [`precheck`] (records, tool schemas and kept sets,
-//! for precheck and pin), [`hostile`] (attacker-chosen strings, for report integrity);
-//! [`predicate`] nests the leaves of any of them. The lean loader's own generators
+//! for precheck and pin), [`hostile`] (attacker-chosen strings, for report integrity),
+//! [`spelling`] (fields spelt as keys with dots and as nested objects, for the spelling
+//! invariants); [`predicate`] nests the leaves of any of them. The lean loader's own generators
 //! (documents cut into chunks, near-duplicate ids) live with its tests inside the crate,
 //! in `src/input/lean_tests.rs`.
 
@@ -542,5 +543,340 @@ pub mod hostile {
                     }
                 },
             )
+    }
+}
+
+/// Stores and calls whose fields are spelt both ways: as keys with dots (`{"a.b": 1}`)
+/// and as paths through nested objects (`{"a": {"b": 1}}`), mixed, with arrays on paths.
+/// A [`Case`] holds what is said (fields and their values); [`Case::render`] spells it,
+/// each call, effect `match` and fact value as a seed picks, so that one case gives
+/// the same store and call spelt many ways. [`escape_dots`] spells dots in JSON text
+/// as `\u002e`.
+pub mod spelling {
+    use omission_gate::Action;
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    /// Fields predicates read and calls and effects give.
+    pub const FIELDS: [&str; 6] = ["a", "b", "a.b", "a.c", "a.b.c", "b.c"];
+    /// Fields facts state.
+    pub const FACT_FIELDS: [&str; 5] = ["a", "b", "a.b", "a.c", "b.c"];
+    /// Fields below a fact's own, in an object value.
+    pub const BELOW: [&str; 5] = ["b", "c", "b.c", "b.d", "c.b"];
+    /// The tools calls go to, each with a schema ([`SCHEMAS`]).
+    pub const TOOLS: [&str; 2] = ["t1", "t2"];
+
+    /// A small deterministic generator (xorshift64*), for spellings and sampled calls.
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        pub fn new(seed: u64) -> Rng {
+            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+
+        pub fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+
+        pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+            &items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    /// Leaf values: small numbers, 5000, a string, a boolean, null, and arrays, some of
+    /// objects (an array on the path of a field below it).
+    pub fn leaves() -> Vec<Value> {
+        vec![
+            json!(-1),
+            json!(0),
+            json!(1),
+            json!(2),
+            json!(3),
+            json!(5000),
+            json!("x"),
+            json!(true),
+            Value::Null,
+            json!([1]),
+            json!([{"b": 1}]),
+            json!([{"c": 2}]),
+        ]
+    }
+
+    pub fn leaf_value() -> impl Strategy<Value = Value> {
+        prop::sample::select(leaves())
+    }
+
+    /// Fields with values, none a part of another (`a.b` and `a.b.c` are not both
+    /// there), so that every spelling of them is one params object (or `match`, or
+    /// fact value) that gives each field once.
+    #[derive(Debug, Clone, Default)]
+    pub struct Tree(pub Vec<(String, Value)>);
+
+    impl Tree {
+        /// The fields of `given` in order, each unless it is a part of one before it or
+        /// one before it is a part of it.
+        pub fn of(given: Vec<(&str, Value)>) -> Tree {
+            let mut out: Vec<(String, Value)> = Vec::new();
+            for (f, v) in given {
+                let meets = |g: &String| {
+                    g == f || g.starts_with(&format!("{f}.")) || f.starts_with(&format!("{g}."))
+                };
+                if !out.iter().any(|(g, _)| meets(g)) {
+                    out.push((f.to_string(), v));
+                }
+            }
+            Tree(out)
+        }
+
+        /// The fields spelt as `rng` picks: each field's path cut at some of its dots
+        /// (`a.b.c` as `{"a.b.c": v}`, `{"a": {"b.c": v}}`, `{"a.b": {"c": v}}` or
+        /// `{"a": {"b": {"c": v}}}`), paths sharing a key meeting in one object.
+        pub fn spell(&self, rng: &mut Rng) -> Map<String, Value> {
+            let mut out = Map::new();
+            for (field, value) in &self.0 {
+                let mut keys: Vec<String> = vec![String::new()];
+                for (i, part) in field.split('.').enumerate() {
+                    if i > 0 && rng.next().is_multiple_of(2) {
+                        keys.push(String::new());
+                    }
+                    let last = keys.last_mut().unwrap();
+                    if !last.is_empty() {
+                        last.push('.');
+                    }
+                    last.push_str(part);
+                }
+                let (leaf, path) = keys.split_last().unwrap();
+                let mut here = &mut out;
+                for key in path {
+                    let next = here.entry(key.clone()).or_insert_with(|| json!({}));
+                    here = next.as_object_mut().expect("the fields are apart");
+                }
+                here.insert(leaf.clone(), value.clone());
+            }
+            out
+        }
+    }
+
+    /// Up to three fields of `fields` with values.
+    pub fn tree(fields: &'static [&'static str]) -> impl Strategy<Value = Tree> {
+        prop::collection::vec((prop::sample::select(fields), leaf_value()), 0..4).prop_map(Tree::of)
+    }
+
+    /// A fact's value: a leaf, or an object giving fields below the fact's own.
+    #[derive(Debug, Clone)]
+    pub enum FactValue {
+        Leaf(Value),
+        Object(Tree),
+    }
+
+    /// A record body; `id`, `seq` and `supersedes` are added when rendered.
+    #[derive(Debug, Clone)]
+    pub enum Body {
+        Chatter,
+        Summary,
+        Fact(&'static str, FactValue),
+        Policy(&'static str, &'static str, Value),
+        Effect(&'static str, Tree),
+    }
+
+    /// A comparison of one of [`FIELDS`] with a value.
+    pub fn leaf() -> impl Strategy<Value = Value> {
+        (
+            prop::sample::select(FIELDS.to_vec()),
+            prop::sample::select(vec!["eq", "ne", "lt", "gt", "in"]),
+            prop_oneof![
+                4 => (-1i64..4).prop_map(|n| json!(n)),
+                1 => Just(json!("x")),
+                1 => Just(json!({"c": 1})),
+                1 => Just(json!([{"b": 1}])),
+            ],
+        )
+            .prop_map(|(f, op, v)| {
+                let v = if op == "in" { json!([v, 5000]) } else { v };
+                json!({"field": f, "op": op, "value": v})
+            })
+    }
+
+    pub fn body() -> impl Strategy<Value = Body> {
+        let fact_value = prop_oneof![
+            2 => leaf_value().prop_map(FactValue::Leaf),
+            3 => tree(&BELOW).prop_map(FactValue::Object),
+        ];
+        prop_oneof![
+            1 => Just(Body::Chatter),
+            1 => Just(Body::Summary),
+            4 => (prop::sample::select(FACT_FIELDS.to_vec()), fact_value)
+                .prop_map(|(f, v)| Body::Fact(f, v)),
+            4 => (
+                prop::sample::select(vec!["t1", "t2", "t*"]),
+                prop::sample::select(vec!["allow", "deny", "require_approval"]),
+                super::predicate(leaf()),
+            )
+                .prop_map(|(s, e, p)| Body::Policy(s, e, p)),
+            3 => (prop::sample::select(vec!["t1", "t2", "t*"]), tree(&FIELDS))
+                .prop_map(|(t, m)| Body::Effect(t, m)),
+        ]
+    }
+
+    /// Which parts of a case a seed spells: the call's params, effects' `match`, facts'
+    /// values. Each is spelt by its own generator, so that one part can be spelt anew
+    /// while the others stay as they were.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Spelling {
+        pub call: u64,
+        pub effects: u64,
+        pub facts: u64,
+    }
+
+    /// A store, a kept mask over it, a call, and the schema of each tool ([`SCHEMAS`]).
+    #[derive(Debug, Clone)]
+    pub struct Case {
+        pub bodies: Vec<Body>,
+        pub kept: Vec<bool>,
+        pub tool: &'static str,
+        pub call: Tree,
+        pub schemas: [usize; 2],
+    }
+
+    impl Case {
+        /// The records (facts of one field chained by `supersedes`) and the call,
+        /// spelt as `spelling` says.
+        pub fn render(&self, spelling: Spelling) -> (Vec<Value>, Action) {
+            let mut effects = Rng::new(spelling.effects);
+            let mut facts = Rng::new(spelling.facts);
+            let mut last_fact: std::collections::BTreeMap<&str, String> = Default::default();
+            let records = self
+                .bodies
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let id = format!("r{i}");
+                    let mut r = match b {
+                        Body::Chatter => json!({"kind": "chatter", "text": "hi"}),
+                        Body::Summary => json!({"kind": "summary", "text": "prose"}),
+                        Body::Fact(field, value) => {
+                            let value = match value {
+                                FactValue::Leaf(v) => v.clone(),
+                                FactValue::Object(t) => Value::Object(t.spell(&mut facts)),
+                            };
+                            let mut r = json!({"kind": "fact", "field": field, "value": value});
+                            if let Some(prev) = last_fact.insert(field, id.clone()) {
+                                r["supersedes"] = json!(prev);
+                            }
+                            r
+                        }
+                        Body::Policy(scope, effect, predicate) => json!({
+                            "kind": "policy", "scope": scope, "effect": effect, "predicate": predicate
+                        }),
+                        Body::Effect(tool, m) => {
+                            json!({"kind": "effect", "tool": tool, "match": m.spell(&mut effects)})
+                        }
+                    };
+                    r["id"] = json!(id);
+                    r["seq"] = json!(i as u64 * 2 + 1);
+                    r
+                })
+                .collect();
+            let action = Action {
+                tool: self.tool.to_string(),
+                params: self.call.spell(&mut Rng::new(spelling.call)),
+            };
+            (records, action)
+        }
+
+        /// Every record's id, and the ids the mask keeps.
+        pub fn ids(&self) -> (Vec<String>, Vec<String>) {
+            let ids: Vec<String> = (0..self.bodies.len()).map(|i| format!("r{i}")).collect();
+            let kept = ids
+                .iter()
+                .zip(&self.kept)
+                .filter(|(_, k)| **k)
+                .map(|(id, _)| id.clone())
+                .collect();
+            (ids, kept)
+        }
+    }
+
+    pub fn case() -> impl Strategy<Value = Case> {
+        prop::collection::vec(body(), 1..12).prop_flat_map(|bodies| {
+            let n = bodies.len();
+            (
+                Just(bodies),
+                prop::collection::vec(any::<bool>(), n),
+                prop::sample::select(vec!["t1", "t2", "t3"]),
+                tree(&FIELDS),
+                (0..SCHEMAS.len(), 0..SCHEMAS.len()),
+            )
+                .prop_map(|(bodies, kept, tool, call, (s1, s2))| Case {
+                    bodies,
+                    kept,
+                    tool,
+                    call,
+                    schemas: [s1, s2],
+                })
+        })
+    }
+
+    /// Tool schemas that bound a field in one spelling and not the other, or close the
+    /// params to one spelling, each with its validator (written here, independently of
+    /// the library's `schema` module): `None` for no schema.
+    pub const SCHEMAS: [Option<&str>; 5] = [
+        None,
+        Some(
+            r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer","maximum":2}}}}}"#,
+        ),
+        Some(r#"{"type":"object","properties":{"a.b":{"type":"integer","maximum":2}}}"#),
+        Some(
+            r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer","maximum":2}},"additionalProperties":false}},"additionalProperties":false}"#,
+        ),
+        Some(
+            r#"{"type":"object","properties":{"a":{"type":"array"},"b":{"type":"integer","minimum":3}},"required":["b"]}"#,
+        ),
+    ];
+
+    /// True when schema `i` of [`SCHEMAS`] admits `params`.
+    pub fn admits(i: usize, params: &Map<String, Value>) -> bool {
+        let small = |v: &Value| v.as_i64().is_some_and(|n| n <= 2);
+        match i {
+            0 => true,
+            1 => params
+                .get("a")
+                .is_none_or(|a| a.as_object().is_some_and(|a| a.get("b").is_none_or(small))),
+            2 => params.get("a.b").is_none_or(small),
+            3 => params.iter().all(|(k, a)| {
+                k == "a"
+                    && a.as_object()
+                        .is_some_and(|a| a.iter().all(|(k, b)| k == "b" && small(b)))
+            }),
+            _ => {
+                params.get("a").is_none_or(Value::is_array)
+                    && params
+                        .get("b")
+                        .is_some_and(|b| b.as_i64().is_some_and(|n| n >= 3))
+            }
+        }
+    }
+
+    /// `text` (JSON) with each `.` inside a string spelt `\u002e` where `rng` says so.
+    pub fn escape_dots(text: &str, rng: &mut Rng) -> String {
+        let mut out = String::with_capacity(text.len());
+        let (mut in_string, mut escaped) = (false, false);
+        for c in text.chars() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if in_string => escaped = true,
+                '"' => in_string = !in_string,
+                '.' if in_string && rng.next().is_multiple_of(2) => {
+                    out.push_str("\\u002e");
+                    continue;
+                }
+                _ => {}
+            }
+            out.push(c);
+        }
+        out
     }
 }
