@@ -169,7 +169,7 @@ impl Action {
         field_in(&self.params, field)
     }
 
-    /// A field below `field` that the params give spelt apart from it ([`part_apart`]).
+    /// A field below `field` that the params give spelt apart from it (the free function `part_apart`).
     pub fn part_apart(&self, field: &str) -> Option<String> {
         part_apart(&self.params, field)
     }
