@@ -193,6 +193,41 @@ pub fn field_in<'a>(map: &'a Map<String, Value>, field: &str) -> Option<&'a Valu
     plain.or_else(|| through(map, field, &mut Vec::new()))
 }
 
+/// True when a key of `map`, or of an object below it, has a dot: only such a key can
+/// spell a field a second way (`{"a.b": 1}` beside `{"a": {"b": 1}}`); without one, every
+/// path of keys names a field of its own.
+pub fn has_dotted_key(map: &Map<String, Value>) -> bool {
+    map.iter()
+        .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(has_dotted_key))
+}
+
+/// Every field `map` names, each with its value: each key, and below a key whose value
+/// is an object, that object's fields after the key's name and a dot (`{"a": {"b": 1}}`
+/// names `a.b` and `a`). In key order, an object's fields before the object's own.
+/// An empty key below the top is a part of the field like any other (`{"": {"b": 1}}`
+/// names `.b`, as `{".b": 1}` does).
+pub fn field_names(map: &Map<String, Value>) -> Vec<(String, &Value)> {
+    fn walk<'a>(
+        prefix: Option<&str>,
+        map: &'a Map<String, Value>,
+        out: &mut Vec<(String, &'a Value)>,
+    ) {
+        for (key, value) in map {
+            let name = match prefix {
+                None => key.clone(),
+                Some(prefix) => format!("{prefix}.{key}"),
+            };
+            if let Value::Object(inner) = value {
+                walk(Some(&name), inner, out);
+            }
+            out.push((name, value));
+        }
+    }
+    let mut out = Vec::new();
+    walk(None, map, &mut out);
+    out
+}
+
 /// A field below `field` that `map` (a call's params, or a fact's object value) gives
 /// spelt apart from it: a key with dots (`{"a.b": 1}` for `a`), beside or without the
 /// value [`field_in`] reads for `field`, which does not hold it (`{"a": {"c": 2}, "a.b":
@@ -202,28 +237,11 @@ pub fn field_in<'a>(map: &'a Map<String, Value>, field: &str) -> Option<&'a Valu
 /// and such a fact value does not give it whole. The first such field, in key order;
 /// `None` when every field below `field` that `map` gives is held by its value.
 pub fn part_apart(map: &Map<String, Value>, field: &str) -> Option<String> {
-    fn names(prefix: Option<&str>, map: &Map<String, Value>, out: &mut Vec<String>) {
-        for (key, value) in map {
-            let name = match prefix {
-                None => key.clone(),
-                Some(prefix) => format!("{prefix}.{key}"),
-            };
-            if let Value::Object(inner) = value {
-                names(Some(&name), inner, out);
-            }
-            out.push(name);
-        }
-    }
     // Without a key with dots every field below `field` is spelt through its value.
-    fn dotted(map: &Map<String, Value>) -> bool {
-        map.iter()
-            .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
-    }
-    if !dotted(map) {
+    if !has_dotted_key(map) {
         return None;
     }
-    let mut all = Vec::new();
-    names(None, map, &mut all);
+    let mut all: Vec<String> = field_names(map).into_iter().map(|(name, _)| name).collect();
     all.sort();
     let whole = field_in(map, field);
     let below = format!("{field}.");
@@ -340,42 +358,21 @@ pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f
 /// array of the params (`{"items.0.amount": 5, "items": [...]}`) is refused too: the gate
 /// does not read into arrays ([`array_on_path`]), and a tool may read the element.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
-    fn dotted(map: &Map<String, Value>) -> bool {
-        map.iter()
-            .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
-    }
-    // `prefix` is `None` at the top: an empty key below it is a part of the field like
-    // any other (`{"": {"b": 1}}` gives the field `.b`, as `{".b": 1}` does).
-    fn walk<'a>(
-        prefix: Option<&str>,
-        map: &'a Map<String, Value>,
-        seen: &mut std::collections::BTreeMap<String, &'a Value>,
-    ) -> Result<(), ActionError> {
-        for (key, value) in map {
-            let name = match prefix {
-                None => key.clone(),
-                Some(prefix) => format!("{prefix}.{key}"),
-            };
-            if let Value::Object(inner) = value {
-                walk(Some(&name), inner, seen)?;
-            }
-            match seen.get(&name) {
-                Some(before) if !crate::predicate::json_eq(before, value) => {
-                    return Err(ActionError::TwoSpellings(name));
-                }
-                Some(_) => {}
-                None => {
-                    seen.insert(name, value);
-                }
-            }
-        }
-        Ok(())
-    }
-    if !dotted(params) {
+    if !has_dotted_key(params) {
         return Ok(());
     }
-    let mut seen = std::collections::BTreeMap::new();
-    walk(None, params, &mut seen)?;
+    let mut seen: std::collections::BTreeMap<String, &Value> = std::collections::BTreeMap::new();
+    for (name, value) in field_names(params) {
+        match seen.get(&name) {
+            Some(before) if !crate::predicate::json_eq(before, value) => {
+                return Err(ActionError::TwoSpellings(name));
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(name, value);
+            }
+        }
+    }
     for name in seen.keys().filter(|name| name.contains('.')) {
         if let Some(array) = array_on_path(params, name) {
             return Err(ActionError::ThroughArray(name.clone(), array.to_string()));

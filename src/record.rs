@@ -104,29 +104,13 @@ impl Effect {
     }
 }
 
-/// The fields a `match` object names, as [`Effect::fields`] reads them.
+/// The fields a `match` object names, as [`Effect::fields`] reads them: those
+/// [`crate::action::field_names`] lists whose value is not an object.
 fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
-    // `prefix` is `None` at the top: an empty key below it is a part of the field like
-    // any other (`{"": {"": 5}}` names the field `.`).
-    fn walk<'a>(
-        prefix: Option<&str>,
-        map: &'a Map<String, Value>,
-        out: &mut Vec<(String, &'a Value)>,
-    ) {
-        for (key, value) in map {
-            let name = match prefix {
-                None => key.clone(),
-                Some(prefix) => format!("{prefix}.{key}"),
-            };
-            match value {
-                Value::Object(inner) => walk(Some(&name), inner, out),
-                _ => out.push((name, value)),
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(None, matches, &mut out);
-    out
+    crate::action::field_names(matches)
+        .into_iter()
+        .filter(|(_, value)| !value.is_object())
+        .collect()
 }
 
 /// The first field (in the order [`Effect::fields`] lists them) that `matches` gives
@@ -135,11 +119,7 @@ fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
 /// one, every path of keys names a field of its own. An effect's `match` and a fact's
 /// object `value` are read so (the field named below the fact's own).
 pub fn spelt_twice(matches: &Map<String, Value>) -> Option<(String, bool)> {
-    fn dotted(map: &Map<String, Value>) -> bool {
-        map.iter()
-            .any(|(k, v)| k.contains('.') || v.as_object().is_some_and(dotted))
-    }
-    if !dotted(matches) {
+    if !crate::action::has_dotted_key(matches) {
         return None;
     }
     let mut seen: BTreeMap<String, &Value> = BTreeMap::new();

@@ -207,13 +207,9 @@ impl Calls {
     }
 
     fn with(tool: String, bases: Vec<Map<String, Value>>, dims: Dims) -> Calls {
-        fn dotted(map: &Map<String, Value>) -> bool {
-            map.iter().any(|(k, v)| k.contains('.') || holds_dotted(v))
-        }
-        fn holds_dotted(value: &Value) -> bool {
-            value.as_object().is_some_and(dotted)
-        }
-        let dotted = bases.iter().any(dotted)
+        use crate::action::has_dotted_key;
+        let holds_dotted = |value: &Value| value.as_object().is_some_and(has_dotted_key);
+        let dotted = bases.iter().any(has_dotted_key)
             || dims.iter().any(|(key, options)| {
                 key.contains('.') || options.iter().flatten().any(holds_dotted)
             });
