@@ -213,6 +213,8 @@ fn doctor(
             ));
         }
     }
+    // Claude Code: the agents', skills' and commands' own hooks, noted after the rest.
+    let mut front_matter = Vec::new();
     if harness == Harness::ClaudeCode {
         // The enabled plugins' hooks run after every settings file's. The managed
         // settings come first in `files`, and take precedence over the rest.
@@ -223,7 +225,12 @@ fn doctor(
             .map(|(_, v)| v)
             .collect();
         layers.extend(kept.iter().filter(|(i, _)| *i < managed).map(|(_, v)| v));
-        let (pre, permission) = claude_plugin_hooks(dir, &layers);
+        let (folders, missing) = claude_plugin_folders(dir, &layers);
+        for id in &missing {
+            f.note(claude_plugin_not_installed(id));
+        }
+        let (pre, permission) = claude_plugin_hooks(&folders);
+        front_matter = claude_front_matter_hooks(dir, &folders);
         let after = files.len();
         others.extend(
             pre.into_iter()
@@ -372,6 +379,9 @@ fn doctor(
     check_gate_twice(harness, &ours, f);
     check_other_hooks(harness, &ours, &placed, &others, f);
     check_permission_hooks(&ours, &asking, f);
+    for line in front_matter {
+        f.note(line);
+    }
     if f.unsure.is_some() {
         return None;
     }
@@ -1229,24 +1239,16 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
     out
 }
 
-/// The `PreToolUse` and `PermissionRequest` hooks that the plugins the settings `layers`
-/// (lowest precedence first) turn on bring, each with its plugin (see
-/// [`claude_code::enabled_plugins`]). Claude Code 2.1.197 finds an installed plugin in
-/// `installed_plugins.json` under its plugins folder (`CLAUDE_CODE_PLUGIN_CACHE_DIR`, else
-/// `plugins` in its config folder), one entry per scope: a `project` or `local` one
-/// applies only to its `projectPath`. It reads the plugin's `hooks/hooks.json` and the
-/// hooks its manifest names (see [`claude_code::manifest_hooks`]), and runs them after
-/// the settings files' hooks, side by side with the gate's (seen with 2.1.197: a plugin's
-/// `PreToolUse` hook rewrote `echo harmless`, which the gate let run, to a call the store
-/// denies, and Claude Code ran that).
-fn claude_plugin_hooks(
-    dir: &Path,
-    layers: &[&Value],
-) -> (Vec<wiring::OtherHook>, Vec<wiring::OtherHook>) {
-    let (mut pre, mut permission) = (Vec::new(), Vec::new());
+/// The folders of the plugins the settings `layers` (lowest precedence first) turn on
+/// (see [`claude_code::enabled_plugins`]) that Claude Code 2.1.197 has installed for
+/// `dir`, each with its plugin, sorted; and the plugins turned on that it has not
+/// installed here. It finds an installed plugin in `installed_plugins.json` under its
+/// plugins folder (`CLAUDE_CODE_PLUGIN_CACHE_DIR`, else `plugins` in its config folder),
+/// one entry per scope: a `project` or `local` one applies only to its `projectPath`.
+fn claude_plugin_folders(dir: &Path, layers: &[&Value]) -> (Vec<(String, PathBuf)>, Vec<String>) {
     let ids = claude_code::enabled_plugins(layers);
     if ids.is_empty() {
-        return (pre, permission);
+        return (Vec::new(), Vec::new());
     }
     let plugins = match std::env::var_os("CLAUDE_CODE_PLUGIN_CACHE_DIR").filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d),
@@ -1254,22 +1256,24 @@ fn claude_plugin_hooks(
             Some(d) => PathBuf::from(d).join("plugins"),
             None => match home() {
                 Some(h) => h.join(".claude/plugins"),
-                None => return (pre, permission),
+                None => return (Vec::new(), ids),
             },
         },
     };
-    let json =
-        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
-    let Some(installed) = json(&plugins.join("installed_plugins.json")) else {
-        return (pre, permission);
-    };
-    let harness = Harness::ClaudeCode;
-    for id in &ids {
+    let installed = read_optional(&plugins.join("installed_plugins.json"))
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    for id in ids {
         let entries = installed
-            .pointer(&format!(
-                "/plugins/{}",
-                id.replace('~', "~0").replace('/', "~1")
-            ))
+            .as_ref()
+            .and_then(|i| {
+                i.pointer(&format!(
+                    "/plugins/{}",
+                    id.replace('~', "~0").replace('/', "~1")
+                ))
+            })
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
@@ -1290,58 +1294,203 @@ fn claude_plugin_hooks(
             .collect();
         folders.sort();
         folders.dedup();
-        for folder in folders {
-            let mut sources: Vec<(String, Value)> = Vec::new();
-            let standard = folder.join("hooks/hooks.json");
-            if let Some(v) = json(&standard) {
-                sources.push((standard.display().to_string(), v));
-            }
-            let manifest_file = folder.join(".claude-plugin/plugin.json");
-            for source in json(&manifest_file)
-                .as_ref()
-                .map(claude_code::manifest_hooks)
-                .unwrap_or_default()
-            {
-                match source {
-                    Ok(path) => {
-                        let file = folder.join(&path);
-                        if same_path(&file, &standard) {
-                            continue;
-                        }
-                        if let Some(v) = json(&file) {
-                            sources.push((file.display().to_string(), v));
-                        }
+        if folders.is_empty() {
+            missing.push(id);
+            continue;
+        }
+        found.extend(folders.into_iter().map(|f| (id.clone(), f)));
+    }
+    (found, missing)
+}
+
+/// The `PreToolUse` and `PermissionRequest` hooks that the installed plugins `folders`
+/// (see [`claude_plugin_folders`]) bring, each with its plugin. Claude Code 2.1.197 reads
+/// a plugin's `hooks/hooks.json` and the hooks its manifest names (see
+/// [`claude_code::manifest_hooks`]), and runs them after the settings files' hooks, side
+/// by side with the gate's (seen with 2.1.197: a plugin's `PreToolUse` hook rewrote
+/// `echo harmless`, which the gate let run, to a call the store denies, and Claude Code
+/// ran that).
+fn claude_plugin_hooks(
+    folders: &[(String, PathBuf)],
+) -> (Vec<wiring::OtherHook>, Vec<wiring::OtherHook>) {
+    let (mut pre, mut permission) = (Vec::new(), Vec::new());
+    let json =
+        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
+    let harness = Harness::ClaudeCode;
+    for (id, folder) in folders {
+        let mut sources: Vec<(String, Value)> = Vec::new();
+        let standard = folder.join("hooks/hooks.json");
+        if let Some(v) = json(&standard) {
+            sources.push((standard.display().to_string(), v));
+        }
+        let manifest_file = folder.join(".claude-plugin/plugin.json");
+        for source in json(&manifest_file)
+            .as_ref()
+            .map(claude_code::manifest_hooks)
+            .unwrap_or_default()
+        {
+            match source {
+                Ok(path) => {
+                    let file = folder.join(&path);
+                    if same_path(&file, &standard) {
+                        continue;
                     }
-                    Err(v) => sources.push((manifest_file.display().to_string(), v)),
+                    if let Some(v) = json(&file) {
+                        sources.push((file.display().to_string(), v));
+                    }
                 }
+                Err(v) => sources.push((manifest_file.display().to_string(), v)),
             }
-            for (shown, value) in &sources {
-                let with_plugin = |o: wiring::OtherHook| wiring::OtherHook {
-                    extension: Some(wiring::Extension {
-                        name: id.clone(),
-                        off_in: None,
-                    }),
-                    ..o
-                };
-                pre.extend(
-                    wiring::other_hooks_in(value, Wiring::of(harness).event, harness.name(), shown)
-                        .into_iter()
-                        .map(with_plugin),
-                );
-                permission.extend(
-                    wiring::other_hooks_in(
-                        value,
-                        claude_code::PERMISSION_EVENT,
-                        harness.name(),
-                        shown,
-                    )
+        }
+        for (shown, value) in &sources {
+            let with_plugin = |o: wiring::OtherHook| wiring::OtherHook {
+                extension: Some(wiring::Extension {
+                    name: id.clone(),
+                    off_in: None,
+                }),
+                ..o
+            };
+            pre.extend(
+                wiring::other_hooks_in(value, Wiring::of(harness).event, harness.name(), shown)
                     .into_iter()
                     .map(with_plugin),
-                );
-            }
+            );
+            permission.extend(
+                wiring::other_hooks_in(value, claude_code::PERMISSION_EVENT, harness.name(), shown)
+                    .into_iter()
+                    .map(with_plugin),
+            );
         }
     }
     (pre, permission)
+}
+
+/// A plugin the settings turn on that Claude Code has not installed for this project,
+/// as a note: doctor cannot read its hooks, and Claude Code installs such a plugin as it
+/// starts once its marketplace is known (seen with 2.1.197: a plugin turned on in the
+/// user's settings, its marketplace in `extraKnownMarketplaces`, was installed at the
+/// start of the second session, and its `PreToolUse` hook rewrote a call the gate had let
+/// run).
+fn claude_plugin_not_installed(id: &str) -> String {
+    format!(
+        "the Claude Code plugin `{}` is turned on under `enabledPlugins` but not installed for this project, so doctor cannot read its hooks, and Claude Code installs such a plugin as it starts once its marketplace is known, then runs its hooks side by side with the gate's, a `PreToolUse` hook's `updatedInput` included, which the gate never sees: install it (`claude plugin install {}`) and run doctor again, or take it out of `enabledPlugins`",
+        one_line(id),
+        wiring::sh_quote(id)
+    )
+}
+
+/// The agents, skills and commands whose front matter declares hooks that can rewrite a
+/// call the gate judged (see [`claude_code::front_matter_hooks`]), as notes: those of the
+/// managed `.claude` folder, the user's config folder, each `.claude` folder from `dir`
+/// up to the git root (never the home folder, as Claude Code 2.1.197 looks), and the
+/// installed plugins `plugins`. Which tools their hooks match is in YAML this does not
+/// read, so each is a note.
+fn claude_front_matter_hooks(dir: &Path, plugins: &[(String, PathBuf)]) -> Vec<String> {
+    let mut roots: Vec<(PathBuf, Option<&str>)> =
+        vec![(Path::new(claude_code::MANAGED_DIR).join(".claude"), None)];
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home().map(|h| h.join(".claude")));
+    roots.extend(config.map(|c| (c, None)));
+    let home = home();
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        if home.as_deref().is_some_and(|h| same_path(h, d)) {
+            break;
+        }
+        roots.push((d.join(".claude"), None));
+        if d.join(".git").exists() {
+            break;
+        }
+        at = d.parent();
+    }
+    roots.extend(plugins.iter().map(|(id, f)| (f.clone(), Some(id.as_str()))));
+    let mut out = Vec::new();
+    for (root, plugin) in roots {
+        for (folder, kind) in claude_code::FRONT_MATTER_FOLDERS {
+            for file in markdown_files(&root.join(folder), kind == "skill") {
+                let Some(text) = read_optional(&file).ok().flatten() else {
+                    continue;
+                };
+                let Some(events) = claude_code::front_matter_hooks(&text) else {
+                    continue;
+                };
+                let gating: Vec<String> = events
+                    .iter()
+                    .filter(|e| {
+                        [
+                            Wiring::of(Harness::ClaudeCode).event,
+                            claude_code::PERMISSION_EVENT,
+                        ]
+                        .contains(e)
+                    })
+                    .map(|e| format!("`{e}`"))
+                    .collect();
+                let declares = match (gating.is_empty(), events.is_empty()) {
+                    (false, _) => format!("declares {} hooks in its front matter", gating.join(" and ")),
+                    (true, true) => "declares hooks in its front matter under names doctor cannot read as events (they may be `PreToolUse` hooks)".to_string(),
+                    (true, false) => continue,
+                };
+                let (what, fix) = match plugin {
+                    Some(id) => (
+                        format!(
+                            "{} {kind} that the Claude Code plugin `{}` brings",
+                            if kind == "agent" { "an" } else { "a" },
+                            one_line(id)
+                        ),
+                        plugin_fix(id),
+                    ),
+                    None => (
+                        format!("a Claude Code {kind}"),
+                        "take them out, or keep their matcher off the tools the gate judges"
+                            .to_string(),
+                    ),
+                };
+                let when = match kind {
+                    "agent" => {
+                        "on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`)"
+                    }
+                    _ => "on every call after it is used, for the rest of the session",
+                };
+                out.push(format!(
+                    "`{}`, {what}, {declares}, which Claude Code runs {when}, side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}",
+                    clean(&file.display().to_string())
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The Markdown files under `folder`, sorted: each `*/SKILL.md` when `skills`, else each
+/// `*.md` at any depth (to a depth of 8, which no real tree passes and which stops a
+/// symbolic link loop).
+fn markdown_files(folder: &Path, skills: bool) -> Vec<PathBuf> {
+    fn walk(folder: &Path, depth: usize, skills: bool, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            if skills {
+                let file = path.join("SKILL.md");
+                if file.is_file() {
+                    out.push(file);
+                }
+            } else if path.is_dir() {
+                if depth < 8 {
+                    walk(&path, depth + 1, skills, out);
+                }
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(folder, 0, skills, &mut out);
+    out
 }
 
 /// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours
