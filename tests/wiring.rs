@@ -2275,6 +2275,32 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
 }
 
 #[test]
+fn doctor_reads_claude_code_s_disable_all_hooks_as_the_merged_settings_have_it() {
+    // Claude Code 2.1.197 reads `disableAllHooks` from its merged settings: the local
+    // settings outrank the project's, which outrank the user's. Set to true outside the
+    // managed settings it leaves the managed settings' hooks running (seen with 2.1.197:
+    // the project's settings set it, and the pre-tool hook in the managed settings still
+    // denied a call), so "no hook runs" was wrong, and a false above a true was reported
+    // as hooks turned off.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"disableAllHooks": true}"#).unwrap();
+    let problem = format!(
+        "`{}` sets `disableAllHooks` to true, so Claude Code runs only the hooks in the managed settings (and those of the plugins they turn on), and the hook in `{}` never runs: remove that setting",
+        user.display(),
+        settings.display()
+    );
+    assert_eq!(findings(&s.doctor("claude-code")), [problem]);
+    // The local settings set it to false: the hooks run.
+    let local = s.project.join(".claude/settings.local.json");
+    std::fs::write(&local, r#"{"disableAllHooks": false}"#).unwrap();
+    s.assert_doctor_clean("claude-code");
+}
+
+#[test]
 fn doctor_notes_hooks_an_agent_or_a_skill_declares_in_its_front_matter() {
     // Seen with Claude Code 2.1.197 in `claude -p`: a `PreToolUse` hook on `Bash` in the
     // front matter of `.claude/skills/rw/SKILL.md`, answering `allow` with an

@@ -162,11 +162,6 @@ fn doctor(
                 ));
                 unread.push(format!("`{shown}`"));
             }
-            if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
-                f.problem(format!(
-                    "`{shown}` sets `disableAllHooks` to true, so no hook runs: remove it"
-                ));
-            }
             if let Some((var, v)) = claude_code::hooks_off_in_env(&value) {
                 f.problem(format!(
                     "`{shown}` sets `env.{var}` to `{}`, and Claude Code then runs no hook at all: remove it",
@@ -215,6 +210,9 @@ fn doctor(
     }
     // Claude Code: the agents', skills' and commands' own hooks, noted after the rest.
     let mut front_matter = Vec::new();
+    // Claude Code: the settings file outside the managed ones whose `disableAllHooks`
+    // true the merged settings keep.
+    let mut hooks_off_in: Option<String> = None;
     if harness == Harness::ClaudeCode {
         // The enabled plugins' hooks run after every settings file's. The managed
         // settings come first in `files`, and take precedence over the rest.
@@ -225,6 +223,16 @@ fn doctor(
             .map(|(_, v)| v)
             .collect();
         layers.extend(kept.iter().filter(|(i, _)| *i < managed).map(|(_, v)| v));
+        // `disableAllHooks` as the merged settings have it, set outside the managed
+        // settings (there, [`check_claude_managed`] reads it).
+        hooks_off_in = kept
+            .iter()
+            .filter(|(i, _)| *i < managed)
+            .rev()
+            .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
+            .find_map(|(i, v)| v.get("disableAllHooks").map(|on| (*i, on)))
+            .filter(|(i, on)| *i >= managed && **on == Value::Bool(true))
+            .map(|(i, _)| files[i].display().to_string());
         let (folders, missing) = claude_plugin_folders(dir, &layers);
         for id in &missing {
             f.note(claude_plugin_not_installed(id));
@@ -374,7 +382,7 @@ fn doctor(
                 f.problem(e.to_string());
             }
         }
-        Harness::ClaudeCode => check_claude_managed(&ours, f),
+        Harness::ClaudeCode => check_claude_managed(&ours, hooks_off_in.as_deref(), f),
     }
     check_gate_twice(harness, &ours, f);
     check_other_hooks(harness, &ours, &placed, &others, f);
@@ -862,8 +870,12 @@ fn claude_managed_files() -> Vec<PathBuf> {
 }
 
 /// The managed settings that leave the gate's hook out: no hook runs, or only the
-/// managed settings' own hooks, and ours is elsewhere.
-fn check_claude_managed(ours: &[Handler], f: &mut Findings) {
+/// managed settings' own hooks, and ours is elsewhere. `hooks_off_in`: the file outside
+/// them whose `disableAllHooks` true the merged settings keep; Claude Code 2.1.197 then
+/// runs only the managed settings' hooks, and the hooks of the plugins they turn on (seen
+/// with 2.1.197: the project's settings set it, and the pre-tool hook in the managed
+/// settings still denied a call).
+fn check_claude_managed(ours: &[Handler], hooks_off_in: Option<&str>, f: &mut Findings) {
     let managed = claude_managed_files();
     let mut layers = Vec::new();
     for path in &managed {
@@ -890,7 +902,18 @@ fn check_claude_managed(ours: &[Handler], f: &mut Findings) {
                 ));
             }
         }
-        None => {}
+        None => {
+            let Some(file) = hooks_off_in else {
+                return;
+            };
+            let in_managed = |h: &Handler| managed.iter().any(|m| m.display().to_string() == h.file);
+            for h in ours.iter().filter(|h| !in_managed(h)) {
+                f.problem(format!(
+                    "`{file}` sets `disableAllHooks` to true, so Claude Code runs only the hooks in the managed settings (and those of the plugins they turn on), and the hook in `{}` never runs: remove that setting",
+                    h.file
+                ));
+            }
+        }
     }
 }
 
