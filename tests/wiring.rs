@@ -2293,11 +2293,31 @@ fn doctor_reads_claude_code_s_disable_all_hooks_as_the_merged_settings_have_it()
         user.display(),
         settings.display()
     );
-    assert_eq!(findings(&s.doctor("claude-code")), [problem]);
-    // The local settings set it to false: the hooks run.
+    // A skill's hooks do not run then either (2.1.197 registers no agent's, skill's or
+    // command's hooks while only the managed ones run): no note of them.
+    let skill = s.project.join(".claude/skills/rw/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    std::fs::write(
+        &skill,
+        "---\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: ./rw.sh\n---\n",
+    )
+    .unwrap();
+    let out = s.doctor("claude-code");
+    assert_eq!(findings(&out), [problem]);
+    assert_eq!(out.stderr, "");
+    // The local settings set it to false: the hooks run, the skill's too.
     let local = s.project.join(".claude/settings.local.json");
     std::fs::write(&local, r#"{"disableAllHooks": false}"#).unwrap();
-    s.assert_doctor_clean("claude-code");
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert!(
+        out.stderr.starts_with(&format!(
+            "omission-gate doctor: note: `{}`, a Claude Code skill, declares `PreToolUse` hooks",
+            skill.display()
+        )),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -233,12 +233,46 @@ fn doctor(
             .find_map(|(i, v)| v.get("disableAllHooks").map(|on| (*i, on)))
             .filter(|(i, on)| *i >= managed && **on == Value::Bool(true))
             .map(|(i, _)| files[i].display().to_string());
-        let (folders, missing) = claude_plugin_folders(dir, &layers);
+        // Only the managed settings' hooks run (`allowManagedHooksOnly` there, or
+        // `disableAllHooks` elsewhere): Claude Code 2.1.197 then runs the hooks of no
+        // plugin but those the managed settings turn on, and none of an agent's, a
+        // skill's or a command's. Under `strictPluginOnlyCustomization` it runs those of
+        // the plugins' and the managed folder's only.
+        let policy: Vec<(String, &Value)> = kept
+            .iter()
+            .filter(|(i, _)| *i < managed)
+            .map(|(i, v)| (files[*i].display().to_string(), v))
+            .collect();
+        let policy: Vec<(&str, &Value)> = policy.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        let managed_says = claude_code::managed_hooks(&policy);
+        let restricted = hooks_off_in.is_some()
+            || matches!(
+                managed_says,
+                Some(claude_code::Managed::ManagedOnly(
+                    "allowManagedHooksOnly",
+                    _
+                ))
+            );
+        let (mut folders, mut missing) = claude_plugin_folders(dir, &layers);
+        if restricted {
+            let managed_on = |id: &str| {
+                policy
+                    .iter()
+                    .rev()
+                    .find_map(|(_, v)| v.get("enabledPlugins")?.get(id))
+                    == Some(&Value::Bool(true))
+            };
+            folders.retain(|(id, _)| managed_on(id));
+            missing.retain(|id| managed_on(id));
+        }
         for id in &missing {
             f.note(claude_plugin_not_installed(id));
         }
         let (pre, permission) = claude_plugin_hooks(&folders);
-        front_matter = claude_front_matter_hooks(dir, &folders);
+        if !restricted {
+            let plugin_only = managed_says.is_some();
+            front_matter = claude_front_matter_hooks(dir, &folders, !plugin_only);
+        }
         let after = files.len();
         others.extend(
             pre.into_iter()
@@ -1406,18 +1440,23 @@ fn claude_plugin_not_installed(id: &str) -> String {
 /// call the gate judged (see [`claude_code::front_matter_hooks`]), as notes: those of the
 /// managed `.claude` folder, the user's config folder, each `.claude` folder from `dir`
 /// up to the git root (never the home folder, as Claude Code 2.1.197 looks), and the
-/// installed plugins `plugins`. Which tools their hooks match is in YAML this does not
-/// read, so each is a note.
-fn claude_front_matter_hooks(dir: &Path, plugins: &[(String, PathBuf)]) -> Vec<String> {
+/// installed plugins `plugins`; with `yours` false (the managed settings'
+/// `strictPluginOnlyCustomization`), only the managed folder's and the plugins'. Which
+/// tools their hooks match is in YAML this does not read, so each is a note.
+fn claude_front_matter_hooks(
+    dir: &Path,
+    plugins: &[(String, PathBuf)],
+    yours: bool,
+) -> Vec<String> {
     let mut roots: Vec<(PathBuf, Option<&str>)> =
         vec![(Path::new(claude_code::MANAGED_DIR).join(".claude"), None)];
     let config = std::env::var_os("CLAUDE_CONFIG_DIR")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .or_else(|| home().map(|h| h.join(".claude")));
-    roots.extend(config.map(|c| (c, None)));
+    roots.extend(config.filter(|_| yours).map(|c| (c, None)));
     let home = home();
-    let mut at = Some(dir);
+    let mut at = Some(dir).filter(|_| yours);
     while let Some(d) = at {
         if home.as_deref().is_some_and(|h| same_path(h, d)) {
             break;
