@@ -232,7 +232,8 @@ fn doctor(
             .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
             .find_map(|(i, v)| v.get("disableAllHooks").map(|on| (*i, on)))
             .filter(|(i, on)| *i >= managed && **on == Value::Bool(true))
-            .map(|(i, _)| files[i].display().to_string());
+            .and_then(|(i, _)| files.get(i))
+            .map(|p| p.display().to_string());
         // Only the managed settings' hooks run (`allowManagedHooksOnly` there, or
         // `disableAllHooks` elsewhere): Claude Code 2.1.197 then runs the hooks of no
         // plugin but those the managed settings turn on, and none of an agent's, a
@@ -241,7 +242,7 @@ fn doctor(
         let policy: Vec<(String, &Value)> = kept
             .iter()
             .filter(|(i, _)| *i < managed)
-            .map(|(i, v)| (files[*i].display().to_string(), v))
+            .filter_map(|(i, v)| Some((files.get(*i)?.display().to_string(), v)))
             .collect();
         let policy: Vec<(&str, &Value)> = policy.iter().map(|(p, v)| (p.as_str(), *v)).collect();
         let managed_says = claude_code::managed_hooks(&policy);

@@ -905,12 +905,13 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
     let matter = &rest[..rest.find("---")?];
     let is_hooks_key = |line: &str| {
         let key = line.trim_start_matches(['"', '\'']);
-        key.len() >= 5
-            && key[..5].eq_ignore_ascii_case("hooks")
-            && key[5..]
-                .trim_start_matches(['"', '\''])
-                .trim_start()
-                .starts_with(':')
+        key.get(..5)
+            .is_some_and(|k| k.eq_ignore_ascii_case("hooks"))
+            && key.get(5..).is_some_and(|r| {
+                r.trim_start_matches(['"', '\''])
+                    .trim_start()
+                    .starts_with(':')
+            })
     };
     let block: String = if matter.trim_start().starts_with('{') {
         if !matter.to_ascii_lowercase().contains("hooks") {
@@ -1191,6 +1192,7 @@ mod tests {
             "--- hooks:\n  PreToolUse: []\n---\n",
             "---\nname: a\n  hooks: x\nhooks_x: PreToolUse\n---\n",
             "---\nhooks:\n  PreToolUse: []\n",
+            "---\nhook\u{e9}: PreToolUse\n---\n",
         ] {
             assert_eq!(front_matter_hooks(none), None, "{none:?}");
         }
