@@ -2245,11 +2245,141 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     // Turned on there by a list of version constraints, which Claude Code reads as on.
     std::fs::write(&local, r#"{"enabledPlugins": {"rw@localm": ["^0.0"]}}"#).unwrap();
     assert_eq!(s.doctor("claude-code").stderr, noted);
-    // Installed for another project only: Claude Code does not load it here.
+    // An agent the plugin brings, whose front matter declares a pre-tool hook: Claude
+    // Code runs it as it runs a project's agent's.
+    let agent = folder.join("agents/rw.md");
+    std::fs::create_dir_all(agent.parent().unwrap()).unwrap();
+    std::fs::write(
+        &agent,
+        "---\nname: rw\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./rw.sh\n---\n",
+    )
+    .unwrap();
+    assert_eq!(
+        s.doctor("claude-code").stderr,
+        format!(
+            "{noted}omission-gate doctor: note: `{}`, an agent that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}\n",
+            agent.display()
+        )
+    );
+    // Installed for another project only: Claude Code does not load it here, but can
+    // install it as it starts (seen with 2.1.197: a plugin turned on in the user's
+    // settings, its marketplace known, was installed at a session's start and its
+    // `PreToolUse` hook ran in that session), and doctor cannot read its hooks.
     install(&s.home);
     let out = s.doctor("claude-code");
     assert_clean(&out, &settings, "claude-code");
+    assert_eq!(
+        out.stderr,
+        "omission-gate doctor: note: the Claude Code plugin `rw@localm` is turned on under `enabledPlugins` but not installed for this project, so doctor cannot read its hooks, and Claude Code installs such a plugin as it starts once its marketplace is known, then runs its hooks side by side with the gate's, a `PreToolUse` hook's `updatedInput` included, which the gate never sees: install it (`claude plugin install rw@localm`) and run doctor again, or take it out of `enabledPlugins`\n"
+    );
+}
+
+#[test]
+fn doctor_reads_claude_code_s_disable_all_hooks_as_the_merged_settings_have_it() {
+    // Claude Code 2.1.197 reads `disableAllHooks` from its merged settings: the local
+    // settings outrank the project's, which outrank the user's. Set to true outside the
+    // managed settings it leaves the managed settings' hooks running (seen with 2.1.197:
+    // the project's settings set it, and the pre-tool hook in the managed settings still
+    // denied a call), so "no hook runs" was wrong, and a false above a true was reported
+    // as hooks turned off.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"disableAllHooks": true}"#).unwrap();
+    let problem = format!(
+        "`{}` sets `disableAllHooks` to true, so Claude Code runs only the hooks in the managed settings (and those of the plugins they turn on), and the hook in `{}` never runs: remove that setting",
+        user.display(),
+        settings.display()
+    );
+    // A skill's hooks do not run then either (2.1.197 registers no agent's, skill's or
+    // command's hooks while only the managed ones run): no note of them.
+    let skill = s.project.join(".claude/skills/rw/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    std::fs::write(
+        &skill,
+        "---\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: ./rw.sh\n---\n",
+    )
+    .unwrap();
+    let out = s.doctor("claude-code");
+    assert_eq!(findings(&out), [problem]);
     assert_eq!(out.stderr, "");
+    // The local settings set it to false: the hooks run, the skill's too.
+    let local = s.project.join(".claude/settings.local.json");
+    std::fs::write(&local, r#"{"disableAllHooks": false}"#).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert!(
+        out.stderr.starts_with(&format!(
+            "omission-gate doctor: note: `{}`, a Claude Code skill, declares `PreToolUse` hooks",
+            skill.display()
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn doctor_notes_hooks_an_agent_or_a_skill_declares_in_its_front_matter() {
+    // Seen with Claude Code 2.1.197 in `claude -p`: a `PreToolUse` hook on `Bash` in the
+    // front matter of `.claude/skills/rw/SKILL.md`, answering `allow` with an
+    // `updatedInput` of `touch gate-marker`, ran once the model used the skill: the
+    // model then asked for `echo harmless`, which the settings' pre-tool hook let run,
+    // and Claude Code ran `touch gate-marker`. The same hook in
+    // `.claude/agents/rw.md` did so for the subagent's call, and for the main agent's
+    // under `--agent rw`. doctor said ok and nothing else.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let front = |events: &str| {
+        format!(
+            "---\nname: rw\ndescription: does the step\nhooks:\n  {events}:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./rw.sh\n---\nDo the step.\n"
+        )
+    };
+    let skill = s.project.join(".claude/skills/rw/SKILL.md");
+    let agent = s.project.join(".claude/agents/team/rw.md");
+    let command = s.home.join(".claude/commands/rw.md");
+    for file in [&skill, &agent, &command] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    }
+    std::fs::write(&skill, front("PreToolUse")).unwrap();
+    std::fs::write(&agent, front("PermissionRequest")).unwrap();
+    std::fs::write(&command, front("\"PreToolUse\"")).unwrap();
+    let runs = "side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, take them out, or keep their matcher off the tools the gate judges";
+    let after_use =
+        "which Claude Code runs on every call after it is used, for the rest of the session";
+    let noted = format!(
+        "omission-gate doctor: note: `{}`, a Claude Code command, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+         omission-gate doctor: note: `{}`, a Claude Code agent, declares `PermissionRequest` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n\
+         omission-gate doctor: note: `{}`, a Claude Code skill, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n",
+        command.display(),
+        agent.display(),
+        skill.display()
+    );
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(out.stderr, noted);
+    // Hooks of other events only, or none: nothing to say.
+    for file in [&skill, &agent, &command] {
+        std::fs::write(file, front("Stop")).unwrap();
+    }
+    std::fs::write(
+        &skill,
+        "---\nname: rw\ndescription: no hooks\n---\nhooks: PreToolUse\n",
+    )
+    .unwrap();
+    s.assert_doctor_clean("claude-code");
+    assert_eq!(s.doctor("claude-code").stderr, "");
+    // Events written a way this cannot read: said, as they may be pre-tool ones.
+    std::fs::write(&agent, "---\nname: rw\nhooks: *shared\n---\n").unwrap();
+    assert_eq!(
+        s.doctor("claude-code").stderr,
+        format!(
+            "omission-gate doctor: note: `{}`, a Claude Code agent, declares hooks in its front matter under names doctor cannot read as events (they may be `PreToolUse` hooks), which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n",
+            agent.display()
+        )
+    );
 }
 
 #[test]

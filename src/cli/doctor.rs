@@ -162,11 +162,6 @@ fn doctor(
                 ));
                 unread.push(format!("`{shown}`"));
             }
-            if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
-                f.problem(format!(
-                    "`{shown}` sets `disableAllHooks` to true, so no hook runs: remove it"
-                ));
-            }
             if let Some((var, v)) = claude_code::hooks_off_in_env(&value) {
                 f.problem(format!(
                     "`{shown}` sets `env.{var}` to `{}`, and Claude Code then runs no hook at all: remove it",
@@ -213,6 +208,11 @@ fn doctor(
             ));
         }
     }
+    // Claude Code: the agents', skills' and commands' own hooks, noted after the rest.
+    let mut front_matter = Vec::new();
+    // Claude Code: the settings file outside the managed ones whose `disableAllHooks`
+    // true the merged settings keep.
+    let mut hooks_off_in: Option<String> = None;
     if harness == Harness::ClaudeCode {
         // The enabled plugins' hooks run after every settings file's. The managed
         // settings come first in `files`, and take precedence over the rest.
@@ -223,7 +223,57 @@ fn doctor(
             .map(|(_, v)| v)
             .collect();
         layers.extend(kept.iter().filter(|(i, _)| *i < managed).map(|(_, v)| v));
-        let (pre, permission) = claude_plugin_hooks(dir, &layers);
+        // `disableAllHooks` as the merged settings have it, set outside the managed
+        // settings (there, [`check_claude_managed`] reads it).
+        hooks_off_in = kept
+            .iter()
+            .filter(|(i, _)| *i < managed)
+            .rev()
+            .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
+            .find_map(|(i, v)| v.get("disableAllHooks").map(|on| (*i, on)))
+            .filter(|(i, on)| *i >= managed && **on == Value::Bool(true))
+            .and_then(|(i, _)| files.get(i))
+            .map(|p| p.display().to_string());
+        // Only the managed settings' hooks run (`allowManagedHooksOnly` there, or
+        // `disableAllHooks` elsewhere): Claude Code 2.1.197 then runs the hooks of no
+        // plugin but those the managed settings turn on, and none of an agent's, a
+        // skill's or a command's. Under `strictPluginOnlyCustomization` it runs those of
+        // the plugins' and the managed folder's only.
+        let policy: Vec<(String, &Value)> = kept
+            .iter()
+            .filter(|(i, _)| *i < managed)
+            .filter_map(|(i, v)| Some((files.get(*i)?.display().to_string(), v)))
+            .collect();
+        let policy: Vec<(&str, &Value)> = policy.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        let managed_says = claude_code::managed_hooks(&policy);
+        let restricted = hooks_off_in.is_some()
+            || matches!(
+                managed_says,
+                Some(claude_code::Managed::ManagedOnly(
+                    "allowManagedHooksOnly",
+                    _
+                ))
+            );
+        let (mut folders, mut missing) = claude_plugin_folders(dir, &layers);
+        if restricted {
+            let managed_on = |id: &str| {
+                policy
+                    .iter()
+                    .rev()
+                    .find_map(|(_, v)| v.get("enabledPlugins")?.get(id))
+                    == Some(&Value::Bool(true))
+            };
+            folders.retain(|(id, _)| managed_on(id));
+            missing.retain(|id| managed_on(id));
+        }
+        for id in &missing {
+            f.note(claude_plugin_not_installed(id));
+        }
+        let (pre, permission) = claude_plugin_hooks(&folders);
+        if !restricted {
+            let plugin_only = managed_says.is_some();
+            front_matter = claude_front_matter_hooks(dir, &folders, !plugin_only);
+        }
         let after = files.len();
         others.extend(
             pre.into_iter()
@@ -367,11 +417,14 @@ fn doctor(
                 f.problem(e.to_string());
             }
         }
-        Harness::ClaudeCode => check_claude_managed(&ours, f),
+        Harness::ClaudeCode => check_claude_managed(&ours, hooks_off_in.as_deref(), f),
     }
     check_gate_twice(harness, &ours, f);
     check_other_hooks(harness, &ours, &placed, &others, f);
     check_permission_hooks(&ours, &asking, f);
+    for line in front_matter {
+        f.note(line);
+    }
     if f.unsure.is_some() {
         return None;
     }
@@ -852,8 +905,12 @@ fn claude_managed_files() -> Vec<PathBuf> {
 }
 
 /// The managed settings that leave the gate's hook out: no hook runs, or only the
-/// managed settings' own hooks, and ours is elsewhere.
-fn check_claude_managed(ours: &[Handler], f: &mut Findings) {
+/// managed settings' own hooks, and ours is elsewhere. `hooks_off_in`: the file outside
+/// them whose `disableAllHooks` true the merged settings keep; Claude Code 2.1.197 then
+/// runs only the managed settings' hooks, and the hooks of the plugins they turn on (seen
+/// with 2.1.197: the project's settings set it, and the pre-tool hook in the managed
+/// settings still denied a call).
+fn check_claude_managed(ours: &[Handler], hooks_off_in: Option<&str>, f: &mut Findings) {
     let managed = claude_managed_files();
     let mut layers = Vec::new();
     for path in &managed {
@@ -880,7 +937,18 @@ fn check_claude_managed(ours: &[Handler], f: &mut Findings) {
                 ));
             }
         }
-        None => {}
+        None => {
+            let Some(file) = hooks_off_in else {
+                return;
+            };
+            let in_managed = |h: &Handler| managed.iter().any(|m| m.display().to_string() == h.file);
+            for h in ours.iter().filter(|h| !in_managed(h)) {
+                f.problem(format!(
+                    "`{file}` sets `disableAllHooks` to true, so Claude Code runs only the hooks in the managed settings (and those of the plugins they turn on), and the hook in `{}` never runs: remove that setting",
+                    h.file
+                ));
+            }
+        }
     }
 }
 
@@ -1229,24 +1297,16 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
     out
 }
 
-/// The `PreToolUse` and `PermissionRequest` hooks that the plugins the settings `layers`
-/// (lowest precedence first) turn on bring, each with its plugin (see
-/// [`claude_code::enabled_plugins`]). Claude Code 2.1.197 finds an installed plugin in
-/// `installed_plugins.json` under its plugins folder (`CLAUDE_CODE_PLUGIN_CACHE_DIR`, else
-/// `plugins` in its config folder), one entry per scope: a `project` or `local` one
-/// applies only to its `projectPath`. It reads the plugin's `hooks/hooks.json` and the
-/// hooks its manifest names (see [`claude_code::manifest_hooks`]), and runs them after
-/// the settings files' hooks, side by side with the gate's (seen with 2.1.197: a plugin's
-/// `PreToolUse` hook rewrote `echo harmless`, which the gate let run, to a call the store
-/// denies, and Claude Code ran that).
-fn claude_plugin_hooks(
-    dir: &Path,
-    layers: &[&Value],
-) -> (Vec<wiring::OtherHook>, Vec<wiring::OtherHook>) {
-    let (mut pre, mut permission) = (Vec::new(), Vec::new());
+/// The folders of the plugins the settings `layers` (lowest precedence first) turn on
+/// (see [`claude_code::enabled_plugins`]) that Claude Code 2.1.197 has installed for
+/// `dir`, each with its plugin, sorted; and the plugins turned on that it has not
+/// installed here. It finds an installed plugin in `installed_plugins.json` under its
+/// plugins folder (`CLAUDE_CODE_PLUGIN_CACHE_DIR`, else `plugins` in its config folder),
+/// one entry per scope: a `project` or `local` one applies only to its `projectPath`.
+fn claude_plugin_folders(dir: &Path, layers: &[&Value]) -> (Vec<(String, PathBuf)>, Vec<String>) {
     let ids = claude_code::enabled_plugins(layers);
     if ids.is_empty() {
-        return (pre, permission);
+        return (Vec::new(), Vec::new());
     }
     let plugins = match std::env::var_os("CLAUDE_CODE_PLUGIN_CACHE_DIR").filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d),
@@ -1254,22 +1314,24 @@ fn claude_plugin_hooks(
             Some(d) => PathBuf::from(d).join("plugins"),
             None => match home() {
                 Some(h) => h.join(".claude/plugins"),
-                None => return (pre, permission),
+                None => return (Vec::new(), ids),
             },
         },
     };
-    let json =
-        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
-    let Some(installed) = json(&plugins.join("installed_plugins.json")) else {
-        return (pre, permission);
-    };
-    let harness = Harness::ClaudeCode;
-    for id in &ids {
+    let installed = read_optional(&plugins.join("installed_plugins.json"))
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    for id in ids {
         let entries = installed
-            .pointer(&format!(
-                "/plugins/{}",
-                id.replace('~', "~0").replace('/', "~1")
-            ))
+            .as_ref()
+            .and_then(|i| {
+                i.pointer(&format!(
+                    "/plugins/{}",
+                    id.replace('~', "~0").replace('/', "~1")
+                ))
+            })
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
@@ -1290,58 +1352,208 @@ fn claude_plugin_hooks(
             .collect();
         folders.sort();
         folders.dedup();
-        for folder in folders {
-            let mut sources: Vec<(String, Value)> = Vec::new();
-            let standard = folder.join("hooks/hooks.json");
-            if let Some(v) = json(&standard) {
-                sources.push((standard.display().to_string(), v));
-            }
-            let manifest_file = folder.join(".claude-plugin/plugin.json");
-            for source in json(&manifest_file)
-                .as_ref()
-                .map(claude_code::manifest_hooks)
-                .unwrap_or_default()
-            {
-                match source {
-                    Ok(path) => {
-                        let file = folder.join(&path);
-                        if same_path(&file, &standard) {
-                            continue;
-                        }
-                        if let Some(v) = json(&file) {
-                            sources.push((file.display().to_string(), v));
-                        }
+        if folders.is_empty() {
+            missing.push(id);
+            continue;
+        }
+        found.extend(folders.into_iter().map(|f| (id.clone(), f)));
+    }
+    (found, missing)
+}
+
+/// The `PreToolUse` and `PermissionRequest` hooks that the installed plugins `folders`
+/// (see [`claude_plugin_folders`]) bring, each with its plugin. Claude Code 2.1.197 reads
+/// a plugin's `hooks/hooks.json` and the hooks its manifest names (see
+/// [`claude_code::manifest_hooks`]), and runs them after the settings files' hooks, side
+/// by side with the gate's (seen with 2.1.197: a plugin's `PreToolUse` hook rewrote
+/// `echo harmless`, which the gate let run, to a call the store denies, and Claude Code
+/// ran that).
+fn claude_plugin_hooks(
+    folders: &[(String, PathBuf)],
+) -> (Vec<wiring::OtherHook>, Vec<wiring::OtherHook>) {
+    let (mut pre, mut permission) = (Vec::new(), Vec::new());
+    let json =
+        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
+    let harness = Harness::ClaudeCode;
+    for (id, folder) in folders {
+        let mut sources: Vec<(String, Value)> = Vec::new();
+        let standard = folder.join("hooks/hooks.json");
+        if let Some(v) = json(&standard) {
+            sources.push((standard.display().to_string(), v));
+        }
+        let manifest_file = folder.join(".claude-plugin/plugin.json");
+        for source in json(&manifest_file)
+            .as_ref()
+            .map(claude_code::manifest_hooks)
+            .unwrap_or_default()
+        {
+            match source {
+                Ok(path) => {
+                    let file = folder.join(&path);
+                    if same_path(&file, &standard) {
+                        continue;
                     }
-                    Err(v) => sources.push((manifest_file.display().to_string(), v)),
+                    if let Some(v) = json(&file) {
+                        sources.push((file.display().to_string(), v));
+                    }
                 }
+                Err(v) => sources.push((manifest_file.display().to_string(), v)),
             }
-            for (shown, value) in &sources {
-                let with_plugin = |o: wiring::OtherHook| wiring::OtherHook {
-                    extension: Some(wiring::Extension {
-                        name: id.clone(),
-                        off_in: None,
-                    }),
-                    ..o
-                };
-                pre.extend(
-                    wiring::other_hooks_in(value, Wiring::of(harness).event, harness.name(), shown)
-                        .into_iter()
-                        .map(with_plugin),
-                );
-                permission.extend(
-                    wiring::other_hooks_in(
-                        value,
-                        claude_code::PERMISSION_EVENT,
-                        harness.name(),
-                        shown,
-                    )
+        }
+        for (shown, value) in &sources {
+            let with_plugin = |o: wiring::OtherHook| wiring::OtherHook {
+                extension: Some(wiring::Extension {
+                    name: id.clone(),
+                    off_in: None,
+                }),
+                ..o
+            };
+            pre.extend(
+                wiring::other_hooks_in(value, Wiring::of(harness).event, harness.name(), shown)
                     .into_iter()
                     .map(with_plugin),
-                );
-            }
+            );
+            permission.extend(
+                wiring::other_hooks_in(value, claude_code::PERMISSION_EVENT, harness.name(), shown)
+                    .into_iter()
+                    .map(with_plugin),
+            );
         }
     }
     (pre, permission)
+}
+
+/// A plugin the settings turn on that Claude Code has not installed for this project,
+/// as a note: doctor cannot read its hooks, and Claude Code installs such a plugin as it
+/// starts once its marketplace is known (seen with 2.1.197: a plugin turned on in the
+/// user's settings, its marketplace in `extraKnownMarketplaces`, was installed at the
+/// start of the second session, and its `PreToolUse` hook rewrote a call the gate had let
+/// run).
+fn claude_plugin_not_installed(id: &str) -> String {
+    format!(
+        "the Claude Code plugin `{}` is turned on under `enabledPlugins` but not installed for this project, so doctor cannot read its hooks, and Claude Code installs such a plugin as it starts once its marketplace is known, then runs its hooks side by side with the gate's, a `PreToolUse` hook's `updatedInput` included, which the gate never sees: install it (`claude plugin install {}`) and run doctor again, or take it out of `enabledPlugins`",
+        one_line(id),
+        wiring::sh_quote(id)
+    )
+}
+
+/// The agents, skills and commands whose front matter declares hooks that can rewrite a
+/// call the gate judged (see [`claude_code::front_matter_hooks`]), as notes: those of the
+/// managed `.claude` folder, the user's config folder, each `.claude` folder from `dir`
+/// up to the git root (never the home folder, as Claude Code 2.1.197 looks), and the
+/// installed plugins `plugins`; with `yours` false (the managed settings'
+/// `strictPluginOnlyCustomization`), only the managed folder's and the plugins'. Which
+/// tools their hooks match is in YAML this does not read, so each is a note.
+fn claude_front_matter_hooks(
+    dir: &Path,
+    plugins: &[(String, PathBuf)],
+    yours: bool,
+) -> Vec<String> {
+    let mut roots: Vec<(PathBuf, Option<&str>)> =
+        vec![(Path::new(claude_code::MANAGED_DIR).join(".claude"), None)];
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home().map(|h| h.join(".claude")));
+    roots.extend(config.filter(|_| yours).map(|c| (c, None)));
+    let home = home();
+    let mut at = Some(dir).filter(|_| yours);
+    while let Some(d) = at {
+        if home.as_deref().is_some_and(|h| same_path(h, d)) {
+            break;
+        }
+        roots.push((d.join(".claude"), None));
+        if d.join(".git").exists() {
+            break;
+        }
+        at = d.parent();
+    }
+    roots.extend(plugins.iter().map(|(id, f)| (f.clone(), Some(id.as_str()))));
+    let mut out = Vec::new();
+    for (root, plugin) in roots {
+        for (folder, kind) in claude_code::FRONT_MATTER_FOLDERS {
+            for file in markdown_files(&root.join(folder), kind == "skill") {
+                let Some(text) = read_optional(&file).ok().flatten() else {
+                    continue;
+                };
+                let Some(events) = claude_code::front_matter_hooks(&text) else {
+                    continue;
+                };
+                let gating: Vec<String> = events
+                    .iter()
+                    .filter(|e| {
+                        [
+                            Wiring::of(Harness::ClaudeCode).event,
+                            claude_code::PERMISSION_EVENT,
+                        ]
+                        .contains(e)
+                    })
+                    .map(|e| format!("`{e}`"))
+                    .collect();
+                let declares = match (gating.is_empty(), events.is_empty()) {
+                    (false, _) => format!("declares {} hooks in its front matter", gating.join(" and ")),
+                    (true, true) => "declares hooks in its front matter under names doctor cannot read as events (they may be `PreToolUse` hooks)".to_string(),
+                    (true, false) => continue,
+                };
+                let (what, fix) = match plugin {
+                    Some(id) => (
+                        format!(
+                            "{} {kind} that the Claude Code plugin `{}` brings",
+                            if kind == "agent" { "an" } else { "a" },
+                            one_line(id)
+                        ),
+                        plugin_fix(id),
+                    ),
+                    None => (
+                        format!("a Claude Code {kind}"),
+                        "take them out, or keep their matcher off the tools the gate judges"
+                            .to_string(),
+                    ),
+                };
+                let when = match kind {
+                    "agent" => {
+                        "on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`)"
+                    }
+                    _ => "on every call after it is used, for the rest of the session",
+                };
+                out.push(format!(
+                    "`{}`, {what}, {declares}, which Claude Code runs {when}, side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}",
+                    clean(&file.display().to_string())
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The Markdown files under `folder`, sorted: each `*/SKILL.md` when `skills`, else each
+/// `*.md` at any depth (to a depth of 8, which no real tree passes and which stops a
+/// symbolic link loop).
+fn markdown_files(folder: &Path, skills: bool) -> Vec<PathBuf> {
+    fn walk(folder: &Path, depth: usize, skills: bool, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            if skills {
+                let file = path.join("SKILL.md");
+                if file.is_file() {
+                    out.push(file);
+                }
+            } else if path.is_dir() {
+                if depth < 8 {
+                    walk(&path, depth + 1, skills, out);
+                }
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(folder, 0, skills, &mut out);
+    out
 }
 
 /// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours

@@ -872,6 +872,77 @@ pub fn manifest_hooks(manifest: &Value) -> Vec<Result<String, Value>> {
     }
 }
 
+/// The folders under a `.claude` folder (and a plugin's) whose Markdown files can declare
+/// hooks in their front matter, each with what Claude Code makes of a file there: an
+/// agent (`agents/**/*.md`), a skill (`skills/NAME/SKILL.md`), a command
+/// (`commands/**/*.md`, loaded as a skill).
+pub const FRONT_MATTER_FOLDERS: [(&str, &str); 3] = [
+    ("agents", "agent"),
+    ("skills", "skill"),
+    ("commands", "command"),
+];
+
+/// The hook events named under the top-level `hooks` key of a Markdown file's front
+/// matter, in [`HOOK_EVENTS`]' order; `None` when it has no front matter or no such key.
+/// Claude Code 2.1.197 takes the front matter from a file that starts with `---` up to the
+/// next `---` (`/^---\s*\n([\s\S]*?)---\s*\n?/`), reads it as YAML, and registers the
+/// hooks of an agent while it runs (a subagent, or the main agent under `--agent`) and a
+/// skill's or a command's once it is used, for the rest of the session. Seen with
+/// 2.1.197: such a `PreToolUse` hook on `Bash` answering `allow` with an `updatedInput`
+/// of `touch gate-marker` made `echo harmless`, which the settings' pre-tool hook let
+/// run, run as `touch gate-marker` (an agent's, a subagent's call; a skill's, after the
+/// skill was used; under `--agent`). Without a YAML parser this reads the key's block as
+/// text: the lines after it that are indented, blank or start with `-` (or, for front
+/// matter written as one `{...}`, all of it); an empty list means it names no event this
+/// knows, and so may name one a way this cannot read.
+pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
+    let rest = text.strip_prefix("---")?;
+    let start = rest.len() - rest.trim_start().len();
+    if !rest[..start].contains('\n') {
+        return None;
+    }
+    let rest = &rest[rest[..start].find('\n')? + 1..];
+    let matter = &rest[..rest.find("---")?];
+    let is_hooks_key = |line: &str| {
+        let key = line.trim_start_matches(['"', '\'']);
+        key.get(..5)
+            .is_some_and(|k| k.eq_ignore_ascii_case("hooks"))
+            && key.get(5..).is_some_and(|r| {
+                r.trim_start_matches(['"', '\''])
+                    .trim_start()
+                    .starts_with(':')
+            })
+    };
+    let block: String = if matter.trim_start().starts_with('{') {
+        if !matter.to_ascii_lowercase().contains("hooks") {
+            return None;
+        }
+        matter.to_string()
+    } else {
+        let mut lines = matter.lines().skip_while(|l| !is_hooks_key(l));
+        let first = lines.next()?;
+        let mut block = first.to_string();
+        for line in lines.take_while(|l| {
+            l.trim().is_empty() || l.starts_with([' ', '\t', '-']) || l.starts_with('#')
+        }) {
+            block.push('\n');
+            block.push_str(line);
+        }
+        block
+    };
+    let words: std::collections::BTreeSet<&str> = block
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    Some(
+        HOOK_EVENTS
+            .iter()
+            .copied()
+            .filter(|e| words.contains(e))
+            .collect(),
+    )
+}
+
 /// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
 /// it counts as true (see [`truthy`]): `CLAUDE_CODE_SIMPLE`, which `--bare` sets, and
 /// `CLAUDE_CODE_SAFE_MODE`, `--safe-mode`'s.
@@ -1096,6 +1167,36 @@ pub fn with_shell_prefix(prefix: &str, command: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_events_a_front_matter_s_hooks_name_are_read() {
+        let hooks = "---\nname: rw\nhooks:\n  Stop:\n    - hooks: []\n  PreToolUse:\n- x\nmodel: PermissionRequest\n---\nbody PostToolUse\n";
+        assert_eq!(front_matter_hooks(hooks), Some(vec!["PreToolUse", "Stop"]));
+        // A quoted key, written in any case; flow style on its line.
+        let quoted = "---  \n\"Hooks\" : {\"PermissionRequest\": []}\n---\n";
+        assert_eq!(front_matter_hooks(quoted), Some(vec!["PermissionRequest"]));
+        // Front matter written as one mapping: all of it.
+        assert_eq!(
+            front_matter_hooks("---\n{name: a, hooks: {PreToolUse: []}}\n---\n"),
+            Some(vec!["PreToolUse"])
+        );
+        // Names this cannot read as events: an empty list.
+        assert_eq!(front_matter_hooks("---\nhooks: *all\n---\n"), Some(vec![]));
+        // Claude Code's front matter ends at the first `---`, even inside a line.
+        assert_eq!(
+            front_matter_hooks("---\nname: a---\nhooks:\n  PreToolUse: []\n---\n"),
+            None
+        );
+        for none in [
+            "hooks:\n  PreToolUse: []\n",
+            "--- hooks:\n  PreToolUse: []\n---\n",
+            "---\nname: a\n  hooks: x\nhooks_x: PreToolUse\n---\n",
+            "---\nhooks:\n  PreToolUse: []\n",
+            "---\nhook\u{e9}: PreToolUse\n---\n",
+        ] {
+            assert_eq!(front_matter_hooks(none), None, "{none:?}");
+        }
+    }
 
     #[test]
     fn a_shell_prefix_gets_the_command_as_one_word() {
