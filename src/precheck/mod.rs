@@ -508,9 +508,11 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             match gate::replay(effect, &action) {
                 Tri::True => return Ok(Some(action)),
                 Tri::Unknown => {
-                    // INVARIANT: `replay` is UNKNOWN, so some field meets an array.
-                    let (field, at) = gate::array_met(effect, &action.params).unwrap_or_default();
-                    undecided.get_or_insert(Undecided::Array(field, at));
+                    // INVARIANT: `replay` is UNKNOWN, so some field meets an array or a
+                    // string.
+                    let (field, at, _) =
+                        gate::elements_met(effect, &action.params).unwrap_or_default();
+                    undecided.get_or_insert(Undecided::Elements(field, at));
                 }
                 Tri::False => {}
             }
@@ -552,15 +554,22 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             .find(|path| path.len() > 1 && schema.admits_at(path, value))
         else {
             // No call gives the field this value; one that reaches an array on its way
-            // (`items` for `items.0.amount`) gives it none the gate reads, and `check`
-            // cannot tell whether that call replays the effect ([`gate::replay`]).
-            let array = spellings.iter().find_map(|path| {
+            // (`items` for `items.0.amount`), or a string it indexes (`name` for `name.0`),
+            // gives it none the gate reads, and
+            // `check` cannot tell whether that call replays the effect ([`gate::replay`]).
+            let elements = spellings.iter().find_map(|path| {
                 (1..path.len())
-                    .find(|&n| path.get(..n).is_some_and(|p| schema.may_hold_array(p)))
+                    .find(|&n| {
+                        let (Some(p), Some(next)) = (path.get(..n), path.get(n)) else {
+                            return false;
+                        };
+                        schema.may_hold_array(p)
+                            || (crate::action::is_index(next) && schema.may_hold_string(p))
+                    })
                     .and_then(|n| path.get(..n))
             });
-            return match array {
-                Some(at) => Err(Undecided::Array(key.clone(), at.join("."))),
+            return match elements {
+                Some(at) => Err(Undecided::Elements(key.clone(), at.join("."))),
                 None => Ok(None),
             };
         };
@@ -605,7 +614,7 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
     // A witness is a call `check` accepts: each field spelt once.
     if let Err(
         crate::action::ActionError::TwoSpellings(field)
-        | crate::action::ActionError::ThroughArray(field, _),
+        | crate::action::ActionError::ThroughArray(field, _, _),
     ) = crate::action::one_spelling(&params)
     {
         return Err(Undecided::Overlap(field));

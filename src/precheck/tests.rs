@@ -298,10 +298,13 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         tool: "t".into(),
         matches: v(r#"{"items.0.amount":5}"#).as_object().unwrap().clone(),
     };
-    let array = Err(Undecided::Array("items.0.amount".into(), "items".into()));
+    let array = Err(Undecided::Elements("items.0.amount".into(), "items".into()));
     for schema in [
-        r#"{"enum":[{"items":"x"},{"items":[{"amount":5}]}]}"#,
+        r#"{"enum":[{"items":5},{"items":[{"amount":5}]}]}"#,
         r#"{"type":"object","properties":{"items":{"type":"array"}},"additionalProperties":false}"#,
+        // A string is read as an array is: a tool may index it.
+        r#"{"enum":[{"items":5},{"items":"x"}]}"#,
+        r#"{"type":"object","properties":{"items":{"type":"string"}},"additionalProperties":false}"#,
     ] {
         assert_eq!(
             effect_witness(&domain(Some(schema)), &effect),
@@ -310,8 +313,8 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         );
     }
     for schema in [
-        r#"{"enum":[{"items":"x"},{"items":{"0":{"amount":6}}}]}"#,
-        r#"{"type":"object","properties":{"items":{"type":"string"}},"additionalProperties":false}"#,
+        r#"{"enum":[{"items":5},{"items":{"0":{"amount":6}}}]}"#,
+        r#"{"type":"object","properties":{"items":{"type":"number"}},"additionalProperties":false}"#,
     ] {
         assert_eq!(
             effect_witness(&domain(Some(schema)), &effect),
@@ -320,16 +323,16 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         );
     }
     assert_eq!(
-        crate::action::array_on_path(
+        crate::action::elements_on_path(
             v(r#"{"items.0":[1],"items":{"0":{}}}"#)
                 .as_object()
                 .unwrap(),
             "items.0.amount"
         ),
-        Some("items.0")
+        Some(("items.0", "array"))
     );
     assert_eq!(
-        crate::action::array_on_path(
+        crate::action::elements_on_path(
             v(r#"{"items":{"0":{"amount":[5]}}}"#).as_object().unwrap(),
             "items.0.amount"
         ),
