@@ -1261,3 +1261,82 @@ fn an_action_tool_with_white_space_at_an_end_is_refused() {
     );
     assert!(report.is_err());
 }
+
+/// Runs omission-gate through `sh` with `args`, its stdout (a pipe) redirected by
+/// `redirect` (`>&-` closes it), and `stdin` on standard input.
+fn run_with_stdout(redirect: &str, args: &[&str], stdin: &[u8]) -> Run {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("sh")
+        .args(["-c", &format!(r#"exec "$0" "$@" {redirect}"#)])
+        .arg(env!("CARGO_BIN_EXE_omission-gate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// With stdout closed (`>&-`), Rust puts `/dev/null` (open for reading and writing) on
+/// fd 1 before `main`, so the report was written nowhere and the command exited with
+/// its verdict: a PASS (exit 0) whose report, the only record of what was judged, was
+/// lost without a word; a hook allowed a call with no reply. Now any command that would
+/// write to such a stdout is exit 2 with one line on stderr saying how to fix it, the
+/// hook included; `>/dev/null` (open for writing only) and `--quiet` still keep only the
+/// exit code.
+#[test]
+fn a_closed_stdout_is_an_error_not_a_lost_report() {
+    let dir = Scratch::new();
+    let store = dir.file("s.jsonl", policy_and_chatter("c").as_bytes());
+    let small = r#"{"tool":"refunds.create","params":{"amount":10}}"#;
+    let args = ["check", &store, "--kept", "p,c", "--action", small];
+    let closed = run_with_stdout(">&-", &args, b"");
+    assert_eq!(closed.code, 2, "{}", closed.stderr);
+    assert_eq!(
+        closed.stderr,
+        "omission-gate: stdout is closed (or /dev/null open for reading and writing), so the report would be lost: give it somewhere to go (`>FILE`, `>/dev/null`), or pass --quiet to keep only the exit code\n"
+    );
+    for (redirect, quiet) in [(">/dev/null", false), (">&-", true)] {
+        let mut all = vec!["--quiet"];
+        all.truncate(usize::from(quiet));
+        all.extend_from_slice(&args);
+        let out = run_with_stdout(redirect, &all, b"");
+        assert_eq!(out.code, 0, "{redirect} {quiet}: {}", out.stderr);
+        assert_eq!(out.stderr, "");
+    }
+    for command in [
+        &["pin", &store][..],
+        &["validate", &store],
+        &["sweep", &store],
+    ] {
+        let out = run_with_stdout(">&-", command, b"");
+        assert_eq!(out.code, 2, "{command:?}: {}", out.stderr);
+        assert!(out.stderr.contains("stdout is closed"), "{}", out.stderr);
+    }
+    // A hook allows only with its reply on stdout: closed, it denies.
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":10}}"#;
+    let hook = ["hook", "claude-code", "--store", &store, "--kept", "p,c"];
+    assert_eq!(run_with_stdout("", &hook, payload.as_bytes()).code, 0);
+    for quiet in [false, true] {
+        let mut all = vec!["--quiet"];
+        all.truncate(usize::from(quiet));
+        all.extend_from_slice(&hook);
+        let out = run_with_stdout(">&-", &all, payload.as_bytes());
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("the hook's reply would be lost and the call is denied"),
+            "{}",
+            out.stderr
+        );
+    }
+}
