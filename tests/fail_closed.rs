@@ -1340,3 +1340,66 @@ fn a_closed_stdout_is_an_error_not_a_lost_report() {
         );
     }
 }
+
+/// A document whose own `kept` names a record it does not hold is wrong about what was
+/// kept. With `--kept` beside it (retention `given`), that `kept` was set aside unread
+/// and the document judged as if it were sound: `check` passed, `validate --kept` called
+/// it valid, `pin` pinned from it. It is invalid input whatever decides the kept set, as
+/// it already was under `--retention recency:K`, on both loaders.
+#[test]
+fn a_document_kept_naming_no_record_is_refused_whatever_overrides_it() {
+    let dir = Scratch::new();
+    let small = r#"{"tool":"refunds.create","params":{"amount":10}}"#;
+    for (name, extra) in [("small.json", String::new()), ("big.json", padding(3))] {
+        let records: Vec<String> = policy_and_chatter("c")
+            .lines()
+            .chain(extra.lines())
+            .map(str::to_string)
+            .collect();
+        let doc = format!(
+            r#"{{"records":[{}],"kept":["p","nosuch"]}}"#,
+            records.join(",")
+        );
+        let store = dir.file(name, doc.as_bytes());
+        let says = "kept: kept id `nosuch` names no record";
+        let runs = [
+            check(&[&store, "--kept", "p,c", "--action", small], None),
+            check(&[&store, "--precheck", "--kept", "p,c"], None),
+            check(
+                &[&store, "--retention", "recency:1", "--action", small],
+                None,
+            ),
+            run(&["validate", &store, "--kept", "p,c"], None),
+            run(&["pin", &store], None),
+            run(&["pin", &store, "--budget", "100000000"], None),
+        ];
+        for out in runs {
+            assert_eq!(out.code, 2, "{name}: {}{}", out.stdout, out.stderr);
+            assert!(out.stderr.contains(says), "{name}: {}", out.stderr);
+        }
+        let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":10}}"#;
+        let out = claude_hook(&store, "p,c", payload);
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{name}: {}", out.stderr);
+        // The same document with a sound `kept` is judged by `--kept`.
+        let sound = dir.file("sound.json", doc.replace(r#","nosuch""#, "").as_bytes());
+        let out = check(&[&sound, "--kept", "p,c", "--action", small], None);
+        assert_eq!(out.code, 0, "{name}: {}{}", out.stdout, out.stderr);
+    }
+    // The library holds an `Input` changed after loading to it too.
+    let doc = format!(
+        r#"{{"records":[{}],"kept":["p"]}}"#,
+        policy_and_chatter("c")
+            .lines()
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut input = omission_gate::load("doc.json", doc.as_bytes()).unwrap();
+    input.kept = Some(vec!["nosuch".to_string()]);
+    let kept = ["p".to_string()];
+    let err = omission_gate::compaction(&input, Retention::Given, Some(&kept[..])).unwrap_err();
+    assert!(
+        err.to_string().contains("`nosuch` names no record"),
+        "{err}"
+    );
+}
