@@ -197,6 +197,15 @@ impl<'a> PolicyScan<'a> {
             && !self.facts_differ(domain)
     }
 
+    /// Can this compaction make `check` fail closed on this rule for some call of
+    /// `domain` where, with nothing dropped, it decides it? Only where the agent's view
+    /// evaluates the rule and may see it otherwise than the full records: a rule that is
+    /// not active there (dropped, or revoked by a kept rule) is evaluated on the full
+    /// records alone, so `check` fails closed on it exactly as with nothing dropped.
+    fn may_fail_here(&self, domain: &Domain) -> bool {
+        self.agent.active(self.pos) && !self.views_agree(domain)
+    }
+
     /// What `action` shows about this policy under the compaction, if anything.
     fn seen(&self, action: &Action) -> Option<Seen> {
         let code = gate::policy_code(self.store, self.compaction, action, self.pos)?;
@@ -281,14 +290,15 @@ impl<'a> PolicyScan<'a> {
         }
         let effect = self.policy.effect;
         let mut found: BTreeMap<Seen, (usize, Action)> = BTreeMap::new();
-        let mut undecided: Option<(&Target<'_>, Undecided, bool, bool)> = None;
+        let mut undecided: Option<(&Target<'_>, Undecided, bool, bool, bool)> = None;
         for (at, target) in targets.iter().enumerate() {
             let domain = target.domain;
             let can_block = self.can_block(domain);
             let agree = self.views_agree(domain);
+            let here = self.may_fail_here(domain);
             let errors = error_codes(effect).iter().copied();
             let mut wanted: BTreeSet<Seen> = errors.clone().map(Seen::Whatever).collect();
-            if !agree {
+            if here {
                 wanted.extend(errors.map(Seen::Error));
             }
             if can_block {
@@ -302,7 +312,7 @@ impl<'a> PolicyScan<'a> {
                 Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
                 Err(u) => {
                     if undecided.is_none() {
-                        undecided = Some((target, u, can_block, agree));
+                        undecided = Some((target, u, can_block, agree, here));
                     }
                 }
             }
@@ -315,7 +325,7 @@ impl<'a> PolicyScan<'a> {
         let blocked = found.keys().any(|s| matches!(s, Seen::Block(_)));
         let errored = found.keys().any(|s| matches!(s, Seen::Error(_)));
         let decided = undecided.is_none();
-        if let Some((target, why, can_block, agree)) = undecided {
+        if let Some((target, why, can_block, agree, here)) = undecided {
             let tool = clean(&target.domain.name);
             let never = self.never_resolved(target.domain);
             if can_block && !blocked {
@@ -329,7 +339,7 @@ impl<'a> PolicyScan<'a> {
                 );
                 f.restore = self.restore_all();
                 out.push(f);
-            } else if !agree && !errored {
+            } else if here && !errored {
                 out.push(Finding::new(
                     Code::Undecided,
                     Some(self.record),
