@@ -621,6 +621,15 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             None => return Ok(None),
         }
     }
+    // An object built to hold `match` fields (`invoice` for `invoice.id`) gets the keys
+    // its own schema requires, so that the witness is a call the schema admits.
+    for (key, value) in params.iter_mut() {
+        if let Value::Object(inner) = value
+            && !fill_required(schema.slot(key).schema, inner)?
+        {
+            return Err(Undecided::Overlap(key.clone()));
+        }
+    }
     // A witness is a call `check` accepts: each field spelt once.
     if let Err(
         crate::action::ActionError::TwoSpellings(field)
@@ -639,6 +648,29 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
         return Err(Undecided::Overlap(key.clone()));
     }
     Ok(Some(action))
+}
+
+/// Gives `object`, and each object below it, the keys its schema requires and it lacks,
+/// each a sampled value; `false` when a required key has no admitted value (another
+/// spelling of the fields might still make a call, so the caller does not rule one out).
+fn fill_required(schema: &Schema, object: &mut Map<String, Value>) -> Result<bool, Undecided> {
+    for key in schema.required() {
+        if object.contains_key(key) {
+            continue;
+        }
+        match schema.slot(key).schema.sample()? {
+            Some(v) => drop(object.insert(key.to_string(), v)),
+            None => return Ok(false),
+        }
+    }
+    for (key, value) in object.iter_mut() {
+        if let Value::Object(inner) = value
+            && !fill_required(schema.slot(key).schema, inner)?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Puts `value` at the nested `path` of `params`, making the objects on the way; `false`

@@ -235,6 +235,40 @@ fn an_effect_witness_spells_each_field_once() {
     once(&w);
 }
 
+/// An object built to hold `match` fields (`invoice` for `invoice.id`) lacked the keys
+/// its own schema requires: the witness `{"invoice": {"id": "A"}}` was a call the schema
+/// rules out. It gets them, at every depth; a required key that no value fills is
+/// undecided, never "no call replays it" (another spelling might).
+#[test]
+fn an_effect_witness_fills_the_objects_it_builds() {
+    let effect = Effect {
+        tool: "t".into(),
+        matches: v(r#"{"invoice.id":"A"}"#).as_object().unwrap().clone(),
+    };
+    let schema = |cc: &str| {
+        format!(
+            r#"{{"type":"object","additionalProperties":false,"required":["invoice"],"properties":{{"invoice":{{"type":"object","additionalProperties":false,"required":["id","cc","x"],"properties":{{"id":{{"type":"string"}},"cc":{cc},"x":{{"type":"object","required":["y"],"properties":{{"y":{{"const":3}}}}}}}}}}}}}}"#
+        )
+    };
+    let d = domain(Some(&schema(r#"{"type":"string"}"#)));
+    let w = effect_witness(&d, &effect).unwrap().unwrap();
+    let params = Value::Object(w.params.clone());
+    assert_eq!(
+        json_text(&params),
+        r#"{"invoice":{"cc":"","id":"A","x":{"y":3}}}"#
+    );
+    assert!(d.schema.admits(&params));
+    assert_eq!(
+        crate::gate::replay(&effect, &w),
+        crate::predicate::Tri::True
+    );
+    let never = domain(Some(&schema(r#"{"enum":[]}"#)));
+    assert_eq!(
+        effect_witness(&never, &effect),
+        Err(Undecided::Overlap("invoice".into()))
+    );
+}
+
 /// An effect of a glob `tool` is witnessed by a call of a concrete tool both it and the
 /// domain cover; one whose `tool` the domain never meets has none; two globs too long to
 /// meet exactly are undecided, never a quiet `None`.
