@@ -44,10 +44,10 @@ pub enum ActionError {
     )]
     TwoSpellings(String),
     /// Params that give a field as a key with dots while a part of its path is an array
-    /// or a string (the field, the part's path, `array` or `string`):
+    /// or a string (the field, the part's path, `an array` or `a string`):
     /// `{"items.0.amount": 5, "items": [{"amount": 6}]}`, `{"name.0": "a", "name": "abc"}`.
     #[error(
-        "the action's `params` give `{}` as a key with dots while `{}` is a JSON {}: the gate does not read into arrays or strings and a tool may read the field there, so send it one way",
+        "the action's `params` give `{}` as a key with dots while `{}` is {}: the gate does not read into arrays or strings and a tool may read the field there, so send it one way",
         clean(.0),
         clean(.1),
         .2
@@ -393,6 +393,11 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     }
     for name in seen.keys().filter(|name| name.contains('.')) {
         if let Some((at, what)) = elements_on_path(params, name) {
+            let what = if what == "array" {
+                "an array"
+            } else {
+                "a string"
+            };
             return Err(ActionError::ThroughArray(
                 name.clone(),
                 at.to_string(),

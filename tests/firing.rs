@@ -1050,7 +1050,7 @@ fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
     );
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert!(
-        r.stderr.contains("while `name` is a JSON string"),
+        r.stderr.contains("while `name` is a string"),
         "{}",
         r.stderr
     );
