@@ -44,13 +44,15 @@ pub enum ActionError {
     )]
     TwoSpellings(String),
     /// Params that give a field as a key with dots while a part of its path is an array
-    /// (the field, the array's path): `{"items.0.amount": 5, "items": [{"amount": 6}]}`.
+    /// or a string (the field, the part's path, `an array` or `a string`):
+    /// `{"items.0.amount": 5, "items": [{"amount": 6}]}`, `{"name.0": "a", "name": "abc"}`.
     #[error(
-        "the action's `params` give `{}` as a key with dots while `{}` is an array: the gate does not read into arrays and a tool may read the field there, so send it one way",
+        "the action's `params` give `{}` as a key with dots while `{}` is {}: the gate does not read into arrays or strings and a tool may read the field there, so send it one way",
         clean(.0),
-        clean(.1)
+        clean(.1),
+        .2
     )]
-    ThroughArray(String, String),
+    ThroughArray(String, String, &'static str),
 }
 
 /// Why a tool definition, or a list of them, is refused.
@@ -312,19 +314,26 @@ fn through<'a>(
 }
 
 /// Where a path of `field` through nested objects below `map`, cut at any of its dots as
-/// [`field_in`] reads it, meets an array before the field ends (`items.0.amount` in
-/// `{"items": [{"amount": 5}]}`): the part of the field up to the array (`items`). The
-/// gate does not read into arrays, so such a field resolves nowhere in `map`, while a
-/// tool may read an element of the array at it. The first such path, each key tried
-/// shortest first; `None` when none meets an array.
-pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f str> {
-    // The length of the rest of the field from the dot after the array, or `None`;
-    // `dead` as in [`through`].
+/// [`field_in`] reads it, meets a value with elements before the field ends: an array
+/// (`items.0.amount` in `{"items": [{"amount": 5}]}`), or a string that the next part of
+/// the field indexes ([`is_index`]: `name.0` in `{"name": "abc"}`, whose character 0 a
+/// tool may read). The part of the field up to that value (`items`, `name`), and what
+/// the value is (`array`, `string`). The gate does not read into such values, so such a
+/// field resolves nowhere in `map`, while a tool may read something at it. The first
+/// such path, each key tried shortest first; `None` when none meets one. A path that
+/// meets a string with a name (`invoice.id` in `{"invoice": "INV-7"}`), a number, a
+/// boolean or null lacks the field.
+pub fn elements_on_path<'f>(
+    map: &Map<String, Value>,
+    field: &'f str,
+) -> Option<(&'f str, &'static str)> {
+    // The length of the rest of the field from the dot after the value, and what the
+    // value is, or `None`; `dead` as in [`through`].
     fn walk(
         map: &Map<String, Value>,
         rest: &str,
         dead: &mut Vec<(*const Map<String, Value>, usize)>,
-    ) -> Option<usize> {
+    ) -> Option<(usize, &'static str)> {
         let here = (std::ptr::from_ref(map), rest.len());
         if dead.contains(&here) {
             return None;
@@ -334,7 +343,10 @@ pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f
                 continue;
             };
             match map.get(key) {
-                Some(Value::Array(_)) => return Some(rest.len() - at),
+                Some(Value::Array(_)) => return Some((rest.len() - at, "array")),
+                Some(Value::String(_)) if tail.split('.').next().is_some_and(is_index) => {
+                    return Some((rest.len() - at, "string"));
+                }
                 Some(Value::Object(inner)) => {
                     if let Some(left) = walk(inner, tail, dead) {
                         return Some(left);
@@ -346,8 +358,13 @@ pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f
         dead.push(here);
         None
     }
-    let left = walk(map, field, &mut Vec::new())?;
-    field.get(..field.len().checked_sub(left)?)
+    let (left, what) = walk(map, field, &mut Vec::new())?;
+    Some((field.get(..field.len().checked_sub(left)?)?, what))
+}
+
+/// True when a part of a field indexes a string or an array: ASCII digits (`0`, `12`).
+pub fn is_index(part: &str) -> bool {
+    !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Refuses params in which one dotted field has two different values: a key spelt with
@@ -355,8 +372,9 @@ pub fn array_on_path<'f>(map: &Map<String, Value>, field: &'f str) -> Option<&'f
 /// "customer": {"tier": "gold"}}`). Resolution reads the key first (SPEC 4), and a tool
 /// may read the nested value: the gate would judge a call other than the one the tool
 /// runs. The same value both ways is one value. A field with dots whose path meets an
-/// array of the params (`{"items.0.amount": 5, "items": [...]}`) is refused too: the gate
-/// does not read into arrays ([`array_on_path`]), and a tool may read the element.
+/// array of the params, or a string it indexes (`{"items.0.amount": 5, "items": [...]}`,
+/// `{"name.0": "a", "name": "abc"}`), is refused too: the gate does not read into them
+/// ([`elements_on_path`]), and a tool may read the element.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     if !has_dotted_key(params) {
         return Ok(());
@@ -374,8 +392,17 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
         }
     }
     for name in seen.keys().filter(|name| name.contains('.')) {
-        if let Some(array) = array_on_path(params, name) {
-            return Err(ActionError::ThroughArray(name.clone(), array.to_string()));
+        if let Some((at, what)) = elements_on_path(params, name) {
+            let what = if what == "array" {
+                "an array"
+            } else {
+                "a string"
+            };
+            return Err(ActionError::ThroughArray(
+                name.clone(),
+                at.to_string(),
+                what,
+            ));
         }
     }
     Ok(())
@@ -673,7 +700,7 @@ mod tests {
         ] {
             let err = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap_err();
             assert!(
-                matches!(err, ActionError::ThroughArray(_, _)),
+                matches!(err, ActionError::ThroughArray(_, _, _)),
                 "{params}: {err:?}"
             );
         }

@@ -148,13 +148,8 @@ impl Compaction {
         // Under a retention that says what was kept, a document's `kept` is not what is
         // judged; yet a kept id that names no record is invalid input whatever the
         // retention (SPEC 9), as `validate` says, never passed over in silence.
-        if retention.ends().is_some()
-            && let Some(id) = given
-                .into_iter()
-                .flatten()
-                .find(|id| store.position(id).is_none())
-        {
-            return Err(unknown_kept_id(store, id));
+        if retention.ends().is_some() {
+            kept_ids_name_records(store, given.unwrap_or_default())?;
         }
         let kept: Vec<bool> = match retention {
             Retention::Given => {
@@ -295,6 +290,17 @@ impl Totals {
     /// Number of dropped records under `compaction`.
     pub fn dropped(&self, compaction: &Compaction) -> usize {
         self.records.saturating_sub(self.kept(compaction))
+    }
+}
+
+/// Refuses the first of `ids` that names no record of `store`. A document's own `kept`
+/// is held to this whatever decides the kept set (`--kept`, a retention, a transcript):
+/// a document that is wrong about what was kept is invalid input, never judged as if it
+/// were right.
+pub(crate) fn kept_ids_name_records(store: &Store, ids: &[String]) -> Result<(), KeptError> {
+    match ids.iter().find(|id| store.position(id).is_none()) {
+        Some(id) => Err(unknown_kept_id(store, id)),
+        None => Ok(()),
     }
 }
 

@@ -54,7 +54,7 @@ pub enum Code {
     LedgerExceedsBudget,
     /// Precheck: whether some reachable call makes `check` fail closed could not be
     /// decided within the bound. Check: whether the call replays a dropped effect could
-    /// not be decided (a field of its `match` meets an array in the params).
+    /// not be decided (a field of its `match` meets an array or a string in the params).
     Undecided,
     /// Note: a restrictive rule fires in the view on a stale value (the safe direction).
     StaleValueSafeDirection,
@@ -385,9 +385,10 @@ impl Resolve for Env<'_> {
         if let Some(value) = self.action.param(field) {
             return Some(value);
         }
-        // A path through the params that meets an array: the tool may read the element,
-        // the gate does not read into arrays, and no fact stands in for it.
-        if crate::action::array_on_path(&self.action.params, field).is_some() {
+        // A path through the params that meets an array or a string: the tool may read
+        // an element (an item, a character), the gate does not read into them, and no
+        // fact stands in for it.
+        if crate::action::elements_on_path(&self.action.params, field).is_some() {
             return None;
         }
         self.view.fact_value(field)
@@ -563,10 +564,10 @@ where
 ///
 /// FALSE when the tool is not covered or some field differs, or is missing from the
 /// params (a missing param never equals). UNKNOWN when no field tells the call apart and
-/// some field the params do not give has a path through them that meets an array
-/// ([`array_met`]): the gate reads no field into an array, as a predicate's field whose
-/// path meets one resolves nowhere in the params (SPEC 4), while a tool may read the
-/// element, so whether the call repeats the effect is not decided, and `check` fails
+/// some field the params do not give has a path through them that meets an array or a
+/// string ([`elements_met`]): the gate reads no field into one, as a predicate's field
+/// whose path meets one resolves nowhere in the params (SPEC 4), while a tool may read
+/// an element, so whether the call repeats the effect is not decided, and `check` fails
 /// closed on a dropped one.
 pub fn replay(effect: &Effect, action: &Action) -> Tri {
     if !glob_match(&effect.tool, &action.tool) {
@@ -576,7 +577,7 @@ pub fn replay(effect: &Effect, action: &Action) -> Tri {
     for (k, v) in effect.fields() {
         match action.param(&k) {
             Some(p) if json_eq(p, v) => {}
-            None if crate::action::array_on_path(&action.params, &k).is_some() => {
+            None if crate::action::elements_on_path(&action.params, &k).is_some() => {
                 out = Tri::Unknown;
             }
             _ => return Tri::False,
@@ -586,15 +587,19 @@ pub fn replay(effect: &Effect, action: &Action) -> Tri {
 }
 
 /// The first field of the effect's `match` that `params` do not give and whose path
-/// through them meets an array, with the part of it up to the array: why [`replay`] is
-/// UNKNOWN.
-pub fn array_met(effect: &Effect, params: &Map<String, Value>) -> Option<(String, String)> {
+/// through them meets an array or a string, with the part of it up to that value and
+/// what it is (`array`, `string`): why [`replay`] is UNKNOWN.
+pub fn elements_met(
+    effect: &Effect,
+    params: &Map<String, Value>,
+) -> Option<(String, String, &'static str)> {
     effect.fields().into_iter().find_map(|(k, _)| {
         if crate::action::field_in(params, &k).is_some() {
             return None;
         }
-        let at = crate::action::array_on_path(params, &k)?.to_string();
-        Some((k, at))
+        let (at, what) = crate::action::elements_on_path(params, &k)?;
+        let at = at.to_string();
+        Some((k, at, what))
     })
 }
 
@@ -917,10 +922,12 @@ impl<'a> PolicyCtx<'a> {
                     clean(f),
                     clean(&part)
                 ),
-                // Its path through the params meets an array.
-                _ if let Some(at) = crate::action::array_on_path(&self.action.params, f) => {
+                // Its path through the params meets an array or a string.
+                _ if let Some((at, what)) =
+                    crate::action::elements_on_path(&self.action.params, f) =>
+                {
                     format!(
-                        "`{}` (its path through the params meets the array `{}`, which the gate does not read into)",
+                        "`{}` (its path through the params meets the {what} `{}`, which the gate does not read into)",
                         clean(f),
                         clean(at)
                     )
@@ -1024,21 +1031,22 @@ pub fn effect_finding(record: &Record, effect: &Effect, kept: bool, action: &Act
 }
 
 /// The error `check` reports for a dropped effect it cannot tell whether `action`
-/// replays ([`replay`] is UNKNOWN): names the field whose path meets an array, and the fix.
+/// replays ([`replay`] is UNKNOWN): names the field whose path meets an array or a
+/// string, and the fix.
 pub fn undecided_effect(record: &Record, effect: &Effect, action: &Action) -> Finding {
-    // INVARIANT: `replay` is UNKNOWN, so some field meets an array.
-    let (field, array) = array_met(effect, &action.params).unwrap_or_default();
+    // INVARIANT: `replay` is UNKNOWN, so some field meets an array or a string.
+    let (field, at, what) = elements_met(effect, &action.params).unwrap_or_default();
     let mut f = Finding::new(
         Code::Undecided,
         Some(record),
         format!(
-            "dropped effect '{}' (seq {}) records that {} already ran with {}; this call reaches the field `{}` only through an array (`{}`), which the gate does not read into, so it cannot tell whether the call replays it: restore the record, or give the field outside the array",
+            "dropped effect '{}' (seq {}) records that {} already ran with {}; this call reaches the field `{}` only through the {what} `{}`, which the gate does not read into, so it cannot tell whether the call replays it: restore the record, or give the field outside the {what}",
             clean(&record.id),
             record.seq,
             clean(&effect.tool),
             json_text(&Value::Object(effect.matches.clone())),
             clean(&field),
-            clean(&array)
+            clean(&at)
         ),
     );
     f.restore = vec![record.id.clone()];

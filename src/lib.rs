@@ -377,8 +377,8 @@ pub fn load(origin: &str, bytes: &[u8]) -> Result<Input, InputError> {
 /// overrides the document's `kept` ids; either must be present, and every id must name a
 /// record. `kept` goes with retention given only: beside a retention that computes the
 /// kept set itself it is refused ([`KeptError::WithRetention`]) rather than ignored; a
-/// document's own `kept` does not decide the kept set under such a retention, but an id in
-/// it that names no record is refused all the same.
+/// document's own `kept` does not decide the kept set under such a retention, nor beside
+/// `kept`, but an id in it that names no record is refused all the same.
 pub fn compaction(
     input: &Input,
     retention: Retention,
@@ -387,6 +387,12 @@ pub fn compaction(
     if kept.is_some() && retention.ends().is_some() {
         let problem = KeptError::WithRetention(retention);
         return Err(InputError::invalid("kept", "kept", problem));
+    }
+    // The document's own `kept` names records whatever overrides it (the loader checks
+    // it; an `Input` changed after loading is held to it here).
+    if let Some(ids) = &input.kept {
+        compaction::kept_ids_name_records(&input.store, ids)
+            .map_err(|e| InputError::invalid("input", "kept", e))?;
     }
     let kept_origin = if kept.is_some() { "kept" } else { "input" };
     let kept = kept.or(input.kept.as_deref());

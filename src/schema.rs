@@ -74,9 +74,10 @@ pub enum Undecided {
     /// Two tool globs too long to tell exactly whether some name matches both.
     Globs(String, String),
     /// A field of an effect's `match` (the first) whose path an admitted call may give an
-    /// array at (the second, a part of the field): `check` cannot tell whether such a call
-    /// replays the effect ([`crate::gate::replay`]).
-    Array(String, String),
+    /// array at, or a string that the field indexes (the second, a part of the field):
+    /// `check` cannot tell whether such a call replays the effect
+    /// ([`crate::gate::replay`], [`crate::action::elements_on_path`]).
+    Elements(String, String),
 }
 
 impl Undecided {
@@ -101,8 +102,8 @@ impl Undecided {
                 "it reads `{}`, a field of more than {most} dots, and precheck does not try every way a call can spell it through keys with dots",
                 clean(f)
             ),
-            Undecided::Array(f, at) => format!(
-                "a call may give `{}` an array, which the field `{}` passes through, and check cannot tell whether such a call replays it",
+            Undecided::Elements(f, at) => format!(
+                "a call may give `{}` an array or a string, which the field `{}` passes through, and check cannot tell whether such a call replays it",
                 clean(at),
                 clean(f)
             ),
@@ -364,15 +365,23 @@ impl Schema {
 
     /// Can an admitted value hold an array at the nested path? (`true` when unsure.)
     pub fn may_hold_array(&self, path: &[&str]) -> bool {
+        self.may_hold(path, ARRAY, Value::is_array)
+    }
+
+    /// Can an admitted value hold a string at the nested path? (`true` when unsure.)
+    pub fn may_hold_string(&self, path: &[&str]) -> bool {
+        self.may_hold(path, STRING, Value::is_string)
+    }
+
+    /// Can an admitted value hold a value of type `types` (`is`) at the nested path?
+    fn may_hold(&self, path: &[&str], types: u8, is: fn(&Value) -> bool) -> bool {
         if let Some(values) = self.finite() {
-            return values
-                .iter()
-                .any(|v| lookup(v, path).is_some_and(Value::is_array));
+            return values.iter().any(|v| lookup(v, path).is_some_and(is));
         }
         let [first, rest @ ..] = path else {
-            return self.types & ARRAY != 0;
+            return self.types & types != 0;
         };
-        self.types & OBJECT != 0 && self.slot(first).schema.may_hold_array(rest)
+        self.types & OBJECT != 0 && self.slot(first).schema.may_hold(rest, types, is)
     }
 
     /// Does the schema admit a value holding `value` at the nested path? (Every object on

@@ -1261,3 +1261,145 @@ fn an_action_tool_with_white_space_at_an_end_is_refused() {
     );
     assert!(report.is_err());
 }
+
+/// Runs omission-gate through `sh` with `args`, its stdout (a pipe) redirected by
+/// `redirect` (`>&-` closes it), and `stdin` on standard input.
+fn run_with_stdout(redirect: &str, args: &[&str], stdin: &[u8]) -> Run {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("sh")
+        .args(["-c", &format!(r#"exec "$0" "$@" {redirect}"#)])
+        .arg(env!("CARGO_BIN_EXE_omission-gate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// With stdout closed (`>&-`), Rust puts `/dev/null` (open for reading and writing) on
+/// fd 1 before `main`, so the report was written nowhere and the command exited with
+/// its verdict: a PASS (exit 0) whose report, the only record of what was judged, was
+/// lost without a word; a hook allowed a call with no reply. Now any command that would
+/// write to such a stdout is exit 2 with one line on stderr saying how to fix it, the
+/// hook included; `>/dev/null` (open for writing only) and `--quiet` still keep only the
+/// exit code.
+#[test]
+fn a_closed_stdout_is_an_error_not_a_lost_report() {
+    let dir = Scratch::new();
+    let store = dir.file("s.jsonl", policy_and_chatter("c").as_bytes());
+    let small = r#"{"tool":"refunds.create","params":{"amount":10}}"#;
+    let args = ["check", &store, "--kept", "p,c", "--action", small];
+    let closed = run_with_stdout(">&-", &args, b"");
+    assert_eq!(closed.code, 2, "{}", closed.stderr);
+    assert_eq!(
+        closed.stderr,
+        "omission-gate: stdout is closed (or /dev/null open for reading and writing), so the report would be lost: give it somewhere to go (`>FILE`, `>/dev/null`), or pass --quiet to keep only the exit code\n"
+    );
+    for (redirect, quiet) in [(">/dev/null", false), (">&-", true)] {
+        let mut all = vec!["--quiet"];
+        all.truncate(usize::from(quiet));
+        all.extend_from_slice(&args);
+        let out = run_with_stdout(redirect, &all, b"");
+        assert_eq!(out.code, 0, "{redirect} {quiet}: {}", out.stderr);
+        assert_eq!(out.stderr, "");
+    }
+    for command in [
+        &["pin", &store][..],
+        &["validate", &store],
+        &["sweep", &store],
+    ] {
+        let out = run_with_stdout(">&-", command, b"");
+        assert_eq!(out.code, 2, "{command:?}: {}", out.stderr);
+        assert!(out.stderr.contains("stdout is closed"), "{}", out.stderr);
+    }
+    // A hook allows only with its reply on stdout: closed, it denies.
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":10}}"#;
+    let hook = ["hook", "claude-code", "--store", &store, "--kept", "p,c"];
+    assert_eq!(run_with_stdout("", &hook, payload.as_bytes()).code, 0);
+    for quiet in [false, true] {
+        let mut all = vec!["--quiet"];
+        all.truncate(usize::from(quiet));
+        all.extend_from_slice(&hook);
+        let out = run_with_stdout(">&-", &all, payload.as_bytes());
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("the hook's reply would be lost and the call is denied"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+/// A document whose own `kept` names a record it does not hold is wrong about what was
+/// kept. With `--kept` beside it (retention `given`), that `kept` was set aside unread
+/// and the document judged as if it were sound: `check` passed, `validate --kept` called
+/// it valid, `pin` pinned from it. It is invalid input whatever decides the kept set, as
+/// it already was under `--retention recency:K`, on both loaders.
+#[test]
+fn a_document_kept_naming_no_record_is_refused_whatever_overrides_it() {
+    let dir = Scratch::new();
+    let small = r#"{"tool":"refunds.create","params":{"amount":10}}"#;
+    for (name, extra) in [("small.json", String::new()), ("big.json", padding(3))] {
+        let records: Vec<String> = policy_and_chatter("c")
+            .lines()
+            .chain(extra.lines())
+            .map(str::to_string)
+            .collect();
+        let doc = format!(
+            r#"{{"records":[{}],"kept":["p","nosuch"]}}"#,
+            records.join(",")
+        );
+        let store = dir.file(name, doc.as_bytes());
+        let says = "kept: kept id `nosuch` names no record";
+        let runs = [
+            check(&[&store, "--kept", "p,c", "--action", small], None),
+            check(&[&store, "--precheck", "--kept", "p,c"], None),
+            check(
+                &[&store, "--retention", "recency:1", "--action", small],
+                None,
+            ),
+            run(&["validate", &store, "--kept", "p,c"], None),
+            run(&["pin", &store], None),
+            run(&["pin", &store, "--budget", "100000000"], None),
+        ];
+        for out in runs {
+            assert_eq!(out.code, 2, "{name}: {}{}", out.stdout, out.stderr);
+            assert!(out.stderr.contains(says), "{name}: {}", out.stderr);
+        }
+        let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"refunds.create","tool_input":{"amount":10}}"#;
+        let out = claude_hook(&store, "p,c", payload);
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{name}: {}", out.stderr);
+        // The same document with a sound `kept` is judged by `--kept`.
+        let sound = dir.file("sound.json", doc.replace(r#","nosuch""#, "").as_bytes());
+        let out = check(&[&sound, "--kept", "p,c", "--action", small], None);
+        assert_eq!(out.code, 0, "{name}: {}{}", out.stdout, out.stderr);
+    }
+    // The library holds an `Input` changed after loading to it too.
+    let doc = format!(
+        r#"{{"records":[{}],"kept":["p"]}}"#,
+        policy_and_chatter("c")
+            .lines()
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut input = omission_gate::load("doc.json", doc.as_bytes()).unwrap();
+    input.kept = Some(vec!["nosuch".to_string()]);
+    let kept = ["p".to_string()];
+    let err = omission_gate::compaction(&input, Retention::Given, Some(&kept[..])).unwrap_err();
+    assert!(
+        err.to_string().contains("`nosuch` names no record"),
+        "{err}"
+    );
+}

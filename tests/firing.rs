@@ -478,7 +478,7 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
             assert_eq!(r.verdict_line(), "verdict   : ERROR (undecided) exit 2");
             assert!(
                 r.stdout.contains(
-                    "this call reaches the field `items.0.amount` only through an array (`items`)"
+                    "this call reaches the field `items.0.amount` only through the array `items`,"
                 ),
                 "{}",
                 r.stdout
@@ -488,12 +488,23 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
             let r = check(&[deny, &e, CHAT], &["p1", "e7", "c"], &action, &[]);
             assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
         }
-        // A field the call gives another value, or lacks with no array on its way, tells
-        // the call apart: no replay, whatever the array holds.
+        // A string on the way is read as an array is: a tool may index it.
+        let action = r#"{"tool":"pay","params":{"items":"5","to":"x","amount":1}}"#;
+        let r = check(&[deny, &e, CHAT], &["p1", "c"], action, &[]);
+        assert_eq!(r.verdict_line(), "verdict   : ERROR (undecided) exit 2");
+        assert!(
+            r.stdout.contains(
+                "this call reaches the field `items.0.amount` only through the string `items`,"
+            ),
+            "{}",
+            r.stdout
+        );
+        // A field the call gives another value, or lacks with no array or string on its
+        // way, tells the call apart: no replay, whatever the array holds.
         for params in [
             r#"{"items":[{"amount":5}],"to":"y","amount":1}"#,
             r#"{"items":{"0":{"amount":6}},"to":"x","amount":1}"#,
-            r#"{"items":"5","to":"x","amount":1}"#,
+            r#"{"items":5,"to":"x","amount":1}"#,
         ] {
             let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
             let r = check(&[deny, &e, CHAT], &["p1", "c"], &action, &[]);
@@ -528,7 +539,7 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
         r.stdout
     );
     assert!(
-        r.stdout.contains("dropped effect 'e7' may be replayed by a reachable call of pay: precheck could not decide, because a call may give `items` an array, which the field `items.0.amount` passes through"),
+        r.stdout.contains("dropped effect 'e7' may be replayed by a reachable call of pay: precheck could not decide, because a call may give `items` an array or a string, which the field `items.0.amount` passes through"),
         "{}",
         r.stdout
     );
@@ -540,8 +551,9 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
         "{}",
         r.stdout
     );
-    // A schema that gives `items` no array rules the replay out, as before.
-    let closed = tools.replace(r#"{"type":"array"}"#, r#"{"type":"string"}"#);
+    // A schema that gives `items` no array, nor a string `items.0` indexes, rules the
+    // replay out, as before.
+    let closed = tools.replace(r#"{"type":"array"}"#, r#"{"type":"number"}"#);
     let closed_file = s.file("closed.json", closed.as_bytes());
     let at = format!("@{closed_file}");
     let r = run(&["check", "--precheck", &path, "--tools", &at], None);
@@ -939,4 +951,107 @@ fn a_field_whose_path_meets_an_array_in_the_call_is_not_read_from_a_fact() {
         &[],
     );
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+}
+
+/// A string is read as an array is: a tool may index it (`name[0]` of `"abc"` is `"a"`).
+/// A path through the params that meets one was read as a field the call lacks, so a
+/// fact stood in for the character (a deny rule `name.0 eq "a"` passed a call whose
+/// `name` is `"abc"` on a fact saying `"x"`), and a dropped effect matching `name.0`
+/// was told apart from the call. Now the field is UNKNOWN (the rule fails closed, naming
+/// the string), the effect is undecided, and precheck and pin agree.
+#[test]
+fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"name.0","op":"eq","value":"a"}}"#;
+    let fact = r#"{"id":"f","seq":2,"kind":"fact","field":"name.0","value":"x"}"#;
+    let action = r#"{"tool":"t","params":{"name":"abc"}}"#;
+    for kept in [&["c"][..], &["p", "f", "c"]] {
+        let r = check(&[deny, fact, CHAT], kept, action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : ERROR (unresolved-field) exit 2",
+            "{kept:?}\n{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("meets the string `name`"), "{}", r.stdout);
+    }
+    // A number, a boolean or null has no elements: the call lacks the field, and the
+    // fact is read.
+    for params in [
+        r#"{"name":5}"#,
+        r#"{"name":true}"#,
+        r#"{"name":null}"#,
+        "{}",
+    ] {
+        let action = format!(r#"{{"tool":"t","params":{params}}}"#);
+        let r = check(&[deny, fact, CHAT], &["p", "f", "c"], &action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : PASS exit 0",
+            "{params}\n{}",
+            r.stdout
+        );
+    }
+    // A dropped effect on `name.0`: undecided for the string, told apart for a number.
+    let e = r#"{"id":"e","seq":3,"kind":"effect","tool":"t","match":{"name.0":"a"}}"#;
+    let r = check(&[e, CHAT], &["c"], action, &[]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (undecided) exit 2",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("only through the string `name`, which the gate does not read into"),
+        "{}",
+        r.stdout
+    );
+    let r = check(
+        &[e, CHAT],
+        &["c"],
+        r#"{"tool":"t","params":{"name":5}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    // Precheck and pin, with a schema that types `name` a string.
+    let s = Scratch::new();
+    let path = s.file(
+        "in.json",
+        doc(&[e, CHAT], &["c"], r#"{"tool":"t","params":{}}"#).as_bytes(),
+    );
+    let tools = r#"[{"name":"t","input_schema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}}]"#;
+    let r = run(&["check", "--precheck", &path, "--tools", tools], None);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("a call may give `name` an array or a string"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["pin", &path, "--tools", tools], None);
+    assert!(
+        r.labelled("pinned")
+            .contains(&"e (effect ledger entry of t: a reachable call can replay it)"),
+        "{}",
+        r.stdout
+    );
+    // Params that give `name.0` as a key beside the string are refused, as beside an
+    // array.
+    let r = check(
+        &[e, CHAT],
+        &["c"],
+        r#"{"tool":"t","params":{"name.0":"b","name":"abc"}}"#,
+        &[],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("while `name` is a string"),
+        "{}",
+        r.stderr
+    );
 }

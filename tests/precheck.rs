@@ -1002,3 +1002,42 @@ fn a_listed_glob_covers_what_it_matches_as_text() {
         notes[0]
     );
 }
+
+/// A rule reading `a` and `a.b.c`, whose calls precheck does not build, was `undecided`
+/// (ERROR) whenever it was dropped, though no compaction can make `check` fail closed
+/// on a rule the agent's view does not evaluate: on the full records alone it fails
+/// closed exactly as with nothing dropped, and an allow rule the agent cannot see never
+/// blocks. A dropped allow rule now passes; a kept one with a fact it reads dropped (a
+/// stale permit), and a dropped restrictive one, may still bind.
+#[test]
+fn a_rule_precheck_cannot_split_is_undecided_only_where_the_agent_evaluates_it() {
+    let s = Scratch::new();
+    let rule = |effect: &str| {
+        format!(
+            r#"{{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"{effect}","predicate":{{"all":[{{"field":"a","op":"ne","value":null}},{{"field":"a.b.c","op":"eq","value":1}}]}}}}"#
+        )
+    };
+    let fact = r#"{"id":"f","seq":2,"kind":"fact","field":"a.b.c","value":1}"#;
+    let chat = r#"{"id":"c","seq":3,"kind":"chatter"}"#;
+    let allow = rule("allow");
+    let deny = rule("deny");
+    let cases: [(&str, &[&str], &str); 4] = [
+        (&allow, &["f", "c"], "verdict   : PASS exit 0"),
+        (&allow, &["c"], "verdict   : PASS exit 0"),
+        (
+            &allow,
+            &["p", "c"],
+            "verdict   : BLOCK (may-bind-some-action) exit 1",
+        ),
+        (
+            &deny,
+            &["f", "c"],
+            "verdict   : BLOCK (may-bind-some-action) exit 1",
+        ),
+    ];
+    for (rule, kept, want) in cases {
+        let input = s.file("in.json", store(&[rule, fact, chat], kept).as_bytes());
+        let r = precheck(&s, &input, Some(r#"["t"]"#), &[]);
+        assert_eq!(r.verdict_line(), want, "{kept:?}\n{}", r.stdout);
+    }
+}

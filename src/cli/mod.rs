@@ -112,6 +112,25 @@ fn run_command() -> Exit {
         }
     };
     let limits = cli.limits.limits();
+    // A command whose stdout is closed would print its report nowhere and exit with the
+    // verdict: a PASS no one can read or verify. A tool hook's reply is its stdout
+    // whatever --quiet says; PreCompact never blocks.
+    let hook = matches!(cli.command, Command::Hook(_));
+    if (hook || !cli.quiet) && stdout_lost() {
+        if hook && is_precompact_hook(std::env::args_os()) {
+            warn("omission-gate: stdout is closed, so the hook's reply would be lost");
+            return Exit::NonBlocking;
+        }
+        warn(if hook {
+            "omission-gate: stdout is closed (or /dev/null open for reading and writing), so \
+             the hook's reply would be lost and the call is denied: give the hook a stdout"
+        } else {
+            "omission-gate: stdout is closed (or /dev/null open for reading and writing), so \
+             the report would be lost: give it somewhere to go (`>FILE`, `>/dev/null`), or \
+             pass --quiet to keep only the exit code"
+        });
+        return Exit::Error;
+    }
     // A hook's stdout is its reply: --quiet never silences it (`run_hook` writes it
     // itself).
     let out = Output { quiet: cli.quiet };

@@ -16,6 +16,30 @@ pub(super) struct Output {
     pub(super) quiet: bool,
 }
 
+/// True when stdout is what Rust makes of a closed stdout: before `main`, the standard
+/// library opens `/dev/null` for reading and writing on a closed fd 1, so every write
+/// "succeeds" and a report, the verdict's only record beside the exit code, is lost
+/// without a word. A shell's `>/dev/null` opens it for writing only and is not this. A
+/// caller that opens `/dev/null` for reading and writing on stdout (Python's
+/// `subprocess.DEVNULL`) looks the same, and is told to pass `--quiet`. Read from
+/// `/proc` on Linux; elsewhere it cannot be told, and is `false`.
+pub(super) fn stdout_lost() -> bool {
+    if cfg!(not(target_os = "linux")) {
+        return false;
+    }
+    let null =
+        std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p == std::path::Path::new("/dev/null"));
+    // `flags:` is the file's open flags in octal; the access mode is its two low bits.
+    const O_ACCMODE: u32 = 0o3;
+    const O_RDWR: u32 = 0o2;
+    null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+        info.lines()
+            .find_map(|line| line.strip_prefix("flags:"))
+            .and_then(|flags| u32::from_str_radix(flags.trim(), 8).ok())
+            .is_some_and(|flags| flags & O_ACCMODE == O_RDWR)
+    })
+}
+
 impl Output {
     /// Writes bytes to stdout, unless quiet. A report that cannot be written is exit 2,
     /// never 0.

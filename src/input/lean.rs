@@ -269,10 +269,10 @@ pub(super) fn lean_document<R>(
     if owned_kept.ids().is_none() && doc_kept.is_none() {
         return Err(Fallback);
     }
-    // Under a retention that keeps the ends, the kept ids are the ends read, not the
-    // document's; yet each of those must name a record (as `Compaction::new` checks it),
-    // which the exact loader tells.
-    if matches!(purpose, Purpose::CheckUnder(..))
+    // Under a retention that keeps the ends, or with `--kept`, the kept ids are the ends
+    // read or the flag's, not the document's; yet each of those must name a record (as
+    // the exact loader checks it whatever decides the kept set), which it tells.
+    if (matches!(purpose, Purpose::CheckUnder(..)) || owned_kept.ids().is_some())
         && doc_kept.as_ref().is_some_and(|k| !k.is_empty())
     {
         return Err(Fallback);

@@ -206,6 +206,11 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
         .get("tools")
         .map(|v| Tool::list_from_json(v).map_err(|e| InputError::invalid(origin, "key `tools`", e)))
         .transpose()?;
+    // Every id of the document's `kept` names a record, whatever decides the kept set.
+    if let Some(ids) = &kept {
+        crate::compaction::kept_ids_name_records(&store, ids)
+            .map_err(|e| InputError::invalid(origin, "kept", e))?;
+    }
     Ok(Input {
         totals: Totals::of(&store),
         store,

@@ -197,6 +197,15 @@ impl<'a> PolicyScan<'a> {
             && !self.facts_differ(domain)
     }
 
+    /// Can this compaction make `check` fail closed on this rule for some call of
+    /// `domain` where, with nothing dropped, it decides it? Only where the agent's view
+    /// evaluates the rule and may see it otherwise than the full records: a rule that is
+    /// not active there (dropped, or revoked by a kept rule) is evaluated on the full
+    /// records alone, so `check` fails closed on it exactly as with nothing dropped.
+    fn may_fail_here(&self, domain: &Domain) -> bool {
+        self.agent.active(self.pos) && !self.views_agree(domain)
+    }
+
     /// What `action` shows about this policy under the compaction, if anything.
     fn seen(&self, action: &Action) -> Option<Seen> {
         let code = gate::policy_code(self.store, self.compaction, action, self.pos)?;
@@ -281,14 +290,15 @@ impl<'a> PolicyScan<'a> {
         }
         let effect = self.policy.effect;
         let mut found: BTreeMap<Seen, (usize, Action)> = BTreeMap::new();
-        let mut undecided: Option<(&Target<'_>, Undecided, bool, bool)> = None;
+        let mut undecided: Option<(&Target<'_>, Undecided, bool, bool, bool)> = None;
         for (at, target) in targets.iter().enumerate() {
             let domain = target.domain;
             let can_block = self.can_block(domain);
             let agree = self.views_agree(domain);
+            let here = self.may_fail_here(domain);
             let errors = error_codes(effect).iter().copied();
             let mut wanted: BTreeSet<Seen> = errors.clone().map(Seen::Whatever).collect();
-            if !agree {
+            if here {
                 wanted.extend(errors.map(Seen::Error));
             }
             if can_block {
@@ -302,7 +312,7 @@ impl<'a> PolicyScan<'a> {
                 Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
                 Err(u) => {
                     if undecided.is_none() {
-                        undecided = Some((target, u, can_block, agree));
+                        undecided = Some((target, u, can_block, agree, here));
                     }
                 }
             }
@@ -315,7 +325,7 @@ impl<'a> PolicyScan<'a> {
         let blocked = found.keys().any(|s| matches!(s, Seen::Block(_)));
         let errored = found.keys().any(|s| matches!(s, Seen::Error(_)));
         let decided = undecided.is_none();
-        if let Some((target, why, can_block, agree)) = undecided {
+        if let Some((target, why, can_block, agree, here)) = undecided {
             let tool = clean(&target.domain.name);
             let never = self.never_resolved(target.domain);
             if can_block && !blocked {
@@ -329,7 +339,7 @@ impl<'a> PolicyScan<'a> {
                 );
                 f.restore = self.restore_all();
                 out.push(f);
-            } else if !agree && !errored {
+            } else if here && !errored {
                 out.push(Finding::new(
                     Code::Undecided,
                     Some(self.record),
@@ -508,9 +518,11 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             match gate::replay(effect, &action) {
                 Tri::True => return Ok(Some(action)),
                 Tri::Unknown => {
-                    // INVARIANT: `replay` is UNKNOWN, so some field meets an array.
-                    let (field, at) = gate::array_met(effect, &action.params).unwrap_or_default();
-                    undecided.get_or_insert(Undecided::Array(field, at));
+                    // INVARIANT: `replay` is UNKNOWN, so some field meets an array or a
+                    // string.
+                    let (field, at, _) =
+                        gate::elements_met(effect, &action.params).unwrap_or_default();
+                    undecided.get_or_insert(Undecided::Elements(field, at));
                 }
                 Tri::False => {}
             }
@@ -552,15 +564,22 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             .find(|path| path.len() > 1 && schema.admits_at(path, value))
         else {
             // No call gives the field this value; one that reaches an array on its way
-            // (`items` for `items.0.amount`) gives it none the gate reads, and `check`
-            // cannot tell whether that call replays the effect ([`gate::replay`]).
-            let array = spellings.iter().find_map(|path| {
+            // (`items` for `items.0.amount`), or a string it indexes (`name` for `name.0`),
+            // gives it none the gate reads, and
+            // `check` cannot tell whether that call replays the effect ([`gate::replay`]).
+            let elements = spellings.iter().find_map(|path| {
                 (1..path.len())
-                    .find(|&n| path.get(..n).is_some_and(|p| schema.may_hold_array(p)))
+                    .find(|&n| {
+                        let (Some(p), Some(next)) = (path.get(..n), path.get(n)) else {
+                            return false;
+                        };
+                        schema.may_hold_array(p)
+                            || (crate::action::is_index(next) && schema.may_hold_string(p))
+                    })
                     .and_then(|n| path.get(..n))
             });
-            return match array {
-                Some(at) => Err(Undecided::Array(key.clone(), at.join("."))),
+            return match elements {
+                Some(at) => Err(Undecided::Elements(key.clone(), at.join("."))),
                 None => Ok(None),
             };
         };
@@ -602,10 +621,19 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             None => return Ok(None),
         }
     }
+    // An object built to hold `match` fields (`invoice` for `invoice.id`) gets the keys
+    // its own schema requires, so that the witness is a call the schema admits.
+    for (key, value) in params.iter_mut() {
+        if let Value::Object(inner) = value
+            && !fill_required(schema.slot(key).schema, inner)?
+        {
+            return Err(Undecided::Overlap(key.clone()));
+        }
+    }
     // A witness is a call `check` accepts: each field spelt once.
     if let Err(
         crate::action::ActionError::TwoSpellings(field)
-        | crate::action::ActionError::ThroughArray(field, _),
+        | crate::action::ActionError::ThroughArray(field, _, _),
     ) = crate::action::one_spelling(&params)
     {
         return Err(Undecided::Overlap(field));
@@ -620,6 +648,29 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
         return Err(Undecided::Overlap(key.clone()));
     }
     Ok(Some(action))
+}
+
+/// Gives `object`, and each object below it, the keys its schema requires and it lacks,
+/// each a sampled value; `false` when a required key has no admitted value (another
+/// spelling of the fields might still make a call, so the caller does not rule one out).
+fn fill_required(schema: &Schema, object: &mut Map<String, Value>) -> Result<bool, Undecided> {
+    for key in schema.required() {
+        if object.contains_key(key) {
+            continue;
+        }
+        match schema.slot(key).schema.sample()? {
+            Some(v) => drop(object.insert(key.to_string(), v)),
+            None => return Ok(false),
+        }
+    }
+    for (key, value) in object.iter_mut() {
+        if let Value::Object(inner) = value
+            && !fill_required(schema.slot(key).schema, inner)?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Puts `value` at the nested `path` of `params`, making the objects on the way; `false`

@@ -235,6 +235,40 @@ fn an_effect_witness_spells_each_field_once() {
     once(&w);
 }
 
+/// An object built to hold `match` fields (`invoice` for `invoice.id`) lacked the keys
+/// its own schema requires: the witness `{"invoice": {"id": "A"}}` was a call the schema
+/// rules out. It gets them, at every depth; a required key that no value fills is
+/// undecided, never "no call replays it" (another spelling might).
+#[test]
+fn an_effect_witness_fills_the_objects_it_builds() {
+    let effect = Effect {
+        tool: "t".into(),
+        matches: v(r#"{"invoice.id":"A"}"#).as_object().unwrap().clone(),
+    };
+    let schema = |cc: &str| {
+        format!(
+            r#"{{"type":"object","additionalProperties":false,"required":["invoice"],"properties":{{"invoice":{{"type":"object","additionalProperties":false,"required":["id","cc","x"],"properties":{{"id":{{"type":"string"}},"cc":{cc},"x":{{"type":"object","required":["y"],"properties":{{"y":{{"const":3}}}}}}}}}}}}}}"#
+        )
+    };
+    let d = domain(Some(&schema(r#"{"type":"string"}"#)));
+    let w = effect_witness(&d, &effect).unwrap().unwrap();
+    let params = Value::Object(w.params.clone());
+    assert_eq!(
+        json_text(&params),
+        r#"{"invoice":{"cc":"","id":"A","x":{"y":3}}}"#
+    );
+    assert!(d.schema.admits(&params));
+    assert_eq!(
+        crate::gate::replay(&effect, &w),
+        crate::predicate::Tri::True
+    );
+    let never = domain(Some(&schema(r#"{"enum":[]}"#)));
+    assert_eq!(
+        effect_witness(&never, &effect),
+        Err(Undecided::Overlap("invoice".into()))
+    );
+}
+
 /// An effect of a glob `tool` is witnessed by a call of a concrete tool both it and the
 /// domain cover; one whose `tool` the domain never meets has none; two globs too long to
 /// meet exactly are undecided, never a quiet `None`.
@@ -298,10 +332,13 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         tool: "t".into(),
         matches: v(r#"{"items.0.amount":5}"#).as_object().unwrap().clone(),
     };
-    let array = Err(Undecided::Array("items.0.amount".into(), "items".into()));
+    let array = Err(Undecided::Elements("items.0.amount".into(), "items".into()));
     for schema in [
-        r#"{"enum":[{"items":"x"},{"items":[{"amount":5}]}]}"#,
+        r#"{"enum":[{"items":5},{"items":[{"amount":5}]}]}"#,
         r#"{"type":"object","properties":{"items":{"type":"array"}},"additionalProperties":false}"#,
+        // A string is read as an array is: a tool may index it.
+        r#"{"enum":[{"items":5},{"items":"x"}]}"#,
+        r#"{"type":"object","properties":{"items":{"type":"string"}},"additionalProperties":false}"#,
     ] {
         assert_eq!(
             effect_witness(&domain(Some(schema)), &effect),
@@ -310,8 +347,8 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         );
     }
     for schema in [
-        r#"{"enum":[{"items":"x"},{"items":{"0":{"amount":6}}}]}"#,
-        r#"{"type":"object","properties":{"items":{"type":"string"}},"additionalProperties":false}"#,
+        r#"{"enum":[{"items":5},{"items":{"0":{"amount":6}}}]}"#,
+        r#"{"type":"object","properties":{"items":{"type":"number"}},"additionalProperties":false}"#,
     ] {
         assert_eq!(
             effect_witness(&domain(Some(schema)), &effect),
@@ -320,16 +357,16 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         );
     }
     assert_eq!(
-        crate::action::array_on_path(
+        crate::action::elements_on_path(
             v(r#"{"items.0":[1],"items":{"0":{}}}"#)
                 .as_object()
                 .unwrap(),
             "items.0.amount"
         ),
-        Some("items.0")
+        Some(("items.0", "array"))
     );
     assert_eq!(
-        crate::action::array_on_path(
+        crate::action::elements_on_path(
             v(r#"{"items":{"0":{"amount":[5]}}}"#).as_object().unwrap(),
             "items.0.amount"
         ),
