@@ -1655,6 +1655,34 @@ fn claude_code_a_response_a_subagent_abandoned_after_its_call_ran_is_not_context
 }
 
 #[test]
+fn claude_code_a_model_switch_after_results_in_the_main_conversation_is_context() {
+    // OP-1: `--model 'opusplan[1m]'` in plan mode. Opus wrote the rule and called
+    // `echo probe`; its usage reported over 200,000 input tokens, so Claude Code sent the
+    // next request of the turn to Sonnet, and that request held the reply and the result.
+    // Sonnet answered with the call: the rule is in view, though the model changed after
+    // the results with no prompt between.
+    let h = "claude-code";
+    let file = fixture(h, "OP-1");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let models: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|v| v["message"]["model"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        models,
+        ["claude-opus-4-8", "claude-opus-4-8", "claude-sonnet-5"]
+    );
+    let p = payload(h, "OP-1", &file);
+    let out = hook_with(h, &store(h), &p, &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        check_against(h, &file).verdict_line(),
+        "verdict   : PASS exit 0"
+    );
+}
+
+#[test]
 fn without_its_agent_id_a_subagents_call_is_not_judged_against_the_session() {
     // The session's file never records the subagent's call: read in its place, the
     // gate would wait for it, and deny once the deadline passes; never a quiet PASS on

@@ -648,13 +648,35 @@ fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
 /// before it refused: the subagent's file kept the reply, the call and its result, the
 /// retry's first entry the child of the result, and the retry's request held none of
 /// them). Those retries cannot be told from the next response by the chain; one on
-/// another model can be told by that: a subagent's model changes only when Claude Code
-/// falls back to another. So a response that the results of its calls and then a
+/// another model can be told by that in a subagent's file, where nothing else names
+/// it. So in a subagent's file a response that the results of its calls and then a
 /// response of another model follow is taken as abandoned, with those results. That
 /// leaves out, too, a response that was sent when the request after its results fell
 /// back before anything of the refused reply was written (or a model switched for plan
-/// mode): a rule only it holds is blocked, and comes back as the reason. A retry on the
-/// same model after such results (a stream retried without streaming) is not told apart.
+/// mode): a rule only it holds is blocked, and comes back as the reason.
+///
+/// Not in the main conversation's file: there the model also changes between two
+/// requests of one turn with nothing given up (`opusplan` in plan mode moves from Opus to
+/// Sonnet once the last response reports over 200,000 input tokens; run with
+/// `--model 'opusplan[1m]'`: the Sonnet request held the Opus reply and its call's
+/// result), and every response given up there after its calls' results is named in
+/// `retractedMessageUuids` (a refusal's system entry, or the banner of a fallback the
+/// server made mid-stream), which [`retracted`] reads (read from its binary).
+///
+/// A retry on the same model after such results is not told apart, and a rule only the
+/// given-up response or its results hold then counts as seen. No stream retry leads
+/// there: Claude Code falls back to a request without streaming, retries the stream, or
+/// moves on along its model chain only while the stream has yielded nothing but thinking
+/// (read from its binary; run against a mock that wrote the rule and `echo probe` in a
+/// subagent and then closed the stream, reset it, or sent an `overloaded_error` event:
+/// each time the next request held the reply and the result). A refusal does, when the
+/// fallback model is the model that refused: that takes a model that may refuse
+/// (`claude-fable-*`, a name ending in `-eap`, the one `ANTHROPIC_DEFAULT_FABLE_MODEL`
+/// names) which is also the fallback (an Opus model, or the one
+/// `ANTHROPIC_DEFAULT_OPUS_MODEL` names); run with `--model claude-opus-4-8-eap` and
+/// `ANTHROPIC_DEFAULT_OPUS_MODEL=claude-opus-4-8-eap`, the subagent's file (RF-3) is
+/// RF-2's with one model throughout, and the retry's request held neither the reply nor
+/// the result.
 ///
 /// Entries with no message id are not told apart (see [`pieces`]); those never sent (an
 /// API error's notice) and those Claude Code writes in the model's name (`model`
@@ -685,7 +707,7 @@ fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
                     && id != before
                 {
                     let other_model = matches!((model, open_model), (Some(m), Some(b)) if m != b);
-                    if !answered || other_model {
+                    if !answered || (other_model && back.subagent) {
                         out.extend(open.drain(..));
                     }
                     open.clear();
