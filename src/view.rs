@@ -591,6 +591,9 @@ struct Index {
     starts: [u8; 256],
     /// The key lengths some text has.
     lengths: Vec<usize>,
+    /// The keys the texts have (see [`Keys`]): most places a word starts at start no
+    /// text, and are told so without a look in `by_key`.
+    keys: Keys,
     /// The first bytes of the texts, when there are at most three: the places to look at
     /// are then found with `memchr` rather than byte by byte.
     firsts: Option<Vec<u8>>,
@@ -598,6 +601,43 @@ struct Index {
     /// when there are at most three: only word starts and these need a look in a run of
     /// ASCII (see [`word_starts`]).
     marks: Option<Vec<u8>>,
+}
+
+/// The keys of the texts (of every key length), as a set that may hold a key it was not
+/// given but never lacks one it was: a bit for each value of 16 bits of a key, 8 KiB.
+/// A key at a place where no text starts almost always finds its bit unset, for a few
+/// instructions, where a look in a map of thousands of texts costs several times as many.
+struct Keys(Box<[u64; KEYS_WORDS]>);
+
+/// The words of [`Keys`]: 2^16 bits.
+const KEYS_WORDS: usize = 1 << 10;
+
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys(Box::new([0; KEYS_WORDS]))
+    }
+}
+
+impl Keys {
+    /// The word and bit of a key: 16 of its bits (a key is a hash already, see
+    /// [`key_of`]; the maps' tables use its lowest and highest bits).
+    fn bit(key: u64) -> (usize, u64) {
+        let bits = (key >> 32) as usize;
+        ((bits >> 6) % KEYS_WORDS, 1 << (bits & 63))
+    }
+
+    fn insert(&mut self, key: u64) {
+        let (word, bit) = Keys::bit(key);
+        if let Some(w) = self.0.get_mut(word) {
+            *w |= bit;
+        }
+    }
+
+    /// False only when no key inserted is `key`.
+    fn may_hold(&self, key: u64) -> bool {
+        let (word, bit) = Keys::bit(key);
+        self.0.get(word).is_none_or(|w| w & bit != 0)
+    }
 }
 
 /// Most texts a group holds before it is told apart by further bytes.
@@ -761,13 +801,16 @@ impl Index {
             .map(|&n| KeyMap::with_capacity_and_hasher(n, Default::default()))
             .collect();
         let mut starts = [0u8; 256];
+        let mut keys = Keys::default();
         for (i, text) in texts.iter().enumerate() {
             let bytes = text.as_bytes();
             let len = bytes.len().min(KEY);
             let (Some(map), Some(&first)) = (by_key.get_mut(len), bytes.first()) else {
                 continue;
             };
-            map.entry(key_of(bytes, len)).or_default().whole.push(i);
+            let key = key_of(bytes, len);
+            keys.insert(key);
+            map.entry(key).or_default().whole.push(i);
             if let Some(s) = starts.get_mut(usize::from(first)) {
                 *s |= if word(text.chars().next()) { 1 } else { 2 };
             }
@@ -790,6 +833,7 @@ impl Index {
             by_key,
             starts,
             lengths,
+            keys,
             firsts: (firsts.len() <= 3).then_some(firsts),
             marks: (marks.len() <= 3).then_some(marks),
         }
@@ -832,7 +876,11 @@ impl Index {
             let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len)) else {
                 break;
             };
-            let Some(group) = map.get(&key_of(window, len)) else {
+            let key = key_of(window, len);
+            if !self.keys.may_hold(key) {
+                continue;
+            }
+            let Some(group) = map.get(&key) else {
                 continue;
             };
             let rest = bytes.get(at..).unwrap_or_default();
@@ -1233,6 +1281,19 @@ mod tests {
         ];
         let found = occurring(&texts, &haystack);
         assert_eq!(found, [true, true, true, true, true, false, false]);
+    }
+
+    #[test]
+    fn the_keys_set_holds_every_key_given_and_few_others() {
+        let key = |i: u64| key_of(format!("text number {i:>5}").as_bytes(), KEY);
+        let mut keys = Keys::default();
+        for i in 0..4000 {
+            keys.insert(key(i));
+        }
+        assert!((0..4000).all(|i| keys.may_hold(key(i))));
+        // 4,000 keys set at most 4,000 of the 65,536 bits: most other keys find theirs unset.
+        let others = (4000..14000).filter(|&i| keys.may_hold(key(i))).count();
+        assert!(others < 1000, "{others} of 10,000 keys not given are held");
     }
 
     #[test]
