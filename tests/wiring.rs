@@ -3838,6 +3838,31 @@ fn doctor_reads_a_hook_store_from_the_home_folder_as_the_shell_does() {
 }
 
 #[test]
+fn init_claude_code_says_its_precompact_hook_keeps_rules_in_view() {
+    // init wrote a PreCompact hook and said only that the gate runs before each call; a
+    // user who stated a rule, ran `/compact` and then saw the bound call run took the gate
+    // for broken, though the hook's list stays in the session and keeps the rule in view.
+    let line = "and before each compaction the PreCompact hook gives Claude Code's summarizer the records that can bind a later call; after a `/compact` that list also stays in the session, so those rules stay in view and the calls they bind run (to see a rule block, judge a call with `check --kept '[]'`; docs/hooks.md, PreCompact)\n";
+    let s = Sandbox::new();
+    let out = s.init("claude-code");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let first = out.stdout.lines().next().unwrap_or_default();
+    assert!(
+        out.stdout.contains(&format!("{first}\n{line}")),
+        "{}",
+        out.stdout
+    );
+    // Nothing written, nothing to say; the other harnesses have no such hook.
+    let again = s.init("claude-code");
+    assert!(!again.stdout.contains("PreCompact"), "{}", again.stdout);
+    for h in ["codex", "gemini-cli"] {
+        let s = Sandbox::new();
+        let out = s.init(h);
+        assert!(!out.stdout.contains("PreCompact"), "{h}: {}", out.stdout);
+    }
+}
+
+#[test]
 fn init_says_it_wrote_a_starter_store_and_doctor_names_the_store_it_checked() {
     // A typo in --store: init writes a starter store there, and says so plainly; doctor
     // names the store the hook reads.
