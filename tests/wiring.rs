@@ -63,6 +63,8 @@ impl Sandbox {
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+            .env_remove("GEMINI_CLI_TRUST_WORKSPACE")
+            .env_remove("GEMINI_RESTRICTED_MODE")
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
             .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
@@ -2595,11 +2597,48 @@ fn doctor_finds_a_gemini_cli_folder_that_is_not_trusted() {
     assert_eq!(
         findings(&s.doctor("gemini-cli")),
         [format!(
-            "Gemini CLI does not trust the folder `{p}`, so it registers no hooks there (and `gemini -p` exits 55): add {{\"{p}\":\"TRUST_FOLDER\"}} to `{}/.gemini/trustedFolders.json`, or trust the folder when gemini asks",
+            "Gemini CLI does not trust the folder `{p}`, so it registers no hooks there (and `gemini -p` exits 55; with `--skip-trust` it runs with no hooks, since that flag trusts the folder only after the settings are read): add {{\"{p}\":\"TRUST_FOLDER\"}} to `{}/.gemini/trustedFolders.json`, trust the folder when gemini asks, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment",
             s.home.display(),
             p = s.p()
         )]
     );
+}
+
+#[test]
+fn doctor_reads_gemini_cli_trust_from_the_environment_first() {
+    // Gemini CLI 0.61.0 asks its environment before the trusted folders (its
+    // `checkPathTrust`). Seen: started with `GEMINI_CLI_TRUST_WORKSPACE=true` and no
+    // trusted folder, its hook denied a call; doctor called that folder untrusted. And
+    // `--skip-trust` sets that variable only after the settings are read: seen, the call
+    // ran with no hook, so the finding says so.
+    let s = Sandbox::new();
+    s.init("gemini-cli");
+    let doctor =
+        |vars: &[(&str, &str)]| s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], vars);
+    let trusted = doctor(&[("GEMINI_CLI_TRUST_WORKSPACE", "true")]);
+    assert_clean(&trusted, &s.settings("gemini-cli"), "gemini-cli");
+    // Only `true` itself: JavaScript compares the string.
+    let found = findings(&doctor(&[("GEMINI_CLI_TRUST_WORKSPACE", "1")]));
+    assert!(
+        found[0].starts_with("Gemini CLI does not trust the folder"),
+        "{found:?}"
+    );
+    // A trusted folder is not trusted under either of these.
+    s.trust("gemini-cli", "");
+    s.assert_doctor_clean("gemini-cli");
+    for set in [
+        "GEMINI_CLI_TRUST_WORKSPACE=false",
+        "GEMINI_RESTRICTED_MODE=true",
+    ] {
+        let (key, value) = set.split_once('=').unwrap();
+        assert_eq!(
+            findings(&doctor(&[(key, value)])),
+            [format!(
+                "`{set}` is set in this environment, and Gemini CLI started with it trusts no folder, so it registers no hooks in `{}`: unset it before you start gemini",
+                s.p()
+            )]
+        );
+    }
 }
 
 #[test]
