@@ -2642,6 +2642,23 @@ fn doctor_reads_gemini_cli_trust_from_the_environment_first() {
 }
 
 #[test]
+fn init_gemini_cli_says_skip_trust_does_not_trust_the_folder_for_hooks() {
+    // Gemini CLI's own exit-55 message suggests `--skip-trust`; seen with 0.61.0, a
+    // session started with it registers no workspace hook, and the call the gate denies
+    // runs. init said only "trust that folder".
+    let s = Sandbox::new();
+    let out = s.init("gemini-cli");
+    assert!(
+        out.stdout.contains(&format!(
+            "\nGemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{}` and trust that folder (not with `--skip-trust`, which trusts it too late: gemini then runs with no hooks)\n",
+            s.p()
+        )),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn doctor_finds_a_harness_started_below_the_configured_directory() {
     // Observed: Claude Code 2.1.197 (with and without a git repository), Codex 0.171.0
     // (no `.git`) and Gemini CLI 0.61.0 started in a subdirectory load no hook of the

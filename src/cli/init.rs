@@ -308,7 +308,7 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             codex_trust_lines(&root, &shown, &text, pre_tool.index)?
         }
         Harness::GeminiCli => vec![format!(
-            "Gemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{project}` and trust that folder"
+            "Gemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{project}` and trust that folder (not with `--skip-trust`, which trusts it too late: gemini then runs with no hooks)"
         )],
         Harness::ClaudeCode => Vec::new(),
     };
