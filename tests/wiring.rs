@@ -63,6 +63,8 @@ impl Sandbox {
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+            .env_remove("GEMINI_CLI_TRUST_WORKSPACE")
+            .env_remove("GEMINI_RESTRICTED_MODE")
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
             .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
@@ -2595,10 +2597,64 @@ fn doctor_finds_a_gemini_cli_folder_that_is_not_trusted() {
     assert_eq!(
         findings(&s.doctor("gemini-cli")),
         [format!(
-            "Gemini CLI does not trust the folder `{p}`, so it registers no hooks there (and `gemini -p` exits 55): add {{\"{p}\":\"TRUST_FOLDER\"}} to `{}/.gemini/trustedFolders.json`, or trust the folder when gemini asks",
+            "Gemini CLI does not trust the folder `{p}`, so it registers no hooks there (and `gemini -p` exits 55; with `--skip-trust` it runs with no hooks, since that flag trusts the folder only after the settings are read): add {{\"{p}\":\"TRUST_FOLDER\"}} to `{}/.gemini/trustedFolders.json`, trust the folder when gemini asks, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment",
             s.home.display(),
             p = s.p()
         )]
+    );
+}
+
+#[test]
+fn doctor_reads_gemini_cli_trust_from_the_environment_first() {
+    // Gemini CLI 0.61.0 asks its environment before the trusted folders (its
+    // `checkPathTrust`). Seen: started with `GEMINI_CLI_TRUST_WORKSPACE=true` and no
+    // trusted folder, its hook denied a call; doctor called that folder untrusted. And
+    // `--skip-trust` sets that variable only after the settings are read: seen, the call
+    // ran with no hook, so the finding says so.
+    let s = Sandbox::new();
+    s.init("gemini-cli");
+    let doctor =
+        |vars: &[(&str, &str)]| s.run_with(&["doctor", "gemini-cli", "--dir", s.p()], vars);
+    let trusted = doctor(&[("GEMINI_CLI_TRUST_WORKSPACE", "true")]);
+    assert_clean(&trusted, &s.settings("gemini-cli"), "gemini-cli");
+    // Only `true` itself: JavaScript compares the string.
+    let found = findings(&doctor(&[("GEMINI_CLI_TRUST_WORKSPACE", "1")]));
+    assert!(
+        found[0].starts_with("Gemini CLI does not trust the folder"),
+        "{found:?}"
+    );
+    // A trusted folder is not trusted under either of these.
+    s.trust("gemini-cli", "");
+    s.assert_doctor_clean("gemini-cli");
+    for set in [
+        "GEMINI_CLI_TRUST_WORKSPACE=false",
+        "GEMINI_RESTRICTED_MODE=true",
+    ] {
+        let (key, value) = set.split_once('=').unwrap();
+        assert_eq!(
+            findings(&doctor(&[(key, value)])),
+            [format!(
+                "`{set}` is set in this environment, and Gemini CLI started with it trusts no folder, so it registers no hooks in `{}`: unset it before you start gemini",
+                s.p()
+            )]
+        );
+    }
+}
+
+#[test]
+fn init_gemini_cli_says_skip_trust_does_not_trust_the_folder_for_hooks() {
+    // Gemini CLI's own exit-55 message suggests `--skip-trust`; seen with 0.61.0, a
+    // session started with it registers no workspace hook, and the call the gate denies
+    // runs. init said only "trust that folder".
+    let s = Sandbox::new();
+    let out = s.init("gemini-cli");
+    assert!(
+        out.stdout.contains(&format!(
+            "\nGemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{}` and trust that folder (not with `--skip-trust`, which trusts it too late: gemini then runs with no hooks)\n",
+            s.p()
+        )),
+        "{}",
+        out.stdout
     );
 }
 
@@ -3834,6 +3890,31 @@ fn doctor_reads_a_hook_store_from_the_home_folder_as_the_shell_does() {
                 "{at} reads --store `~nobody/og/store.json`, which starts with a `~` that doctor does not resolve as the shell would (`~name` is that user's home folder, a quoted `~` a folder named `~`, and `~` with HOME unset depends on the shell), so it cannot tell which file the hook reads: write the path in full"
             ),
         );
+    }
+}
+
+#[test]
+fn init_claude_code_says_its_precompact_hook_keeps_rules_in_view() {
+    // init wrote a PreCompact hook and said only that the gate runs before each call; a
+    // user who stated a rule, ran `/compact` and then saw the bound call run took the gate
+    // for broken, though the hook's list stays in the session and keeps the rule in view.
+    let line = "and before each compaction the PreCompact hook gives Claude Code's summarizer the records that can bind a later call; after a `/compact` that list also stays in the session, so those rules stay in view and the calls they bind run (to see a rule block, judge a call with `check --kept '[]'`; docs/hooks.md, PreCompact)\n";
+    let s = Sandbox::new();
+    let out = s.init("claude-code");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let first = out.stdout.lines().next().unwrap_or_default();
+    assert!(
+        out.stdout.contains(&format!("{first}\n{line}")),
+        "{}",
+        out.stdout
+    );
+    // Nothing written, nothing to say; the other harnesses have no such hook.
+    let again = s.init("claude-code");
+    assert!(!again.stdout.contains("PreCompact"), "{}", again.stdout);
+    for h in ["codex", "gemini-cli"] {
+        let s = Sandbox::new();
+        let out = s.init(h);
+        assert!(!out.stdout.contains("PreCompact"), "{h}: {}", out.stdout);
     }
 }
 

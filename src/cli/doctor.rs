@@ -1579,6 +1579,25 @@ fn check_gemini_hooks_on(project: &str, ours: &[Handler], f: &mut Findings) {
 }
 
 fn check_gemini_trust(project: &str, f: &mut Findings) {
+    // Gemini CLI 0.61.0 (`checkPathTrust`) asks its environment first, before the
+    // `folderTrust` setting and the trusted folders: `GEMINI_RESTRICTED_MODE=true` or
+    // `GEMINI_CLI_TRUST_WORKSPACE=false` trusts no folder, `GEMINI_CLI_TRUST_WORKSPACE=true`
+    // every one (seen: with it, and no trusted folders, the hook denied a call).
+    let env_is = |key: &str, value: &str| std::env::var_os(key).is_some_and(|v| v == value);
+    if env_is("GEMINI_RESTRICTED_MODE", "true") || env_is("GEMINI_CLI_TRUST_WORKSPACE", "false") {
+        let set = if env_is("GEMINI_RESTRICTED_MODE", "true") {
+            "GEMINI_RESTRICTED_MODE=true"
+        } else {
+            "GEMINI_CLI_TRUST_WORKSPACE=false"
+        };
+        f.problem(format!(
+            "`{set}` is set in this environment, and Gemini CLI started with it trusts no folder, so it registers no hooks in `{project}`: unset it before you start gemini"
+        ));
+        return;
+    }
+    if env_is("GEMINI_CLI_TRUST_WORKSPACE", "true") {
+        return;
+    }
     let Some(home) = home() else {
         f.unsure = Some("`HOME` is not set".into());
         return;
@@ -1622,7 +1641,7 @@ fn check_gemini_trust(project: &str, f: &mut Findings) {
     };
     if gemini_cli::folder_trusted(&rules, project) != Some(true) {
         f.problem(format!(
-            "Gemini CLI does not trust the folder `{project}`, so it registers no hooks there (and `gemini -p` exits 55): add {} to `{shown}`, or trust the folder when gemini asks",
+            "Gemini CLI does not trust the folder `{project}`, so it registers no hooks there (and `gemini -p` exits 55; with `--skip-trust` it runs with no hooks, since that flag trusts the folder only after the settings are read): add {} to `{shown}`, trust the folder when gemini asks, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment",
             serde_json::json!({ project: "TRUST_FOLDER" })
         ));
     }

@@ -276,6 +276,13 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             w.matcher
         )
     };
+    // Claude Code also gets the PreCompact hook, which changes what a user sees after a
+    // compaction: the records it lists stay in view, so the calls they bind run.
+    let precompact_line = (harness == Harness::ClaudeCode
+        && existing.as_deref() != Some(text.as_str()))
+    .then(|| {
+        "and before each compaction the PreCompact hook gives Claude Code's summarizer the records that can bind a later call; after a `/compact` that list also stays in the session, so those rules stay in view and the calls they bind run (to see a rule block, judge a call with `check --kept '[]'`; docs/hooks.md, PreCompact)".to_string()
+    });
     let store_path = if args.store.starts_with('/') {
         PathBuf::from(&args.store)
     } else {
@@ -301,12 +308,13 @@ fn init(args: &InitArgs) -> Result<Vec<String>, String> {
             codex_trust_lines(&root, &shown, &text, pre_tool.index)?
         }
         Harness::GeminiCli => vec![format!(
-            "Gemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{project}` and trust that folder"
+            "Gemini CLI reads `.gemini/settings.json` only from the directory it starts in, and registers no hooks in a folder it does not trust: start `gemini` in `{project}` and trust that folder (not with `--skip-trust`, which trusts it too late: gemini then runs with no hooks)"
         )],
         Harness::ClaudeCode => Vec::new(),
     };
     write_all(&writes)?;
     lines.push(settings_line);
+    lines.extend(precompact_line);
     lines.extend(store_lines);
     lines.extend(trust_lines);
     lines.push(format!(
