@@ -14,8 +14,8 @@ use super::*;
                   resolve, or a report that could not be written). Never 0 on error."
 )]
 pub struct Cli {
-    /// Print nothing on stdout: the exit code is the verdict (errors are still one line
-    /// on stderr).
+    /// Print nothing on stdout: a verdict is then its exit code alone (errors are still
+    /// one line on stderr).
     #[arg(long, short, global = true)]
     pub(super) quiet: bool,
     #[command(flatten)]
