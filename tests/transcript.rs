@@ -13,7 +13,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{PIPED, Run, Scratch, output_of, run, run_piped};
+use common::{PIPED, Run, Scratch, output_of, run, run_env, run_piped};
 use serde_json::Value;
 
 const RULE: &str = "Never run touch gate-marker without the user's sign-off.";
@@ -1652,6 +1652,81 @@ fn claude_code_a_response_a_subagent_abandoned_after_its_call_ran_is_not_context
         check_against(h, &path).verdict_line(),
         "verdict   : PASS exit 0"
     );
+}
+
+#[test]
+fn claude_code_a_subagents_response_on_its_own_refusal_fallback_after_its_results_is_an_error() {
+    // RF-3: as RF-2, but with `--model claude-opus-4-8-eap` and
+    // `ANTHROPIC_DEFAULT_OPUS_MODEL=claude-opus-4-8-eap`, the model that refused is its
+    // own fallback: the retry (which was not sent the refused reply nor its call) is on
+    // the same model as the refused reply, just as the model's next response would be.
+    // The hook runs in Claude Code's environment, which says so: an error, with the fix.
+    let h = "claude-code";
+    let (p, agent) = subagent_payload("RF-3", &fixture(h, "RF-3"));
+    let file = subagent_fixture("RF-3", &agent);
+    let eap = ("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-opus-4-8-eap");
+    let hook_args = [
+        "hook",
+        h,
+        "--store",
+        &store(h),
+        "--kept-from",
+        "transcript",
+        "--timeout-ms",
+        ANSWER_MS,
+    ]
+    .map(str::to_string);
+    let hook_args: Vec<&str> = hook_args.iter().map(String::as_str).collect();
+    let hook_in = |env: &[(&str, &str)]| run_env(&hook_args, Some(p.as_bytes()), env);
+    let check_args = [
+        "check",
+        &store(h),
+        "--action",
+        &action(h),
+        "--transcript",
+        &file,
+    ]
+    .map(str::to_string);
+    let check_args: Vec<&str> = check_args.iter().map(String::as_str).collect();
+    let check_in = |env: &[(&str, &str)]| run_env(&check_args, None, env);
+    let why = "line 6: a subagent's response that follows the results of its earlier response on the same model, which ANTHROPIC_DEFAULT_OPUS_MODEL makes its own refusal fallback";
+    let fix = "(set CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK=1 for Claude Code, or have ANTHROPIC_DEFAULT_OPUS_MODEL name another model, or use --kept)";
+    let out = hook_in(&[eap]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("ERROR (invalid-input)")
+            && out.stderr.contains(why)
+            && out.stderr.contains(fix),
+        "{}",
+        out.stderr
+    );
+    // `check --transcript` reads the same variables from its own environment.
+    let out = check_in(&[eap]);
+    assert_eq!(
+        out.verdict_line(),
+        "verdict   : ERROR (invalid-input) exit 2"
+    );
+    assert!(out.stderr.contains(why), "{}", out.stderr);
+    // Without them (another model is the fallback, as in an ordinary session), or with
+    // the fallback turned off, the same file is the model's next response after its
+    // call's result: the rule is in view.
+    for env in [
+        &[][..],
+        &[eap, ("CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK", "1")],
+        &[("ANTHROPIC_DEFAULT_OPUS_MODEL", "claude-opus-4-8")],
+    ] {
+        let out = hook_in(env);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{env:?}");
+        assert_eq!(
+            check_in(env).verdict_line(),
+            "verdict   : PASS exit 0",
+            "{env:?}"
+        );
+    }
+    // RF-2 (the retry on another model) is blocked whatever the environment says.
+    let (rf2, _) = subagent_payload("RF-2", &fixture(h, "RF-2"));
+    let out = run_env(&hook_args, Some(rf2.as_bytes()), &[eap]);
+    denied_with_the_rule(&out);
 }
 
 #[test]

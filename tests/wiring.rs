@@ -69,6 +69,9 @@ impl Sandbox {
             .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
             .env_remove("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
             .env_remove("BASH_ENV")
+            .env_remove("ANTHROPIC_DEFAULT_OPUS_MODEL")
+            .env_remove("ANTHROPIC_DEFAULT_FABLE_MODEL")
+            .env_remove("CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK")
             .envs(vars.iter().copied());
         let out = common::output_of(c, None);
         Out {
@@ -1277,6 +1280,48 @@ fn doctor_runs_a_claude_code_hook_through_the_shell_prefix_claude_code_uses() {
         "{}",
         found[0]
     );
+}
+
+#[test]
+fn doctor_finds_a_claude_code_model_that_is_its_own_refusal_fallback() {
+    // Claude Code 2.1.197 retries a refused response on the model
+    // ANTHROPIC_DEFAULT_OPUS_MODEL names; one ending in `-eap` may refuse itself, and a
+    // subagent's retry on it then looks like its next response: the gate answers ERROR
+    // for such calls, which doctor says before they come.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let doctor =
+        |vars: &[(&str, &str)]| s.run_with(&["doctor", "claude-code", "--dir", s.p()], vars);
+    let settings = s.settings("claude-code");
+    let opus = "ANTHROPIC_DEFAULT_OPUS_MODEL";
+    let off = "CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK";
+    let eap = (opus, "claude-opus-4-8-eap");
+    let said = |at: &str| {
+        [format!(
+            "`ANTHROPIC_DEFAULT_OPUS_MODEL` is `claude-opus-4-8-eap` in {at}, which makes that model its own refusal fallback in Claude Code: a subagent's file then cannot tell a retry after a refusal from the model's next response, so the gate answers ERROR for a subagent's call that follows the subagent's earlier results: set `CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK` to `1` (here or in a settings file's `env`), or have `ANTHROPIC_DEFAULT_OPUS_MODEL` name another model"
+        )]
+    };
+    assert_eq!(findings(&doctor(&[eap])), said("this environment"));
+    for vars in [&[(opus, "claude-opus-4-8")][..], &[eap, (off, "1")]] {
+        assert_clean(&doctor(vars), &settings, "claude-code");
+    }
+    // A settings file's `env`, which Claude Code copies into its environment.
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user,
+        r#"{"env": {"ANTHROPIC_DEFAULT_OPUS_MODEL": "claude-opus-4-8-eap"}}"#,
+    )
+    .unwrap();
+    let at = format!("`{}` (`env`)", user.display());
+    assert_eq!(findings(&doctor(&[])), said(&at));
+    assert_eq!(findings(&doctor(&[(opus, "claude-opus-4-8")])), said(&at));
+    std::fs::write(
+        &user,
+        r#"{"env": {"ANTHROPIC_DEFAULT_OPUS_MODEL": "claude-opus-4-8-eap", "CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK": true}}"#,
+    )
+    .unwrap();
+    assert_clean(&doctor(&[]), &settings, "claude-code");
 }
 
 #[test]

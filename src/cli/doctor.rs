@@ -310,6 +310,8 @@ fn doctor(
                 ));
             }
         }
+        let managed = files.len().saturating_sub(3);
+        check_claude_refusal_fallback(&files, &kept, managed, f);
     }
     for (path, key) in &misspelt {
         let line = misspelt_event(harness, path, key, !ours.is_empty());
@@ -440,6 +442,47 @@ fn doctor(
 
 /// One of the gate's hooks `ours` in words: `the hook in `FILE``, or, when its file has
 /// more than one, where it is in the file too (see [`hook_named`]).
+/// Claude Code: a problem when its environment makes a model its own refusal fallback
+/// (see [`crate::transcript::RefusalFallback`]): the gate then answers ERROR for a subagent's
+/// call that follows the subagent's own results. The environment is doctor's own, with
+/// the `env` of each settings file Claude Code reads over it (the managed ones last, as
+/// they win); `kept` are those files, by their place in `files` (the first `managed` of
+/// which are the managed ones).
+fn check_claude_refusal_fallback(
+    files: &[PathBuf],
+    kept: &[(usize, Value)],
+    managed: usize,
+    f: &mut Findings,
+) {
+    let in_order = kept
+        .iter()
+        .filter(|(i, _)| *i >= managed)
+        .chain(kept.iter().filter(|(i, _)| *i < managed));
+    // A variable's value, and where it is set (`None`: this environment).
+    let lookup = |var: &str| -> Option<(String, Option<&PathBuf>)> {
+        in_order
+            .clone()
+            .filter_map(|(i, v)| Some((claude_code::env_value(v, var)?, files.get(*i))))
+            .next_back()
+            .or_else(|| std::env::var(var).ok().map(|v| (v, None)))
+    };
+    let fallback = crate::transcript::RefusalFallback::of(|var| lookup(var).map(|(v, _)| v));
+    let Some(var) = fallback.variable() else {
+        return;
+    };
+    let Some((value, origin)) = lookup(var) else {
+        return;
+    };
+    let at = match origin {
+        Some(file) => format!("`{}` (`env`)", file.display()),
+        None => "this environment".to_string(),
+    };
+    f.problem(format!(
+        "`{var}` is `{}` in {at}, which makes that model its own refusal fallback in Claude Code: a subagent's file then cannot tell a retry after a refusal from the model's next response, so the gate answers ERROR for a subagent's call that follows the subagent's earlier results: set `CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK` to `1` (here or in a settings file's `env`), or have `{var}` name another model",
+        clean(value.trim())
+    ));
+}
+
 fn hook_at(harness: Harness, h: &Handler, ours: &[Handler]) -> String {
     if ours.iter().filter(|o| o.file == h.file).count() > 1 {
         format!("the hook {}", hook_named(harness, h))

@@ -565,6 +565,10 @@ fn read_live(
     input::check_size(path, head.len() as u64, limits).map_err(Unread::Invalid)?;
     let max = limits.max_input_bytes;
     let mut size = FIRST_TAIL.min(len).min(max);
+    // The hook runs in Claude Code's environment (its settings' `env` included), which
+    // says which model, if any, is its own refusal fallback; `check --transcript` reads
+    // its own.
+    let fallback = transcript::RefusalFallback::of(|key| std::env::var(key).ok());
     // The end of the file read so far: bytes `offset..len`. Each window is half as large
     // again as the last, and only the bytes in front of what was read are read (the file
     // only grows at its end, past `len`, which this read never looks at).
@@ -589,7 +593,7 @@ fn read_live(
             tail: &tail,
             offset,
         };
-        match transcript::read(harness, window, call) {
+        match transcript::read_with(harness, window, call, &fallback) {
             Ok(live) => return Ok((live, head, tail)),
             Err(transcript::Failure::NeedMore) if offset > 0 => {
                 if size >= max {

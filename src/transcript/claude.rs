@@ -356,6 +356,7 @@ pub(super) fn read(
     lines: &[Line<'_>],
     window: Window<'_>,
     call: Option<&str>,
+    fallback: &RefusalFallback,
 ) -> Result<Live, Failure> {
     let missing = |at: u64, problem: Problem| {
         if window.is_whole() {
@@ -489,7 +490,7 @@ pub(super) fn read(
     // The messages a refusal retracted, and the responses abandoned for a retry, are
     // links of the chain, never context.
     let retracted = retracted(lines)?;
-    let abandoned = abandoned(&back, &order);
+    let abandoned = abandoned(&back, &order, fallback)?;
     if !retracted.is_empty() || !abandoned.is_empty() {
         let kept = |i: &usize| {
             !abandoned.contains(i) && back.get(*i).is_some_and(|e| !is_retracted(e, &retracted))
@@ -663,9 +664,8 @@ fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
 /// `retractedMessageUuids` (a refusal's system entry, or the banner of a fallback the
 /// server made mid-stream), which [`retracted`] reads (read from its binary).
 ///
-/// A retry on the same model after such results is not told apart, and a rule only the
-/// given-up response or its results hold then counts as seen. No stream retry leads
-/// there: Claude Code falls back to a request without streaming, retries the stream, or
+/// A retry on the same model after such results cannot be told apart by the file. No
+/// stream retry leads there: Claude Code falls back to a request without streaming, retries the stream, or
 /// moves on along its model chain only while the stream has yielded nothing but thinking
 /// (read from its binary; run against a mock that wrote the rule and `echo probe` in a
 /// subagent and then closed the stream, reset it, or sent an `overloaded_error` event:
@@ -676,12 +676,20 @@ fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
 /// `ANTHROPIC_DEFAULT_OPUS_MODEL` names); run with `--model claude-opus-4-8-eap` and
 /// `ANTHROPIC_DEFAULT_OPUS_MODEL=claude-opus-4-8-eap`, the subagent's file (RF-3) is
 /// RF-2's with one model throughout, and the retry's request held neither the reply nor
-/// the result.
+/// the result. So where `fallback` (Claude Code's environment, which a hook runs in; see
+/// [`RefusalFallback`]) makes a model its own fallback, a response on it in a subagent's
+/// file that follows the results of an earlier one on it is
+/// [`Problem::OwnRefusalFallback`]: the gate cannot tell what the subagent sees. Where
+/// it does not, such a response is the model's next one, and what it follows counts.
 ///
 /// Entries with no message id are not told apart (see [`pieces`]); those never sent (an
 /// API error's notice) and those Claude Code writes in the model's name (`model`
 /// `<synthetic>`, such as `No response requested.`) are no retry and are passed over.
-fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
+fn abandoned(
+    back: &Backward<'_, '_>,
+    order: &[usize],
+    fallback: &RefusalFallback,
+) -> Result<BTreeSet<usize>, Failure> {
     let mut out = BTreeSet::new();
     // The entries of the response read last, and those holding results that followed it,
     // while no other user entry has.
@@ -709,6 +717,12 @@ fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
                     let other_model = matches!((model, open_model), (Some(m), Some(b)) if m != b);
                     if !answered || (other_model && back.subagent) {
                         out.extend(open.drain(..));
+                    } else if back.subagent
+                        && let Some(variable) = model.and_then(|m| fallback.own(m))
+                    {
+                        // The model's next response, or a retry on the model that
+                        // refused: the file does not say which.
+                        return Err(Failure::at(e.at, Problem::OwnRefusalFallback(variable)));
                     }
                     open.clear();
                     (open_id, open_model, answered) = (None, None, false);
@@ -720,7 +734,89 @@ fn abandoned(back: &Backward<'_, '_>, order: &[usize]) -> BTreeSet<usize> {
             _ => {}
         }
     }
-    out
+    Ok(out)
+}
+
+/// What Claude Code's environment says of its refusal fallback: the model, if any, that
+/// is its own fallback (see [`abandoned`]), and the variable that makes it so.
+///
+/// Claude Code 2.1.197 (read from its binary) retries a refused response on a fallback
+/// model unless `CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK` is true (`1`, `true`, `yes` or
+/// `on`, in any case, blanks around). A model may refuse when its name is a Fable model
+/// (`claude-fable-*`), ends in `-eap` (before any `[1m]`), or is the one
+/// `ANTHROPIC_DEFAULT_FABLE_MODEL` names; its fallback is the Opus model
+/// `ANTHROPIC_DEFAULT_OPUS_MODEL` names, or, when that is not set, the catalog's default
+/// Opus model (`claude-opus-4-8`, `claude-opus-4-7` or a provider's name for one, none of
+/// which may refuse by its name). So a model is its own fallback when
+/// `ANTHROPIC_DEFAULT_OPUS_MODEL` names it and it ends in `-eap` or is the one
+/// `ANTHROPIC_DEFAULT_FABLE_MODEL` names, or when only `ANTHROPIC_DEFAULT_FABLE_MODEL` is
+/// set and names an Opus model (a name holding `claude-opus`: taken as the default Opus
+/// model, which it may be, in a provider's name for it). Names compare without blanks
+/// around, case or `[1m]`. A hook gets Claude Code's environment, the `env` of its
+/// settings included (2.1.197 copies that into its own environment before it runs any
+/// hook). Not followed: the settings' `modelOverrides`, which can make the default Opus
+/// model any name, and the `availableModels` allowlist, which can send the fallback to
+/// another Opus model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefusalFallback {
+    /// The model that is its own refusal fallback, as [`same_model`] compares names, and
+    /// the variable that names it.
+    own: Option<(String, &'static str)>,
+}
+
+impl RefusalFallback {
+    /// Read from an environment (`env` gives a variable's value, `None` when unset).
+    pub fn of(env: impl Fn(&str) -> Option<String>) -> RefusalFallback {
+        let set = |key: &str| env(key).filter(|v| !v.trim().is_empty());
+        let off = env("CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK").is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        });
+        if off {
+            return RefusalFallback::default();
+        }
+        let fable = set("ANTHROPIC_DEFAULT_FABLE_MODEL").map(|v| same_model(&v));
+        let own = match set("ANTHROPIC_DEFAULT_OPUS_MODEL") {
+            Some(opus) => {
+                let eap = is_eap(&opus);
+                let opus = same_model(&opus);
+                (eap || fable.as_ref() == Some(&opus))
+                    .then_some((opus, "ANTHROPIC_DEFAULT_OPUS_MODEL"))
+            }
+            None => fable
+                .filter(|f| f.contains("claude-opus"))
+                .map(|f| (f, "ANTHROPIC_DEFAULT_FABLE_MODEL")),
+        };
+        RefusalFallback { own }
+    }
+
+    /// The variable that makes `model` its own refusal fallback, if it is.
+    fn own(&self, model: &str) -> Option<&'static str> {
+        self.own
+            .as_ref()
+            .filter(|(own, _)| *own == same_model(model))
+            .map(|&(_, variable)| variable)
+    }
+
+    /// The variable that makes a model its own refusal fallback, if one does.
+    pub fn variable(&self) -> Option<&'static str> {
+        self.own.as_ref().map(|&(_, variable)| variable)
+    }
+}
+
+/// A model's name as Claude Code's refusal fallback compares it, loosely: without blanks
+/// around, `[1m]` or case.
+fn same_model(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace("[1m]", "")
+}
+
+/// True for a name that ends in `-eap`, before any `[`, in any case (Claude Code's
+/// `/-eap($|\[)/i`).
+fn is_eap(name: &str) -> bool {
+    let name = name.trim().to_ascii_lowercase();
+    name.ends_with("-eap") || name.contains("-eap[")
 }
 
 /// The model an assistant entry names (`message.model`).

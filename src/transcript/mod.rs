@@ -26,6 +26,7 @@ mod value;
 
 use value::{Map, Value};
 
+pub use claude::RefusalFallback;
 pub use claude::is_repl_inner as is_claude_code_repl_call;
 pub(crate) use codex::UNCUT_HEAD as CODEX_UNCUT_HEAD;
 pub use codex::is_nested as is_codex_code_mode_call;
@@ -286,6 +287,15 @@ pub enum Problem {
         "a call made from code mode (`exec`), while a code cell that yielded here (`Script running with cell ID`) may still run and make calls of its own: the gate cannot tell which cell makes it (`wait` for that cell until it ends, or end it with `wait` and `terminate`, then make the call again)"
     )]
     CodexCellRunning,
+    /// Claude Code, a subagent's file: a response that follows the results of the
+    /// subagent's own earlier response on the same model, which the environment (the
+    /// variable named) makes its own refusal fallback: the model's next response, which
+    /// was sent that earlier response, or a retry after a refusal, which was not (see
+    /// [`RefusalFallback`]).
+    #[error(
+        "a subagent's response that follows the results of its earlier response on the same model, which {0} makes its own refusal fallback: a retry after a refusal looks just the same and is not sent that earlier response, so the gate cannot tell what the subagent sees (set CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK=1 for Claude Code, or have {0} name another model, or use --kept)"
+    )]
+    OwnRefusalFallback(&'static str),
     /// A Codex rollout whose first entry is not its `session_meta`.
     #[error("a Codex rollout starts with its `session_meta` entry")]
     NoSessionMeta,
@@ -343,11 +353,24 @@ impl Failure {
 /// Reads the live context from a window. `harness` names the format; without it the
 /// format is recognised from the first line. `call` is the pending call's id when the
 /// hook payload gives one: its arguments are never context, and [`Live::call_seen`] says
-/// whether the transcript records it yet.
+/// whether the transcript records it yet. No model is taken to be its own refusal
+/// fallback (see [`read_with`]).
 pub fn read(
     harness: Option<Harness>,
     window: Window<'_>,
     call: Option<&str>,
+) -> Result<Live, Failure> {
+    read_with(harness, window, call, &RefusalFallback::default())
+}
+
+/// [`read`], with what Claude Code's environment says of its refusal fallback: where it
+/// makes a model its own fallback, a subagent's response on it that follows the results
+/// of its own earlier one is [`Problem::OwnRefusalFallback`].
+pub fn read_with(
+    harness: Option<Harness>,
+    window: Window<'_>,
+    call: Option<&str>,
+    fallback: &RefusalFallback,
 ) -> Result<Live, Failure> {
     let harness = match harness {
         Some(h) => h,
@@ -360,7 +383,7 @@ pub fn read(
     }
     let lines = lines(window);
     let read = match harness {
-        Harness::ClaudeCode => claude::read(&lines, window, call),
+        Harness::ClaudeCode => claude::read(&lines, window, call, fallback),
         Harness::Codex => codex::read(&lines, window, call),
         Harness::GeminiCli => gemini::read(&lines, window, call),
     };

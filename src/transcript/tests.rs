@@ -987,3 +987,66 @@ fn a_codex_code_mode_call_after_a_compaction_reads_the_lines_before_only_if_a_ce
         "{got:?}"
     );
 }
+
+#[test]
+fn a_subagents_response_after_its_results_on_a_model_that_is_its_own_refusal_fallback_is_an_error()
+{
+    // RF-3, the subagent's file: a response on `claude-opus-4-8-eap` wrote the rule and
+    // called `echo probe`, whose result follows, and then a response on the same model
+    // made the call. Run with `ANTHROPIC_DEFAULT_OPUS_MODEL=claude-opus-4-8-eap`, that
+    // was a retry after a refusal, which the earlier response was not sent to.
+    let bytes = include_bytes!(
+        "../../tests/transcripts/claude-code/RF-3/subagents/agent-a7ea6e0c3e5db4f4f.jsonl"
+    );
+    let call = Some("toolu_000000000000000000000005");
+    let sixth = line_start(bytes, 6);
+    let read_in = |env: &[(&str, &str)]| {
+        let fallback = RefusalFallback::of(|key| {
+            env.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.to_string())
+        });
+        read_with(None, Window::whole(bytes), call, &fallback)
+    };
+    let opus = "ANTHROPIC_DEFAULT_OPUS_MODEL";
+    let fable = "ANTHROPIC_DEFAULT_FABLE_MODEL";
+    let off = "CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK";
+    for env in [
+        &[(opus, "claude-opus-4-8-eap")][..],
+        &[(opus, " CLAUDE-OPUS-4-8-EAP[1m] ")],
+        &[(opus, "claude-opus-4-8-eap"), (off, "0")],
+        &[(opus, "claude-opus-4-8-eap"), (off, "")],
+        &[(opus, "claude-opus-4-8-eap"), (fable, "claude-fable-5")],
+        // The Fable variable names a model that may refuse; with no Opus one, the
+        // fallback is the default Opus model, which such a name may be.
+        &[(fable, "claude-opus-4-8-eap")],
+    ] {
+        let got = read_in(env);
+        assert_eq!(
+            got,
+            Err(Failure::at(
+                sixth,
+                Problem::OwnRefusalFallback(if env.iter().any(|(k, _)| *k == opus) {
+                    opus
+                } else {
+                    fable
+                })
+            )),
+            "{env:?}"
+        );
+    }
+    // The fallback off, another model its fallback, or a fallback that does not refuse:
+    // the model's next response, which was sent the one before (the rule is in view).
+    for env in [
+        &[][..],
+        &[(opus, "claude-opus-4-8-eap"), (off, "1")],
+        &[(opus, "claude-opus-4-8-eap"), (off, " True ")],
+        &[(opus, "claude-opus-4-8")],
+        &[(opus, "claude-opus-4-8-eap-2")],
+        &[(fable, "claude-opus-4-8-eap"), (opus, "claude-opus-4-8")],
+        &[(fable, "claude-fable-5")],
+    ] {
+        let live = read_in(env).unwrap_or_else(|e| panic!("{env:?}: {e:?}"));
+        assert!(in_view(&live, RULE), "{env:?}");
+    }
+}

@@ -974,6 +974,12 @@ pub fn shell_prefix_in_env(settings: &Value) -> Option<(&Value, String)> {
     (v.as_str() != Some("")).then(|| (v, as_written(v)))
 }
 
+/// The value a settings file's `env` gives `var`, as Claude Code makes it a string (see
+/// [`js_string`]).
+pub fn env_value(settings: &Value, var: &str) -> Option<String> {
+    settings.get("env")?.get(var).map(js_string)
+}
+
 /// A settings value as a message shows it: a string as it is, another value as JSON.
 fn as_written(v: &Value) -> String {
     match v {

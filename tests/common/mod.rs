@@ -40,10 +40,28 @@ impl Run {
     }
 }
 
+/// The variables by which Claude Code's environment, which a hook runs in, makes a model
+/// its own refusal fallback (and so changes how the gate reads a subagent's file): taken
+/// out of every run's environment, so that the one the tests run in does not count.
+pub const CLAUDE_FALLBACK_VARS: [&str; 3] = [
+    "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    "ANTHROPIC_DEFAULT_FABLE_MODEL",
+    "CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK",
+];
+
 /// Runs omission-gate with arguments and optional stdin.
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    run_env(args, stdin, &[])
+}
+
+/// [`run`], with these variables set in its environment.
+pub fn run_env(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
     command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for var in CLAUDE_FALLBACK_VARS {
+        command.env_remove(var);
+    }
+    command.envs(env.iter().copied());
     run_of(command, stdin)
 }
 
@@ -77,6 +95,9 @@ pub fn run_piped(args: &[&str], file: &str, stdin: Option<&[u8]>) -> Run {
         .arg(env!("CARGO_BIN_EXE_omission-gate"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
+    for var in CLAUDE_FALLBACK_VARS {
+        command.env_remove(var);
+    }
     run_of(command, stdin)
 }
 
