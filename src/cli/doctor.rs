@@ -440,8 +440,6 @@ fn doctor(
     Some(gated)
 }
 
-/// One of the gate's hooks `ours` in words: `the hook in `FILE``, or, when its file has
-/// more than one, where it is in the file too (see [`hook_named`]).
 /// Claude Code: a problem when its environment makes a model its own refusal fallback
 /// (see [`crate::transcript::RefusalFallback`]): the gate then answers ERROR for a subagent's
 /// call that follows the subagent's own results. The environment is doctor's own, with
@@ -483,6 +481,8 @@ fn check_claude_refusal_fallback(
     ));
 }
 
+/// One of the gate's hooks `ours` in words: `the hook in `FILE``, or, when its file has
+/// more than one, where it is in the file too (see [`hook_named`]).
 fn hook_at(harness: Harness, h: &Handler, ours: &[Handler]) -> String {
     if ours.iter().filter(|o| o.file == h.file).count() > 1 {
         format!("the hook {}", hook_named(harness, h))
