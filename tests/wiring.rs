@@ -2277,6 +2277,86 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
 }
 
 #[test]
+fn doctor_reads_the_agents_skills_and_commands_a_claude_code_plugin_s_manifest_names() {
+    // Claude Code 2.1.197 loads a plugin's agents, skills and commands from the paths its
+    // manifest gives under `agents`, `skills` and `commands` besides the standard
+    // folders, commands written in the manifest too, and a `SKILL.md` in the plugin's
+    // own folder as a skill (read from its binary: `agentsPaths`, `skillsPaths`,
+    // `commandsPaths`, `commandsMetadata`), and registers their front matter's hooks as
+    // it does those of the standard folders'. doctor read only the standard folders, so
+    // a pre-tool hook in such a file was left out: ok, and no note.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let plugins = s.home.join(".claude/plugins");
+    let folder = plugins.join("cache/localm/rw/0.0.1");
+    let hooked = "---\nname: rw\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./rw.sh\n---\n";
+    let files = [
+        "custom/agents/rw.md",
+        "more/one/SKILL.md",
+        "cmd/rw.md",
+        "SKILL.md",
+    ];
+    for file in files {
+        let path = folder.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, hooked).unwrap();
+    }
+    std::fs::create_dir_all(folder.join(".claude-plugin")).unwrap();
+    let manifest = folder.join(".claude-plugin/plugin.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!({
+            "name": "rw",
+            "agents": "./custom/agents/",
+            "skills": ["./more"],
+            "commands": {"one": {"source": "./cmd/rw.md"}, "two": {"content": hooked}},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
+            "scope": "project",
+            "installPath": folder,
+            "version": "0.0.1",
+            "projectPath": s.project,
+        }]}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    v["enabledPlugins"] = serde_json::json!({"rw@localm": true});
+    std::fs::write(&settings, v.to_string()).unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
+    let runs = format!(
+        "side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
+    );
+    let after_use =
+        "which Claude Code runs on every call after it is used, for the rest of the session";
+    let shown = |file: &str| folder.join(file).display().to_string();
+    let note = "omission-gate doctor: note:";
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{note} `{}`, an agent that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n\
+             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} the command `two` written in `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n",
+            shown(files[0]),
+            shown(files[1]),
+            shown(files[2]),
+            shown(files[3]),
+            manifest.display(),
+        )
+    );
+}
+
+#[test]
 fn doctor_reads_claude_code_s_disable_all_hooks_as_the_merged_settings_have_it() {
     // Claude Code 2.1.197 reads `disableAllHooks` from its merged settings: the local
     // settings outrank the project's, which outrank the user's. Set to true outside the

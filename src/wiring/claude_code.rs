@@ -872,6 +872,41 @@ pub fn manifest_hooks(manifest: &Value) -> Vec<Result<String, Value>> {
     }
 }
 
+/// Where a plugin's Markdown files of one kind are, besides its standard folder (see
+/// [`FRONT_MATTER_FOLDERS`]): what its manifest gives under `field` (`agents`, `skills`
+/// or `commands`), a path relative to the plugin's folder (a file, or a folder) or a
+/// list of them; for `commands`, also an object of commands, each with a `source` path
+/// or its `content` written in the manifest. Claude Code 2.1.197 loads those besides the
+/// standard folder's (read from its binary: `agentsPaths`, `skillsPaths`,
+/// `commandsPaths`, `commandsMetadata`).
+pub fn manifest_markdown(manifest: &Value, field: &str) -> Vec<Markdown> {
+    let path = |v: &Value| v.as_str().map(|p| Markdown::Path(p.to_string()));
+    match manifest.get(field) {
+        Some(Value::Array(list)) => list.iter().filter_map(path).collect(),
+        Some(Value::Object(commands)) if field == "commands" => commands
+            .iter()
+            .filter_map(|(name, c)| match (c.get("source"), c.get("content")) {
+                (Some(source), _) => path(source),
+                (None, Some(Value::String(text))) => {
+                    Some(Markdown::Written(name.clone(), text.clone()))
+                }
+                _ => None,
+            })
+            .collect(),
+        Some(v) => path(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// One entry of [`manifest_markdown`].
+#[derive(Debug, PartialEq)]
+pub enum Markdown {
+    /// A file or a folder, relative to the plugin's folder.
+    Path(String),
+    /// A command written in the manifest: its name and its text.
+    Written(String, String),
+}
+
 /// The folders under a `.claude` folder (and a plugin's) whose Markdown files can declare
 /// hooks in their front matter, each with what Claude Code makes of a file there: an
 /// agent (`agents/**/*.md`), a skill (`skills/NAME/SKILL.md`), a command
