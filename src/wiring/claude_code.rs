@@ -954,7 +954,18 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
         }
         matter.to_string()
     } else {
-        let mut lines = matter.lines().skip_while(|l| !is_hooks_key(l));
+        // The top-level keys may all be indented alike: YAML allows it, and Claude Code
+        // reads front matter that does not parse again with leading tabs as two spaces
+        // each (read from its binary). Read the lines from that indentation.
+        let indent = matter
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .and_then(|l| l.strip_suffix(l.trim_start_matches([' ', '\t'])))
+            .unwrap_or_default();
+        let mut lines = matter
+            .lines()
+            .map(|l| l.strip_prefix(indent).unwrap_or(l))
+            .skip_while(|l| !is_hooks_key(l));
         let first = lines.next()?;
         let mut block = first.to_string();
         for line in lines.take_while(|l| {
@@ -1207,6 +1218,11 @@ mod tests {
     fn the_events_a_front_matter_s_hooks_name_are_read() {
         let hooks = "---\nname: rw\nhooks:\n  Stop:\n    - hooks: []\n  PreToolUse:\n- x\nmodel: PermissionRequest\n---\nbody PostToolUse\n";
         assert_eq!(front_matter_hooks(hooks), Some(vec!["PreToolUse", "Stop"]));
+        // Top-level keys all indented alike, by spaces or tabs.
+        let indented = "---\n  name: rw\n  hooks:\n    PreToolUse: []\n---\n";
+        assert_eq!(front_matter_hooks(indented), Some(vec!["PreToolUse"]));
+        let tabs = "---\n\tname: rw\n\thooks:\n\t\tPreToolUse: []\n---\n";
+        assert_eq!(front_matter_hooks(tabs), Some(vec!["PreToolUse"]));
         // A quoted key, written in any case; flow style on its line.
         let quoted = "---  \n\"Hooks\" : {\"PermissionRequest\": []}\n---\n";
         assert_eq!(front_matter_hooks(quoted), Some(vec!["PermissionRequest"]));
