@@ -931,13 +931,12 @@ pub const FRONT_MATTER_FOLDERS: [(&str, &str); 3] = [
 /// matter written as one `{...}`, all of it); an empty list means it names no event this
 /// knows, and so may name one a way this cannot read.
 pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
-    let rest = text.strip_prefix("---")?;
-    let start = rest.len() - rest.trim_start().len();
-    if !rest[..start].contains('\n') {
+    // `---`, then only white space up to the line's end.
+    let (head, rest) = text.strip_prefix("---")?.split_once('\n')?;
+    if !head.trim().is_empty() {
         return None;
     }
-    let rest = &rest[rest[..start].find('\n')? + 1..];
-    let matter = &rest[..rest.find("---")?];
+    let (matter, _) = rest.split_once("---")?;
     let is_hooks_key = |line: &str| {
         let key = line.trim_start_matches(['"', '\'']);
         key.get(..5)
