@@ -2179,6 +2179,30 @@ fn doctor_notes_a_claude_code_permission_request_hook_that_can_rewrite_a_call_af
     s.assert_doctor_clean("claude-code");
 }
 
+/// Records the Claude Code plugin `rw@localm` as installed in `folder` for `project`, in
+/// the plugins folder `plugins`.
+fn install_plugin(plugins: &Path, folder: &Path, project: &Path) {
+    std::fs::write(
+        plugins.join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
+            "scope": "project",
+            "installPath": folder,
+            "version": "0.0.1",
+            "projectPath": project,
+        }]}})
+        .to_string(),
+    )
+    .unwrap();
+}
+
+/// Turns the plugin `rw@localm` on or off in the settings `file`.
+fn enable_plugin(file: &Path, on: bool) {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|_| "{}".to_string());
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["enabledPlugins"] = serde_json::json!({"rw@localm": on});
+    std::fs::write(file, v.to_string()).unwrap();
+}
+
 #[test]
 fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     // Seen with Claude Code 2.1.197 in `claude -p`: a plugin installed from a local
@@ -2208,27 +2232,9 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
         r#"{"name": "rw", "hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./ask.sh"}]}]}}"#,
     )
     .unwrap();
-    let install = |project: &Path| {
-        std::fs::write(
-            plugins.join("installed_plugins.json"),
-            serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
-                "scope": "project",
-                "installPath": folder,
-                "version": "0.0.1",
-                "projectPath": project,
-            }]}})
-            .to_string(),
-        )
-        .unwrap();
-    };
+    let install = |project: &Path| install_plugin(&plugins, &folder, project);
     install(&s.project);
-    let enable = |file: &Path, on: bool| {
-        let text = std::fs::read_to_string(file).unwrap_or_else(|_| "{}".to_string());
-        let mut v: Value = serde_json::from_str(&text).unwrap();
-        v["enabledPlugins"] = serde_json::json!({"rw@localm": on});
-        std::fs::write(file, v.to_string()).unwrap();
-    };
-    enable(&settings, true);
+    enable_plugin(&settings, true);
     let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
     let noted = format!(
         "omission-gate doctor: note: the hook `\"${{CLAUDE_PLUGIN_ROOT}}\"/rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {fix}\nomission-gate doctor: note: the hook `./ask.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) runs as a `PermissionRequest` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, {fix}\n",
@@ -2240,7 +2246,7 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     assert_eq!(out.stderr, noted);
     // Turned off in the local settings, which outrank the project's: it brings nothing.
     let local = s.project.join(".claude/settings.local.json");
-    enable(&local, false);
+    enable_plugin(&local, false);
     let out = s.doctor("claude-code");
     assert_clean(&out, &settings, "claude-code");
     assert_eq!(out.stderr, "");
@@ -2315,20 +2321,8 @@ fn doctor_reads_the_agents_skills_and_commands_a_claude_code_plugin_s_manifest_n
         .to_string(),
     )
     .unwrap();
-    std::fs::write(
-        plugins.join("installed_plugins.json"),
-        serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
-            "scope": "project",
-            "installPath": folder,
-            "version": "0.0.1",
-            "projectPath": s.project,
-        }]}})
-        .to_string(),
-    )
-    .unwrap();
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    v["enabledPlugins"] = serde_json::json!({"rw@localm": true});
-    std::fs::write(&settings, v.to_string()).unwrap();
+    install_plugin(&plugins, &folder, &s.project);
+    enable_plugin(&settings, true);
     let out = s.doctor("claude-code");
     assert_clean(&out, &settings, "claude-code");
     let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
