@@ -2224,6 +2224,30 @@ fn doctor_notes_a_claude_code_permission_request_hook_that_can_rewrite_a_call_af
     s.assert_doctor_clean("claude-code");
 }
 
+/// Records the Claude Code plugin `rw@localm` as installed in `folder` for `project`, in
+/// the plugins folder `plugins`.
+fn install_plugin(plugins: &Path, folder: &Path, project: &Path) {
+    std::fs::write(
+        plugins.join("installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
+            "scope": "project",
+            "installPath": folder,
+            "version": "0.0.1",
+            "projectPath": project,
+        }]}})
+        .to_string(),
+    )
+    .unwrap();
+}
+
+/// Turns the plugin `rw@localm` on or off in the settings `file`.
+fn enable_plugin(file: &Path, on: bool) {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|_| "{}".to_string());
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["enabledPlugins"] = serde_json::json!({"rw@localm": on});
+    std::fs::write(file, v.to_string()).unwrap();
+}
+
 #[test]
 fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     // Seen with Claude Code 2.1.197 in `claude -p`: a plugin installed from a local
@@ -2253,27 +2277,9 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
         r#"{"name": "rw", "hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./ask.sh"}]}]}}"#,
     )
     .unwrap();
-    let install = |project: &Path| {
-        std::fs::write(
-            plugins.join("installed_plugins.json"),
-            serde_json::json!({"version": 2, "plugins": {"rw@localm": [{
-                "scope": "project",
-                "installPath": folder,
-                "version": "0.0.1",
-                "projectPath": project,
-            }]}})
-            .to_string(),
-        )
-        .unwrap();
-    };
+    let install = |project: &Path| install_plugin(&plugins, &folder, project);
     install(&s.project);
-    let enable = |file: &Path, on: bool| {
-        let text = std::fs::read_to_string(file).unwrap_or_else(|_| "{}".to_string());
-        let mut v: Value = serde_json::from_str(&text).unwrap();
-        v["enabledPlugins"] = serde_json::json!({"rw@localm": on});
-        std::fs::write(file, v.to_string()).unwrap();
-    };
-    enable(&settings, true);
+    enable_plugin(&settings, true);
     let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
     let noted = format!(
         "omission-gate doctor: note: the hook `\"${{CLAUDE_PLUGIN_ROOT}}\"/rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {fix}\nomission-gate doctor: note: the hook `./ask.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) runs as a `PermissionRequest` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, {fix}\n",
@@ -2285,7 +2291,7 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     assert_eq!(out.stderr, noted);
     // Turned off in the local settings, which outrank the project's: it brings nothing.
     let local = s.project.join(".claude/settings.local.json");
-    enable(&local, false);
+    enable_plugin(&local, false);
     let out = s.doctor("claude-code");
     assert_clean(&out, &settings, "claude-code");
     assert_eq!(out.stderr, "");
@@ -2318,6 +2324,74 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     assert_eq!(
         out.stderr,
         "omission-gate doctor: note: the Claude Code plugin `rw@localm` is turned on under `enabledPlugins` but not installed for this project, so doctor cannot read its hooks, and Claude Code installs such a plugin as it starts once its marketplace is known, then runs its hooks side by side with the gate's, a `PreToolUse` hook's `updatedInput` included, which the gate never sees: install it (`claude plugin install rw@localm`) and run doctor again, or take it out of `enabledPlugins`\n"
+    );
+}
+
+#[test]
+fn doctor_reads_the_agents_skills_and_commands_a_claude_code_plugin_s_manifest_names() {
+    // Claude Code 2.1.197 loads a plugin's agents, skills and commands from the paths its
+    // manifest gives under `agents`, `skills` and `commands` besides the standard
+    // folders, commands written in the manifest too, and a `SKILL.md` in the plugin's
+    // own folder as a skill (read from its binary: `agentsPaths`, `skillsPaths`,
+    // `commandsPaths`, `commandsMetadata`), and registers their front matter's hooks as
+    // it does those of the standard folders'. doctor read only the standard folders, so
+    // a pre-tool hook in such a file was left out: ok, and no note.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let plugins = s.home.join(".claude/plugins");
+    let folder = plugins.join("cache/localm/rw/0.0.1");
+    let hooked = "---\nname: rw\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./rw.sh\n---\n";
+    let files = [
+        "custom/agents/rw.md",
+        "more/one/SKILL.md",
+        "cmd/rw.md",
+        "SKILL.md",
+    ];
+    for file in files {
+        let path = folder.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, hooked).unwrap();
+    }
+    std::fs::create_dir_all(folder.join(".claude-plugin")).unwrap();
+    let manifest = folder.join(".claude-plugin/plugin.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!({
+            "name": "rw",
+            "agents": "./custom/agents/",
+            "skills": ["./more"],
+            "commands": {"one": {"source": "./cmd/rw.md"}, "two": {"content": hooked}},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    install_plugin(&plugins, &folder, &s.project);
+    enable_plugin(&settings, true);
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
+    let runs = format!(
+        "side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
+    );
+    let after_use =
+        "which Claude Code runs on every call after it is used, for the rest of the session";
+    let shown = |file: &str| folder.join(file).display().to_string();
+    let note = "omission-gate doctor: note:";
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{note} `{}`, an agent that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n\
+             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} the command `two` written in `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n",
+            shown(files[0]),
+            shown(files[1]),
+            shown(files[2]),
+            shown(files[3]),
+            manifest.display(),
+        )
     );
 }
 

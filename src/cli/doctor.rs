@@ -1484,7 +1484,8 @@ fn claude_plugin_not_installed(id: &str) -> String {
 /// call the gate judged (see [`claude_code::front_matter_hooks`]), as notes: those of the
 /// managed `.claude` folder, the user's config folder, each `.claude` folder from `dir`
 /// up to the git root (never the home folder, as Claude Code 2.1.197 looks), and the
-/// installed plugins `plugins`; with `yours` false (the managed settings'
+/// installed plugins `plugins`, with those their manifests name
+/// ([`claude_code::manifest_markdown`]) and a `SKILL.md` in a plugin's own folder; with `yours` false (the managed settings'
 /// `strictPluginOnlyCustomization`), only the managed folder's and the plugins'. Which
 /// tools their hooks match is in YAML this does not read, so each is a note.
 fn claude_front_matter_hooks(
@@ -1512,59 +1513,114 @@ fn claude_front_matter_hooks(
         at = d.parent();
     }
     roots.extend(plugins.iter().map(|(id, f)| (f.clone(), Some(id.as_str()))));
-    let mut out = Vec::new();
-    for (root, plugin) in roots {
+    // Each file once (a manifest may name a standard folder), as first found.
+    let mut seen = std::collections::BTreeSet::new();
+    // Where each text is (shown as it is), its text, what it is, and its plugin.
+    let mut texts: Vec<(String, String, &str, Option<&str>)> = Vec::new();
+    let mut read = |file: PathBuf, kind, plugin| {
+        let file: PathBuf = file.components().collect();
+        if seen.insert(file.clone())
+            && let Some(text) = read_optional(&file).ok().flatten()
+        {
+            texts.push((
+                format!("`{}`", clean(&file.display().to_string())),
+                text,
+                kind,
+                plugin,
+            ));
+        }
+    };
+    for (root, plugin) in &roots {
         for (folder, kind) in claude_code::FRONT_MATTER_FOLDERS {
             for file in markdown_files(&root.join(folder), kind == "skill") {
-                let Some(text) = read_optional(&file).ok().flatten() else {
-                    continue;
-                };
-                let Some(events) = claude_code::front_matter_hooks(&text) else {
-                    continue;
-                };
-                let gating: Vec<String> = events
-                    .iter()
-                    .filter(|e| {
-                        [
-                            Wiring::of(Harness::ClaudeCode).event,
-                            claude_code::PERMISSION_EVENT,
-                        ]
-                        .contains(e)
-                    })
-                    .map(|e| format!("`{e}`"))
-                    .collect();
-                let declares = match (gating.is_empty(), events.is_empty()) {
+                read(file, kind, *plugin);
+            }
+        }
+    }
+    // A plugin's manifest can name more agents, skills and commands, and a `SKILL.md` in
+    // the plugin's own folder makes it a skill.
+    let mut written = Vec::new();
+    for (id, folder) in plugins {
+        let manifest_file = folder.join(".claude-plugin/plugin.json");
+        let manifest = read_optional(&manifest_file)
+            .ok()
+            .flatten()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .unwrap_or_default();
+        for (field, kind) in claude_code::FRONT_MATTER_FOLDERS {
+            for entry in claude_code::manifest_markdown(&manifest, field) {
+                match entry {
+                    claude_code::Markdown::Path(path) => {
+                        let path = folder.join(path);
+                        if path.is_file() {
+                            read(path, kind, Some(id.as_str()));
+                            continue;
+                        }
+                        if kind == "skill" {
+                            read(path.join("SKILL.md"), kind, Some(id.as_str()));
+                        }
+                        for file in markdown_files(&path, kind == "skill") {
+                            read(file, kind, Some(id.as_str()));
+                        }
+                    }
+                    claude_code::Markdown::Written(name, text) => {
+                        let shown = format!(
+                            "the command `{}` written in `{}`",
+                            one_line(&name),
+                            clean(&manifest_file.display().to_string())
+                        );
+                        written.push((shown, text, kind, Some(id.as_str())));
+                    }
+                }
+            }
+        }
+        read(folder.join("SKILL.md"), "skill", Some(id.as_str()));
+    }
+    texts.extend(written);
+    let mut out = Vec::new();
+    for (shown, text, kind, plugin) in texts {
+        let Some(events) = claude_code::front_matter_hooks(&text) else {
+            continue;
+        };
+        let gating: Vec<String> = events
+            .iter()
+            .filter(|e| {
+                [
+                    Wiring::of(Harness::ClaudeCode).event,
+                    claude_code::PERMISSION_EVENT,
+                ]
+                .contains(e)
+            })
+            .map(|e| format!("`{e}`"))
+            .collect();
+        let declares = match (gating.is_empty(), events.is_empty()) {
                     (false, _) => format!("declares {} hooks in its front matter", gating.join(" and ")),
                     (true, true) => "declares hooks in its front matter under names doctor cannot read as events (they may be `PreToolUse` hooks)".to_string(),
                     (true, false) => continue,
                 };
-                let (what, fix) = match plugin {
-                    Some(id) => (
-                        format!(
-                            "{} {kind} that the Claude Code plugin `{}` brings",
-                            if kind == "agent" { "an" } else { "a" },
-                            one_line(id)
-                        ),
-                        plugin_fix(id),
-                    ),
-                    None => (
-                        format!("a Claude Code {kind}"),
-                        "take them out, or keep their matcher off the tools the gate judges"
-                            .to_string(),
-                    ),
-                };
-                let when = match kind {
-                    "agent" => {
-                        "on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`)"
-                    }
-                    _ => "on every call after it is used, for the rest of the session",
-                };
-                out.push(format!(
-                    "`{}`, {what}, {declares}, which Claude Code runs {when}, side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}",
-                    clean(&file.display().to_string())
-                ));
+        let (what, fix) = match plugin {
+            Some(id) => (
+                format!(
+                    "{} {kind} that the Claude Code plugin `{}` brings",
+                    if kind == "agent" { "an" } else { "a" },
+                    one_line(id)
+                ),
+                plugin_fix(id),
+            ),
+            None => (
+                format!("a Claude Code {kind}"),
+                "take them out, or keep their matcher off the tools the gate judges".to_string(),
+            ),
+        };
+        let when = match kind {
+            "agent" => {
+                "on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`)"
             }
-        }
+            _ => "on every call after it is used, for the rest of the session",
+        };
+        out.push(format!(
+            "{shown}, {what}, {declares}, which Claude Code runs {when}, side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
+        ));
     }
     out
 }

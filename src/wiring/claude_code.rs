@@ -872,6 +872,41 @@ pub fn manifest_hooks(manifest: &Value) -> Vec<Result<String, Value>> {
     }
 }
 
+/// Where a plugin's Markdown files of one kind are, besides its standard folder (see
+/// [`FRONT_MATTER_FOLDERS`]): what its manifest gives under `field` (`agents`, `skills`
+/// or `commands`), a path relative to the plugin's folder (a file, or a folder) or a
+/// list of them; for `commands`, also an object of commands, each with a `source` path
+/// or its `content` written in the manifest. Claude Code 2.1.197 loads those besides the
+/// standard folder's (read from its binary: `agentsPaths`, `skillsPaths`,
+/// `commandsPaths`, `commandsMetadata`).
+pub fn manifest_markdown(manifest: &Value, field: &str) -> Vec<Markdown> {
+    let path = |v: &Value| v.as_str().map(|p| Markdown::Path(p.to_string()));
+    match manifest.get(field) {
+        Some(Value::Array(list)) => list.iter().filter_map(path).collect(),
+        Some(Value::Object(commands)) if field == "commands" => commands
+            .iter()
+            .filter_map(|(name, c)| match (c.get("source"), c.get("content")) {
+                (Some(source), _) => path(source),
+                (None, Some(Value::String(text))) => {
+                    Some(Markdown::Written(name.clone(), text.clone()))
+                }
+                _ => None,
+            })
+            .collect(),
+        Some(v) => path(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// One entry of [`manifest_markdown`].
+#[derive(Debug, PartialEq)]
+pub enum Markdown {
+    /// A file or a folder, relative to the plugin's folder.
+    Path(String),
+    /// A command written in the manifest: its name and its text.
+    Written(String, String),
+}
+
 /// The folders under a `.claude` folder (and a plugin's) whose Markdown files can declare
 /// hooks in their front matter, each with what Claude Code makes of a file there: an
 /// agent (`agents/**/*.md`), a skill (`skills/NAME/SKILL.md`), a command
@@ -896,13 +931,12 @@ pub const FRONT_MATTER_FOLDERS: [(&str, &str); 3] = [
 /// matter written as one `{...}`, all of it); an empty list means it names no event this
 /// knows, and so may name one a way this cannot read.
 pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
-    let rest = text.strip_prefix("---")?;
-    let start = rest.len() - rest.trim_start().len();
-    if !rest[..start].contains('\n') {
+    // `---`, then only white space up to the line's end.
+    let (head, rest) = text.strip_prefix("---")?.split_once('\n')?;
+    if !head.trim().is_empty() {
         return None;
     }
-    let rest = &rest[rest[..start].find('\n')? + 1..];
-    let matter = &rest[..rest.find("---")?];
+    let (matter, _) = rest.split_once("---")?;
     let is_hooks_key = |line: &str| {
         let key = line.trim_start_matches(['"', '\'']);
         key.get(..5)
@@ -919,7 +953,18 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
         }
         matter.to_string()
     } else {
-        let mut lines = matter.lines().skip_while(|l| !is_hooks_key(l));
+        // The top-level keys may all be indented alike: YAML allows it, and Claude Code
+        // reads front matter that does not parse again with leading tabs as two spaces
+        // each (read from its binary). Read the lines from that indentation.
+        let indent = matter
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .and_then(|l| l.strip_suffix(l.trim_start_matches([' ', '\t'])))
+            .unwrap_or_default();
+        let mut lines = matter
+            .lines()
+            .map(|l| l.strip_prefix(indent).unwrap_or(l))
+            .skip_while(|l| !is_hooks_key(l));
         let first = lines.next()?;
         let mut block = first.to_string();
         for line in lines.take_while(|l| {
@@ -1178,6 +1223,11 @@ mod tests {
     fn the_events_a_front_matter_s_hooks_name_are_read() {
         let hooks = "---\nname: rw\nhooks:\n  Stop:\n    - hooks: []\n  PreToolUse:\n- x\nmodel: PermissionRequest\n---\nbody PostToolUse\n";
         assert_eq!(front_matter_hooks(hooks), Some(vec!["PreToolUse", "Stop"]));
+        // Top-level keys all indented alike, by spaces or tabs.
+        let indented = "---\n  name: rw\n  hooks:\n    PreToolUse: []\n---\n";
+        assert_eq!(front_matter_hooks(indented), Some(vec!["PreToolUse"]));
+        let tabs = "---\n\tname: rw\n\thooks:\n\t\tPreToolUse: []\n---\n";
+        assert_eq!(front_matter_hooks(tabs), Some(vec!["PreToolUse"]));
         // A quoted key, written in any case; flow style on its line.
         let quoted = "---  \n\"Hooks\" : {\"PermissionRequest\": []}\n---\n";
         assert_eq!(front_matter_hooks(quoted), Some(vec!["PermissionRequest"]));
