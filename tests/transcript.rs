@@ -1730,6 +1730,73 @@ fn claude_code_a_subagents_response_on_its_own_refusal_fallback_after_its_result
 }
 
 #[test]
+fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
+    // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`
+    // but no call Claude Code could parse. With its `tengu_malformed_tool_use_clean_retry`
+    // flag on, Claude Code gave the reply up, wrote the `isMeta` prompt "The previous
+    // response failed to produce a valid tool call. ..." and asked again without the
+    // reply: the retry's request did not hold the rule, and it made the call. The
+    // subagent's file keeps the reply as the prompt's parent: the rule is not in view.
+    let h = "claude-code";
+    let (p, agent) = subagent_payload("MR-1", &fixture(h, "MR-1"));
+    let out = hook_with(h, &store(h), &p, &[]);
+    denied_with_the_rule(&out);
+    let file = subagent_fixture("MR-1", &agent);
+    assert_eq!(
+        check_against(h, &file).verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    // The main conversation takes such a reply out of its file; where that fails (a
+    // file over 50 MB, a failed write) the file reads as the subagent's does, and the
+    // reply is not in view there either.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let main: String = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("agentId");
+            o.insert("isSidechain".into(), Value::Bool(false));
+            v.to_string() + "\n"
+        })
+        .collect();
+    let scratch = Scratch::new();
+    let path = scratch.file("main.jsonl", main.as_bytes());
+    assert_eq!(
+        check_against(h, &path).verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1"
+    );
+    // MK-1: the same session with the flag off. Claude Code kept the reply, wrote "Your
+    // tool call was malformed and could not be parsed. Please retry." and the retry's
+    // request held the reply: the rule is in view.
+    let (p, agent) = subagent_payload("MK-1", &fixture(h, "MK-1"));
+    let out = hook_with(h, &store(h), &p, &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert_eq!(
+        check_against(h, &subagent_fixture("MK-1", &agent)).verdict_line(),
+        "verdict   : PASS exit 0"
+    );
+    // Only that exact prompt, marked `isMeta`, says the reply was given up: the same
+    // words typed by the user, or with a word changed, leave it in view.
+    let variants = [
+        ("\"isMeta\":true", "\"isMeta\":false"),
+        (
+            "Please retry the tool call now.",
+            "Please retry the tool call.",
+        ),
+    ];
+    for (from, to) in variants {
+        assert!(text.contains(from), "{from}");
+        let path = scratch.file("variant.jsonl", text.replace(from, to).as_bytes());
+        assert_eq!(
+            check_against(h, &path).verdict_line(),
+            "verdict   : PASS exit 0",
+            "{to}"
+        );
+    }
+}
+
+#[test]
 fn claude_code_a_model_switch_after_results_in_the_main_conversation_is_context() {
     // OP-1: `--model 'opusplan[1m]'` in plan mode. Opus wrote the rule and called
     // `echo probe`; its usage reported over 200,000 input tokens, so Claude Code sent the

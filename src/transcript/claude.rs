@@ -682,6 +682,27 @@ fn is_retracted(e: &Entry<'_>, retracted: &BTreeSet<Vec<u8>>) -> bool {
 /// [`Problem::OwnRefusalFallback`]: the gate cannot tell what the subagent sees. Where
 /// it does not, such a response is the model's next one, and what it follows counts.
 ///
+/// A response is also given up when the model ended it for a tool call (`stop_reason`
+/// `tool_use`) that Claude Code could not parse, and Claude Code retries it (once) the
+/// clean way: with its `tengu_malformed_tool_use_clean_retry` flag on (a remote flag,
+/// off by default, read from the feature fetch or the `cachedGrowthBookFeatures` cache
+/// in `~/.claude.json`; off whatever they say with `DISABLE_GROWTHBOOK`, with any of
+/// `DISABLE_TELEMETRY`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` and `DO_NOT_TRACK`,
+/// or, unless `CLAUDE_CODE_PROVIDER_MANAGED_BY_HOST` is set, with a provider other than
+/// Anthropic's own API), it gives the response up as above and writes an `isMeta` user
+/// entry, [`CLEAN_RETRY`], before it asks again with the request the response answered
+/// and that prompt. So a response that this prompt follows, with only the response's own
+/// entries between, is abandoned, in any file: a subagent's keeps the response as the
+/// prompt's parent, and the main conversation's does where taking it out failed (run
+/// against a mock whose reply wrote the rule and ended so, with the flag on in the
+/// cache: the main conversation's file no longer held the reply, the prompt naming it
+/// as its parent; the subagent's file kept it; neither retry's request held it). With
+/// the flag off, Claude Code keeps the response, writes "Your tool call was malformed
+/// and could not be parsed. Please retry." and sends both: that response counts. The
+/// prompt is matched on its exact text and `isMeta` (read from the 2.1.197 binary), so
+/// a user who types it takes nothing out of view; it would over-block only where a build
+/// writes that prompt and still sends the response, which 2.1.197 never does.
+///
 /// Entries with no message id are not told apart (see [`pieces`]); those never sent (an
 /// API error's notice) and those Claude Code writes in the model's name (`model`
 /// `<synthetic>`, such as `No response requested.`) are no retry and are passed over.
@@ -701,6 +722,15 @@ fn abandoned(
     for &i in order {
         let Some(e) = back.get(i) else { continue };
         match e.kind() {
+            // Only the response's own entries stand between it and the prompt: a given-up
+            // response made no call Claude Code could parse, so no result follows it.
+            "user" if is_clean_retry(e) => {
+                if !answered {
+                    out.extend(open.drain(..));
+                }
+                open.clear();
+                (open_id, open_model, answered) = (None, None, false);
+            }
             "user" if !open.is_empty() && blocks(e).any(|b| kind_of(b) == Some("tool_result")) => {
                 open.push(i);
                 answered = true;
@@ -735,6 +765,28 @@ fn abandoned(
         }
     }
     Ok(out)
+}
+
+/// The `isMeta` prompt Claude Code 2.1.197 writes when it gives up a response whose tool
+/// call it could not parse, to ask again without it (see [`abandoned`]).
+const CLEAN_RETRY: &str =
+    "The previous response failed to produce a valid tool call. Please retry the tool call now.";
+
+/// True for Claude Code's [`CLEAN_RETRY`] prompt: a user entry marked `isMeta` whose
+/// content is that text, as a string or as its one text block.
+fn is_clean_retry(e: &Entry<'_>) -> bool {
+    if e.kind() != "user" || e.obj.get("isMeta") != Some(&Value::Bool(true)) {
+        return false;
+    }
+    match e.obj.get("message").and_then(|m| m.get("content")) {
+        Some(Value::String(s)) => s == CLEAN_RETRY,
+        Some(Value::Array(items)) => {
+            matches!(items.as_slice(), [item]
+                if item.get("type").and_then(Value::as_str) == Some("text")
+                    && item.get("text").and_then(Value::as_str) == Some(CLEAN_RETRY))
+        }
+        _ => false,
+    }
 }
 
 /// What Claude Code's environment says of its refusal fallback: the model, if any, that
