@@ -202,12 +202,15 @@ time_cmd() {
             >"$OUT/$name.log" 2>&1 || say "   !! hyperfine failed for $name (see $OUT/$name.log)"
     else
         python3 - "$OUT/$name.json" "$name" "$runs" "$warmup" "$@" <<'PY'
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
+# Write-only, as a shell's >/dev/null: the gate refuses a stdout of /dev/null open for
+# reading and writing (subprocess.DEVNULL), since a report written there is lost.
+NULL = open(os.devnull, "wb")
 path, name, runs, warmup, cmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
 times, codes = [], []
 for i in range(warmup + runs):
     t = time.perf_counter()
-    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    rc = subprocess.run(cmd, stdout=NULL, stderr=subprocess.DEVNULL).returncode
     if i >= warmup:
         times.append(time.perf_counter() - t); codes.append(rc)
 json.dump({"results": [{"command": name, "times": times, "exit_codes": codes}]}, open(path, "w"))
@@ -224,8 +227,8 @@ rss() {
             /usr/bin/time -v -o "$OUT/$name.time" "$@" >/dev/null 2>&1
             kib=$(awk -F': *' '/Maximum resident set size/ {print $2}' "$OUT/$name.time")
         else
-            kib=$(python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            kib=$(python3 -c 'import os, resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=open(os.devnull, "wb"), stderr=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@")
         fi
         [ -n "$kib" ] && [ "$kib" -gt "$best" ] && best=$kib
@@ -393,6 +396,9 @@ if [ "$PAIRS" -gt 0 ]; then
     python3 - "$OUT" "$PAIRS" <<'PY' | tee -a "$OUT/table.md"
 import os, shlex, statistics, subprocess, sys, time
 out, rounds = sys.argv[1], int(sys.argv[2])
+# Write-only, as a shell's >/dev/null: the gate refuses a stdout of /dev/null open for
+# reading and writing (subprocess.DEVNULL), since a report written there is lost.
+NULL = open(os.devnull, "wb")
 names = ["floor_1m", "check_1m", "precheck_1m", "pin_1m", "document_1m", "hook_1m", "headtail_1m"]
 cmds = {}
 for n in names:
@@ -412,7 +418,7 @@ for r in range(rounds):
     k = r % len(order)
     for n in order[k:] + order[:k]:
         t = time.perf_counter()
-        subprocess.run(cmds[n], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(cmds[n], stdout=NULL, stderr=subprocess.DEVNULL)
         walls[n].append(time.perf_counter() - t)
 print()
 print("| ratio | median of per-round ratios | range over rounds | target | met |")

@@ -74,9 +74,13 @@ payload = open(f"{t}/claude-code-200m.jsonl.payload.json", "rb").read()
 commands["hook_claude-code_kept"] = ([gate, "hook", "claude-code", "--store", store, "--kept",
                                       "@" + store + ".kept.txt"], payload)
 
+# Write-only, as a shell's >/dev/null: the gate refuses a stdout of /dev/null open for
+# reading and writing (subprocess.DEVNULL), since a report written there is lost.
+NULL = open(os.devnull, "wb")
+
 def once(argv, stdin):
     start = time.perf_counter()
-    p = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.run(argv, input=stdin, stdout=NULL, stderr=subprocess.PIPE)
     took = time.perf_counter() - start
     return took, p.returncode, p.stderr
 

@@ -319,15 +319,15 @@ impl StoreTexts {
         let in_view = sought.in_view(haystack);
         // The texts and their index are done with: let the lean load have their memory.
         drop(sought);
+        // The ids of the records in view, as slices of `ids`: no string of its own each.
         let mut kept = Vec::new();
         let mut start = 0;
         for (&end, seen) in id_ends.iter().zip(in_view) {
             if seen {
-                kept.push(ids.get(start..end)?.to_string());
+                kept.push(ids.get(start..end)?);
             }
             start = end;
         }
-        drop((ids, id_ends));
         let (path, bytes) = request.source.parts();
         let bytes = held.as_deref().or(bytes);
         let purpose = Purpose::Check(Some(call));

@@ -79,13 +79,13 @@ pub fn load_lean_from<R>(
 pub fn load_lean_ids_from<R>(
     path: &str,
     stdin: Option<&[u8]>,
-    kept: Vec<String>,
+    kept: Vec<&str>,
     purpose: Purpose,
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
     let (first, rest, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    let kept = KeptIds::Owned(kept);
+    let kept = KeptIds::Listed(kept);
     load_lean_with(first, rest, &mut *whole, kept, purpose, limits, then)
 }
 
@@ -310,6 +310,8 @@ pub enum KeptIds<'a> {
     Plain(&'a str, bool),
     /// Ids read already.
     Owned(Vec<String>),
+    /// Ids listed already, held elsewhere (the records in view of a transcript).
+    Listed(Vec<&'a str>),
 }
 
 impl<'a> KeptIds<'a> {
@@ -337,6 +339,7 @@ impl<'a> KeptIds<'a> {
                 }))
             }
             KeptIds::Owned(v) => Some(Box::new(v.iter().map(String::as_str))),
+            KeptIds::Listed(v) => Some(Box::new(v.iter().copied())),
         }
     }
 }
