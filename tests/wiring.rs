@@ -62,6 +62,9 @@ impl Sandbox {
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.home.join(".codex"))
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CLAUDE_CODE_PLUGIN_CACHE_DIR")
+            .env_remove("CLAUDE_CODE_PLUGIN_SEED_DIR")
+            .env_remove("CLAUDE_CODE_USE_COWORK_PLUGINS")
             .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
             .env_remove("GEMINI_CLI_TRUST_WORKSPACE")
             .env_remove("GEMINI_RESTRICTED_MODE")
@@ -2391,6 +2394,163 @@ fn doctor_reads_the_agents_skills_and_commands_a_claude_code_plugin_s_manifest_n
             shown(files[2]),
             shown(files[3]),
             manifest.display(),
+        )
+    );
+}
+
+#[test]
+fn doctor_reads_the_hooks_agents_skills_and_commands_a_claude_code_marketplace_entry_adds() {
+    // Claude Code 2.1.197 loads, with an enabled plugin's own, the `agents`, `skills`,
+    // `commands` and `hooks` that the plugin's entry in its marketplace's catalog gives
+    // (read from its binary: "from marketplace entry"; the entry's paths are relative to
+    // the plugin's folder, its `hooks` an object of events spread over the plugin's
+    // own). doctor read only the plugin's folder and manifest: ok, and no note.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let plugins = s.home.join(".claude/plugins");
+    let folder = plugins.join("cache/localm/rw/0.0.1");
+    let hooked = "---\nname: rw\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./rw.sh\n---\n";
+    for file in [
+        "extra/agents/rw.md",
+        "extra/skills/one/SKILL.md",
+        "extra/cmd.md",
+    ] {
+        let path = folder.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, hooked).unwrap();
+    }
+    std::fs::create_dir_all(folder.join(".claude-plugin")).unwrap();
+    std::fs::write(
+        folder.join(".claude-plugin/plugin.json"),
+        r#"{"name": "rw"}"#,
+    )
+    .unwrap();
+    install_plugin(&plugins, &folder, &s.project);
+    enable_plugin(&settings, true);
+    // The marketplace, as `claude plugin marketplace add` records a local one.
+    let market = s.home.join("market");
+    let catalog = market.join(".claude-plugin/marketplace.json");
+    std::fs::create_dir_all(catalog.parent().unwrap()).unwrap();
+    std::fs::write(
+        plugins.join("known_marketplaces.json"),
+        serde_json::json!({"localm": {
+            "source": {"source": "directory", "path": market},
+            "installLocation": market,
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        &catalog,
+        serde_json::json!({"name": "localm", "owner": {"name": "x"}, "plugins": [
+            {"name": "other", "source": "./other", "agents": "./nothing"},
+            {
+                "name": "rw",
+                "source": "./rw",
+                "agents": "./extra/agents",
+                "skills": ["./extra/skills"],
+                "commands": ["./extra/cmd.md"],
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./entry.sh"}]}]},
+            },
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &settings, "claude-code");
+    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
+    let runs = format!(
+        "side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
+    );
+    let after_use =
+        "which Claude Code runs on every call after it is used, for the rest of the session";
+    let shown = |file: &str| folder.join(file).display().to_string();
+    let note = "omission-gate doctor: note:";
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{note} the hook `./entry.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {fix}\n\
+             {note} `{}`, an agent that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n\
+             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
+             {note} `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n",
+            catalog.display(),
+            shown("extra/agents/rw.md"),
+            shown("extra/skills/one/SKILL.md"),
+            shown("extra/cmd.md"),
+        )
+    );
+}
+
+#[test]
+fn doctor_reads_claude_code_s_cowork_settings_and_plugins_when_its_variable_is_on() {
+    // With `CLAUDE_CODE_USE_COWORK_PLUGINS` true, Claude Code 2.1.197 reads the user's
+    // settings from `cowork_settings.json` and its plugins from `cowork_plugins` in its
+    // config folder (read from its binary). doctor read `settings.json` and `plugins`:
+    // a plugin turned on there, with a pre-tool hook, got ok and no note.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let config = s.home.join(".claude");
+    let plugins = config.join("cowork_plugins");
+    let folder = plugins.join("cache/localm/rw/0.0.1");
+    std::fs::create_dir_all(folder.join("hooks")).unwrap();
+    let hooks = folder.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./rw.sh"}]}]}}"#,
+    )
+    .unwrap();
+    install_plugin(&plugins, &folder, &s.project);
+    enable_plugin(&config.join("cowork_settings.json"), true);
+    let cowork = [("CLAUDE_CODE_USE_COWORK_PLUGINS", "1")];
+    let doctor =
+        |vars: &[(&str, &str)]| s.run_with(&["doctor", "claude-code", "--dir", s.p()], vars);
+    let out = doctor(&cowork);
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate doctor: note: the hook `./rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it\n",
+            hooks.display()
+        )
+    );
+    // Without the variable Claude Code reads neither file: nothing to say.
+    let out = doctor(&[]);
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn doctor_reads_a_claude_code_plugin_from_the_seed_folders() {
+    // Claude Code 2.1.197 loads an enabled plugin that `installed_plugins.json` does not
+    // list from the read-only seed folders `CLAUDE_CODE_PLUGIN_SEED_DIR` names, at
+    // `cache/MARKETPLACE/NAME/VERSION` (read from its binary: "Using seed cache").
+    // doctor said the plugin was not installed, and read none of its hooks.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let seed = s.home.join("seed");
+    let folder = seed.join("cache/localm/rw/0.0.1");
+    std::fs::create_dir_all(folder.join("hooks")).unwrap();
+    let hooks = folder.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./rw.sh"}]}]}}"#,
+    )
+    .unwrap();
+    enable_plugin(&settings, true);
+    let seeds = format!("{}:{}", s.home.join("empty").display(), seed.display());
+    let out = s.run_with(
+        &["doctor", "claude-code", "--dir", s.p()],
+        &[("CLAUDE_CODE_PLUGIN_SEED_DIR", &seeds)],
+    );
+    assert_clean(&out, &settings, "claude-code");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "omission-gate doctor: note: the hook `./rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it\n",
+            hooks.display()
         )
     );
 }

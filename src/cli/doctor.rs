@@ -893,7 +893,7 @@ fn settings_files(harness: Harness, dir: &Path) -> Result<Vec<PathBuf>, String> 
             // `allowManagedHooksOnly`, the only ones that run).
             let mut files = claude_managed_files();
             files.extend([
-                user.join("settings.json"),
+                user.join(claude_user_settings_name()),
                 dir.join(".claude/settings.json"),
                 dir.join(".claude/settings.local.json"),
             ]);
@@ -1344,22 +1344,16 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
 /// (see [`claude_code::enabled_plugins`]) that Claude Code 2.1.197 has installed for
 /// `dir`, each with its plugin, sorted; and the plugins turned on that it has not
 /// installed here. It finds an installed plugin in `installed_plugins.json` under its
-/// plugins folder (`CLAUDE_CODE_PLUGIN_CACHE_DIR`, else `plugins` in its config folder),
-/// one entry per scope: a `project` or `local` one applies only to its `projectPath`.
+/// plugins folder ([`claude_plugins_dir`]), one entry per scope: a `project` or `local`
+/// one applies only to its `projectPath`; a plugin not listed there, in the seed folders
+/// ([`claude_seed_folders`]).
 fn claude_plugin_folders(dir: &Path, layers: &[&Value]) -> (Vec<(String, PathBuf)>, Vec<String>) {
     let ids = claude_code::enabled_plugins(layers);
     if ids.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let plugins = match std::env::var_os("CLAUDE_CODE_PLUGIN_CACHE_DIR").filter(|d| !d.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-            Some(d) => PathBuf::from(d).join("plugins"),
-            None => match home() {
-                Some(h) => h.join(".claude/plugins"),
-                None => return (Vec::new(), ids),
-            },
-        },
+    let Some(plugins) = claude_plugins_dir() else {
+        return (Vec::new(), ids);
     };
     let installed = read_optional(&plugins.join("installed_plugins.json"))
         .ok()
@@ -1393,6 +1387,9 @@ fn claude_plugin_folders(dir: &Path, layers: &[&Value]) -> (Vec<(String, PathBuf
                     .map(PathBuf::from)
             })
             .collect();
+        if folders.is_empty() {
+            folders = claude_seed_folders(&id);
+        }
         folders.sort();
         folders.dedup();
         if folders.is_empty() {
@@ -1402,6 +1399,129 @@ fn claude_plugin_folders(dir: &Path, layers: &[&Value]) -> (Vec<(String, PathBuf
         found.extend(folders.into_iter().map(|f| (id.clone(), f)));
     }
     (found, missing)
+}
+
+/// Whether Claude Code 2.1.197 started in this environment uses its "cowork" plugins:
+/// `CLAUDE_CODE_USE_COWORK_PLUGINS` true (read from its binary: the user settings file
+/// is then `cowork_settings.json` and the plugins folder `cowork_plugins`, both in its
+/// config folder).
+fn claude_cowork() -> bool {
+    std::env::var("CLAUDE_CODE_USE_COWORK_PLUGINS").is_ok_and(|v| claude_code::truthy(&v))
+}
+
+/// The name of Claude Code's user settings file in its config folder (see
+/// [`claude_cowork`]).
+fn claude_user_settings_name() -> &'static str {
+    if claude_cowork() {
+        "cowork_settings.json"
+    } else {
+        "settings.json"
+    }
+}
+
+/// Claude Code's plugins folder, as 2.1.197 finds it: `CLAUDE_CODE_PLUGIN_CACHE_DIR`,
+/// else `plugins` (`cowork_plugins`, see [`claude_cowork`]) in its config folder
+/// (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
+fn claude_plugins_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("CLAUDE_CODE_PLUGIN_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    let config = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => home()?.join(".claude"),
+    };
+    Some(config.join(if claude_cowork() {
+        "cowork_plugins"
+    } else {
+        "plugins"
+    }))
+}
+
+/// The read-only seed folders `CLAUDE_CODE_PLUGIN_SEED_DIR` names (a `:`-separated
+/// list), as Claude Code 2.1.197 reads it.
+fn claude_seed_dirs() -> Vec<PathBuf> {
+    std::env::var_os("CLAUDE_CODE_PLUGIN_SEED_DIR")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The folders a seed folder holds for the plugin `id` (`name@marketplace`), which
+/// Claude Code 2.1.197 loads an enabled plugin from when `installed_plugins.json` does
+/// not list it: `cache/MARKETPLACE/NAME/VERSION` in each seed folder (read from its
+/// binary; each name with every character but letters, digits, `-` and `_` made `-`).
+/// It picks one version by what the marketplace entry says; this takes every version
+/// there, so doctor reads at least the one Claude Code runs.
+fn claude_seed_folders(id: &str) -> Vec<PathBuf> {
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    };
+    let (name, market) = id.rsplit_once('@').unwrap_or((id, "unknown"));
+    let mut out = Vec::new();
+    for seed in claude_seed_dirs() {
+        let versions = seed.join("cache").join(safe(market)).join(safe(name));
+        let Ok(entries) = std::fs::read_dir(&versions) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    out
+}
+
+/// The entry of the plugin `id` (`name@marketplace`) in its marketplace's catalog, and
+/// that catalog's file: Claude Code 2.1.197 finds the marketplace in
+/// `known_marketplaces.json` (a seed folder's `marketplaces/NAME` or
+/// `marketplaces/NAME.json` first, then the plugins folder's `installLocation`), reads
+/// `.claude-plugin/marketplace.json` there (or the location itself, a file), and takes
+/// the entry of `plugins` with the plugin's `name`. An entry's `agents`, `skills`,
+/// `commands` and `hooks` are loaded with the plugin's own (read from its binary: "from
+/// marketplace entry").
+fn claude_marketplace_entry(id: &str) -> Option<(PathBuf, Value)> {
+    let (name, market) = id.rsplit_once('@')?;
+    let json =
+        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
+    let catalog = |location: &Path| -> Option<(PathBuf, Value)> {
+        let inside = location.join(".claude-plugin/marketplace.json");
+        json(&inside)
+            .map(|v| (inside, v))
+            .or_else(|| Some((location.to_path_buf(), json(location)?)))
+    };
+    let mut found = claude_seed_dirs().into_iter().find_map(|seed| {
+        let known = json(&seed.join("known_marketplaces.json"))?;
+        known.get(market)?;
+        let at = seed.join("marketplaces");
+        catalog(&at.join(market)).or_else(|| catalog(&at.join(format!("{market}.json"))))
+    });
+    if found.is_none() {
+        let known = json(&claude_plugins_dir()?.join("known_marketplaces.json"))?;
+        let location = known.get(market)?.get("installLocation")?.as_str()?;
+        found = catalog(Path::new(location));
+    }
+    let (file, catalog) = found?;
+    let entry = catalog
+        .get("plugins")?
+        .as_array()?
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))?
+        .clone();
+    Some((file, entry))
 }
 
 /// The `PreToolUse` and `PermissionRequest` hooks that the installed plugins `folders`
@@ -1442,6 +1562,16 @@ fn claude_plugin_hooks(
                 }
                 Err(v) => sources.push((manifest_file.display().to_string(), v)),
             }
+        }
+        // The marketplace entry's `hooks`, an object of events (Claude Code 2.1.197
+        // spreads it over the plugin's own, so a path there names no hook).
+        if let Some((file, entry)) = claude_marketplace_entry(id)
+            && let Some(hooks) = entry.get("hooks").filter(|h| h.is_object())
+        {
+            sources.push((
+                file.display().to_string(),
+                serde_json::json!({ "hooks": hooks }),
+            ));
         }
         for (shown, value) in &sources {
             let with_plugin = |o: wiring::OtherHook| wiring::OtherHook {
@@ -1547,8 +1677,15 @@ fn claude_front_matter_hooks(
             .flatten()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
             .unwrap_or_default();
-        for (field, kind) in claude_code::FRONT_MATTER_FOLDERS {
-            for entry in claude_code::manifest_markdown(&manifest, field) {
+        // The plugin's marketplace entry names them as its manifest does, relative to
+        // the plugin's folder.
+        let mut manifests = vec![(manifest_file, manifest)];
+        manifests.extend(claude_marketplace_entry(id));
+        for ((field, kind), (manifest_file, manifest)) in claude_code::FRONT_MATTER_FOLDERS
+            .into_iter()
+            .flat_map(|f| manifests.iter().map(move |m| (f, m)))
+        {
+            for entry in claude_code::manifest_markdown(manifest, field) {
                 match entry {
                     claude_code::Markdown::Path(path) => {
                         let path = folder.join(path);
