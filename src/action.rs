@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::predicate::{ValueError, check_numbers};
+use crate::predicate::{Elements, ValueError, check_numbers};
 use crate::schema::SchemaError;
 use crate::text::clean;
 
@@ -44,15 +44,15 @@ pub enum ActionError {
     )]
     TwoSpellings(String),
     /// Params that give a field as a key with dots while a part of its path is an array
-    /// or a string (the field, the part's path, `an array` or `a string`):
+    /// or a string (the field, the part's path, which of the two it is):
     /// `{"items.0.amount": 5, "items": [{"amount": 6}]}`, `{"name.0": "a", "name": "abc"}`.
     #[error(
         "the action's `params` give `{}` as a key with dots while `{}` is {}: the gate does not read into arrays or strings and a tool may read the field there, so send it one way",
         clean(.0),
         clean(.1),
-        .2
+        .2.a()
     )]
-    ThroughArray(String, String, &'static str),
+    ThroughArray(String, String, Elements),
 }
 
 /// Why a tool definition, or a list of them, is refused.
@@ -318,7 +318,7 @@ fn through<'a>(
 /// (`items.0.amount` in `{"items": [{"amount": 5}]}`), or a string that the next part of
 /// the field indexes ([`is_index`]: `name.0` in `{"name": "abc"}`, whose character 0 a
 /// tool may read). The part of the field up to that value (`items`, `name`), and what
-/// the value is (`array`, `string`). The gate does not read into such values, so such a
+/// the value is ([`Elements`]). The gate does not read into such values, so such a
 /// field resolves nowhere in `map`, while a tool may read something at it. The first
 /// such path, each key tried shortest first; `None` when none meets one. A path that
 /// meets a string with a name (`invoice.id` in `{"invoice": "INV-7"}`), a number, a
@@ -326,14 +326,14 @@ fn through<'a>(
 pub fn elements_on_path<'f>(
     map: &Map<String, Value>,
     field: &'f str,
-) -> Option<(&'f str, &'static str)> {
+) -> Option<(&'f str, Elements)> {
     // The length of the rest of the field from the dot after the value, and what the
     // value is, or `None`; `dead` as in [`through`].
     fn walk(
         map: &Map<String, Value>,
         rest: &str,
         dead: &mut Vec<(*const Map<String, Value>, usize)>,
-    ) -> Option<(usize, &'static str)> {
+    ) -> Option<(usize, Elements)> {
         let here = (std::ptr::from_ref(map), rest.len());
         if dead.contains(&here) {
             return None;
@@ -343,9 +343,9 @@ pub fn elements_on_path<'f>(
                 continue;
             };
             match map.get(key) {
-                Some(Value::Array(_)) => return Some((rest.len() - at, "array")),
+                Some(Value::Array(_)) => return Some((rest.len() - at, Elements::Array)),
                 Some(Value::String(_)) if tail.split('.').next().is_some_and(is_index) => {
-                    return Some((rest.len() - at, "string"));
+                    return Some((rest.len() - at, Elements::String));
                 }
                 Some(Value::Object(inner)) => {
                     if let Some(left) = walk(inner, tail, dead) {
@@ -393,11 +393,6 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     }
     for name in seen.keys().filter(|name| name.contains('.')) {
         if let Some((at, what)) = elements_on_path(params, name) {
-            let what = if what == "array" {
-                "an array"
-            } else {
-                "a string"
-            };
             return Err(ActionError::ThroughArray(
                 name.clone(),
                 at.to_string(),
