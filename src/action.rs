@@ -374,7 +374,10 @@ pub fn is_index(part: &str) -> bool {
 /// runs. The same value both ways is one value. A field with dots whose path meets an
 /// array of the params, or a string it indexes (`{"items.0.amount": 5, "items": [...]}`,
 /// `{"name.0": "a", "name": "abc"}`), is refused too: the gate does not read into them
-/// ([`elements_on_path`]), and a tool may read the element.
+/// ([`elements_on_path`]), and a tool may read the element. A key with dots whose path
+/// meets a number, a boolean, null, a string it does not index, or an object without the
+/// field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through that
+/// value, so the key gives the field its one value.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     if !has_dotted_key(params) {
         return Ok(());
@@ -707,6 +710,22 @@ mod tests {
                 action(&format!(r#"{{"tool":"t","params":{params}}}"#)).is_ok(),
                 "{params}"
             );
+        }
+        // A key with dots beside a number, a boolean, null or a string with a name: the
+        // path through it reads nothing (no elements), so the key gives the field's one
+        // value, as beside an object that lacks it (`{"a.b":1,"a":{"c":2}}`).
+        for params in [
+            r#"{"count.0":1,"count":5}"#,
+            r#"{"a.b":1,"a":true}"#,
+            r#"{"a.b":1,"a":null}"#,
+            r#"{"a.b":1,"a":"abc"}"#,
+            r#"{"a.b":1,"a":{"c":2}}"#,
+        ] {
+            let a = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap();
+            let field = a.params.keys().find(|k| k.contains('.')).cloned();
+            let field = field.unwrap_or_default();
+            assert_eq!(elements_on_path(&a.params, &field), None, "{params}");
+            assert_eq!(a.param(&field), Some(&Value::from(1)), "{params}");
         }
     }
 
