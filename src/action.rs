@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::predicate::{ValueError, check_numbers};
+use crate::predicate::{Elements, ValueError, check_numbers};
 use crate::schema::SchemaError;
 use crate::text::clean;
 
@@ -44,15 +44,15 @@ pub enum ActionError {
     )]
     TwoSpellings(String),
     /// Params that give a field as a key with dots while a part of its path is an array
-    /// or a string (the field, the part's path, `an array` or `a string`):
+    /// or a string (the field, the part's path, which of the two it is):
     /// `{"items.0.amount": 5, "items": [{"amount": 6}]}`, `{"name.0": "a", "name": "abc"}`.
     #[error(
         "the action's `params` give `{}` as a key with dots while `{}` is {}: the gate does not read into arrays or strings and a tool may read the field there, so send it one way",
         clean(.0),
         clean(.1),
-        .2
+        .2.a()
     )]
-    ThroughArray(String, String, &'static str),
+    ThroughArray(String, String, Elements),
 }
 
 /// Why a tool definition, or a list of them, is refused.
@@ -318,7 +318,7 @@ fn through<'a>(
 /// (`items.0.amount` in `{"items": [{"amount": 5}]}`), or a string that the next part of
 /// the field indexes ([`is_index`]: `name.0` in `{"name": "abc"}`, whose character 0 a
 /// tool may read). The part of the field up to that value (`items`, `name`), and what
-/// the value is (`array`, `string`). The gate does not read into such values, so such a
+/// the value is ([`Elements`]). The gate does not read into such values, so such a
 /// field resolves nowhere in `map`, while a tool may read something at it. The first
 /// such path, each key tried shortest first; `None` when none meets one. A path that
 /// meets a string with a name (`invoice.id` in `{"invoice": "INV-7"}`), a number, a
@@ -326,14 +326,14 @@ fn through<'a>(
 pub fn elements_on_path<'f>(
     map: &Map<String, Value>,
     field: &'f str,
-) -> Option<(&'f str, &'static str)> {
+) -> Option<(&'f str, Elements)> {
     // The length of the rest of the field from the dot after the value, and what the
     // value is, or `None`; `dead` as in [`through`].
     fn walk(
         map: &Map<String, Value>,
         rest: &str,
         dead: &mut Vec<(*const Map<String, Value>, usize)>,
-    ) -> Option<(usize, &'static str)> {
+    ) -> Option<(usize, Elements)> {
         let here = (std::ptr::from_ref(map), rest.len());
         if dead.contains(&here) {
             return None;
@@ -343,9 +343,9 @@ pub fn elements_on_path<'f>(
                 continue;
             };
             match map.get(key) {
-                Some(Value::Array(_)) => return Some((rest.len() - at, "array")),
+                Some(Value::Array(_)) => return Some((rest.len() - at, Elements::Array)),
                 Some(Value::String(_)) if tail.split('.').next().is_some_and(is_index) => {
-                    return Some((rest.len() - at, "string"));
+                    return Some((rest.len() - at, Elements::String));
                 }
                 Some(Value::Object(inner)) => {
                     if let Some(left) = walk(inner, tail, dead) {
@@ -374,7 +374,10 @@ pub fn is_index(part: &str) -> bool {
 /// runs. The same value both ways is one value. A field with dots whose path meets an
 /// array of the params, or a string it indexes (`{"items.0.amount": 5, "items": [...]}`,
 /// `{"name.0": "a", "name": "abc"}`), is refused too: the gate does not read into them
-/// ([`elements_on_path`]), and a tool may read the element.
+/// ([`elements_on_path`]), and a tool may read the element. A key with dots whose path
+/// meets a number, a boolean, null, a string it does not index, or an object without the
+/// field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through that
+/// value, so the key gives the field its one value.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     if !has_dotted_key(params) {
         return Ok(());
@@ -393,11 +396,6 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     }
     for name in seen.keys().filter(|name| name.contains('.')) {
         if let Some((at, what)) = elements_on_path(params, name) {
-            let what = if what == "array" {
-                "an array"
-            } else {
-                "a string"
-            };
             return Err(ActionError::ThroughArray(
                 name.clone(),
                 at.to_string(),
@@ -712,6 +710,22 @@ mod tests {
                 action(&format!(r#"{{"tool":"t","params":{params}}}"#)).is_ok(),
                 "{params}"
             );
+        }
+        // A key with dots beside a number, a boolean, null or a string with a name: the
+        // path through it reads nothing (no elements), so the key gives the field's one
+        // value, as beside an object that lacks it (`{"a.b":1,"a":{"c":2}}`).
+        for params in [
+            r#"{"count.0":1,"count":5}"#,
+            r#"{"a.b":1,"a":true}"#,
+            r#"{"a.b":1,"a":null}"#,
+            r#"{"a.b":1,"a":"abc"}"#,
+            r#"{"a.b":1,"a":{"c":2}}"#,
+        ] {
+            let a = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap();
+            let field = a.params.keys().find(|k| k.contains('.')).cloned();
+            let field = field.unwrap_or_default();
+            assert_eq!(elements_on_path(&a.params, &field), None, "{params}");
+            assert_eq!(a.param(&field), Some(&Value::from(1)), "{params}");
         }
     }
 

@@ -588,11 +588,11 @@ pub fn replay(effect: &Effect, action: &Action) -> Tri {
 
 /// The first field of the effect's `match` that `params` do not give and whose path
 /// through them meets an array or a string, with the part of it up to that value and
-/// what it is (`array`, `string`): why [`replay`] is UNKNOWN.
+/// what it is ([`crate::predicate::Elements`]): why [`replay`] is UNKNOWN.
 pub fn elements_met(
     effect: &Effect,
     params: &Map<String, Value>,
-) -> Option<(String, String, &'static str)> {
+) -> Option<(String, String, crate::predicate::Elements)> {
     effect.fields().into_iter().find_map(|(k, _)| {
         if crate::action::field_in(params, &k).is_some() {
             return None;
@@ -1040,12 +1040,13 @@ pub fn undecided_effect(record: &Record, effect: &Effect, action: &Action) -> Fi
         Code::Undecided,
         Some(record),
         format!(
-            "dropped effect '{}' (seq {}) records that {} already ran with {}; this call reaches the field `{}` only through the {what} `{}`, which the gate does not read into, so it cannot tell whether the call replays it: restore the record, or give the field outside the {what}",
+            "dropped effect '{}' (seq {}) records that {} already ran with {}; this call reaches the field `{}` only through the {what} `{}`, which the gate does not read into, so it cannot tell whether the call replays it: restore the record, or have its `match` name `{}` whole",
             clean(&record.id),
             record.seq,
             clean(&effect.tool),
             json_text(&Value::Object(effect.matches.clone())),
             clean(&field),
+            clean(&at),
             clean(&at)
         ),
     );

@@ -188,6 +188,41 @@ pub struct TypeMismatch {
     pub detail: String,
 }
 
+/// A value with elements a tool may read by index and the gate does not read into: what
+/// a field's path through params may meet ([`crate::action::elements_on_path`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Elements {
+    /// An array: a tool may read an item (`items.0`).
+    #[default]
+    Array,
+    /// A string the next part of the field indexes: a tool may read a character (`name.0`).
+    String,
+}
+
+impl Elements {
+    /// The noun: `array`, `string`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Elements::Array => "array",
+            Elements::String => "string",
+        }
+    }
+
+    /// The noun with its article: `an array`, `a string`.
+    pub fn a(self) -> &'static str {
+        match self {
+            Elements::Array => "an array",
+            Elements::String => "a string",
+        }
+    }
+}
+
+impl std::fmt::Display for Elements {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.noun())
+    }
+}
+
 /// Gives the value a field resolves to, or `None` for UNKNOWN.
 pub trait Resolve {
     /// The value of `field`, if it resolves.

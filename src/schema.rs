@@ -74,10 +74,11 @@ pub enum Undecided {
     /// Two tool globs too long to tell exactly whether some name matches both.
     Globs(String, String),
     /// A field of an effect's `match` (the first) whose path an admitted call may give an
-    /// array at, or a string that the field indexes (the second, a part of the field):
+    /// array at, or a string that the field indexes (the second, a part of the field; the
+    /// third, which of the two an admitted call may give there, one or both in order):
     /// `check` cannot tell whether such a call replays the effect
     /// ([`crate::gate::replay`], [`crate::action::elements_on_path`]).
-    Elements(String, String),
+    Elements(String, String, Vec<crate::predicate::Elements>),
 }
 
 impl Undecided {
@@ -102,9 +103,10 @@ impl Undecided {
                 "it reads `{}`, a field of more than {most} dots, and precheck does not try every way a call can spell it through keys with dots",
                 clean(f)
             ),
-            Undecided::Elements(f, at) => format!(
-                "a call may give `{}` an array or a string, which the field `{}` passes through, and check cannot tell whether such a call replays it",
+            Undecided::Elements(f, at, what) => format!(
+                "a call may give `{}` {}, which the field `{}` passes through, and check cannot tell whether such a call replays it",
                 clean(at),
+                what.iter().map(|w| w.a()).collect::<Vec<_>>().join(" or "),
                 clean(f)
             ),
             Undecided::Globs(a, b) => format!(

@@ -539,7 +539,7 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
         r.stdout
     );
     assert!(
-        r.stdout.contains("dropped effect 'e7' may be replayed by a reachable call of pay: precheck could not decide, because a call may give `items` an array or a string, which the field `items.0.amount` passes through"),
+        r.stdout.contains("dropped effect 'e7' may be replayed by a reachable call of pay: precheck could not decide, because a call may give `items` an array, which the field `items.0.amount` passes through"),
         "{}",
         r.stdout
     );
@@ -1006,6 +1006,13 @@ fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
         "{}",
         r.stdout
     );
+    // The fix it names is one for a string: the record's `match` names `name` whole.
+    assert!(
+        r.stdout
+            .contains("restore the record, or have its `match` name `name` whole\n"),
+        "{}",
+        r.stdout
+    );
     let r = check(
         &[e, CHAT],
         &["c"],
@@ -1027,9 +1034,26 @@ fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
         "{}",
         r.stdout
     );
+    // The schema types `name` a string: the note says a string, not "an array or a string".
     assert!(
         r.stdout
-            .contains("a call may give `name` an array or a string"),
+            .contains("a call may give `name` a string, which the field `name.0` passes through"),
+        "{}",
+        r.stdout
+    );
+    // The deny rule on `name.0`, under a schema that admits other keys: a reachable call
+    // `{"name": ""}` fails closed whatever is kept, and the schema that would rule it out
+    // does not let `name` be a string.
+    let rule = s.file(
+        "rule.json",
+        doc(&[deny, CHAT], &["c"], r#"{"tool":"t","params":{}}"#).as_bytes(),
+    );
+    let open = r#"[{"name":"t","input_schema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}]"#;
+    let r = run(&["check", "--precheck", &rule, "--tools", open], None);
+    assert!(
+        r.stdout.contains(
+            "(a schema that requires `name.0` and does not let `name` be a string rules it out)"
+        ),
         "{}",
         r.stdout
     );

@@ -437,25 +437,41 @@ impl<'a> PolicyScan<'a> {
     }
 
     /// What schema would rule out a call that `check` fails closed on whatever is kept.
+    /// A field whose path meets an array or a string of the call (`name.0` in
+    /// `{"name": ""}`) is given only by a call in which that value is neither: the hint
+    /// says so beside requiring the field.
     fn schema_hint(&self, code: Code, action: &Action) -> String {
-        let fields: Vec<&str> = if code == Code::UnresolvedField {
-            self.fields()
+        let mut clauses = Vec::new();
+        if code == Code::UnresolvedField {
+            let mut required = Vec::new();
+            for f in self
+                .fields()
                 .filter(|f| action.param(f).is_none() && self.full.fact_value(f).is_none())
-                .collect()
+            {
+                required.push(f);
+                if let Some((at, what)) = crate::action::elements_on_path(&action.params, f) {
+                    let clause = format!("does not let `{}` be {}", clean(at), what.a());
+                    if !clauses.contains(&clause) {
+                        clauses.push(clause);
+                    }
+                }
+            }
+            if !required.is_empty() {
+                clauses.insert(0, format!("requires {}", names(&required)));
+            }
         } else {
-            self.fields()
+            let typed: Vec<&str> = self
+                .fields()
                 .filter(|f| action.param(f).is_some())
-                .collect()
-        };
-        if fields.is_empty() {
+                .collect();
+            if !typed.is_empty() {
+                clauses.push(format!("types {}", names(&typed)));
+            }
+        }
+        if clauses.is_empty() {
             return String::new();
         }
-        let what = if code == Code::UnresolvedField {
-            "requires"
-        } else {
-            "types"
-        };
-        format!(" (a schema that {what} {} rules it out)", names(&fields))
+        format!(" (a schema that {} rules it out)", clauses.join(" and "))
     }
 
     /// A note when the tools' schemas are what keeps this dropped rule from binding.
@@ -520,9 +536,9 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
                 Tri::Unknown => {
                     // INVARIANT: `replay` is UNKNOWN, so some field meets an array or a
                     // string.
-                    let (field, at, _) =
+                    let (field, at, what) =
                         gate::elements_met(effect, &action.params).unwrap_or_default();
-                    undecided.get_or_insert(Undecided::Elements(field, at));
+                    undecided.get_or_insert(Undecided::Elements(field, at, vec![what]));
                 }
                 Tri::False => {}
             }
@@ -578,8 +594,23 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
                     })
                     .and_then(|n| path.get(..n))
             });
+            // Which of the two a call may give there: a string only when the part of the
+            // field after it indexes it, as [`crate::action::elements_on_path`] reads it.
+            let elements = elements.map(|at| {
+                let next = key.get(at.join(".").len() + 1..).unwrap_or_default();
+                let mut what = Vec::new();
+                if schema.may_hold_array(at) {
+                    what.push(crate::predicate::Elements::Array);
+                }
+                if next.split('.').next().is_some_and(crate::action::is_index)
+                    && schema.may_hold_string(at)
+                {
+                    what.push(crate::predicate::Elements::String);
+                }
+                (at, what)
+            });
             return match elements {
-                Some(at) => Err(Undecided::Elements(key.clone(), at.join("."))),
+                Some((at, what)) => Err(Undecided::Elements(key.clone(), at.join("."), what)),
                 None => Ok(None),
             };
         };

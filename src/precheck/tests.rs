@@ -332,19 +332,56 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         tool: "t".into(),
         matches: v(r#"{"items.0.amount":5}"#).as_object().unwrap().clone(),
     };
-    let array = Err(Undecided::Elements("items.0.amount".into(), "items".into()));
-    for schema in [
-        r#"{"enum":[{"items":5},{"items":[{"amount":5}]}]}"#,
-        r#"{"type":"object","properties":{"items":{"type":"array"}},"additionalProperties":false}"#,
+    use crate::predicate::Elements;
+    let undecided = |what: &[Elements]| {
+        Err(Undecided::Elements(
+            "items.0.amount".into(),
+            "items".into(),
+            what.to_vec(),
+        ))
+    };
+    for (schema, what) in [
+        (
+            r#"{"enum":[{"items":5},{"items":[{"amount":5}]}]}"#,
+            &[Elements::Array][..],
+        ),
+        (
+            r#"{"type":"object","properties":{"items":{"type":"array"}},"additionalProperties":false}"#,
+            &[Elements::Array],
+        ),
         // A string is read as an array is: a tool may index it.
-        r#"{"enum":[{"items":5},{"items":"x"}]}"#,
-        r#"{"type":"object","properties":{"items":{"type":"string"}},"additionalProperties":false}"#,
+        (
+            r#"{"enum":[{"items":5},{"items":"x"}]}"#,
+            &[Elements::String],
+        ),
+        (
+            r#"{"type":"object","properties":{"items":{"type":"string"}},"additionalProperties":false}"#,
+            &[Elements::String],
+        ),
+        (
+            r#"{"type":"object","properties":{"items":{"type":["array","string"]}},"additionalProperties":false}"#,
+            &[Elements::Array, Elements::String],
+        ),
     ] {
         assert_eq!(
             effect_witness(&domain(Some(schema)), &effect),
-            array,
+            undecided(what),
             "{schema}"
         );
+    }
+    // The note says which of the two a call may give there.
+    for (what, says) in [
+        (&[Elements::Array][..], "may give `items` an array, which"),
+        (&[Elements::String], "may give `items` a string, which"),
+        (
+            &[Elements::Array, Elements::String],
+            "may give `items` an array or a string, which",
+        ),
+    ] {
+        let Err(why) = undecided(what) else {
+            unreachable!()
+        };
+        assert!(why.describe().contains(says), "{}", why.describe());
     }
     for schema in [
         r#"{"enum":[{"items":5},{"items":{"0":{"amount":6}}}]}"#,
@@ -363,7 +400,7 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
                 .unwrap(),
             "items.0.amount"
         ),
-        Some(("items.0", "array"))
+        Some(("items.0", crate::predicate::Elements::Array))
     );
     assert_eq!(
         crate::action::elements_on_path(
