@@ -260,17 +260,26 @@ pub mod fuzzing {
     }
 
     /// The live context a transcript reader gives (`harness`: 0 recognises the format,
-    /// 1-3 name Claude Code, Codex, Gemini CLI) for the whole of `bytes`, and for its end
-    /// from byte `from` on, as the CLI reads a long file: each as the `Debug` text of what
-    /// the reader returned, so that a target can compare them. A window the reader needs
-    /// more of gives `None`.
+    /// 1-3 name Claude Code, Codex, Gemini CLI; with bit 3 set, Claude Code's
+    /// environment makes `claude-opus-4-8-eap` its own refusal fallback) for the whole of
+    /// `bytes`, and for its end from byte `from` on, as the CLI reads a long file: each as
+    /// the `Debug` text of what the reader returned, so that a target can compare them. A
+    /// window the reader needs more of gives `None`.
     pub fn transcript_reads(
         harness: u8,
         bytes: &[u8],
         from: usize,
         call: Option<&str>,
     ) -> (String, Option<String>) {
-        use crate::transcript::{Failure, Window, read};
+        use crate::transcript::{Failure, RefusalFallback, Window, read_with};
+        let fallback = if harness & 8 != 0 {
+            RefusalFallback::of(|key| {
+                (key == "ANTHROPIC_DEFAULT_OPUS_MODEL").then(|| "claude-opus-4-8-eap".into())
+            })
+        } else {
+            RefusalFallback::default()
+        };
+        let read = |harness, window, call| read_with(harness, window, call, &fallback);
         let harness = match harness % 4 {
             1 => Some(crate::Harness::ClaudeCode),
             2 => Some(crate::Harness::Codex),

@@ -1,7 +1,8 @@
 //! Structured records: a small record model (derived `Arbitrary`) serialized to a JSON
 //! document, then loaded and judged. The pools of ids, fields, tools and numbers are
-//! small so that records refer to each other, predicates resolve and numbers that are
-//! equal in value but not in spelling meet. On top of the invariants every target
+//! small so that records refer to each other, predicates resolve, fields spelt with dots
+//! meet the same fields spelt nested (and paths through arrays and strings), and numbers
+//! that are equal in value but not in spelling meet. On top of the invariants every target
 //! checks, the same records in reverse file order must give the same report, and the
 //! lean loader must agree with the exact one on the document and on the same records as
 //! JSON Lines with flags.
@@ -14,13 +15,21 @@ use serde_json::{Map, Number, Value, json};
 use std::str::FromStr;
 
 const IDS: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
-const FIELDS: [&str; 6] = [
+// Names that meet: a field and its parts (`customer.tier` beside `customer` and `tier`,
+// `a.b` beside `b`), a path through an array or a string (`x.0`, `0`), and the empty key,
+// so that a call, a match or a fact gives one field in either spelling.
+const FIELDS: [&str; 11] = [
     "amount",
     "currency",
     "customer.tier",
     "customer",
     "x",
     "a.b",
+    "tier",
+    "b",
+    "x.0",
+    "0",
+    "",
 ];
 const TOOLS: [&str; 4] = ["refunds.create", "refunds.*", "*", "email.send"];
 const NUMBERS: [&str; 14] = [

@@ -7,8 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use omission_gate::fuzzing::transcript_reads;
 
 fuzz_target!(|data: &[u8]| {
-    // The first byte picks the harness (or none: recognised from the first line) and
-    // whether a pending call is named; the next two, where the end starts.
+    // The first byte picks the harness (or none: recognised from the first line),
+    // whether a pending call is named and whether Claude Code's environment makes a model
+    // its own refusal fallback; the next two, where the end starts.
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };

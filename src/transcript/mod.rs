@@ -354,7 +354,9 @@ impl Failure {
 /// format is recognised from the first line. `call` is the pending call's id when the
 /// hook payload gives one: its arguments are never context, and [`Live::call_seen`] says
 /// whether the transcript records it yet. No model is taken to be its own refusal
-/// fallback (see [`read_with`]).
+/// fallback (see [`read_with`]). The tests' shorthand: the CLI and the fuzz targets call
+/// [`read_with`].
+#[cfg(test)]
 pub fn read(
     harness: Option<Harness>,
     window: Window<'_>,
