@@ -1273,21 +1273,12 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
     let Some(home) = gemini_cli::user_home(|key: &str| std::env::var_os(key)) else {
         return Vec::new();
     };
-    let json =
-        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
     let root = home.join(gemini_cli::EXTENSIONS_DIR);
     let enablement_file = root.join(gemini_cli::EXTENSION_ENABLEMENT);
     let enablement = json(&enablement_file).unwrap_or(Value::Null);
     let layers = gemini_layers(dir);
     let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    folders.sort();
+    let folders = subfolders(&root);
     let start = dir.display().to_string();
     let mut out = Vec::new();
     for installed in folders {
@@ -1449,6 +1440,25 @@ fn claude_seed_dirs() -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// The JSON a file holds, or `None` where it is missing, unreadable or not JSON (doctor
+/// then reads nothing from it).
+fn json(path: &Path) -> Option<Value> {
+    serde_json::from_str(&read_optional(path).ok()??).ok()
+}
+
+/// The folders in `dir`, sorted (none where it cannot be read).
+fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    found.sort();
+    found
+}
+
 /// The folders a seed folder holds for the plugin `id` (`name@marketplace`), which
 /// Claude Code 2.1.197 loads an enabled plugin from when `installed_plugins.json` does
 /// not list it: `cache/MARKETPLACE/NAME/VERSION` in each seed folder (read from its
@@ -1471,16 +1481,7 @@ fn claude_seed_folders(id: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for seed in claude_seed_dirs() {
         let versions = seed.join("cache").join(safe(market)).join(safe(name));
-        let Ok(entries) = std::fs::read_dir(&versions) else {
-            continue;
-        };
-        let mut found: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        found.sort();
-        out.extend(found);
+        out.extend(subfolders(&versions));
     }
     out
 }
@@ -1495,8 +1496,6 @@ fn claude_seed_folders(id: &str) -> Vec<PathBuf> {
 /// marketplace entry").
 fn claude_marketplace_entry(id: &str) -> Option<(PathBuf, Value)> {
     let (name, market) = id.rsplit_once('@')?;
-    let json =
-        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
     let catalog = |location: &Path| -> Option<(PathBuf, Value)> {
         let inside = location.join(".claude-plugin/marketplace.json");
         json(&inside)
@@ -1535,8 +1534,6 @@ fn claude_plugin_hooks(
     folders: &[(String, PathBuf)],
 ) -> (Vec<wiring::OtherHook>, Vec<wiring::OtherHook>) {
     let (mut pre, mut permission) = (Vec::new(), Vec::new());
-    let json =
-        |path: &Path| -> Option<Value> { serde_json::from_str(&read_optional(path).ok()??).ok() };
     let harness = Harness::ClaudeCode;
     for (id, folder) in folders {
         let mut sources: Vec<(String, Value)> = Vec::new();
@@ -1672,11 +1669,7 @@ fn claude_front_matter_hooks(
     let mut written = Vec::new();
     for (id, folder) in plugins {
         let manifest_file = folder.join(".claude-plugin/plugin.json");
-        let manifest = read_optional(&manifest_file)
-            .ok()
-            .flatten()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .unwrap_or_default();
+        let manifest = json(&manifest_file).unwrap_or_default();
         // The plugin's marketplace entry names them as its manifest does, relative to
         // the plugin's folder.
         let mut manifests = vec![(manifest_file, manifest)];
