@@ -1265,25 +1265,13 @@ fn an_action_tool_with_white_space_at_an_end_is_refused() {
 /// Runs omission-gate through `sh` with `args`, its stdout (a pipe) redirected by
 /// `redirect` (`>&-` closes it), and `stdin` on standard input.
 fn run_with_stdout(redirect: &str, args: &[&str], stdin: &[u8]) -> Run {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("sh")
+    let mut command = std::process::Command::new("sh");
+    command
         .args(["-c", &format!(r#"exec "$0" "$@" {redirect}"#)])
         .arg(env!("CARGO_BIN_EXE_omission-gate"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    common::run_of(command, Some(stdin))
 }
 
 /// With stdout closed (`>&-`), Rust puts `/dev/null` (open for reading and writing) on

@@ -2243,6 +2243,26 @@ fn install_plugin(plugins: &Path, folder: &Path, project: &Path) {
     .unwrap();
 }
 
+/// Writes the plugin folder's `hooks/hooks.json`: a pre-tool hook `./rw.sh` on `Bash`.
+fn write_rw_hook(folder: &Path) -> PathBuf {
+    std::fs::create_dir_all(folder.join("hooks")).unwrap();
+    let hooks = folder.join("hooks/hooks.json");
+    std::fs::write(
+        &hooks,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./rw.sh"}]}]}}"#,
+    )
+    .unwrap();
+    hooks
+}
+
+/// doctor's note on the hook [`write_rw_hook`] wrote at `hooks`, for `rw@localm`.
+fn rw_hook_note(hooks: &Path) -> String {
+    format!(
+        "omission-gate doctor: note: the hook `./rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it\n",
+        hooks.display()
+    )
+}
+
 /// Turns the plugin `rw@localm` on or off in the settings `file`.
 fn enable_plugin(file: &Path, on: bool) {
     let text = std::fs::read_to_string(file).unwrap_or_else(|_| "{}".to_string());
@@ -2494,13 +2514,7 @@ fn doctor_reads_claude_code_s_cowork_settings_and_plugins_when_its_variable_is_o
     let config = s.home.join(".claude");
     let plugins = config.join("cowork_plugins");
     let folder = plugins.join("cache/localm/rw/0.0.1");
-    std::fs::create_dir_all(folder.join("hooks")).unwrap();
-    let hooks = folder.join("hooks/hooks.json");
-    std::fs::write(
-        &hooks,
-        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./rw.sh"}]}]}}"#,
-    )
-    .unwrap();
+    let hooks = write_rw_hook(&folder);
     install_plugin(&plugins, &folder, &s.project);
     enable_plugin(&config.join("cowork_settings.json"), true);
     let cowork = [("CLAUDE_CODE_USE_COWORK_PLUGINS", "1")];
@@ -2508,13 +2522,7 @@ fn doctor_reads_claude_code_s_cowork_settings_and_plugins_when_its_variable_is_o
         |vars: &[(&str, &str)]| s.run_with(&["doctor", "claude-code", "--dir", s.p()], vars);
     let out = doctor(&cowork);
     assert_clean(&out, &settings, "claude-code");
-    assert_eq!(
-        out.stderr,
-        format!(
-            "omission-gate doctor: note: the hook `./rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it\n",
-            hooks.display()
-        )
-    );
+    assert_eq!(out.stderr, rw_hook_note(&hooks));
     // Without the variable Claude Code reads neither file: nothing to say.
     let out = doctor(&[]);
     assert_clean(&out, &settings, "claude-code");
@@ -2532,13 +2540,7 @@ fn doctor_reads_a_claude_code_plugin_from_the_seed_folders() {
     let settings = s.settings("claude-code");
     let seed = s.home.join("seed");
     let folder = seed.join("cache/localm/rw/0.0.1");
-    std::fs::create_dir_all(folder.join("hooks")).unwrap();
-    let hooks = folder.join("hooks/hooks.json");
-    std::fs::write(
-        &hooks,
-        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./rw.sh"}]}]}}"#,
-    )
-    .unwrap();
+    let hooks = write_rw_hook(&folder);
     enable_plugin(&settings, true);
     let seeds = format!("{}:{}", s.home.join("empty").display(), seed.display());
     let out = s.run_with(
@@ -2546,13 +2548,7 @@ fn doctor_reads_a_claude_code_plugin_from_the_seed_folders() {
         &[("CLAUDE_CODE_PLUGIN_SEED_DIR", &seeds)],
     );
     assert_clean(&out, &settings, "claude-code");
-    assert_eq!(
-        out.stderr,
-        format!(
-            "omission-gate doctor: note: the hook `./rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it\n",
-            hooks.display()
-        )
-    );
+    assert_eq!(out.stderr, rw_hook_note(&hooks));
 }
 
 #[test]

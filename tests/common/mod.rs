@@ -66,7 +66,7 @@ pub fn run_env(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run
 }
 
 /// What `command` did with `stdin` (see [`output_of`]).
-fn run_of(command: Command, stdin: Option<&[u8]>) -> Run {
+pub fn run_of(command: Command, stdin: Option<&[u8]>) -> Run {
     let out = output_of(command, stdin);
     Run {
         code: out.status.code().expect("exited by a signal"),
