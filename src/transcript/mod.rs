@@ -290,8 +290,9 @@ pub enum Problem {
     /// Claude Code, a subagent's file: a response that follows the results of the
     /// subagent's own earlier response on the same model, which the environment (the
     /// variable named) makes its own refusal fallback: the model's next response, which
-    /// was sent that earlier response, or a retry after a refusal, which was not (see
-    /// [`RefusalFallback`]).
+    /// was sent that earlier response, or a retry after a refusal, which was not (read
+    /// from the variables `ANTHROPIC_DEFAULT_OPUS_MODEL`, `ANTHROPIC_DEFAULT_FABLE_MODEL`
+    /// and `CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK`, as Claude Code reads them).
     #[error(
         "a subagent's response that follows the results of its earlier response on the same model, which {0} makes its own refusal fallback: a retry after a refusal looks just the same and is not sent that earlier response, so the gate cannot tell what the subagent sees (set CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK=1 for Claude Code, or have {0} name another model, or use --kept)"
     )]
