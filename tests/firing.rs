@@ -1079,3 +1079,28 @@ fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
         r.stderr
     );
 }
+
+/// Params that gave a field as a key with dots beside a string its path meets at a part
+/// that is not an index were accepted (`{"s.length": 1, "s": "abc"}`): the gate read the
+/// key, 1, where a JavaScript tool reading `s.length` gets 3, so a rule denying a length
+/// above 2 passed. A string is now refused beside such a key at any part, as an array
+/// is.
+#[test]
+fn params_giving_a_field_through_a_string_at_any_part_are_refused() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"s.length","op":"gt","value":2}}"#;
+    for (params, field, at) in [
+        (r#"{"s.length":1,"s":"abc"}"#, "s.length", "s"),
+        (r#"{"a":{"s.length":1},"a.s":"abc"}"#, "a.s.length", "a.s"),
+        (
+            r#"{"invoice.id":"A","invoice":"INV-7"}"#,
+            "invoice.id",
+            "invoice",
+        ),
+    ] {
+        let action = format!(r#"{{"tool":"t","params":{params}}}"#);
+        let r = check(&[deny, CHAT], &["c"], &action, &[]);
+        assert_eq!(r.code, 2, "{params}\n{}", r.stdout);
+        let want = format!("give `{field}` as a key with dots while `{at}` is a string:");
+        assert!(r.stderr.contains(&want), "{params}\n{}", r.stderr);
+    }
+}
