@@ -327,11 +327,23 @@ pub fn elements_on_path<'f>(
     map: &Map<String, Value>,
     field: &'f str,
 ) -> Option<(&'f str, Elements)> {
+    path_meets(map, field, false)
+}
+
+/// [`elements_on_path`], a string counted at any next part of the field when
+/// `any_string` (`s.length` in `{"s": "abc"}`, whose length a JavaScript tool reads),
+/// else only at a part that indexes it.
+fn path_meets<'f>(
+    map: &Map<String, Value>,
+    field: &'f str,
+    any_string: bool,
+) -> Option<(&'f str, Elements)> {
     // The length of the rest of the field from the dot after the value, and what the
     // value is, or `None`; `dead` as in [`through`].
     fn walk(
         map: &Map<String, Value>,
         rest: &str,
+        any_string: bool,
         dead: &mut Vec<(*const Map<String, Value>, usize)>,
     ) -> Option<(usize, Elements)> {
         let here = (std::ptr::from_ref(map), rest.len());
@@ -344,11 +356,13 @@ pub fn elements_on_path<'f>(
             };
             match map.get(key) {
                 Some(Value::Array(_)) => return Some((rest.len() - at, Elements::Array)),
-                Some(Value::String(_)) if tail.split('.').next().is_some_and(is_index) => {
+                Some(Value::String(_))
+                    if any_string || tail.split('.').next().is_some_and(is_index) =>
+                {
                     return Some((rest.len() - at, Elements::String));
                 }
                 Some(Value::Object(inner)) => {
-                    if let Some(left) = walk(inner, tail, dead) {
+                    if let Some(left) = walk(inner, tail, any_string, dead) {
                         return Some(left);
                     }
                 }
@@ -358,8 +372,35 @@ pub fn elements_on_path<'f>(
         dead.push(here);
         None
     }
-    let (left, what) = walk(map, field, &mut Vec::new())?;
+    let (left, what) = walk(map, field, any_string, &mut Vec::new())?;
     Some((field.get(..field.len().checked_sub(left)?)?, what))
+}
+
+/// The first field (in name order) that `map` (a call's params, a fact's object value,
+/// an effect's `match`) gives as a key with dots while a part of its path is an array or
+/// a string of `map`, at any next part (`{"items.0.amount": 5, "items": [...]}`,
+/// `{"name.0": "a", "name": "abc"}`, `{"s.length": 1, "s": "abc"}`): the field, the part
+/// of its path up to that value, and what it is. The gate reads the key and does not
+/// read into the array or string, while a tool may read the field there (an item, a
+/// character, a length): two values for one field. `None` without a key with dots, or
+/// when no such path meets an array or a string; a number, a boolean, null or an object
+/// without the field on the way reads nothing (`{"count.0": 1, "count": 5}`).
+pub fn spelt_through(map: &Map<String, Value>) -> Option<(String, String, Elements)> {
+    if !has_dotted_key(map) {
+        return None;
+    }
+    let mut names: Vec<String> = field_names(map)
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| name.contains('.'))
+        .collect();
+    names.sort();
+    names.dedup();
+    names.into_iter().find_map(|name| {
+        let (at, what) = path_meets(map, &name, true)?;
+        let at = at.to_string();
+        Some((name, at, what))
+    })
 }
 
 /// True when a part of a field indexes a string or an array: ASCII digits (`0`, `12`).
@@ -372,12 +413,12 @@ pub fn is_index(part: &str) -> bool {
 /// "customer": {"tier": "gold"}}`). Resolution reads the key first (SPEC 4), and a tool
 /// may read the nested value: the gate would judge a call other than the one the tool
 /// runs. The same value both ways is one value. A field with dots whose path meets an
-/// array of the params, or a string it indexes (`{"items.0.amount": 5, "items": [...]}`,
-/// `{"name.0": "a", "name": "abc"}`), is refused too: the gate does not read into them
-/// ([`elements_on_path`]), and a tool may read the element. A key with dots whose path
-/// meets a number, a boolean, null, a string it does not index, or an object without the
-/// field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through that
-/// value, so the key gives the field its one value.
+/// array or a string of the params (`{"items.0.amount": 5, "items": [...]}`, `{"name.0":
+/// "a", "name": "abc"}`, `{"s.length": 1, "s": "abc"}`) is refused too
+/// ([`spelt_through`]): the gate does not read into them, and a tool may read the field
+/// there. A key with dots whose path meets a number, a boolean, null, or an object
+/// without the field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through
+/// that value, so the key gives the field its one value.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
     if !has_dotted_key(params) {
         return Ok(());
@@ -394,16 +435,10 @@ pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
             }
         }
     }
-    for name in seen.keys().filter(|name| name.contains('.')) {
-        if let Some((at, what)) = elements_on_path(params, name) {
-            return Err(ActionError::ThroughArray(
-                name.clone(),
-                at.to_string(),
-                what,
-            ));
-        }
+    match spelt_through(params) {
+        Some((name, at, what)) => Err(ActionError::ThroughArray(name, at, what)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A tool the harness offers, with the JSON Schema of its input when known.
@@ -690,11 +725,14 @@ mod tests {
                 "{params}"
             );
         }
-        // A key with dots whose path meets an array: the tool may read the element.
+        // A key with dots whose path meets an array, or a string at any part: the tool
+        // may read the field there (an element, a length).
         for params in [
             r#"{"items.0.amount":100,"items":[{"amount":8400}]}"#,
             r#"{"a":{"items.0":1,"items":[2]}}"#,
             r#"{"a.items.0":1,"a":{"items":[2]}}"#,
+            r#"{"a.b":1,"a":"abc"}"#,
+            r#"{"s.length":1,"s":"abc"}"#,
         ] {
             let err = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap_err();
             assert!(
@@ -711,14 +749,13 @@ mod tests {
                 "{params}"
             );
         }
-        // A key with dots beside a number, a boolean, null or a string with a name: the
-        // path through it reads nothing (no elements), so the key gives the field's one
-        // value, as beside an object that lacks it (`{"a.b":1,"a":{"c":2}}`).
+        // A key with dots beside a number, a boolean or null: the path through it reads
+        // nothing (no elements), so the key gives the field's one value, as beside an
+        // object that lacks it (`{"a.b":1,"a":{"c":2}}`).
         for params in [
             r#"{"count.0":1,"count":5}"#,
             r#"{"a.b":1,"a":true}"#,
             r#"{"a.b":1,"a":null}"#,
-            r#"{"a.b":1,"a":"abc"}"#,
             r#"{"a.b":1,"a":{"c":2}}"#,
         ] {
             let a = action(&format!(r#"{{"tool":"t","params":{params}}}"#)).unwrap();

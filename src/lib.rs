@@ -93,8 +93,8 @@
 //! What the gate refuses is typed: [`InputError`] says where, and its [`Reason`] says
 //! what, with the data: the lower modules' own errors ([`RecordProblem`], [`ActionError`],
 //! [`ToolError`], [`KeptError`], [`ValueError`], [`TranscriptProblem`], and inside them
-//! [`PredicateError`], [`PredicateProblem`], [`Op`], [`SchemaError`], [`SchemaProblem`],
-//! [`DecimalError`]), the input's form ([`InputProblem`]), a read ([`ReadProblem`],
+//! [`PredicateError`], [`PredicateProblem`], [`Op`], [`Elements`], [`SchemaError`],
+//! [`SchemaProblem`], [`DecimalError`]), the input's form ([`InputProblem`]), a read ([`ReadProblem`],
 //! [`IoReason`]), a hook payload ([`PayloadProblem`]), a transcript read fresh
 //! ([`TranscriptRead`], [`GeminiDoubt`]) and flags that do not go together
 //! ([`FlagProblem`]); [`RetentionError`] and
@@ -368,7 +368,7 @@ pub use crate::report::{
 
 // What the modules below the loaders refuse, typed, as carried inside the errors above.
 pub use crate::decimal::DecimalError;
-pub use crate::predicate::{Op, PredicateError, PredicateProblem, ValueError};
+pub use crate::predicate::{Elements, Op, PredicateError, PredicateProblem, ValueError};
 pub use crate::schema::{SchemaError, SchemaProblem};
 pub use crate::transcript::Problem as TranscriptProblem;
 

@@ -189,13 +189,18 @@ pub struct TypeMismatch {
 }
 
 /// A value with elements a tool may read by index and the gate does not read into: what
-/// a field's path through params may meet ([`crate::action::elements_on_path`]).
+/// a field's path through params may meet, which [`ActionError::ThroughArray`],
+/// [`RecordProblem::MatchThrough`] and [`RecordProblem::ValueThrough`] name.
+///
+/// [`ActionError::ThroughArray`]: crate::ActionError::ThroughArray
+/// [`RecordProblem::MatchThrough`]: crate::RecordProblem::MatchThrough
+/// [`RecordProblem::ValueThrough`]: crate::RecordProblem::ValueThrough
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Elements {
     /// An array: a tool may read an item (`items.0`).
     #[default]
     Array,
-    /// A string the next part of the field indexes: a tool may read a character (`name.0`).
+    /// A string: a tool may read a character (`name.0`), or its length (`s.length`).
     String,
 }
 

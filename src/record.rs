@@ -113,23 +113,41 @@ fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
         .collect()
 }
 
-/// The first field (in the order [`Effect::fields`] lists them) that `matches` gives
-/// twice, spelt once with dots in a key and once through nested objects, with whether
-/// the two values differ. Only a key with a dot can spell a field a second way: without
-/// one, every path of keys names a field of its own. An effect's `match` and a fact's
-/// object `value` are read so (the field named below the fact's own).
-pub fn spelt_twice(matches: &Map<String, Value>) -> Option<(String, bool)> {
+/// How a `match` or a fact's object `value` gives a field two ways ([`spelt_twice`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Twice {
+    /// With dots in a key and through nested objects: the field, and whether the two
+    /// values differ.
+    Nested(String, bool),
+    /// With dots in a key while a part of its path is an array or a string, which the
+    /// gate does not read into and a tool may read the field in
+    /// ([`crate::action::spelt_through`]): the field, the part of its path up to that
+    /// value, and what it is.
+    Through(String, String, predicate::Elements),
+}
+
+/// The first field that `matches` gives two ways: spelt once with dots in a key and
+/// once through nested objects (the first in the order [`Effect::fields`] lists them),
+/// else spelt with dots in a key while its path meets an array or a string of `matches`
+/// (`{"items.0.amount": 1, "items": [...]}`, `{"s.length": 1, "s": "abc"}`), as a call's
+/// params are refused ([`crate::action::one_spelling`]). Only a key with a dot can spell
+/// a field a second way: without one, every path of keys names a field of its own. An
+/// effect's `match` and a fact's object `value` are read so (the field named below the
+/// fact's own).
+pub fn spelt_twice(matches: &Map<String, Value>) -> Option<Twice> {
     if !crate::action::has_dotted_key(matches) {
         return None;
     }
     let mut seen: BTreeMap<String, &Value> = BTreeMap::new();
     for (name, value) in match_fields(matches) {
         if let Some(before) = seen.get(&name) {
-            return Some((name, !crate::predicate::json_eq(before, value)));
+            let differ = !crate::predicate::json_eq(before, value);
+            return Some(Twice::Nested(name, differ));
         }
         seen.insert(name, value);
     }
-    None
+    let (field, at, what) = crate::action::spelt_through(matches)?;
+    Some(Twice::Through(field, at, what))
 }
 
 /// What a record is, by its `kind`.
@@ -407,6 +425,47 @@ pub enum RecordProblem {
         /// True when the two spellings give it different values.
         differ: bool,
     },
+    /// An effect record's `match` that gives a field as a key with dots while a part of
+    /// its path is an array or a string of the `match` (`{"items.0.amount": 1, "items":
+    /// [{"amount": 2}]}`, `{"s.length": 1, "s": "abc"}`). No call gives a field so (such
+    /// params are refused), so the record could never bind as written. The field, the
+    /// part of its path up to that value, and what it is.
+    #[error(
+        "`match` gives the field `{}` as a key with dots while `{}` is {}: the gate does not read into arrays or strings and a call may give the field there, so write it one way",
+        clean(field),
+        clean(at),
+        what.a()
+    )]
+    MatchThrough {
+        /// The field, dotted.
+        field: String,
+        /// The part of its path up to the array or string, dotted.
+        at: String,
+        /// Which of the two it is.
+        what: predicate::Elements,
+    },
+    /// A fact's object `value` that gives a field below the fact's as a key with dots
+    /// while a part of its path is an array or a string of the value (`order` =
+    /// `{"items.0.amount": 100, "items": [{"amount": 9000}]}`). The gate reads the key,
+    /// and a tool may read the field in the array or string (9000, or a string's length):
+    /// a rule would be judged on a value other than the one the tool sees. The field and
+    /// the part of its path (each the fact's `field`, then the one below), and what the
+    /// value there is.
+    #[error(
+        "`value` gives the field `{}` as a key with dots while `{}` is {}: the gate does not read into arrays or strings and a tool may read the field there, so write it one way",
+        clean(field),
+        clean(at),
+        what.a()
+    )]
+    ValueThrough {
+        /// The field, dotted: the fact's `field`, then the field below it.
+        field: String,
+        /// The part of its path up to the array or string, dotted, after the fact's
+        /// `field`.
+        at: String,
+        /// Which of the two it is.
+        what: predicate::Elements,
+    },
     /// A `seq` another record has too (that record's id).
     #[error("duplicate seq {seq} (also on record `{}`)", clean(other))]
     DuplicateSeq {
@@ -636,13 +695,23 @@ fn parse_fact(obj: &Map<String, Value>) -> Result<Fact, RecordProblem> {
     let field = nonempty_string(required(obj, "field")?, "field")?;
     let value = required(obj, "value")?.clone();
     numbers_ok(&value, "value")?;
-    if let Value::Object(inner) = &value
-        && let Some((below, differ)) = spelt_twice(inner)
-    {
-        return Err(RecordProblem::ValueTwice {
-            field: format!("{field}.{below}"),
-            differ,
-        });
+    if let Value::Object(inner) = &value {
+        match spelt_twice(inner) {
+            Some(Twice::Nested(below, differ)) => {
+                return Err(RecordProblem::ValueTwice {
+                    field: format!("{field}.{below}"),
+                    differ,
+                });
+            }
+            Some(Twice::Through(below, at, what)) => {
+                return Err(RecordProblem::ValueThrough {
+                    field: format!("{field}.{below}"),
+                    at: format!("{field}.{at}"),
+                    what,
+                });
+            }
+            None => {}
+        }
     }
     Ok(Fact {
         field,
@@ -665,8 +734,14 @@ fn parse_effect(obj: &Map<String, Value>) -> Result<Effect, RecordProblem> {
         return Err(RecordProblem::Match);
     };
     numbers_ok(required(obj, "match")?, "match")?;
-    if let Some((field, differ)) = spelt_twice(matches) {
-        return Err(RecordProblem::MatchTwice { field, differ });
+    match spelt_twice(matches) {
+        Some(Twice::Nested(field, differ)) => {
+            return Err(RecordProblem::MatchTwice { field, differ });
+        }
+        Some(Twice::Through(field, at, what)) => {
+            return Err(RecordProblem::MatchThrough { field, at, what });
+        }
+        None => {}
     }
     Ok(Effect {
         tool,

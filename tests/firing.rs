@@ -453,6 +453,132 @@ fn a_fact_value_giving_one_field_twice_is_invalid_input() {
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
 }
 
+/// A fact whose object `value` gave a field as a key with dots while a part of its path
+/// is an array or a string was accepted: `order` = `{"items.0.amount": 100, "items":
+/// [{"amount": 9000}]}` was read as `order.items.0.amount` = 100 (the dotted key), where
+/// a tool reads 9000, so a rule denying an amount above 5000 passed; `{"s.length": 1,
+/// "s": "abc"}` likewise, where a JavaScript tool reads 3. It is invalid input naming the
+/// record, the field and the array or string, as such params are.
+#[test]
+fn a_fact_value_giving_a_field_through_an_array_or_a_string_is_invalid_input() {
+    for (value, rule, field, at, what) in [
+        (
+            r#"{"items.0.amount":100,"items":[{"amount":9000}]}"#,
+            "order.items.0.amount",
+            "order.items.0.amount",
+            "order.items",
+            "an array",
+        ),
+        (
+            r#"{"s.length":1,"s":"abc"}"#,
+            "order.s.length",
+            "order.s.length",
+            "order.s",
+            "a string",
+        ),
+        (
+            r#"{"name.0":"x","name":"abc"}"#,
+            "order.name.0",
+            "order.name.0",
+            "order.name",
+            "a string",
+        ),
+        (
+            r#"{"a":{"items.0":100},"a.items":[9000]}"#,
+            "order.a.items.0",
+            "order.a.items.0",
+            "order.a.items",
+            "an array",
+        ),
+        (
+            r#"{"items.0":{"amount":100},"items":[{"amount":9000}]}"#,
+            "order.items.0.amount",
+            "order.items.0",
+            "order.items",
+            "an array",
+        ),
+    ] {
+        let deny = format!(
+            r#"{{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{{"field":"{rule}","op":"ne","value":100}},"effect":"deny"}}"#
+        );
+        let f = format!(r#"{{"id":"f7","seq":2,"kind":"fact","field":"order","value":{value}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(&[&deny, &f, CHAT], &["c"], r#"{"tool":"pay","params":{}}"#).as_bytes(),
+        );
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `f7`: `value` gives the field `{field}` as a key with dots while `{at}` is {what}: the gate does not read into arrays or strings and a tool may read the field there, so write it one way\n"
+        );
+        refused_by_check_precheck_and_pin(&path, &want, value);
+    }
+    // A key with dots beside a number, a boolean, null, or an object without the field
+    // gives the field its one value, as in params.
+    for (value, dotted) in [
+        (r#"{"count.0":100,"count":5}"#, "count.0"),
+        (r#"{"a.b":100,"a":true}"#, "a.b"),
+        (r#"{"a.b":100,"a":null}"#, "a.b"),
+        (r#"{"a.b":100,"a":{"c":[1]}}"#, "a.b"),
+    ] {
+        let deny = format!(
+            r#"{{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{{"field":"order.{dotted}","op":"eq","value":100}},"effect":"deny"}}"#
+        );
+        let f = format!(r#"{{"id":"f7","seq":2,"kind":"fact","field":"order","value":{value}}}"#);
+        let r = check(
+            &[&deny, &f, CHAT],
+            &["c"],
+            r#"{"tool":"pay","params":{}}"#,
+            &[],
+        );
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+            "{value}\n{}",
+            r.stdout
+        );
+    }
+}
+
+/// An effect whose `match` gave a field as a key with dots while a part of its path is an
+/// array or a string was accepted (`{"items.0.amount": 100, "items": [{"amount":
+/// 9000}]}`): no call gives a field so (`check` refuses such params), so the record could
+/// never bind as written. It is invalid input naming the record, the field and the array
+/// or string, as a `match` giving a field twice is.
+#[test]
+fn an_effect_match_giving_a_field_through_an_array_or_a_string_is_invalid_input() {
+    for (matches, field, at, what) in [
+        (
+            r#"{"items.0.amount":100,"items":[{"amount":9000}]}"#,
+            "items.0.amount",
+            "items",
+            "an array",
+        ),
+        (r#"{"s.length":1,"s":"abc"}"#, "s.length", "s", "a string"),
+        (
+            r#"{"x":1,"a":{"name.0":"b"},"a.name":"abc"}"#,
+            "a.name.0",
+            "a.name",
+            "a string",
+        ),
+    ] {
+        let e = format!(r#"{{"id":"e7","seq":1,"kind":"effect","tool":"pay","match":{matches}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(
+                &[&e, CHAT],
+                &["c"],
+                r#"{"tool":"pay","params":{"items":[{"amount":9000}],"s":"abc"}}"#,
+            )
+            .as_bytes(),
+        );
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `e7`: `match` gives the field `{field}` as a key with dots while `{at}` is {what}: the gate does not read into arrays or strings and a call may give the field there, so write it one way\n"
+        );
+        refused_by_check_precheck_and_pin(&path, &want, matches);
+    }
+}
+
 /// A dropped effect whose `match` field's path meets an array in the call
 /// (`items.0.amount` in `{"items": [{"amount": 5}]}`) passed: the gate reads no field into
 /// an array, so the field was missing and the call was cleared, while the tool may read
@@ -1078,4 +1204,29 @@ fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
         "{}",
         r.stderr
     );
+}
+
+/// Params that gave a field as a key with dots beside a string its path meets at a part
+/// that is not an index were accepted (`{"s.length": 1, "s": "abc"}`): the gate read the
+/// key, 1, where a JavaScript tool reading `s.length` gets 3, so a rule denying a length
+/// above 2 passed. A string is now refused beside such a key at any part, as an array
+/// is.
+#[test]
+fn params_giving_a_field_through_a_string_at_any_part_are_refused() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"s.length","op":"gt","value":2}}"#;
+    for (params, field, at) in [
+        (r#"{"s.length":1,"s":"abc"}"#, "s.length", "s"),
+        (r#"{"a":{"s.length":1},"a.s":"abc"}"#, "a.s.length", "a.s"),
+        (
+            r#"{"invoice.id":"A","invoice":"INV-7"}"#,
+            "invoice.id",
+            "invoice",
+        ),
+    ] {
+        let action = format!(r#"{{"tool":"t","params":{params}}}"#);
+        let r = check(&[deny, CHAT], &["c"], &action, &[]);
+        assert_eq!(r.code, 2, "{params}\n{}", r.stdout);
+        let want = format!("give `{field}` as a key with dots while `{at}` is a string:");
+        assert!(r.stderr.contains(&want), "{params}\n{}", r.stderr);
+    }
 }

@@ -652,8 +652,9 @@ fn facts_of_a_field_spelt_another_way_give_the_exact_report() {
     }
 }
 
-/// An effect whose `match` gives one field twice (a dotted key and nested objects) is
-/// invalid input. The light scan, which only hashes an effect of a tool the command
+/// An effect whose `match` gives one field twice (a dotted key and nested objects), or
+/// gives a field as a dotted key beside an array or a string on its path, is invalid
+/// input. The light scan, which only hashes an effect of a tool the command
 /// does not judge, took its `match` for any object, and the lean report passed what the
 /// exact loader refuses.
 #[test]
@@ -666,6 +667,10 @@ fn an_effect_match_giving_one_field_twice_is_left_to_the_exact_loader() {
             r#"{"invoice":{"id":"A"},"invoice.id":"A"}"#,
             r#"{"a":{"b.c":1},"a.b":{"c":2}}"#,
             r#"{"invoice\u002eid":"A","invoice":{"id":"B"}}"#,
+            // A key with dots beside an array or a string on its path.
+            r#"{"items.0.amount":1,"items":[{"amount":9000}]}"#,
+            r#"{"s.length":1,"s":"abc"}"#,
+            r#"{"a":{"items.0":1},"a.items":[2]}"#,
         ] {
             let effect = format!(
                 r#"{{"id":"e1","seq":2,"kind":"effect","tool":"{tool}","match":{matches}}}"#
@@ -695,8 +700,9 @@ fn an_effect_match_giving_one_field_twice_is_left_to_the_exact_loader() {
     }
 }
 
-/// A fact whose object `value` gives one field twice (a dotted key and nested objects) is
-/// invalid input. The fact scan, which reads a fact the command does not consult (an
+/// A fact whose object `value` gives one field twice (a dotted key and nested objects),
+/// or gives a field as a dotted key beside an array or a string on its path, is invalid
+/// input. The fact scan, which reads a fact the command does not consult (an
 /// older statement of its field, or a field no rule reads) without parsing its value,
 /// took any object, and the lean report passed what the exact loader refuses.
 #[test]
@@ -711,6 +717,10 @@ fn a_fact_value_giving_one_field_twice_is_left_to_the_exact_loader() {
             r#"{"x":[{"y.z":1}],"b":{"c.d":1},"b.c":{"d":2}}"#,
             // The dot written as an escape.
             r#"{"b\u002ec":2,"b":{"c":1}}"#,
+            // A key with dots beside an array or a string on its path.
+            r#"{"b.c.0":1,"b":{"c":[9000]}}"#,
+            r#"{"s.length":1,"s":"abc"}"#,
+            r#"{"x":{"items.0":1},"x.items":"abc"}"#,
         ] {
             let fact =
                 format!(r#"{{"id":"f1","seq":2,"kind":"fact","field":"{field}","value":{value}}}"#);
