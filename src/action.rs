@@ -408,6 +408,35 @@ pub fn is_index(part: &str) -> bool {
     !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The first field `map` (a call's params, a fact's object value, an effect's `match`)
+/// gives twice, spelt with dots in a key and through nested objects, with whether the two
+/// values differ; only one whose values differ when `differ_only`. Every field name
+/// [`field_names`] lists is compared, whatever its value: an object one way and a scalar
+/// the other (`{"b.c": {"d": 1}, "b": {"c": 5}}` gives `b.c` as `{"d": 1}` and as 5) is
+/// twice, as two scalars are. First in the order [`field_names`] lists the second
+/// spelling, each compared with the first. Only a key with a dot can spell a field a
+/// second way: `None` without one.
+pub fn spelt_twice(map: &Map<String, Value>, differ_only: bool) -> Option<(String, bool)> {
+    if !has_dotted_key(map) {
+        return None;
+    }
+    let mut seen: std::collections::BTreeMap<String, &Value> = std::collections::BTreeMap::new();
+    for (name, value) in field_names(map) {
+        match seen.get(&name) {
+            Some(before) => {
+                let differ = !crate::predicate::json_eq(before, value);
+                if differ || !differ_only {
+                    return Some((name, differ));
+                }
+            }
+            None => {
+                seen.insert(name, value);
+            }
+        }
+    }
+    None
+}
+
 /// Refuses params in which one dotted field has two different values: a key spelt with
 /// dots beside the same path through nested objects (`{"customer.tier": "standard",
 /// "customer": {"tier": "gold"}}`). Resolution reads the key first (SPEC 4), and a tool
@@ -420,20 +449,8 @@ pub fn is_index(part: &str) -> bool {
 /// without the field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through
 /// that value, so the key gives the field its one value.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
-    if !has_dotted_key(params) {
-        return Ok(());
-    }
-    let mut seen: std::collections::BTreeMap<String, &Value> = std::collections::BTreeMap::new();
-    for (name, value) in field_names(params) {
-        match seen.get(&name) {
-            Some(before) if !crate::predicate::json_eq(before, value) => {
-                return Err(ActionError::TwoSpellings(name));
-            }
-            Some(_) => {}
-            None => {
-                seen.insert(name, value);
-            }
-        }
+    if let Some((name, _)) = spelt_twice(params, true) {
+        return Err(ActionError::TwoSpellings(name));
     }
     match spelt_through(params) {
         Some((name, at, what)) => Err(ActionError::ThroughArray(name, at, what)),

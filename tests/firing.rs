@@ -453,6 +453,53 @@ fn a_fact_value_giving_one_field_twice_is_invalid_input() {
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
 }
 
+/// A fact whose object `value` gave a field as an object one way and as a scalar the
+/// other was accepted: `x` = `{"b.c": {"d": 1}, "b": {"c": 5}}` gives `x.b.c` as `{"d":
+/// 1}` (the dotted key) and as 5 (through `b`), and only fields that are not objects
+/// were compared, so a rule denying `x.b.c` = 5 passed on a value a tool may read as 5.
+/// Every field name is compared, as a call's params are: it is invalid input, and so is
+/// an effect `match` spelt so.
+#[test]
+fn a_fact_value_or_match_giving_a_field_as_an_object_and_as_a_scalar_is_invalid_input() {
+    let deny = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"x.b.c","op":"eq","value":5},"effect":"deny"}"#;
+    for (value, field) in [
+        (r#"{"b.c":{"d":1},"b":{"c":5}}"#, "x.b.c"),
+        (r#"{"b":{"c":{"d":1}},"b.c":5}"#, "x.b.c"),
+        (r#"{"b.c":{"d":1},"b":{"c":{"e":2}}}"#, "x.b.c"),
+    ] {
+        let f = format!(r#"{{"id":"f7","seq":2,"kind":"fact","field":"x","value":{value}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(
+                &[deny, &f, CHAT],
+                &["f7", "c"],
+                r#"{"tool":"pay","params":{}}"#,
+            )
+            .as_bytes(),
+        );
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `f7`: `value` gives the field `{field}` twice, with two different values, as a key with dots and through nested objects: a field has one value, so write it once\n"
+        );
+        refused_by_check_precheck_and_pin(&path, &want, value);
+    }
+    for (matches, field) in [
+        (r#"{"invoice.id":{"n":1},"invoice":{"id":5}}"#, "invoice.id"),
+        (r#"{"a.b":{"c":1},"a":{"b":{"d":2}}}"#, "a.b"),
+    ] {
+        let e = format!(r#"{{"id":"e7","seq":1,"kind":"effect","tool":"pay","match":{matches}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(&[&e, CHAT], &["c"], r#"{"tool":"pay","params":{}}"#).as_bytes(),
+        );
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `e7`: `match` gives the field `{field}` twice, with two different values, as a key with dots and through nested objects: a call gives a field one value, so write it once\n"
+        );
+        refused_by_check_precheck_and_pin(&path, &want, matches);
+    }
+}
+
 /// A fact whose object `value` gave a field as a key with dots while a part of its path
 /// is an array or a string was accepted: `order` = `{"items.0.amount": 100, "items":
 /// [{"amount": 9000}]}` was read as `order.items.0.amount` = 100 (the dotted key), where
