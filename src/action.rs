@@ -315,35 +315,24 @@ fn through<'a>(
 
 /// Where a path of `field` through nested objects below `map`, cut at any of its dots as
 /// [`field_in`] reads it, meets a value with elements before the field ends: an array
-/// (`items.0.amount` in `{"items": [{"amount": 5}]}`), or a string that the next part of
-/// the field indexes ([`is_index`]: `name.0` in `{"name": "abc"}`, whose character 0 a
-/// tool may read). The part of the field up to that value (`items`, `name`), and what
-/// the value is ([`Elements`]). The gate does not read into such values, so such a
-/// field resolves nowhere in `map`, while a tool may read something at it. The first
-/// such path, each key tried shortest first; `None` when none meets one. A path that
-/// meets a string with a name (`invoice.id` in `{"invoice": "INV-7"}`), a number, a
+/// (`items.0.amount` in `{"items": [{"amount": 5}]}`), or a string, whatever the next
+/// part of the field (`name.0` in `{"name": "abc"}`, whose character 0 a tool may read;
+/// `name.length`, which a JavaScript tool reads as the string's length; `invoice.id` in
+/// `{"invoice": "INV-7"}`, a property the gate cannot know the tool does not read). The
+/// part of the field up to that value (`items`, `name`), and what the value is
+/// ([`Elements`]). The gate does not read into such values, so such a field resolves
+/// nowhere in `map`, while a tool may read something at it. The first such path, each
+/// key tried shortest first; `None` when none meets one. A path that meets a number, a
 /// boolean or null lacks the field.
 pub fn elements_on_path<'f>(
     map: &Map<String, Value>,
     field: &'f str,
-) -> Option<(&'f str, Elements)> {
-    path_meets(map, field, false)
-}
-
-/// [`elements_on_path`], a string counted at any next part of the field when
-/// `any_string` (`s.length` in `{"s": "abc"}`, whose length a JavaScript tool reads),
-/// else only at a part that indexes it.
-fn path_meets<'f>(
-    map: &Map<String, Value>,
-    field: &'f str,
-    any_string: bool,
 ) -> Option<(&'f str, Elements)> {
     // The length of the rest of the field from the dot after the value, and what the
     // value is, or `None`; `dead` as in [`through`].
     fn walk(
         map: &Map<String, Value>,
         rest: &str,
-        any_string: bool,
         dead: &mut Vec<(*const Map<String, Value>, usize)>,
     ) -> Option<(usize, Elements)> {
         let here = (std::ptr::from_ref(map), rest.len());
@@ -356,13 +345,9 @@ fn path_meets<'f>(
             };
             match map.get(key) {
                 Some(Value::Array(_)) => return Some((rest.len() - at, Elements::Array)),
-                Some(Value::String(_))
-                    if any_string || tail.split('.').next().is_some_and(is_index) =>
-                {
-                    return Some((rest.len() - at, Elements::String));
-                }
+                Some(Value::String(_)) => return Some((rest.len() - at, Elements::String)),
                 Some(Value::Object(inner)) => {
-                    if let Some(left) = walk(inner, tail, any_string, dead) {
+                    if let Some(left) = walk(inner, tail, dead) {
                         return Some(left);
                     }
                 }
@@ -372,13 +357,13 @@ fn path_meets<'f>(
         dead.push(here);
         None
     }
-    let (left, what) = walk(map, field, any_string, &mut Vec::new())?;
+    let (left, what) = walk(map, field, &mut Vec::new())?;
     Some((field.get(..field.len().checked_sub(left)?)?, what))
 }
 
 /// The first field (in name order) that `map` (a call's params, a fact's object value,
 /// an effect's `match`) gives as a key with dots while a part of its path is an array or
-/// a string of `map`, at any next part (`{"items.0.amount": 5, "items": [...]}`,
+/// a string of `map` ([`elements_on_path`]: `{"items.0.amount": 5, "items": [...]}`,
 /// `{"name.0": "a", "name": "abc"}`, `{"s.length": 1, "s": "abc"}`): the field, the part
 /// of its path up to that value, and what it is. The gate reads the key and does not
 /// read into the array or string, while a tool may read the field there (an item, a
@@ -397,15 +382,39 @@ pub fn spelt_through(map: &Map<String, Value>) -> Option<(String, String, Elemen
     names.sort();
     names.dedup();
     names.into_iter().find_map(|name| {
-        let (at, what) = path_meets(map, &name, true)?;
+        let (at, what) = elements_on_path(map, &name)?;
         let at = at.to_string();
         Some((name, at, what))
     })
 }
 
-/// True when a part of a field indexes a string or an array: ASCII digits (`0`, `12`).
-pub fn is_index(part: &str) -> bool {
-    !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())
+/// The first field `map` (a call's params, a fact's object value, an effect's `match`)
+/// gives twice, spelt with dots in a key and through nested objects, with whether the two
+/// values differ; only one whose values differ when `differ_only`. Every field name
+/// [`field_names`] lists is compared, whatever its value: an object one way and a scalar
+/// the other (`{"b.c": {"d": 1}, "b": {"c": 5}}` gives `b.c` as `{"d": 1}` and as 5) is
+/// twice, as two scalars are. First in the order [`field_names`] lists the second
+/// spelling, each compared with the first. Only a key with a dot can spell a field a
+/// second way: `None` without one.
+pub fn spelt_twice(map: &Map<String, Value>, differ_only: bool) -> Option<(String, bool)> {
+    if !has_dotted_key(map) {
+        return None;
+    }
+    let mut seen: std::collections::BTreeMap<String, &Value> = std::collections::BTreeMap::new();
+    for (name, value) in field_names(map) {
+        match seen.get(&name) {
+            Some(before) => {
+                let differ = !crate::predicate::json_eq(before, value);
+                if differ || !differ_only {
+                    return Some((name, differ));
+                }
+            }
+            None => {
+                seen.insert(name, value);
+            }
+        }
+    }
+    None
 }
 
 /// Refuses params in which one dotted field has two different values: a key spelt with
@@ -420,20 +429,8 @@ pub fn is_index(part: &str) -> bool {
 /// without the field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through
 /// that value, so the key gives the field its one value.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
-    if !has_dotted_key(params) {
-        return Ok(());
-    }
-    let mut seen: std::collections::BTreeMap<String, &Value> = std::collections::BTreeMap::new();
-    for (name, value) in field_names(params) {
-        match seen.get(&name) {
-            Some(before) if !crate::predicate::json_eq(before, value) => {
-                return Err(ActionError::TwoSpellings(name));
-            }
-            Some(_) => {}
-            None => {
-                seen.insert(name, value);
-            }
-        }
+    if let Some((name, _)) = spelt_twice(params, true) {
+        return Err(ActionError::TwoSpellings(name));
     }
     match spelt_through(params) {
         Some((name, at, what)) => Err(ActionError::ThroughArray(name, at, what)),
@@ -763,6 +760,37 @@ mod tests {
             let field = field.unwrap_or_default();
             assert_eq!(elements_on_path(&a.params, &field), None, "{params}");
             assert_eq!(a.param(&field), Some(&Value::from(1)), "{params}");
+        }
+    }
+
+    #[test]
+    fn a_path_meeting_a_string_at_any_part_meets_elements() {
+        // A tool may read a string's character (`name.0`), its length (`name.length`),
+        // or a property the gate cannot know it does not read (`invoice.id`).
+        for (params, field, at) in [
+            (r#"{"name":"abc"}"#, "name.0", "name"),
+            (r#"{"name":"abc"}"#, "name.length", "name"),
+            (r#"{"invoice":"INV-7"}"#, "invoice.id", "invoice"),
+            (r#"{"a":{"s":"x"}}"#, "a.s.length", "a.s"),
+            (r#"{"a.s":"x"}"#, "a.s.length.b", "a.s"),
+        ] {
+            let map = parse(params.as_bytes()).unwrap();
+            let map = map.as_object().unwrap();
+            assert_eq!(
+                elements_on_path(map, field),
+                Some((at, Elements::String)),
+                "{params} {field}"
+            );
+        }
+        // The string itself, or a path through a number or an object: no elements.
+        for (params, field) in [
+            (r#"{"name":"abc"}"#, "name"),
+            (r#"{"name":5}"#, "name.length"),
+            (r#"{"name":{"length":3}}"#, "name.length"),
+        ] {
+            let map = parse(params.as_bytes()).unwrap();
+            let map = map.as_object().unwrap();
+            assert_eq!(elements_on_path(map, field), None, "{params} {field}");
         }
     }
 

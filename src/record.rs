@@ -127,24 +127,17 @@ pub enum Twice {
 }
 
 /// The first field that `matches` gives two ways: spelt once with dots in a key and
-/// once through nested objects (the first in the order [`Effect::fields`] lists them),
-/// else spelt with dots in a key while its path meets an array or a string of `matches`
-/// (`{"items.0.amount": 1, "items": [...]}`, `{"s.length": 1, "s": "abc"}`), as a call's
-/// params are refused ([`crate::action::one_spelling`]). Only a key with a dot can spell
-/// a field a second way: without one, every path of keys names a field of its own. An
-/// effect's `match` and a fact's object `value` are read so (the field named below the
-/// fact's own).
+/// once through nested objects, whatever the two values are (an object one way and a
+/// scalar the other included: [`crate::action::spelt_twice`], which a call's params are
+/// read by too), else spelt with dots in a key while its path meets an array or a string
+/// of `matches` (`{"items.0.amount": 1, "items": [...]}`, `{"s.length": 1, "s": "abc"}`),
+/// as a call's params are refused ([`crate::action::one_spelling`]). A call may give one
+/// field the same value both ways; a record is written once, so it may not. An effect's
+/// `match` and a fact's object `value` are read so (the field named below the fact's
+/// own).
 pub fn spelt_twice(matches: &Map<String, Value>) -> Option<Twice> {
-    if !crate::action::has_dotted_key(matches) {
-        return None;
-    }
-    let mut seen: BTreeMap<String, &Value> = BTreeMap::new();
-    for (name, value) in match_fields(matches) {
-        if let Some(before) = seen.get(&name) {
-            let differ = !crate::predicate::json_eq(before, value);
-            return Some(Twice::Nested(name, differ));
-        }
-        seen.insert(name, value);
+    if let Some((name, differ)) = crate::action::spelt_twice(matches, false) {
+        return Some(Twice::Nested(name, differ));
     }
     let (field, at, what) = crate::action::spelt_through(matches)?;
     Some(Twice::Through(field, at, what))

@@ -74,7 +74,7 @@ pub enum Undecided {
     /// Two tool globs too long to tell exactly whether some name matches both.
     Globs(String, String),
     /// A field of an effect's `match` (the first) whose path an admitted call may give an
-    /// array at, or a string that the field indexes (the second, a part of the field; the
+    /// array or a string at (the second, a part of the field; the
     /// third, which of the two an admitted call may give there, one or both in order):
     /// `check` cannot tell whether such a call replays the effect
     /// ([`crate::gate::replay`], [`crate::action::elements_on_path`]).

@@ -294,11 +294,26 @@ fn a_dotted_match_key_is_replayed_by_the_nested_param() {
     // Another invoice, or none, does not replay it.
     for action in [
         r#"{"tool":"invoices.send","params":{"invoice":{"id":"INV-7742"}}}"#,
-        r#"{"tool":"invoices.send","params":{"invoice":"INV-7741"}}"#,
+        r#"{"tool":"invoices.send","params":{}}"#,
     ] {
         let r = check(&[e, CHAT], &["c"], action, &[]);
         assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{action}");
     }
+    // `invoice` given as a string: the gate does not read into it, and a tool may read
+    // something as `invoice.id` there, so whether the call replays the effect is not
+    // decided, and check fails closed.
+    let r = check(
+        &[e, CHAT],
+        &["c"],
+        r#"{"tool":"invoices.send","params":{"invoice":"INV-7741"}}"#,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (undecided) exit 2",
+        "{}",
+        r.stdout
+    );
 }
 
 /// The reverse of the test above: an effect whose `match` gives the field nested
@@ -323,11 +338,13 @@ fn a_nested_match_value_is_replayed_by_either_spelling_of_its_fields() {
         );
         assert_eq!(r.labelled("restore"), ["e"]);
     }
-    // Another invoice, a field missing, or the object given as something else: no replay.
+    // Another invoice, a field missing, or the object given as something else while
+    // another field tells the call apart: no replay.
     for params in [
         r#"{"invoice.id":"INV-2","amount":5}"#,
         r#"{"invoice":{"id":"INV-1"}}"#,
-        r#"{"invoice":"INV-1","amount":5}"#,
+        r#"{"invoice":"INV-1","amount":6}"#,
+        r#"{"invoice":5,"amount":5}"#,
         r#"{"invoice":{"number":"INV-1"},"amount":5}"#,
     ] {
         let action = format!(r#"{{"tool":"pay","params":{params}}}"#);
@@ -451,6 +468,53 @@ fn a_fact_value_giving_one_field_twice_is_invalid_input() {
         &[],
     );
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+}
+
+/// A fact whose object `value` gave a field as an object one way and as a scalar the
+/// other was accepted: `x` = `{"b.c": {"d": 1}, "b": {"c": 5}}` gives `x.b.c` as `{"d":
+/// 1}` (the dotted key) and as 5 (through `b`), and only fields that are not objects
+/// were compared, so a rule denying `x.b.c` = 5 passed on a value a tool may read as 5.
+/// Every field name is compared, as a call's params are: it is invalid input, and so is
+/// an effect `match` spelt so.
+#[test]
+fn a_fact_value_or_match_giving_a_field_as_an_object_and_as_a_scalar_is_invalid_input() {
+    let deny = r#"{"id":"p1","seq":1,"kind":"policy","scope":"pay","predicate":{"field":"x.b.c","op":"eq","value":5},"effect":"deny"}"#;
+    for (value, field) in [
+        (r#"{"b.c":{"d":1},"b":{"c":5}}"#, "x.b.c"),
+        (r#"{"b":{"c":{"d":1}},"b.c":5}"#, "x.b.c"),
+        (r#"{"b.c":{"d":1},"b":{"c":{"e":2}}}"#, "x.b.c"),
+    ] {
+        let f = format!(r#"{{"id":"f7","seq":2,"kind":"fact","field":"x","value":{value}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(
+                &[deny, &f, CHAT],
+                &["f7", "c"],
+                r#"{"tool":"pay","params":{}}"#,
+            )
+            .as_bytes(),
+        );
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `f7`: `value` gives the field `{field}` twice, with two different values, as a key with dots and through nested objects: a field has one value, so write it once\n"
+        );
+        refused_by_check_precheck_and_pin(&path, &want, value);
+    }
+    for (matches, field) in [
+        (r#"{"invoice.id":{"n":1},"invoice":{"id":5}}"#, "invoice.id"),
+        (r#"{"a.b":{"c":1},"a":{"b":{"d":2}}}"#, "a.b"),
+    ] {
+        let e = format!(r#"{{"id":"e7","seq":1,"kind":"effect","tool":"pay","match":{matches}}}"#);
+        let s = Scratch::new();
+        let path = s.file(
+            "in.json",
+            doc(&[&e, CHAT], &["c"], r#"{"tool":"pay","params":{}}"#).as_bytes(),
+        );
+        let want = format!(
+            "omission-gate: invalid-input: {path}: record `e7`: `match` gives the field `{field}` twice, with two different values, as a key with dots and through nested objects: a call gives a field one value, so write it once\n"
+        );
+        refused_by_check_precheck_and_pin(&path, &want, matches);
+    }
 }
 
 /// A fact whose object `value` gave a field as a key with dots while a part of its path
@@ -1228,5 +1292,117 @@ fn params_giving_a_field_through_a_string_at_any_part_are_refused() {
         assert_eq!(r.code, 2, "{params}\n{}", r.stdout);
         let want = format!("give `{field}` as a key with dots while `{at}` is a string:");
         assert!(r.stderr.contains(&want), "{params}\n{}", r.stderr);
+    }
+}
+
+/// A path that met a string at a part that is not an index (`name.length` in `{"name":
+/// "abcdefghij"}`) was read as a field the call lacks, so a fact stood in for it: a deny
+/// rule `name.length gt 5` passed on a fact saying 3, while a JavaScript tool reads 10.
+/// The gate cannot know what a tool reads through a string (a length, a property), so a
+/// string at any next part is read as one at an index is: the rule fails closed naming
+/// the string, a dropped effect on such a field is undecided, and precheck and pin agree.
+#[test]
+fn a_field_whose_path_meets_a_string_at_any_part_is_not_read_from_a_fact() {
+    let deny = r#"{"id":"p","seq":1,"kind":"policy","scope":"t","effect":"deny","predicate":{"field":"name.length","op":"gt","value":5}}"#;
+    let fact = r#"{"id":"f","seq":2,"kind":"fact","field":"name.length","value":3}"#;
+    let action = r#"{"tool":"t","params":{"name":"abcdefghij"}}"#;
+    for kept in [&["f", "c"][..], &["p", "f", "c"]] {
+        let r = check(&[deny, fact, CHAT], kept, action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : ERROR (unresolved-field) exit 2",
+            "{kept:?}\n{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("meets the string `name`"), "{}", r.stdout);
+    }
+    // Without the string the fact is read.
+    let r = check(
+        &[deny, fact, CHAT],
+        &["p", "f", "c"],
+        r#"{"tool":"t","params":{"name":5}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    // A dropped effect on `invoice.id`, and a call that gives `invoice` as a string:
+    // undecided; another field that tells the call apart still does.
+    let e = r#"{"id":"e","seq":3,"kind":"effect","tool":"t","match":{"invoice.id":"INV-7","amount":5}}"#;
+    let r = check(
+        &[e, CHAT],
+        &["c"],
+        r#"{"tool":"t","params":{"invoice":"INV-7","amount":5}}"#,
+        &[],
+    );
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : ERROR (undecided) exit 2",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("only through the string `invoice`, which the gate does not read into"),
+        "{}",
+        r.stdout
+    );
+    let r = check(
+        &[e, CHAT],
+        &["c"],
+        r#"{"tool":"t","params":{"invoice":"INV-7","amount":6}}"#,
+        &[],
+    );
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    // Precheck and pin, with a schema that lets `invoice` be a string only.
+    let s = Scratch::new();
+    let path = s.file(
+        "in.json",
+        doc(&[e, CHAT], &["c"], r#"{"tool":"t","params":{}}"#).as_bytes(),
+    );
+    let tools = r#"[{"name":"t","input_schema":{"type":"object","properties":{"invoice":{"type":"string"},"amount":{"type":"number"}},"required":["invoice","amount"],"additionalProperties":false}}]"#;
+    let r = run(&["check", "--precheck", &path, "--tools", tools], None);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(
+            "a call may give `invoice` a string, which the field `invoice.id` passes through"
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["pin", &path, "--tools", tools], None);
+    assert!(
+        r.labelled("pinned")
+            .contains(&"e (effect ledger entry of t: a reachable call can replay it)"),
+        "{}",
+        r.stdout
+    );
+    // The rule under a schema that types `name` a string: a reachable call fails closed
+    // whatever is kept (a fact on `name.length` in the view or not), and the schema that
+    // would rule it out does not let `name` be a string.
+    let open = r#"[{"name":"t","input_schema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}]"#;
+    for (records, kept) in [
+        (&[deny, fact, CHAT][..], &["f", "c"][..]),
+        (&[deny, CHAT], &["c"]),
+    ] {
+        let rule = s.file(
+            "rule.json",
+            doc(records, kept, r#"{"tool":"t","params":{}}"#).as_bytes(),
+        );
+        let r = run(&["check", "--precheck", &rule, "--tools", open], None);
+        let note = r.labelled("note").join("\n");
+        assert!(
+            note.contains("fails-closed-whatever-kept: a reachable call of t gets unresolved-field")
+                && note.contains("(its path through the params meets the string `name`, which the gate does not read into)"),
+            "{kept:?}\n{}",
+            r.stdout
+        );
+        assert_eq!(r.labelled("witness"), [r#"t {"name":""}"#], "{}", r.stdout);
+        // Without the fact, the hint names the schema that would rule the call out.
+        let hint = "(a schema that requires `name.length` and does not let `name` be a string rules it out)";
+        assert_eq!(note.contains(hint), kept == ["c"], "{kept:?}\n{}", r.stdout);
     }
 }

@@ -667,6 +667,9 @@ fn an_effect_match_giving_one_field_twice_is_left_to_the_exact_loader() {
             r#"{"invoice":{"id":"A"},"invoice.id":"A"}"#,
             r#"{"a":{"b.c":1},"a.b":{"c":2}}"#,
             r#"{"invoice\u002eid":"A","invoice":{"id":"B"}}"#,
+            // An object one way and a scalar the other.
+            r#"{"invoice.id":{"n":1},"invoice":{"id":5}}"#,
+            r#"{"a.b":{"c":1},"a":{"b":{"d":2}}}"#,
             // A key with dots beside an array or a string on its path.
             r#"{"items.0.amount":1,"items":[{"amount":9000}]}"#,
             r#"{"s.length":1,"s":"abc"}"#,
@@ -717,6 +720,9 @@ fn a_fact_value_giving_one_field_twice_is_left_to_the_exact_loader() {
             r#"{"x":[{"y.z":1}],"b":{"c.d":1},"b.c":{"d":2}}"#,
             // The dot written as an escape.
             r#"{"b\u002ec":2,"b":{"c":1}}"#,
+            // An object one way and a scalar the other.
+            r#"{"b.c":{"d":1},"b":{"c":5}}"#,
+            r#"{"b\u002ec":{"d":1},"b":{"c":{"e":2}}}"#,
             // A key with dots beside an array or a string on its path.
             r#"{"b.c.0":1,"b":{"c":[9000]}}"#,
             r#"{"s.length":1,"s":"abc"}"#,

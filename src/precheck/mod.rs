@@ -579,32 +579,26 @@ pub fn effect_witness(domain: &Domain, effect: &Effect) -> Result<Option<Action>
             .iter()
             .find(|path| path.len() > 1 && schema.admits_at(path, value))
         else {
-            // No call gives the field this value; one that reaches an array on its way
-            // (`items` for `items.0.amount`), or a string it indexes (`name` for `name.0`),
-            // gives it none the gate reads, and
-            // `check` cannot tell whether that call replays the effect ([`gate::replay`]).
+            // No call gives the field this value; one that reaches an array or a string
+            // on its way (`items` for `items.0.amount`, `name` for `name.0` or
+            // `name.length`) gives it none the gate reads, and `check` cannot tell
+            // whether that call replays the effect ([`gate::replay`]).
             let elements = spellings.iter().find_map(|path| {
                 (1..path.len())
                     .find(|&n| {
-                        let (Some(p), Some(next)) = (path.get(..n), path.get(n)) else {
-                            return false;
-                        };
-                        schema.may_hold_array(p)
-                            || (crate::action::is_index(next) && schema.may_hold_string(p))
+                        path.get(..n)
+                            .is_some_and(|p| schema.may_hold_array(p) || schema.may_hold_string(p))
                     })
                     .and_then(|n| path.get(..n))
             });
-            // Which of the two a call may give there: a string only when the part of the
-            // field after it indexes it, as [`crate::action::elements_on_path`] reads it.
+            // Which of the two a call may give there, as
+            // [`crate::action::elements_on_path`] reads it.
             let elements = elements.map(|at| {
-                let next = key.get(at.join(".").len() + 1..).unwrap_or_default();
                 let mut what = Vec::new();
                 if schema.may_hold_array(at) {
                     what.push(crate::predicate::Elements::Array);
                 }
-                if next.split('.').next().is_some_and(crate::action::is_index)
-                    && schema.may_hold_string(at)
-                {
+                if schema.may_hold_string(at) {
                     what.push(crate::predicate::Elements::String);
                 }
                 (at, what)

@@ -410,3 +410,73 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
         None
     );
 }
+
+/// A `match` field whose path a call may give a string at a part that is not an index
+/// (`invoice` for `invoice.id`, `name` for `name.length`) was ruled out: such a path was
+/// read as one the call lacks, while a tool may read something there (a JavaScript
+/// string's `length`). It is undecided, as through a string it indexes.
+#[test]
+fn an_effect_field_through_a_string_at_any_part_is_undecided() {
+    use crate::predicate::Elements;
+    let string = r#"{"type":"string"}"#;
+    let number = r#"{"type":"number"}"#;
+    let object = |key: &str, inner: &str| {
+        format!(
+            r#"{{"type":"object","properties":{{"{key}":{inner}}},"additionalProperties":false}}"#
+        )
+    };
+    for (matches, field, at, admits, rules_out) in [
+        (
+            r#"{"invoice.id":"INV-7"}"#,
+            "invoice.id",
+            "invoice",
+            [
+                object("invoice", string),
+                r#"{"enum":[{"invoice":5},{"invoice":"x"}]}"#.into(),
+            ],
+            object("invoice", number),
+        ),
+        (
+            r#"{"name.length":3}"#,
+            "name.length",
+            "name",
+            [
+                object("name", string),
+                r#"{"enum":[{"name":5},{"name":"x"}]}"#.into(),
+            ],
+            object("name", number),
+        ),
+        (
+            r#"{"a.name.length":3}"#,
+            "a.name.length",
+            "a.name",
+            [
+                object("a", &object("name", string)),
+                r#"{"enum":[{"a":5},{"a":{"name":"x"}}]}"#.into(),
+            ],
+            object("a", &object("name", number)),
+        ),
+    ] {
+        let effect = Effect {
+            tool: "t".into(),
+            matches: v(matches).as_object().unwrap().clone(),
+        };
+        for schema in admits {
+            assert_eq!(
+                effect_witness(&domain(Some(&schema)), &effect),
+                Err(Undecided::Elements(
+                    field.into(),
+                    at.into(),
+                    vec![Elements::String]
+                )),
+                "{matches} {schema}"
+            );
+        }
+        // A number there has nothing to read through: the effect is ruled out.
+        assert_eq!(
+            effect_witness(&domain(Some(&rules_out)), &effect),
+            Ok(None),
+            "{matches} {rules_out}"
+        );
+    }
+}
