@@ -485,12 +485,34 @@ fn word_of(bytes: &[u8]) -> u64 {
 /// The key of a text's first `len` bytes (at most [`KEY`]; the caller keeps texts of
 /// each key length apart).
 pub(crate) fn key_of(bytes: &[u8], len: usize) -> u64 {
-    let bytes = bytes.get(..len).unwrap_or(bytes);
+    let (low, high) = head_words(bytes.get(..len).unwrap_or(bytes));
+    key_of_words(low, high)
+}
+
+/// The first [`KEY`] of `bytes` as two words (as [`word_of`] reads them: zeros after
+/// the last): the key of the first `len` is [`key_of_words`] of their
+/// [`first_bytes`]`(len)` and `(len - 8)`.
+fn head_words(bytes: &[u8]) -> (u64, u64) {
     let (low, high) = bytes.split_at(bytes.len().min(8));
+    (word_of(low), word_of(high))
+}
+
+/// The key of the bytes whose first eight are `low` and next eight `high` (as
+/// [`word_of`] reads them: zeros after the last).
+fn key_of_words(low: u64, high: u64) -> u64 {
     let mut h = Folded::default();
-    h.mix(word_of(low));
-    h.mix(word_of(high));
+    h.mix(low);
+    h.mix(high);
     h.0
+}
+
+/// The bits of a word's first `n` bytes (as [`word_of`] reads them): all of them from 8
+/// on.
+fn first_bytes(n: usize) -> u64 {
+    u32::try_from(8 * n)
+        .ok()
+        .and_then(|bits| 1u64.checked_shl(bits))
+        .map_or(u64::MAX, |bit| bit - 1)
 }
 
 /// A fast hash of the keys of this module's maps (see [`Hashed`]): a text's first bytes
@@ -589,8 +611,9 @@ struct Index {
     /// Per first byte: 1 when a text that starts with it starts with a letter, a digit or
     /// a combining mark (it needs none of these before it), 2 when one starts otherwise.
     starts: [u8; 256],
-    /// The key lengths some text has.
-    lengths: Vec<usize>,
+    /// The key lengths some text has, each with the bits of the two words of a place's
+    /// first [`KEY`] bytes its key is made of (see [`key_of_words`]).
+    lengths: Vec<(usize, u64, u64)>,
     /// The keys the texts have (see [`Keys`]): most places a word starts at start no
     /// text, and are told so without a look in `by_key`.
     keys: Keys,
@@ -822,6 +845,7 @@ impl Index {
         }
         let lengths = (1..=KEY)
             .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
+            .map(|l| (l, first_bytes(l), first_bytes(l.saturating_sub(8))))
             .collect();
         let marks: Vec<u8> = (0..0x80)
             .filter(|&b| starts.get(usize::from(b)).is_some_and(|&s| s & 2 != 0))
@@ -879,11 +903,15 @@ impl Index {
             Some(1) if word(char_before(haystack, at)) => return,
             Some(_) => {}
         }
-        for &len in &self.lengths {
-            let Some(window) = bytes.get(at..at + len) else {
+        // The first KEY bytes from `at` as two words, read once for the key of every
+        // length (see `key_of`).
+        let rest = bytes.get(at..).unwrap_or_default();
+        let (low, high) = head_words(rest);
+        for &(len, low_bits, high_bits) in &self.lengths {
+            if len > rest.len() {
                 break;
-            };
-            let key = key_of(window, len);
+            }
+            let key = key_of_words(low & low_bits, high & high_bits);
             if self.keys.may_hold(key) {
                 self.compare(texts, haystack, at, len, key, found);
             }
@@ -1304,6 +1332,17 @@ mod tests {
                     true
                 };
                 proptest::prop_assert!(!may_start || places.contains(&at), "{} in {:?}", at, haystack);
+            }
+        }
+
+        #[test]
+        fn the_key_at_a_place_is_the_key_of_its_first_bytes(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..24),
+        ) {
+            let (low, high) = head_words(&bytes);
+            for len in 1..=KEY.min(bytes.len()) {
+                let key = key_of_words(low & first_bytes(len), high & first_bytes(len.saturating_sub(8)));
+                proptest::prop_assert_eq!(key, key_of(&bytes, len), "{}", len);
             }
         }
 
