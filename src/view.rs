@@ -485,12 +485,34 @@ fn word_of(bytes: &[u8]) -> u64 {
 /// The key of a text's first `len` bytes (at most [`KEY`]; the caller keeps texts of
 /// each key length apart).
 pub(crate) fn key_of(bytes: &[u8], len: usize) -> u64 {
-    let bytes = bytes.get(..len).unwrap_or(bytes);
+    let (low, high) = head_words(bytes.get(..len).unwrap_or(bytes));
+    key_of_words(low, high)
+}
+
+/// The first [`KEY`] of `bytes` as two words (as [`word_of`] reads them: zeros after
+/// the last): the key of the first `len` is [`key_of_words`] of their
+/// [`first_bytes`]`(len)` and `(len - 8)`.
+fn head_words(bytes: &[u8]) -> (u64, u64) {
     let (low, high) = bytes.split_at(bytes.len().min(8));
+    (word_of(low), word_of(high))
+}
+
+/// The key of the bytes whose first eight are `low` and next eight `high` (as
+/// [`word_of`] reads them: zeros after the last).
+fn key_of_words(low: u64, high: u64) -> u64 {
     let mut h = Folded::default();
-    h.mix(word_of(low));
-    h.mix(word_of(high));
+    h.mix(low);
+    h.mix(high);
     h.0
+}
+
+/// The bits of a word's first `n` bytes (as [`word_of`] reads them): all of them from 8
+/// on.
+fn first_bytes(n: usize) -> u64 {
+    u32::try_from(8 * n)
+        .ok()
+        .and_then(|bits| 1u64.checked_shl(bits))
+        .map_or(u64::MAX, |bit| bit - 1)
 }
 
 /// A fast hash of the keys of this module's maps (see [`Hashed`]): a text's first bytes
@@ -589,8 +611,9 @@ struct Index {
     /// Per first byte: 1 when a text that starts with it starts with a letter, a digit or
     /// a combining mark (it needs none of these before it), 2 when one starts otherwise.
     starts: [u8; 256],
-    /// The key lengths some text has.
-    lengths: Vec<usize>,
+    /// The key lengths some text has, each with the bits of the two words of a place's
+    /// first [`KEY`] bytes its key is made of (see [`key_of_words`]).
+    lengths: Vec<(usize, u64, u64)>,
     /// The keys the texts have (see [`Keys`]): most places a word starts at start no
     /// text, and are told so without a look in `by_key`.
     keys: Keys,
@@ -599,7 +622,7 @@ struct Index {
     firsts: Option<Vec<u8>>,
     /// The ASCII bytes that start a text that does not start with a letter or digit,
     /// when there are at most three: only word starts and these need a look in a run of
-    /// ASCII (see [`word_starts`]).
+    /// ASCII (see [`WordStarts`]).
     marks: Option<Vec<u8>>,
 }
 
@@ -822,6 +845,7 @@ impl Index {
         }
         let lengths = (1..=KEY)
             .filter(|&l| by_key.get(l).is_some_and(|m| !m.is_empty()))
+            .map(|l| (l, first_bytes(l), first_bytes(l.saturating_sub(8))))
             .collect();
         let marks: Vec<u8> = (0..0x80)
             .filter(|&b| starts.get(usize::from(b)).is_some_and(|&s| s & 2 != 0))
@@ -854,7 +878,11 @@ impl Index {
             // Word starts and up to three ASCII signs some text starts with, eight bytes
             // at a time; else every place.
             _ => match self.marks.as_deref() {
-                Some(marks) => word_starts(haystack, start, end, marks, look),
+                Some(marks) => {
+                    for at in WordStarts::new(haystack, start, end, marks) {
+                        self.look(texts, haystack, at, &mut found);
+                    }
+                }
                 None => (start..end).for_each(look),
             },
         }
@@ -862,6 +890,9 @@ impl Index {
     }
 
     /// Notes in `found` each text that occurs in `haystack` starting at byte `at`.
+    // Inlined into each loop over places: most places start no text, and are told so
+    // by their first byte, the character before or the keys set, for a few instructions.
+    #[inline(always)]
     fn look(&self, texts: &[&str], haystack: &str, at: usize, found: &mut [bool]) {
         let bytes = haystack.as_bytes();
         let Some(&b) = bytes.get(at) else {
@@ -872,69 +903,118 @@ impl Index {
             Some(1) if word(char_before(haystack, at)) => return,
             Some(_) => {}
         }
-        for &len in &self.lengths {
-            let (Some(window), Some(map)) = (bytes.get(at..at + len), self.by_key.get(len)) else {
+        // The first KEY bytes from `at` as two words, read once for the key of every
+        // length (see `key_of`).
+        let rest = bytes.get(at..).unwrap_or_default();
+        let (low, high) = head_words(rest);
+        for &(len, low_bits, high_bits) in &self.lengths {
+            if len > rest.len() {
                 break;
-            };
-            let key = key_of(window, len);
-            if !self.keys.may_hold(key) {
-                continue;
             }
-            let Some(group) = map.get(&key) else {
-                continue;
-            };
-            let rest = bytes.get(at..).unwrap_or_default();
-            group.candidates(rest, len, |i| {
-                if let (Some(f), Some(t)) = (found.get_mut(i), texts.get(i))
-                    && !*f
-                    && rest.starts_with(t.as_bytes())
-                    && bounded(haystack, t, at, at + t.len())
-                {
-                    *f = true;
-                }
-            });
+            let key = key_of_words(low & low_bits, high & high_bits);
+            if self.keys.may_hold(key) {
+                self.compare(texts, haystack, at, len, key, found);
+            }
+        }
+    }
+
+    /// Notes in `found` each text whose first `len` bytes have `key` that occurs in
+    /// `haystack` starting at byte `at`.
+    #[inline(never)]
+    fn compare(
+        &self,
+        texts: &[&str],
+        haystack: &str,
+        at: usize,
+        len: usize,
+        key: u64,
+        found: &mut [bool],
+    ) {
+        let Some(group) = self.by_key.get(len).and_then(|map| map.get(&key)) else {
+            return;
+        };
+        let rest = haystack.as_bytes().get(at..).unwrap_or_default();
+        group.candidates(rest, len, |i| {
+            if let (Some(f), Some(t)) = (found.get_mut(i), texts.get(i))
+                && !*f
+                && rest.starts_with(t.as_bytes())
+                && bounded(haystack, t, at, at + t.len())
+            {
+                *f = true;
+            }
+        });
+    }
+}
+
+/// The places in `start..end` of a haystack where a text may start, found eight bytes
+/// at a time: each ASCII letter or digit that follows no ASCII letter or digit, each of
+/// the `marks` (ASCII signs some text starts with), and each first byte of a character
+/// beyond ASCII; in the last few bytes, every place. (`look` decides at each, and tells
+/// apart a letter or digit after a letter beyond ASCII.)
+struct WordStarts<'h> {
+    bytes: &'h [u8],
+    marks: &'h [u8],
+    /// The next eight bytes to look through.
+    at: usize,
+    end: usize,
+    /// Whether the byte before `at` is an ASCII letter or digit (at the start: whether
+    /// the character before is a letter or digit).
+    after_word: bool,
+    /// The places left in the eight bytes before `at`: the high bit of each.
+    places: u64,
+}
+
+impl<'h> WordStarts<'h> {
+    fn new(haystack: &'h str, start: usize, end: usize, marks: &'h [u8]) -> WordStarts<'h> {
+        WordStarts {
+            bytes: haystack.as_bytes(),
+            marks,
+            at: start,
+            end,
+            after_word: word(char_before(haystack, start)),
+            places: 0,
         }
     }
 }
 
-/// Calls `look` with each place in `start..end` of `haystack` where a text may start: in
-/// eight bytes of ASCII, each letter or digit that follows none and each of the `marks`
-/// (found eight at a time); elsewhere, every place (`look` decides).
-fn word_starts(
-    haystack: &str,
-    start: usize,
-    end: usize,
-    marks: &[u8],
-    mut look: impl FnMut(usize),
-) {
-    let bytes = haystack.as_bytes();
-    let mut at = start;
-    // Whether the byte before `at` is a letter or digit (unknown: look it up).
-    let mut after_word: Option<bool> = None;
-    while at < end {
-        let eight = bytes
-            .get(at..at + 8)
-            .filter(|_| at + 8 <= end)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .map(u64::from_le_bytes);
-        let Some(w) = eight.filter(|w| w & HIGH == 0) else {
-            // Not eight bytes of ASCII: every place is looked at.
-            look(at);
-            at += 1;
-            after_word = None;
-            continue;
-        };
-        let before = after_word.unwrap_or_else(|| word(char_before(haystack, at)));
-        let alnum = within(w, b'a', b'z') | within(w, b'A', b'Z') | within(w, b'0', b'9');
-        let marked = marks.iter().fold(0, |m, &b| m | equal(w, b));
-        let mut starts = alnum & !((alnum << 8) | if before { 0x80 } else { 0 }) | marked;
-        while starts != 0 {
-            let i = (starts.trailing_zeros() / 8) as usize;
-            look(at + i);
-            starts &= starts - 1;
+impl Iterator for WordStarts<'_> {
+    type Item = usize;
+
+    // Inlined into the loop over the places, with the look at each (see `Index::look`).
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.places != 0 {
+                let i = (self.places.trailing_zeros() / 8) as usize;
+                self.places &= self.places - 1;
+                return Some(self.at - 8 + i);
+            }
+            let eight = self
+                .bytes
+                .get(self.at..self.at + 8)
+                .filter(|_| self.at + 8 <= self.end)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map(u64::from_le_bytes);
+            let Some(w) = eight else {
+                // Fewer than eight bytes left: every place.
+                let at = self.at;
+                if at >= self.end {
+                    return None;
+                }
+                self.at += 1;
+                return Some(at);
+            };
+            // A letter, either case: `| 0x20` makes `A`..`Z` (and only them) `a`..`z`.
+            let alnum = within(w | (ONES * 0x20), b'a', b'z') | within(w, b'0', b'9');
+            let marked = self.marks.iter().fold(0, |m, &b| m | equal(w, b));
+            // 0b11xxxxxx: the first byte of a character beyond ASCII (the bytes after it
+            // in that character are 0b10xxxxxx, and start no text).
+            let beyond = w & (w << 1) & HIGH;
+            let before = if self.after_word { 0x80 } else { 0 };
+            self.places = alnum & !((alnum << 8) | before) | marked | beyond;
+            self.after_word = alnum >> 63 != 0;
+            self.at += 8;
         }
-        after_word = Some(alnum >> 63 != 0);
-        at += 8;
     }
 }
 
@@ -942,6 +1022,9 @@ fn word_starts(
 /// follows: `gate` + U+0300 reads `gatè`): what a text must not touch at either end.
 fn word(c: Option<char>) -> bool {
     c.is_some_and(|c| {
+        if c.is_ascii() {
+            return c.is_ascii_alphanumeric();
+        }
         c.is_alphanumeric()
             || matches!(c, '\u{300}'..='\u{36f}' | '\u{1ab0}'..='\u{1aff}' | '\u{1dc0}'..='\u{1dff}' | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
     })
@@ -1219,6 +1302,59 @@ mod tests {
             texts in proptest::collection::vec("[a-dé5.(][a-d5_. ]{0,4}", 4..12),
             live in proptest::collection::vec("([a-d5_. ]{0,12}[é×]?){0,8}", 0..4),
         ) {
+            found_exactly_where_they_occur(&texts, &live)?;
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_starts_are_every_place_a_text_may_start(
+            // Letters, digits and signs in ASCII, characters beyond it (letters, signs, a
+            // combining mark), in runs longer than eight bytes; up to three marks; any
+            // range, a character's boundary or not.
+            haystack in "([a-cA5 (\"-]{0,12}[é“—🙂×\u{300}]?){0,8}",
+            marks in proptest::sample::subsequence(b"(\"-".to_vec(), 0..=3),
+            from in 0usize..120,
+            to in 0usize..120,
+        ) {
+            let len = haystack.len();
+            let (start, end) = (from.min(len), to.min(len));
+            let places: Vec<usize> = WordStarts::new(&haystack, start, end, &marks).collect();
+            proptest::prop_assert!(places.windows(2).all(|w| w[0] < w[1]), "{:?}", places);
+            proptest::prop_assert!(places.iter().all(|p| (start..end).contains(p)));
+            // Each place where a text may start, as `look` would find it: an ASCII letter
+            // or digit after no letter or digit, a mark, any character beyond ASCII.
+            for (at, c) in haystack.char_indices().filter(|(at, _)| (start..end).contains(at)) {
+                let may_start = if c.is_ascii() {
+                    c.is_ascii_alphanumeric() && !word(char_before(&haystack, at))
+                        || marks.contains(&(c as u8))
+                } else {
+                    true
+                };
+                proptest::prop_assert!(!may_start || places.contains(&at), "{} in {:?}", at, haystack);
+            }
+        }
+
+        #[test]
+        fn the_key_at_a_place_is_the_key_of_its_first_bytes(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..24),
+        ) {
+            let (low, high) = head_words(&bytes);
+            for len in 1..=KEY.min(bytes.len()) {
+                let key = key_of_words(low & first_bytes(len), high & first_bytes(len.saturating_sub(8)));
+                proptest::prop_assert_eq!(key, key_of(&bytes, len), "{}", len);
+            }
+        }
+
+        #[test]
+        fn texts_are_found_at_and_after_characters_beyond_ascii(
+            // Texts that start with letters and signs beyond ASCII (and three in ASCII,
+            // so that the places are word starts), of every key length and longer; live
+            // contexts where those characters fall anywhere in eight bytes.
+            texts in proptest::collection::vec("[a-cé“—🙂(][a-c5 é“—\u{300}-]{0,20}", 1..12),
+            live in proptest::collection::vec("([a-c5 (-]{0,10}[é“—🙂×\u{300}]?){0,10}", 0..4),
+        ) {
+            let texts: Vec<String> = ["a", "b5", "c"].iter().map(|t| t.to_string()).chain(texts).collect();
             found_exactly_where_they_occur(&texts, &live)?;
         }
     }
