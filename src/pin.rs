@@ -339,15 +339,8 @@ pub fn fill_seqs(
     budget: u64,
 ) -> Result<(Vec<u64>, u64), OverBudget> {
     let is_pinned = |seq: &u64| pinned.binary_search(seq).is_ok();
-    let pinned_tokens = all
-        .iter()
-        .filter(|(s, _)| is_pinned(s))
-        .map(|&(_, t)| t)
-        .fold(0, u64::saturating_add);
-    if pinned_tokens > budget {
-        return Err(OverBudget { pinned_tokens });
-    }
-    let mut left = budget - pinned_tokens;
+    let pinned_tokens = sum_tokens(all.iter().filter(|(s, _)| is_pinned(s)).map(|&(_, t)| t));
+    let mut left = room(pinned_tokens, budget)?;
     let mut kept: Vec<u64> = Vec::new();
     for &(seq, t) in all.iter().rev() {
         if is_pinned(&seq) {
@@ -361,12 +354,28 @@ pub fn fill_seqs(
     Ok((kept, budget - left))
 }
 
-fn tokens_of(store: &Store, positions: &[usize]) -> u64 {
-    positions
-        .iter()
-        .filter_map(|&p| store.get(p))
-        .map(|r| r.tokens)
-        .fold(0, u64::saturating_add)
+fn tokens_of(store: &Store, positions: &[usize]) -> u128 {
+    sum_tokens(
+        positions
+            .iter()
+            .filter_map(|&p| store.get(p))
+            .map(|r| r.tokens),
+    )
+}
+
+/// The exact sum of token counts: each is below 2^64 and there are fewer than 2^64 of
+/// them, so 128 bits hold it (64 bits saturated, and records of 2^64 tokens in all fitted
+/// a budget of 2^64 - 1).
+fn sum_tokens(tokens: impl Iterator<Item = u64>) -> u128 {
+    tokens.map(u128::from).fold(0, u128::saturating_add)
+}
+
+/// What `budget` leaves beside the pinned tokens, or [`OverBudget`] when they exceed it.
+fn room(pinned_tokens: u128, budget: u64) -> Result<u64, OverBudget> {
+    u128::from(budget)
+        .checked_sub(pinned_tokens)
+        .and_then(|left| u64::try_from(left).ok())
+        .ok_or(OverBudget { pinned_tokens })
 }
 
 /// A kept set that fits a token budget.
@@ -375,7 +384,7 @@ pub struct Fill {
     /// Store positions of the kept records, in `seq` order.
     pub kept: Vec<usize>,
     /// Tokens of the pinned records.
-    pub pinned_tokens: u64,
+    pub pinned_tokens: u128,
     /// Tokens of every kept record, the pinned ones included.
     pub kept_tokens: u64,
 }
@@ -384,7 +393,7 @@ pub struct Fill {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OverBudget {
     /// Tokens of the pinned records.
-    pub pinned_tokens: u64,
+    pub pinned_tokens: u128,
 }
 
 /// Keeps the pinned records, then the most recent other records that fit in what is
@@ -392,16 +401,13 @@ pub struct OverBudget {
 /// older, smaller ones may still fit).
 pub fn fill(store: &Store, pinned: &[usize], budget: u64) -> Result<Fill, OverBudget> {
     let pinned_tokens = tokens_of(store, pinned);
-    if pinned_tokens > budget {
-        return Err(OverBudget { pinned_tokens });
-    }
+    let mut left = room(pinned_tokens, budget)?;
     let mut kept = vec![false; store.len()];
     for &p in pinned {
         if let Some(slot) = kept.get_mut(p) {
             *slot = true;
         }
     }
-    let mut left = budget - pinned_tokens;
     for (pos, record) in store.records().iter().enumerate().rev() {
         let slot = kept.get_mut(pos);
         if let Some(slot) = slot

@@ -114,8 +114,8 @@ pub struct TokenSummary {
     pub budget: Option<u64>,
     /// How many records are pinned.
     pub pinned_records: usize,
-    /// Their tokens.
-    pub pinned_tokens: u64,
+    /// Their tokens (a sum of counts each below 2^64, so it may pass 2^64).
+    pub pinned_tokens: u128,
     /// How many records the budget keeps, pinned ones included.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept_records: Option<usize>,

@@ -302,3 +302,63 @@ fn a_list_that_leaves_out_a_named_tool_says_so() {
         assert!(!r.stdout.contains("not-listed"), "{tools}: {}", r.stdout);
     }
 }
+
+/// Tokens are integers below 2^64 each, so the pinned records' sum may pass 2^64: it was
+/// summed in 64 bits, saturating at 2^64 - 1, so two records of 2^63 tokens (2^64 in
+/// all) fitted a budget of 2^64 - 1 and the report said they needed 2^64 - 1 tokens.
+/// The sum is exact, on the exact loader's path and on the lean one's (1 MiB or more).
+#[test]
+fn pinned_tokens_past_two_to_the_64_are_summed_exactly_and_exceed_every_budget() {
+    let s = Scratch::new();
+    let heavy = [
+        r#"{"id":"u1","seq":1,"kind":"summary","tokens":9223372036854775808}"#,
+        r#"{"id":"u2","seq":2,"kind":"summary","tokens":9223372036854775808}"#,
+    ];
+    let small = s.file("small.jsonl", format!("{}\n", heavy.join("\n")).as_bytes());
+    let mut lines: Vec<String> = heavy.iter().map(|l| (*l).to_string()).collect();
+    for i in 0..20_000 {
+        lines.push(format!(
+            r#"{{"id":"c{i}","seq":{},"kind":"chatter","tokens":0,"text":"{}"}}"#,
+            i + 3,
+            "x".repeat(48)
+        ));
+    }
+    let text = format!("{}\n", lines.join("\n"));
+    assert!(text.len() >= 1 << 20, "the lean loader reads 1 MiB or more");
+    let large = s.file("large.jsonl", text.as_bytes());
+    for path in [&small, &large] {
+        let r = run(&["pin", path, "--tools", "x"], None);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(
+            r.labelled("tokens"),
+            ["pinned 2 records = 18446744073709551616 tokens"],
+            "{path}"
+        );
+        let r = run(
+            &[
+                "pin",
+                path,
+                "--tools",
+                "x",
+                "--budget",
+                "18446744073709551615",
+            ],
+            None,
+        );
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : ERROR (ledger-exceeds-budget) exit 2",
+            "{path}: {}",
+            r.stdout
+        );
+        assert_eq!(r.code, 2);
+        assert!(r.labelled("kept").is_empty(), "{path}: {}", r.stdout);
+        assert!(
+            r.stdout.contains(
+                "need 18446744073709551616 tokens, over the budget of 18446744073709551615"
+            ),
+            "{path}: {}",
+            r.stdout
+        );
+    }
+}
