@@ -92,7 +92,7 @@ impl Context {
         self.live
             .pieces
             .iter()
-            .map(|p| p.text.as_str())
+            .map(|p| &*p.text)
             .chain(self.files.iter().map(|(_, text)| text.as_str()))
     }
 
@@ -101,7 +101,7 @@ impl Context {
         let mut haystack = Haystack(Vec::new());
         haystack.also_in(self.strings(), self.spare.take().unwrap_or_default());
         for live in &self.also {
-            haystack.also(live.pieces.iter().map(|p| p.text.as_str()));
+            haystack.also(live.pieces.iter().map(|p| &*p.text));
         }
         haystack
     }

@@ -17,7 +17,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use super::value::{Map, Value};
-use super::{Failure, Line, Live, Piece, Problem, Role, Window, is_uuid, push_strings, string_at};
+use super::{
+    Failure, Line, Live, Piece, Problem, Role, Window, is_uuid, push_strings, shared_at, string_at,
+};
 use crate::harness::Harness;
 
 const NAME: &str = "Claude Code";
@@ -1299,7 +1301,7 @@ fn pieces(
         match content {
             Some(Value::String(s)) => out.push(Piece {
                 role,
-                text: s.to_string(),
+                text: s.shared(),
                 at: e.at,
             }),
             Some(Value::Array(items)) => {
@@ -1609,7 +1611,7 @@ fn block(
     match kind {
         "text" => out.push(Piece {
             role,
-            text: string_at(b, "text", at, "a text block")?.to_string(),
+            text: shared_at(b, "text", at, "a text block")?,
             at,
         }),
         "tool_use" | "server_tool_use" => {
@@ -1627,7 +1629,7 @@ fn block(
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => out.push(Piece {
                 role: Role::Result,
-                text: s.to_string(),
+                text: s.shared(),
                 at,
             }),
             Some(Value::Array(parts)) => {
@@ -1697,7 +1699,7 @@ fn result_part(out: &mut Vec<Piece>, at: u64, part: &Value) -> Result<(), Failur
             };
             out.push(Piece {
                 role: Role::Result,
-                text: string_at(p, "text", at, "a tool result's text part")?.to_string(),
+                text: shared_at(p, "text", at, "a tool result's text part")?,
                 at,
             });
             Ok(())

@@ -10,9 +10,12 @@
 //! model waits on while the cell that makes it runs ([`code_mode`]).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::value::{Map, Value};
-use super::{Failure, Line, Live, Piece, Problem, Role, Window, push_strings, string_at};
+use super::{
+    Failure, Line, Live, Piece, Problem, Role, Window, push_strings, shared_at, string_at,
+};
 use crate::harness::Harness;
 
 mod code_mode;
@@ -488,9 +491,9 @@ fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
     }
     let text = match obj.get("payload").and_then(|p| p.get("base_instructions")) {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.to_string()),
+        Some(Value::String(s)) => Some(s.shared()),
         Some(Value::Object(o)) => match o.get("text") {
-            Some(Value::String(s)) => Some(s.to_string()),
+            Some(Value::String(s)) => Some(s.shared()),
             _ => None,
         },
         Some(_) => {
@@ -574,11 +577,11 @@ fn model_item(
         }
         "custom_tool_call" => {
             let id = string_at(m, "call_id", at, "a custom_tool_call item")?;
-            let input = string_at(m, "input", at, "a custom_tool_call item")?;
+            let input = shared_at(m, "input", at, "a custom_tool_call item")?;
             if !pending(Some(id)) {
                 out.push(Piece {
                     role: Role::Call,
-                    text: input.to_string(),
+                    text: input,
                     at,
                 });
             }
@@ -633,7 +636,7 @@ fn call_arguments(out: &mut Vec<Piece>, at: u64, args: &str) {
         Some(v @ (Value::Object(_) | Value::Array(_))) => push_strings(out, Role::Call, at, &v),
         _ => out.push(Piece {
             role: Role::Call,
-            text: args.to_string(),
+            text: Arc::from(args),
             at,
         }),
     }
@@ -672,7 +675,7 @@ fn push_output(out: &mut Vec<Piece>, pieces: Vec<Piece>, stored_cut: bool) {
     let mut room = UNCUT_HEAD;
     for mut piece in pieces {
         if piece.text.len() > room {
-            piece.text = head_of(&piece.text, room).to_string();
+            piece.text = Arc::from(head_of(&piece.text, room));
             room = 0;
         } else {
             room -= piece.text.len();
@@ -775,7 +778,7 @@ fn output_parts(out: &mut Vec<Piece>, at: u64, value: Option<&Value>) -> Result<
         Some(Value::String(s)) => {
             out.push(Piece {
                 role: Role::Result,
-                text: s.to_string(),
+                text: s.shared(),
                 at,
             });
             Ok(())
@@ -805,7 +808,7 @@ fn content_part(out: &mut Vec<Piece>, role: Role, at: u64, part: &Value) -> Resu
         Some("input_text" | "output_text" | "text") => {
             out.push(Piece {
                 role,
-                text: string_at(p, "text", at, "a text part")?.to_string(),
+                text: shared_at(p, "text", at, "a text part")?,
                 at,
             });
             Ok(())
@@ -839,7 +842,7 @@ mod tests {
     fn read_output_of(value: &Value, stored_cut: bool) -> Vec<String> {
         let mut out = Vec::new();
         output(&mut out, 0, Some(value), stored_cut).unwrap();
-        out.into_iter().map(|p| p.text).collect()
+        out.into_iter().map(|p| p.text.to_string()).collect()
     }
 
     fn call(json: &str) -> bool {

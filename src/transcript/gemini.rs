@@ -518,7 +518,7 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
         Some(Value::String(s)) => {
             out.push(Piece {
                 role,
-                text: s.to_string(),
+                text: s.shared(),
                 at,
             });
             Ok(())
@@ -534,7 +534,7 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
             match p.get("text") {
                 Some(Value::String(s)) => out.push(Piece {
                     role,
-                    text: s.to_string(),
+                    text: s.shared(),
                     at,
                 }),
                 Some(_) => {

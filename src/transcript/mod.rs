@@ -15,6 +15,8 @@
 //! last line is read only when it is terminated: the harness may still be writing it.
 //! This module reads bytes; the CLI reads the file.
 
+use std::sync::Arc;
+
 use thiserror::Error;
 
 use crate::harness::Harness;
@@ -24,7 +26,7 @@ mod codex;
 mod gemini;
 mod value;
 
-use value::{Map, Value};
+use value::{Map, Str, Value};
 
 pub use claude::RefusalFallback;
 pub use claude::is_repl_inner as is_claude_code_repl_call;
@@ -100,8 +102,9 @@ impl Role {
 pub struct Piece {
     /// What it is.
     pub role: Role,
-    /// The string as the harness sends it.
-    pub text: String,
+    /// The string as the harness sends it (shared with the line's parsed JSON where it
+    /// had to be decoded).
+    pub text: Arc<str>,
     /// Byte offset of the line of the entry it came from (0 for a context file).
     pub at: u64,
 }
@@ -532,9 +535,9 @@ fn trim_line(line: &[u8]) -> &[u8] {
 
 /// Every string in a JSON value (object keys left out), depth first: the strings of a
 /// tool call's arguments or a tool result, each on its own.
-pub(crate) fn strings_of(value: &Value, out: &mut Vec<String>) {
+pub(crate) fn strings_of(value: &Value, out: &mut Vec<Arc<str>>) {
     match value {
-        Value::String(s) => out.push(s.to_string()),
+        Value::String(s) => out.push(s.shared()),
         Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
         // In the order of their keys, as serde_json's map gives them.
         Value::Object(map) => map.sorted().for_each(|v| strings_of(v, out)),
@@ -566,8 +569,27 @@ pub(crate) fn string_at<'v>(
     at: u64,
     what: &'static str,
 ) -> Result<&'v str, Failure> {
+    str_at(obj, key, at, what).map(|s| &**s)
+}
+
+/// [`string_at`], as a piece holds it (see [`Str::shared`]).
+pub(crate) fn shared_at(
+    obj: &Map<'_>,
+    key: &'static str,
+    at: u64,
+    what: &'static str,
+) -> Result<Arc<str>, Failure> {
+    str_at(obj, key, at, what).map(Str::shared)
+}
+
+fn str_at<'v, 'a>(
+    obj: &'v Map<'a>,
+    key: &'static str,
+    at: u64,
+    what: &'static str,
+) -> Result<&'v Str<'a>, Failure> {
     match obj.get(key) {
-        Some(Value::String(s)) => Ok(s.as_ref()),
+        Some(Value::String(s)) => Ok(s),
         Some(_) => Err(Failure::at(
             at,
             Problem::Key {

@@ -182,7 +182,7 @@ fn claude_code_splices_the_preserved_message_after_the_summary() {
         .pieces
         .iter()
         .take(2)
-        .map(|p| (p.role, p.text.as_str()))
+        .map(|p| (p.role, &*p.text))
         .collect();
     assert_eq!(roles[0].0, Role::Summary);
     assert!(
@@ -204,7 +204,7 @@ fn the_pending_call_is_not_context() {
     let calls: Vec<u64> = live
         .pieces
         .iter()
-        .filter(|p| p.role == Role::Call && p.text == "touch gate-marker")
+        .filter(|p| p.role == Role::Call && &*p.text == "touch gate-marker")
         .map(|p| p.at)
         .collect();
     assert_eq!(calls, [line_start(bytes, 30)]);
@@ -219,7 +219,7 @@ fn the_pending_call_is_not_context() {
         !live
             .pieces
             .iter()
-            .any(|p| p.role == Role::Call && p.text == "touch gate-marker"),
+            .any(|p| p.role == Role::Call && &*p.text == "touch gate-marker"),
         "{:?}",
         live.pieces
     );
@@ -771,7 +771,7 @@ fn a_call_made_from_codex_code_mode_is_judged_as_its_pending_exec_call() {
         .pieces
         .iter()
         .filter(|p| p.role == Role::Call)
-        .map(|p| p.text.as_str())
+        .map(|p| &*p.text)
         .collect();
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert!(calls[0].contains("echo warm-up"), "{calls:?}");

@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -21,9 +23,69 @@ pub(crate) enum Value<'a> {
     Bool(bool),
     /// A number, as written.
     Number(Cow<'a, str>),
-    String(Cow<'a, str>),
+    String(Str<'a>),
     Array(Vec<Value<'a>>),
     Object(Map<'a>),
+}
+
+/// A string of a line's JSON: borrowed from the line where it holds no escape, else
+/// decoded once into memory that the live context's pieces share ([`Str::shared`]), so
+/// that a tool result's text is not copied again into its piece.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Str<'a> {
+    Borrowed(&'a str),
+    Decoded(Arc<str>),
+}
+
+impl Str<'_> {
+    /// The string as a piece holds it: the decoded one shared, a borrowed one copied.
+    pub(crate) fn shared(&self) -> Arc<str> {
+        match self {
+            Str::Borrowed(s) => Arc::from(*s),
+            Str::Decoded(s) => Arc::clone(s),
+        }
+    }
+}
+
+impl Deref for Str<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Str::Borrowed(s) => s,
+            Str::Decoded(s) => s,
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Str<'a> {
+    fn from(s: &'a str) -> Str<'a> {
+        Str::Borrowed(s)
+    }
+}
+
+impl AsRef<str> for Str<'_> {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+impl PartialEq<str> for Str<'_> {
+    fn eq(&self, other: &str) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<&str> for Str<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self)
+    }
 }
 
 /// A JSON object: its keys (distinct) and values, in the order written.
@@ -228,15 +290,15 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Value<'de>, E> {
-        Ok(Value::String(Cow::Borrowed(v)))
+        Ok(Value::String(Str::Borrowed(v)))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Value<'de>, E> {
-        Ok(Value::String(Cow::Owned(v.to_string())))
+        Ok(Value::String(Str::Decoded(Arc::from(v))))
     }
 
     fn visit_string<E>(self, v: String) -> Result<Value<'de>, E> {
-        Ok(Value::String(Cow::Owned(v)))
+        Ok(Value::String(Str::Decoded(Arc::from(v))))
     }
 
     fn visit_unit<E>(self) -> Result<Value<'de>, E> {
@@ -317,13 +379,39 @@ impl<'de> Visitor<'de> for ValueVisitor {
 mod tests {
     use super::*;
 
+    /// A string with an escape is decoded once: the pieces the readers make of it share
+    /// that memory rather than copy it (the live context of a long session is mostly
+    /// tool results with newlines in them); one without is copied out of the line.
+    #[test]
+    fn decoded_strings_are_shared_with_the_pieces() {
+        let line = br#"{"a":"line\none\u00e9","b":"plain","c":["x\ty"]}"#;
+        let v = parse(line).unwrap();
+        let mut pieces = Vec::new();
+        super::super::strings_of(&v, &mut pieces);
+        let texts: Vec<&str> = pieces.iter().map(|p| &**p).collect();
+        assert_eq!(texts, ["line\none\u{e9}", "plain", "x\ty"]);
+        let Some(Value::String(Str::Decoded(a))) = v.get("a") else {
+            panic!("an escaped string is decoded");
+        };
+        assert!(Arc::ptr_eq(a, &pieces[0]));
+        let c = v.get("c").and_then(Value::as_array).unwrap();
+        let Some(Value::String(Str::Decoded(x))) = c.first() else {
+            panic!("an escaped string is decoded");
+        };
+        assert!(Arc::ptr_eq(x, &pieces[2]));
+        assert!(matches!(
+            v.get("b"),
+            Some(Value::String(Str::Borrowed("plain")))
+        ));
+    }
+
     #[test]
     fn strings_are_borrowed_unless_escaped_and_keys_are_distinct() {
         let line = br#"{"a":"plain","b":"esc\"aped","c":[1,2.5,null,true,{"d":-0}]}"#;
         let v = parse(line).unwrap();
         assert!(matches!(
             v.get("a"),
-            Some(Value::String(Cow::Borrowed("plain")))
+            Some(Value::String(Str::Borrowed("plain")))
         ));
         assert_eq!(v.get("b").and_then(Value::as_str), Some("esc\"aped"));
         let c = v.get("c").and_then(Value::as_array).unwrap();
@@ -425,6 +513,7 @@ mod props {
                         super::super::strings_of(&ours, &mut a);
                         let mut b = Vec::new();
                         owned_strings(&theirs, &mut b);
+                        let a: Vec<String> = a.iter().map(|s| s.to_string()).collect();
                         proptest::prop_assert_eq!(a, b);
                     }
                     (Err(ours), Err(theirs)) => {
