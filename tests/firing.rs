@@ -741,8 +741,8 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
         "{}",
         r.stdout
     );
-    // A schema that gives `items` no array, nor a string `items.0` indexes, rules the
-    // replay out, as before.
+    // A schema that gives `items` neither an array nor a string rules the replay out, as
+    // before.
     let closed = tools.replace(r#"{"type":"array"}"#, r#"{"type":"number"}"#);
     let closed_file = s.file("closed.json", closed.as_bytes());
     let at = format!("@{closed_file}");

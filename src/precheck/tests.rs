@@ -420,7 +420,7 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
 /// A `match` field whose path a call may give a string at a part that is not an index
 /// (`invoice` for `invoice.id`, `name` for `name.length`) was ruled out: such a path was
 /// read as one the call lacks, while a tool may read something there (a JavaScript
-/// string's `length`). It is undecided, as through a string it indexes.
+/// string's `length`). It is undecided, as through an array.
 #[test]
 fn an_effect_field_through_a_string_at_any_part_is_undecided() {
     use crate::predicate::Elements;
