@@ -188,9 +188,10 @@ pub struct TypeMismatch {
     pub detail: String,
 }
 
-/// A value with elements a tool may read by index and the gate does not read into: what
-/// a field's path through params may meet, which [`ActionError::ThroughArray`],
-/// [`RecordProblem::MatchThrough`] and [`RecordProblem::ValueThrough`] name.
+/// A value a tool may read something in (an item, a character, a length) and the gate
+/// does not read into: what a field's path through params may meet, which
+/// [`ActionError::ThroughArray`], [`RecordProblem::MatchThrough`] and
+/// [`RecordProblem::ValueThrough`] name.
 ///
 /// [`ActionError::ThroughArray`]: crate::ActionError::ThroughArray
 /// [`RecordProblem::MatchThrough`]: crate::RecordProblem::MatchThrough

@@ -271,7 +271,7 @@ impl Schema {
         {
             return Ok(Some(Value::Object(obj)));
         }
-        if let Some(v) = self.sample_scalar()? {
+        if let Some(v) = self.sample_scalar(ALL)? {
             return Ok(Some(v));
         }
         if self.types & OBJECT != 0 {
@@ -280,19 +280,35 @@ impl Schema {
         Ok(None)
     }
 
-    /// Some admitted value that is not an object (it lacks every nested path).
-    pub fn sample_non_object(&self) -> Result<Option<Value>, Undecided> {
-        if let Some(values) = self.finite() {
-            return Ok(values.into_iter().find(|v| !v.is_object()));
-        }
-        self.sample_scalar()
+    /// Some admitted number, boolean or null: it lacks every nested path, so that a
+    /// field below it resolves from facts.
+    pub fn sample_lacking(&self) -> Result<Option<Value>, Undecided> {
+        self.sample_non_object(NULL | BOOLEAN | INTEGER | NUMBER)
     }
 
-    fn sample_scalar(&self) -> Result<Option<Value>, Undecided> {
-        if self.types & STRING != 0 {
+    /// Some admitted string or array: a field whose path meets it is UNKNOWN in the
+    /// params and no fact stands in ([`crate::action::elements_on_path`]).
+    pub fn sample_elements(&self) -> Result<Option<Value>, Undecided> {
+        self.sample_non_object(STRING | ARRAY)
+    }
+
+    /// Some admitted value of one of `types` (no object).
+    fn sample_non_object(&self, types: u8) -> Result<Option<Value>, Undecided> {
+        if let Some(values) = self.finite() {
+            return Ok(values
+                .into_iter()
+                .find(|v| type_bit(v) & types & !OBJECT != 0));
+        }
+        self.sample_scalar(types)
+    }
+
+    /// Some admitted value of one of `types`, not an object, in a fixed order of types.
+    fn sample_scalar(&self, types: u8) -> Result<Option<Value>, Undecided> {
+        let types = self.types & types;
+        if types & STRING != 0 {
             return Ok(Some(Value::String(String::new())));
         }
-        if self.types & (INTEGER | NUMBER) != 0 {
+        if types & (INTEGER | NUMBER) != 0 {
             let zero = Decimal::zero();
             if self.admits_number(&zero) {
                 return Ok(Some(number_value(&zero)?));
@@ -301,13 +317,13 @@ impl Schema {
                 return Ok(Some(number_value(&d)?));
             }
         }
-        if self.types & BOOLEAN != 0 {
+        if types & BOOLEAN != 0 {
             return Ok(Some(Value::Bool(false)));
         }
-        if self.types & NULL != 0 {
+        if types & NULL != 0 {
             return Ok(Some(Value::Null));
         }
-        if self.types & ARRAY != 0 {
+        if types & ARRAY != 0 {
             return Ok(Some(Value::Array(Vec::new())));
         }
         Ok(None)

@@ -741,8 +741,8 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
         "{}",
         r.stdout
     );
-    // A schema that gives `items` no array, nor a string `items.0` indexes, rules the
-    // replay out, as before.
+    // A schema that gives `items` neither an array nor a string rules the replay out, as
+    // before.
     let closed = tools.replace(r#"{"type":"array"}"#, r#"{"type":"number"}"#);
     let closed_file = s.file("closed.json", closed.as_bytes());
     let at = format!("@{closed_file}");
@@ -1404,5 +1404,54 @@ fn a_field_whose_path_meets_a_string_at_any_part_is_not_read_from_a_fact() {
         // Without the fact, the hint names the schema that would rule the call out.
         let hint = "(a schema that requires `name.length` and does not let `name` be a string rules it out)";
         assert_eq!(note.contains(hint), kept == ["c"], "{kept:?}\n{}", r.stdout);
+    }
+}
+
+/// Precheck tried, for a param a rule reads only below it (`b` for `b.c`), its objects
+/// and, when no object could lack the field, one value that is no object, read as one
+/// that lacks the field: the field then resolves from facts. A string or an array does
+/// not lack it: `check` reads `b.c` through one as UNKNOWN and no fact stands in. So with
+/// `b` an object or a string (or an array), a dropped rule `amount gt 100 or b.c lt 5`
+/// and a dropped fact `b.c` = "x", every object `b` fails closed on the fact
+/// (type-mismatch, whatever is kept), and precheck passed, while `check` blocks the call
+/// `{"amount": 200, "b": ""}` (any(TRUE, UNKNOWN) is TRUE). A string and an array on
+/// the path are now a class of their own, tried whether or not an object can lack it.
+#[test]
+fn precheck_tries_a_string_or_an_array_on_the_path_of_a_field_it_reads() {
+    let fact = r#"{"id":"f","seq":1,"kind":"fact","field":"b.c","value":"x"}"#;
+    let deny = r#"{"id":"p","seq":2,"kind":"policy","scope":"t","effect":"deny","predicate":{"any":[{"field":"amount","op":"gt","value":100},{"field":"b.c","op":"lt","value":5}]}}"#;
+    let s = Scratch::new();
+    let path = s.file(
+        "in.json",
+        doc(&[fact, deny, CHAT], &["c"], r#"{"tool":"t","params":{}}"#).as_bytes(),
+    );
+    for (types, given) in [
+        (r#"["object","string"]"#, r#""""#),
+        (r#"["object","array"]"#, "[]"),
+    ] {
+        let tools = format!(
+            r#"[{{"name":"t","input_schema":{{"type":"object","properties":{{"amount":{{"type":"number","minimum":200}},"b":{{"type":{types},"properties":{{"c":{{"type":"string"}}}}}}}},"required":["amount"],"additionalProperties":false}}}}]"#
+        );
+        let action = format!(r#"{{"tool":"t","params":{{"amount":200,"b":{given}}}}}"#);
+        let r = check(&[fact, deny, CHAT], &["c"], &action, &[]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+            "{}",
+            r.stdout
+        );
+        let r = run(&["check", "--precheck", &path, "--tools", &tools], None);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict   : BLOCK (may-bind-some-action) exit 1",
+            "{types}\n{}",
+            r.stdout
+        );
+        let witness = format!(r#"t {{"amount":200,"b":{given}}}"#);
+        assert!(
+            r.labelled("witness").contains(&witness.as_str()),
+            "{}",
+            r.stdout
+        );
     }
 }

@@ -378,9 +378,14 @@ pub(super) fn values(
                     out.push(Value::Object(object.clone()));
                 }
             }
-            // A value that is no object lacks every path below it; it matters only when
-            // no admitted object can lack them all.
-            if !all_absent && let Some(v) = schema.sample_non_object()? {
+            // A number, a boolean or null lacks every path below it (they resolve from
+            // facts); it matters only when no admitted object can lack them all. A string
+            // or an array does not lack them: a path through one is UNKNOWN in the params
+            // and no fact stands in (`action::elements_on_path`), a class of its own.
+            if !all_absent && let Some(v) = schema.sample_lacking()? {
+                out.push(v);
+            }
+            if let Some(v) = schema.sample_elements()? {
                 out.push(v);
             }
             Ok(out)

@@ -110,9 +110,15 @@ fn dotted_fields_read_the_nested_path_and_the_literal_key() {
         ]
     );
     assert!(calls.contains(&r#"{"customer.tier":"gold"}"#.to_string()));
-    // Objects without the path stand in for non-objects: no `"customer":""` needed.
+    // Objects without the path stand in for a number, a boolean or null, which lack it
+    // too (`"customer":0` not needed); not for a string, through which the path is
+    // UNKNOWN and no fact stands in.
     assert!(
-        !calls.iter().any(|c| c.contains(r#""customer":"""#)),
+        !calls.iter().any(|c| c.contains(r#""customer":0"#)),
+        "{calls:?}"
+    );
+    assert!(
+        calls.contains(&r#"{"customer":""}"#.to_string()),
         "{calls:?}"
     );
 }
@@ -414,7 +420,7 @@ fn an_effect_field_through_an_array_a_call_may_give_is_undecided() {
 /// A `match` field whose path a call may give a string at a part that is not an index
 /// (`invoice` for `invoice.id`, `name` for `name.length`) was ruled out: such a path was
 /// read as one the call lacks, while a tool may read something there (a JavaScript
-/// string's `length`). It is undecided, as through a string it indexes.
+/// string's `length`). It is undecided, as through an array.
 #[test]
 fn an_effect_field_through_a_string_at_any_part_is_undecided() {
     use crate::predicate::Elements;

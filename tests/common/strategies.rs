@@ -823,7 +823,7 @@ pub mod spelling {
     /// Tool schemas that bound a field in one spelling and not the other, or close the
     /// params to one spelling, each with its validator (written here, independently of
     /// the library's `schema` module): `None` for no schema.
-    pub const SCHEMAS: [Option<&str>; 5] = [
+    pub const SCHEMAS: [Option<&str>; 7] = [
         None,
         Some(
             r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer","maximum":2}}}}}"#,
@@ -834,6 +834,12 @@ pub mod spelling {
         ),
         Some(
             r#"{"type":"object","properties":{"a":{"type":"array"},"b":{"type":"integer","minimum":3}},"required":["b"]}"#,
+        ),
+        // A string on the path of the fields below `a` (or `a.b`): they are UNKNOWN in
+        // the params there, and no fact stands in.
+        Some(r#"{"type":"object","properties":{"a":{"type":"string"}}}"#),
+        Some(
+            r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}}}}}"#,
         ),
     ];
 
@@ -850,6 +856,11 @@ pub mod spelling {
                 k == "a"
                     && a.as_object()
                         .is_some_and(|a| a.iter().all(|(k, b)| k == "b" && small(b)))
+            }),
+            5 => params.get("a").is_none_or(Value::is_string),
+            6 => params.get("a").is_none_or(|a| {
+                a.as_object()
+                    .is_some_and(|a| a.get("b").is_none_or(Value::is_string))
             }),
             _ => {
                 params.get("a").is_none_or(Value::is_array)
