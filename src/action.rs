@@ -361,52 +361,49 @@ pub fn elements_on_path<'f>(
     Some((field.get(..field.len().checked_sub(left)?)?, what))
 }
 
-/// The first field (in name order) that `map` (a call's params, a fact's object value,
-/// an effect's `match`) gives as a key with dots while a part of its path is an array or
-/// a string of `map` ([`elements_on_path`]: `{"items.0.amount": 5, "items": [...]}`,
-/// `{"name.0": "a", "name": "abc"}`, `{"s.length": 1, "s": "abc"}`): the field, the part
-/// of its path up to that value, and what it is. The gate reads the key and does not
-/// read into the array or string, while a tool may read the field there (an item, a
-/// character, a length): two values for one field. `None` without a key with dots, or
-/// when no such path meets an array or a string; a number, a boolean, null or an object
-/// without the field on the way reads nothing (`{"count.0": 1, "count": 5}`).
-pub fn spelt_through(map: &Map<String, Value>) -> Option<(String, String, Elements)> {
-    if !has_dotted_key(map) {
-        return None;
-    }
-    let mut names: Vec<String> = field_names(map)
-        .into_iter()
-        .map(|(name, _)| name)
-        .filter(|name| name.contains('.'))
-        .collect();
-    names.sort();
-    names.dedup();
-    names.into_iter().find_map(|name| {
-        let (at, what) = elements_on_path(map, &name)?;
-        let at = at.to_string();
-        Some((name, at, what))
-    })
+/// How a map (a call's params, a fact's object value, an effect's `match`) gives one
+/// field two ways ([`spelt_two_ways`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Twice {
+    /// With dots in a key and through nested objects: the field, and whether the two
+    /// values differ.
+    Nested(String, bool),
+    /// With dots in a key while a part of its path is an array or a string of the map,
+    /// which the gate does not read into and a tool may read the field in
+    /// ([`elements_on_path`]): the field, the part of its path up to that value, and
+    /// what it is.
+    Through(String, String, Elements),
 }
 
 /// The first field `map` (a call's params, a fact's object value, an effect's `match`)
-/// gives twice, spelt with dots in a key and through nested objects, with whether the two
-/// values differ; only one whose values differ when `differ_only`. Every field name
-/// [`field_names`] lists is compared, whatever its value: an object one way and a scalar
-/// the other (`{"b.c": {"d": 1}, "b": {"c": 5}}` gives `b.c` as `{"d": 1}` and as 5) is
-/// twice, as two scalars are. First in the order [`field_names`] lists the second
-/// spelling, each compared with the first. Only a key with a dot can spell a field a
-/// second way: `None` without one.
-pub fn spelt_twice(map: &Map<String, Value>, differ_only: bool) -> Option<(String, bool)> {
+/// gives two ways, or `None`. Only a key with a dot can spell a field a second way:
+/// `None` without one.
+///
+/// - [`Twice::Nested`]: spelt with dots in a key and through nested objects; only one
+///   whose two values differ when `differ_only`. Every field name [`field_names`] lists
+///   is compared, whatever its value: an object one way and a scalar the other (`{"b.c":
+///   {"d": 1}, "b": {"c": 5}}` gives `b.c` as `{"d": 1}` and as 5) is twice, as two
+///   scalars are. First in the order [`field_names`] lists the second spelling, each
+///   compared with the first.
+/// - Else [`Twice::Through`]: the first field (in name order) given as a key with dots
+///   while a part of its path is an array or a string of `map` (`{"items.0.amount": 5,
+///   "items": [...]}`, `{"name.0": "a", "name": "abc"}`, `{"s.length": 1, "s": "abc"}`).
+///   The gate reads the key and does not read into the array or string, while a tool may
+///   read the field there (an item, a character, a length): two values for one field. A
+///   number, a boolean, null or an object without the field on the way reads nothing
+///   (`{"count.0": 1, "count": 5}`).
+pub fn spelt_two_ways(map: &Map<String, Value>, differ_only: bool) -> Option<Twice> {
     if !has_dotted_key(map) {
         return None;
     }
-    let mut seen: std::collections::BTreeMap<String, &Value> = std::collections::BTreeMap::new();
-    for (name, value) in field_names(map) {
-        match seen.get(&name) {
+    let fields = field_names(map);
+    let mut seen: std::collections::BTreeMap<&str, &Value> = std::collections::BTreeMap::new();
+    for (name, value) in &fields {
+        match seen.get(name.as_str()) {
             Some(before) => {
                 let differ = !crate::predicate::json_eq(before, value);
                 if differ || !differ_only {
-                    return Some((name, differ));
+                    return Some(Twice::Nested(name.clone(), differ));
                 }
             }
             None => {
@@ -414,7 +411,13 @@ pub fn spelt_twice(map: &Map<String, Value>, differ_only: bool) -> Option<(Strin
             }
         }
     }
-    None
+    // Every name is in `seen` once, in name order.
+    seen.into_keys()
+        .filter(|name| name.contains('.'))
+        .find_map(|name| {
+            let (at, what) = elements_on_path(map, name)?;
+            Some(Twice::Through(name.to_string(), at.to_string(), what))
+        })
 }
 
 /// Refuses params in which one dotted field has two different values: a key spelt with
@@ -424,16 +427,14 @@ pub fn spelt_twice(map: &Map<String, Value>, differ_only: bool) -> Option<(Strin
 /// runs. The same value both ways is one value. A field with dots whose path meets an
 /// array or a string of the params (`{"items.0.amount": 5, "items": [...]}`, `{"name.0":
 /// "a", "name": "abc"}`, `{"s.length": 1, "s": "abc"}`) is refused too
-/// ([`spelt_through`]): the gate does not read into them, and a tool may read the field
+/// ([`spelt_two_ways`]): the gate does not read into them, and a tool may read the field
 /// there. A key with dots whose path meets a number, a boolean, null, or an object
 /// without the field (`{"count.0": 1, "count": 5}`) is accepted: nothing is read through
 /// that value, so the key gives the field its one value.
 pub fn one_spelling(params: &Map<String, Value>) -> Result<(), ActionError> {
-    if let Some((name, _)) = spelt_twice(params, true) {
-        return Err(ActionError::TwoSpellings(name));
-    }
-    match spelt_through(params) {
-        Some((name, at, what)) => Err(ActionError::ThroughArray(name, at, what)),
+    match spelt_two_ways(params, true) {
+        Some(Twice::Nested(name, _)) => Err(ActionError::TwoSpellings(name)),
+        Some(Twice::Through(name, at, what)) => Err(ActionError::ThroughArray(name, at, what)),
         None => Ok(()),
     }
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use crate::action::Twice;
 use crate::json::{canonical, canonical_len};
 use crate::predicate::{self, Predicate, PredicateError, ValueError};
 use crate::text::clean;
@@ -99,48 +100,26 @@ impl Effect {
     /// is the field `invoice.id`, as `{"invoice.id": "A"}` is), so that both spellings of
     /// one field ask the same of a call, and a call's object may hold more keys than
     /// `match` names, as its params may. An empty object names no field. In key order.
+    /// The names are those [`crate::action::field_names`] lists whose value is not an
+    /// object.
     pub fn fields(&self) -> Vec<(String, &Value)> {
-        match_fields(&self.matches)
+        crate::action::field_names(&self.matches)
+            .into_iter()
+            .filter(|(_, value)| !value.is_object())
+            .collect()
     }
 }
 
-/// The fields a `match` object names, as [`Effect::fields`] reads them: those
-/// [`crate::action::field_names`] lists whose value is not an object.
-fn match_fields(matches: &Map<String, Value>) -> Vec<(String, &Value)> {
-    crate::action::field_names(matches)
-        .into_iter()
-        .filter(|(_, value)| !value.is_object())
-        .collect()
-}
-
-/// How a `match` or a fact's object `value` gives a field two ways ([`spelt_twice`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Twice {
-    /// With dots in a key and through nested objects: the field, and whether the two
-    /// values differ.
-    Nested(String, bool),
-    /// With dots in a key while a part of its path is an array or a string, which the
-    /// gate does not read into and a tool may read the field in
-    /// ([`crate::action::spelt_through`]): the field, the part of its path up to that
-    /// value, and what it is.
-    Through(String, String, predicate::Elements),
-}
-
-/// The first field that `matches` gives two ways: spelt once with dots in a key and
-/// once through nested objects, whatever the two values are (an object one way and a
-/// scalar the other included: [`crate::action::spelt_twice`], which a call's params are
-/// read by too), else spelt with dots in a key while its path meets an array or a string
-/// of `matches` (`{"items.0.amount": 1, "items": [...]}`, `{"s.length": 1, "s": "abc"}`),
-/// as a call's params are refused ([`crate::action::one_spelling`]). A call may give one
-/// field the same value both ways; a record is written once, so it may not. An effect's
-/// `match` and a fact's object `value` are read so (the field named below the fact's
-/// own).
+/// The first field that `matches` (an effect's `match`, or a fact's object `value`: the
+/// field named below the fact's own) gives two ways, as a call's params are read
+/// ([`crate::action::spelt_two_ways`]): spelt with dots in a key and through nested
+/// objects, whatever the two values are (an object one way and a scalar the other
+/// included), else with dots in a key while its path meets an array or a string of
+/// `matches` (`{"items.0.amount": 1, "items": [...]}`, `{"s.length": 1, "s": "abc"}`). A
+/// call may give one field the same value both ways; a record is written once, so it may
+/// not.
 pub fn spelt_twice(matches: &Map<String, Value>) -> Option<Twice> {
-    if let Some((name, differ)) = crate::action::spelt_twice(matches, false) {
-        return Some(Twice::Nested(name, differ));
-    }
-    let (field, at, what) = crate::action::spelt_through(matches)?;
-    Some(Twice::Through(field, at, what))
+    crate::action::spelt_two_ways(matches, false)
 }
 
 /// What a record is, by its `kind`.

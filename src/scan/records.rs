@@ -319,9 +319,9 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
 
 /// True unless `raw`, an object the scan has checked (a `match`, or a fact's `value`),
 /// gives no field two ways ([`crate::record::spelt_twice`]: twice, or through an array or
-/// a string). Only a key with a dot can spell
-/// a field a second way, and its dot may be written `\u002e`: text with neither a `.`
-/// nor a `\` gives no field twice and is not parsed.
+/// a string). Only a key with a dot can spell a field a second way, and its dot may be
+/// written `\u002e`: text with neither a `.` nor a `\` gives no field twice and is not
+/// parsed.
 fn spelt_twice(raw: &str) -> bool {
     if !raw.contains(['.', '\\']) {
         return false;
