@@ -2255,11 +2255,33 @@ fn write_rw_hook(folder: &Path) -> PathBuf {
     hooks
 }
 
+/// doctor's fix for a hook the plugin `rw@localm` (enabled in the project) brings.
+const RW_OFF: &str = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
+
 /// doctor's note on the hook [`write_rw_hook`] wrote at `hooks`, for `rw@localm`.
 fn rw_hook_note(hooks: &Path) -> String {
+    rw_command_note("./rw.sh", hooks)
+}
+
+/// doctor's note on the pre-tool hook `command` that `rw@localm` brings, given in `file`.
+fn rw_command_note(command: &str, file: &Path) -> String {
     format!(
-        "omission-gate doctor: note: the hook `./rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it\n",
-        hooks.display()
+        "omission-gate doctor: note: the hook `{command}` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {RW_OFF}\n",
+        file.display()
+    )
+}
+
+/// doctor's note on the `PreToolUse` hooks in the front matter of `what` (a file in
+/// backquotes, or the command written in one), `a_kind` (`an agent`, `a skill`, `a
+/// command`) that the plugin `rw@localm` brings.
+fn rw_front_matter_note(what: &str, a_kind: &str) -> String {
+    let when = if a_kind == "an agent" {
+        "which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`)"
+    } else {
+        "which Claude Code runs on every call after it is used, for the rest of the session"
+    };
+    format!(
+        "omission-gate doctor: note: {what}, {a_kind} that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {when}, side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {RW_OFF}\n"
     )
 }
 
@@ -2303,7 +2325,7 @@ fn doctor_notes_the_hooks_an_enabled_claude_code_plugin_brings() {
     let install = |project: &Path| install_plugin(&plugins, &folder, project);
     install(&s.project);
     enable_plugin(&settings, true);
-    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
+    let fix = RW_OFF;
     let noted = format!(
         "omission-gate doctor: note: the hook `\"${{CLAUDE_PLUGIN_ROOT}}\"/rw.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {fix}\nomission-gate doctor: note: the hook `./ask.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) runs as a `PermissionRequest` hook on calls the gate judges, when Claude Code would ask about them (interactive sessions, `--permission-prompt-tool`, agents in the background), after the gate judged the call, and Claude Code runs a call with the `updatedInput` of its `allow` decision, which the gate never sees: if that hook rewrites calls, {fix}\n",
         hooks.display(),
@@ -2393,28 +2415,20 @@ fn doctor_reads_the_agents_skills_and_commands_a_claude_code_plugin_s_manifest_n
     enable_plugin(&settings, true);
     let out = s.doctor("claude-code");
     assert_clean(&out, &settings, "claude-code");
-    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
-    let runs = format!(
-        "side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
-    );
-    let after_use =
-        "which Claude Code runs on every call after it is used, for the rest of the session";
-    let shown = |file: &str| folder.join(file).display().to_string();
-    let note = "omission-gate doctor: note:";
+    let shown = |file: &str| format!("`{}`", folder.join(file).display());
     assert_eq!(
         out.stderr,
-        format!(
-            "{note} `{}`, an agent that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n\
-             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
-             {note} `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
-             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
-             {note} the command `two` written in `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n",
-            shown(files[0]),
-            shown(files[1]),
-            shown(files[2]),
-            shown(files[3]),
-            manifest.display(),
-        )
+        [
+            rw_front_matter_note(&shown(files[0]), "an agent"),
+            rw_front_matter_note(&shown(files[1]), "a skill"),
+            rw_front_matter_note(&shown(files[2]), "a command"),
+            rw_front_matter_note(&shown(files[3]), "a skill"),
+            rw_front_matter_note(
+                &format!("the command `two` written in `{}`", manifest.display()),
+                "a command"
+            ),
+        ]
+        .concat()
     );
 }
 
@@ -2479,26 +2493,16 @@ fn doctor_reads_the_hooks_agents_skills_and_commands_a_claude_code_marketplace_e
     .unwrap();
     let out = s.doctor("claude-code");
     assert_clean(&out, &settings, "claude-code");
-    let fix = "turn the plugin off here (`claude plugin disable rw@localm --scope local`, which sets it to false under `enabledPlugins` in `.claude/settings.local.json`) or uninstall it";
-    let runs = format!(
-        "side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
-    );
-    let after_use =
-        "which Claude Code runs on every call after it is used, for the rest of the session";
-    let shown = |file: &str| folder.join(file).display().to_string();
-    let note = "omission-gate doctor: note:";
+    let shown = |file: &str| format!("`{}`", folder.join(file).display());
     assert_eq!(
         out.stderr,
-        format!(
-            "{note} the hook `./entry.sh` that the Claude Code plugin `rw@localm` brings (in `{}`) also runs before calls the gate judges, side by side with it, and Claude Code runs a call with the `updatedInput` a hook returns, which the gate never sees: if that hook rewrites calls, {fix}\n\
-             {note} `{}`, an agent that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, which Claude Code runs on the calls made while that agent runs (as a subagent, or as the main agent under `--agent`), {runs}\n\
-             {note} `{}`, a skill that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n\
-             {note} `{}`, a command that the Claude Code plugin `rw@localm` brings, declares `PreToolUse` hooks in its front matter, {after_use}, {runs}\n",
-            catalog.display(),
-            shown("extra/agents/rw.md"),
-            shown("extra/skills/one/SKILL.md"),
-            shown("extra/cmd.md"),
-        )
+        [
+            rw_command_note("./entry.sh", &catalog),
+            rw_front_matter_note(&shown("extra/agents/rw.md"), "an agent"),
+            rw_front_matter_note(&shown("extra/skills/one/SKILL.md"), "a skill"),
+            rw_front_matter_note(&shown("extra/cmd.md"), "a command"),
+        ]
+        .concat()
     );
 }
 
