@@ -23,6 +23,18 @@ const TIER_OLD: &str =
     r#"{"id":"t1","seq":2,"kind":"fact","field":"customer.tier","value":"gold"}"#;
 const TIER_NEW: &str = r#"{"id":"t2","seq":3,"kind":"fact","field":"customer.tier","value":"standard","supersedes":"t1"}"#;
 
+/// Asserts that `pin` over `path` with the tools `tools` pins the effect `id` of `tool`
+/// as one a reachable call can replay.
+fn assert_pins_replayable(path: &str, tools: &str, id: &str, tool: &str) {
+    let r = run(&["pin", path, "--tools", tools], None);
+    let line = format!("{id} (effect ledger entry of {tool}: a reachable call can replay it)");
+    assert!(
+        r.labelled("pinned").contains(&line.as_str()),
+        "{}",
+        r.stdout
+    );
+}
+
 fn check(records: &[&str], kept: &[&str], action: &str, extra: &[&str]) -> common::Run {
     let s = Scratch::new();
     let path = s.file("in.json", doc(records, kept, action).as_bytes());
@@ -734,13 +746,7 @@ fn an_effect_field_whose_path_meets_an_array_in_the_call_is_undecided() {
         r.stdout
     );
     assert_eq!(r.labelled("restore"), ["e7"]);
-    let r = run(&["pin", &path, "--tools", &at], None);
-    assert!(
-        r.labelled("pinned")
-            .contains(&"e7 (effect ledger entry of pay: a reachable call can replay it)"),
-        "{}",
-        r.stdout
-    );
+    assert_pins_replayable(&path, &at, "e7", "pay");
     // A schema that gives `items` neither an array nor a string rules the replay out, as
     // before.
     let closed = tools.replace(r#"{"type":"array"}"#, r#"{"type":"number"}"#);
@@ -1247,13 +1253,7 @@ fn a_field_whose_path_meets_a_string_in_the_call_is_not_read_from_a_fact() {
         "{}",
         r.stdout
     );
-    let r = run(&["pin", &path, "--tools", tools], None);
-    assert!(
-        r.labelled("pinned")
-            .contains(&"e (effect ledger entry of t: a reachable call can replay it)"),
-        "{}",
-        r.stdout
-    );
+    assert_pins_replayable(&path, tools, "e", "t");
     // Params that give `name.0` as a key beside the string are refused, as beside an
     // array.
     let r = check(
@@ -1373,13 +1373,7 @@ fn a_field_whose_path_meets_a_string_at_any_part_is_not_read_from_a_fact() {
         "{}",
         r.stdout
     );
-    let r = run(&["pin", &path, "--tools", tools], None);
-    assert!(
-        r.labelled("pinned")
-            .contains(&"e (effect ledger entry of t: a reachable call can replay it)"),
-        "{}",
-        r.stdout
-    );
+    assert_pins_replayable(&path, tools, "e", "t");
     // The rule under a schema that types `name` a string: a reachable call fails closed
     // whatever is kept (a fact on `name.length` in the view or not), and the schema that
     // would rule it out does not let `name` be a string.
