@@ -64,12 +64,6 @@ impl<'a> From<&'a str> for Str<'a> {
     }
 }
 
-impl AsRef<str> for Str<'_> {
-    fn as_ref(&self) -> &str {
-        self
-    }
-}
-
 impl PartialEq<str> for Str<'_> {
     fn eq(&self, other: &str) -> bool {
         **self == *other
@@ -79,12 +73,6 @@ impl PartialEq<str> for Str<'_> {
 impl PartialEq<&str> for Str<'_> {
     fn eq(&self, other: &&str) -> bool {
         **self == **other
-    }
-}
-
-impl fmt::Display for Str<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self)
     }
 }
 
