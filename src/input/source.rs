@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::io::Read;
 
 use crate::error::{InputError, IoReason, ReadProblem};
+use crate::memory::Pages;
 use crate::record::Limits;
 use crate::stream::{Fallback, Positional};
 
@@ -74,7 +75,7 @@ pub(crate) const HOLD_UP_TO: u64 = 32 << 20;
 /// [`LEAN_FROM`] bytes, within `--max-input-bytes`) and it is no larger than `most`
 /// bytes; `None` otherwise, or when it cannot be read. What it gives is what was read,
 /// even if the file changed meanwhile: a caller judges these bytes, never the file again.
-pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Held> {
+pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Pages> {
     let mut file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     let size = meta.len();
@@ -83,11 +84,11 @@ pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Held> {
         return None;
     }
     // One byte more than the file had: a file that fills it grew while it was read.
-    let mut held = Held::new(usize::try_from(size).ok()?.checked_add(1)?)?;
+    let mut held = Pages::new(usize::try_from(size).ok()?.checked_add(1)?)?;
     loop {
         match file.read(held.spare()) {
             Ok(0) => break,
-            Ok(n) => held.len += n,
+            Ok(n) => held.filled(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return None,
         }
@@ -95,64 +96,7 @@ pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Held> {
             return None;
         }
     }
-    (held.len as u64 <= most && held.len >= LEAN_FROM).then_some(held)
-}
-
-/// Bytes read whole from a file, in memory of their own: a mapping of whole huge pages
-/// where the system has them (Linux, asked with `MADV_HUGEPAGE`). A store of a few
-/// megabytes read into ordinary memory takes one page fault each 4 KiB, and they cost
-/// more than the read itself; here it takes one each 2 MiB.
-pub(crate) struct Held {
-    map: memmap2::MmapMut,
-    /// Where the bytes start in `map`: at a huge page's boundary.
-    start: usize,
-    /// How many bytes were read.
-    len: usize,
-    /// How many bytes there is room for.
-    room: usize,
-}
-
-/// The size of a huge page (x86-64 and most others): the boundary a mapping must start
-/// on, and the multiple its length must be, for the system to give it huge pages.
-const HUGE_PAGE: usize = 2 << 20;
-
-impl Held {
-    /// Room for `room` bytes, none read yet; `None` when no memory could be mapped.
-    fn new(room: usize) -> Option<Held> {
-        // Whole huge pages, and one more to find the first boundary in: the memory
-        // before and after the bytes' pages is never touched, so it costs nothing.
-        let pages = room.checked_next_multiple_of(HUGE_PAGE)?;
-        let map = memmap2::MmapMut::map_anon(pages.checked_add(HUGE_PAGE)?).ok()?;
-        let misaligned = map.as_ptr() as usize % HUGE_PAGE;
-        let start = (HUGE_PAGE - misaligned) % HUGE_PAGE;
-        #[cfg(target_os = "linux")]
-        {
-            // Only advice: without huge pages the memory is ordinary, and as good.
-            let _ = map.advise_range(memmap2::Advice::HugePage, start, pages);
-        }
-        Some(Held {
-            map,
-            start,
-            len: 0,
-            room,
-        })
-    }
-
-    /// The room not read into yet.
-    fn spare(&mut self) -> &mut [u8] {
-        let (from, to) = (self.start + self.len, self.start + self.room);
-        self.map.get_mut(from..to).unwrap_or_default()
-    }
-}
-
-impl std::ops::Deref for Held {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        self.map
-            .get(self.start..self.start + self.len)
-            .unwrap_or_default()
-    }
+    (held.len() as u64 <= most && held.len() >= LEAN_FROM).then_some(held)
 }
 
 /// A file's length and modification time: a file read twice (two passes of the lean
@@ -413,16 +357,16 @@ mod tests {
         for size in [
             LEAN_FROM,
             LEAN_FROM + 1,
-            HUGE_PAGE - 1,
-            HUGE_PAGE,
-            HUGE_PAGE + 1,
-            3 * HUGE_PAGE + 17,
+            (2 << 20) - 1,
+            2 << 20,
+            (2 << 20) + 1,
+            (6 << 20) + 17,
         ] {
             let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
             std::fs::write(path, &bytes).unwrap();
             let held = hold(path, limits, u64::MAX).unwrap();
             assert_eq!(&*held, &bytes[..], "{size} bytes");
-            assert_eq!(held.as_ptr() as usize % HUGE_PAGE, 0);
+            assert_eq!(held.as_ptr() as usize % (2 << 20), 0);
             assert!(hold(path, limits, size as u64 - 1).is_none());
             assert!(hold(path, limits, size as u64).is_some());
         }
