@@ -117,6 +117,7 @@ mod hook;
 mod ids;
 mod input;
 mod json;
+mod memory;
 mod pin;
 mod precheck;
 mod predicate;

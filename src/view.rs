@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::compaction::{Compaction, Retention};
+use crate::memory::Pages;
 use crate::record::Store;
 use crate::report::TranscriptSummary;
 use crate::transcript::Live;
@@ -44,25 +45,25 @@ pub struct Context {
     pub spare: Spare,
 }
 
-/// Memory a context lends its first haystack: the transcript's bytes as read, of no use
-/// once its live context is taken out of them, whose pages are touched already (a
-/// haystack the size of a live context of a megabyte would otherwise touch as many
-/// afresh, a page fault each). Not part of what a context is: a clone has none, and
-/// contexts are equal whatever their spare memory.
+/// Memory a context lends its first haystack: the memory the transcript's end was read
+/// into, of no use once its live context is taken out of it, whose pages are touched
+/// already (a haystack the size of a live context of a megabyte would otherwise touch as
+/// many afresh). Not part of what a context is: a clone has none, and contexts are equal
+/// whatever their spare memory.
 #[derive(Default)]
-pub struct Spare(std::sync::Mutex<Option<Vec<u8>>>);
+pub struct Spare(std::sync::Mutex<Option<Pages>>);
 
 impl Spare {
-    /// Memory lent from `bytes` (their contents are of no further use).
-    pub fn new(bytes: Vec<u8>) -> Spare {
-        Spare(std::sync::Mutex::new(Some(bytes)))
+    /// Memory lent from `pages` (their contents are of no further use).
+    pub fn new(pages: Pages) -> Spare {
+        Spare(std::sync::Mutex::new(Some(pages)))
     }
 
     /// The memory, emptied, if it was not taken already.
-    fn take(&self) -> Option<Vec<u8>> {
-        let mut bytes = self.0.lock().ok()?.take()?;
-        bytes.clear();
-        Some(bytes)
+    fn take(&self) -> Option<Pages> {
+        let mut pages = self.0.lock().ok()?.take()?;
+        pages.clear();
+        Some(pages)
     }
 }
 
@@ -99,7 +100,7 @@ impl Context {
     /// What to look for texts in: the context's strings, and each subagent's at work.
     pub fn haystack(&self) -> Haystack {
         let mut haystack = Haystack(Vec::new());
-        haystack.also_in(self.strings(), self.spare.take().unwrap_or_default());
+        haystack.also_in(self.strings(), self.spare.take());
         for live in &self.also {
             haystack.also(live.pieces.iter().map(|p| &*p.text));
         }
@@ -293,7 +294,29 @@ fn in_view<'s>(store: &Store, strings: impl IntoIterator<Item = &'s str>) -> Vec
 /// A live context's strings, normalised and joined by a line break (which no normalised
 /// string holds), to look for texts in; with others that must each show a text too (the
 /// views of every agent that may be making the call).
-pub struct Haystack(Vec<String>);
+pub struct Haystack(Vec<View>);
+
+/// A view's strings, each normalised and followed by a line end, one after another.
+enum View {
+    /// In memory of their own (a live context's, of a megabyte or so), where they were
+    /// written as text only, so always UTF-8.
+    Pages(Pages),
+    Text(String),
+}
+
+impl View {
+    fn as_str(&self) -> &str {
+        match self {
+            // Written from `str`s only: never the empty text that stands in for bytes
+            // that are not UTF-8.
+            View::Pages(pages) => simdutf8::basic::from_utf8(pages).unwrap_or_default(),
+            View::Text(text) => text,
+        }
+    }
+}
+
+/// Views of this many bytes and more are written into memory of their own ([`Pages`]).
+const PAGES_FROM: usize = 1 << 18;
 
 impl Haystack {
     /// The haystack of these strings.
@@ -306,26 +329,44 @@ impl Haystack {
 
     /// Adds a view that must show a text too.
     pub fn also<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>) {
-        self.also_in(strings, Vec::new());
+        self.also_in(strings, None);
     }
 
-    /// [`Haystack::also`], written into `memory` (emptied) where it is large enough.
-    fn also_in<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>, mut memory: Vec<u8>) {
+    /// [`Haystack::also`], written into `memory` (emptied) where it has the room.
+    fn also_in<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>, memory: Option<Pages>) {
         // Sized once for all of them (normalising never lengthens a string): a live
         // context of a megabyte is not grown and copied step by step.
         let strings: Vec<&str> = strings.into_iter().collect();
-        let most = strings.iter().map(|s| s.len() + 1).sum();
-        memory.clear();
-        if memory.capacity() < most {
-            memory = Vec::with_capacity(most);
+        let most: usize = strings.iter().map(|s| s.len() + 1).sum();
+        let pages = match memory {
+            Some(mut pages) if pages.room() >= most => {
+                pages.clear();
+                Some(pages)
+            }
+            _ if most >= PAGES_FROM => Pages::new(most),
+            _ => None,
+        };
+        if let Some(mut pages) = pages {
+            // Each string normalised into one buffer, whose memory is reused, then copied
+            // (never short of room: normalising never lengthens a string).
+            let mut one = String::new();
+            let fits = strings.iter().all(|s| {
+                one.clear();
+                normalize_into(&mut one, s);
+                one.push('\n');
+                pages.push(one.as_bytes())
+            });
+            if fits {
+                self.0.push(View::Pages(pages));
+                return;
+            }
         }
-        // Empty, so valid UTF-8: only its memory is used.
-        let mut view = String::from_utf8(memory).unwrap_or_default();
+        let mut view = String::with_capacity(most);
         for s in strings {
             normalize_into(&mut view, s);
             view.push('\n');
         }
-        self.0.push(view);
+        self.0.push(View::Text(view));
     }
 }
 
@@ -455,7 +496,10 @@ impl Sought {
         // In view of every view: found in the first, and then in each of the others.
         let mut found = vec![true; distinct.len()];
         for view in &haystack.0 {
-            for (f, seen) in found.iter_mut().zip(index.occurring(&distinct, view)) {
+            for (f, seen) in found
+                .iter_mut()
+                .zip(index.occurring(&distinct, view.as_str()))
+            {
                 *f &= seen;
             }
         }
@@ -1120,23 +1164,42 @@ mod tests {
     #[test]
     fn a_haystack_written_into_spare_memory_is_the_same_haystack() {
         let strings = ["Refunds over 5,000\tneed a human.", "  é\u{2028}x ", ""];
-        let fresh = Haystack::new(strings);
-        // Memory that held other bytes, large enough or not.
-        for memory in [
-            b"\xff\xfe not text at all".repeat(100),
-            b"xy".to_vec(),
-            Vec::new(),
-        ] {
-            let mut reused = Haystack(Vec::new());
-            reused.also_in(strings, memory);
-            assert_eq!(reused.0, fresh.0);
+        let longest = "x\u{a0} y ".repeat(PAGES_FROM / 4);
+        let strings_of = |long: bool| {
+            let mut all = strings.to_vec();
+            if long {
+                all.push(longest.as_str());
+            }
+            all
+        };
+        let views = |h: &Haystack| {
+            h.0.iter()
+                .map(|v| v.as_str().to_string())
+                .collect::<Vec<_>>()
+        };
+        let pages_of = |bytes: &[u8], room: usize| {
+            let mut pages = Pages::new(room).unwrap();
+            assert!(pages.push(bytes));
+            Some(pages)
+        };
+        for long in [false, true] {
+            let strings = strings_of(long);
+            let fresh = Haystack::new(strings.iter().copied());
+            assert!(matches!(fresh.0[0], View::Pages(_)) == long);
+            // Memory that held other bytes (not text at all), with room enough or not.
+            let other = b"\xff\xfe not text at all".repeat(100);
+            for memory in [pages_of(&other, 1 << 21), pages_of(b"xy", 2), None] {
+                let mut reused = Haystack(Vec::new());
+                reused.also_in(strings.iter().copied(), memory);
+                assert_eq!(views(&reused), views(&fresh));
+            }
         }
         // A spare is lent once, emptied; a clone has none; it never makes contexts differ.
-        let spare = Spare::new(b"old bytes".to_vec());
+        let spare = Spare::new(pages_of(b"old bytes", 9).unwrap());
         assert!(spare.clone().take().is_none());
         assert_eq!(spare, Spare::default());
         let taken = spare.take().unwrap();
-        assert!(taken.is_empty() && taken.capacity() >= 9);
+        assert!(taken.is_empty() && taken.room() >= 9);
         assert!(spare.take().is_none());
     }
 

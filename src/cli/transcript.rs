@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::*;
 use crate::hook::{Subagent, Unread};
+use crate::memory::Pages;
 use crate::transcript::{self, Live, Window};
 use crate::view::{Context, Spare};
 use crate::wiring::{self, gemini_cli};
@@ -548,7 +549,7 @@ fn read_live(
     harness: Option<Harness>,
     call: Option<&str>,
     limits: Limits,
-) -> Result<(Live, Vec<u8>, Vec<u8>), Unread> {
+) -> Result<(Live, Vec<u8>, Pages), Unread> {
     let cannot = |e: &io::Error| {
         let err = InputError::invalid(path, "transcript", ReadProblem::Io(IoReason::from(e)));
         if e.kind() == io::ErrorKind::NotFound {
@@ -572,7 +573,10 @@ fn read_live(
     // The end of the file read so far: bytes `offset..len`. Each window is half as large
     // again as the last, and only the bytes in front of what was read are read (the file
     // only grows at its end, past `len`, which this read never looks at).
-    let mut tail: Vec<u8> = Vec::new();
+    let room = usize::try_from(len.min(max))
+        .unwrap_or(usize::MAX)
+        .min(TAIL_ROOM);
+    let mut tail = Pages::new_from_end(room).ok_or_else(|| cannot(&too_large()))?;
     let mut offset = len;
     loop {
         let from = len - size;
@@ -656,23 +660,34 @@ fn read_head(file: &mut File, len: u64, limits: Limits) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// Reads the `size` bytes of the file at `offset` into the front of `tail`, in place:
-/// the buffer grows (a large one is moved, not copied, by the allocator), what it held
-/// moves up, and the new bytes are read straight into the space in front. A file that
-/// ends before them is `UnexpectedEof`.
-fn read_in_front(file: &mut File, tail: &mut Vec<u8>, offset: u64, size: u64) -> io::Result<()> {
-    let too_large = || io::Error::new(io::ErrorKind::OutOfMemory, "too large to hold");
+/// Reads the `size` bytes of the file at `offset` into the front of `tail`, in place: the
+/// bytes held are not moved while there is room in front of them, and are copied once
+/// into larger memory (four times the room) when there is not. A file that ends before
+/// them is `UnexpectedEof`.
+fn read_in_front(file: &mut File, tail: &mut Pages, offset: u64, size: u64) -> io::Result<()> {
     let n = usize::try_from(size).map_err(|_| too_large())?;
-    let held = tail.len();
-    tail.try_reserve_exact(n).map_err(|_| too_large())?;
-    tail.resize(held + n, 0);
-    tail.copy_within(..held, n);
-    let Some(front) = tail.get_mut(..n) else {
-        return Err(too_large());
-    };
+    if tail.in_front() < n {
+        let room = tail.len().checked_add(n).ok_or_else(too_large)?;
+        let mut grown =
+            Pages::new_from_end(room.max(tail.room().saturating_mul(4))).ok_or_else(too_large)?;
+        grown
+            .front(tail.len())
+            .ok_or_else(too_large)?
+            .copy_from_slice(tail);
+        *tail = grown;
+    }
+    let front = tail.front(n).ok_or_else(too_large)?;
     file.seek(SeekFrom::Start(offset))?;
     file.read_exact(front)
 }
+
+fn too_large() -> io::Error {
+    io::Error::new(io::ErrorKind::OutOfMemory, "too large to hold")
+}
+
+/// The most room the end of a transcript is first read into: memory not touched costs
+/// nothing, and a live context of a few megabytes is read without a copy.
+const TAIL_ROOM: usize = 8 << 20;
 
 fn read_range(file: &mut File, offset: u64, size: u64) -> io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(offset))?;
@@ -879,4 +894,40 @@ fn first_words(text: &str) -> String {
     let head: Vec<&str> = words.by_ref().take(WORDS).collect();
     let more = if words.next().is_some() { " ..." } else { "" };
     format!("{}{more}", clean_brief(&head.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The end of a file read in windows, each in front of the last, is the file's end,
+    /// in memory with room for all of it or grown (copied once) when it has not; a file
+    /// shorter than the window asked for is `UnexpectedEof`.
+    #[test]
+    fn windows_read_in_front_are_the_end_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let len = bytes.len() as u64;
+        for room in [0, 1000, 256 * 1024, bytes.len()] {
+            let mut file = File::open(&path).unwrap();
+            let mut tail = Pages::new_from_end(room).unwrap();
+            let mut offset = len;
+            for size in [10, 256 * 1024, 384 * 1024, 1 << 20, len] {
+                let from = len - size;
+                if from < offset {
+                    read_in_front(&mut file, &mut tail, from, offset - from).unwrap();
+                    offset = from;
+                }
+                assert_eq!(
+                    &*tail,
+                    &bytes[from as usize..],
+                    "room {room}, window {size}"
+                );
+            }
+            let err = read_in_front(&mut file, &mut tail, len - 5, 10).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        }
+    }
 }

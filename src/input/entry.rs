@@ -197,7 +197,7 @@ pub struct StoreTexts {
     /// The store's bytes, read once for both passes (a file of up to
     /// [`source::HOLD_UP_TO`] bytes): the records in view are then those of the very
     /// bytes judged, whatever happens to the file meanwhile.
-    pub(super) held: Option<Vec<u8>>,
+    pub(super) held: Option<crate::memory::Pages>,
     /// The file's stamp before the light pass when it is read twice (a larger file),
     /// which the lean load must find again after it: the two passes read one file.
     pub(super) stamp: Option<(u64, std::time::SystemTime)>,

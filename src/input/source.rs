@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::io::Read;
 
 use crate::error::{InputError, IoReason, ReadProblem};
+use crate::memory::Pages;
 use crate::record::Limits;
 use crate::stream::{Fallback, Positional};
 
@@ -74,22 +75,28 @@ pub(crate) const HOLD_UP_TO: u64 = 32 << 20;
 /// [`LEAN_FROM`] bytes, within `--max-input-bytes`) and it is no larger than `most`
 /// bytes; `None` otherwise, or when it cannot be read. What it gives is what was read,
 /// even if the file changed meanwhile: a caller judges these bytes, never the file again.
-pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Vec<u8>> {
-    let file = std::fs::File::open(path).ok()?;
+pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Pages> {
+    let mut file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     let size = meta.len();
     let most = most.min(limits.max_input_bytes);
     if !meta.is_file() || size < LEAN_FROM as u64 || size > most {
         return None;
     }
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(usize::try_from(size).ok()?.saturating_add(1))
-        .ok()?;
-    file.take(most.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() as u64 <= most && bytes.len() >= LEAN_FROM).then_some(bytes)
+    // One byte more than the file had: a file that fills it grew while it was read.
+    let mut held = Pages::new(usize::try_from(size).ok()?.checked_add(1)?)?;
+    loop {
+        match file.read(held.spare()) {
+            Ok(0) => break,
+            Ok(n) => held.filled(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+        if held.spare().is_empty() {
+            return None;
+        }
+    }
+    (held.len() as u64 <= most && held.len() >= LEAN_FROM).then_some(held)
 }
 
 /// A file's length and modification time: a file read twice (two passes of the lean
@@ -336,6 +343,37 @@ mod tests {
             assert_eq!(joined, bytes);
             assert!(count > 1);
         }
+    }
+
+    /// A held file is its bytes, whole (at a huge page's boundary, where huge pages can
+    /// back them), or nothing: too small for the lean loader, larger than the most it
+    /// may hold, or not a regular file.
+    #[test]
+    fn a_held_file_is_its_bytes_whole_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let path = path.to_str().unwrap();
+        let limits = Limits::default();
+        for size in [
+            LEAN_FROM,
+            LEAN_FROM + 1,
+            (2 << 20) - 1,
+            2 << 20,
+            (2 << 20) + 1,
+            (6 << 20) + 17,
+        ] {
+            let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+            std::fs::write(path, &bytes).unwrap();
+            let held = hold(path, limits, u64::MAX).unwrap();
+            assert_eq!(&*held, &bytes[..], "{size} bytes");
+            assert_eq!(held.as_ptr() as usize % (2 << 20), 0);
+            assert!(hold(path, limits, size as u64 - 1).is_none());
+            assert!(hold(path, limits, size as u64).is_some());
+        }
+        std::fs::write(path, vec![b'x'; LEAN_FROM - 1]).unwrap();
+        assert!(hold(path, limits, u64::MAX).is_none());
+        assert!(hold(dir.path().to_str().unwrap(), limits, u64::MAX).is_none());
+        assert!(hold("/dev/zero", limits, u64::MAX).is_none());
     }
 
     #[test]
