@@ -253,8 +253,13 @@ impl Report {
             line(
                 "compaction",
                 &format!(
-                    "{} records, {} kept, {} dropped (retention={}, kept-sha256={})",
-                    c.records, c.kept, c.dropped, c.retention, c.kept_sha256
+                    "{} record{}, {} kept, {} dropped (retention={}, kept-sha256={})",
+                    c.records,
+                    if c.records == 1 { "" } else { "s" },
+                    c.kept,
+                    c.dropped,
+                    c.retention,
+                    c.kept_sha256
                 ),
             );
         }

@@ -696,7 +696,7 @@ fn a_retention_k_near_the_integer_limit_keeps_everything() {
     ] {
         let (code, report) = judged(&["check", &fixture("no_bom.json"), "--retention", r], None);
         assert_eq!(code, 0, "{report}");
-        assert!(report.contains("1 records, 1 kept, 0 dropped"), "{report}");
+        assert!(report.contains("1 record, 1 kept, 0 dropped"), "{report}");
     }
 }
 
