@@ -2,7 +2,8 @@
 //!
 //! A record is in view when its `text`, whitespace-normalised, occurs in one
 //! whitespace-normalised string of the live context, as a whole: not as the start or
-//! end of a longer word or number there. Normalising turns every run of
+//! end of a longer word or number there (an invisible character, a soft hyphen or a
+//! zero-width joiner, joins what it stands between). Normalising turns every run of
 //! whitespace into one space and trims the ends; control characters and the characters
 //! a report escapes (bidirectional overrides, line separators, the BOM) count as
 //! whitespace too, so that a record's text carried back to the model in a hook's reason
@@ -1088,18 +1089,47 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 /// letter or digit just before (after) it, nor one joined to it by a hyphen, an
 /// underscore, an apostrophe, a dot or a slash (a compound, a name, a file, a path, a
 /// decimal), nor (for a digit) a digit joined to it by a thousands separator, a space
-/// among them (see [`grouped`]). `Refunds over 500` does not occur in `Refunds over 5000
-/// need approval`, nor in `Refunds over 500,000`, `500 000` or `500.50`; `touch gate`
-/// does not occur in `touch gate-marker` or `touch gate.bak`: the agent read another rule.
+/// among them (see [`grouped`]). An invisible character (see [`invisible`]) is not
+/// there: what it stands between is joined. `Refunds over 500` does not occur in
+/// `Refunds over 5000 need approval`, nor in `Refunds over 500,000`, `500 000` or
+/// `500.50`; `touch gate` does not occur in `touch gate-marker`, `touch gate.bak` or
+/// `touch gate\u{ad}marker`: the agent read another rule.
 fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
     let (head, tail) = (
         haystack.get(..start).unwrap_or_default(),
         haystack.get(end..).unwrap_or_default(),
     );
-    let (mut before, mut after) = (head.chars().rev(), tail.chars());
-    !(goes_on(text.chars().next(), &mut before)
-        || goes_on(text.chars().next_back(), &mut after)
+    let (mut before, mut after) = (seen(head.chars().rev()), seen(tail.chars()));
+    !(goes_on(seen(text.chars()).next(), &mut before)
+        || goes_on(seen(text.chars().rev()).next(), &mut after)
         || grouped(text, head, tail))
+}
+
+/// The characters a reader sees: without the invisible ones, which join what stands
+/// either side of them (`gate\u{ad}marker` reads `gatemarker`, or `gate-marker` at a
+/// line's end; a zero-width joiner or a word joiner shows nothing).
+fn seen(chars: impl Iterator<Item = char>) -> impl Iterator<Item = char> {
+    chars.filter(|&c| !invisible(c))
+}
+
+/// A character shown as nothing (Unicode's default ignorable code points) that
+/// normalising keeps and [`word`] does not hold: the soft hyphen, zero-width spaces and
+/// joiners, the word joiner and invisible operators, variation selectors, tags.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
 }
 
 /// True when the number a text ends (starts) with goes on past one space as a group of
@@ -1563,6 +1593,46 @@ mod tests {
             ),
             [true, true, true, false]
         );
+    }
+
+    #[test]
+    fn a_word_joined_by_an_invisible_character_is_another_word() {
+        // A soft hyphen, a zero-width space or joiner, a word joiner, a variation
+        // selector: unseen, they join the words either side (`gate\u{ad}marker` reads
+        // `gatemarker`, or `gate-marker` at a line's end). The rule `touch gate` was in
+        // view in `touch gate\u{ad}marker`, where a hyphen keeps it out; and a text that
+        // starts or ends with one was whole wherever it occurred.
+        for joiner in [
+            "\u{ad}",
+            "\u{200b}",
+            "\u{200c}",
+            "\u{200d}",
+            "\u{2060}",
+            "\u{2063}",
+            "\u{fe0f}",
+            "\u{180e}",
+            "\u{e0041}",
+            "\u{ad}\u{200d}",
+        ] {
+            let (start, end) = (format!("{joiner}sign-off"), format!("user{joiner}"));
+            let s = store(&[
+                Some("Never run touch gate"),
+                Some("Refunds over 500"),
+                Some(&start),
+                Some(&end),
+            ]);
+            let context = format!(
+                "Never run touch gate{joiner}marker; Refunds over 500{joiner}000; \
+                 co{joiner}sign-off; user{joiner}name"
+            );
+            assert_eq!(in_view(&s, [context.as_str()]), [false; 4], "{context:?}");
+            let context = format!(
+                "Never run touch gate{joiner} now; Refunds over 500{joiner}-{joiner}5000; \
+                 {joiner}sign-off{joiner}: user{joiner}!"
+            );
+            let seen = in_view(&s, [context.as_str()]);
+            assert_eq!(seen, [true, false, true, true], "{context:?}");
+        }
     }
 
     #[test]
