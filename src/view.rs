@@ -1136,11 +1136,19 @@ fn invisible(c: char) -> bool {
 /// three digits (is one): thousands set apart by a space, or by the no-break or thin
 /// space that normalising made one (`500 000`, `1 500`, `500\u{202f}000`). Another number
 /// after a space (`500 2 times`, `500 2024`) is another word.
+/// Invisible characters are not there (see [`bounded`]).
 fn grouped(text: &str, head: &str, tail: &str) -> bool {
-    let digit = |c: char| c.is_ascii_digit();
-    let three = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count() == 3;
-    let ends = text.ends_with(digit) && tail.strip_prefix(' ').is_some_and(three);
-    let starts = three(text) && head.strip_suffix(' ').is_some_and(|h| h.ends_with(digit));
+    let digit = |c: &char| c.is_ascii_digit();
+    let three = |chars: &mut dyn Iterator<Item = char>| chars.take_while(digit).count() == 3;
+    let spaced = |chars: &mut dyn Iterator<Item = char>| chars.next() == Some(' ');
+    let ends = seen(text.chars().rev()).next().as_ref().is_some_and(digit) && {
+        let mut after = seen(tail.chars());
+        spaced(&mut after) && three(&mut after)
+    };
+    let starts = three(&mut seen(text.chars())) && {
+        let mut before = seen(head.chars().rev());
+        spaced(&mut before) && before.next().as_ref().is_some_and(digit)
+    };
     ends || starts
 }
 
@@ -1624,6 +1632,12 @@ mod tests {
             let context = format!(
                 "Never run touch gate{joiner}marker; Refunds over 500{joiner}000; \
                  co{joiner}sign-off; user{joiner}name"
+            );
+            assert_eq!(in_view(&s, [context.as_str()]), [false; 4], "{context:?}");
+            // Nor does one hide a group of three digits.
+            let context = format!(
+                "Never run touch gate{joiner}-x; Refunds over 500 0{joiner}00; \
+                 1 {joiner}000{joiner}sign-off; user{joiner}{joiner}2"
             );
             assert_eq!(in_view(&s, [context.as_str()]), [false; 4], "{context:?}");
             let context = format!(
