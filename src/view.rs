@@ -179,22 +179,22 @@ fn normalize_into(out: &mut String, s: &str) {
     let mut i = 0;
     let bytes = s.as_bytes();
     loop {
-        // Eight bytes at a time while each stays as it is, up to the first that may not.
-        while let Some(w) = bytes
-            .get(i..i + 8)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        // A block at a time while each byte stays as it is, up to the first that may not.
+        while let Some(block) = bytes
+            .get(i..i + BLOCK)
+            .and_then(|b| <[u8; BLOCK]>::try_from(b).ok())
         {
             let after = i > run
                 && i.checked_sub(1)
                     .and_then(|p| bytes.get(p))
                     .is_some_and(|&b| printable(b));
-            let before = bytes.get(i + 8).is_some_and(|&b| printable(b));
-            let kept = plain(u64::from_le_bytes(w), after, before);
-            if kept != HIGH {
-                i += ((!kept & HIGH).trailing_zeros() / 8) as usize;
+            let before = bytes.get(i + BLOCK).is_some_and(|&b| printable(b));
+            let kept = plain(block, after, before);
+            if kept != ALL {
+                i += kept.trailing_ones() as usize;
                 break;
             }
-            i += 8;
+            i += BLOCK;
         }
         while bytes.get(i).is_some_and(|&b| class_of(b) == KEEP) {
             i += 1;
@@ -228,43 +228,40 @@ fn normalize_into(out: &mut String, s: &str) {
     push_word(out, base, s.get(run..).unwrap_or_default());
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
-const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+/// The bytes the scans of this module look at together (normalising, word starts): one
+/// [`Block`].
+const BLOCK: usize = 32;
+
+/// [`BLOCK`] bytes as SIMD vectors where the target has them (two of SSE2 on x86_64, of
+/// NEON on aarch64), plain code elsewhere: a compare per byte class for the block.
+type Block = wide::u8x32;
+
+/// A bit for each byte of a block.
+const ALL: u32 = u32::MAX >> (32 - BLOCK);
 
 /// Printable ASCII other than a space: a byte normalising keeps as it is.
 fn printable(b: u8) -> bool {
     (0x21..0x7f).contains(&b)
 }
 
-/// The high bit of each of the eight bytes of `w` that normalising keeps as it is, in
-/// a run: printable ASCII, and a lone space between two such bytes. `after`: the byte
-/// before `w` is one such byte of the run; `before`: the byte after `w` is printable.
-/// (Exact: no carry crosses a byte. A byte beyond ASCII is not marked; the caller looks
-/// at it on its own.)
-fn plain(w: u64, after: bool, before: bool) -> u64 {
-    let printable = within(w, 0x21, 0x7e);
-    let spaces = equal(w, b' ');
-    let left = (printable << 8) | if after { 0x80 } else { 0 };
-    let right = (printable >> 8) | if before { 0x80 << 56 } else { 0 };
+/// The bytes of `block` (bit `k` for byte `k`) that normalising keeps as they are, in a
+/// run: printable ASCII, and a lone space between two such bytes. `after`: the byte
+/// before `block` is one such byte of the run; `before`: the byte after `block` is
+/// printable. (A byte beyond ASCII is not marked; the caller looks at it on its own.)
+fn plain(block: [u8; BLOCK], after: bool, before: bool) -> u32 {
+    let v = Block::new(block);
+    let printable = within(v, 0x21, 0x7e).to_bitmask();
+    let spaces = v.simd_eq(Block::splat(b' ')).to_bitmask();
+    let left = (printable << 1) | u32::from(after);
+    let right = (printable >> 1) | u32::from(before) << (BLOCK - 1);
     printable | spaces & left & right
 }
 
-/// The high bit of each of the eight bytes of `w` that is ASCII and within `lo..=hi`
-/// (`hi` below 0x80; exact: no carry crosses a byte).
-fn within(w: u64, lo: u8, hi: u8) -> u64 {
-    let x = w & LOW;
-    x.wrapping_add(ONES * u64::from(0x80 - lo))
-        & !x.wrapping_add(ONES * u64::from(0x7f - hi))
-        & !w
-        & HIGH
-}
-
-/// The high bit of each of the eight bytes of `w` equal to `b` (exact: no carry crosses
-/// a byte).
-fn equal(w: u64, b: u8) -> u64 {
-    let z = w ^ (ONES * u64::from(b));
-    !((z & LOW).wrapping_add(LOW) | z | LOW)
+/// Each byte of `v` within `lo..=hi` (all its bits set; unsigned: `v - lo`, wrapping,
+/// is at most `hi - lo`).
+fn within(v: Block, lo: u8, hi: u8) -> Block {
+    let d = v - Block::splat(lo);
+    d.min(Block::splat(hi.wrapping_sub(lo))).simd_eq(d)
 }
 
 /// True for the first byte (in UTF-8) of every character beyond ASCII that
@@ -920,8 +917,8 @@ impl Index {
             Some(&[a, b]) => memchr::memchr2_iter(a, b, part).for_each(|i| look(start + i)),
             Some(&[a, b, c]) => memchr::memchr3_iter(a, b, c, part).for_each(|i| look(start + i)),
             Some(_) if self.lengths.is_empty() => {}
-            // Word starts and up to three ASCII signs some text starts with, eight bytes
-            // at a time; else every place.
+            // Word starts and up to three ASCII signs some text starts with, a block at
+            // a time; else every place.
             _ => match self.marks.as_deref() {
                 Some(marks) => {
                     for at in WordStarts::new(haystack, start, end, marks) {
@@ -991,7 +988,7 @@ impl Index {
     }
 }
 
-/// The places in `start..end` of a haystack where a text may start, found eight bytes
+/// The places in `start..end` of a haystack where a text may start, found a [`Block`]
 /// at a time: each ASCII letter or digit that follows no ASCII letter or digit, each of
 /// the `marks` (ASCII signs some text starts with), and each first byte of a character
 /// beyond ASCII; in the last few bytes, every place. (`look` decides at each, and tells
@@ -999,14 +996,14 @@ impl Index {
 struct WordStarts<'h> {
     bytes: &'h [u8],
     marks: &'h [u8],
-    /// The next eight bytes to look through.
+    /// The next block to look through.
     at: usize,
     end: usize,
     /// Whether the byte before `at` is an ASCII letter or digit (at the start: whether
     /// the character before is a letter or digit).
     after_word: bool,
-    /// The places left in the eight bytes before `at`: the high bit of each.
-    places: u64,
+    /// The places left in the block before `at`: bit `k` for its byte `k`.
+    places: u32,
 }
 
 impl<'h> WordStarts<'h> {
@@ -1030,18 +1027,17 @@ impl Iterator for WordStarts<'_> {
     fn next(&mut self) -> Option<usize> {
         loop {
             if self.places != 0 {
-                let i = (self.places.trailing_zeros() / 8) as usize;
+                let i = self.places.trailing_zeros() as usize;
                 self.places &= self.places - 1;
-                return Some(self.at - 8 + i);
+                return Some(self.at - BLOCK + i);
             }
-            let eight = self
+            let block = self
                 .bytes
-                .get(self.at..self.at + 8)
-                .filter(|_| self.at + 8 <= self.end)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .map(u64::from_le_bytes);
-            let Some(w) = eight else {
-                // Fewer than eight bytes left: every place.
+                .get(self.at..self.at + BLOCK)
+                .filter(|_| self.at + BLOCK <= self.end)
+                .and_then(|b| <[u8; BLOCK]>::try_from(b).ok());
+            let Some(block) = block else {
+                // Fewer than a block's bytes left: every place.
                 let at = self.at;
                 if at >= self.end {
                     return None;
@@ -1049,18 +1045,28 @@ impl Iterator for WordStarts<'_> {
                 self.at += 1;
                 return Some(at);
             };
-            // A letter, either case: `| 0x20` makes `A`..`Z` (and only them) `a`..`z`.
-            let alnum = within(w | (ONES * 0x20), b'a', b'z') | within(w, b'0', b'9');
-            let marked = self.marks.iter().fold(0, |m, &b| m | equal(w, b));
-            // 0b11xxxxxx: the first byte of a character beyond ASCII (the bytes after it
-            // in that character are 0b10xxxxxx, and start no text).
-            let beyond = w & (w << 1) & HIGH;
-            let before = if self.after_word { 0x80 } else { 0 };
-            self.places = alnum & !((alnum << 8) | before) | marked | beyond;
-            self.after_word = alnum >> 63 != 0;
-            self.at += 8;
+            let (alnum, others) = starts_of(block, self.marks);
+            let before = u32::from(self.after_word);
+            self.places = alnum & !((alnum << 1) | before) | others;
+            self.after_word = alnum >> (BLOCK - 1) != 0;
+            self.at += BLOCK;
         }
     }
+}
+
+/// The ASCII letters and digits of `block`, and its bytes that are one of the `marks` or
+/// the first byte of a character beyond ASCII (bit `k` for byte `k`).
+fn starts_of(block: [u8; BLOCK], marks: &[u8]) -> (u32, u32) {
+    let v = Block::new(block);
+    // A letter, either case: `| 0x20` makes `A`..`Z` (and only them) `a`..`z`.
+    let alnum = within(v | Block::splat(0x20), b'a', b'z') | within(v, b'0', b'9');
+    // 0b11xxxxxx: the first byte of a character beyond ASCII (the bytes after it in that
+    // character are 0b10xxxxxx, and start no text).
+    let beyond = v.max(Block::splat(0xc0)).simd_eq(v);
+    let others = marks
+        .iter()
+        .fold(beyond, |m, &b| m | v.simd_eq(Block::splat(b)));
+    (alnum.to_bitmask(), others.to_bitmask())
 }
 
 /// A letter or digit, or a combining mark (which makes another letter of the one it
@@ -1277,8 +1283,8 @@ mod tests {
     }
 
     #[test]
-    fn a_space_at_either_edge_of_eight_bytes_is_kept_only_when_lone() {
-        for k in 0..20 {
+    fn a_space_at_either_edge_of_a_block_is_kept_only_when_lone() {
+        for k in 0..2 * BLOCK + 4 {
             for (head, tail) in [
                 ("", " "),
                 ("", "  b"),
@@ -1399,7 +1405,7 @@ mod tests {
         fn texts_are_found_at_word_starts_and_at_their_marks_only(
             // More than three first bytes, letters and digits (é too) and two signs, so
             // that only word starts and those signs are looked at; live contexts in
-            // ASCII and beyond, long enough for whole runs of eight bytes.
+            // ASCII and beyond, long enough for whole blocks.
             texts in proptest::collection::vec("[a-dé5.(][a-d5_. ]{0,4}", 4..12),
             live in proptest::collection::vec("([a-d5_. ]{0,12}[é×]?){0,8}", 0..4),
         ) {
@@ -1407,11 +1413,61 @@ mod tests {
         }
     }
 
+    /// The places [`WordStarts`] gives, found a byte at a time: in the blocks from `start`,
+    /// each ASCII letter or digit after no ASCII letter or digit (at `start`: after no
+    /// letter or digit), each of the `marks` and each byte from 0xC0; past the last whole
+    /// block, every place.
+    fn word_starts_plainly(haystack: &str, start: usize, end: usize, marks: &[u8]) -> Vec<usize> {
+        let bytes = haystack.as_bytes();
+        let tail = start + (end.saturating_sub(start)) / BLOCK * BLOCK;
+        (start..end)
+            .filter(|&at| {
+                let b = bytes[at];
+                let after_word = if at == start {
+                    word(char_before(haystack, at))
+                } else {
+                    bytes[at - 1].is_ascii_alphanumeric()
+                };
+                at >= tail
+                    || b.is_ascii_alphanumeric() && !after_word
+                    || marks.contains(&b)
+                    || b >= 0xc0
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_block_scans_agree_with_plain_ones_at_every_offset(
+            // Runs of plain text longer than a block, between spaces of every kind (in
+            // ASCII, controls, beyond ASCII, unsafe characters) and characters beyond
+            // ASCII that are not spaces but start as one does; a lead of any length, so
+            // that each falls at every offset of a block, and ranges that start and end
+            // anywhere.
+            lead in "[a-z0-9]{0,40}",
+            body in proptest::collection::vec(
+                "[a-zA-Z0-9 (.\"~-]{0,40}[ \t\n\r\u{b}\u{c}\u{1f}\u{7f}\u{85}\u{a0}\u{1680}\u{2000}-\u{200b}\u{2028}\u{2029}\u{202a}-\u{202f}\u{205f}\u{2066}-\u{2069}\u{3000}\u{feff}\u{61c}é×©\u{600}\u{1e00}\u{2019}\u{3001}\u{ff01}\u{300}🙂]{0,3}",
+                0..8,
+            ),
+            marks in proptest::sample::subsequence(b"(\"-".to_vec(), 0..=3),
+            from in 0usize..80,
+            to in 0usize..400,
+        ) {
+            let s = format!("{lead}{}", body.concat());
+            let words: Vec<&str> = s.split(is_space).filter(|w| !w.is_empty()).collect();
+            proptest::prop_assert_eq!(normalize(&s), words.join(" "), "{:?}", s);
+            let len = s.len();
+            let (start, end) = (from.min(len), to.min(len));
+            let places: Vec<usize> = WordStarts::new(&s, start, end, &marks).collect();
+            proptest::prop_assert_eq!(places, word_starts_plainly(&s, start, end, &marks), "{}..{} of {:?}", start, end, s);
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn word_starts_are_every_place_a_text_may_start(
             // Letters, digits and signs in ASCII, characters beyond it (letters, signs, a
-            // combining mark), in runs longer than eight bytes; up to three marks; any
+            // combining mark), in haystacks of several blocks; up to three marks; any
             // range, a character's boundary or not.
             haystack in "([a-cA5 (\"-]{0,12}[é“—🙂×\u{300}]?){0,8}",
             marks in proptest::sample::subsequence(b"(\"-".to_vec(), 0..=3),
@@ -1451,7 +1507,7 @@ mod tests {
         fn texts_are_found_at_and_after_characters_beyond_ascii(
             // Texts that start with letters and signs beyond ASCII (and three in ASCII,
             // so that the places are word starts), of every key length and longer; live
-            // contexts where those characters fall anywhere in eight bytes.
+            // contexts where those characters fall anywhere in a block.
             texts in proptest::collection::vec("[a-cé“—🙂(][a-c5 é“—\u{300}-]{0,20}", 1..12),
             live in proptest::collection::vec("([a-c5 (-]{0,10}[é“—🙂×\u{300}]?){0,10}", 0..4),
         ) {
