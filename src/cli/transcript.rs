@@ -662,14 +662,16 @@ fn read_head(file: &mut File, len: u64, limits: Limits) -> io::Result<Vec<u8>> {
 
 /// Reads the `size` bytes of the file at `offset` into the front of `tail`, in place: the
 /// bytes held are not moved while there is room in front of them, and are copied once
-/// into larger memory (four times the room) when there is not. A file that ends before
-/// them is `UnexpectedEof`.
+/// into larger memory when there is not (four times the room, but never more than the
+/// file holds from `offset` on and the bytes held). A file that ends before them is
+/// `UnexpectedEof`.
 fn read_in_front(file: &mut File, tail: &mut Pages, offset: u64, size: u64) -> io::Result<()> {
     let n = usize::try_from(size).map_err(|_| too_large())?;
     if tail.in_front() < n {
         let room = tail.len().checked_add(n).ok_or_else(too_large)?;
-        let mut grown =
-            Pages::new_from_end(room.max(tail.room().saturating_mul(4))).ok_or_else(too_large)?;
+        let most = usize::try_from(offset).map_or(usize::MAX, |o| o.saturating_add(room));
+        let grown_room = tail.room().saturating_mul(4).min(most).max(room);
+        let mut grown = Pages::new_from_end(grown_room).ok_or_else(too_large)?;
         grown
             .front(tail.len())
             .ok_or_else(too_large)?
