@@ -535,6 +535,14 @@ pub(crate) fn key_of(bytes: &[u8], len: usize) -> u64 {
 /// the last): the key of the first `len` is [`key_of_words`] of their
 /// [`first_bytes`]`(len)` and `(len - 8)`.
 fn head_words(bytes: &[u8]) -> (u64, u64) {
+    // Most places have KEY bytes after them: two words read whole.
+    if let Some((low, high)) = bytes
+        .first_chunk::<KEY>()
+        .and_then(|head| head.split_first_chunk::<8>())
+        .and_then(|(low, rest)| Some((low, rest.first_chunk::<8>()?)))
+    {
+        return (u64::from_le_bytes(*low), u64::from_le_bytes(*high));
+    }
     let (low, high) = bytes.split_at(bytes.len().min(8));
     (word_of(low), word_of(high))
 }
@@ -911,7 +919,7 @@ impl Index {
         let bytes = haystack.as_bytes();
         let (start, end) = (range.start, range.end.min(bytes.len()));
         let part = bytes.get(start..end).unwrap_or_default();
-        let mut look = |at: usize| self.look(texts, haystack, at, &mut found);
+        let mut look = |at: usize| self.look::<false>(texts, haystack, at, &mut found);
         match self.firsts.as_deref() {
             Some(&[a]) => memchr::memchr_iter(a, part).for_each(|i| look(start + i)),
             Some(&[a, b]) => memchr::memchr2_iter(a, b, part).for_each(|i| look(start + i)),
@@ -922,7 +930,7 @@ impl Index {
             _ => match self.marks.as_deref() {
                 Some(marks) => {
                     for at in WordStarts::new(haystack, start, end, marks) {
-                        self.look(texts, haystack, at, &mut found);
+                        self.look::<true>(texts, haystack, at, &mut found);
                     }
                 }
                 None => (start..end).for_each(look),
@@ -931,18 +939,33 @@ impl Index {
         found
     }
 
-    /// Notes in `found` each text that occurs in `haystack` starting at byte `at`.
+    /// Notes in `found` each text that occurs in `haystack` starting at byte `at`
+    /// (`WORD_STARTS`: a place [`WordStarts`] gave).
     // Inlined into each loop over places: most places start no text, and are told so
     // by their first byte, the character before or the keys set, for a few instructions.
     #[inline(always)]
-    fn look(&self, texts: &[&str], haystack: &str, at: usize, found: &mut [bool]) {
+    fn look<const WORD_STARTS: bool>(
+        &self,
+        texts: &[&str],
+        haystack: &str,
+        at: usize,
+        found: &mut [bool],
+    ) {
         let bytes = haystack.as_bytes();
         let Some(&b) = bytes.get(at) else {
             return;
         };
         match self.starts.get(usize::from(b)) {
             None | Some(0) => return,
-            Some(1) if word(char_before(haystack, at)) => return,
+            Some(1) => {
+                // An ASCII letter or digit that `WordStarts` gave after an ASCII byte
+                // follows no letter or digit: it told so with the block.
+                let before = at.checked_sub(1).and_then(|i| bytes.get(i));
+                let told = WORD_STARTS && b.is_ascii() && before.is_none_or(u8::is_ascii);
+                if !told && word(char_before(haystack, at)) {
+                    return;
+                }
+            }
             Some(_) => {}
         }
         // The first KEY bytes from `at` as two words, read once for the key of every
@@ -991,8 +1014,8 @@ impl Index {
 /// The places in `start..end` of a haystack where a text may start, found a [`Block`]
 /// at a time: each ASCII letter or digit that follows no ASCII letter or digit, each of
 /// the `marks` (ASCII signs some text starts with), and each first byte of a character
-/// beyond ASCII; in the last few bytes, every place. (`look` decides at each, and tells
-/// apart a letter or digit after a letter beyond ASCII.)
+/// beyond ASCII. (`look` decides at each, and tells apart a letter or digit after a
+/// letter beyond ASCII.)
 struct WordStarts<'h> {
     bytes: &'h [u8],
     marks: &'h [u8],
@@ -1031,23 +1054,28 @@ impl Iterator for WordStarts<'_> {
                 self.places &= self.places - 1;
                 return Some(self.at - BLOCK + i);
             }
-            let block = self
+            let (block, within) = match self
                 .bytes
                 .get(self.at..self.at + BLOCK)
                 .filter(|_| self.at + BLOCK <= self.end)
-                .and_then(|b| <[u8; BLOCK]>::try_from(b).ok());
-            let Some(block) = block else {
-                // Fewer than a block's bytes left: every place.
-                let at = self.at;
-                if at >= self.end {
-                    return None;
+                .and_then(|b| <[u8; BLOCK]>::try_from(b).ok())
+            {
+                Some(block) => (block, ALL),
+                None => {
+                    // Fewer than a block's bytes left: scanned as a block with zeros
+                    // after them, the places past them dropped.
+                    let end = self.end.min(self.bytes.len());
+                    let rest = self.bytes.get(self.at..end).filter(|r| !r.is_empty())?;
+                    let mut block = [0u8; BLOCK];
+                    for (b, r) in block.iter_mut().zip(rest) {
+                        *b = *r;
+                    }
+                    (block, ALL >> (BLOCK - rest.len().min(BLOCK)))
                 }
-                self.at += 1;
-                return Some(at);
             };
             let (alnum, others) = starts_of(block, self.marks);
             let before = u32::from(self.after_word);
-            self.places = alnum & !((alnum << 1) | before) | others;
+            self.places = (alnum & !((alnum << 1) | before) | others) & within;
             self.after_word = alnum >> (BLOCK - 1) != 0;
             self.at += BLOCK;
         }
@@ -1415,11 +1443,9 @@ mod tests {
 
     /// The places [`WordStarts`] gives, found a byte at a time: in the blocks from `start`,
     /// each ASCII letter or digit after no ASCII letter or digit (at `start`: after no
-    /// letter or digit), each of the `marks` and each byte from 0xC0; past the last whole
-    /// block, every place.
+    /// letter or digit), each of the `marks` and each byte from 0xC0.
     fn word_starts_plainly(haystack: &str, start: usize, end: usize, marks: &[u8]) -> Vec<usize> {
         let bytes = haystack.as_bytes();
-        let tail = start + (end.saturating_sub(start)) / BLOCK * BLOCK;
         (start..end)
             .filter(|&at| {
                 let b = bytes[at];
@@ -1428,10 +1454,7 @@ mod tests {
                 } else {
                     bytes[at - 1].is_ascii_alphanumeric()
                 };
-                at >= tail
-                    || b.is_ascii_alphanumeric() && !after_word
-                    || marks.contains(&b)
-                    || b >= 0xc0
+                b.is_ascii_alphanumeric() && !after_word || marks.contains(&b) || b >= 0xc0
             })
             .collect()
     }
@@ -1514,6 +1537,7 @@ mod tests {
             let texts: Vec<String> = ["a", "b5", "c"].iter().map(|t| t.to_string()).chain(texts).collect();
             found_exactly_where_they_occur(&texts, &live)?;
         }
+
     }
 
     proptest::proptest! {
