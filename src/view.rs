@@ -535,6 +535,14 @@ pub(crate) fn key_of(bytes: &[u8], len: usize) -> u64 {
 /// the last): the key of the first `len` is [`key_of_words`] of their
 /// [`first_bytes`]`(len)` and `(len - 8)`.
 fn head_words(bytes: &[u8]) -> (u64, u64) {
+    // Most places have KEY bytes after them: two words read whole.
+    if let Some((low, high)) = bytes
+        .first_chunk::<KEY>()
+        .and_then(|head| head.split_first_chunk::<8>())
+        .and_then(|(low, rest)| Some((low, rest.first_chunk::<8>()?)))
+    {
+        return (u64::from_le_bytes(*low), u64::from_le_bytes(*high));
+    }
     let (low, high) = bytes.split_at(bytes.len().min(8));
     (word_of(low), word_of(high))
 }
@@ -664,7 +672,7 @@ struct Index {
     firsts: Option<Vec<u8>>,
     /// The ASCII bytes that start a text that does not start with a letter or digit,
     /// when there are at most three: only word starts and these need a look in a run of
-    /// ASCII (see [`WordStarts`]).
+    /// ASCII (see [`word_starts`]).
     marks: Option<Vec<u8>>,
 }
 
@@ -911,7 +919,7 @@ impl Index {
         let bytes = haystack.as_bytes();
         let (start, end) = (range.start, range.end.min(bytes.len()));
         let part = bytes.get(start..end).unwrap_or_default();
-        let mut look = |at: usize| self.look(texts, haystack, at, &mut found);
+        let mut look = |at: usize| self.look::<false>(texts, haystack, at, &mut found);
         match self.firsts.as_deref() {
             Some(&[a]) => memchr::memchr_iter(a, part).for_each(|i| look(start + i)),
             Some(&[a, b]) => memchr::memchr2_iter(a, b, part).for_each(|i| look(start + i)),
@@ -921,9 +929,9 @@ impl Index {
             // a time; else every place.
             _ => match self.marks.as_deref() {
                 Some(marks) => {
-                    for at in WordStarts::new(haystack, start, end, marks) {
-                        self.look(texts, haystack, at, &mut found);
-                    }
+                    word_starts(haystack, start, end, marks, |at| {
+                        self.look::<true>(texts, haystack, at, &mut found);
+                    });
                 }
                 None => (start..end).for_each(look),
             },
@@ -931,18 +939,33 @@ impl Index {
         found
     }
 
-    /// Notes in `found` each text that occurs in `haystack` starting at byte `at`.
+    /// Notes in `found` each text that occurs in `haystack` starting at byte `at`
+    /// (`WORD_STARTS`: a place [`word_starts`] gave).
     // Inlined into each loop over places: most places start no text, and are told so
     // by their first byte, the character before or the keys set, for a few instructions.
     #[inline(always)]
-    fn look(&self, texts: &[&str], haystack: &str, at: usize, found: &mut [bool]) {
+    fn look<const WORD_STARTS: bool>(
+        &self,
+        texts: &[&str],
+        haystack: &str,
+        at: usize,
+        found: &mut [bool],
+    ) {
         let bytes = haystack.as_bytes();
         let Some(&b) = bytes.get(at) else {
             return;
         };
         match self.starts.get(usize::from(b)) {
             None | Some(0) => return,
-            Some(1) if word(char_before(haystack, at)) => return,
+            Some(1) => {
+                // An ASCII letter or digit that `word_starts` gave after an ASCII byte
+                // follows no letter or digit: it told so with the block.
+                let before = at.checked_sub(1).and_then(|i| bytes.get(i));
+                let told = WORD_STARTS && b.is_ascii() && before.is_none_or(u8::is_ascii);
+                if !told && word(char_before(haystack, at)) {
+                    return;
+                }
+            }
             Some(_) => {}
         }
         // The first KEY bytes from `at` as two words, read once for the key of every
@@ -988,69 +1011,50 @@ impl Index {
     }
 }
 
-/// The places in `start..end` of a haystack where a text may start, found a [`Block`]
-/// at a time: each ASCII letter or digit that follows no ASCII letter or digit, each of
+/// Calls `each` with the places in `start..end` of a haystack where a text may start,
+/// in order, found a [`Block`] at a time: each ASCII letter or digit that follows no
+/// letter or digit (no ASCII one within the haystack, none at all at `start`), each of
 /// the `marks` (ASCII signs some text starts with), and each first byte of a character
-/// beyond ASCII; in the last few bytes, every place. (`look` decides at each, and tells
-/// apart a letter or digit after a letter beyond ASCII.)
-struct WordStarts<'h> {
-    bytes: &'h [u8],
-    marks: &'h [u8],
-    /// The next block to look through.
-    at: usize,
+/// beyond ASCII. (`look` decides at each, and tells apart a letter or digit after a
+/// letter beyond ASCII.)
+// Inlined into its caller with the look at each place (see `Index::look`): a loop over
+// the blocks and one over each block's places, their state in registers.
+#[inline(always)]
+fn word_starts(
+    haystack: &str,
+    start: usize,
     end: usize,
-    /// Whether the byte before `at` is an ASCII letter or digit (at the start: whether
-    /// the character before is a letter or digit).
-    after_word: bool,
-    /// The places left in the block before `at`: bit `k` for its byte `k`.
-    places: u32,
-}
-
-impl<'h> WordStarts<'h> {
-    fn new(haystack: &'h str, start: usize, end: usize, marks: &'h [u8]) -> WordStarts<'h> {
-        WordStarts {
-            bytes: haystack.as_bytes(),
-            marks,
-            at: start,
-            end,
-            after_word: word(char_before(haystack, start)),
-            places: 0,
-        }
-    }
-}
-
-impl Iterator for WordStarts<'_> {
-    type Item = usize;
-
-    // Inlined into the loop over the places, with the look at each (see `Index::look`).
-    #[inline(always)]
-    fn next(&mut self) -> Option<usize> {
-        loop {
-            if self.places != 0 {
-                let i = self.places.trailing_zeros() as usize;
-                self.places &= self.places - 1;
-                return Some(self.at - BLOCK + i);
-            }
-            let block = self
-                .bytes
-                .get(self.at..self.at + BLOCK)
-                .filter(|_| self.at + BLOCK <= self.end)
-                .and_then(|b| <[u8; BLOCK]>::try_from(b).ok());
-            let Some(block) = block else {
-                // Fewer than a block's bytes left: every place.
-                let at = self.at;
-                if at >= self.end {
-                    return None;
+    marks: &[u8],
+    mut each: impl FnMut(usize),
+) {
+    let bytes = haystack.as_bytes();
+    let end = end.min(bytes.len());
+    // Whether the byte before `at` is an ASCII letter or digit (at the start: whether the
+    // character before is a letter or digit).
+    let mut after_word = word(char_before(haystack, start));
+    let mut at = start;
+    while at < end {
+        let (block, within) = match bytes.get(at..end).and_then(|b| b.first_chunk::<BLOCK>()) {
+            Some(block) => (*block, ALL),
+            None => {
+                // Fewer than a block's bytes left: scanned as a block with zeros after
+                // them, the places past them dropped.
+                let rest = bytes.get(at..end).unwrap_or_default();
+                let mut block = [0u8; BLOCK];
+                for (b, r) in block.iter_mut().zip(rest) {
+                    *b = *r;
                 }
-                self.at += 1;
-                return Some(at);
-            };
-            let (alnum, others) = starts_of(block, self.marks);
-            let before = u32::from(self.after_word);
-            self.places = alnum & !((alnum << 1) | before) | others;
-            self.after_word = alnum >> (BLOCK - 1) != 0;
-            self.at += BLOCK;
+                (block, ALL >> (BLOCK - rest.len().min(BLOCK)))
+            }
+        };
+        let (alnum, others) = starts_of(block, marks);
+        let mut places = (alnum & !((alnum << 1) | u32::from(after_word)) | others) & within;
+        after_word = alnum >> (BLOCK - 1) != 0;
+        while places != 0 {
+            each(at + places.trailing_zeros() as usize);
+            places &= places - 1;
         }
+        at += BLOCK;
     }
 }
 
@@ -1413,13 +1417,18 @@ mod tests {
         }
     }
 
-    /// The places [`WordStarts`] gives, found a byte at a time: in the blocks from `start`,
+    /// The places [`word_starts`] gives.
+    fn places_of(haystack: &str, start: usize, end: usize, marks: &[u8]) -> Vec<usize> {
+        let mut places = Vec::new();
+        word_starts(haystack, start, end, marks, |at| places.push(at));
+        places
+    }
+
+    /// The places [`word_starts`] gives, found a byte at a time: in the blocks from `start`,
     /// each ASCII letter or digit after no ASCII letter or digit (at `start`: after no
-    /// letter or digit), each of the `marks` and each byte from 0xC0; past the last whole
-    /// block, every place.
+    /// letter or digit), each of the `marks` and each byte from 0xC0.
     fn word_starts_plainly(haystack: &str, start: usize, end: usize, marks: &[u8]) -> Vec<usize> {
         let bytes = haystack.as_bytes();
-        let tail = start + (end.saturating_sub(start)) / BLOCK * BLOCK;
         (start..end)
             .filter(|&at| {
                 let b = bytes[at];
@@ -1428,10 +1437,7 @@ mod tests {
                 } else {
                     bytes[at - 1].is_ascii_alphanumeric()
                 };
-                at >= tail
-                    || b.is_ascii_alphanumeric() && !after_word
-                    || marks.contains(&b)
-                    || b >= 0xc0
+                b.is_ascii_alphanumeric() && !after_word || marks.contains(&b) || b >= 0xc0
             })
             .collect()
     }
@@ -1458,7 +1464,7 @@ mod tests {
             proptest::prop_assert_eq!(normalize(&s), words.join(" "), "{:?}", s);
             let len = s.len();
             let (start, end) = (from.min(len), to.min(len));
-            let places: Vec<usize> = WordStarts::new(&s, start, end, &marks).collect();
+            let places: Vec<usize> = places_of(&s, start, end, &marks);
             proptest::prop_assert_eq!(places, word_starts_plainly(&s, start, end, &marks), "{}..{} of {:?}", start, end, s);
         }
     }
@@ -1476,7 +1482,7 @@ mod tests {
         ) {
             let len = haystack.len();
             let (start, end) = (from.min(len), to.min(len));
-            let places: Vec<usize> = WordStarts::new(&haystack, start, end, &marks).collect();
+            let places: Vec<usize> = places_of(&haystack, start, end, &marks);
             proptest::prop_assert!(places.windows(2).all(|w| w[0] < w[1]), "{:?}", places);
             proptest::prop_assert!(places.iter().all(|p| (start..end).contains(p)));
             // Each place where a text may start, as `look` would find it: an ASCII letter
@@ -1514,6 +1520,7 @@ mod tests {
             let texts: Vec<String> = ["a", "b5", "c"].iter().map(|t| t.to_string()).chain(texts).collect();
             found_exactly_where_they_occur(&texts, &live)?;
         }
+
     }
 
     proptest::proptest! {
