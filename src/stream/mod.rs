@@ -99,6 +99,9 @@ where
     let failed = AtomicBool::new(false);
     let work = || -> Result<Worker, Fallback> {
         let mut worker = Worker::default();
+        // Each thread digests about half the kept records: room for them up front, not
+        // grown (and copied) as they come.
+        worker.digests.reserve(plan.kept.len().div_ceil(2));
         loop {
             if failed.load(Ordering::Relaxed) {
                 return Err(Fallback);
