@@ -146,40 +146,50 @@ pub fn record_texts(
     Some(named)
 }
 
-/// [`read_line`] of each line of `text` that is not blank.
+/// Each line of `text` that is not blank: read by the lean loader's byte scan in place
+/// (chatter, summaries, facts of the commonest shapes; it decides only lines serde reads
+/// the same), else cut out and read by serde ([`read_line`]).
 fn read_lines(
     text: &str,
     each: &mut impl FnMut(&str, Text<'_>) -> Option<()>,
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
     let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-    for end in ends {
-        // A line end is ASCII: the cuts are on character boundaries.
-        let line = text.get(start..end)?;
-        start = end + 1;
-        if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            continue;
+    while start < text.len() {
+        let (id, raw, plain) = match scan::simple_in(text, start) {
+            Ok((scan::Line::Simple(simple), _, next)) => {
+                start = next;
+                (Cow::Borrowed(simple.id), simple.text, simple.text_plain)
+            }
+            Ok((scan::Line::Fact(fact, raw, plain), _, next)) => {
+                start = next;
+                (fact.id, raw, plain)
+            }
+            Err(_) => {
+                let end = memchr::memchr(b'\n', text.as_bytes().get(start..)?)
+                    .map_or(text.len(), |n| start + n);
+                // A line end is ASCII: the cuts are on character boundaries.
+                let line = text.get(start..end)?;
+                start = end + 1;
+                if !line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                    read_line(line, each, named)?;
+                }
+                continue;
+            }
+        };
+        if let Some(raw) = raw {
+            each(&id, Text::Written { raw, plain })?;
         }
-        read_line(line, each, named)?;
     }
     Some(())
 }
 
+/// A line the byte scan did not decide, read by serde.
 fn read_line(
     line: &str,
     each: &mut impl FnMut(&str, Text<'_>) -> Option<()>,
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
-    // The commonest shape (id, seq, kind, text, tokens; chatter and summaries) by the
-    // lean loader's own byte scan, which decides only lines serde reads the same.
-    if let scan::Fast::Done(simple) = scan::simple(line) {
-        if let Some(raw) = simple.text {
-            let plain = simple.text_plain;
-            each(simple.id, Text::Written { raw, plain })?;
-        }
-        return Some(());
-    }
     let head: Head<'_> = serde_json::from_str(line).ok()?;
     if let Some(text) = &head.text {
         each(&head.id, Text::Decoded(text))?;
@@ -367,10 +377,16 @@ mod tests {
         #[test]
         fn written_texts_are_decoded_as_serde_decodes_them(
             pieces in proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..24),
+            fact in proptest::bool::ANY,
         ) {
             static PAD: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
             let raw = format!("\"{}\"", pieces.concat());
-            let line = format!(r#"{{"id":"t","seq":1,"kind":"chatter","text":{raw}}}"#);
+            // Chatter, or a fact (the scan reads both in place).
+            let line = if fact {
+                format!(r#"{{"id":"t","seq":1,"kind":"fact","field":"f","value":1,"text":{raw}}}"#)
+            } else {
+                format!(r#"{{"id":"t","seq":1,"kind":"chatter","text":{raw}}}"#)
+            };
             // What the exact path reads: the text, or no record at all.
             let want = serde_json::from_str::<Value>(&line)
                 .ok()
