@@ -264,7 +264,7 @@ pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<St
         let record = id_ends.len();
         ids.push_str(id);
         id_ends.push(ids.len());
-        if let (Text::Written(raw), Some(whole)) = (text, whole)
+        if let (Text::Written { raw, .. }, Some(whole)) = (text, whole)
             && let Some(earlier) = repeats.earlier(whole, raw, record)
             && sought.push_same(earlier)
         {

@@ -8,7 +8,8 @@
 //! plainly (a line serde cannot read as an object with a string `id` is `None`, and the
 //! caller takes the exact path), and the lean loader then validates every record as it
 //! always does, falling back to the exact loader for anything it cannot prove fine. The
-//! texts are decoded by serde_json, as the exact loader decodes them.
+//! texts are decoded as serde_json decodes them for the exact loader: by serde_json, but
+//! for the escapes it writes itself (`\n`, `\"`, ...), which are undone here.
 
 use std::borrow::Cow;
 
@@ -39,9 +40,11 @@ struct Head<'a> {
 /// A record's `text` as the light pass meets it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Text<'t> {
-    /// As written in its line: a JSON string, quotes and escapes included (what the
-    /// simple scan reads). Two texts written alike are alike decoded.
-    Written(&'t str),
+    /// As written in its line: a JSON string, quotes and escapes included, as the simple
+    /// scan read it (no raw control character, no quote unescaped). Two texts written
+    /// alike are alike decoded. `plain`: the scan found no escapes in it but `\"`, `\\`,
+    /// `\b`, `\f`, `\n`, `\r` and `\t` (see [`scan::Simple::text_plain`]).
+    Written { raw: &'t str, plain: bool },
     /// Decoded already (a line serde read).
     Decoded(&'t str),
 }
@@ -55,12 +58,51 @@ impl<'t> Text<'t> {
     {
         match self {
             Text::Decoded(text) => Some(text),
-            Text::Written(raw) => match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-                Some(plain) if !plain.contains('\\') => Some(plain),
-                _ => decode(raw, buf),
-            },
+            Text::Written { raw, plain: true } => unescape(raw, buf),
+            Text::Written { raw, plain: false } => decode(raw, buf),
         }
     }
+}
+
+/// A JSON string the simple scan read with only the escapes serde_json writes (see
+/// [`Text::Written`]), decoded: the text between its quotes when it has no escape, else
+/// each escape undone into `buf`, as serde_json undoes it (anything else is left to
+/// [`decode`]).
+fn unescape<'t, 'b>(raw: &'t str, buf: &'b mut String) -> Option<&'b str>
+where
+    't: 'b,
+{
+    let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+        return decode(raw, buf);
+    };
+    let Some(mut at) = memchr::memchr(b'\\', inner.as_bytes()) else {
+        return Some(inner);
+    };
+    buf.clear();
+    let mut rest = inner;
+    loop {
+        // A backslash is ASCII: the cut is on a character boundary.
+        let (plain, escaped) = rest.split_at_checked(at)?;
+        buf.push_str(plain);
+        let c = match escaped.as_bytes().get(1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            _ => return decode(raw, buf),
+        };
+        buf.push(c);
+        rest = escaped.get(2..)?;
+        match memchr::memchr(b'\\', rest.as_bytes()) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    buf.push_str(rest);
+    Some(buf)
 }
 
 /// The light pass over the JSON Lines store at `path` (`stdin`'s bytes instead, when
@@ -104,39 +146,50 @@ pub fn record_texts(
     Some(named)
 }
 
-/// [`read_line`] of each line of `text` that is not blank.
+/// Each line of `text` that is not blank: read by the lean loader's byte scan in place
+/// (chatter, summaries, facts of the commonest shapes; it decides only lines serde reads
+/// the same), else cut out and read by serde ([`read_line`]).
 fn read_lines(
     text: &str,
     each: &mut impl FnMut(&str, Text<'_>) -> Option<()>,
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
     let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-    for end in ends {
-        // A line end is ASCII: the cuts are on character boundaries.
-        let line = text.get(start..end)?;
-        start = end + 1;
-        if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            continue;
+    while start < text.len() {
+        let (id, raw, plain) = match scan::simple_in(text, start) {
+            Ok((scan::Line::Simple(simple), _, next)) => {
+                start = next;
+                (Cow::Borrowed(simple.id), simple.text, simple.text_plain)
+            }
+            Ok((scan::Line::Fact(fact, raw, plain), _, next)) => {
+                start = next;
+                (fact.id, raw, plain)
+            }
+            Err(_) => {
+                let end = memchr::memchr(b'\n', text.as_bytes().get(start..)?)
+                    .map_or(text.len(), |n| start + n);
+                // A line end is ASCII: the cuts are on character boundaries.
+                let line = text.get(start..end)?;
+                start = end + 1;
+                if !line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                    read_line(line, each, named)?;
+                }
+                continue;
+            }
+        };
+        if let Some(raw) = raw {
+            each(&id, Text::Written { raw, plain })?;
         }
-        read_line(line, each, named)?;
     }
     Some(())
 }
 
+/// A line the byte scan did not decide, read by serde.
 fn read_line(
     line: &str,
     each: &mut impl FnMut(&str, Text<'_>) -> Option<()>,
     named: &mut Option<Vec<String>>,
 ) -> Option<()> {
-    // The commonest shape (id, seq, kind, text, tokens; chatter and summaries) by the
-    // lean loader's own byte scan, which decides only lines serde reads the same.
-    if let scan::Fast::Done(simple) = scan::simple(line) {
-        if let Some(raw) = simple.text {
-            each(simple.id, Text::Written(raw))?;
-        }
-        return Some(());
-    }
     let head: Head<'_> = serde_json::from_str(line).ok()?;
     if let Some(text) = &head.text {
         each(&head.id, Text::Decoded(text))?;
@@ -294,6 +347,61 @@ mod tests {
             |bytes: &[u8]| record_texts("-", Some(bytes), Limits::default(), |_, _| Some(()));
         assert!(none(doc.as_bytes()).is_none());
         assert!(none(plain.as_bytes()).is_none());
+    }
+
+    /// Pieces of a JSON string as a line may write it: plain characters, each escape, and
+    /// what no JSON string holds (a bad escape, a raw control character, a raw quote).
+    const PIECES: [&str; 19] = [
+        "a",
+        " ",
+        "é",
+        "🙂",
+        "/",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\b",
+        "\\f",
+        "\\n",
+        "\\r",
+        "\\t",
+        "\\u00e9",
+        "\\u0009",
+        "\\ud83d\\ude00",
+        "\\x",
+        "\u{1}",
+        "\"",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn written_texts_are_decoded_as_serde_decodes_them(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..24),
+            fact in proptest::bool::ANY,
+        ) {
+            static PAD: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+            let raw = format!("\"{}\"", pieces.concat());
+            // Chatter, or a fact (the scan reads both in place).
+            let line = if fact {
+                format!(r#"{{"id":"t","seq":1,"kind":"fact","field":"f","value":1,"text":{raw}}}"#)
+            } else {
+                format!(r#"{{"id":"t","seq":1,"kind":"chatter","text":{raw}}}"#)
+            };
+            // What the exact path reads: the text, or no record at all.
+            let want = serde_json::from_str::<Value>(&line)
+                .ok()
+                .map(|v| v.get("text").and_then(Value::as_str).map(String::from));
+            let mut bytes = format!("{line}\n").into_bytes();
+            bytes.extend_from_slice(PAD.get_or_init(|| big(&[])));
+            let (mut got, mut buf) = (None, String::new());
+            let read = record_texts("-", Some(&bytes), Limits::default(), |id, t| {
+                if id == "t" {
+                    got = Some(t.decoded(&mut buf)?.to_string());
+                }
+                Some(())
+            });
+            proptest::prop_assert_eq!(read.map(|_| got), want);
+        }
     }
 
     #[test]

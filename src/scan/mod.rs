@@ -170,8 +170,9 @@ pub enum Line<'a> {
     /// A fact whose keys are among those of [`simple`] and `field`, `value` and
     /// `supersedes` (no `depends_on` or `meta`), `field` and `supersedes` written without
     /// escapes, `value` `true`, `false`, `null`, an integer below 2^64 or a string:
-    /// exactly what [`fact`] reads of it.
-    Fact(FactLine<'a>),
+    /// exactly what [`fact`] reads of it; with its `text` as written in the line, and
+    /// whether that is canonical already (as [`Simple::text`] and [`Simple::text_plain`]).
+    Fact(FactLine<'a>, Option<&'a str>, bool),
 }
 
 /// What a scan that did not decide a line tells of it, given the `kind` it read, if any.
@@ -205,7 +206,7 @@ pub fn simple_in(chunk: &str, start: usize) -> Result<(Line<'_>, usize, usize), 
 pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
     match simple_scan::<false, true, false>(text, start, &mut None)? {
         (Line::Simple(s), end) => Some((s, end)),
-        (Line::Fact(_), _) => None,
+        (Line::Fact(..), _) => None,
     }
 }
 
@@ -336,7 +337,7 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
             supersedes: supersedes.map(std::borrow::Cow::Borrowed),
             depends_on: Vec::new(),
         };
-        return Some((Line::Fact(fact), end));
+        return Some((Line::Fact(fact, text, text_plain), end));
     }
     let simple = Simple {
         id: id?,

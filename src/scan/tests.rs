@@ -144,7 +144,7 @@ fn light_fact(line: &str) -> Option<FactParts> {
 /// The fact the scan in a chunk decides of a line alone, if it decides one.
 fn chunk_fact(line: &str) -> Option<FactParts> {
     match simple_in(line, 0) {
-        Ok((Line::Fact(f), end, _)) => {
+        Ok((Line::Fact(f, ..), end, _)) => {
             assert_eq!(end, line.len(), "{line}");
             Some(fact_parts(f))
         }
@@ -529,9 +529,20 @@ fn walk_chunk(chunk: &str) -> usize {
         match (simple_in(chunk, at), simple(line)) {
             // A fact: the scan of the line alone stops at its first fact key (before
             // or after its `kind`).
-            (Ok((Line::Fact(f), e, next)), Fast::NotChatter("fact") | Fast::Unknown) => {
+            (
+                Ok((Line::Fact(f, text, plain), e, next)),
+                Fast::NotChatter("fact") | Fast::Unknown,
+            ) => {
                 assert_eq!(e, end, "{chunk:?} at {at}");
                 assert_eq!(next, (end + 1).min(chunk.len()));
+                // Its text, as the strict path reads it.
+                let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                let got = text.map(|t| serde_json::from_str::<String>(t).unwrap());
+                let want = value.get("text").and_then(|t| t.as_str()).map(String::from);
+                assert_eq!(got, want, "{line:?}");
+                if let (true, Some(text), Some(got)) = (plain, text, &got) {
+                    assert_eq!(serde_json::to_string(got).unwrap(), text, "{line:?}");
+                }
                 let got = (f.id, f.seq, f.field, f.supersedes, f.depends_on);
                 let want = fact(line).map(|f| (f.id, f.seq, f.field, f.supersedes, f.depends_on));
                 assert_eq!(Some(got), want, "{line:?}");
@@ -576,9 +587,11 @@ fn lines_are_decided_straight_out_of_the_chunk() {
         format!(
             "{good}\n{{\"id\":\"f\",\"seq\":2,\"kind\":\"fact\",\"field\":\"x\",\"value\":1}}\n{good}"
         ),
+        // A fact's text, read as the strict path reads it.
+        r#"{"id":"f","seq":2,"kind":"fact","field":"x","value":1,"text":"a\tb"}"#.to_string(),
     ];
     let decided: Vec<usize> = chunks.iter().map(|c| walk_chunk(c)).collect();
-    assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0, 3]);
+    assert_eq!(decided, [2, 2, 2, 3, 0, 0, 0, 3, 1]);
 }
 
 /// JSON texts for predicates and values, good and bad: nested objects (keys of the

@@ -200,7 +200,7 @@ impl Worker {
                     let text = chunk.get(at..end).ok_or(Fallback)?;
                     match line {
                         scan::Line::Simple(s) => self.dispatch(plan, text, scan::Fast::Done(s))?,
-                        scan::Line::Fact(f) => self.fact(plan, text, f)?,
+                        scan::Line::Fact(f, ..) => self.fact(plan, text, f)?,
                     }
                     at = next;
                     continue;
