@@ -169,7 +169,15 @@ impl Entry<'_> {
 /// Reads one line: a chain link, or `None` for an entry outside the chain (and, outside a
 /// subagent's own file, for a sidechain link, which belongs to a subagent's conversation).
 fn entry<'a>(line: &Line<'a>, subagent: bool) -> Result<Option<Entry<'a>>, Failure> {
-    let obj = line.object(NAME)?;
+    entry_of(line, line.object(NAME)?, subagent)
+}
+
+/// [`entry`], of the line's object.
+fn entry_of<'a>(
+    line: &Line<'a>,
+    obj: Map<'a>,
+    subagent: bool,
+) -> Result<Option<Entry<'a>>, Failure> {
     let what = "a Claude Code entry";
     let kind = string_at(&obj, "type", line.at, what)?;
     if UNCHAINED.contains(&kind) {
@@ -255,6 +263,60 @@ struct Backward<'l, 'a> {
     read: usize,
     entries: Vec<Entry<'a>>,
     by_uuid: HashMap<String, usize>,
+    /// What the passes over every line of the window ([`retracted`], [`replaced_results`],
+    /// [`loads_every_entry`]) look for, noted in the lines read as they are parsed, so
+    /// that those passes search only the lines not read: see [`Marks`].
+    marks: Marks,
+}
+
+/// The lines read that the passes over every line of the window look at. Each pass looks
+/// only at the lines that hold its key's bytes, and of those only at the ones whose
+/// object is of a certain shape: a line read is noted here when it is both (its bytes
+/// are searched only once its object is of that shape, which few are), so that a pass
+/// takes the same lines, in the same order, as it would by searching every line.
+#[derive(Default)]
+struct Marks {
+    /// Lines (their place in the window, newest first) whose object has a key of
+    /// [`RETRACTING`] and whose bytes hold one.
+    retracting: Vec<usize>,
+    /// Lines (newest first) whose object is a `content-replacement` entry and whose bytes
+    /// hold [`REPLACEMENT`].
+    replacing: Vec<usize>,
+    /// The newest line that is a compaction boundary (a subagent's too) and whose bytes
+    /// hold [`BOUNDARY`].
+    boundary: Option<u64>,
+}
+
+/// The keys that list the messages a refusal retracted, and the entries that hold them
+/// (see [`retracted`]).
+const RETRACTING: [(&str, &str); 2] = [
+    ("system", "retractedMessageUuids"),
+    ("assistant", "supersedesUuids"),
+];
+
+/// The bytes every `content-replacement` line is searched for.
+const REPLACEMENT: &[u8] = b"content-replacement";
+
+/// The bytes every compaction boundary line is searched for.
+const BOUNDARY: &[u8] = b"compact_boundary";
+
+impl Marks {
+    /// Notes line `index` of the window, read now (lines are read newest first).
+    fn note(&mut self, index: usize, line: &Line<'_>, obj: &Map<'_>) {
+        let holds = |bytes: &[u8]| memchr::memmem::find(line.bytes, bytes).is_some();
+        let kind = obj.get("type").and_then(Value::as_str);
+        if RETRACTING.iter().any(|(_, key)| obj.contains_key(key))
+            && RETRACTING.iter().any(|(_, key)| holds(key.as_bytes()))
+        {
+            self.retracting.push(index);
+        }
+        if kind == Some("content-replacement") && holds(REPLACEMENT) {
+            self.replacing.push(index);
+        }
+        if self.boundary.is_none() && is_boundary_object(obj) && holds(BOUNDARY) {
+            self.boundary = Some(line.at);
+        }
+    }
 }
 
 impl<'a> Backward<'_, 'a> {
@@ -264,9 +326,12 @@ impl<'a> Backward<'_, 'a> {
             return Ok(false);
         };
         self.read += 1;
-        if let Some(line) = self.lines.get(index)
-            && let Some(e) = entry(line, self.subagent)?
-        {
+        let Some(line) = self.lines.get(index) else {
+            return Ok(true);
+        };
+        let obj = line.object(NAME)?;
+        self.marks.note(index, line, &obj);
+        if let Some(e) = entry_of(line, obj, self.subagent)? {
             // The newest entry with a uuid wins: a later line is the later state.
             self.by_uuid
                 .entry(e.uuid.clone())
@@ -299,7 +364,13 @@ impl<'a> Backward<'_, 'a> {
     fn holding_call(&mut self, id: &str) -> Result<Option<usize>, Failure> {
         // One searcher for every line (building one is dearer than searching a line).
         let finder = memchr::memmem::Finder::new(id.as_bytes());
-        if !self.lines.iter().any(|l| finder.find(l.bytes).is_some()) {
+        // From the end, where it is written.
+        if !self
+            .lines
+            .iter()
+            .rev()
+            .any(|l| finder.find(l.bytes).is_some())
+        {
             return Ok(None);
         }
         let holds = |e: &Entry| {
@@ -327,6 +398,26 @@ impl<'a> Backward<'_, 'a> {
 
     fn get(&self, i: usize) -> Option<&Entry<'a>> {
         self.entries.get(i)
+    }
+
+    /// The lines a pass over every line of the window takes, in the window's order: of
+    /// the lines not read, those whose bytes hold one of `keys`; of the lines read, those
+    /// noted (`noted`, one of [`Marks`]' lists).
+    fn marked<'s>(
+        &'s self,
+        keys: &[&[u8]],
+        noted: &'s [usize],
+    ) -> impl Iterator<Item = &'s Line<'a>> + 's {
+        let finders: Vec<memchr::memmem::Finder<'static>> = keys
+            .iter()
+            .map(|k| memchr::memmem::Finder::new(k).into_owned())
+            .collect();
+        let unread = self.lines.len().saturating_sub(self.read);
+        let before = self.lines.get(..unread).unwrap_or_default();
+        before
+            .iter()
+            .filter(move |l| finders.iter().any(|f| f.find(l.bytes).is_some()))
+            .chain(noted.iter().rev().filter_map(|&i| self.lines.get(i)))
     }
 }
 
@@ -373,6 +464,7 @@ pub(super) fn read(
         read: 0,
         entries: Vec::new(),
         by_uuid: HashMap::new(),
+        marks: Marks::default(),
     };
     // The newest link of the chain.
     while back.entries.is_empty() {
@@ -455,7 +547,7 @@ pub(super) fn read(
     }
     chain.reverse();
     let root = chain.first().and_then(|&i| back.get(i));
-    let chain = if loads_every_entry(window, lines, root)? {
+    let chain = if loads_every_entry(window, &back, root)? {
         with_parallel_results(&back, chain)
     } else {
         chain
@@ -491,7 +583,7 @@ pub(super) fn read(
     }
     // The messages a refusal retracted, and the responses abandoned for a retry, are
     // links of the chain, never context.
-    let retracted = retracted(lines)?;
+    let retracted = retracted(&back)?;
     let abandoned = abandoned(&back, &order, fallback)?;
     if !retracted.is_empty() || !abandoned.is_empty() {
         let kept = |i: &usize| {
@@ -507,7 +599,7 @@ pub(super) fn read(
     // The context hint clears old tool results only in an interactive session's own
     // conversation (not a subagent's, not `-p`'s).
     let hinted = !back.subagent && back.get(head).is_some_and(|e| !is_print_mode(e));
-    let replaced = replaced_results(lines)?;
+    let replaced = replaced_results(&back)?;
     pieces(
         &entries,
         compaction,
@@ -525,10 +617,9 @@ pub(super) fn read(
 /// result counts not at all (the preview's first part only ever over-blocks unread).
 /// Every such entry in the lines read counts, whichever session or agent it names: one
 /// is written after the result it replaces, so it is in any window that holds that result.
-fn replaced_results(lines: &[Line<'_>]) -> Result<BTreeSet<String>, Failure> {
-    let finder = memchr::memmem::Finder::new(b"content-replacement");
+fn replaced_results(back: &Backward<'_, '_>) -> Result<BTreeSet<String>, Failure> {
     let mut out = BTreeSet::new();
-    for line in lines.iter().filter(|l| finder.find(l.bytes).is_some()) {
+    for line in back.marked(&[REPLACEMENT], &back.marks.replacing) {
         let obj = line.object(NAME)?;
         if obj.get("type").and_then(Value::as_str) != Some("content-replacement") {
             continue;
@@ -578,19 +669,12 @@ const UUID_STEM: usize = 24;
 /// `-p` wrote both lists, never wrote the refused message, and did not send it to the
 /// fallback model). Both lists count, wherever they stand in the lines read: such an
 /// entry is written after what it names, so it is in any window that holds it.
-fn retracted(lines: &[Line<'_>]) -> Result<BTreeSet<Vec<u8>>, Failure> {
-    let lists = [
-        ("system", "retractedMessageUuids"),
-        ("assistant", "supersedesUuids"),
-    ];
-    let finders = lists.map(|(_, key)| memchr::memmem::Finder::new(key.as_bytes()));
+fn retracted(back: &Backward<'_, '_>) -> Result<BTreeSet<Vec<u8>>, Failure> {
+    let keys = RETRACTING.map(|(_, key)| key.as_bytes());
     let mut out = BTreeSet::new();
-    for line in lines
-        .iter()
-        .filter(|l| finders.iter().any(|f| f.find(l.bytes).is_some()))
-    {
+    for line in back.marked(&keys, &back.marks.retracting) {
         let obj = line.object(NAME)?;
-        for (kind, key) in lists {
+        for (kind, key) in RETRACTING {
             let Some(list) = obj.get(key) else {
                 continue;
             };
@@ -1031,7 +1115,7 @@ const PARTIAL_LOAD_BYTES: u64 = 5_242_880;
 /// comes back as the reason. The file's size is where the window ends.
 fn loads_every_entry(
     window: Window<'_>,
-    lines: &[Line<'_>],
+    back: &Backward<'_, '_>,
     root: Option<&Entry<'_>>,
 ) -> Result<bool, Failure> {
     let size = window.offset.saturating_add(window.tail.len() as u64);
@@ -1042,31 +1126,44 @@ fn loads_every_entry(
         return Ok(false);
     };
     // The newest compaction boundary in the lines read, a subagent's too: Claude Code's
-    // loader takes every line that says so.
-    let finder = memchr::memmem::Finder::new(b"compact_boundary");
-    for line in lines
-        .iter()
-        .rev()
-        .filter(|l| finder.find(l.bytes).is_some())
-    {
-        let obj = line.object(NAME)?;
-        let is_boundary = obj.get("type").and_then(Value::as_str) == Some("system")
-            && obj.get("subtype").and_then(Value::as_str) == Some("compact_boundary");
-        if !is_boundary {
-            continue;
+    // loader takes every line that says so. Every line after the root's has been read,
+    // the root's too: the newest boundary among them is noted. With none noted, the one
+    // looked for is older than the root, where the lines not read are searched (for a
+    // line there that is not JSON).
+    let Some(newest) = back.marks.boundary else {
+        let unread = back.lines.len().saturating_sub(back.read);
+        let finder = memchr::memmem::Finder::new(BOUNDARY);
+        for line in back
+            .lines
+            .get(..unread)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .filter(|l| finder.find(l.bytes).is_some())
+        {
+            let obj = line.object(NAME)?;
+            if is_boundary_object(&obj) {
+                break;
+            }
         }
-        if line.at != root.at {
-            return Ok(false);
-        }
-        let kept = |key| {
-            matches!(
-                root.obj.get("compactMetadata").and_then(|m| m.get(key)),
-                Some(Value::Object(_))
-            )
-        };
-        return Ok(kept("preservedSegment") || kept("preservedMessages"));
+        return Ok(false);
+    };
+    if newest != root.at {
+        return Ok(false);
     }
-    Ok(false)
+    let kept = |key| {
+        matches!(
+            root.obj.get("compactMetadata").and_then(|m| m.get(key)),
+            Some(Value::Object(_))
+        )
+    };
+    Ok(kept("preservedSegment") || kept("preservedMessages"))
+}
+
+/// True for the object of a compaction boundary line (a subagent's too).
+fn is_boundary_object(obj: &Map<'_>) -> bool {
+    obj.get("type").and_then(Value::as_str) == Some("system")
+        && obj.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
 }
 
 /// The chain with the results of calls made beside others put back. When the model asks
@@ -1725,4 +1822,230 @@ pub(super) fn compactions(head: &[u8], lines: &[Line<'_>]) -> Result<Vec<u64>, F
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`retracted`] as it was before [`Marks`]: every line searched for the keys.
+    fn retracted_plain(lines: &[Line<'_>]) -> Result<BTreeSet<Vec<u8>>, Failure> {
+        let finders = RETRACTING.map(|(_, key)| memchr::memmem::Finder::new(key.as_bytes()));
+        let mut out = BTreeSet::new();
+        for line in lines
+            .iter()
+            .filter(|l| finders.iter().any(|f| f.find(l.bytes).is_some()))
+        {
+            let obj = line.object(NAME)?;
+            for (kind, key) in RETRACTING {
+                let Some(list) = obj.get(key) else {
+                    continue;
+                };
+                if obj.get("type").and_then(Value::as_str) != Some(kind) {
+                    continue;
+                }
+                let bad = || {
+                    Failure::at(
+                        line.at,
+                        Problem::Key {
+                            what: "a Claude Code entry",
+                            key,
+                            must: "an array of strings",
+                        },
+                    )
+                };
+                for uuid in list.as_array().ok_or_else(bad)? {
+                    let uuid = uuid.as_str().ok_or_else(bad)?.as_bytes();
+                    out.insert(uuid.get(..UUID_STEM).unwrap_or(uuid).to_vec());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`replaced_results`] as it was before [`Marks`].
+    fn replaced_plain(lines: &[Line<'_>]) -> Result<BTreeSet<String>, Failure> {
+        let finder = memchr::memmem::Finder::new(REPLACEMENT);
+        let mut out = BTreeSet::new();
+        for line in lines.iter().filter(|l| finder.find(l.bytes).is_some()) {
+            let obj = line.object(NAME)?;
+            if obj.get("type").and_then(Value::as_str) != Some("content-replacement") {
+                continue;
+            }
+            let bad = |key, must| {
+                Failure::at(
+                    line.at,
+                    Problem::Key {
+                        what: "a content-replacement entry",
+                        key,
+                        must,
+                    },
+                )
+            };
+            let items = obj
+                .get("replacements")
+                .and_then(Value::as_array)
+                .ok_or_else(|| bad("replacements", "an array"))?;
+            for item in items {
+                if item.get("kind").and_then(Value::as_str) != Some("tool-result") {
+                    return Err(bad("replacements[].kind", "\"tool-result\""));
+                }
+                let id = item
+                    .get("toolUseId")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad("replacements[].toolUseId", "a string"))?;
+                out.insert(id.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`loads_every_entry`] as it was before [`Marks`], past the size it reads every
+    /// entry below.
+    fn loads_plain(lines: &[Line<'_>], root: &Entry<'_>) -> Result<bool, Failure> {
+        let finder = memchr::memmem::Finder::new(BOUNDARY);
+        for line in lines
+            .iter()
+            .rev()
+            .filter(|l| finder.find(l.bytes).is_some())
+        {
+            let obj = line.object(NAME)?;
+            if !is_boundary_object(&obj) {
+                continue;
+            }
+            if line.at != root.at {
+                return Ok(false);
+            }
+            let kept = |key| {
+                matches!(
+                    root.obj.get("compactMetadata").and_then(|m| m.get(key)),
+                    Some(Value::Object(_))
+                )
+            };
+            return Ok(kept("preservedSegment") || kept("preservedMessages"));
+        }
+        Ok(false)
+    }
+
+    /// A line of one of the shapes the passes over every line tell apart: by its bytes
+    /// (a key written with an escape, a key's name in a message's text), by its object
+    /// (an entry of another type with the key, a malformed list) and by neither (a
+    /// line that is not JSON).
+    fn line_of(kind: u8, n: usize) -> String {
+        let parent = match n {
+            0 => "null".to_string(),
+            _ => format!("\"u-{:04}\"", n - 1),
+        };
+        let head = format!(
+            r#""parentUuid":{parent},"uuid":"u-{n:04}","timestamp":"2026-01-01T00:00:0{}.000Z""#,
+            n % 10
+        );
+        let message = |role: &str, text: &str| {
+            format!(
+                r#""message":{{"role":"{role}","id":"m{n}","content":[{{"type":"text","text":"{text}"}}]}}"#
+            )
+        };
+        match kind {
+            0 => format!(r#"{{"type":"user",{head},{}}}"#, message("user", "hello")),
+            1 => format!(
+                r#"{{"type":"assistant",{head},{}}}"#,
+                message("assistant", "hi")
+            ),
+            2 => format!(
+                r#"{{"type":"content-replacement","replacements":[{{"kind":"tool-result","toolUseId":"t{n}"}}]}}"#
+            ),
+            3 => r#"{"type":"content-replacement","replacements":"none"}"#.to_string(),
+            4 => format!(
+                r#"{{"type":"content\u002dreplacement","replacements":[{{"kind":"tool-result","toolUseId":"e{n}"}}]}}"#
+            ),
+            5 => format!(
+                r#"{{"type":"system","subtype":"model_refusal_fallback",{head},"retractedMessageUuids":["r-{n:04}-0123456789abcdefghij"]}}"#
+            ),
+            6 => format!(
+                r#"{{"type":"system","subtype":"model_refusal_fallback",{head},"retractedMessageUuids":[{n}]}}"#
+            ),
+            7 => format!(
+                r#"{{"type":"assistant",{head},"supersedesUuids":["s-{n:04}"],{}}}"#,
+                message("assistant", "again")
+            ),
+            8 => format!(
+                r#"{{"type":"user",{head},"retractedMessageUuids":["x-{n}"],{}}}"#,
+                message("user", "mine")
+            ),
+            9 => format!(
+                r#"{{"type":"user",{head},{}}}"#,
+                message(
+                    "user",
+                    "retractedMessageUuids supersedesUuids content-replacement compact_boundary"
+                )
+            ),
+            10 => format!(
+                r#"{{"type":"system","subtype":"compact_boundary",{head},"compactMetadata":{{"preservedSegment":{{}}}}}}"#
+            ),
+            11 => format!(r#"{{"type":"system","subtype":"compact_boundary",{head}}}"#),
+            12 => format!(
+                r#"{{"type":"system","subtype":"compact_boundary","isSidechain":true,{head}}}"#
+            ),
+            13 => format!(
+                r#"{{"type":"system","subtype":"compact\u005fboundary",{head},"compactMetadata":{{"preservedMessages":{{}}}}}}"#
+            ),
+            14 => format!(
+                r#"{{"type":"system","subtype":"model_refusal_fallback",{head},"retracted\u004dessageUuids":["q-{n:04}"]}}"#
+            ),
+            15 => format!(
+                r#"{{"type":"system","subtype":"model_refusal_fallback",{head},"retracted\u004dessageUuids":["p-{n:04}"],"supersedesUuids":[]}}"#
+            ),
+            _ => r#"{"type":"system","subtype":"compact_boundary","retractedMessageUuids":["#
+                .to_string(),
+        }
+    }
+
+    proptest::proptest! {
+        /// However many lines have been read, the passes over every line take the lines
+        /// read from what was noted as they were read, and give what searching every
+        /// line gives: the same lists, the same error at the same line.
+        #[test]
+        fn the_lines_noted_as_read_stand_for_searching_every_line(
+            kinds in proptest::collection::vec(0u8..17, 0..14),
+            subagent in proptest::bool::ANY,
+        ) {
+            let texts: Vec<String> = kinds.iter().enumerate().map(|(n, &k)| line_of(k, n)).collect();
+            let mut at = 0u64;
+            let lines: Vec<Line<'_>> = texts
+                .iter()
+                .map(|t| {
+                    let line = Line { at, bytes: t.as_bytes() };
+                    at += t.len() as u64 + 1;
+                    line
+                })
+                .collect();
+            // Past the size over which Claude Code reads a file in part.
+            let window = Window { head: b"", tail: b"", offset: PARTIAL_LOAD_BYTES + 1 };
+            for k in 0..=lines.len() {
+                let mut back = Backward {
+                    lines: &lines,
+                    subagent,
+                    read: 0,
+                    entries: Vec::new(),
+                    by_uuid: HashMap::new(),
+                    marks: Marks::default(),
+                };
+                let mut stepped = true;
+                for _ in 0..k {
+                    stepped &= back.step().is_ok();
+                }
+                if !stepped {
+                    break;
+                }
+                proptest::prop_assert_eq!(retracted(&back), retracted_plain(&lines));
+                proptest::prop_assert_eq!(replaced_results(&back), replaced_plain(&lines));
+                for root in back.entries.iter().filter(|e| e.is_boundary()) {
+                    proptest::prop_assert_eq!(
+                        loads_every_entry(window, &back, Some(root)),
+                        loads_plain(&lines, root)
+                    );
+                }
+            }
+        }
+    }
 }
