@@ -100,8 +100,10 @@ where
     let work = || -> Result<Worker, Fallback> {
         let mut worker = Worker::default();
         // Each thread digests about half the kept records: room for them up front, not
-        // grown (and copied) as they come.
-        worker.digests.reserve(plan.kept.len().div_ceil(2));
+        // grown (and copied) as they come. Within reason, and never an abort: a `--kept`
+        // list may name far more ids than the store has records.
+        let room = plan.kept.len().div_ceil(2).min(1 << 16);
+        let _ = worker.digests.try_reserve_exact(room);
         loop {
             if failed.load(Ordering::Relaxed) {
                 return Err(Fallback);
