@@ -154,10 +154,12 @@ pub enum Fast<'a> {
 /// valid JSON for [`crate::json::parse`] and have exactly the values it reports; any
 /// other line is [`Fast::Unknown`] (or [`Fast::NotChatter`]) and goes to the serde paths.
 pub fn simple(line: &str) -> Fast<'_> {
-    let mut kind_seen: Option<&str> = None;
-    match simple_scan::<false, false, false>(line, 0, &mut kind_seen) {
-        Some((Line::Simple(s), _)) => Fast::Done(s),
-        _ => undecided(kind_seen),
+    let mut f = Fields::default();
+    let end = simple_scan::<false, false, false>(line, 0, &mut f);
+    match f.finish::<false>(end, 0) {
+        Ok((Line::Simple(s), ..)) => Fast::Done(s),
+        Ok(_) => Fast::Unknown,
+        Err(fast) => fast,
     }
 }
 
@@ -175,14 +177,6 @@ pub enum Line<'a> {
     Fact(FactLine<'a>, Option<&'a str>, bool),
 }
 
-/// What a scan that did not decide a line tells of it, given the `kind` it read, if any.
-fn undecided(kind_seen: Option<&str>) -> Fast<'_> {
-    match kind_seen {
-        Some(kind) if kind != "chatter" => Fast::NotChatter(kind),
-        _ => Fast::Unknown,
-    }
-}
-
 /// [`simple`] on the line of a JSON Lines chunk that starts at `start`, without finding
 /// its end first: `Ok((record, end, next))` when [`simple`] decides the line
 /// `chunk[start..end]` with exactly this record, or when it is a fact of the simple
@@ -192,11 +186,9 @@ fn undecided(kind_seen: Option<&str>) -> Fast<'_> {
 /// stops where it would on the line alone: a line ends at its `\n`, which no string,
 /// number or whitespace of the scan takes).
 pub fn simple_in(chunk: &str, start: usize) -> Result<(Line<'_>, usize, usize), Fast<'_>> {
-    let mut kind_seen: Option<&str> = None;
-    match simple_scan::<true, false, true>(chunk, start, &mut kind_seen) {
-        Some((s, end)) => Ok((s, end, (end + 1).min(chunk.len()))),
-        None => Err(undecided(kind_seen)),
-    }
+    let mut f = Fields::default();
+    let end = simple_scan::<true, false, true>(chunk, start, &mut f);
+    f.finish::<true>(end, chunk.len())
 }
 
 /// [`simple`] on the object that starts at `start` in a document's text (an element of
@@ -204,9 +196,90 @@ pub fn simple_in(chunk: &str, start: usize) -> Result<(Line<'_>, usize, usize), 
 /// `text[start..end]` is one [`simple`] decides with exactly this record (`end` is just
 /// past its `}`; what follows is not looked at). `None`: not decided here.
 pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
-    match simple_scan::<false, true, false>(text, start, &mut None)? {
-        (Line::Simple(s), end) => Some((s, end)),
-        (Line::Fact(..), _) => None,
+    let mut f = Fields::default();
+    let end = simple_scan::<false, true, false>(text, start, &mut f);
+    match f.finish::<false>(end, 0) {
+        Ok((Line::Simple(s), end, _)) => Some((s, end)),
+        _ => None,
+    }
+}
+
+/// The values [`simple_scan`] read of a line, so far: kept by the caller, which builds
+/// its answer from them where it returns it (no copy of a finished record on the way).
+struct Fields<'a> {
+    id: Option<&'a str>,
+    seq: Option<u64>,
+    kind: Option<&'a str>,
+    text: Option<&'a str>,
+    text_plain: bool,
+    tokens: Option<u64>,
+    field: Option<&'a str>,
+    supersedes: Option<&'a str>,
+    value: bool,
+}
+
+impl Default for Fields<'_> {
+    fn default() -> Self {
+        Fields {
+            id: None,
+            seq: None,
+            kind: None,
+            text: None,
+            // A text not read is no text to write otherwise.
+            text_plain: true,
+            tokens: None,
+            field: None,
+            supersedes: None,
+            value: false,
+        }
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// The answer of a scan that read these fields and ended at `end` (`None`: not
+    /// decided): the record and where its line ends, and where the next line starts
+    /// in a chunk of `len` bytes. With `FACT`, a fact of the simple shape is decided
+    /// too. Undecided: what the `kind` read tells of the line.
+    #[inline(always)]
+    fn finish<const FACT: bool>(
+        self,
+        end: Option<usize>,
+        len: usize,
+    ) -> Result<(Line<'a>, usize, usize), Fast<'a>> {
+        let undecided = || match self.kind {
+            Some(kind) if kind != "chatter" => Fast::NotChatter(kind),
+            _ => Fast::Unknown,
+        };
+        let (Some(end), Some(id), Some(seq), Some(kind)) = (end, self.id, self.seq, self.kind)
+        else {
+            return Err(undecided());
+        };
+        let next = (end + 1).min(len);
+        if FACT && (self.value || self.field.is_some() || self.supersedes.is_some()) {
+            // A fact: `kind`, `field` and `value` are required (the rest as for any record).
+            return match (kind == "fact" && self.value, self.field) {
+                (true, Some(field)) => {
+                    let fact = FactLine {
+                        id: std::borrow::Cow::Borrowed(id),
+                        seq,
+                        field: std::borrow::Cow::Borrowed(field),
+                        supersedes: self.supersedes.map(std::borrow::Cow::Borrowed),
+                        depends_on: Vec::new(),
+                    };
+                    Ok((Line::Fact(fact, self.text, self.text_plain), end, next))
+                }
+                _ => Err(undecided()),
+            };
+        }
+        let simple = Simple {
+            id,
+            seq,
+            kind,
+            text: self.text,
+            text_plain: self.text_plain,
+            tokens: self.tokens,
+        };
+        Ok((Line::Simple(simple), end, next))
     }
 }
 
@@ -219,8 +292,8 @@ pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
 fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
     line: &'a str,
     start: usize,
-    kind_seen: &mut Option<&'a str>,
-) -> Option<(Line<'a>, usize)> {
+    f: &mut Fields<'a>,
+) -> Option<usize> {
     let b = line.as_bytes();
     let skip_ws = |b: &[u8], i: usize| {
         if LINE {
@@ -233,17 +306,23 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    let (mut id, mut seq, mut kind, mut text, mut tokens) = (None, None, None, None, None);
-    let (mut field, mut supersedes, mut value) = (None, None, false);
-    let mut text_plain = true;
-    i = skip_ws(b, i + 1);
+    i += 1;
     loop {
-        let (key, end) = key_at(b, i)?;
-        i = skip_ws(b, end);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
+        // A key and its `:` written with nothing between them (a store's lines), read at
+        // once; else with whitespace around them.
+        let key = if let Some((key, end)) = key_colon(b, i) {
+            i = end;
+            key
+        } else {
+            let (key, end) = key_at(b, skip_ws(b, i))?;
+            i = skip_ws(b, end);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i += 1;
+            key
+        };
+        i = skip_ws(b, i);
         match key {
             Key::Id | Key::Kind | Key::Text => {
                 if b.get(i) != Some(&b'"') {
@@ -253,9 +332,9 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
                 let raw = line.get(i..end)?;
                 let inner = line.get(i + 1..end - 1)?;
                 let slot = match key {
-                    Key::Id if !inner.is_empty() => &mut id,
-                    Key::Kind => &mut kind,
-                    Key::Text => &mut text,
+                    Key::Id if !inner.is_empty() => &mut f.id,
+                    Key::Kind => &mut f.kind,
+                    Key::Text => &mut f.text,
                     _ => return None,
                 };
                 if slot.is_some() {
@@ -265,15 +344,12 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
                     if escapes == Escapes::Unicode && !seeds::escapes_decode(raw) {
                         return None;
                     }
-                    text_plain = escapes <= Escapes::Plain;
+                    f.text_plain = escapes <= Escapes::Plain;
                     *slot = Some(raw);
                 } else if escapes == Escapes::None {
                     *slot = Some(inner);
                 } else {
                     return None;
-                }
-                if key == Key::Kind {
-                    *kind_seen = kind;
                 }
                 i = end;
             }
@@ -285,9 +361,9 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
                 let (end, escapes) = string_end(b, i + 1)?;
                 let inner = line.get(i + 1..end - 1)?;
                 let slot = if key == Key::Field {
-                    &mut field
+                    &mut f.field
                 } else {
-                    &mut supersedes
+                    &mut f.supersedes
                 };
                 if escapes != Escapes::None || inner.is_empty() || slot.replace(inner).is_some() {
                     return None;
@@ -295,7 +371,7 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
                 i = end;
             }
             Key::Value if FACT => {
-                if std::mem::replace(&mut value, true) {
+                if std::mem::replace(&mut f.value, true) {
                     return None;
                 }
                 i = scalar_end(line, i)?;
@@ -304,9 +380,9 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
             Key::Seq | Key::Tokens => {
                 let (n, end) = integer(b, i)?;
                 let slot = if key == Key::Seq {
-                    &mut seq
+                    &mut f.seq
                 } else {
-                    &mut tokens
+                    &mut f.tokens
                 };
                 if slot.replace(n).is_some() {
                     return None;
@@ -314,40 +390,17 @@ fn simple_scan<'a, const LINE: bool, const ITEM: bool, const FACT: bool>(
                 i = end;
             }
         }
-        i = skip_ws(b, i);
+        if !matches!(b.get(i), Some(b',' | b'}')) {
+            i = skip_ws(b, i);
+        }
         match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b',') => i += 1,
             Some(b'}') => break,
             _ => return None,
         }
     }
     let end = if ITEM { i + 1 } else { skip_ws(b, i + 1) };
-    if !(ITEM || end == b.len() || LINE && b.get(end) == Some(&b'\n')) {
-        return None;
-    }
-    if FACT && (value || field.is_some() || supersedes.is_some()) {
-        // A fact: `kind`, `field` and `value` are required (the rest as for any record).
-        if kind? != "fact" || !value {
-            return None;
-        }
-        let fact = FactLine {
-            id: std::borrow::Cow::Borrowed(id?),
-            seq: seq?,
-            field: std::borrow::Cow::Borrowed(field?),
-            supersedes: supersedes.map(std::borrow::Cow::Borrowed),
-            depends_on: Vec::new(),
-        };
-        return Some((Line::Fact(fact, text, text_plain), end));
-    }
-    let simple = Simple {
-        id: id?,
-        seq: seq?,
-        kind: kind?,
-        text,
-        text_plain,
-        tokens,
-    };
-    Some((Line::Simple(simple), end))
+    (ITEM || end == b.len() || LINE && b.get(end) == Some(&b'\n')).then_some(end)
 }
 
 /// The index just past the scalar value at `i` that a fact's `value` may be here: `true`,
@@ -386,6 +439,36 @@ enum Key {
     Supersedes,
 }
 
+/// [`key_at`] and the `:` right after the key's closing quote, read as one word: the key
+/// and the index just past the `:`. `None` when the key is not one of those written so
+/// (or the line has fewer than eight bytes left, or the key is `supersedes`): the caller
+/// then reads it with [`key_at`], whitespace allowed.
+#[inline(always)]
+fn key_colon(b: &[u8], i: usize) -> Option<(Key, usize)> {
+    /// A key written in a word, little-endian (padded with zeros past its `:`).
+    const fn word(s: &[u8; 8]) -> u64 {
+        u64::from_le_bytes(*s)
+    }
+    /// The low `n` bytes of a word.
+    const fn low(n: u32) -> u64 {
+        u64::MAX >> (64 - 8 * n)
+    }
+    let w = u64::from_le_bytes(*b.get(i..)?.first_chunk::<8>()?);
+    let (key, n) = match (w >> 8) as u8 {
+        b'i' if w & const { low(5) } == const { word(b"\"id\":\0\0\0") } => (Key::Id, 5),
+        b's' if w & const { low(6) } == const { word(b"\"seq\":\0\0") } => (Key::Seq, 6),
+        b'k' if w & const { low(7) } == const { word(b"\"kind\":\0") } => (Key::Kind, 7),
+        b't' if w & const { low(7) } == const { word(b"\"text\":\0") } => (Key::Text, 7),
+        b't' if w == const { word(b"\"tokens\"") } && b.get(i + 8) == Some(&b':') => {
+            (Key::Tokens, 9)
+        }
+        b'f' if w == const { word(b"\"field\":") } => (Key::Field, 8),
+        b'v' if w == const { word(b"\"value\":") } => (Key::Value, 8),
+        _ => return None,
+    };
+    Some((key, i + n))
+}
+
 /// The key whose string opens at `i` when it is one of those the simple scan reads,
 /// written without escapes (the only way it is read: any other key sends the line to the
 /// serde paths), and the index just past its closing quote.
@@ -422,33 +505,35 @@ enum Escapes {
 /// The index just past the closing quote of the string whose contents start at `i`, and
 /// its escapes; `None` for an invalid escape, a raw control character or a string that
 /// does not end.
-fn string_end(b: &[u8], mut i: usize) -> Option<(usize, Escapes)> {
+fn string_end(b: &[u8], i: usize) -> Option<(usize, Escapes)> {
     let mut escapes = Escapes::None;
+    let mut rest = b.get(i..)?;
     loop {
         // Sixteen bytes at a time up to the first `"`, `\` or byte below 0x20 (the last
         // few bytes of `b` one at a time, below).
-        while let Some(block) = b.get(i..i + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
-            let special = specials(block);
+        while let Some((block, tail)) = rest.split_first_chunk::<16>() {
+            let special = specials(*block);
             if special != 0 {
-                i += special.trailing_zeros() as usize;
+                rest = rest.get(special.trailing_zeros() as usize..)?;
                 break;
             }
-            i += 16;
+            rest = tail;
         }
-        match *b.get(i)? {
-            b'"' => return Some((i + 1, escapes)),
-            b'\\' => {
-                let this = match *b.get(i + 1)? {
+        match rest {
+            [b'"', ..] => return Some((b.len() - rest.len() + 1, escapes)),
+            [b'\\', e, tail @ ..] => {
+                let this = match e {
                     b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Escapes::Plain,
                     b'/' => Escapes::Slash,
                     b'u' => Escapes::Unicode,
                     _ => return None,
                 };
                 escapes = escapes.max(this);
-                i += 2;
+                rest = tail;
             }
-            c if c < 0x20 => return None,
-            _ => i += 1,
+            // (A `\` here is the last byte: no string ends after it.)
+            [c, tail @ ..] if *c >= 0x20 => rest = tail,
+            _ => return None,
         }
     }
 }

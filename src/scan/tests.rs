@@ -949,3 +949,81 @@ fn numbers_are_written_in_decimal() {
         assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
     }
 }
+
+/// What [`key_colon`] must find at `i`: the key [`key_at`] finds there when a `:` follows
+/// its closing quote at once, and the index past the `:` (`supersedes` and keys too close
+/// to the end for a word are left to [`key_at`]).
+fn key_colon_reference(b: &[u8], i: usize) -> Option<(Key, usize)> {
+    let (key, end) = key_at(b, i)?;
+    (b.get(end) == Some(&b':') && key != Key::Supersedes && b.len() >= i + 8)
+        .then_some((key, end + 1))
+}
+
+#[test]
+fn a_key_and_its_colon_are_read_at_once_only_as_written() {
+    let keys: [&[u8]; 8] = [
+        b"\"id\":",
+        b"\"seq\":",
+        b"\"kind\":",
+        b"\"text\":",
+        b"\"tokens\":",
+        b"\"field\":",
+        b"\"value\":",
+        b"\"supersedes\":",
+    ];
+    let tails: [&[u8]; 4] = [b"", b"\"x\"}", b"1234567890", b" :"];
+    for written in keys {
+        for tail in tails {
+            for start in 0..2 {
+                let mut b = vec![b','; start];
+                b.extend_from_slice(written);
+                b.extend_from_slice(tail);
+                assert_eq!(
+                    key_colon(&b, start),
+                    key_colon_reference(&b, start),
+                    "{b:?}"
+                );
+                // Cut short, or with any byte changed (the `:` too): as `key_at` reads it.
+                for len in 0..b.len() {
+                    let cut = &b[..len];
+                    assert_eq!(
+                        key_colon(cut, start),
+                        key_colon_reference(cut, start),
+                        "{cut:?}"
+                    );
+                }
+                for at in start..start + written.len() {
+                    for byte in [b' ', b'x', b'"', b'\\', written[at - start] ^ 0x20] {
+                        let mut changed = b.clone();
+                        changed[at] = byte;
+                        assert_eq!(
+                            key_colon(&changed, start),
+                            key_colon_reference(&changed, start),
+                            "{changed:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // Read at once where it can be: every key but `supersedes`, with eight bytes to read.
+    assert_eq!(key_colon(b"\"id\":\"r1\"}", 0), Some((Key::Id, 5)));
+    assert_eq!(key_colon(b"\"tokens\":1}", 0), Some((Key::Tokens, 9)));
+}
+
+proptest::proptest! {
+    /// Keys, colons, quotes and whitespace in any order: what is read at once is what
+    /// [`key_at`] and the `:` after it read.
+    #[test]
+    fn a_key_read_at_once_agrees_with_the_key_read_alone(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            &b"\""[..], b":", b" ", b"id", b"seq", b"kind", b"text", b"tokens", b"field",
+            b"value", b"supersedes", b"i", b"s", b"t", b"e", b"\\", b"\xc3\xa9",
+        ]), 0..12),
+        start in 0usize..4,
+    ) {
+        let b = pieces.concat();
+        let start = start.min(b.len());
+        proptest::prop_assert_eq!(key_colon(&b, start), key_colon_reference(&b, start), "{:?} from {}", b, start);
+    }
+}
