@@ -618,8 +618,15 @@ pub(super) fn read(
 /// Every such entry in the lines read counts, whichever session or agent it names: one
 /// is written after the result it replaces, so it is in any window that holds that result.
 fn replaced_results(back: &Backward<'_, '_>) -> Result<BTreeSet<String>, Failure> {
+    replaced_in(back.marked(&[REPLACEMENT], &back.marks.replacing))
+}
+
+/// [`replaced_results`] of the lines given, in order.
+fn replaced_in<'l, 'a: 'l>(
+    lines: impl Iterator<Item = &'l Line<'a>>,
+) -> Result<BTreeSet<String>, Failure> {
     let mut out = BTreeSet::new();
-    for line in back.marked(&[REPLACEMENT], &back.marks.replacing) {
+    for line in lines {
         let obj = line.object(NAME)?;
         if obj.get("type").and_then(Value::as_str) != Some("content-replacement") {
             continue;
@@ -671,8 +678,15 @@ const UUID_STEM: usize = 24;
 /// entry is written after what it names, so it is in any window that holds it.
 fn retracted(back: &Backward<'_, '_>) -> Result<BTreeSet<Vec<u8>>, Failure> {
     let keys = RETRACTING.map(|(_, key)| key.as_bytes());
+    retracted_in(back.marked(&keys, &back.marks.retracting))
+}
+
+/// [`retracted`] of the lines given, in order.
+fn retracted_in<'l, 'a: 'l>(
+    lines: impl Iterator<Item = &'l Line<'a>>,
+) -> Result<BTreeSet<Vec<u8>>, Failure> {
     let mut out = BTreeSet::new();
-    for line in back.marked(&keys, &back.marks.retracting) {
+    for line in lines {
         let obj = line.object(NAME)?;
         for (kind, key) in RETRACTING {
             let Some(list) = obj.get(key) else {
@@ -1831,73 +1845,17 @@ mod tests {
     /// [`retracted`] as it was before [`Marks`]: every line searched for the keys.
     fn retracted_plain(lines: &[Line<'_>]) -> Result<BTreeSet<Vec<u8>>, Failure> {
         let finders = RETRACTING.map(|(_, key)| memchr::memmem::Finder::new(key.as_bytes()));
-        let mut out = BTreeSet::new();
-        for line in lines
-            .iter()
-            .filter(|l| finders.iter().any(|f| f.find(l.bytes).is_some()))
-        {
-            let obj = line.object(NAME)?;
-            for (kind, key) in RETRACTING {
-                let Some(list) = obj.get(key) else {
-                    continue;
-                };
-                if obj.get("type").and_then(Value::as_str) != Some(kind) {
-                    continue;
-                }
-                let bad = || {
-                    Failure::at(
-                        line.at,
-                        Problem::Key {
-                            what: "a Claude Code entry",
-                            key,
-                            must: "an array of strings",
-                        },
-                    )
-                };
-                for uuid in list.as_array().ok_or_else(bad)? {
-                    let uuid = uuid.as_str().ok_or_else(bad)?.as_bytes();
-                    out.insert(uuid.get(..UUID_STEM).unwrap_or(uuid).to_vec());
-                }
-            }
-        }
-        Ok(out)
+        retracted_in(
+            lines
+                .iter()
+                .filter(|l| finders.iter().any(|f| f.find(l.bytes).is_some())),
+        )
     }
 
     /// [`replaced_results`] as it was before [`Marks`].
     fn replaced_plain(lines: &[Line<'_>]) -> Result<BTreeSet<String>, Failure> {
         let finder = memchr::memmem::Finder::new(REPLACEMENT);
-        let mut out = BTreeSet::new();
-        for line in lines.iter().filter(|l| finder.find(l.bytes).is_some()) {
-            let obj = line.object(NAME)?;
-            if obj.get("type").and_then(Value::as_str) != Some("content-replacement") {
-                continue;
-            }
-            let bad = |key, must| {
-                Failure::at(
-                    line.at,
-                    Problem::Key {
-                        what: "a content-replacement entry",
-                        key,
-                        must,
-                    },
-                )
-            };
-            let items = obj
-                .get("replacements")
-                .and_then(Value::as_array)
-                .ok_or_else(|| bad("replacements", "an array"))?;
-            for item in items {
-                if item.get("kind").and_then(Value::as_str) != Some("tool-result") {
-                    return Err(bad("replacements[].kind", "\"tool-result\""));
-                }
-                let id = item
-                    .get("toolUseId")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| bad("replacements[].toolUseId", "a string"))?;
-                out.insert(id.to_string());
-            }
-        }
-        Ok(out)
+        replaced_in(lines.iter().filter(|l| finder.find(l.bytes).is_some()))
     }
 
     /// [`loads_every_entry`] as it was before [`Marks`], past the size it reads every
