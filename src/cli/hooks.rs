@@ -5,36 +5,53 @@ use crate::hook::Unread;
 use crate::view::Context;
 use std::path::Path;
 
-/// Runs a hook adapter. The payload and the store are read and judged on a worker
-/// thread so that our own deadline holds even when stdin never closes or the store is
-/// slow to read; a deadline missed or a panic is a reply too (a deny, for the pre-tool
-/// adapters), never the harness's fail-open crash or timeout.
+/// Runs a hook adapter. The payload and the store are read and judged on this thread
+/// while a watchdog waits for our own deadline, so that it holds even when stdin never
+/// closes or the store is slow to read; a deadline missed or a panic is a reply too (a
+/// deny, for the pre-tool adapters), never the harness's fail-open crash or timeout.
+///
+/// The work stays on the main thread for its memory: glibc grows a spawned thread's
+/// heap a page at a time, a system call each (some 300 in one transcript-mode call),
+/// and the main thread's in steps of 128 KiB.
 pub(super) fn run_hook(args: HookArgs, limits: Limits) -> Exit {
     let adapter = args.harness.adapter();
     let timeout_ms = args.timeout_ms;
+    let deadline = std::time::Duration::from_millis(timeout_ms);
     // The transcript may be waited for until three quarters of the deadline, so that a
     // stale one is a clear error rather than our own timeout.
     let wait_until = std::time::Instant::now()
         + std::time::Duration::from_millis(timeout_ms.saturating_mul(3) / 4);
-    let (tx, rx) = std::sync::mpsc::channel();
-    let worker = std::thread::Builder::new()
-        .name("hook".into())
-        .spawn(move || {
-            let reply = std::panic::catch_unwind(|| hook_reply(adapter, &args, wait_until, limits));
-            let _ = tx.send(reply.ok());
-        });
-    let reply = match worker {
-        Err(_) => hook::failed(adapter, &Failure::Internal),
-        Ok(_) => match rx.recv_timeout(std::time::Duration::from_millis(timeout_ms)) {
-            Ok(Some(reply)) => reply,
-            Ok(None) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                hook::failed(adapter, &Failure::Internal)
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                hook::failed(adapter, &Failure::Timeout(timeout_ms))
-            }
-        },
+    // Whoever answers first, the work or the watchdog, writes the one reply.
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = {
+        let answered = std::sync::Arc::clone(&answered);
+        std::thread::Builder::new()
+            .name("deadline".into())
+            .spawn(move || {
+                let missed = matches!(
+                    finished.recv_timeout(deadline),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                );
+                if missed && !answered.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    let exit = write_reply(&hook::failed(adapter, &Failure::Timeout(timeout_ms)));
+                    std::process::exit(i32::from(exit.code()));
+                }
+            })
     };
+    // Without a watchdog our deadline cannot hold: no judging then.
+    let reply = match watchdog {
+        Err(_) => hook::failed(adapter, &Failure::Internal),
+        Ok(_) => std::panic::catch_unwind(|| hook_reply(adapter, &args, wait_until, limits))
+            .unwrap_or_else(|_| hook::failed(adapter, &Failure::Internal)),
+    };
+    if answered.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        // The watchdog is writing the timeout's reply, and ends the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    drop(done);
     write_reply(&reply)
 }
 
