@@ -34,7 +34,15 @@ pub(super) fn run_hook(args: HookArgs, limits: Limits) -> Exit {
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout)
                 );
                 if missed && !answered.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                    let exit = write_reply(&hook::failed(adapter, &Failure::Timeout(timeout_ms)));
+                    // The process ends here whatever happens in the writing: the main
+                    // thread, which lost the answer, only waits for the end.
+                    let exit = std::panic::catch_unwind(|| {
+                        write_reply(&hook::failed(adapter, &Failure::Timeout(timeout_ms)))
+                    })
+                    .unwrap_or(match adapter {
+                        Adapter::PreTool(_) => Exit::Deny,
+                        Adapter::PreCompact => Exit::NonBlocking,
+                    });
                     std::process::exit(i32::from(exit.code()));
                 }
             })
@@ -46,7 +54,8 @@ pub(super) fn run_hook(args: HookArgs, limits: Limits) -> Exit {
             .unwrap_or_else(|_| hook::failed(adapter, &Failure::Internal)),
     };
     if answered.swap(true, std::sync::atomic::Ordering::SeqCst) {
-        // The watchdog is writing the timeout's reply, and ends the process.
+        // INVARIANT: the watchdog took the answer, and it ends the process once its reply
+        // is written (or could not be).
         loop {
             std::thread::park();
         }
@@ -118,7 +127,7 @@ pub(super) fn hook_setup(
     adapter: Adapter,
     wait_until: std::time::Instant,
     limits: Limits,
-    early: Option<EarlyTexts>,
+    early: Option<input::LightPass>,
 ) -> Result<Setup, InputError> {
     // Standard input carries the hook payload, read before this.
     let payload_read = ("the hook payload".to_string(), "-".to_string());
@@ -277,43 +286,21 @@ fn relative_outside_project(
     }
 }
 
-/// The light pass over the store (see [`lean_transcript_setup`]), begun before the
-/// payload is read.
-type EarlyTexts = std::thread::JoinHandle<Option<input::StoreTexts>>;
-
-/// Begins the light pass over the store as soon as the hook starts, when the flags ask
-/// for the kept set from the transcript of a pre-tool call: the store is then read while
-/// the payload is (half a millisecond sooner on the bench). Its texts are used only by
-/// the lean setup of such a call, which judges the bytes it read (see
-/// [`input::StoreTexts::load_in_view`]); any other way through drops them. `None` when
-/// the flags ask for something else, the store is not a regular file (a pipe's bytes read
-/// early would be gone for the read that counts), or no thread could be had: the setup
-/// then runs the light pass itself.
-fn early_light_pass(args: &HookArgs, limits: Limits) -> Option<EarlyTexts> {
+/// Begins the light pass over the store (see [`input::LightPass`]) as soon as the hook
+/// starts, when the flags ask for the kept set from the transcript of a pre-tool call:
+/// the store is then read while the payload is (half a millisecond sooner on the bench).
+/// Its texts are used only by the lean setup of such a call, which judges the bytes it
+/// read (see [`lean_transcript_setup`]); any other way through drops it, and it stops.
+/// `None` when the flags ask for something else, the store is standard input or not a
+/// regular file, or no thread could be had: the setup then runs the light pass itself.
+fn early_light_pass(args: &HookArgs, limits: Limits) -> Option<input::LightPass> {
     let Adapter::PreTool(harness) = args.harness.adapter() else {
         return None;
     };
-    if args.kept_from != KeptFromArg::Transcript
-        || names_stdin(&args.store)
-        || !std::fs::metadata(&args.store).is_ok_and(|m| m.is_file())
-    {
+    if args.kept_from != KeptFromArg::Transcript || names_stdin(&args.store) {
         return None;
     }
-    let store = args.store.clone();
-    std::thread::Builder::new()
-        .spawn(move || input::store_texts(&transcript_request(&store, harness, limits)))
-        .ok()
-}
-
-/// The request of the light pass and the lean load under `--kept-from transcript`.
-fn transcript_request(store: &str, harness: Harness, limits: Limits) -> input::Request<'_> {
-    input::Request {
-        origin: store,
-        source: input::Source::Path(store),
-        kept: None,
-        retention: Retention::Transcript(harness),
-        limits,
-    }
+    input::LightPass::begin(&args.store, Retention::Transcript(harness), limits)
 }
 
 /// A pre-tool call under `--kept-from transcript`.
@@ -334,7 +321,7 @@ fn lean_transcript_setup(
     args: &HookArgs,
     wanted: &Transcribed<'_>,
     limits: Limits,
-    early: Option<EarlyTexts>,
+    early: Option<input::LightPass>,
 ) -> Result<Setup, Box<Option<Result<Context, Unread>>>> {
     let tools = guarded_tools(args, limits).map_err(|_| Box::new(None))?;
     let read_context_of = || {
@@ -360,10 +347,17 @@ fn lean_transcript_setup(
         Some(Ok(c)) => Some(c.haystack()),
         _ => None,
     };
-    let request = transcript_request(&args.store, wanted.harness, limits);
+    let request = input::Request {
+        origin: &args.store,
+        source: input::Source::Path(&args.store),
+        kept: None,
+        retention: Retention::Transcript(wanted.harness),
+        limits,
+    };
     // Every tool is guarded: read the transcript while the light pass runs, and normalise
-    // it while the light pass still runs (one that is done already gave up on the store,
-    // a small one say, and the exact path normalises the context itself).
+    // it while the light pass still runs (once the pass is done, the context is
+    // normalised after it: by the lean setup below, or by the exact path when the pass
+    // gave up on the store).
     let beside = |done: &dyn Fn() -> bool| {
         let context = read_context_of();
         let early = if done() { None } else { haystack_of(&context) };
@@ -372,7 +366,7 @@ fn lean_transcript_setup(
     let (texts, context, early) = match (tools.is_none(), early) {
         (true, Some(light)) => {
             let (context, early) = beside(&|| light.is_finished());
-            (light.join().ok().flatten(), context, early)
+            (light.texts(), context, early)
         }
         (true, None) => {
             let (texts, (context, early)) = input::store_texts_beside(&request, beside);
@@ -382,7 +376,7 @@ fn lean_transcript_setup(
             // The light pass first: a tool it shows to be outside the gate's charge is
             // never waited for.
             let texts = match light {
-                Some(light) => light.join().ok().flatten(),
+                Some(light) => light.texts(),
                 None => input::store_texts(&request),
             };
             let guarded = texts

@@ -8,6 +8,8 @@
 //! error; the caller never learns which one ran.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::lean::{LeanFor, Purpose, lean_digests_from, load_lean_from, load_lean_ids_from};
 use super::*;
@@ -216,7 +218,65 @@ pub struct StoreTexts {
 /// when it is not a JSON Lines input of 1 MiB or more that the pass can read plainly,
 /// and the caller loads every record ([`load_store`], [`load_check`]).
 pub fn store_texts(request: &Request<'_>) -> Option<StoreTexts> {
-    store_texts_holding(request, source::HOLD_UP_TO)
+    store_texts_holding(request, source::HOLD_UP_TO, &AtomicBool::new(false))
+}
+
+/// The light pass over a store file (see [`store_texts`]), begun on a thread of its own
+/// before its texts are needed: a hook begins it before it reads its payload. Dropped
+/// unused, it stops at its next line.
+pub struct LightPass {
+    thread: Option<std::thread::JoinHandle<Option<StoreTexts>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl LightPass {
+    /// Begins the light pass over the store at `path` (read under `retention`), when it
+    /// is a regular file: a pipe's bytes read early would be gone for the read that
+    /// counts. `None` otherwise, or when no thread could be had.
+    pub fn begin(path: &str, retention: Retention, limits: Limits) -> Option<LightPass> {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let path = path.to_string();
+        let thread = std::thread::Builder::new()
+            .spawn(move || {
+                let request = Request {
+                    origin: &path,
+                    source: Source::Path(&path),
+                    kept: None,
+                    retention,
+                    limits,
+                };
+                store_texts_holding(&request, source::HOLD_UP_TO, &stopped)
+            })
+            .ok()?;
+        Some(LightPass {
+            thread: Some(thread),
+            stop,
+        })
+    }
+
+    /// Whether its texts are ready.
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// Its texts, once it is done, as [`store_texts`] gives them. A panic in it is raised
+    /// here, where the caller's own handling of a panic (a deny, for a hook) applies.
+    pub fn texts(mut self) -> Option<StoreTexts> {
+        match self.thread.take()?.join() {
+            Ok(texts) => texts,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for LightPass {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// [`store_texts`] on a thread of its own while `meanwhile` runs (reading the transcript,
@@ -233,12 +293,19 @@ pub fn store_texts_beside<T>(
             .ok();
         let done = || texts.as_ref().is_none_or(|t| t.is_finished());
         let other = meanwhile(&done);
-        (texts.and_then(|t| t.join().ok()).flatten(), other)
+        // A panic in the light pass is raised here, as if it had run on this thread.
+        let texts = texts.and_then(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        (texts, other)
     })
 }
 
-/// [`store_texts`], holding a file of up to `most` bytes for both passes.
-pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<StoreTexts> {
+/// [`store_texts`], holding a file of up to `most` bytes for both passes; `None` too
+/// once `stop` is set (checked at each record).
+pub(crate) fn store_texts_holding(
+    request: &Request<'_>,
+    most: u64,
+    stop: &AtomicBool,
+) -> Option<StoreTexts> {
     let (path, bytes) = request.source.parts();
     let held = match bytes {
         None => source::hold(path, request.limits, most),
@@ -261,6 +328,9 @@ pub(crate) fn store_texts_holding(request: &Request<'_>, most: u64) -> Option<St
     let mut repeats = Repeats::default();
     let mut decoded = String::new();
     let named = record_texts(path, whole, request.limits, |id, text| {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         let record = id_ends.len();
         ids.push_str(id);
         id_ends.push(ids.len());

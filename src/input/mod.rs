@@ -22,7 +22,7 @@ mod source;
 mod texts;
 
 pub use entry::{
-    FlagText, Loaded, Request, Source, StoreTexts, action_of, load_all, load_check, load_precheck,
+    FlagText, LightPass, Loaded, Request, Source, action_of, load_all, load_check, load_precheck,
     load_store, names_a_tool, pin_report, store_texts, store_texts_beside, tools_of,
 };
 pub use source::{io_reason, read};

@@ -599,6 +599,15 @@ fn a_moment_later(path: &std::path::Path) {
 }
 
 #[test]
+fn a_light_pass_told_to_stop_gives_no_texts() {
+    let (_dir, path) = rule_store();
+    let request = transcript_request(path.to_str().unwrap());
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    assert!(entry::store_texts_holding(&request, 0, &stop).is_none());
+    assert!(entry::store_texts_holding(&request, 0, &Default::default()).is_some());
+}
+
+#[test]
 fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_leanly() {
     // The records in view come from the texts the light pass read; were the file
     // rewritten before the lean loader reads it, a record could keep its id and lose its
@@ -610,14 +619,14 @@ fn a_store_rewritten_between_the_light_pass_and_the_lean_load_is_not_judged_lean
     let call = pay_call();
     let haystack = crate::view::Haystack::new(["No payments over 5."]);
     // Unchanged: the lean load keeps the rule in view.
-    let texts = entry::store_texts_holding(&request, 0).unwrap();
+    let texts = entry::store_texts_holding(&request, 0, &Default::default()).unwrap();
     let stored = texts
         .load_in_view(&request, call.clone(), &haystack)
         .unwrap();
     let compaction = stored.compaction.unwrap();
     assert!(compaction.is_kept_id(&stored.input.store, &stored.input.totals, "p"));
     // Written again after the light pass (same length, a later time): no lean answer.
-    let texts = entry::store_texts_holding(&request, 0).unwrap();
+    let texts = entry::store_texts_holding(&request, 0, &Default::default()).unwrap();
     a_moment_later(&path);
     assert!(texts.load_in_view(&request, call, &haystack).is_none());
 }
@@ -651,7 +660,7 @@ fn a_store_too_large_to_hold_is_read_twice_and_judged_as_a_held_one() {
     let call = pay_call();
     let haystack = crate::view::Haystack::new(["No payments over 5.", "note 7 and note 12"]);
     let load = |most| {
-        let texts = entry::store_texts_holding(&request, most).unwrap();
+        let texts = entry::store_texts_holding(&request, most, &Default::default()).unwrap();
         // Held: no stamp to check; read twice: a stamp and no bytes.
         assert_eq!(texts.held.is_some(), texts.stamp.is_none());
         let stored = texts
@@ -707,7 +716,7 @@ fn texts_written_alike_are_judged_as_each_alone() {
     assert_eq!(want.iter().filter(|&&k| k).count() * 7 / want.len(), 5);
     let call = Action::from_json(&serde_json::json!({"tool": "t", "params": {}})).unwrap();
     for most in [source::HOLD_UP_TO, 0] {
-        let texts = entry::store_texts_holding(&request, most).unwrap();
+        let texts = entry::store_texts_holding(&request, most, &Default::default()).unwrap();
         assert_eq!(texts.held.is_some(), most > 0);
         let stored = texts
             .load_in_view(&request, call.clone(), &haystack)
