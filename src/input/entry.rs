@@ -202,7 +202,7 @@ pub struct StoreTexts {
     pub(super) held: Option<crate::memory::Pages>,
     /// The file's stamp before the light pass when it is read twice (a larger file),
     /// which the lean load must find again after it: the two passes read one file.
-    pub(super) stamp: Option<(u64, std::time::SystemTime)>,
+    pub(super) stamp: Option<source::Stamp>,
     /// The ids of the records that have a text, in the store's order, one after another.
     ids: String,
     /// Where each of those ids ends in `ids`.

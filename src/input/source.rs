@@ -99,12 +99,34 @@ pub(crate) fn hold(path: &str, limits: Limits, most: u64) -> Option<Pages> {
     (held.len() as u64 <= most && held.len() >= LEAN_FROM).then_some(held)
 }
 
-/// A file's length and modification time: a file read twice (two passes of the lean
-/// loader) must have the same stamp after the second read as before the first, or the
-/// passes may have read two different files.
-pub(crate) fn stamp(path: &str) -> Option<(u64, std::time::SystemTime)> {
+/// What tells a file read twice (two passes of the lean loader) from another: it must
+/// have the same stamp after the second read as before the first, or the passes may have
+/// read two different files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    len: u64,
+    modified: std::time::SystemTime,
+    /// Where the system has them, the file's device and inode (another file put in its
+    /// place has others) and the time of its last change of any kind, which no one can
+    /// set back (a copy that keeps the length and modification time still changes it).
+    #[cfg(unix)]
+    node: (u64, u64, i64, i64),
+}
+
+/// The [`Stamp`] of the file at `path`; `None` when it cannot be read.
+pub(crate) fn stamp(path: &str) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
-    Some((m.len(), m.modified().ok()?))
+    #[cfg(unix)]
+    let node = {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino(), m.ctime(), m.ctime_nsec())
+    };
+    Some(Stamp {
+        len: m.len(),
+        modified: m.modified().ok()?,
+        #[cfg(unix)]
+        node,
+    })
 }
 
 /// Why a read or a write failed, as messages say it.

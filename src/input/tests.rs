@@ -599,6 +599,39 @@ fn a_moment_later(path: &std::path::Path) {
 }
 
 #[test]
+fn a_store_put_in_place_of_another_with_its_length_and_time_is_not_judged_leanly() {
+    // `cp -p`, `rsync -t` or an archive's extraction over the store between the light
+    // pass and the lean load: the same length and modification time, another text for
+    // the rule (were it judged leanly, the rule would count as in view for a text that is
+    // no longer its own).
+    let (dir, path) = rule_store();
+    let p = path.to_str().unwrap();
+    let request = transcript_request(p);
+    let haystack = crate::view::Haystack::new(["No payments over 5."]);
+    let texts = entry::store_texts_holding(&request, 0, &Default::default()).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(&other, store_with_rule("No payments over 6.")).unwrap();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&other)
+        .unwrap();
+    file.set_modified(before.modified().unwrap()).unwrap();
+    drop(file);
+    std::fs::rename(&other, &path).unwrap();
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (before.len(), before.modified().unwrap()),
+        (after.len(), after.modified().unwrap())
+    );
+    assert!(
+        texts
+            .load_in_view(&request, pay_call(), &haystack)
+            .is_none()
+    );
+}
+
+#[test]
 fn a_light_pass_told_to_stop_gives_no_texts() {
     let (_dir, path) = rule_store();
     let request = transcript_request(path.to_str().unwrap());
