@@ -1520,7 +1520,6 @@ mod tests {
             let texts: Vec<String> = ["a", "b5", "c"].iter().map(|t| t.to_string()).chain(texts).collect();
             found_exactly_where_they_occur(&texts, &live)?;
         }
-
     }
 
     proptest::proptest! {

@@ -364,12 +364,11 @@ fn lean_transcript_setup(
         (context, early)
     };
     let (texts, context, early) = match (tools.is_none(), early) {
-        (true, Some(light)) => {
-            let (context, early) = beside(&|| light.is_finished());
-            (light.texts(), context, early)
-        }
-        (true, None) => {
-            let (texts, (context, early)) = input::store_texts_beside(&request, beside);
+        (true, light) => {
+            let (texts, (context, early)) = match light {
+                Some(light) => light.beside(beside),
+                None => input::store_texts_beside(&request, beside),
+            };
             (texts, context, early)
         }
         (false, light) => {

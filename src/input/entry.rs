@@ -259,8 +259,18 @@ impl LightPass {
     }
 
     /// Whether its texts are ready.
-    pub fn is_finished(&self) -> bool {
+    fn is_finished(&self) -> bool {
         self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// Runs `meanwhile` while the pass runs, then takes its texts: as
+    /// [`store_texts_beside`], the pass begun already.
+    pub fn beside<T>(
+        self,
+        meanwhile: impl FnOnce(&dyn Fn() -> bool) -> T,
+    ) -> (Option<StoreTexts>, T) {
+        let other = meanwhile(&|| self.is_finished());
+        (self.texts(), other)
     }
 
     /// Its texts, once it is done, as [`store_texts`] gives them. A panic in it is raised
