@@ -4,11 +4,13 @@
 //! whitespace-normalised string of the live context, as a whole: not as the start or
 //! end of a longer word or number there (an invisible character, a soft hyphen or a
 //! zero-width joiner, joins what it stands between). Normalising turns every run of
-//! whitespace into one space and trims the ends; control characters and the characters
-//! a report escapes (bidirectional overrides, line separators, the BOM) count as
-//! whitespace too, so that a record's text carried back to the model in a hook's reason
-//! (where such characters cannot go as they are) comes back into view. A record without
-//! `text`, or whose text is only whitespace, is never in view.
+//! whitespace into one space and trims the ends; control characters count as
+//! whitespace too. In a record's text, so do the other characters a report escapes
+//! (bidirectional marks and overrides, the BOM), so that the text carried back to the
+//! model in a hook's reason (where such characters cannot go as they are) comes back
+//! into view; in the live context those are invisible characters, kept, that join what
+//! they stand between: made spaces there, they would split words the agent read joined.
+//! A record without `text`, or whose text is only whitespace, is never in view.
 //!
 //! Every text is looked for in every string at once: the strings are joined by a line
 //! break (which no normalised string holds), and at each place a text can start, the
@@ -130,15 +132,27 @@ impl Context {
     }
 }
 
-/// True for a character that normalising turns into a space.
+/// True for a character that normalising a record's text turns into a space: white
+/// space and the characters a report never prints as they are (see
+/// [`crate::text::is_unsafe`]), as the hook's reason writes the text back.
 pub fn is_space(c: char) -> bool {
     c.is_whitespace() || crate::text::is_unsafe(c)
 }
 
-/// `s` with every run of whitespace (and unsafe characters) made one space, trimmed.
+/// True for a character that normalising a string of the live context turns into a
+/// space: white space and control characters. The invisible format characters among the
+/// unsafe ones (bidirectional marks, embeddings and isolates, the byte order mark) stay:
+/// they join what stands either side of them for the reader (see [`invisible`]), and
+/// made spaces they would split `gate\u{feff}marker` into words the agent never read.
+fn is_context_space(c: char) -> bool {
+    c.is_whitespace() || c.is_control()
+}
+
+/// `s` with every run of whitespace (and unsafe characters) made one space, trimmed: a
+/// record's text as it is looked for (see [`is_space`]).
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    normalize_into(&mut out, s);
+    normalize_into::<false>(&mut out, s);
     out
 }
 
@@ -169,8 +183,9 @@ fn class_of(b: u8) -> u8 {
     CLASS.get(usize::from(b)).copied().unwrap_or(KEEP)
 }
 
-/// Appends [`normalize`]`(s)` to `out`.
-fn normalize_into(out: &mut String, s: &str) {
+/// Appends [`normalize`]`(s)` to `out`; with `CONTEXT`, `s` normalised as a string of the
+/// live context is (see [`is_context_space`]).
+fn normalize_into<const CONTEXT: bool>(out: &mut String, s: &str) {
     let base = out.len();
     // Runs of characters kept as they are are copied whole; a lone space before a kept
     // byte stays in its run. Beyond ASCII, only a character whose first byte some space
@@ -214,7 +229,12 @@ fn normalize_into(out: &mut String, s: &str) {
             ASCII_SPACE => 1,
             _ => {
                 let c = s.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
-                if !is_space(c) {
+                let space = if CONTEXT {
+                    is_context_space(c)
+                } else {
+                    is_space(c)
+                };
+                if !space {
                     i += c.len_utf8();
                     continue;
                 }
@@ -350,7 +370,7 @@ impl Haystack {
             let mut one = String::new();
             let fits = strings.iter().all(|s| {
                 one.clear();
-                normalize_into(&mut one, s);
+                normalize_into::<true>(&mut one, s);
                 one.push('\n');
                 pages.push(one.as_bytes())
             });
@@ -361,7 +381,7 @@ impl Haystack {
         }
         let mut view = String::with_capacity(most);
         for s in strings {
-            normalize_into(&mut view, s);
+            normalize_into::<true>(&mut view, s);
             view.push('\n');
         }
         self.0.push(View::Text(view));
@@ -415,7 +435,7 @@ impl Sought {
             // Normalised in place after the distinct texts; taken off again when it is
             // one of them already.
             let start = self.texts.len();
-            normalize_into(&mut self.texts, raw);
+            normalize_into::<false>(&mut self.texts, raw);
             self.slot_of_last(start)
         });
         self.slots.push(slot);
@@ -1123,12 +1143,15 @@ fn seen(chars: impl Iterator<Item = char>) -> impl Iterator<Item = char> {
 }
 
 /// A character shown as nothing (Unicode's default ignorable code points) that
-/// normalising keeps and [`word`] does not hold: the soft hyphen, zero-width spaces and
-/// joiners, the word joiner and invisible operators, variation selectors, tags.
+/// normalising the live context keeps and [`word`] does not hold: the soft hyphen, the
+/// Arabic letter mark, zero-width spaces and joiners, bidirectional marks, embeddings,
+/// overrides and isolates, the word joiner and invisible operators, variation
+/// selectors, the BOM, tags.
 fn invisible(c: char) -> bool {
     matches!(
         c,
         '\u{ad}'
+            | '\u{61c}'
             | '\u{17b4}'..='\u{17b5}'
             | '\u{180b}'..='\u{180f}'
             | '\u{200b}'..='\u{200f}'
@@ -1326,6 +1349,14 @@ mod tests {
         fn normalising_agrees_with_splitting_on_spaces(s in "[a b.\t\n\u{1b}\u{7f}é×\u{85}\u{a0}\u{202e}\u{3000}\u{feff}🙂]{0,40}") {
             let words: Vec<&str> = s.split(is_space).filter(|w| !w.is_empty()).collect();
             proptest::prop_assert_eq!(normalize(&s), words.join(" "));
+        }
+
+        #[test]
+        fn normalising_the_live_context_agrees_with_splitting_on_its_spaces(s in "[a b.\t\n\u{1b}\u{7f}é×\u{85}\u{a0}\u{202e}\u{3000}\u{feff}\u{61c}🙂]{0,40}") {
+            let words: Vec<&str> = s.split(is_context_space).filter(|w| !w.is_empty()).collect();
+            let mut normal = String::new();
+            normalize_into::<true>(&mut normal, &s);
+            proptest::prop_assert_eq!(normal, words.join(" "));
         }
 
         #[test]
@@ -1683,6 +1714,16 @@ mod tests {
             "\u{180e}",
             "\u{e0041}",
             "\u{ad}\u{200d}",
+            // Those a report escapes: in a record's text they count as spaces (see
+            // below), in the live context they join what they stand between. Made spaces
+            // there, `touch gate` was in view in `touch gate\u{feff}marker`.
+            "\u{feff}",
+            "\u{200e}",
+            "\u{200f}",
+            "\u{61c}",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{2069}\u{200f}",
         ] {
             let (start, end) = (format!("{joiner}sign-off"), format!("user{joiner}"));
             let s = store(&[
@@ -1709,6 +1750,27 @@ mod tests {
             let seen = in_view(&s, [context.as_str()]);
             assert_eq!(seen, [true, false, true, true], "{context:?}");
         }
+    }
+
+    #[test]
+    fn a_character_a_report_escapes_is_a_space_in_a_text_and_joins_words_in_the_context() {
+        let text = "Never run touch gate\u{feff}marker\u{200f} before\u{2066}noon.";
+        let s = store(&[Some(text), Some("Never run touch gate marker.")]);
+        // The hook's reason carries the text with those made spaces: back in view.
+        let reason = format!("its text: {}", normalize(text));
+        assert_eq!(reason, "its text: Never run touch gate marker before noon.");
+        assert_eq!(in_view(&s, [reason.as_str()]), [true, false]);
+        // The context as written shows neither: `gate` and `marker` are joined there.
+        assert_eq!(in_view(&s, [text]), [false, false]);
+        assert_eq!(
+            in_view(&s, ["Never run touch gate\u{feff}marker."]),
+            [false, false]
+        );
+        // A control character is white space on both sides.
+        assert_eq!(
+            in_view(&s, ["Never run touch gate\u{7}marker."]),
+            [false, true]
+        );
     }
 
     #[test]
