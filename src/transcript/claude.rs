@@ -396,6 +396,68 @@ impl<'a> Backward<'_, 'a> {
         }
     }
 
+    /// With no call named (`check --transcript`, `context`): the entry of the newest
+    /// response that holds a call with no result anywhere in the file, reading further
+    /// back as needed, the newest such entry first; it stands for the one that holds the
+    /// call judged. `None` when the newest response has no such call (the call judged
+    /// comes after the whole file), or there is no response since the last compaction.
+    /// When the model asks for several calls at once, a result of one may be the newest
+    /// entry, on a branch of its own (see [`Backward::holding_call`]): walked from there,
+    /// the chain would miss the calls still pending, and count the response's text and
+    /// that result as context. `whole`: the window is the whole file; else a window that
+    /// ends before the response's first entry asks for more.
+    fn newest_pending(&mut self, whole: bool) -> Result<Option<usize>, Failure> {
+        let mut answered = BTreeSet::new();
+        // The newest response's message id, once met (`Some(None)`: it has none, and its
+        // entries are the run of model entries up to the next user entry).
+        let mut response: Option<Option<String>> = None;
+        let mut i = 0;
+        loop {
+            while self.entries.len() <= i {
+                if !self.step()? {
+                    return if whole {
+                        Ok(None)
+                    } else {
+                        Err(Failure::NeedMore)
+                    };
+                }
+            }
+            let Some(e) = self.entries.get(i) else {
+                return Ok(None);
+            };
+            i += 1;
+            if e.is_boundary() {
+                return Ok(None);
+            }
+            let results: Vec<String> = blocks(e)
+                .filter(|b| kind_of(b) == Some("tool_result"))
+                .filter_map(|b| b.get("tool_use_id")?.as_str().map(str::to_string))
+                .collect();
+            match e.kind() {
+                "user" if !results.is_empty() => answered.extend(results),
+                // A message the user typed after the newest response's first entry: not
+                // one response's.
+                "user" if response.is_some() => return Ok(None),
+                "assistant" if !e.is_never_sent() => {
+                    let id = message_id(e).map(str::to_string);
+                    match &response {
+                        None => response = Some(id),
+                        Some(r) if *r != id => return Ok(None),
+                        Some(_) => {}
+                    }
+                    let pending = blocks(e)
+                        .filter(|b| kind_of(b) == Some("tool_use"))
+                        .filter_map(|b| b.get("id")?.as_str())
+                        .any(|id| !answered.contains(id));
+                    if pending {
+                        return Ok(Some(i - 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn get(&self, i: usize) -> Option<&Entry<'a>> {
         self.entries.get(i)
     }
@@ -484,7 +546,7 @@ pub(super) fn read(
     }
     let head = match call {
         Some(id) => back.holding_call(id)?.unwrap_or(0),
-        None => 0,
+        None => back.newest_pending(window.is_whole())?.unwrap_or(0),
     };
     // A pending call has no result yet (its hook runs before it does). One that has
     // would be judged against the context it was asked in, which may hold a rule since

@@ -146,6 +146,39 @@ fn the_rule_is_in_view_exactly_where_the_model_had_it() {
 }
 
 #[test]
+fn with_no_call_named_the_newest_response_with_a_call_pending_is_the_one_being_made() {
+    // Claude Code 2.1.197, three calls asked at once (`toolu_0006` to `toolu_0008`): the
+    // first's result, a child of its own call's entry, was written while the second's
+    // hook ran, and is the file's newest entry. `check --transcript` names no call: read
+    // from that result, the chain missed the calls still pending, and the response's
+    // calls and that result counted as context (a rule quoted in the result was in view,
+    // a wrong PASS). It must read the file as a hook naming a pending call does.
+    let bytes = include_bytes!("../../tests/transcripts/claude-code/R-3.jsonl");
+    let texts = |call: Option<&str>| -> Vec<String> {
+        let live = read(None, Window::whole(bytes), call).unwrap();
+        live.pieces.iter().map(|p| p.text.to_string()).collect()
+    };
+    let named = texts(Some("toolu_0007"));
+    assert_eq!(texts(None), named);
+    assert_eq!(texts(Some("toolu_0008")), named);
+    let result = String::from_utf8_lossy(bytes)
+        .lines()
+        .find(|l| l.contains(r#""tool_use_id":"toolu_0006""#))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .and_then(|v| {
+            v["message"]["content"][0]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap();
+    assert!(!result.trim().is_empty());
+    assert!(
+        named.iter().all(|t| !t.contains(result.trim())),
+        "{result:?}"
+    );
+}
+
+#[test]
 fn the_compaction_is_found_where_each_harness_wrote_it() {
     let at =
         |name: &str, bytes: &[u8], payload: &str| read_fixture(name, bytes, payload).compaction;
