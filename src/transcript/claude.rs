@@ -588,10 +588,14 @@ pub(super) fn read(
         if current.is_boundary() {
             break;
         }
+        // A summary stands on its compaction's boundary: with none there, the chain would
+        // go on into what the compaction summarised.
+        let summary = current.is_summary();
         let i = match back.find(&parent)? {
             Some(i) => i,
             // The parent may be further back in the file.
             None if !window.is_whole() => return Err(Failure::NeedMore),
+            None if summary => return Err(Failure::at(at, Problem::SummaryWithoutBoundary)),
             // Claude Code left the parent out of the file (a `REPL` call or its result):
             // the chain goes on where Claude Code's loader takes it, or ends here.
             None => {
@@ -602,6 +606,9 @@ pub(super) fn read(
                 }
             }
         };
+        if summary && !back.get(i).is_some_and(Entry::is_boundary) {
+            return Err(Failure::at(at, Problem::SummaryWithoutBoundary));
+        }
         if !seen.insert(i) {
             return Err(Failure::at(at, Problem::ChainCircle));
         }

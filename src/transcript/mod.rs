@@ -312,6 +312,11 @@ pub enum Problem {
     /// A Claude Code compaction boundary without its summary.
     #[error("this compaction boundary is followed by no compaction summary (`isCompactSummary`)")]
     NoSummary,
+    /// A Claude Code compaction summary whose `parentUuid` is not its boundary's.
+    #[error(
+        "this compaction summary (`isCompactSummary`) does not follow a compaction boundary: its `parentUuid` names no `compact_boundary` entry of the transcript"
+    )]
+    SummaryWithoutBoundary,
     /// The call being judged already has a result: the hook payload names a call that
     /// ran, and the context it was asked in is not the agent's now.
     #[error(

@@ -601,6 +601,40 @@ fn a_codex_compaction_trigger_starts_the_context_as_an_api_compaction_does() {
 }
 
 #[test]
+fn a_summary_without_its_boundary_is_an_error() {
+    // The summary (line 18) stands on its boundary (line 17). Without it, the chain went
+    // on from the summary as from a `REPL` call's orphan, into the entries the compaction
+    // summarised, and a rule the summary left out was in view.
+    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
+    let call = call_of(payload);
+    let lines = lines_of(bytes);
+    assert!(lines[16].contains("compact_boundary"));
+    assert!(lines[17].contains("isCompactSummary"));
+    let mut gone = lines.clone();
+    gone.remove(16);
+    let mut sidechain = lines.clone();
+    sidechain[16] = sidechain[16].replace(r#""isSidechain":false"#, r#""isSidechain":true"#);
+    assert_ne!(sidechain[16], lines[16]);
+    let mut other: serde_json::Value = serde_json::from_str(&lines[16]).unwrap();
+    other["subtype"] = "informational".into();
+    let mut not_one = lines.clone();
+    not_one[16] = other.to_string();
+    for (what, bad, summary_line) in [
+        ("boundary removed", joined(&gone), 17),
+        ("boundary a sidechain's", joined(&sidechain), 18),
+        ("boundary not one", joined(&not_one), 18),
+    ] {
+        match read(None, Window::whole(&bad), call.as_deref()) {
+            Err(Failure::Invalid { at, problem }) => {
+                assert_eq!(at, line_start(&bad, summary_line), "{what}");
+                assert_eq!(problem, Problem::SummaryWithoutBoundary, "{what}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_boundary_that_names_missing_entries_is_an_error() {
     let (_, bytes, payload) = fixture!("claude-code", "AE-1");
     let call = call_of(payload);
