@@ -740,6 +740,31 @@ fn a_context_file_that_is_the_store_or_the_transcript_is_refused() {
         assert_eq!(out.code, 2, "{file}: {}", out.stdout);
         assert!(out.stderr.contains(says), "{file}: {}", out.stderr);
     }
+    // The store read from standard input: redirected from the file, or piped (no file
+    // then: the same bytes).
+    let args = [
+        "check",
+        "-",
+        "--action",
+        &action("claude-code"),
+        "--transcript",
+        &transcript,
+        "--context-file",
+        &store_hard,
+    ];
+    let bytes = std::fs::read(&store).unwrap();
+    let out = run(&args, Some(&bytes));
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stdout.contains(says_store), "{}", out.stdout);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::fs::File::open(&store).unwrap());
+    let out = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains(says_store), "{stdout}");
 }
 
 #[test]

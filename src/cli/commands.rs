@@ -123,6 +123,7 @@ pub(super) fn run_check_transcript(
             deadline: None,
             files: &args.context_file,
             store: Some(&args.input),
+            store_read: None,
             limits,
             live_call: false,
         };
@@ -168,7 +169,10 @@ pub(super) fn run_check_transcript(
         let input = input::load(origin, &bytes, limits)?;
         let context = match context_read {
             Some(read) => read?,
-            None => read_context(&wanted)?,
+            None => read_context(&Wanted {
+                store_read: names_stdin(&args.input).then_some(bytes.as_slice()),
+                ..wanted
+            })?,
         };
         let compaction = context.compaction(&input.store);
         let mut report = if args.precheck {

@@ -112,6 +112,7 @@ pub(super) fn hook_reply(
                 deadline: Some(wait_until),
                 files: &args.context_file,
                 store: Some(&args.store),
+                store_read: None,
                 limits,
                 live_call: true,
             })
@@ -337,6 +338,7 @@ fn lean_transcript_setup(
                     deadline: Some(wanted.wait_until),
                     files: &args.context_file,
                     store: Some(&args.store),
+                    store_read: None,
                     limits,
                     live_call: true,
                 })

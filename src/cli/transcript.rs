@@ -43,8 +43,11 @@ pub(super) struct Wanted<'a> {
     pub(super) deadline: Option<Instant>,
     /// `--context-file` values.
     pub(super) files: &'a [String],
-    /// The record store, which no context file may be (`None`: none given, or stdin).
+    /// The record store, which no context file may be (`None`: none given).
     pub(super) store: Option<&'a str>,
+    /// The record store's bytes, when it was read from standard input (a pipe, which
+    /// names no file): no context file may hold the same bytes.
+    pub(super) store_read: Option<&'a [u8]>,
     /// The input limits (`--max-input-bytes`).
     pub(super) limits: Limits,
     /// The call is being made now (a hook): where the payload does not say which agent
@@ -185,6 +188,17 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             )));
         }
         let bytes = read_source(name, limits).map_err(Unread::Invalid)?;
+        if wanted
+            .store_read
+            .is_some_and(|store| store == bytes.as_slice())
+        {
+            let problem = FlagProblem::ContextIsStore;
+            return Err(Unread::Invalid(InputError::invalid(
+                name,
+                "--context-file",
+                problem,
+            )));
+        }
         let text = String::from_utf8(bytes).map_err(|_| {
             Unread::Invalid(InputError::invalid(
                 name,
@@ -727,23 +741,29 @@ pub(super) fn run_context(args: &ContextArgs, limits: Limits, out: Output) -> Ex
 }
 
 /// Whether two paths name one existing file (through symbolic links, `..` and, on Unix,
-/// hard links: the same device and inode); stdin (`-`) is no file here.
+/// hard links: the same device and inode). On Unix, stdin (`-`) is the file it was
+/// redirected from (`check - < store.jsonl`), and a pipe no file's; elsewhere, no file.
 fn same_file(a: &str, b: &str) -> bool {
-    if a == "-" || b == "-" {
-        return false;
-    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
+        fn file(p: &str) -> &str {
+            if names_stdin(p) { "/dev/stdin" } else { p }
+        }
+        match (std::fs::metadata(file(a)), std::fs::metadata(file(b))) {
             (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
             _ => false,
         }
     }
     #[cfg(not(unix))]
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    {
+        if a == "-" || b == "-" {
+            return false;
+        }
+        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
@@ -767,6 +787,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         deadline: None,
         files: &args.context_file,
         store: args.store.as_deref(),
+        store_read: None,
         limits,
         live_call: false,
     })?;
