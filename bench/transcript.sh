@@ -10,7 +10,8 @@
 #              (a 2-record store: the cost is the transcript's)
 #   hook_<h>   hook <h> --store STORE_10K --kept-from transcript, payload naming <h>-200m
 #              vs  check STORE_10K --kept @kept --action @action   target <= 2x
-#              (and, for what the transcript adds, vs the same hook with --kept)
+#              (and, for what the transcript adds, vs the same hook with --kept: shown,
+#              not a target)
 #
 #   bash bench/transcript.sh               # build, generate (once), measure
 #   ROUNDS=30 SKIP_BUILD=1 bash bench/transcript.sh
@@ -99,17 +100,21 @@ med = {name: statistics.median(v) for name, v in times.items()}
 rows = []
 met_all = True
 def row(name, base, target):
+    """A ratio against its target (`None`: shown for what it tells, not a target)."""
     global met_all
     ratio = med[name] / med[base]
-    met = ratio <= target
+    met = target is None or ratio <= target
     met_all &= met
+    target_text = "-" if target is None else f"<= {target}x"
+    met_text = "-" if target is None else ("yes" if met else "NO")
     rows.append(f"| {name:<22} | {med[name] * 1000:8.1f} | {base:<22} | {med[base] * 1000:8.1f} | "
-                f"{ratio:5.2f}x | <= {target}x | {'yes' if met else 'NO'} |")
+                f"{ratio:5.2f}x | {target_text:>6} | {met_text:>3} |")
 for h in ["claude-code", "codex", "gemini-cli"]:
     row(f"read_{h}_200m", f"read_{h}_1m", 2)
 for h in ["claude-code", "codex", "gemini-cli"]:
     row(f"hook_{h}", "check_kept", 2)
-row("hook_claude-code", "hook_claude-code_kept", 2)
+# What the transcript adds to a hook call: not one of the issue's targets.
+row("hook_claude-code", "hook_claude-code_kept", None)
 print(f"rounds: {rounds}, median wall time of each command (ms), cores: {os.cpu_count()}")
 print()
 print("| command                | ms       | against                | ms       | ratio | target | met |")
