@@ -404,8 +404,11 @@ impl<'a> Backward<'_, 'a> {
     /// When the model asks for several calls at once, a result of one may be the newest
     /// entry, on a branch of its own (see [`Backward::holding_call`]): walked from there,
     /// the chain would miss the calls still pending, and count the response's text and
-    /// that result as context. `whole`: the window is the whole file; else a window that
-    /// ends before the response's first entry asks for more.
+    /// that result as context. The response must also be the newest on the newest
+    /// entry's chain (see [`Backward::newest_response_on_chain`]): a call left with no
+    /// result on a branch the session went back from is not the one judged. `whole`:
+    /// the window is the whole file; else a window that ends before the response's first
+    /// entry asks for more.
     fn newest_pending(&mut self, whole: bool) -> Result<Option<usize>, Failure> {
         let mut answered = BTreeSet::new();
         // The newest response's message id, once met (`Some(None)`: it has none, and its
@@ -441,7 +444,7 @@ impl<'a> Backward<'_, 'a> {
                 "assistant" if !e.is_never_sent() => {
                     let id = message_id(e).map(str::to_string);
                     match &response {
-                        None => response = Some(id),
+                        None => response = Some(id.clone()),
                         Some(r) if *r != id => return Ok(None),
                         Some(_) => {}
                     }
@@ -450,12 +453,52 @@ impl<'a> Backward<'_, 'a> {
                         .filter_map(|b| b.get("id")?.as_str())
                         .any(|id| !answered.contains(id));
                     if pending {
-                        return Ok(Some(i - 1));
+                        let at = i - 1;
+                        let on_chain = self.newest_response_on_chain(whole)?;
+                        let same = on_chain.is_some_and(|j| {
+                            j == at
+                                || self.entries.get(j).is_some_and(|r| {
+                                    message_id(r).is_some_and(|r| id.as_deref() == Some(r))
+                                })
+                        });
+                        return Ok(same.then_some(at));
                     }
                 }
                 _ => {}
             }
         }
+    }
+
+    /// The newest response on the chain of the newest entry: walked back from it over
+    /// tool results and Claude Code's own (`isMeta`) user entries, the first model entry
+    /// that is sent. `None` when a message the user typed, a compaction boundary or the
+    /// chain's end comes first.
+    fn newest_response_on_chain(&mut self, whole: bool) -> Result<Option<usize>, Failure> {
+        let mut at = 0;
+        let mut seen = BTreeSet::new();
+        while seen.insert(at) {
+            let Some(e) = self.entries.get(at) else {
+                return Ok(None);
+            };
+            let passed = match e.kind() {
+                "assistant" if !e.is_never_sent() => return Ok(Some(at)),
+                "assistant" => true,
+                "user" => {
+                    e.obj.get("isMeta") == Some(&Value::Bool(true))
+                        || blocks(e).any(|b| kind_of(b) == Some("tool_result"))
+                }
+                _ => !e.is_boundary(),
+            };
+            let Some(parent) = e.parent.clone().filter(|_| passed) else {
+                return Ok(None);
+            };
+            at = match self.find(&parent)? {
+                Some(j) => j,
+                None if whole => return Ok(None),
+                None => return Err(Failure::NeedMore),
+            };
+        }
+        Ok(None)
     }
 
     fn get(&self, i: usize) -> Option<&Entry<'a>> {

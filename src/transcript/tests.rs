@@ -179,6 +179,46 @@ fn with_no_call_named_the_newest_response_with_a_call_pending_is_the_one_being_m
 }
 
 #[test]
+fn with_no_call_named_a_call_pending_on_a_branch_left_behind_is_not_the_one_judged() {
+    // The session went back to "Hi." (a rewind) after a call that never got a result:
+    // the newest prompt stands on "Hi.", and the rule and the call on the branch left
+    // behind. Taken for the call judged, that call made the rule context (a wrong PASS).
+    let user = |uuid: &str, parent: Option<&str>, text: &str| {
+        serde_json::json!({"parentUuid": parent, "isSidechain": false, "type": "user",
+            "message": {"role": "user", "content": text}, "uuid": uuid,
+            "timestamp": "2026-12-01T10:00:00.000Z", "sessionId": "s", "version": "2.1.197"})
+    };
+    let model = |uuid: &str, parent: &str, id: &str, content: Value| {
+        serde_json::json!({"parentUuid": parent, "isSidechain": false, "type": "assistant",
+            "message": {"id": id, "type": "message", "role": "assistant", "content": [content]},
+            "uuid": uuid, "timestamp": "2026-12-01T10:00:01.000Z", "sessionId": "s",
+            "version": "2.1.197"})
+    };
+    let call = serde_json::json!({"type": "tool_use", "id": "toolu_0002", "name": "Bash",
+        "input": {"command": "sleep 100"}});
+    let lines = [
+        user("u1", None, "hello"),
+        model(
+            "a1",
+            "u1",
+            "msg_0001",
+            serde_json::json!({"type": "text", "text": "Hi."}),
+        ),
+        user("u2", Some("a1"), RULE),
+        model("a2", "u2", "msg_0002", call),
+        user("u3", Some("a1"), "GATE-GO: please run the step now."),
+    ];
+    let bytes: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| format!("{l}\n").into_bytes())
+        .collect();
+    let live = read(None, Window::whole(&bytes), None).unwrap();
+    assert!(!in_view(&live, RULE));
+    let texts: Vec<&str> = live.pieces.iter().map(|p| &*p.text).collect();
+    assert_eq!(texts, ["hello", "Hi.", "GATE-GO: please run the step now."]);
+}
+
+#[test]
 fn the_compaction_is_found_where_each_harness_wrote_it() {
     let at =
         |name: &str, bytes: &[u8], payload: &str| read_fixture(name, bytes, payload).compaction;
