@@ -1117,9 +1117,9 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 /// True when the text found at `start..end` of the haystack is not part of a longer
 /// word or number there: a text that starts (ends) with a letter or digit needs no
 /// letter or digit just before (after) it, nor one joined to it by a hyphen, an
-/// underscore, an apostrophe, a dot or a slash (a compound, a name, a file, a path, a
-/// decimal), nor (for a digit) a digit joined to it by a thousands separator, a space
-/// among them (see [`grouped`]). An invisible character (see [`invisible`]) is not
+/// underscore, an apostrophe, a dot or a slash, in any of their forms (a compound, a
+/// name, a file, a path, a decimal: see [`joins`]), nor (for a digit) a digit joined to
+/// it by a thousands separator, a space among them (see [`grouped`]). An invisible character (see [`invisible`]) is not
 /// there: what it stands between is joined. `Refunds over 500` does not occur in
 /// `Refunds over 5000 need approval`, nor in `Refunds over 500,000`, `500 000` or
 /// `500.50`; `touch gate` does not occur in `touch gate-marker`, `touch gate.bak` or
@@ -1193,10 +1193,38 @@ fn goes_on(edge: Option<char>, next: &mut impl Iterator<Item = char>) -> bool {
     };
     match next.next() {
         c @ Some(_) if word(c) => true,
-        Some('-' | '_' | '\'' | '\u{2019}' | '.' | '/') => word(next.next()),
+        Some(c) if joins(c) => word(next.next()),
         Some(',') if edge.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
         _ => false,
     }
+}
+
+/// A character that joins two words into one (a compound, a name, a file, a path, a
+/// decimal): a hyphen, an underscore, an apostrophe, a dot or a slash, in each of the
+/// forms a writer or a model may use (`gate\u{2011}marker`, with the no-break hyphen
+/// models often write, is one word as `gate-marker` is).
+fn joins(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '\u{2010}'
+            | '\u{2011}'
+            | '\u{2027}'
+            | '\u{fe63}'
+            | '\u{ff0d}'
+            | '_'
+            | '\u{ff3f}'
+            | '\''
+            | '\u{2018}'
+            | '\u{2019}'
+            | '\u{ff07}'
+            | '.'
+            | '\u{2024}'
+            | '\u{ff0e}'
+            | '/'
+            | '\u{2044}'
+            | '\u{2215}'
+            | '\u{ff0f}'
+    )
 }
 
 /// Whether `text` occurs in `haystack` as a whole, trying every position (occurrences
@@ -1796,5 +1824,27 @@ mod tests {
             in_view(&s, ["\"Refunds over 500\" (sign-off)"]),
             [true, false, false, true]
         );
+    }
+
+    #[test]
+    fn a_word_joined_by_any_form_of_a_hyphen_an_apostrophe_a_dot_or_a_slash_goes_on() {
+        // `touch gate` was in view of `touch gate\u{2011}marker` (the no-break hyphen
+        // models often write), where `touch gate-marker` keeps it out.
+        let s = store(&[Some("Never run touch gate"), Some("deploy to prod")]);
+        for joiner in [
+            '-', '\u{2010}', '\u{2011}', '\u{2027}', '\u{fe63}', '\u{ff0d}', '_', '\u{ff3f}', '\'',
+            '\u{2018}', '\u{2019}', '\u{ff07}', '.', '\u{2024}', '\u{ff0e}', '/', '\u{2044}',
+            '\u{2215}', '\u{ff0f}',
+        ] {
+            let context = format!("Never run touch gate{joiner}marker; deploy to prod{joiner}eu");
+            assert_eq!(
+                in_view(&s, [context.as_str()]),
+                [false, false],
+                "{context:?}"
+            );
+            // Not followed by a word, it ends one.
+            let context = format!("Never run touch gate{joiner} now; deploy to prod{joiner}");
+            assert_eq!(in_view(&s, [context.as_str()]), [true, true], "{context:?}");
+        }
     }
 }
