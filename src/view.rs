@@ -1842,6 +1842,13 @@ mod tests {
                 [false, false],
                 "{context:?}"
             );
+            // Nor does one joined before its first word end before it.
+            let context = format!("Never run touch gate{joiner}x; re{joiner}deploy to prod");
+            assert_eq!(
+                in_view(&s, [context.as_str()]),
+                [false, false],
+                "{context:?}"
+            );
             // Not followed by a word, it ends one.
             let context = format!("Never run touch gate{joiner} now; deploy to prod{joiner}");
             assert_eq!(in_view(&s, [context.as_str()]), [true, true], "{context:?}");
