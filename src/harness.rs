@@ -428,6 +428,12 @@ pub fn does_the_same(harness: Harness, tool: &str, call: &str) -> bool {
 /// `Bash`.
 const CODEX_SHELL: [&str; 4] = ["exec_command", "shell", "shell_command", "local_shell"];
 
+/// Whether `tool` is a name the model calls Codex's shell tool by, which Codex never
+/// sends to hooks (see [`CODEX_SHELL`]).
+pub fn is_codex_shell_name(tool: &str) -> bool {
+    CODEX_SHELL.contains(&tool)
+}
+
 /// Whether a store that names `name` (a tool name or glob) meant the tool a hook of this
 /// harness sees called `call`, though the harness never sends a call under `name` and
 /// `name` does not cover `call`: the same name in another case (`bash` for Claude Code's

@@ -908,6 +908,16 @@ pub fn pre_tool_action(harness: Harness, payload: &[u8]) -> Result<Action, Input
                 PayloadProblem::ControlInToolName(s.clone()),
             ));
         }
+        // Version drift: the shell under a name Codex does not send, which no rule for
+        // `Bash` would bind.
+        Some(Value::String(s))
+            if harness == Harness::Codex && crate::harness::is_codex_shell_name(s) =>
+        {
+            return Err(invalid(
+                "key `tool_name`",
+                PayloadProblem::CodexShellName(s.clone()),
+            ));
+        }
         Some(Value::String(s)) if crate::text::is_tool_name(s) => s.clone(),
         Some(Value::String(s)) if !s.is_empty() => {
             return Err(invalid(

@@ -308,6 +308,26 @@ fn malformed_stdin_is_a_denial_never_a_silent_pass() {
 }
 
 #[test]
+fn a_codex_payload_naming_the_shell_as_the_model_calls_it_is_a_denial() {
+    // Codex 0.171.0 sends its shell calls to hooks as `Bash`. A payload naming the shell
+    // `exec_command` comes from a Codex the gate does not know: a rule on `Bash` would not
+    // bind the call, which passed unjudged.
+    for name in ["exec_command", "shell", "shell_command", "local_shell"] {
+        let out = hook("codex", &payload("codex", name, r#"{"cmd":"ls"}"#));
+        let message = format!(
+            "payload: key `tool_name`: `{name}` is the model's name for Codex's shell, which Codex 0.171.0 sends to hooks as `Bash`: this Codex sends its shell calls otherwise, and rules written for `Bash` would not bind them: run a Codex the gate was tested with (0.171.0) until it knows this one"
+        );
+        assert_denied(&out, &payload_reason(&message), name);
+    }
+    // Another harness may have a tool of that name.
+    let out = hook(
+        "claude-code",
+        &payload("claude-code", "shell", r#"{"cmd":"ls"}"#),
+    );
+    assert!(!out.stderr.contains("Codex's shell"), "{}", out.stderr);
+}
+
+#[test]
 fn arguments_that_cannot_be_read_deny_this_call_only() {
     // The call's own arguments, not the wiring: the same call made another way may pass,
     // and the model is told so (not that every call is denied from now on).

@@ -49,6 +49,14 @@ pub enum PayloadProblem {
         clean(.0)
     )]
     ControlInToolName(String),
+    /// A Codex payload that names the shell tool as the model calls it: Codex sends its
+    /// shell calls to hooks as `Bash`, so this payload comes from a Codex the gate does
+    /// not know, whose shell calls rules written for `Bash` would not bind.
+    #[error(
+        "`{}` is the model's name for Codex's shell, which Codex 0.171.0 sends to hooks as `Bash`: this Codex sends its shell calls otherwise, and rules written for `Bash` would not bind them: run a Codex the gate was tested with (0.171.0) until it knows this one",
+        clean(.0)
+    )]
+    CodexShellName(String),
     /// A key that must hold an object.
     #[error("must be an object")]
     NotAnObject,
