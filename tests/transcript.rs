@@ -756,6 +756,17 @@ fn a_context_file_that_is_the_store_or_the_transcript_is_refused() {
     let out = run(&args, Some(&bytes));
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(out.stdout.contains(says_store), "{}", out.stdout);
+    let context = [
+        "context",
+        &transcript,
+        "--store",
+        "-",
+        "--context-file",
+        &store_hard,
+    ];
+    let out = run(&context, Some(&bytes));
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains(says_store), "{}", out.stderr);
     let mut command = Command::new(env!("CARGO_BIN_EXE_omission-gate"));
     command
         .args(args)

@@ -777,6 +777,11 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         .iter()
         .map(|f| input_read("--context-file", f));
     stdin_once(reads.into_iter().chain(context_files).flatten())?;
+    // A store on standard input is read first: no context file may hold its bytes.
+    let piped = match args.store.as_deref() {
+        Some(s) if names_stdin(s) => Some(read_source(s, limits)?),
+        _ => None,
+    };
     let context = read_context(&Wanted {
         path: &args.file,
         subagent: None,
@@ -787,7 +792,7 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         deadline: None,
         files: &args.context_file,
         store: args.store.as_deref(),
-        store_read: None,
+        store_read: piped.as_deref(),
         limits,
         live_call: false,
     })?;
@@ -809,7 +814,10 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
         .store
         .as_deref()
         .map(|s| {
-            let b = read_source(s, limits)?;
+            let b = match piped {
+                Some(b) => b,
+                None => read_source(s, limits)?,
+            };
             input::load(origin_name(s), &b, limits)
         })
         .transpose()?;
