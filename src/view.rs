@@ -1200,30 +1200,77 @@ fn goes_on(edge: Option<char>, next: &mut impl Iterator<Item = char>) -> bool {
 }
 
 /// A character that joins two words into one (a compound, a name, a file, a path, a
-/// decimal): a hyphen, an underscore, an apostrophe, a dot or a slash, in each of the
-/// forms a writer or a model may use (`gate\u{2011}marker`, with the no-break hyphen
-/// models often write, is one word as `gate-marker` is).
+/// decimal, an address, a tag): a hyphen (a figure dash, an en dash and a minus sign
+/// too), an underscore, an apostrophe (and what stands in for one), a dot, a slash or a
+/// backslash, in each of the forms a writer or a model may use (`gate\u{2011}marker`,
+/// with the no-break hyphen models often write, is one word as `gate-marker` is;
+/// `gate\\x`, a Windows path, as `gate/x` is), and a colon, an at sign, a plus sign or
+/// a tilde (`gate:latest`, `gate@host`, `gate+x`, `gate~1`). An em dash sets clauses
+/// apart, and does not join.
 fn joins(c: char) -> bool {
     matches!(
         c,
-        '-' | '\u{2010}'
+        // Hyphens and dashes that join.
+        '-' | '\u{58a}'
+            | '\u{1400}'
+            | '\u{2010}'
             | '\u{2011}'
+            | '\u{2012}'
+            | '\u{2013}'
             | '\u{2027}'
+            | '\u{2043}'
+            | '\u{2212}'
+            | '\u{2e17}'
+            | '\u{30a0}'
             | '\u{fe63}'
             | '\u{ff0d}'
+            // Underscores.
             | '_'
+            | '\u{2017}'
+            | '\u{fe33}'
+            | '\u{fe34}'
+            | '\u{fe4d}'
+            ..='\u{fe4f}'
             | '\u{ff3f}'
+            // Apostrophes, and the marks typed for one.
             | '\''
+            | '`'
+            | '\u{b4}'
             | '\u{2018}'
             | '\u{2019}'
+            | '\u{201b}'
+            | '\u{2032}'
             | '\u{ff07}'
+            // Dots.
             | '.'
+            | '\u{b7}'
             | '\u{2024}'
+            | '\u{2025}'
+            | '\u{2e31}'
+            | '\u{30fb}'
+            | '\u{fe52}'
             | '\u{ff0e}'
+            | '\u{ff61}'
+            | '\u{ff65}'
+            // Slashes and backslashes.
             | '/'
+            | '\\'
             | '\u{2044}'
             | '\u{2215}'
+            | '\u{29f5}'
+            | '\u{29f8}'
+            | '\u{29f9}'
             | '\u{ff0f}'
+            | '\u{ff3c}'
+            // Names, addresses, tags, versions.
+            | ':'
+            | '@'
+            | '+'
+            | '~'
+            | '\u{ff1a}'
+            | '\u{ff20}'
+            | '\u{ff0b}'
+            | '\u{ff5e}'
     )
 }
 
@@ -1829,12 +1876,18 @@ mod tests {
     #[test]
     fn a_word_joined_by_any_form_of_a_hyphen_an_apostrophe_a_dot_or_a_slash_goes_on() {
         // `touch gate` was in view of `touch gate\u{2011}marker` (the no-break hyphen
-        // models often write), where `touch gate-marker` keeps it out.
+        // models often write) and of `touch gate\\marker`, where `touch gate-marker`
+        // keeps it out.
         let s = store(&[Some("Never run touch gate"), Some("deploy to prod")]);
         for joiner in [
-            '-', '\u{2010}', '\u{2011}', '\u{2027}', '\u{fe63}', '\u{ff0d}', '_', '\u{ff3f}', '\'',
-            '\u{2018}', '\u{2019}', '\u{ff07}', '.', '\u{2024}', '\u{ff0e}', '/', '\u{2044}',
-            '\u{2215}', '\u{ff0f}',
+            '-', '\u{58a}', '\u{1400}', '\u{2010}', '\u{2011}', '\u{2013}', '\u{2027}', '\u{2043}',
+            '\u{2212}', '\u{2e17}', '\u{30a0}', '\u{fe63}', '\u{ff0d}', '_', '\u{2017}',
+            '\u{fe33}', '\u{fe34}', '\u{fe4d}', '\u{fe4f}', '\u{ff3f}', '\'', '`', '\u{b4}',
+            '\u{2018}', '\u{2019}', '\u{201b}', '\u{2032}', '\u{ff07}', '.', '\u{b7}', '\u{2024}',
+            '\u{2e31}', '\u{30fb}', '\u{fe52}', '\u{ff0e}', '\u{ff61}', '\u{ff65}', '/', '\\',
+            '\u{2044}', '\u{2215}', '\u{29f5}', '\u{29f8}', '\u{29f9}', '\u{ff0f}', '\u{ff3c}',
+            '\u{2012}', '\u{2025}', ':', '@', '+', '~', '\u{ff1a}', '\u{ff20}', '\u{ff0b}',
+            '\u{ff5e}',
         ] {
             let context = format!("Never run touch gate{joiner}marker; deploy to prod{joiner}eu");
             assert_eq!(
