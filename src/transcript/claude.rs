@@ -269,6 +269,17 @@ struct Backward<'l, 'a> {
     marks: Marks,
 }
 
+/// What the newest entry's chain leads back to (see
+/// [`Backward::newest_response_on_chain`]).
+enum Chained {
+    /// The newest response on it, by its place among the entries read.
+    Response(usize),
+    /// No response before a message the user typed, a boundary or the chain's root.
+    None,
+    /// A parent that is not in the file: where the chain goes is not known.
+    Lost,
+}
+
 /// The lines read that the passes over every line of the window look at. Each pass looks
 /// only at the lines that hold its key's bytes, and of those only at the ones whose
 /// object is of a certain shape: a line read is noted here when it is both (its bytes
@@ -454,13 +465,19 @@ impl<'a> Backward<'_, 'a> {
                         .any(|id| !answered.contains(id));
                     if pending {
                         let at = i - 1;
-                        let on_chain = self.newest_response_on_chain(whole)?;
-                        let same = on_chain.is_some_and(|j| {
-                            j == at
-                                || self.entries.get(j).is_some_and(|r| {
-                                    message_id(r).is_some_and(|r| id.as_deref() == Some(r))
-                                })
-                        });
+                        // A chain that cannot be followed (a parent the file left out)
+                        // cannot show the call is on a branch left behind: the stricter
+                        // reading, with less in view, stands.
+                        let same = match self.newest_response_on_chain(whole)? {
+                            Chained::Response(j) => {
+                                j == at
+                                    || self.entries.get(j).is_some_and(|r| {
+                                        message_id(r).is_some_and(|r| id.as_deref() == Some(r))
+                                    })
+                            }
+                            Chained::None => false,
+                            Chained::Lost => true,
+                        };
                         return Ok(same.then_some(at));
                     }
                 }
@@ -471,17 +488,18 @@ impl<'a> Backward<'_, 'a> {
 
     /// The newest response on the chain of the newest entry: walked back from it over
     /// tool results and Claude Code's own (`isMeta`) user entries, the first model entry
-    /// that is sent. `None` when a message the user typed, a compaction boundary or the
-    /// chain's end comes first.
-    fn newest_response_on_chain(&mut self, whole: bool) -> Result<Option<usize>, Failure> {
+    /// that is sent ([`Chained::Response`]). [`Chained::None`] when a message the user
+    /// typed, a compaction boundary or the chain's root comes first; [`Chained::Lost`]
+    /// when a parent is not in the file.
+    fn newest_response_on_chain(&mut self, whole: bool) -> Result<Chained, Failure> {
         let mut at = 0;
         let mut seen = BTreeSet::new();
         while seen.insert(at) {
             let Some(e) = self.entries.get(at) else {
-                return Ok(None);
+                return Ok(Chained::Lost);
             };
             let passed = match e.kind() {
-                "assistant" if !e.is_never_sent() => return Ok(Some(at)),
+                "assistant" if !e.is_never_sent() => return Ok(Chained::Response(at)),
                 "assistant" => true,
                 "user" => {
                     e.obj.get("isMeta") == Some(&Value::Bool(true))
@@ -490,15 +508,16 @@ impl<'a> Backward<'_, 'a> {
                 _ => !e.is_boundary(),
             };
             let Some(parent) = e.parent.clone().filter(|_| passed) else {
-                return Ok(None);
+                return Ok(Chained::None);
             };
             at = match self.find(&parent)? {
                 Some(j) => j,
-                None if whole => return Ok(None),
+                None if whole => return Ok(Chained::Lost),
                 None => return Err(Failure::NeedMore),
             };
         }
-        Ok(None)
+        // A circle: the chain's walk proper reports it.
+        Ok(Chained::Lost)
     }
 
     fn get(&self, i: usize) -> Option<&Entry<'a>> {
