@@ -440,12 +440,16 @@ fn is_call(m: &Map<'_>) -> bool {
 /// True for a model item that is, or may be, the model's output: a message of its own,
 /// reasoning, a call. A tool search's output (the model's own with `"execution":
 /// "server"`, Codex's otherwise) and a message between agents count as output too:
-/// taking an input for output only keeps more of the response out of the context.
+/// taking an input for output only keeps more of the response out of the context. So
+/// does a snapshot Codex keeps for undo (`ghost_snapshot`, never sent as text): should
+/// Codex write one while a response streams, it must not split the response, or a call
+/// made before it would count as an earlier response's, its arguments as context.
 pub(super) fn is_output(m: &Map<'_>) -> bool {
     match m.get("type").and_then(Value::as_str) {
         Some("message") => m.get("role").and_then(Value::as_str) == Some("assistant"),
         Some(
-            "reasoning"
+            "ghost_snapshot"
+            | "reasoning"
             | "function_call"
             | "custom_tool_call"
             | "local_shell_call"

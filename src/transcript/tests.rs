@@ -244,6 +244,35 @@ fn with_no_call_named_a_call_pending_on_a_branch_left_behind_is_not_the_one_judg
 }
 
 #[test]
+fn codex_a_snapshot_written_inside_a_response_does_not_split_it() {
+    // A call quoting the rule, then a snapshot Codex keeps for undo, then the call judged,
+    // all in the response being made: taken for the end of a response, the snapshot made
+    // the first call an earlier response's, whose arguments counted as context.
+    let (_, bytes, payload) = fixture!("codex", "AE-2");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    let at = lines
+        .iter()
+        .position(|l| l.contains(r#""id":"fc_0007""#))
+        .unwrap();
+    let quoting = serde_json::json!({"timestamp": "2026-12-01T14:23:09.960Z",
+        "type": "response_item", "payload": {"type": "function_call", "id": "fc_call_A",
+        "name": "exec_command", "arguments": serde_json::json!({"cmd": format!("echo {RULE:?}")}).to_string(),
+        "call_id": "call_A"}});
+    let snapshot = serde_json::json!({"timestamp": "2026-12-01T14:23:09.960Z",
+        "type": "response_item", "payload": {"type": "ghost_snapshot", "ghost_commit":
+        {"id": "abc", "parent": null, "preexisting_untracked_files": [],
+        "preexisting_untracked_dirs": []}}});
+    lines.insert(at, snapshot.to_string());
+    lines.insert(at, quoting.to_string());
+    let bytes = joined(&lines);
+    for named in [call.as_deref(), None] {
+        let live = read(None, Window::whole(&bytes), named).unwrap();
+        assert!(!in_view(&live, RULE), "{named:?}");
+    }
+}
+
+#[test]
 fn the_compaction_is_found_where_each_harness_wrote_it() {
     let at =
         |name: &str, bytes: &[u8], payload: &str| read_fixture(name, bytes, payload).compaction;
