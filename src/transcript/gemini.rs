@@ -238,6 +238,9 @@ pub(super) fn read(
             if holds_null_part(m.get("content")) {
                 return Err(Failure::at(*at, Problem::NullPart));
             }
+            // Not context, but read as any message is: a part the reader does not know
+            // is an error wherever it stands.
+            parts(&mut Vec::new(), Role::Assistant, *at, m.get("content"))?;
             call_seen |= tool_calls(&mut Vec::new(), *at, m, false, call)?;
             continue;
         }
@@ -510,9 +513,20 @@ fn is_set(value: &Value) -> bool {
     }
 }
 
-/// A `PartListUnion`: a string, a part, or an array of strings and parts. A part marked
-/// `thought` is not sent.
+/// A `PartListUnion`: a string, a part, or an array of strings and parts (not of
+/// arrays: Gemini CLI writes none, and one is read as no format the gate knows). A part
+/// marked `thought` is not sent.
 fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Result<(), Failure> {
+    let not_content = || {
+        Failure::at(
+            at,
+            Problem::OwnKey {
+                owner: "a message",
+                key: "content",
+                must: "a string, a part or an array of them",
+            },
+        )
+    };
     match value {
         None | Some(Value::Null) => Ok(()),
         Some(Value::String(s)) => {
@@ -523,7 +537,10 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
             });
             Ok(())
         }
-        Some(Value::Array(items)) => items.iter().try_for_each(|p| parts(out, role, at, Some(p))),
+        Some(Value::Array(items)) => items.iter().try_for_each(|p| match p {
+            Value::Array(_) => Err(not_content()),
+            _ => parts(out, role, at, Some(p)),
+        }),
         Some(Value::Object(p)) => {
             if p.keys().any(|k| !PART_KEYS.contains(&k)) {
                 return Err(Failure::unknown(at, "a message part", Harness::GeminiCli));
@@ -557,14 +574,7 @@ fn parts(out: &mut Vec<Piece>, role: Role, at: u64, value: Option<&Value>) -> Re
             }
             Ok(())
         }
-        Some(_) => Err(Failure::at(
-            at,
-            Problem::OwnKey {
-                owner: "a message",
-                key: "content",
-                must: "a string, a part or an array of them",
-            },
-        )),
+        Some(_) => Err(not_content()),
     }
 }
 

@@ -273,6 +273,67 @@ fn codex_a_snapshot_written_inside_a_response_does_not_split_it() {
 }
 
 #[test]
+fn gemini_cli_content_that_is_no_part_list_is_an_error() {
+    // An array of arrays is no `PartListUnion`: read as one, a user message of
+    // `[[RULE]]` put the rule in view. A part of no known kind in the response being
+    // made (which is not context) went unread.
+    let (_, bytes, payload) = fixture!("gemini-cli", "D-2");
+    let call = call_of(payload);
+    let user_content = |content: serde_json::Value| -> Vec<u8> {
+        let lines: Vec<String> = lines_of(bytes)
+            .into_iter()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(&l).unwrap();
+                let mut changed = false;
+                if let Some(list) = v
+                    .pointer_mut("/$set/messages")
+                    .and_then(Value::as_array_mut)
+                {
+                    for m in list.iter_mut().filter(|m| m["type"] == "user") {
+                        m["content"] = content.clone();
+                        changed = true;
+                    }
+                }
+                if v["type"] == "user" && v.get("content").is_some() {
+                    v["content"] = content.clone();
+                    changed = true;
+                }
+                if changed { v.to_string() } else { l }
+            })
+            .collect();
+        joined(&lines)
+    };
+    for content in [
+        serde_json::json!([[RULE]]),
+        serde_json::json!([[{ "text": RULE }]]),
+    ] {
+        let bad = user_content(content.clone());
+        assert!(
+            matches!(
+                read(None, Window::whole(&bad), call.as_deref()),
+                Err(Failure::Invalid { .. })
+            ),
+            "{content}"
+        );
+    }
+    let (_, bytes, payload) = fixture!("gemini-cli", "R-8");
+    let call = call_of(payload);
+    let mut lines = lines_of(bytes);
+    let last = lines
+        .iter()
+        .rposition(|l| l.contains(r#""type":"gemini""#))
+        .unwrap();
+    let mut v: Value = serde_json::from_str(&lines[last]).unwrap();
+    v["content"] = serde_json::json!([{ "fooPart": {} }]);
+    lines[last] = v.to_string();
+    let bad = joined(&lines);
+    assert!(matches!(
+        read(None, Window::whole(&bad), call.as_deref()),
+        Err(Failure::Invalid { .. })
+    ));
+}
+
+#[test]
 fn the_compaction_is_found_where_each_harness_wrote_it() {
     let at =
         |name: &str, bytes: &[u8], payload: &str| read_fixture(name, bytes, payload).compaction;
