@@ -671,6 +671,12 @@ pub(super) fn read(
         if summary && !back.get(i).is_some_and(Entry::is_boundary) {
             return Err(Failure::at(at, Problem::SummaryWithoutBoundary));
         }
+        // A parent is written before its child. One found after it is a later line under
+        // the parent's uuid, which would put what it says (or where it leads) in the
+        // place of what the model was sent.
+        if back.get(i).is_some_and(|p| p.at > at) {
+            return Err(Failure::at(at, Problem::ParentWrittenAfter));
+        }
         if !seen.insert(i) {
             return Err(Failure::at(at, Problem::ChainCircle));
         }
@@ -697,7 +703,9 @@ pub(super) fn read(
         let mut spliced = Vec::with_capacity(preserved.len());
         for uuid in &preserved {
             match back.find(uuid)? {
-                Some(i) => spliced.push(i),
+                // What a compaction keeps was written before its boundary.
+                Some(i) if back.get(i).is_some_and(|e| e.at < root_at) => spliced.push(i),
+                Some(_) => return Err(Failure::at(root_at, Problem::PreservedAfterBoundary)),
                 None => {
                     return Err(missing(root_at, Problem::PreservedMissing));
                 }

@@ -309,6 +309,17 @@ pub enum Problem {
     /// A Claude Code compaction boundary that lists entries not in the transcript.
     #[error("this compaction boundary lists preserved entries that are not in the transcript")]
     PreservedMissing,
+    /// A Claude Code compaction boundary that lists, as preserved, an entry written after
+    /// it.
+    #[error(
+        "this compaction boundary lists as preserved an entry written after it: a compaction keeps entries written before its boundary"
+    )]
+    PreservedAfterBoundary,
+    /// A Claude Code entry whose `parentUuid` names an entry written after it.
+    #[error(
+        "this entry's `parentUuid` names an entry written after it (a later line under that `uuid`): the chain cannot be read as Claude Code wrote it"
+    )]
+    ParentWrittenAfter,
     /// A Claude Code compaction boundary without its summary.
     #[error("this compaction boundary is followed by no compaction summary (`isCompactSummary`)")]
     NoSummary,

@@ -790,6 +790,70 @@ fn a_summary_without_its_boundary_is_an_error() {
 }
 
 #[test]
+fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_an_error() {
+    // A later line under the uuid of an entry on the call's chain (its parent, here, led
+    // back to the rule before the compaction), and a boundary listing as preserved an
+    // entry written after it (the rule, after the call): each was taken as written, and
+    // put the rule in view.
+    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
+    let call = call_of(payload).unwrap();
+    let lines = lines_of(bytes);
+    let entry = |l: &String| serde_json::from_str::<Value>(l).unwrap();
+    let holding = lines
+        .iter()
+        .position(|l| l.contains(&format!(r#""id":"{call}""#)))
+        .unwrap();
+    let parent = entry(&lines[holding])["parentUuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let at = lines
+        .iter()
+        .position(|l| entry(l)["uuid"].as_str() == Some(&parent))
+        .unwrap();
+    let rule_line = lines
+        .iter()
+        .position(|l| l.contains("Never run touch gate-marker") && entry(l)["type"] == "user")
+        .unwrap();
+    let rule_uuid = entry(&lines[rule_line])["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut relinked = entry(&lines[at]);
+    relinked["parentUuid"] = rule_uuid.into();
+    let mut later = lines.clone();
+    later.push(relinked.to_string());
+    let bad = joined(&later);
+    match read(None, Window::whole(&bad), Some(&call)) {
+        Err(Failure::Invalid { problem, .. }) => assert_eq!(problem, Problem::ParentWrittenAfter),
+        other => panic!("{other:?}"),
+    }
+    let boundary = lines
+        .iter()
+        .position(|l| l.contains("compact_boundary"))
+        .unwrap();
+    let mut b = entry(&lines[boundary]);
+    let mut said = entry(&lines[rule_line]);
+    said["uuid"] = "99999999-9999-4999-8999-999999999999".into();
+    said["parentUuid"] = Value::Null;
+    b["compactMetadata"]["preservedMessages"]["uuids"]
+        .as_array_mut()
+        .unwrap()
+        .push("99999999-9999-4999-8999-999999999999".into());
+    let mut listed = lines.clone();
+    listed[boundary] = b.to_string();
+    listed.push(said.to_string());
+    let bad = joined(&listed);
+    match read(None, Window::whole(&bad), Some(&call)) {
+        Err(Failure::Invalid { at, problem }) => {
+            assert_eq!(problem, Problem::PreservedAfterBoundary);
+            assert_eq!(at, line_start(&bad, boundary + 1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_boundary_that_names_missing_entries_is_an_error() {
     let (_, bytes, payload) = fixture!("claude-code", "AE-1");
     let call = call_of(payload);
