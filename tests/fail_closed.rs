@@ -1391,3 +1391,46 @@ fn a_document_kept_naming_no_record_is_refused_whatever_overrides_it() {
         "{err}"
     );
 }
+
+/// A `--kept` value that parses as a JSON array of other ids but, read as ids one per
+/// line, names a record (the compactor kept the record `["p"]`): the array reading
+/// judged the dropped rule `p` kept, and the refund passed. Refused, small store and
+/// large (the lean loader hands it to the exact one) alike; the array spelt so that no
+/// line is a record's id still judges.
+#[test]
+fn a_kept_value_that_reads_two_ways_is_refused() {
+    let dir = Scratch::new();
+    let small = policy_and_chatter(r#"["p"]"#);
+    // Past the lean loader's threshold (1 MiB), with chatter.
+    let mut large = small.clone();
+    let mut seq = 3;
+    while large.len() < 1_100_000 {
+        large.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"id": format!("c{seq}"), "seq": seq, "kind": "chatter", "text": "filler ".repeat(10)})
+        ));
+        seq += 1;
+    }
+    let kept = dir.file("kept.txt", b"[\"p\"]\n");
+    for (name, store) in [("small", small), ("large", large)] {
+        let store = dir.file(&format!("{name}.jsonl"), store.as_bytes());
+        for flag in [format!("@{kept}"), r#"["p"]"#.to_string()] {
+            let out = check(&[&store, "--action", REFUND, "--kept", &flag], None);
+            assert_eq!(out.code, 2, "{name} {flag}: {}", out.stdout);
+            assert!(
+                out.stdout.contains("cannot tell which the compactor meant"),
+                "{}",
+                out.stdout
+            );
+        }
+        // Unambiguous: the record `["p"]` kept, `p` dropped.
+        let out = check(
+            &[&store, "--action", REFUND, "--kept", r#"["[\"p\"]"]"#],
+            None,
+        );
+        assert_eq!(out.code, 1, "{name}: {}", out.stdout);
+        // Spaced, the array names no record read line by line: `p` kept.
+        let out = check(&[&store, "--action", REFUND, "--kept", r#"[ "p" ]"#], None);
+        assert_eq!(out.code, 0, "{name}: {}", out.stdout);
+    }
+}

@@ -114,6 +114,13 @@ pub enum InputProblem {
         clean(.0)
     )]
     KeptSplitsAnId(String),
+    /// A `--kept` value read as a JSON array whose plain reading (ids per line in a file,
+    /// else between commas) names a record too: the id.
+    #[error(
+        "record `{}` is also named by this --kept value read as ids one per line (or between commas), which parses as a JSON array of other ids: the gate cannot tell which the compactor meant; give a JSON array of the kept ids in which no line, or part between commas, is a record's id (spaced, `[ \"a\" ]`; a record `[\"a\"]` is `[\"[\\\"a\\\"]\"]` there)",
+        clean(.0)
+    )]
+    KeptReadsTwoWays(String),
     /// A hook's store names a tool as another harness names it, and not as the
     /// harness answered names it, so no rule naming only that name binds its calls.
     #[error(

@@ -609,6 +609,7 @@ fn kept_of(
 ) -> Result<Vec<String>, InputError> {
     let (origin, text, from_file) = flag;
     let ids = kept_from_flag(origin, text, *from_file)?;
+    kept_reads_two_ways(&input.store, text, *from_file)?;
     if request.retention == Retention::Given && !from_file {
         inline_kept_splits_an_id(&input.store, text)?;
         inline_kept_names_a_file(&input.store, &ids, text)?;
@@ -630,6 +631,24 @@ fn inline_kept_splits_an_id(store: &Store, text: &str) -> Result<(), InputError>
         None => Ok(()),
         Some(r) => {
             let problem = InputProblem::KeptSplitsAnId(r.id.clone());
+            Err(InputError::invalid("--kept", "kept", problem))
+        }
+    }
+}
+
+/// Refuses a `--kept` value read as a JSON array that, read as plain ids (one per line in
+/// a file, else between commas), names a record: a compactor that wrote the id `["p"]`
+/// on a line of its own kept that record, and the array reading would judge `p` kept.
+/// Every plain id of such a value has a `[`, `]` or `"` (the lean loader falls back when
+/// a record's id has one, see [`crate::stream::Plan`]'s `kept_json`).
+fn kept_reads_two_ways(store: &Store, text: &str, from_file: bool) -> Result<(), InputError> {
+    if kept_json(text).is_none() {
+        return Ok(());
+    }
+    match plain_kept_ids(text, from_file).find(|id| store.position(id).is_some()) {
+        None => Ok(()),
+        Some(id) => {
+            let problem = InputProblem::KeptReadsTwoWays(id.to_string());
             Err(InputError::invalid("--kept", "kept", problem))
         }
     }

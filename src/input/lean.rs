@@ -144,7 +144,8 @@ pub fn load_lean_with<'a, 'w, R>(
     match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = kept.ids().ok_or(Fallback)?;
-            let plan = purpose.plan(ids, purpose.scope(None, None)?, limits);
+            let mut plan = purpose.plan(ids, purpose.scope(None, None)?, limits);
+            plan.kept_json = matches!(kept, KeptIds::Json(_));
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
                 .map(|chunk| chunk.map(Batch::Lines));
@@ -281,7 +282,8 @@ pub(super) fn lean_document<R>(
         Some(ids) => ids,
         None => Box::new(doc_kept.iter().flatten().map(String::as_str)),
     };
-    let plan = purpose.plan(ids, tools, limits);
+    let mut plan = purpose.plan(ids, tools, limits);
+    plan.kept_json = matches!(owned_kept, KeptIds::Json(_));
     crate::stream::load(
         &plan,
         crate::stream::spans(src, &layout),
@@ -310,6 +312,11 @@ pub enum KeptIds<'a> {
     Plain(&'a str, bool),
     /// Ids read already.
     Owned(Vec<String>),
+    /// [`kept_from_flag`]'s JSON form, read: the text could also be read as plain ids,
+    /// each with a `[`, `]` or `"`, which the exact loader refuses when one names a
+    /// record (see `kept_reads_two_ways`), so the load falls back on meeting a record
+    /// whose id has one of them.
+    Json(Vec<String>),
     /// Ids listed already, held elsewhere (the records in view of a transcript).
     Listed(Vec<&'a str>),
 }
@@ -320,7 +327,7 @@ impl<'a> KeptIds<'a> {
         Ok(match kept {
             Some((text, from_file)) if kept_json(text).is_none() => KeptIds::Plain(text, from_file),
             Some((text, from_file)) => {
-                KeptIds::Owned(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
+                KeptIds::Json(kept_from_flag("--kept", text, from_file).map_err(|_| Fallback)?)
             }
             None => KeptIds::None,
         })
@@ -338,7 +345,7 @@ impl<'a> KeptIds<'a> {
                     most: text.bytes().filter(|&b| b == sep).count() + 1,
                 }))
             }
-            KeptIds::Owned(v) => Some(Box::new(v.iter().map(String::as_str))),
+            KeptIds::Owned(v) | KeptIds::Json(v) => Some(Box::new(v.iter().map(String::as_str))),
             KeptIds::Listed(v) => Some(Box::new(v.iter().copied())),
         }
     }

@@ -138,7 +138,13 @@ where
             Err(_) => (Ok(Worker::default()), work()),
         }
     });
-    finish(plan, a?, b?, then)
+    let (a, b) = (a?, b?);
+    // A `--kept` JSON array, read as plain ids, may name this record: the exact loader
+    // says whether it does.
+    if plan.kept_json && (a.bracketed_id || b.bracketed_id) {
+        return Err(Fallback);
+    }
+    finish(plan, a, b, then)
 }
 
 /// Checks what needs the whole input (duplicates, `supersedes`, `depends_on`, kept ids),

@@ -68,6 +68,10 @@ pub struct Plan<'a> {
     pub(super) retention: Retention,
     /// Limits for the strict path.
     pub(super) limits: Limits,
+    /// The kept ids were a `--kept` value read as a JSON array, which read as plain ids
+    /// names ids with a `[`, `]` or `"`: a record whose id has one sends the load back to
+    /// the exact loader, which refuses the value if it names that record either way.
+    pub kept_json: bool,
 }
 
 impl<'a> Plan<'a> {
@@ -97,6 +101,7 @@ impl<'a> Plan<'a> {
             count_tokens: false,
             retention: Retention::Given,
             limits,
+            kept_json: false,
         };
         for id in kept {
             let h = id_hash(id.as_bytes());

@@ -179,6 +179,8 @@ pub(super) struct Worker {
     /// The kept id after the last one met: records and kept ids tend to come in the same
     /// order, so it is tried before the map.
     pub(super) next_kept: usize,
+    /// Under [`Plan::kept_json`]: a record's id has a `[`, `]` or `"`.
+    pub(super) bracketed_id: bool,
 }
 
 impl Worker {
@@ -265,6 +267,9 @@ impl Worker {
 
     /// [`Plan::kept_index`], trying the kept id after the last one met first.
     pub(super) fn kept_index(&mut self, plan: &Plan<'_>, id: &str, h: u64) -> Option<u32> {
+        if plan.kept_json && memchr::memchr3(b'[', b']', b'"', id.as_bytes()).is_some() {
+            self.bracketed_id = true;
+        }
         let k = if plan.kept_hashes.get(self.next_kept) == Some(&h)
             && plan.kept.get(self.next_kept) == Some(&id)
         {
