@@ -99,7 +99,7 @@ pub(super) enum Command {
     Validate(ValidateArgs),
     /// Print the records a compactor must keep; with --budget, the ids to keep.
     #[command(
-        after_long_help = "Exit: 0 PASS, 2 ERROR (invalid input, a rule undecided within --max-calls, or the pinned records alone over --budget)."
+        after_long_help = "Exit: 0 PASS, 2 ERROR (invalid input, or the pinned records alone over --budget). A rule undecided within --max-calls is pinned."
     )]
     Pin(PinArgs),
     /// Judge each input's own action under each retention; exit with the worst verdict.
