@@ -1119,8 +1119,9 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 /// letter or digit just before (after) it, nor one joined to it by a hyphen, an
 /// underscore, an apostrophe, a dot or a slash, in any of their forms (a compound, a
 /// name, a file, a path, a decimal: see [`joins`]), nor (for a digit) a digit joined to
-/// it by a thousands separator, a space among them (see [`grouped`]). An invisible character (see [`invisible`]) is not
-/// there: what it stands between is joined. `Refunds over 500` does not occur in
+/// it by a thousands separator, a space among them (see [`grouped`]). An invisible
+/// character (see [`invisible`]) is not there: what it stands between is joined.
+/// `Refunds over 500` does not occur in
 /// `Refunds over 5000 need approval`, nor in `Refunds over 500,000`, `500 000` or
 /// `500.50`; `touch gate` does not occur in `touch gate-marker`, `touch gate.bak` or
 /// `touch gate\u{ad}marker`: the agent read another rule.

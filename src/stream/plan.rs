@@ -71,7 +71,7 @@ pub struct Plan<'a> {
     /// The kept ids were a `--kept` value read as a JSON array, which read as plain ids
     /// names ids with a `[`, `]` or `"`: a record whose id has one sends the load back to
     /// the exact loader, which refuses the value if it names that record either way.
-    pub kept_json: bool,
+    pub(crate) kept_json: bool,
 }
 
 impl<'a> Plan<'a> {
