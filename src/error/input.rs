@@ -117,7 +117,7 @@ pub enum InputProblem {
     /// A `--kept` value read as a JSON array whose plain reading (ids per line in a file,
     /// else between commas) names a record too: the id.
     #[error(
-        "record `{}` is also named by this --kept value read as ids one per line (or between commas), which parses as a JSON array of other ids: the gate cannot tell which the compactor meant; give a JSON array of the kept ids in which no line, or part between commas, is a record's id (spaced, `[ \"a\" ]`; a record `[\"a\"]` is `[\"[\\\"a\\\"]\"]` there)",
+        "record `{}` is also named by this --kept value read as ids one per line (or between commas), which also parses as a JSON array of ids: the gate cannot tell which the compactor meant; give a JSON array of the kept ids in which no line, or part between commas, is a record's id (spaced, `[ \"a\" ]`; a record `[\"a\"]` is `[\"[\\\"a\\\"]\"]` there)",
         clean(.0)
     )]
     KeptReadsTwoWays(String),

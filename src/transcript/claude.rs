@@ -365,6 +365,28 @@ impl<'a> Backward<'_, 'a> {
         }
     }
 
+    /// The newest line with this uuid written before byte `at` (entries are numbered from
+    /// the newest, so the first such found), reading further back as needed; `None` when
+    /// the window holds none. Claude Code may write an entry again later under its uuid
+    /// (a session reopened in an editor appends copies): what an entry names was written
+    /// before it, and a later line under that uuid is not what the model was sent then.
+    fn find_before(&mut self, uuid: &str, at: u64) -> Result<Option<usize>, Failure> {
+        let mut checked = 0;
+        loop {
+            if let Some(i) = self
+                .entries
+                .get(checked..)
+                .and_then(|rest| rest.iter().position(|e| e.uuid == uuid && e.at < at))
+            {
+                return Ok(Some(checked + i));
+            }
+            checked = self.entries.len();
+            if !self.step()? {
+                return Ok(None);
+            }
+        }
+    }
+
     /// The entry that records the pending call `id` (its `tool_use` block), reading
     /// further back as needed; `None` when the window does not hold it. The chain is
     /// walked from there, not from the newest entry: when the model asks for several
@@ -672,11 +694,17 @@ pub(super) fn read(
             return Err(Failure::at(at, Problem::SummaryWithoutBoundary));
         }
         // A parent is written before its child. One found after it is a later line under
-        // the parent's uuid, which would put what it says (or where it leads) in the
-        // place of what the model was sent.
-        if back.get(i).is_some_and(|p| p.at > at) {
-            return Err(Failure::at(at, Problem::ParentWrittenAfter));
-        }
+        // the parent's uuid (a copy, or another entry), which would put what it says (or
+        // where it leads) in the place of what the model was sent: the line written
+        // before the child is the parent; with none, the chain cannot be read.
+        let i = match back.get(i).is_some_and(|p| p.at > at) {
+            false => i,
+            true => match back.find_before(&parent, at)? {
+                Some(j) => j,
+                None if !window.is_whole() => return Err(Failure::NeedMore),
+                None => return Err(Failure::at(at, Problem::ParentWrittenAfter)),
+            },
+        };
         if !seen.insert(i) {
             return Err(Failure::at(at, Problem::ChainCircle));
         }
@@ -702,10 +730,13 @@ pub(super) fn read(
         let preserved = preserved_uuids(root)?;
         let mut spliced = Vec::with_capacity(preserved.len());
         for uuid in &preserved {
-            match back.find(uuid)? {
-                // What a compaction keeps was written before its boundary.
-                Some(i) if back.get(i).is_some_and(|e| e.at < root_at) => spliced.push(i),
-                Some(_) => return Err(Failure::at(root_at, Problem::PreservedAfterBoundary)),
+            // What a compaction keeps was written before its boundary (a later copy
+            // under the same uuid is not it).
+            match back.find_before(uuid, root_at)? {
+                Some(i) => spliced.push(i),
+                None if back.find(uuid)?.is_some() && window.is_whole() => {
+                    return Err(Failure::at(root_at, Problem::PreservedAfterBoundary));
+                }
                 None => {
                     return Err(missing(root_at, Problem::PreservedMissing));
                 }

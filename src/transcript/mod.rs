@@ -315,9 +315,9 @@ pub enum Problem {
         "this compaction boundary lists as preserved an entry written after it: a compaction keeps entries written before its boundary"
     )]
     PreservedAfterBoundary,
-    /// A Claude Code entry whose `parentUuid` names an entry written after it.
+    /// A Claude Code entry whose `parentUuid` names only entries written after it.
     #[error(
-        "this entry's `parentUuid` names an entry written after it (a later line under that `uuid`): the chain cannot be read as Claude Code wrote it"
+        "this entry's `parentUuid` names only entries written after it: an entry's parent is written before it, so the chain cannot be read as Claude Code wrote it"
     )]
     ParentWrittenAfter,
     /// A Claude Code compaction boundary without its summary.

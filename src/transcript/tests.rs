@@ -790,11 +790,13 @@ fn a_summary_without_its_boundary_is_an_error() {
 }
 
 #[test]
-fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_an_error() {
+fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_not_what_it_names() {
     // A later line under the uuid of an entry on the call's chain (its parent, here, led
     // back to the rule before the compaction), and a boundary listing as preserved an
     // entry written after it (the rule, after the call): each was taken as written, and
-    // put the rule in view.
+    // put the rule in view. The line written before is what an entry names (Claude Code
+    // may append copies of entries, when a session is reopened in an editor); with none
+    // before, the file is an error.
     let (_, bytes, payload) = fixture!("claude-code", "AE-1");
     let call = call_of(payload).unwrap();
     let lines = lines_of(bytes);
@@ -819,11 +821,25 @@ fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_an_error() {
         .as_str()
         .unwrap()
         .to_string();
+    let texts = |bytes: &[u8]| -> Vec<String> {
+        let live = read(None, Window::whole(bytes), Some(&call)).unwrap();
+        assert!(!in_view(&live, RULE));
+        live.pieces.iter().map(|p| p.text.to_string()).collect()
+    };
+    let plain = texts(bytes);
+    // A copy of the parent, and one that leads back to the rule, appended after the call.
     let mut relinked = entry(&lines[at]);
     relinked["parentUuid"] = rule_uuid.into();
-    let mut later = lines.clone();
-    later.push(relinked.to_string());
-    let bad = joined(&later);
+    for copy in [lines[at].clone(), relinked.to_string()] {
+        let mut later = lines.clone();
+        later.push(copy);
+        assert_eq!(texts(&joined(&later)), plain);
+    }
+    // A parent written only after the call's entry.
+    let mut moved = lines.clone();
+    let parent_line = moved.remove(at);
+    moved.push(parent_line);
+    let bad = joined(&moved);
     match read(None, Window::whole(&bad), Some(&call)) {
         Err(Failure::Invalid { problem, .. }) => assert_eq!(problem, Problem::ParentWrittenAfter),
         other => panic!("{other:?}"),
