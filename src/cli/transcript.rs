@@ -172,40 +172,25 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         // The harness sends the model neither the store nor the transcript's file: as a
         // context file, either puts in view what the agent never reads (every record;
         // the whole session, what a compaction dropped included).
-        let is = |other: &str| same_file(name, other);
-        let problem = if wanted.store.is_some_and(is) {
-            Some(FlagProblem::ContextIsStore)
-        } else if is(&path) {
-            Some(FlagProblem::ContextIsTranscript)
-        } else {
-            None
+        let refused = |problem: crate::error::Reason| {
+            Unread::Invalid(InputError::invalid(name, "--context-file", problem))
         };
-        if let Some(problem) = problem {
-            return Err(Unread::Invalid(InputError::invalid(
-                name,
-                "--context-file",
-                problem,
-            )));
+        let is = |other: &str| same_file(name, other);
+        if wanted.store.is_some_and(is) {
+            return Err(refused(FlagProblem::ContextIsStore.into()));
+        }
+        if is(&path) {
+            return Err(refused(FlagProblem::ContextIsTranscript.into()));
         }
         let bytes = read_source(name, limits).map_err(Unread::Invalid)?;
         if wanted
             .store_read
             .is_some_and(|store| store == bytes.as_slice())
         {
-            let problem = FlagProblem::ContextIsStore;
-            return Err(Unread::Invalid(InputError::invalid(
-                name,
-                "--context-file",
-                problem,
-            )));
+            return Err(refused(FlagProblem::ContextIsStore.into()));
         }
-        let text = String::from_utf8(bytes).map_err(|_| {
-            Unread::Invalid(InputError::invalid(
-                name,
-                "--context-file",
-                ReadProblem::NotUtf8Text,
-            ))
-        })?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| refused(ReadProblem::NotUtf8Text.into()))?;
         files.push((name.clone(), text));
     }
     Ok(Context {

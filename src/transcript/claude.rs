@@ -371,12 +371,21 @@ impl<'a> Backward<'_, 'a> {
     /// (a session reopened in an editor appends copies): what an entry names was written
     /// before it, and a later line under that uuid is not what the model was sent then.
     fn find_before(&mut self, uuid: &str, at: u64) -> Result<Option<usize>, Failure> {
+        self.newest_where(|e| e.uuid == uuid && e.at < at)
+    }
+
+    /// The newest entry that `holds`, reading further back as needed (each entry looked
+    /// at once); `None` when the window holds none.
+    fn newest_where(
+        &mut self,
+        holds: impl Fn(&Entry<'a>) -> bool,
+    ) -> Result<Option<usize>, Failure> {
         let mut checked = 0;
         loop {
             if let Some(i) = self
                 .entries
                 .get(checked..)
-                .and_then(|rest| rest.iter().position(|e| e.uuid == uuid && e.at < at))
+                .and_then(|rest| rest.iter().position(&holds))
             {
                 return Ok(Some(checked + i));
             }
@@ -406,27 +415,13 @@ impl<'a> Backward<'_, 'a> {
         {
             return Ok(None);
         }
-        let holds = |e: &Entry| {
+        self.newest_where(|e| {
             e.kind() == "assistant"
                 && blocks(e).any(|b| {
                     b.get("type").and_then(Value::as_str) == Some("tool_use")
                         && b.get("id").and_then(Value::as_str) == Some(id)
                 })
-        };
-        let mut checked = 0;
-        loop {
-            if let Some(i) = self
-                .entries
-                .get(checked..)
-                .and_then(|rest| rest.iter().position(holds))
-            {
-                return Ok(Some(checked + i));
-            }
-            checked = self.entries.len();
-            if !self.step()? {
-                return Ok(None);
-            }
-        }
+        })
     }
 
     /// With no call named (`check --transcript`, `context`): the entry of the newest
