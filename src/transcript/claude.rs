@@ -374,6 +374,20 @@ impl<'a> Backward<'_, 'a> {
         self.newest_where(|e| e.uuid == uuid && e.at < at)
     }
 
+    /// Whether a line of the window written before byte `at` is an entry under `uuid`
+    /// (only the lines whose bytes hold it are parsed).
+    fn written_before(&self, uuid: &str, at: u64) -> Result<bool, Failure> {
+        let finder = memchr::memmem::Finder::new(uuid.as_bytes());
+        for line in self.lines.iter().take_while(|l| l.at < at) {
+            if finder.find(line.bytes).is_some()
+                && entry(line, self.subagent)?.is_some_and(|e| e.uuid == uuid)
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The newest entry that `holds`, reading further back as needed (each entry looked
     /// at once); `None` when the window holds none.
     fn newest_where(
@@ -707,6 +721,24 @@ pub(super) fn read(
     }
     chain.reverse();
     let root = chain.first().and_then(|&i| back.get(i));
+    // With no call named, the walk starts from the newest entry (or the newest response
+    // with a call pending). A line under the uuid of one written before it is a copy
+    // (Claude Code appends copies of entries when a session is reopened in an editor),
+    // not where the session goes on from: walked from a copy of an entry written before
+    // the last compaction, the chain would lead back into what the compaction took out.
+    // A chain that starts at the newest boundary holds every line after it, a copy's
+    // original too; any other may have its original further back.
+    if call.is_none()
+        && let Some(e) = back.get(head)
+    {
+        let newest = root.is_some_and(|r| r.is_boundary() && back.marks.boundary == Some(r.at));
+        if !newest && !window.is_whole() {
+            return Err(Failure::NeedMore);
+        }
+        if back.written_before(&e.uuid, e.at)? {
+            return Err(Failure::at(e.at, Problem::NewestIsCopy));
+        }
+    }
     let chain = if loads_every_entry(window, &back, root)? {
         with_parallel_results(&back, chain)
     } else {

@@ -320,6 +320,12 @@ pub enum Problem {
         "this entry's `parentUuid` names only entries written after it: an entry's parent is written before it, so the chain cannot be read as Claude Code wrote it"
     )]
     ParentWrittenAfter,
+    /// With no call named, the newest Claude Code entry (or the newest response with a
+    /// call pending) repeats the uuid of an entry written before it.
+    #[error(
+        "with no call named, the gate walks the session from its newest entry, and this one repeats the uuid of an entry written before it (Claude Code appends copies of entries when a session is reopened in an editor): the gate cannot tell where the session goes on from (judge the call with the hook, whose payload names it, or with a copy of the transcript taken before the repeated lines)"
+    )]
+    NewestIsCopy,
     /// A Claude Code compaction boundary without its summary.
     #[error("this compaction boundary is followed by no compaction summary (`isCompactSummary`)")]
     NoSummary,

@@ -870,6 +870,57 @@ fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_not_what_it_
 }
 
 #[test]
+fn with_no_call_named_a_newest_entry_that_copies_an_earlier_one_is_an_error() {
+    // A copy of the rule's entry, written before the compaction, appended at the end (as
+    // Claude Code appends copies when a session is reopened in an editor): with no call
+    // named, the walk started from it and led back into what the compaction took out,
+    // which put the rule in view.
+    let (_, bytes, _) = fixture!("claude-code", "AE-1");
+    let lines = lines_of(bytes);
+    let plain = read(None, Window::whole(bytes), None).unwrap();
+    assert!(plain.compaction.is_some());
+    assert!(!in_view(&plain, RULE));
+    let rule_line = lines
+        .iter()
+        .position(|l| l.contains("Never run touch gate-marker") && l.contains(r#""type":"user""#))
+        .unwrap();
+    let boundary = lines
+        .iter()
+        .position(|l| l.contains("compact_boundary"))
+        .unwrap();
+    assert!(rule_line < boundary);
+    let mut copied = lines.clone();
+    copied.push(lines[rule_line].clone());
+    let bad = joined(&copied);
+    match read(None, Window::whole(&bad), None) {
+        Err(Failure::Invalid { at, problem }) => {
+            assert_eq!(problem, Problem::NewestIsCopy);
+            assert_eq!(at, line_start(&bad, copied.len()));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Read from the end, in windows: the same answer.
+    for size in (1..bad.len()).step_by(211) {
+        let offset = bad.len() - size;
+        let window = Window {
+            head: Window::whole(&bad).head,
+            tail: &bad[offset..],
+            offset: offset as u64,
+        };
+        match read(None, window, None) {
+            Err(Failure::NeedMore) => {}
+            Err(Failure::Invalid { problem, .. }) => assert_eq!(problem, Problem::NewestIsCopy),
+            other => panic!("{size}: {other:?}"),
+        }
+    }
+    // A call named is walked from its own entry: the copy changes nothing.
+    let (_, _, payload) = fixture!("claude-code", "AE-1");
+    let call = call_of(payload).unwrap();
+    let live = read(None, Window::whole(&bad), Some(&call)).unwrap();
+    assert!(!in_view(&live, RULE));
+}
+
+#[test]
 fn a_boundary_that_names_missing_entries_is_an_error() {
     let (_, bytes, payload) = fixture!("claude-code", "AE-1");
     let call = call_of(payload);
