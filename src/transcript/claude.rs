@@ -761,6 +761,13 @@ pub(super) fn read(
             // under the same uuid is not it).
             match back.find_before(uuid, root_at)? {
                 Some(i) => spliced.push(i),
+                // A fork of a compacted session (`--resume --fork-session`) writes the
+                // chain it loaded, the preserved entries spliced in, under their uuids
+                // and after the boundary: one on the chain walked is in its place
+                // already.
+                None if chain
+                    .iter()
+                    .any(|&i| back.get(i).is_some_and(|e| e.uuid == *uuid)) => {}
                 None if back.find(uuid)?.is_some() && window.is_whole() => {
                     return Err(Failure::at(root_at, Problem::PreservedAfterBoundary));
                 }

@@ -921,6 +921,41 @@ fn with_no_call_named_a_newest_entry_that_copies_an_earlier_one_is_an_error() {
 }
 
 #[test]
+fn a_fork_of_a_compacted_session_holds_its_preserved_entries_on_its_chain() {
+    // `claude -p --resume S --fork-session` after `/compact`: the fork's file opens with
+    // the boundary, the summary and the preserved entry ("Noted."), copied under their
+    // uuids, the preserved entry a link of the chain after the summary. It was read as a
+    // boundary listing an entry written after it (an error at every call of the fork).
+    let (name, bytes, payload) = fixture!("claude-code", "FK-1");
+    let live = read_fixture(name, bytes, payload);
+    assert!(live.compaction.is_some());
+    assert!(!in_view(&live, RULE));
+    let noted = live.pieces.iter().filter(|p| &*p.text == "Noted.").count();
+    assert_eq!(noted, 1);
+    // A preserved entry written after the boundary and not on the chain is still an error.
+    let mut lines = lines_of(bytes);
+    let at = lines
+        .iter()
+        .position(|l| l.contains(r#""text":"Noted.""#))
+        .unwrap();
+    let mut noted: Value = serde_json::from_str(&lines[at]).unwrap();
+    let summary = noted["parentUuid"].clone();
+    noted["parentUuid"] = Value::Null;
+    lines[at] = noted.to_string();
+    let next = at + 1;
+    let mut child: Value = serde_json::from_str(&lines[next]).unwrap();
+    child["parentUuid"] = summary;
+    lines[next] = child.to_string();
+    let bad = joined(&lines);
+    match read(None, Window::whole(&bad), call_of(payload).as_deref()) {
+        Err(Failure::Invalid { problem, .. }) => {
+            assert_eq!(problem, Problem::PreservedAfterBoundary);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_boundary_that_names_missing_entries_is_an_error() {
     let (_, bytes, payload) = fixture!("claude-code", "AE-1");
     let call = call_of(payload);
