@@ -1173,6 +1173,23 @@ fn spell(p: &Predicate) -> String {
 /// never 2, which would block the compaction.
 fn pre_compact(payload: &[u8], setup: Result<&Setup, &InputError>) -> Reply {
     if let Err(e) = payload_object(payload, "PreCompact", "claude-code-precompact") {
+        // A pre-tool event's payload: this adapter is wired where a call waits on it, and
+        // its exit 1 would let the call run unjudged. Exit 2 denies it in each harness.
+        if let InputError::Invalid { reason, .. } = &e
+            && let Reason::Payload(PayloadProblem::OtherEvent { found, .. }) = &**reason
+            && Harness::ALL.iter().any(|h| h.event() == found)
+        {
+            let line = format!(
+                "omission-gate denied this call: ERROR ({}; wire `omission-gate hook <harness>` under the pre-tool event, and this adapter under `PreCompact` only)\n",
+                one_line(&e.to_string())
+            );
+            return Reply {
+                stdout: Vec::new(),
+                stderr: line.into_bytes(),
+                exit: Exit::Deny,
+                fallback: None,
+            };
+        }
         return compact_error(&e.to_string());
     }
     let setup = match setup {

@@ -1002,6 +1002,34 @@ fn precompact_tools_narrow_what_is_kept() {
 }
 
 #[test]
+fn precompact_wired_under_a_pre_tool_event_denies_the_call() {
+    // Its exit 1, which never blocks a compaction, let a call run unjudged where the
+    // adapter was wired under the pre-tool event: a call waits on it there, and exit 2
+    // denies it in each harness.
+    for harness in ["claude-code", "codex", "gemini-cli"] {
+        for store in [STORE, "examples/no-such-store.json"] {
+            let out = run(
+                &["hook", "claude-code-precompact", "--store", store],
+                &payload(harness, "Bash", "{}"),
+            );
+            assert_eq!(out.code, 2, "{harness}");
+            assert_eq!(out.stdout, "");
+            assert!(
+                out.stderr.starts_with(
+                    "omission-gate denied this call: ERROR (payload: key `hook_event_name`: `"
+                ),
+                "{}",
+                out.stderr
+            );
+            assert!(
+                out.stderr
+                    .ends_with("and this adapter under `PreCompact` only)\n")
+            );
+        }
+    }
+}
+
+#[test]
 fn precompact_never_blocks_even_when_it_cannot_answer() {
     let tail = "; the compaction goes ahead without preservation instructions\n";
     let cases = [
@@ -1022,8 +1050,8 @@ fn precompact_never_blocks_even_when_it_cannot_answer() {
         ),
         (
             vec!["--store", STORE],
-            payload("claude-code", "Bash", "{}"),
-            "payload: key `hook_event_name`: `PreToolUse` is not `PreCompact`, the event the claude-code-precompact adapter answers",
+            precompact_payload("auto", "").replace("PreCompact", "SessionStart"),
+            "payload: key `hook_event_name`: `SessionStart` is not `PreCompact`, the event the claude-code-precompact adapter answers",
         ),
     ];
     for (flags, stdin, message) in cases {
