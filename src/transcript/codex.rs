@@ -1,10 +1,11 @@
 //! Codex's rollout: `{"timestamp", "type", "payload"}` a line.
 //!
-//! The live context is the session's base instructions (the first line, `session_meta`),
-//! then the last `compacted` entry's `replacement_history` (the messages the compaction
-//! kept and its summary, as a user message), then the model items recorded after it
-//! (`response_item`). Before any compaction it is every model item. Turn contexts and
-//! events are the harness's own bookkeeping and are not sent.
+//! The live context is the last `compacted` entry's `replacement_history` (the messages
+//! the compaction kept and its summary, as a user message), then the model items recorded
+//! after it (`response_item`). Before any compaction it is every model item. Turn
+//! contexts and events are the harness's own bookkeeping and are not sent. The base
+//! instructions the first line records (`session_meta`) are not counted: a resumed
+//! session may be sent others (see [`session_head`]).
 //!
 //! A call made from code mode's JavaScript is not recorded: it is judged as the call the
 //! model waits on while the cell that makes it runs ([`code_mode`]).
@@ -217,7 +218,8 @@ pub(super) fn read<'a>(
     answered.extend(aborted_calls(&items, being_made, call, &answered));
     let responding = responding(&items, &answered, call);
     let calls = Calls::sent(&items, &responding);
-    let mut out = base_instructions(window.head)?;
+    session_head(window.head)?;
+    let mut out = Vec::new();
     for (i, (at, m, is_summary)) in items.iter().enumerate() {
         if responding.contains(&i) {
             continue;
@@ -483,8 +485,17 @@ fn is_opaque_compaction(payload: &Map<'_>) -> bool {
     )
 }
 
-/// `session_meta`'s `base_instructions`: a string, or `{"text": ...}`.
-fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
+/// Checks the first line: a `session_meta` entry whose `base_instructions`, if any, is a
+/// string or an object (`{"text": ...}`).
+///
+/// None of their text counts. They are what the process that started the session sent,
+/// and a process that resumes it sends them only when its own config sets none: Codex
+/// 0.171.0, run against a mock, sent the text of the `model_instructions_file` that the
+/// resumed process was given (or that file as edited since), while the rollout's only
+/// `session_meta` still held the first process's, and it records no mark of a resume. A
+/// rule only they state is blocked once and restored by the block's reason; one a user
+/// keeps in such a file can be named with `--context-file`.
+fn session_head(head: &[u8]) -> Result<(), Failure> {
     let line = Line {
         at: 0,
         bytes: super::trim_line(head),
@@ -493,32 +504,17 @@ fn base_instructions(head: &[u8]) -> Result<Vec<Piece>, Failure> {
     if !is_head(&obj) {
         return Err(Failure::at(0, Problem::NoSessionMeta));
     }
-    let text = match obj.get("payload").and_then(|p| p.get("base_instructions")) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.shared()),
-        Some(Value::Object(o)) => match o.get("text") {
-            Some(Value::String(s)) => Some(s.shared()),
-            _ => None,
-        },
-        Some(_) => {
-            return Err(Failure::at(
-                0,
-                Problem::Key {
-                    what: "a session_meta entry",
-                    key: "base_instructions",
-                    must: "a string or an object with `text`",
-                },
-            ));
-        }
-    };
-    Ok(text
-        .into_iter()
-        .map(|text| Piece {
-            role: Role::Instructions,
-            text,
-            at: 0,
-        })
-        .collect())
+    match obj.get("payload").and_then(|p| p.get("base_instructions")) {
+        None | Some(Value::Null | Value::String(_) | Value::Object(_)) => Ok(()),
+        Some(_) => Err(Failure::at(
+            0,
+            Problem::Key {
+                what: "a session_meta entry",
+                key: "base_instructions",
+                must: "a string or an object with `text`",
+            },
+        )),
+    }
 }
 
 /// A message item's text parts joined, for recognising the summary.

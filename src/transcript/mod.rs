@@ -65,9 +65,6 @@ impl<'a> Window<'a> {
 /// What a live-context string is, for `context` and for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
-    /// The harness's standing instructions recorded in the transcript (Codex's base
-    /// instructions).
-    Instructions,
     /// A developer or system message.
     Developer,
     /// A user message.
@@ -86,7 +83,6 @@ impl Role {
     /// The role as `context` prints it.
     pub fn name(self) -> &'static str {
         match self {
-            Role::Instructions => "instructions",
             Role::Developer => "developer",
             Role::User => "user",
             Role::Assistant => "assistant",

@@ -576,11 +576,9 @@ fn a_result_a_compaction_preserved_may_have_been_cleared_by_the_context_hint() {
 }
 
 #[test]
-fn codex_keeps_the_base_instructions_and_the_truncated_message() {
+fn codex_keeps_the_summary_and_the_truncated_message() {
     let (name, bytes, payload) = fixture!("codex", "AE-2");
     let live = read_fixture(name, bytes, payload);
-    let first = &live.pieces[0];
-    assert_eq!((first.role, first.at), (Role::Instructions, 0));
     assert!(live.pieces.iter().any(|p| {
         p.role == Role::Summary
             && p.text
@@ -591,6 +589,22 @@ fn codex_keeps_the_base_instructions_and_the_truncated_message() {
             .iter()
             .any(|p| p.role == Role::User && p.text.contains("tokens truncated"))
     );
+}
+
+#[test]
+fn codex_base_instructions_a_resumed_session_may_not_be_sent_are_not_in_view() {
+    // 0.171.0, run against a mock: the first `codex exec` had `model_instructions_file`
+    // stating the rule, and its `session_meta` records that text; the file was edited
+    // and `codex exec resume` sent the new text instead. The rollout has no other mark of
+    // the resume, and the rule is nowhere else in it.
+    let (name, bytes, payload) = fixture!("codex", "RI-2");
+    let text = std::str::from_utf8(bytes).unwrap();
+    let head = text.lines().next().unwrap();
+    assert!(head.contains("\"session_meta\"") && head.contains(RULE));
+    assert_eq!(text.matches(RULE).count(), 1);
+    let live = read_fixture(name, bytes, payload);
+    assert!(!in_view(&live, RULE));
+    assert!(live.pieces.iter().all(|p| p.at != 0));
 }
 
 #[test]
