@@ -932,6 +932,23 @@ fn doctor_finds_a_claude_code_key_of_the_wrong_shape() {
             "{key}"
         );
     }
+    // A file Claude Code drops that does not hold the gate's hook leaves the gate where
+    // it is: a note, not a problem (it made doctor say the wiring would not gate while
+    // the real Claude Code ran the gate from the project's settings file).
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let local = s.project.join(".claude/settings.local.json");
+    std::fs::write(&local, r#"{"permissions": {"allow": "Bash"}}"#).unwrap();
+    let out = s.doctor("claude-code");
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "`{}`: `permissions.allow` must be an array of strings, and Claude Code ignores this whole file, hooks included: fix that key",
+            local.display()
+        )),
+        "{}",
+        out.stderr
+    );
     // And these it read: a wrong value it drops alone, or makes a string.
     for key in [
         r#""theme": 5"#,

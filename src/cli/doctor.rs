@@ -143,10 +143,20 @@ fn doctor(
         if harness == Harness::ClaudeCode {
             if let Some(problem) = claude_code::invalid_key(&value) {
                 let lost = wiring::handlers_in(&value, w.event, harness.name(), &shown);
-                f.problem(format!(
+                // A file without the gate's hook, dropped, leaves the gate where it is
+                // (the hook found elsewhere, or its absence, is said on its own).
+                let line = format!(
                     "`{shown}`: {problem}, and Claude Code ignores this whole file, hooks included{}: fix that key",
-                    if lost.is_empty() { "" } else { " (the gate's hook too)" }
-                ));
+                    if lost.is_empty() {
+                        ""
+                    } else {
+                        " (the gate's hook too)"
+                    }
+                );
+                match lost.is_empty() {
+                    true => f.note(line),
+                    false => f.problem(line),
+                }
                 dropped_ours |= !lost.is_empty();
                 unread.push(format!("`{shown}`"));
                 continue;
