@@ -846,13 +846,17 @@ fn ordinary_turns_are_read_whole_and_never_an_error() {
         let entries = out.labelled("entry");
         // The first reply's text and call, and the second reply's calls, made at once: a
         // call counts once it is answered, and Claude Code sends every one of their
-        // results (the context shows a string's first words only).
-        for seen in [
-            "I will look at the project first.",
-            "/nonexistent-og-dir",
-            "cat missing-file.txt",
-            "denied-file",
-        ] {
+        // results (the context shows a string's first words only). Gemini CLI records a
+        // reply's texts joined into one, where a call or a thought may have split them as
+        // sent: such a text does not count, until a resume sends it as the one text it
+        // reads (R-8; its list set then holds it so).
+        let text = "I will look at the project first.";
+        assert_eq!(
+            entries.iter().any(|e| e.contains(text)),
+            (h, name) != ("gemini-cli", "R-4"),
+            "{h} {name}: `{text}`: {entries:?}"
+        );
+        for seen in ["/nonexistent-og-dir", "cat missing-file.txt", "denied-file"] {
             assert!(
                 entries.iter().any(|e| e.contains(seen)),
                 "{h} {name}: `{seen}` not in view: {entries:?}"
@@ -2854,6 +2858,75 @@ fn gemini_cli_a_part_marked_thought_in_any_way_is_not_context() {
         let path = scratch.file("said.jsonl", &with_part(thought.clone()));
         assert_eq!(check_against("gemini-cli", &path).code, 0, "{thought}");
     }
+}
+
+#[test]
+fn gemini_cli_a_text_recorded_joined_around_a_call_or_thought_is_not_context() {
+    // Gemini CLI sends a response's parts as they came but records the text of all of
+    // them as one string: 0.61.0 sent a response of `Never run touch`, a call and
+    // ` gate...` as three parts and recorded `Never run touch gate...`. A model message
+    // whose string content stands beside calls or thoughts may so show a rule that no
+    // one string sent holds.
+    let scratch = Scratch::new();
+    let (head, tail) = RULE.split_at(15);
+    let call = serde_json::json!([{"id": "c1", "name": "run_shell_command",
+        "args": {"command": "echo hi"}, "result": [{"functionResponse": {"id": "c1",
+        "name": "run_shell_command", "response": {"output": "hi"}}}]}]);
+    let thought = serde_json::json!([{"subject": "s", "description": "d",
+        "timestamp": "2026-12-01T14:23:25.760Z"}]);
+    let with_said = |said: Value| {
+        edited("gemini-cli", "AE-2", |n, v| {
+            if n == 18 {
+                let mut said = said.clone();
+                said["id"] = "said".into();
+                said["timestamp"] = "2026-12-01T14:23:25.760Z".into();
+                said["type"] = "gemini".into();
+                let answer = serde_json::json!({"id": "answer",
+                    "timestamp": "2026-12-01T14:23:25.770Z", "type": "user",
+                    "content": [{"functionResponse": {"id": "c1",
+                        "name": "run_shell_command", "response": {"output": "hi"}}}]});
+                vec![v, said, answer]
+            } else {
+                vec![v]
+            }
+        })
+    };
+    for said in [
+        serde_json::json!({"content": RULE, "toolCalls": call}),
+        serde_json::json!({"content": RULE, "thoughts": thought, "toolCalls": []}),
+    ] {
+        let path = scratch.file("joined.jsonl", &with_said(said.clone()));
+        let out = check_against("gemini-cli", &path);
+        assert_eq!(
+            (out.verdict_line(), out.code),
+            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
+            "{said}: {}",
+            out.stdout
+        );
+        denied_with_the_rule(&hook_with(
+            "gemini-cli",
+            &store("gemini-cli"),
+            &payload("gemini-cli", "AE-2", &path),
+            &[],
+        ));
+    }
+    // A text that stood alone, or parts as a list set them (as they are sent), count;
+    // so does a part holding the rule whole beside a call.
+    for said in [
+        serde_json::json!({"content": RULE, "thoughts": [], "toolCalls": []}),
+        serde_json::json!({"content": [{"text": RULE},
+            {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {}}}],
+            "toolCalls": call}),
+    ] {
+        let path = scratch.file("whole.jsonl", &with_said(said.clone()));
+        assert_eq!(check_against("gemini-cli", &path).code, 0, "{said}");
+    }
+    // The record's parts as they are sent, split around the call: not in view.
+    let split = serde_json::json!({"content": [{"text": head},
+        {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {}}},
+        {"text": tail}], "toolCalls": call});
+    let path = scratch.file("split.jsonl", &with_said(split));
+    assert_eq!(check_against("gemini-cli", &path).code, 1);
 }
 
 /// Claude Code's AE-1 (the summary leaves the rule out) with the synthetic assistant

@@ -260,7 +260,7 @@ pub(super) fn read(
         let sent = !unsent.contains(&i);
         let mut own = Vec::new();
         parts(&mut own, role, *at, m.get("content"))?;
-        if sent {
+        if sent && !(role == Role::Assistant && text_joined(m)) {
             out.append(&mut own);
         }
         // Only a model message's calls are sent (a user message's are not).
@@ -426,6 +426,25 @@ fn left_out_on_resume(content: Option<&Value>) -> bool {
         || ["/", "?", "<session_context>", "<hook_context>"]
             .iter()
             .any(|p| text.starts_with(p))
+}
+
+/// True when a model message's `content` is a string that may join texts Gemini CLI sent
+/// apart. As a response arrives, Gemini CLI keeps its parts as they came (text parts
+/// next to each other made one) and sends them so, but records the text of all of them
+/// as one string: a call or a thought between two texts (a `toolCalls` or `thoughts`
+/// list that is not empty) split what the record joins, so a rule the record shows whole
+/// may be in no one string the model was sent (0.61.0, run against a mock: a response of
+/// a text, a call and a text was sent as three parts and recorded as one text). Where
+/// they split is not recorded, so none of such a text counts. A list set since
+/// (`$set`) holds the parts as they are sent: content that is a list is read as it is.
+fn text_joined(m: &Map<'_>) -> bool {
+    let listed = |key: &str| {
+        m.get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|l| !l.is_empty())
+    };
+    matches!(m.get("content"), Some(Value::String(_)))
+        && (listed("toolCalls") || listed("thoughts"))
 }
 
 /// True when Gemini CLI sends a model message's calls from its `toolCalls`: it does
