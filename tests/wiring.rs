@@ -2901,6 +2901,33 @@ fn doctor_finds_a_gemini_cli_folder_that_is_not_trusted() {
 }
 
 #[test]
+fn doctor_resolves_a_gemini_cli_trust_rule_as_gemini_cli_does() {
+    // Gemini CLI 0.61.0 (`isPathTrusted`) resolves each rule's folder (links, `.`, `..`)
+    // before it compares, and the longest rule as written wins. Seen: with the folder
+    // trusted and `<folder's parent>/./<folder>` marked `DO_NOT_TRUST`, `gemini -p` exited
+    // 55 (untrusted: no hooks), and doctor said ok.
+    let s = Sandbox::new();
+    s.init("gemini-cli");
+    s.trust("gemini-cli", "");
+    s.assert_doctor_clean("gemini-cli");
+    let dir = std::path::Path::new(s.p());
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let parent = dir.parent().unwrap().to_str().unwrap();
+    let other = format!("{parent}/./{name}");
+    let rules = serde_json::json!({ s.p(): "TRUST_FOLDER", other.clone(): "DO_NOT_TRUST" });
+    let file = s.home.join(".gemini/trustedFolders.json");
+    std::fs::write(&file, rules.to_string()).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "the rule `{other}` in `{}` (`DO_NOT_TRUST`, the longest rule that covers the folder once its links and dots are resolved, as Gemini CLI resolves them) makes Gemini CLI distrust the folder `{}`, so it registers no hooks there (and `gemini -p` exits 55; with `--skip-trust` it runs with no hooks, since that flag trusts the folder only after the settings are read): take that rule out, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment",
+            file.display(),
+            s.p()
+        )]
+    );
+}
+
+#[test]
 fn doctor_reads_gemini_cli_trust_from_the_environment_first() {
     // Gemini CLI 0.61.0 asks its environment before the trusted folders (its
     // `checkPathTrust`). Seen: started with `GEMINI_CLI_TRUST_WORKSPACE=true` and no

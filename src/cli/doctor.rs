@@ -1878,11 +1878,18 @@ fn check_gemini_trust(project: &str, f: &mut Findings) {
             return;
         }
     };
-    if gemini_cli::folder_trusted(&rules, project) != Some(true) {
-        f.problem(format!(
-            "Gemini CLI does not trust the folder `{project}`, so it registers no hooks there (and `gemini -p` exits 55; with `--skip-trust` it runs with no hooks, since that flag trusts the folder only after the settings are read): add {} to `{shown}`, trust the folder when gemini asks, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment",
+    let untrusted = "so it registers no hooks there (and `gemini -p` exits 55; with `--skip-trust` it runs with no hooks, since that flag trusts the folder only after the settings are read)";
+    match gemini_cli::folder_trusted(&rules, project, Path::new(project)) {
+        Some((true, _)) => {}
+        // A rule that names the folder or one above it another way (a link, `.`, `..`)
+        // applies as Gemini CLI resolves it, and may outrank the one that trusts it.
+        Some((false, rule)) => f.problem(format!(
+            "the rule `{rule}` in `{shown}` (`DO_NOT_TRUST`, the longest rule that covers the folder once its links and dots are resolved, as Gemini CLI resolves them) makes Gemini CLI distrust the folder `{project}`, {untrusted}: take that rule out, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment"
+        )),
+        None => f.problem(format!(
+            "Gemini CLI does not trust the folder `{project}`, {untrusted}: add {} to `{shown}`, trust the folder when gemini asks, or start gemini with `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment",
             serde_json::json!({ project: "TRUST_FOLDER" })
-        ));
+        )),
     }
 }
 

@@ -590,13 +590,17 @@ fn gemini_dir_of(transcript: &Path) -> Option<&Path> {
     (chats.file_name()? == "chats" && tmp.file_name()? == "tmp").then_some(tmp.parent()?)
 }
 
-/// Whether the trusted-folders rules trust `dir` (an absolute, resolved path): `Some`
-/// when a rule decides, `None` when none applies (the folder is then untrusted).
-pub fn folder_trusted(rules: &Value, dir: &str) -> Option<bool> {
+/// Whether the trusted-folders rules trust `dir` (an absolute, resolved path) for a
+/// Gemini CLI started in `cwd`, and the rule that decides: `None` when none applies (the
+/// folder is then untrusted). As Gemini CLI 0.61.0 does (`isPathTrusted`), each rule's
+/// folder is resolved first (every link, `.`, `..` and doubled `/`, and a relative one
+/// against `cwd`: [`real_source`]), so a rule that names the folder another way applies
+/// to it; the longest rule as written wins.
+pub fn folder_trusted<'r>(rules: &'r Value, dir: &str, cwd: &Path) -> Option<(bool, &'r str)> {
     let Value::Object(rules) = rules else {
         return None;
     };
-    let mut best: Option<(usize, &str)> = None;
+    let mut best: Option<(usize, &str, &str)> = None;
     for (path, level) in rules {
         let Some(level) = level.as_str() else {
             continue;
@@ -604,15 +608,19 @@ pub fn folder_trusted(rules: &Value, dir: &str) -> Option<bool> {
         let effective = if level == "TRUST_PARENT" {
             parent(path)
         } else {
-            path.trim_end_matches('/')
+            path.as_str()
         };
-        if within(effective, dir) && best.is_none_or(|(len, _)| path.len() > len) {
-            best = Some((path.len(), level));
+        let Some(effective) = real_source(effective, cwd) else {
+            continue;
+        };
+        if within(&effective, dir) && best.is_none_or(|(len, ..)| path.len() > len) {
+            best = Some((path.len(), path.as_str(), level));
         }
     }
-    match best?.1 {
-        "TRUST_FOLDER" | "TRUST_PARENT" => Some(true),
-        "DO_NOT_TRUST" => Some(false),
+    let (_, rule, level) = best?;
+    match level {
+        "TRUST_FOLDER" | "TRUST_PARENT" => Some((true, rule)),
+        "DO_NOT_TRUST" => Some((false, rule)),
         _ => None,
     }
 }
@@ -989,11 +997,51 @@ mod tests {
     fn the_longest_rule_wins() {
         let rules = json!({"/home/u": "TRUST_FOLDER", "/home/u/secret": "DO_NOT_TRUST",
                            "/srv/p/child": "TRUST_PARENT"});
-        assert_eq!(folder_trusted(&rules, "/home/u/proj"), Some(true));
-        assert_eq!(folder_trusted(&rules, "/home/u/secret/x"), Some(false));
-        assert_eq!(folder_trusted(&rules, "/home/user2"), None);
-        assert_eq!(folder_trusted(&rules, "/srv/p/other"), Some(true));
-        assert_eq!(folder_trusted(&rules, "/srv"), None);
+        let trusted = |dir: &str| folder_trusted(&rules, dir, Path::new(dir)).map(|(t, _)| t);
+        assert_eq!(trusted("/home/u/proj"), Some(true));
+        assert_eq!(trusted("/home/u/secret/x"), Some(false));
+        assert_eq!(trusted("/home/user2"), None);
+        assert_eq!(trusted("/srv/p/other"), Some(true));
+        assert_eq!(trusted("/srv"), None);
+    }
+
+    #[test]
+    fn a_rule_naming_the_folder_another_way_applies_to_it() {
+        // Seen with 0.61.0: `{"<root>/proj": "TRUST_FOLDER", "<root>/./proj":
+        // "DO_NOT_TRUST"}` left `gemini -p` in `<root>/proj` untrusted (exit 55), so it
+        // registered no hooks there; read as written, the second rule named no folder.
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        let proj = root.join("proj");
+        std::fs::create_dir(&proj).unwrap();
+        std::os::unix::fs::symlink(&proj, root.join("proj-link")).unwrap();
+        let dir = proj.to_str().unwrap();
+        let r = root.to_str().unwrap();
+        for other in [
+            format!("{r}/./proj"),
+            format!("{r}//proj"),
+            format!("{r}/x/../proj"),
+            format!("{r}/proj-link"),
+            format!("{r}/proj-link/./"),
+        ] {
+            let rules = json!({dir: "TRUST_FOLDER", other.clone(): "DO_NOT_TRUST"});
+            assert_eq!(
+                folder_trusted(&rules, dir, &proj),
+                Some((false, other.as_str())),
+                "{other}"
+            );
+        }
+        // A relative rule is read from the start directory.
+        let rules = json!({"/": "TRUST_FOLDER", "../proj/././": "DO_NOT_TRUST"});
+        assert_eq!(
+            folder_trusted(&rules, dir, &proj),
+            Some((false, "../proj/././"))
+        );
+        let rules = json!({"/": "DO_NOT_TRUST", "../proj-link": "TRUST_FOLDER"});
+        assert_eq!(
+            folder_trusted(&rules, dir, &proj),
+            Some((true, "../proj-link"))
+        );
     }
 
     #[test]
