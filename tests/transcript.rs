@@ -1770,6 +1770,68 @@ fn claude_code_a_subagents_response_on_its_own_refusal_fallback_after_its_result
 }
 
 #[test]
+fn claude_code_extra_body_that_asks_the_api_to_clear_tool_results_is_an_error() {
+    // Claude Code spreads CLAUDE_CODE_EXTRA_BODY into every request: with a
+    // `context_management` edit such as `clear_tool_uses_20250919`, the API takes old tool
+    // results out of what the model reads and says so in the stream's `message_delta`,
+    // which Claude Code 2.1.197 does not record (run against a mock: the rule's only copy,
+    // a Bash output, was cleared, the entry said `"context_management":null`, and the hook
+    // passed `touch gate-marker`). C-1 holds the rule in view: PASS without the variable.
+    let h = "claude-code";
+    let p = payload(h, "C-1", &fixture(h, "C-1"));
+    let hook_args = [
+        "hook",
+        h,
+        "--store",
+        &store(h),
+        "--kept-from",
+        "transcript",
+        "--timeout-ms",
+        ANSWER_MS,
+    ];
+    let check_args = [
+        "check",
+        &store(h),
+        "--action",
+        &action(h),
+        "--transcript",
+        &fixture(h, "C-1"),
+    ]
+    .map(str::to_string);
+    let check_args: Vec<&str> = check_args.iter().map(String::as_str).collect();
+    let var = "CLAUDE_CODE_EXTRA_BODY";
+    let clears = r#"{"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]}}"#;
+    let why =
+        "`CLAUDE_CODE_EXTRA_BODY` asks the model's API to edit the context (`context_management`)";
+    let out = run_env(&hook_args, Some(p.as_bytes()), &[(var, clears)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("ERROR (invalid-input)") && out.stderr.contains(why),
+        "{}",
+        out.stderr
+    );
+    let out = run_env(&check_args, None, &[(var, clears)]);
+    assert_eq!(
+        out.verdict_line(),
+        "verdict   : ERROR (invalid-input) exit 2"
+    );
+    assert!(out.stderr.contains(why), "{}", out.stderr);
+    // Clearing thinking (the one edit Claude Code asks for itself), other keys, or a value
+    // Claude Code drops change nothing the gate reads.
+    let thinking =
+        r#"{"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}}"#;
+    for body in [thinking, r#"{"metadata":{}}"#, "not json", "[1]"] {
+        let out = run_env(&hook_args, Some(p.as_bytes()), &[(var, body)]);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{body}");
+        assert_eq!(
+            run_env(&check_args, None, &[(var, body)]).verdict_line(),
+            "verdict   : PASS exit 0",
+            "{body}"
+        );
+    }
+}
+
+#[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`
     // but no call Claude Code could parse. With its `tengu_malformed_tool_use_clean_retry`

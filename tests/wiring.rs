@@ -75,6 +75,7 @@ impl Sandbox {
             .env_remove("ANTHROPIC_DEFAULT_OPUS_MODEL")
             .env_remove("ANTHROPIC_DEFAULT_FABLE_MODEL")
             .env_remove("CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK")
+            .env_remove("CLAUDE_CODE_EXTRA_BODY")
             .envs(vars.iter().copied());
         let out = common::output_of(c, None);
         Out {
@@ -1342,6 +1343,42 @@ fn doctor_finds_a_claude_code_model_that_is_its_own_refusal_fallback() {
     )
     .unwrap();
     assert_clean(&doctor(&[]), &settings, "claude-code");
+}
+
+#[test]
+fn doctor_finds_a_claude_code_extra_body_that_asks_the_api_to_edit_the_context() {
+    // Claude Code 2.1.197 spreads CLAUDE_CODE_EXTRA_BODY into every request; a
+    // `context_management` edit in it (other than clearing thinking) has the API clear
+    // tool results without a trace in the transcript, and the gate then answers ERROR for
+    // every call: doctor says so before they come.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let doctor =
+        |vars: &[(&str, &str)]| s.run_with(&["doctor", "claude-code", "--dir", s.p()], vars);
+    let settings = s.settings("claude-code");
+    let var = "CLAUDE_CODE_EXTRA_BODY";
+    let clears = r#"{"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]}}"#;
+    let said = |at: &str| {
+        [format!(
+            "`CLAUDE_CODE_EXTRA_BODY` in {at} asks the model's API to edit the context (`context_management`): the API may clear tool results Claude Code's transcript keeps, and Claude Code does not write which, so the gate answers ERROR for every call under `--kept-from transcript`: take `context_management` out of it"
+        )]
+    };
+    // Set here, the trial call doctor has the hook judge is denied too, as every call is.
+    let found = findings(&doctor(&[(var, clears)]));
+    assert_eq!(found.first(), said("this environment").first(), "{found:?}");
+    assert!(
+        found.len() == 2 && found[1].contains("denied `Bash` with `true`"),
+        "{found:?}"
+    );
+    let thinking = r#"{"context_management":{"edits":[{"type":"clear_thinking_20251015"}]}}"#;
+    assert_clean(&doctor(&[(var, thinking)]), &settings, "claude-code");
+    // A settings file's `env`, which Claude Code copies into its environment.
+    let user = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let env = serde_json::json!({"env": {var: clears}}).to_string();
+    std::fs::write(&user, env).unwrap();
+    let at = format!("`{}` (`env`)", user.display());
+    assert_eq!(findings(&doctor(&[(var, thinking)])), said(&at));
 }
 
 #[test]

@@ -322,6 +322,7 @@ fn doctor(
         }
         let managed = files.len().saturating_sub(3);
         check_claude_refusal_fallback(&files, &kept, managed, f);
+        check_claude_extra_body(&files, &kept, managed, f);
     }
     for (path, key) in &misspelt {
         let line = misspelt_event(harness, path, key, !ours.is_empty());
@@ -462,18 +463,7 @@ fn check_claude_refusal_fallback(
     managed: usize,
     f: &mut Findings,
 ) {
-    let in_order = kept
-        .iter()
-        .filter(|(i, _)| *i >= managed)
-        .chain(kept.iter().filter(|(i, _)| *i < managed));
-    // A variable's value, and where it is set (`None`: this environment).
-    let lookup = |var: &str| -> Option<(String, Option<&PathBuf>)> {
-        in_order
-            .clone()
-            .filter_map(|(i, v)| Some((claude_code::env_value(v, var)?, files.get(*i))))
-            .next_back()
-            .or_else(|| std::env::var(var).ok().map(|v| (v, None)))
-    };
+    let lookup = claude_env(files, kept, managed);
     let fallback = crate::transcript::RefusalFallback::of(|var| lookup(var).map(|(v, _)| v));
     let Some(var) = fallback.variable() else {
         return;
@@ -488,6 +478,52 @@ fn check_claude_refusal_fallback(
     f.problem(format!(
         "`{var}` is `{}` in {at}, which makes that model its own refusal fallback in Claude Code: a subagent's file then cannot tell a retry after a refusal from the model's next response, so the gate answers ERROR for a subagent's call that follows the subagent's earlier results: set `CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK` to `1` (here or in a settings file's `env`), or have `{var}` name another model",
         clean(value.trim())
+    ));
+}
+
+/// A variable of Claude Code's environment: its value and where it is set (`None`: this
+/// environment), the `env` of each settings file Claude Code reads over doctor's own (the
+/// managed ones last, as they win); arguments as [`check_claude_refusal_fallback`] takes
+/// them.
+fn claude_env<'a>(
+    files: &'a [PathBuf],
+    kept: &'a [(usize, Value)],
+    managed: usize,
+) -> impl Fn(&str) -> Option<(String, Option<&'a PathBuf>)> {
+    move |var: &str| {
+        let in_order = kept
+            .iter()
+            .filter(|(i, _)| *i >= managed)
+            .chain(kept.iter().filter(|(i, _)| *i < managed));
+        in_order
+            .filter_map(|(i, v)| Some((claude_code::env_value(v, var)?, files.get(*i))))
+            .next_back()
+            .or_else(|| std::env::var(var).ok().map(|v| (v, None)))
+    }
+}
+
+/// Claude Code: a problem when its environment's [`claude_code::EXTRA_BODY_VAR`] asks the
+/// model's API to edit the context (see [`claude_code::extra_body_edits_context`]): the
+/// gate then answers ERROR for every call under `--kept-from transcript`.
+fn check_claude_extra_body(
+    files: &[PathBuf],
+    kept: &[(usize, Value)],
+    managed: usize,
+    f: &mut Findings,
+) {
+    let var = claude_code::EXTRA_BODY_VAR;
+    let Some((value, origin)) = claude_env(files, kept, managed)(var) else {
+        return;
+    };
+    if !claude_code::extra_body_edits_context(&value) {
+        return;
+    }
+    let at = match origin {
+        Some(file) => format!("`{}` (`env`)", file.display()),
+        None => "this environment".to_string(),
+    };
+    f.problem(format!(
+        "`{var}` in {at} asks the model's API to edit the context (`context_management`): the API may clear tool results Claude Code's transcript keeps, and Claude Code does not write which, so the gate answers ERROR for every call under `--kept-from transcript`: take `context_management` out of it"
     ));
 }
 

@@ -12,7 +12,7 @@ use crate::hook::{Subagent, Unread};
 use crate::memory::Pages;
 use crate::transcript::{self, Live, Window};
 use crate::view::{Context, Spare};
-use crate::wiring::{self, gemini_cli};
+use crate::wiring::{self, claude_code, gemini_cli};
 
 /// How much of a transcript's end is read first; each retry reads half as much again
 /// (the bytes in front of what was read). A window without the harness's compaction
@@ -148,6 +148,19 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
                 clean(&path)
             ));
         }
+    }
+    // Claude Code asks the API for whatever edits `CLAUDE_CODE_EXTRA_BODY` names, and the
+    // transcript does not say what they took out. The hook has Claude Code's environment;
+    // `check --transcript` reads its own, as for the refusal fallback.
+    if live.harness == Harness::ClaudeCode
+        && let Some(body) = std::env::var_os(claude_code::EXTRA_BODY_VAR)
+        && claude_code::extra_body_edits_context(&body.to_string_lossy())
+    {
+        return Err(Unread::Invalid(InputError::invalid(
+            claude_code::EXTRA_BODY_VAR,
+            "environment",
+            TranscriptRead::ExtraBodyEdits,
+        )));
     }
     // The subagents at work (Gemini CLI), read as the session was: a file just created
     // or being written is looked at again while the hook may wait.

@@ -89,6 +89,12 @@ pub enum TranscriptRead {
         "`experimental.{0}` is on: Gemini CLI then trims and summarises the history it sends the model without writing that to its session file, so the gate cannot tell what the model sees (turn it off to judge calls by the transcript, or use --kept)"
     )]
     ContextManaged(&'static str),
+    /// Claude Code: `CLAUDE_CODE_EXTRA_BODY` asks the model's API to edit the context
+    /// (`context_management`), which may take tool results out of what the model is sent.
+    #[error(
+        "`CLAUDE_CODE_EXTRA_BODY` asks the model's API to edit the context (`context_management`): the API may clear tool results the transcript keeps, and Claude Code does not write which, so the gate cannot tell what the model sees (take `context_management` out of it to judge calls by the transcript, or use --kept)"
+    )]
+    ExtraBodyEdits,
     /// Gemini CLI: a settings file gives `BeforeModel` a hook, which may rewrite the
     /// request sent the model.
     #[error(

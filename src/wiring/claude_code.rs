@@ -1019,6 +1019,46 @@ pub fn shell_prefix_in_env(settings: &Value) -> Option<(&Value, String)> {
     (v.as_str() != Some("")).then(|| (v, as_written(v)))
 }
 
+/// The variable whose value (a JSON object) Claude Code (2.1.197) spreads into the body of
+/// every request it sends the model, over its own keys.
+pub const EXTRA_BODY_VAR: &str = "CLAUDE_CODE_EXTRA_BODY";
+
+/// True when a [`EXTRA_BODY_VAR`] value asks the model's API to edit the context it is
+/// sent: its `context_management` holds an edit other than clearing thinking (the only one
+/// Claude Code asks for itself). Such an edit (`clear_tool_uses_...`) takes tool results
+/// out of the request on the API's side, and Claude Code writes no trace of it: the API
+/// says which it cleared in the stream's `message_delta`, whose `context_management`
+/// 2.1.197 does not read (run against a mock: the assistant entry kept
+/// `"context_management":null`), so the transcript keeps what the model was not sent.
+/// A value Claude Code drops (not JSON, not an object) asks nothing; one that names
+/// `context_management` (or may, through a `\u` escape) but is not JSON the gate can read
+/// counts as asking.
+pub fn extra_body_edits_context(value: &str) -> bool {
+    match serde_json::from_str::<Value>(value) {
+        Ok(Value::Object(body)) => body.get("context_management").is_some_and(|cm| {
+            let clears_thinking = |edit: &Value| {
+                edit.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t.starts_with("clear_thinking"))
+            };
+            match cm {
+                Value::Null => false,
+                Value::Object(cm) => {
+                    cm.keys().any(|k| k != "edits")
+                        || cm.get("edits").is_some_and(|edits| {
+                            edits
+                                .as_array()
+                                .is_none_or(|edits| !edits.iter().all(clears_thinking))
+                        })
+                }
+                _ => true,
+            }
+        }),
+        Ok(_) => false,
+        Err(_) => value.contains("context_management") || value.contains("\\u"),
+    }
+}
+
 /// The value a settings file's `env` gives `var`, as Claude Code makes it a string (see
 /// [`js_string`]).
 pub fn env_value(settings: &Value, var: &str) -> Option<String> {
@@ -1613,5 +1653,37 @@ mod tests {
             "`env` must be an object"
         );
         assert_eq!(invalid_key(&json!({"someFutureKey": 1})), None);
+    }
+
+    #[test]
+    fn extra_body_edits_context_unless_it_only_clears_thinking() {
+        let asks = [
+            r#"{"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]}}"#,
+            r#"{"context_management":{"edits":[{"type":"clear_thinking_20251015"},{"type":"clear_tool_uses_20250919"}]}}"#,
+            r#"{"context_management":{"edits":[{}]}}"#,
+            r#"{"context_management":{"edits":"all"}}"#,
+            r#"{"context_management":{"edits":[],"other":1}}"#,
+            r#"{"context_management":true}"#,
+            r#"{"context\u005fmanagement":{"edits":[{"type":"clear_tool_uses_20250919"}]}}"#,
+            // Not JSON the gate reads (JavaScript reads a lone surrogate), naming it or
+            // holding an escape that may spell it.
+            r#"{"context_management":{"edits":[{"type":"x\ud800"}]}}"#,
+            r#"{"a":"\ud800", "b": 1}"#,
+        ];
+        for value in asks {
+            assert!(extra_body_edits_context(value), "{value}");
+        }
+        let none = [
+            r#"{"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}}"#,
+            r#"{"context_management":{"edits":[]}}"#,
+            r#"{"context_management":null}"#,
+            r#"{"metadata":{"user_id":"x"}}"#,
+            r#"["context_management"]"#,
+            "not json",
+            "",
+        ];
+        for value in none {
+            assert!(!extra_body_edits_context(value), "{value}");
+        }
     }
 }
