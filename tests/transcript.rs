@@ -1801,8 +1801,7 @@ fn claude_code_extra_body_that_asks_the_api_to_clear_tool_results_is_an_error() 
     let check_args: Vec<&str> = check_args.iter().map(String::as_str).collect();
     let var = "CLAUDE_CODE_EXTRA_BODY";
     let clears = r#"{"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]}}"#;
-    let why =
-        "`CLAUDE_CODE_EXTRA_BODY` asks the model's API to edit the context (`context_management`)";
+    let why = "`CLAUDE_CODE_EXTRA_BODY` edits the context the model is sent";
     let out = run_env(&hook_args, Some(p.as_bytes()), &[(var, clears)]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(

@@ -1360,7 +1360,7 @@ fn doctor_finds_a_claude_code_extra_body_that_asks_the_api_to_edit_the_context()
     let clears = r#"{"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]}}"#;
     let said = |at: &str| {
         [format!(
-            "`CLAUDE_CODE_EXTRA_BODY` in {at} asks the model's API to edit the context (`context_management`): the API may clear tool results Claude Code's transcript keeps, and Claude Code does not write which, so the gate answers ERROR for every call under `--kept-from transcript`: take `context_management` out of it"
+            "`CLAUDE_CODE_EXTRA_BODY` in {at} edits the context the model is sent (`messages` or `system` in place of Claude Code's, or `context_management` asking the API to clear tool results), which Claude Code's transcript does not record, so the gate answers ERROR for every call under `--kept-from transcript`: take those keys out of it"
         )]
     };
     // Set here, the trial call doctor has the hook judge is denied too, as every call is.

@@ -523,7 +523,7 @@ fn check_claude_extra_body(
         None => "this environment".to_string(),
     };
     f.problem(format!(
-        "`{var}` in {at} asks the model's API to edit the context (`context_management`): the API may clear tool results Claude Code's transcript keeps, and Claude Code does not write which, so the gate answers ERROR for every call under `--kept-from transcript`: take `context_management` out of it"
+        "`{var}` in {at} edits the context the model is sent (`messages` or `system` in place of Claude Code's, or `context_management` asking the API to clear tool results), which Claude Code's transcript does not record, so the gate answers ERROR for every call under `--kept-from transcript`: take those keys out of it"
     ));
 }
 

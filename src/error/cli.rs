@@ -89,10 +89,11 @@ pub enum TranscriptRead {
         "`experimental.{0}` is on: Gemini CLI then trims and summarises the history it sends the model without writing that to its session file, so the gate cannot tell what the model sees (turn it off to judge calls by the transcript, or use --kept)"
     )]
     ContextManaged(&'static str),
-    /// Claude Code: `CLAUDE_CODE_EXTRA_BODY` asks the model's API to edit the context
-    /// (`context_management`), which may take tool results out of what the model is sent.
+    /// Claude Code: `CLAUDE_CODE_EXTRA_BODY` gives `messages` or `system`, or asks the API
+    /// to clear tool results (`context_management`): what the model is sent is not what
+    /// the transcript records.
     #[error(
-        "`CLAUDE_CODE_EXTRA_BODY` asks the model's API to edit the context (`context_management`): the API may clear tool results the transcript keeps, and Claude Code does not write which, so the gate cannot tell what the model sees (take `context_management` out of it to judge calls by the transcript, or use --kept)"
+        "`CLAUDE_CODE_EXTRA_BODY` edits the context the model is sent (it gives `messages` or `system`, which stand in place of Claude Code's, or asks the API to clear tool results with `context_management`), and the transcript does not record what it took out, so the gate cannot tell what the model sees (take those keys out of it to judge calls by the transcript, or use --kept)"
     )]
     ExtraBodyEdits,
     /// Gemini CLI: a settings file gives `BeforeModel` a hook, which may rewrite the

@@ -1030,11 +1030,14 @@ pub const EXTRA_BODY_VAR: &str = "CLAUDE_CODE_EXTRA_BODY";
 /// says which it cleared in the stream's `message_delta`, whose `context_management`
 /// 2.1.197 does not read (run against a mock: the assistant entry kept
 /// `"context_management":null`), so the transcript keeps what the model was not sent.
-/// A value Claude Code drops (not JSON, not an object) asks nothing; one that names
-/// `context_management` (or may, through a `\u` escape) but is not JSON the gate can read
-/// counts as asking.
+/// So does one that gives `messages` or `system`, which then stand in place of what
+/// Claude Code sends (and records). A value Claude Code drops (not JSON, not an object)
+/// asks nothing; one that names one of these keys (or may, through a `\u` escape) but is
+/// not JSON the gate can read counts as asking.
 pub fn extra_body_edits_context(value: &str) -> bool {
+    const REPLACED: [&str; 2] = ["messages", "system"];
     match serde_json::from_str::<Value>(value) {
+        Ok(Value::Object(body)) if REPLACED.iter().any(|k| body.contains_key(*k)) => true,
         Ok(Value::Object(body)) => body.get("context_management").is_some_and(|cm| {
             let clears_thinking = |edit: &Value| {
                 edit.get("type")
@@ -1055,7 +1058,9 @@ pub fn extra_body_edits_context(value: &str) -> bool {
             }
         }),
         Ok(_) => false,
-        Err(_) => value.contains("context_management") || value.contains("\\u"),
+        Err(_) => ["context_management", "messages", "system", "\\u"]
+            .iter()
+            .any(|k| value.contains(k)),
     }
 }
 
@@ -1669,6 +1674,9 @@ mod tests {
             // holding an escape that may spell it.
             r#"{"context_management":{"edits":[{"type":"x\ud800"}]}}"#,
             r#"{"a":"\ud800", "b": 1}"#,
+            r#"{"messages":[]}"#,
+            r#"{"system":"You are terse."}"#,
+            r#"{"system": not json"#,
         ];
         for value in asks {
             assert!(extra_body_edits_context(value), "{value}");
