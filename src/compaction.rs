@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::harness::Harness;
 use crate::record::{Named, Store};
-use crate::text::{clean, is_plain_digits};
+use crate::text::{self, clean, is_plain_digits};
 
 /// How the kept set is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -368,10 +368,10 @@ fn nearest_id<'s>(store: &'s Store, id: &str) -> Option<&'s str> {
     best.map(|(_, near)| near)
 }
 
-/// Whitespace, and the zero-width characters that look like nothing: what a reader
-/// cannot see in an id.
+/// Whitespace, and the characters that look like nothing ([`text::is_invisible`]): what
+/// a reader cannot see in an id.
 fn is_invisible(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+    c.is_whitespace() || text::is_invisible(c)
 }
 
 /// An id as a message shows it: escaped like every input string, with every invisible
@@ -521,6 +521,8 @@ mod tests {
         assert!(hint(" r1").ends_with("kept id ` r1` names no record (did you mean `r1`?)"));
         assert!(hint("r\u{a0}1\u{200b}\u{3000}\t").contains("(did you mean `r1`?)"));
         assert!(hint("\u{feff}r12").contains("kept id `\\u{feff}r12`"));
+        // The bidi isolates and marks, the soft hyphen: as invisible as in the view.
+        assert!(hint("r\u{2066}1\u{2069}\u{ad}\u{200e}").contains("(did you mean `r1`?)"));
         // Else the nearest by edits, within a third of the length; ties to the lowest seq.
         assert!(hint("R10").contains("(did you mean `r10`?)"));
         assert!(hint("r13").contains("(did you mean `r1`?)"));

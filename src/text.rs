@@ -56,6 +56,30 @@ pub fn is_unsafe(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
+/// A character shown as nothing (Unicode's default ignorable code points): the soft
+/// hyphen, the Arabic letter mark, zero-width spaces and joiners, bidirectional marks,
+/// embeddings, overrides and isolates, the word joiner and invisible operators,
+/// variation selectors, the BOM, tags. In a live context it joins what stands either
+/// side of it (the view keeps it when normalising); in a kept id it is what a reader
+/// cannot see.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
+}
+
 /// Escapes a raw input string for a text report: `\` and `'` get a backslash, unsafe
 /// characters become `\u{XXXX}`. Safe strings are returned as they are.
 pub fn clean(s: &str) -> Cow<'_, str> {

@@ -27,6 +27,7 @@ use crate::compaction::{Compaction, Retention};
 use crate::memory::Pages;
 use crate::record::Store;
 use crate::report::TranscriptSummary;
+use crate::text::is_invisible;
 use crate::transcript::Live;
 
 /// What the agent sees: a transcript's live context and the instruction files named
@@ -142,7 +143,7 @@ pub fn is_space(c: char) -> bool {
 /// True for a character that normalising a string of the live context turns into a
 /// space: white space and control characters. The invisible format characters among the
 /// unsafe ones (bidirectional marks, embeddings and isolates, the byte order mark) stay:
-/// they join what stands either side of them for the reader (see [`invisible`]), and
+/// they join what stands either side of them for the reader (see [`is_invisible`]), and
 /// made spaces they would split `gate\u{feff}marker` into words the agent never read.
 fn is_context_space(c: char) -> bool {
     c.is_whitespace() || c.is_control()
@@ -1120,7 +1121,7 @@ fn char_before(s: &str, at: usize) -> Option<char> {
 /// underscore, an apostrophe, a dot or a slash, in any of their forms (a compound, a
 /// name, a file, a path, a decimal: see [`joins`]), nor (for a digit) a digit joined to
 /// it by a thousands separator, a space among them (see [`grouped`]). An invisible
-/// character (see [`invisible`]) is not there: what it stands between is joined.
+/// character (see [`is_invisible`]) is not there: what it stands between is joined.
 /// `Refunds over 500` does not occur in
 /// `Refunds over 5000 need approval`, nor in `Refunds over 500,000`, `500 000` or
 /// `500.50`; `touch gate` does not occur in `touch gate-marker`, `touch gate.bak` or
@@ -1140,30 +1141,7 @@ fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
 /// either side of them (`gate\u{ad}marker` reads `gatemarker`, or `gate-marker` at a
 /// line's end; a zero-width joiner or a word joiner shows nothing).
 fn seen(chars: impl Iterator<Item = char>) -> impl Iterator<Item = char> {
-    chars.filter(|&c| !invisible(c))
-}
-
-/// A character shown as nothing (Unicode's default ignorable code points) that
-/// normalising the live context keeps and [`word`] does not hold: the soft hyphen, the
-/// Arabic letter mark, zero-width spaces and joiners, bidirectional marks, embeddings,
-/// overrides and isolates, the word joiner and invisible operators, variation
-/// selectors, the BOM, tags.
-fn invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{ad}'
-            | '\u{61c}'
-            | '\u{17b4}'..='\u{17b5}'
-            | '\u{180b}'..='\u{180f}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{fe00}'..='\u{fe0f}'
-            | '\u{feff}'
-            | '\u{1bca0}'..='\u{1bca3}'
-            | '\u{1d173}'..='\u{1d17a}'
-            | '\u{e0000}'..='\u{e0fff}'
-    )
+    chars.filter(|&c| !is_invisible(c))
 }
 
 /// True when the number a text ends (starts) with goes on past one space as a group of
