@@ -1132,8 +1132,8 @@ fn bounded(haystack: &str, text: &str, start: usize, end: usize) -> bool {
         haystack.get(end..).unwrap_or_default(),
     );
     let (mut before, mut after) = (seen(head.chars().rev()), seen(tail.chars()));
-    !(goes_on(seen(text.chars()).next(), &mut before)
-        || goes_on(seen(text.chars().rev()).next(), &mut after)
+    !(goes_on(&mut seen(text.chars()), &mut before)
+        || goes_on(&mut seen(text.chars().rev()), &mut after)
         || grouped(text, head, tail))
 }
 
@@ -1164,16 +1164,31 @@ fn grouped(text: &str, head: &str, tail: &str) -> bool {
     ends || starts
 }
 
-/// True when the word or number that ends (starts) a text with `edge` goes on in the
-/// haystack's characters `next` to it, outward.
-fn goes_on(edge: Option<char>, next: &mut impl Iterator<Item = char>) -> bool {
-    let Some(edge) = edge.filter(|&c| word(Some(c))) else {
+/// True when the word or number at the end (start) of a text goes on in the haystack's
+/// characters `next` to it, outward; `edge` gives the text's characters from that end
+/// inward. A text that ends (starts) with a sign that joins (see [`joins`]), or a comma
+/// after a digit, right after (before) a letter or digit ends (starts) inside a word
+/// when the haystack goes on with a letter or digit there: `touch gate.` does not occur
+/// in `touch gate.bak`, nor `/srv/data/` in `/srv/data/cache`, as `touch gate` does not.
+fn goes_on(edge: &mut impl Iterator<Item = char>, next: &mut impl Iterator<Item = char>) -> bool {
+    let Some(last) = edge.next() else {
         return false;
     };
+    if !word(Some(last)) {
+        let inner = edge.next();
+        return match last {
+            ',' => {
+                inner.is_some_and(|c| c.is_ascii_digit())
+                    && next.next().is_some_and(|c| c.is_ascii_digit())
+            }
+            c if joins(c) => word(inner) && word(next.next()),
+            _ => false,
+        };
+    }
     match next.next() {
         c @ Some(_) if word(c) => true,
         Some(c) if joins(c) => word(next.next()),
-        Some(',') if edge.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
+        Some(',') if last.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
         _ => false,
     }
 }
@@ -1844,11 +1859,51 @@ mod tests {
                     "sign-offs"
                 ]
             ),
-            [false, true, true, false]
+            // `deploy.Ever` reads as one word, as `gate.bak` does: a text's last sign
+            // that joins ends it inside that word.
+            [false, true, false, false]
         );
         assert_eq!(
             in_view(&s, ["\"Refunds over 500\" (sign-off)"]),
             [true, false, false, true]
+        );
+    }
+
+    #[test]
+    fn a_text_that_ends_or_starts_with_a_joining_sign_inside_a_word_is_not_whole() {
+        // `Never run touch gate.` was in view of `Never run touch gate.bak without
+        // sign-off`, a rule on another file, where `Never run touch gate` was not: the
+        // sign that ends the text joined it to the word the context goes on with.
+        let s = store(&[
+            Some("Never run touch gate."),
+            Some("Never delete anything under /srv/data/"),
+            Some("Refunds over 500."),
+            Some(".env files stay unread"),
+            Some("Refunds over 5,"),
+        ]);
+        for context in [
+            "Never run touch gate.bak without sign-off",
+            "Never delete anything under /srv/data/cache",
+            "Refunds over 500.50 need approval",
+            "prod.env files stay unread",
+            "Refunds over 5,000 need approval",
+            "Never run touch gate.\u{ad}bak",
+        ] {
+            assert_eq!(in_view(&s, [context]), [false; 5], "{context}");
+        }
+        // Followed (preceded) by a space, a sign or nothing, the text is whole.
+        assert_eq!(
+            in_view(
+                &s,
+                [
+                    "Never run touch gate. Never delete anything under /srv/data/ (Refunds over 500.) .env files stay unread; Refunds over 5, 6",
+                ]
+            ),
+            [true; 5]
+        );
+        assert_eq!(
+            in_view(&s, ["(.env files stay unread) Never run touch gate.."]),
+            [true, false, false, true, false]
         );
     }
 
