@@ -439,6 +439,10 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         // Outside the gate's charge, as if the harness's matcher had not matched.
         return Answer::Pass;
     }
+    if let Some(problem) = not_a_double(&Value::Object(action.params.clone())) {
+        let err = InputError::invalid(PAYLOAD, TOOL_INPUT, problem);
+        return refuse_with(&err, Retry::Reshape);
+    }
     let store = &setup.input.store;
     let (compaction, context) = match (setup.kept_from, &setup.context) {
         // A compaction the loader computed from this context (the lean loader is given
@@ -762,6 +766,38 @@ fn configured_mcp_name(harness: Harness, payload: &[u8], tool: &str) -> Option<S
     let server = context.get("server_name")?.as_str()?;
     let name = context.get("tool_name")?.as_str()?;
     (crate::harness::gemini_mcp_name(server, name) == tool).then(|| format!("mcp_{server}_{name}"))
+}
+
+/// The first number in `value` that a double reads as another number, and what it
+/// reads it as. The gate compares a number by the exact value of its literal (SPEC 2.2);
+/// a tool reads it as a double (JavaScript's `JSON.parse`, Python's `json`). Claude Code
+/// and Gemini CLI parse the model's arguments in JavaScript, so their payloads hold what
+/// a double reads; Codex 0.171.0 keeps the literal as the model wrote it (its serde_json
+/// is built with `arbitrary_precision`) and hands it on so: `9999.9999999999999999` was
+/// below a rule's `gte 10000` for the gate, and 10000 for the tool that ran.
+fn not_a_double(value: &Value) -> Option<PayloadProblem> {
+    match value {
+        Value::Number(n) => {
+            let literal = n.to_string();
+            let double: f64 = literal.parse().ok()?;
+            let shown = format!("{double}");
+            let same = double.is_finite()
+                && matches!(
+                    (
+                        crate::decimal::Decimal::parse(&literal),
+                        crate::decimal::Decimal::parse(&shown),
+                    ),
+                    (Ok(a), Ok(b)) if a.cmp(&b).is_eq()
+                );
+            (!same).then_some(PayloadProblem::NotADouble {
+                literal,
+                double: shown,
+            })
+        }
+        Value::Array(items) => items.iter().find_map(not_a_double),
+        Value::Object(map) => map.values().find_map(not_a_double),
+        _ => None,
+    }
 }
 
 /// Codex's patch tool.

@@ -2354,3 +2354,62 @@ fn a_relative_path_in_a_claude_code_hook_run_outside_the_project_denies_with_the
         out.stderr
     );
 }
+
+#[test]
+fn a_number_a_double_reads_otherwise_is_refused() {
+    // Codex 0.171.0 hands the tool's arguments on as the model wrote them (its serde_json
+    // keeps number literals), and a tool reads a number as a double (JavaScript's
+    // JSON.parse and Python's json both read 9999.9999999999999999 as 10000). The gate
+    // read it exactly, below the dropped rule's `gte 10000`, and the call passed.
+    let scratch = common::Scratch::new();
+    let record = serde_json::json!({
+        "id": "big-refunds", "seq": 1, "kind": "policy", "scope": REFUND_TOOL,
+        "predicate": {"field": "amount", "op": "gte", "value": 10000},
+        "effect": "require_approval", "text": "Refunds of 10,000 or more need a human approver."
+    });
+    let store = scratch.file(
+        "store.json",
+        format!("{{\"records\": [{record}], \"kept\": []}}").as_bytes(),
+    );
+    let judge = |input: &str| {
+        run(
+            &["hook", "codex", "--store", &store],
+            &payload("codex", REFUND_TOOL, input),
+        )
+    };
+    for input in [
+        r#"{"amount":9999.9999999999999999,"ticket":"7741"}"#,
+        r#"{"amount":1e400,"ticket":"7741"}"#,
+        r#"{"ticket":"7741","lines":[{"amount":0.30000000000000000001}],"amount":10}"#,
+    ] {
+        let out = judge(input);
+        assert_eq!(out.code, 2, "{input}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("ERROR (invalid-input)"),
+            "{input}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains("in a double"),
+            "{input}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains(RESHAPE_ADVICE),
+            "{input}: {}",
+            out.stderr
+        );
+    }
+    let out = judge(r#"{"amount":9999.9999999999999999,"ticket":"7741"}"#);
+    assert!(
+        out.stderr
+            .contains("make the call again with the number written as 10000"),
+        "{}",
+        out.stderr
+    );
+    // What a double reads as written (as every payload of Claude Code and Gemini CLI
+    // holds it) is judged.
+    assert_eq!(judge(r#"{"amount":10000,"ticket":"7741"}"#).code, 2);
+    let out = judge(r#"{"amount":9999.5,"ticket":"7741","rate":0.1,"n":-0,"e":1e21}"#);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}

@@ -120,6 +120,19 @@ pub enum PayloadProblem {
         "the command runs `apply_patch` with a patch, which Codex applies as a patch while the hook sees a `Bash` call, and the record store has rules on `apply_patch` calls (or on a name another harness gives it, `Write` or `Edit`), or the guarded tools list it: send the patch with the apply_patch tool, which the gate judges"
     )]
     ShellPatch,
+    /// A number in the call's arguments that a double (as a tool reads JSON numbers, in
+    /// JavaScript or Python) reads as another number: the gate compares the literal
+    /// exactly, the tool runs with the double.
+    #[error(
+        "the number {} in the call's arguments reads as {double} in a double, as the tool may read it, and the gate compares it as written: make the call again with the number written as {double} (or as the value meant, in no more digits than a double holds)",
+        clean(.literal)
+    )]
+    NotADouble {
+        /// The number as the payload writes it.
+        literal: String,
+        /// What a double reads it as (`inf` when out of range).
+        double: String,
+    },
     /// Transcript mode, and the transcript was never read (a caller's slip).
     #[error("the transcript was not read")]
     TranscriptNotRead,
