@@ -1174,22 +1174,25 @@ fn goes_on(edge: &mut impl Iterator<Item = char>, next: &mut impl Iterator<Item 
     let Some(last) = edge.next() else {
         return false;
     };
-    if !word(Some(last)) {
-        let inner = edge.next();
-        return match last {
-            ',' => {
-                inner.is_some_and(|c| c.is_ascii_digit())
-                    && next.next().is_some_and(|c| c.is_ascii_digit())
-            }
-            c if joins(c) => word(inner) && word(next.next()),
-            _ => false,
-        };
-    }
-    match next.next() {
-        c @ Some(_) if word(c) => true,
-        Some(c) if joins(c) => word(next.next()),
-        Some(',') if last.is_ascii_digit() => next.next().is_some_and(|c| c.is_ascii_digit()),
-        _ => false,
+    // The sign that may join the text's word to one of the haystack's, with the
+    // characters either side of it: the text's own last character, or the haystack's
+    // next one after a text that ends with a letter or digit.
+    let (inside, sign) = if word(Some(last)) {
+        match next.next() {
+            c @ Some(_) if word(c) => return true,
+            Some(c) => (Some(last), c),
+            None => return false,
+        }
+    } else {
+        (edge.next(), last)
+    };
+    let outside = next.next();
+    match sign {
+        ',' => {
+            inside.is_some_and(|c| c.is_ascii_digit())
+                && outside.is_some_and(|c| c.is_ascii_digit())
+        }
+        c => joins(c) && word(inside) && word(outside),
     }
 }
 
