@@ -439,7 +439,7 @@ pub fn decide(harness: Harness, payload: &[u8], setup: Result<&Setup, &InputErro
         // Outside the gate's charge, as if the harness's matcher had not matched.
         return Answer::Pass;
     }
-    if let Some(problem) = not_a_double(&Value::Object(action.params.clone())) {
+    if let Some(problem) = action.params.values().find_map(not_a_double) {
         let err = InputError::invalid(PAYLOAD, TOOL_INPUT, problem);
         return refuse_with(&err, Retry::Reshape);
     }
