@@ -2895,19 +2895,7 @@ fn gemini_cli_a_part_marked_thought_in_any_way_is_not_context() {
         serde_json::json!([]),
     ] {
         let path = scratch.file("thought.jsonl", &with_part(thought.clone()));
-        let out = check_against("gemini-cli", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{thought}: {}",
-            out.stdout
-        );
-        denied_with_the_rule(&hook_with(
-            "gemini-cli",
-            &store("gemini-cli"),
-            &payload("gemini-cli", "AE-2", &path),
-            &[],
-        ));
+        blocks_and_denies("gemini-cli", "AE-2", &path, &thought.to_string());
     }
     // A part whose `thought` is unset in JavaScript's sense is sent.
     for thought in [
@@ -2957,19 +2945,7 @@ fn gemini_cli_a_text_recorded_joined_around_a_call_or_thought_is_not_context() {
         serde_json::json!({"content": RULE, "thoughts": thought, "toolCalls": []}),
     ] {
         let path = scratch.file("joined.jsonl", &with_said(said.clone()));
-        let out = check_against("gemini-cli", &path);
-        assert_eq!(
-            (out.verdict_line(), out.code),
-            ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-            "{said}: {}",
-            out.stdout
-        );
-        denied_with_the_rule(&hook_with(
-            "gemini-cli",
-            &store("gemini-cli"),
-            &payload("gemini-cli", "AE-2", &path),
-            &[],
-        ));
+        blocks_and_denies("gemini-cli", "AE-2", &path, &said.to_string());
     }
     // A text that stood alone, or parts as a list set them (as they are sent), count;
     // so does a part holding the rule whole beside a call.
@@ -3336,19 +3312,7 @@ fn claude_code_a_server_tool_call_without_its_result_is_not_context() {
         v["message"]["content"] = serde_json::json!([search.clone()]);
     });
     let path = scratch.file("without.jsonl", &without);
-    let out = check_against("claude-code", &path);
-    assert_eq!(
-        (out.verdict_line(), out.code),
-        ("verdict   : BLOCK (dropped-binding-constraint) exit 1", 1),
-        "{}",
-        out.stdout
-    );
-    denied_with_the_rule(&hook_with(
-        "claude-code",
-        &store("claude-code"),
-        &payload("claude-code", "AE-1", &path),
-        &[],
-    ));
+    blocks_and_denies("claude-code", "AE-1", &path, "without its result");
     // With its result beside it, the call is sent, its input with it.
     let with = claude_code_synthetic_message(|v| {
         v["message"]["content"] = serde_json::json!([search.clone(), {"type":
