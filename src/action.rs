@@ -243,17 +243,40 @@ pub fn part_apart(map: &Map<String, Value>, field: &str) -> Option<String> {
     if !has_dotted_key(map) {
         return None;
     }
-    let mut all: Vec<String> = field_names(map).into_iter().map(|(name, _)| name).collect();
-    all.sort();
-    let whole = field_in(map, field);
-    let below = format!("{field}.");
-    all.into_iter().find(|name| {
-        name.strip_prefix(below.as_str()).is_some_and(|rest| {
-            whole
-                .and_then(Value::as_object)
-                .is_none_or(|w| field_in(w, rest).is_none())
-        })
-    })
+    // The names `field_names` lists, walked with one buffer (this runs on every field a
+    // call's predicate resolves), keeping the least that is below `field` and not held.
+    fn walk(
+        map: &Map<String, Value>,
+        top: bool,
+        name: &mut String,
+        held: &dyn Fn(&str) -> bool,
+        first: &mut Option<String>,
+    ) {
+        for (key, value) in map {
+            let len = name.len();
+            if !top {
+                name.push('.');
+            }
+            name.push_str(key);
+            if let Value::Object(inner) = value {
+                walk(inner, false, name, held, first);
+            }
+            if first.as_deref().is_none_or(|f| name.as_str() < f) && !held(name) {
+                *first = Some(name.clone());
+            }
+            name.truncate(len);
+        }
+    }
+    let whole = field_in(map, field).and_then(Value::as_object);
+    let held = |name: &str| {
+        let rest = name
+            .strip_prefix(field)
+            .and_then(|rest| rest.strip_prefix('.'));
+        rest.is_none_or(|rest| whole.is_some_and(|w| field_in(w, rest).is_some()))
+    };
+    let mut first = None;
+    walk(map, true, &mut String::new(), &held, &mut first);
+    first
 }
 
 /// The most dots a field may have for [`spellings`] to list its spellings (2^8 of

@@ -128,6 +128,10 @@ pub struct Probe {
     pub orders_numbers: bool,
     /// Some `lt lte gt gte` compares this field with a string.
     pub orders_strings: bool,
+    /// Some view's facts give this field a value (precheck sets it from the store). A
+    /// call that leaves the field out is judged on that value; without one, leaving it
+    /// out and giving a part of it apart (`c.part`) both leave it UNKNOWN.
+    pub fact: bool,
 }
 
 /// A compiled schema: the set of JSON values it admits, as far as the modelled keywords
@@ -997,6 +1001,7 @@ mod tests {
             constants: v(consts).as_array().unwrap().clone(),
             orders_numbers: numbers,
             orders_strings: strings,
+            fact: false,
         }
     }
 

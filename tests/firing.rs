@@ -1410,6 +1410,7 @@ fn a_field_whose_path_meets_a_string_at_any_part_is_not_read_from_a_fact() {
 /// (type-mismatch, whatever is kept), and precheck passed, while `check` blocks the call
 /// `{"amount": 200, "b": ""}` (any(TRUE, UNKNOWN) is TRUE). A string and an array on
 /// the path are now a class of their own, tried whether or not an object can lack it.
+/// (`b` admits no key but `c`: no part of `b.c` can be given apart, another class.)
 #[test]
 fn precheck_tries_a_string_or_an_array_on_the_path_of_a_field_it_reads() {
     let fact = r#"{"id":"f","seq":1,"kind":"fact","field":"b.c","value":"x"}"#;
@@ -1424,7 +1425,7 @@ fn precheck_tries_a_string_or_an_array_on_the_path_of_a_field_it_reads() {
         (r#"["object","array"]"#, "[]"),
     ] {
         let tools = format!(
-            r#"[{{"name":"t","input_schema":{{"type":"object","properties":{{"amount":{{"type":"number","minimum":200}},"b":{{"type":{types},"properties":{{"c":{{"type":"string"}}}}}}}},"required":["amount"],"additionalProperties":false}}}}]"#
+            r#"[{{"name":"t","input_schema":{{"type":"object","properties":{{"amount":{{"type":"number","minimum":200}},"b":{{"type":{types},"properties":{{"c":{{"type":"string"}}}},"additionalProperties":false}}}},"required":["amount"],"additionalProperties":false}}}}]"#
         );
         let action = format!(r#"{{"tool":"t","params":{{"amount":200,"b":{given}}}}}"#);
         let r = check(&[fact, deny, CHAT], &["c"], &action, &[]);

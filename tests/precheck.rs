@@ -260,6 +260,48 @@ fn a_call_that_spells_the_field_through_a_key_with_dots_is_tried() {
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
 
+#[test]
+fn a_call_that_gives_a_part_of_a_field_apart_is_tried() {
+    // `check` reads `c` as UNKNOWN in `{"c.part": "", "e": 0}` (the tool may read `c`
+    // with or without that part; no fact stands in), and the dropped rule resolves TRUE
+    // on `e` alone: BLOCK. Every value of `c` itself makes `c lt false` a type mismatch,
+    // so precheck, which did not try that class, read the rule as failing closed for
+    // every call and passed (found by `keeping_what_pin_pins_leaves_nothing_to_block`).
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"any":[{"field":"c","op":"lt","value":false},{"field":"e","op":"not_in","value":[]}]}}"#;
+    let fact = r#"{"id":"f2","seq":2,"kind":"fact","field":"c","value":0}"#;
+    let path = s.file(
+        "in.json",
+        store(&[rule, fact, CHAT], &["f2", "c9"]).as_bytes(),
+    );
+    let open = r#"{"type":"object","properties":{"e":{"type":"integer"}},"required":["e"]}"#;
+    let r = precheck(&s, &path, Some(&tool(open)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    assert_eq!(action, r#"{"c.part":"","e":0}"#);
+    let check = check_witness(&path, action);
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        "{}",
+        check.stdout
+    );
+    // A schema that admits no other key leaves no part apart: the rule fails closed on
+    // every call it admits, whatever is kept (a note), and precheck passes.
+    let closed = r#"{"type":"object","properties":{"c":{"type":"integer"},"e":{"type":"integer"}},"required":["e"],"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(closed)), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // Where the part apart leaves a kept rule undecided, the note says which schema
+    // rules the call out.
+    let kept = s.file(
+        "kept.json",
+        store(&[rule, fact, CHAT], &["p1", "f2", "c9"]).as_bytes(),
+    );
+    let r = precheck(&s, &kept, None, &[]);
+    assert!(r.stdout.contains("admits no key `c.part`"), "{}", r.stdout);
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);
@@ -303,7 +345,11 @@ fn a_number_schema_gets_a_witness_strictly_between_the_bounds() {
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert_eq!(
         r.labelled("witness"),
-        [r#"refunds.create {"amount":5000.00000005}"#]
+        [
+            r#"refunds.create {"amount":5000.00000005}"#,
+            // The note: a part given apart leaves `amount` undecided whatever is kept.
+            r#"refunds.create {"amount":4999,"amount.part":""}"#
+        ]
     );
 }
 
@@ -336,6 +382,8 @@ fn a_schema_that_makes_every_call_a_type_mismatch_is_a_note() {
     let r = precheck(&s, &path, Some(&tool(schema)), &[]);
     // `check` fails on every call whatever is kept: not the compaction's doing.
     assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    // (A key `amount.part` beside a string `amount` gives the field two ways, which
+    // `check` refuses: no call gives a part of `amount` apart.)
     assert_eq!(r.labelled("witness"), [r#"refunds.create {"amount":""}"#]);
     assert!(
         r.labelled("note")

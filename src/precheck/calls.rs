@@ -113,7 +113,8 @@ pub(super) fn collect_probes(predicate: &Predicate, out: &mut BTreeMap<String, P
 }
 
 /// The params a predicate can tell apart: for each base object, every combination of
-/// one choice per dimension (a top-level key set to a value, or left out).
+/// one choice per dimension (a top-level key set to a value, left out, or given a part
+/// spelt apart: [`Choice`]).
 #[derive(Debug, Clone)]
 pub struct Calls {
     tool: String,
@@ -142,7 +143,26 @@ impl<'p> Reads<'p> {
     }
 }
 
-pub(super) type Dims = Vec<(String, Vec<Option<Value>>)>;
+/// One way a call can give a key a predicate reads.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Choice {
+    /// The key left out (what the base object has, if anything).
+    Absent,
+    /// The key set to a value.
+    Give(Value),
+    /// A part of the key's field given spelt apart from it: the key `apart` (`c.part`
+    /// for `c`) set to `value`, beside the key set to `whole` where the schema requires
+    /// it. `check` then reads the field as UNKNOWN, with no fact standing in
+    /// (`action::part_apart`): a class of its own, which no value of the key reaches
+    /// when every value of it fails a comparison the predicate makes.
+    Apart {
+        whole: Option<Value>,
+        apart: String,
+        value: Value,
+    },
+}
+
+pub(super) type Dims = Vec<(String, Vec<Choice>)>;
 
 /// The required keys nobody reads, filled once, and one dimension per read key.
 pub(super) type ObjectSpace = (Map<String, Value>, Dims);
@@ -211,7 +231,14 @@ impl Calls {
         let holds_dotted = |value: &Value| value.as_object().is_some_and(has_dotted_key);
         let dotted = bases.iter().any(has_dotted_key)
             || dims.iter().any(|(key, options)| {
-                key.contains('.') || options.iter().flatten().any(holds_dotted)
+                key.contains('.')
+                    || options.iter().any(|choice| match choice {
+                        Choice::Give(v) => holds_dotted(v),
+                        // The part's key spells no field another way: the key's value
+                        // beside it holds neither the part nor a key with dots, and no
+                        // read key lies below a key read whole.
+                        Choice::Absent | Choice::Apart { .. } => false,
+                    })
             });
         Calls {
             tool,
@@ -282,13 +309,31 @@ impl<'a> Combinations<'a> {
             return false;
         };
         for ((key, options), &i) in self.dims.iter().zip(index.iter()).skip(self.changed) {
+            // The part a choice before gave apart goes with it.
+            for choice in options {
+                if let Choice::Apart { apart, .. } = choice {
+                    params.remove(apart);
+                }
+            }
             // A choice of "absent" leaves what the base has.
-            match (options.get(i), self.base.get(key)) {
-                (Some(Some(v)), _) | (_, Some(v)) => match params.get_mut(key) {
+            let value = match options.get(i) {
+                Some(Choice::Give(v)) => Some(v),
+                Some(Choice::Apart {
+                    whole,
+                    apart,
+                    value,
+                }) => {
+                    params.insert(apart.clone(), value.clone());
+                    whole.as_ref()
+                }
+                _ => None,
+            };
+            match value.or_else(|| self.base.get(key)) {
+                Some(v) => match params.get_mut(key) {
                     Some(slot) => *slot = v.clone(),
                     None => drop(params.insert(key.clone(), v.clone())),
                 },
-                (_, None) => drop(params.remove(key)),
+                None => drop(params.remove(key)),
             }
         }
         // Advance the mixed-radix counter; past the last combination, stop.
@@ -327,13 +372,25 @@ pub(super) fn object_space(
     keys.sort_by_key(|(k, _)| !k.contains('.'));
     for (key, child) in keys {
         let slot = schema.slot(key);
-        let mut options: Vec<Option<Value>> = Vec::new();
+        let mut options: Vec<Choice> = Vec::new();
         if !slot.required {
-            options.push(None);
+            options.push(Choice::Absent);
         }
-        options.extend(values(slot.schema, child, budget)?.into_iter().map(Some));
+        options.extend(
+            values(slot.schema, child, budget)?
+                .into_iter()
+                .map(Choice::Give),
+        );
         if options.is_empty() {
             return Ok(None);
+        }
+        // Where no fact gives the field, leaving an optional key out is the same class.
+        if child
+            .whole
+            .is_some_and(|(_, probe)| slot.required || probe.fact)
+            && let Some(apart) = apart(schema, key, slot.required, &options)?
+        {
+            options.push(apart);
         }
         dims.push((key.clone(), options));
     }
@@ -355,6 +412,52 @@ pub(super) fn object_space(
     Ok(Some((base, dims)))
 }
 
+/// The choice that gives a part of the field read as `key` spelt apart from it, where
+/// `schema` (of the object holding `key`) admits such a key: `{key}.part` with some
+/// value it admits, beside `key` set where it is required, to the first value of
+/// `options` that `check` takes beside that key: not a string or an array (a key with
+/// dots through one gives the field two ways, `action::one_spelling`), nor an object
+/// holding `part` or a key with dots. No read key is `{key}.part`: a predicate reading both `c` and
+/// `c.part` reads `c` whole and through it, which precheck leaves undecided. A schema
+/// that requires `{key}.part` has every call give it already.
+fn apart(
+    schema: &Schema,
+    key: &str,
+    required: bool,
+    options: &[Choice],
+) -> Result<Option<Choice>, Undecided> {
+    let apart = format!("{key}.part");
+    if schema.required().any(|k| k == apart) {
+        return Ok(None);
+    }
+    let whole = if required {
+        let beside = options.iter().find_map(|choice| match choice {
+            Choice::Give(v) => match v {
+                Value::String(_) | Value::Array(_) => None,
+                Value::Object(o) if o.contains_key("part") || crate::action::has_dotted_key(o) => {
+                    None
+                }
+                v => Some(v.clone()),
+            },
+            _ => None,
+        });
+        match beside {
+            Some(v) => Some(v),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
+    let Some(value) = schema.slot(&apart).schema.sample()? else {
+        return Ok(None);
+    };
+    Ok(Some(Choice::Apart {
+        whole,
+        apart,
+        value,
+    }))
+}
+
 /// The values a key can hold, as far as the reads below it can tell them apart.
 pub(super) fn values(
     schema: &Schema,
@@ -371,7 +474,7 @@ pub(super) fn values(
             let mut out = Vec::new();
             let mut all_absent = false;
             if let Some((base, dims)) = object_space(schema, &reads.children, budget)? {
-                all_absent = dims.iter().all(|(_, o)| o.contains(&None));
+                all_absent = dims.iter().all(|(_, o)| o.contains(&Choice::Absent));
                 let mut combinations = Combinations::new(&base, &dims);
                 let mut object = base.clone();
                 while combinations.next_into(&mut object) {

@@ -138,15 +138,21 @@ impl<'a> PolicyScan<'a> {
         let Kind::Policy(policy) = &record.kind else {
             return None;
         };
+        let full = View::full(store);
+        let agent = View::agent(store, compaction);
+        let mut probes = probes(&policy.predicate);
+        for (field, probe) in &mut probes {
+            probe.fact = full.fact_value(field).is_some() || agent.fact_value(field).is_some();
+        }
         Some(PolicyScan {
             store,
             compaction,
             pos,
             record,
             policy,
-            probes: probes(&policy.predicate),
-            full: View::full(store),
-            agent: View::agent(store, compaction),
+            probes,
+            full,
+            agent,
         })
     }
 
@@ -439,7 +445,8 @@ impl<'a> PolicyScan<'a> {
     /// What schema would rule out a call that `check` fails closed on whatever is kept.
     /// A field whose path meets an array or a string of the call (`name.0` in
     /// `{"name": ""}`) is given only by a call in which that value is neither: the hint
-    /// says so beside requiring the field.
+    /// says so beside requiring the field; one the call gives a part of apart
+    /// (`amount.part`) only by a call without that key.
     fn schema_hint(&self, code: Code, action: &Action) -> String {
         let mut clauses = Vec::new();
         if code == Code::UnresolvedField {
@@ -458,6 +465,12 @@ impl<'a> PolicyScan<'a> {
             }
             if !required.is_empty() {
                 clauses.insert(0, format!("requires {}", names(&required)));
+            }
+            for part in self.fields().filter_map(|f| action.part_apart(f)) {
+                let clause = format!("admits no key `{}`", clean(&part));
+                if !clauses.contains(&clause) {
+                    clauses.push(clause);
+                }
             }
         } else {
             let typed: Vec<&str> = self

@@ -20,7 +20,22 @@ fn probes_of(pred: &str) -> BTreeMap<String, Probe> {
 }
 
 fn all_calls(d: &Domain, pred: &str, max: usize) -> Result<Vec<String>, Undecided> {
-    let calls = Calls::new(&d.name, d, &probes_of(pred), max)?;
+    calls_of(d, &probes_of(pred), max)
+}
+
+/// The calls, as [`all_calls`] gives them, where facts give every field the predicate reads.
+fn calls_with_facts(d: &Domain, pred: &str, max: usize) -> Result<Vec<String>, Undecided> {
+    let mut probes = probes_of(pred);
+    probes.values_mut().for_each(|p| p.fact = true);
+    calls_of(d, &probes, max)
+}
+
+fn calls_of(
+    d: &Domain,
+    probes: &BTreeMap<String, Probe>,
+    max: usize,
+) -> Result<Vec<String>, Undecided> {
+    let calls = Calls::new(&d.name, d, probes, max)?;
     let mut out = Vec::new();
     calls.try_each(|a| {
         out.push(json_text(&Value::Object(a.params.clone())));
@@ -46,6 +61,48 @@ fn probes_collect_every_constant_and_what_is_ordered() {
 }
 
 #[test]
+fn a_part_spelt_apart_is_tried_only_where_the_schema_admits_its_key() {
+    let pred = r#"{"field":"amount","op":"gt","value":5000}"#;
+    // Required: the key keeps a value beside the part (the call must give it).
+    let open = domain(Some(
+        r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000}},"required":["amount"]}"#,
+    ));
+    let calls = all_calls(&open, pred, 100).unwrap();
+    assert_eq!(
+        calls.last().map(String::as_str),
+        Some(r#"{"amount":4999,"amount.part":""}"#)
+    );
+    // No key but the ones it names: no part apart.
+    let closed = domain(Some(
+        r#"{"type":"object","properties":{"amount":{"type":"integer"}},"additionalProperties":false}"#,
+    ));
+    let calls = all_calls(&closed, pred, 100).unwrap();
+    assert!(calls.iter().all(|c| !c.contains("amount.")), "{calls:?}");
+    // A field below an object: the part apart inside it (and beside it, spelt with dots).
+    let calls = calls_with_facts(
+        &domain(None),
+        r#"{"field":"customer.tier","op":"eq","value":"gold"}"#,
+        1000,
+    )
+    .unwrap();
+    assert!(
+        calls.contains(&r#"{"customer":{"tier.part":""}}"#.to_string()),
+        "{calls:?}"
+    );
+    assert!(
+        calls.contains(&r#"{"customer.tier.part":""}"#.to_string()),
+        "{calls:?}"
+    );
+    // A predicate reading the part too is undecided, so the part never meets a read key.
+    let calls = all_calls(
+        &domain(None),
+        r#"{"any":[{"field":"c","op":"eq","value":1},{"field":"c.part","op":"eq","value":1}]}"#,
+        1000,
+    );
+    assert!(calls.is_err(), "`c` and `c.part` overlap: {calls:?}");
+}
+
+#[test]
 fn without_a_schema_calls_try_absent_then_every_class() {
     let calls = all_calls(
         &domain(None),
@@ -66,6 +123,18 @@ fn without_a_schema_calls_try_absent_then_every_class() {
             r#"{"amount":[]}"#,
             r#"{"amount":{}}"#,
         ]
+    );
+    // Where a fact gives the field, a part given apart is a class of its own: `amount`
+    // UNKNOWN, with no fact standing in (without one, `{}` is that class).
+    let calls = calls_with_facts(
+        &domain(None),
+        r#"{"field":"amount","op":"gt","value":5000}"#,
+        100,
+    )
+    .unwrap();
+    assert_eq!(
+        calls.last().map(String::as_str),
+        Some(r#"{"amount.part":""}"#)
     );
 }
 
