@@ -245,38 +245,59 @@ pub fn part_apart(map: &Map<String, Value>, field: &str) -> Option<String> {
     }
     // The names `field_names` lists, walked with one buffer (this runs on every field a
     // call's predicate resolves), keeping the least that is below `field` and not held.
-    fn walk(
-        map: &Map<String, Value>,
-        top: bool,
-        name: &mut String,
-        held: &dyn Fn(&str) -> bool,
-        first: &mut Option<String>,
-    ) {
-        for (key, value) in map {
-            let len = name.len();
-            if !top {
-                name.push('.');
+    // A name that neither leads to `field` nor lies below it has nothing below it to
+    // keep, so most keys are passed over without being copied.
+    struct Walk<'m, 'f> {
+        field: &'f str,
+        map: &'m Map<String, Value>,
+        whole: std::cell::OnceCell<Option<&'m Map<String, Value>>>,
+        first: Option<String>,
+    }
+    impl Walk<'_, '_> {
+        /// The part of `name` below the field (`d` of `c.d` for `c`), if it is below it.
+        fn rest<'n>(&self, name: &'n str) -> Option<&'n str> {
+            name.strip_prefix(self.field)?.strip_prefix('.')
+        }
+        fn matters(&self, name: &str) -> bool {
+            self.field.starts_with(name) || self.rest(name).is_some()
+        }
+        fn held(&self, rest: &str) -> bool {
+            let whole = self
+                .whole
+                .get_or_init(|| field_in(self.map, self.field).and_then(Value::as_object));
+            whole.is_some_and(|w| field_in(w, rest).is_some())
+        }
+        fn walk(&mut self, map: &Map<String, Value>, top: bool, name: &mut String) {
+            for (key, value) in map {
+                if top && !self.matters(key) {
+                    continue;
+                }
+                let len = name.len();
+                if !top {
+                    name.push('.');
+                }
+                name.push_str(key);
+                if self.matters(name) {
+                    if let Value::Object(inner) = value {
+                        self.walk(inner, false, name);
+                    }
+                    let least = self.first.as_deref().is_none_or(|f| name.as_str() < f);
+                    if least && self.rest(name).is_some_and(|rest| !self.held(rest)) {
+                        self.first = Some(name.clone());
+                    }
+                }
+                name.truncate(len);
             }
-            name.push_str(key);
-            if let Value::Object(inner) = value {
-                walk(inner, false, name, held, first);
-            }
-            if first.as_deref().is_none_or(|f| name.as_str() < f) && !held(name) {
-                *first = Some(name.clone());
-            }
-            name.truncate(len);
         }
     }
-    let whole = field_in(map, field).and_then(Value::as_object);
-    let held = |name: &str| {
-        let rest = name
-            .strip_prefix(field)
-            .and_then(|rest| rest.strip_prefix('.'));
-        rest.is_none_or(|rest| whole.is_some_and(|w| field_in(w, rest).is_some()))
+    let mut walk = Walk {
+        field,
+        map,
+        whole: std::cell::OnceCell::new(),
+        first: None,
     };
-    let mut first = None;
-    walk(map, true, &mut String::new(), &held, &mut first);
-    first
+    walk.walk(map, true, &mut String::new());
+    walk.first
 }
 
 /// The most dots a field may have for [`spellings`] to list its spellings (2^8 of
@@ -616,6 +637,36 @@ mod tests {
 
     fn action(text: &str) -> Result<Action, ActionError> {
         Action::from_json(&parse(text.as_bytes()).unwrap())
+    }
+
+    proptest::proptest! {
+        /// `part_apart` walks the names with one buffer and prunes: it finds what its
+        /// definition finds (every name `field_names` lists, in order, the first below
+        /// the field that its value does not hold).
+        #[test]
+        fn part_apart_finds_the_least_name_below_the_field_its_value_does_not_hold(
+            pairs in proptest::collection::vec(
+                (proptest::sample::select(vec!["a", "a.b", "b", "a.b.c", "", "b.c", "c"]),
+                 proptest::sample::select(vec![r#"1"#, r#"{"b":1}"#, r#"{"b.c":{"d":1}}"#,
+                     r#"{"":{"b":1}}"#, r#"{"c":{"a.b":2}}"#, r#""s""#])),
+                0..5),
+            field in proptest::sample::select(vec!["a", "a.b", "b", "", "a.b.c", ".b", "c.a"]),
+        ) {
+            let mut map = Map::new();
+            for (key, value) in pairs {
+                map.insert(key.to_string(), parse(value.as_bytes()).unwrap());
+            }
+            let mut all: Vec<String> = field_names(&map).into_iter().map(|(n, _)| n).collect();
+            all.sort();
+            let whole = field_in(&map, field).and_then(Value::as_object);
+            let defined = all.into_iter().find(|name| {
+                name.strip_prefix(&format!("{field}.")).is_some_and(|rest| {
+                    whole.is_none_or(|w| field_in(w, rest).is_none())
+                })
+            });
+            let defined = defined.filter(|_| has_dotted_key(&map));
+            proptest::prop_assert_eq!(part_apart(&map, field), defined);
+        }
     }
 
     #[test]
