@@ -302,12 +302,18 @@ impl Outcome {
 pub struct View<'a> {
     store: &'a Store,
     kept: Option<&'a Compaction>,
+    /// Fields whose value in this view was looked up before ([`View::fact_values`]).
+    facts: &'a [(String, Option<&'a Value>)],
 }
 
 impl<'a> View<'a> {
     /// The full view: every record.
     pub fn full(store: &'a Store) -> View<'a> {
-        View { store, kept: None }
+        View {
+            store,
+            kept: None,
+            facts: &[],
+        }
     }
 
     /// The agent's view: the kept records.
@@ -315,6 +321,32 @@ impl<'a> View<'a> {
         View {
             store,
             kept: Some(compaction),
+            facts: &[],
+        }
+    }
+
+    /// Each of `fields` with its value in this view ([`View::fact_value`]), for
+    /// [`View::with_facts`]: precheck judges one rule on many calls, and the facts it
+    /// reads do not change from one call to the next.
+    pub fn fact_values<'f>(
+        &self,
+        fields: impl Iterator<Item = &'f str>,
+    ) -> Vec<(String, Option<&'a Value>)> {
+        fields
+            .map(|f| (f.to_string(), self.fact_value(f)))
+            .collect()
+    }
+
+    /// This view, answering [`View::fact_value`] for the fields of `facts` from it;
+    /// `facts` must come from [`View::fact_values`] of this view.
+    pub fn with_facts<'b>(self, facts: &'b [(String, Option<&'b Value>)]) -> View<'b>
+    where
+        'a: 'b,
+    {
+        View {
+            store: self.store,
+            kept: self.kept,
+            facts,
         }
     }
 
@@ -348,6 +380,9 @@ impl<'a> View<'a> {
     /// that statement gives no whole value: a fact of a field above it whose value does
     /// not hold it, or a fact of a field below it, which states only a part.
     pub fn fact_value(&self, field: &str) -> Option<&'a Value> {
+        if let Some((_, value)) = self.facts.iter().find(|(f, _)| f == field) {
+            return *value;
+        }
         let store = self.store;
         let pos = self.newest_fact(field)?;
         let Kind::Fact(f) = &store.get(pos)?.kind else {
@@ -605,14 +640,21 @@ pub fn elements_met(
 
 /// The code `check` gives the policy at `pos` for `action` (a firing-table row or
 /// `type-mismatch`), or `None` when it says nothing; like [`judge_policy`] without
-/// building the message. The caller has checked that the policy scopes to the tool.
+/// building the message, in the two views given: the full one and the agent's under
+/// `compaction`, as [`View::full`] and [`View::agent`] make them (with
+/// [`View::with_facts`] or not). The caller has checked that the policy scopes to the
+/// tool.
 pub fn policy_code(
-    store: &Store,
     compaction: &Compaction,
+    full: View<'_>,
+    agent: View<'_>,
     action: &Action,
     pos: usize,
 ) -> Option<Code> {
-    PolicyCtx::at(store, compaction, action, pos)?.code()
+    let mut ctx = PolicyCtx::at(full.store, compaction, action, pos)?;
+    ctx.full = full;
+    ctx.agent = agent;
+    ctx.code()
 }
 
 /// The finding `check` reports for the policy at `pos` and `action`, worded as `check`

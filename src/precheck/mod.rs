@@ -129,6 +129,10 @@ pub struct PolicyScan<'a> {
     probes: BTreeMap<String, Probe>,
     full: View<'a>,
     agent: View<'a>,
+    /// The value of each field the rule reads in each view, looked up once for the
+    /// many calls judged ([`View::with_facts`]).
+    full_facts: Vec<(String, Option<&'a Value>)>,
+    agent_facts: Vec<(String, Option<&'a Value>)>,
 }
 
 impl<'a> PolicyScan<'a> {
@@ -141,8 +145,12 @@ impl<'a> PolicyScan<'a> {
         let full = View::full(store);
         let agent = View::agent(store, compaction);
         let mut probes = probes(&policy.predicate);
-        for (field, probe) in &mut probes {
-            probe.fact = full.fact_value(field).is_some() || agent.fact_value(field).is_some();
+        let full_facts = full.fact_values(probes.keys().map(String::as_str));
+        let agent_facts = agent.fact_values(probes.keys().map(String::as_str));
+        for ((probe, (_, full)), (_, agent)) in
+            probes.values_mut().zip(&full_facts).zip(&agent_facts)
+        {
+            probe.fact = full.is_some() || agent.is_some();
         }
         Some(PolicyScan {
             store,
@@ -153,6 +161,8 @@ impl<'a> PolicyScan<'a> {
             probes,
             full,
             agent,
+            full_facts,
+            agent_facts,
         })
     }
 
@@ -214,7 +224,9 @@ impl<'a> PolicyScan<'a> {
 
     /// What `action` shows about this policy under the compaction, if anything.
     fn seen(&self, action: &Action) -> Option<Seen> {
-        let code = gate::policy_code(self.store, self.compaction, action, self.pos)?;
+        let full = self.full.with_facts(&self.full_facts);
+        let agent = self.agent.with_facts(&self.agent_facts);
+        let code = gate::policy_code(self.compaction, full, agent, action, self.pos)?;
         match code.severity() {
             Severity::Block => Some(Seen::Block(code)),
             Severity::Note => None,
@@ -222,7 +234,7 @@ impl<'a> PolicyScan<'a> {
                 // With nothing dropped both views are the full one: `check` fails closed
                 // there when the full records cannot evaluate the rule, or leave a
                 // restrictive one UNKNOWN.
-                let whatever = match gate::policy_truth(self.store, self.full, action, self.pos) {
+                let whatever = match gate::policy_truth(self.store, full, action, self.pos) {
                     None => true,
                     Some(Tri::Unknown) => self.policy.effect.is_restrictive(),
                     Some(_) => false,
