@@ -251,6 +251,11 @@ impl Schema {
         self.required.iter().map(String::as_str)
     }
 
+    /// Keys `properties` names, in key order.
+    pub fn property_names(&self) -> impl Iterator<Item = &str> {
+        self.properties.keys().map(String::as_str)
+    }
+
     /// The admitted values, when `enum`/`const` make the domain a finite list.
     pub fn finite(&self) -> Option<Vec<Value>> {
         let members = self.members.as_ref()?;

@@ -302,6 +302,42 @@ fn a_call_that_gives_a_part_of_a_field_apart_is_tried() {
     assert!(r.stdout.contains("admits no key `c.part`"), "{}", r.stdout);
 }
 
+#[test]
+fn a_part_given_apart_under_a_key_the_schema_names_is_tried() {
+    // A schema that admits no key but the ones it names may name one with dots below a
+    // read field: `{"a": 1, "a.x": 0}` gives a part of `a` apart, `check` reads `a` as
+    // UNKNOWN (no fact stands in), and the kept allow rule is TRUE in the agent's view on
+    // the stale `b` = 2 alone and UNKNOWN on the full records: BLOCK. Precheck tried only
+    // `a.part`, which the schema rules out, and passed.
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}}"#;
+    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
+    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
+    let a = r#"{"id":"f4","seq":4,"kind":"fact","field":"a","value":1}"#;
+    let path = s.file(
+        "in.json",
+        store(&[rule, old, new, a, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    );
+    let named = r#"{"type":"object","properties":{"a":{"const":1},"a.x":{"type":"integer"}},"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(named)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    assert_eq!(action, r#"{"a.x":0}"#);
+    let check = check_witness(&path, action);
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
+        "{}",
+        check.stdout
+    );
+    // Without that key the schema admits no part apart, and every call it admits gives
+    // `a` = 1: nothing to block.
+    let closed = r#"{"type":"object","properties":{"a":{"const":1}},"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(closed)), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);

@@ -236,8 +236,10 @@ impl Calls {
                         Choice::Give(v) => holds_dotted(v),
                         // The part's key spells no field another way: the key's value
                         // beside it holds neither the part nor a key with dots, and no
-                        // read key lies below a key read whole.
-                        Choice::Absent | Choice::Apart { .. } => false,
+                        // read key lies below a key read whole. A value the schema
+                        // gives the part may hold keys with dots of its own.
+                        Choice::Apart { value, .. } => holds_dotted(value),
+                        Choice::Absent => false,
                     })
             });
         Calls {
@@ -388,7 +390,7 @@ pub(super) fn object_space(
         if child
             .whole
             .is_some_and(|(_, probe)| slot.required || probe.fact)
-            && let Some(apart) = apart(schema, key, slot.required, &options)?
+            && let Some(apart) = apart(schema, key, slot.required, &options, children)?
         {
             options.push(apart);
         }
@@ -413,49 +415,68 @@ pub(super) fn object_space(
 }
 
 /// The choice that gives a part of the field read as `key` spelt apart from it, where
-/// `schema` (of the object holding `key`) admits such a key: `{key}.part` with some
-/// value it admits, beside `key` set where it is required, to the first value of
-/// `options` that `check` takes beside that key: not a string or an array (a key with
-/// dots through one gives the field two ways, `action::one_spelling`), nor an object
-/// holding `part` or a key with dots. No read key is `{key}.part`: a predicate reading both `c` and
-/// `c.part` reads `c` whole and through it, which precheck leaves undecided. A schema
-/// that requires `{key}.part` has every call give it already.
+/// `schema` (of the object holding `key`) admits such a key: `{key}.part`, else the
+/// first key `properties` names that starts with `{key}.` (a schema that admits no
+/// other key may still name one, `{"a.x": ...}` beside `a`), with some value it admits,
+/// beside `key` set where it is required, to the first value of `options` that `check`
+/// takes beside that key: not a string or an array (a key with dots through one gives
+/// the field two ways, `action::one_spelling`), nor an object holding the part or a key
+/// with dots. No read key is such a key: a predicate reading both `c` and `c.part`
+/// reads `c` whole and through it, which precheck leaves undecided, and a key another
+/// field is read at (`children`) is left to it. A schema that requires such a key has
+/// every call give it already.
 fn apart(
     schema: &Schema,
     key: &str,
     required: bool,
     options: &[Choice],
+    children: &BTreeMap<String, Reads<'_>>,
 ) -> Result<Option<Choice>, Undecided> {
-    let apart = format!("{key}.part");
-    if schema.required().any(|k| k == apart) {
+    let prefix = format!("{key}.");
+    if schema.required().any(|k| k.starts_with(&prefix)) {
         return Ok(None);
     }
-    let whole = if required {
-        let beside = options.iter().find_map(|choice| match choice {
-            Choice::Give(v) => match v {
-                Value::String(_) | Value::Array(_) => None,
-                Value::Object(o) if o.contains_key("part") || crate::action::has_dotted_key(o) => {
-                    None
-                }
-                v => Some(v.clone()),
-            },
-            _ => None,
-        });
-        match beside {
-            Some(v) => Some(v),
-            None => return Ok(None),
+    let declared = schema
+        .property_names()
+        .filter(|k| k.starts_with(&prefix))
+        .map(str::to_string);
+    let candidates = std::iter::once(format!("{key}.part")).chain(declared);
+    for apart in candidates {
+        if children.contains_key(&apart) {
+            continue;
         }
-    } else {
-        None
-    };
-    let Some(value) = schema.slot(&apart).schema.sample()? else {
-        return Ok(None);
-    };
-    Ok(Some(Choice::Apart {
-        whole,
-        apart,
-        value,
-    }))
+        let Some(value) = schema.slot(&apart).schema.sample()? else {
+            continue;
+        };
+        let part = apart.get(prefix.len()..).unwrap_or_default();
+        let whole = if required {
+            let beside = options.iter().find_map(|choice| match choice {
+                Choice::Give(v) => match v {
+                    Value::String(_) | Value::Array(_) => None,
+                    Value::Object(o)
+                        if crate::action::field_in(o, part).is_some()
+                            || crate::action::has_dotted_key(o) =>
+                    {
+                        None
+                    }
+                    v => Some(v.clone()),
+                },
+                _ => None,
+            });
+            match beside {
+                Some(v) => Some(v),
+                None => continue,
+            }
+        } else {
+            None
+        };
+        return Ok(Some(Choice::Apart {
+            whole,
+            apart,
+            value,
+        }));
+    }
+    Ok(None)
 }
 
 /// The values a key can hold, as far as the reads below it can tell them apart.
