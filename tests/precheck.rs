@@ -338,6 +338,43 @@ fn a_part_given_apart_under_a_key_the_schema_names_is_tried() {
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
 
+#[test]
+fn a_string_on_a_read_field_s_way_under_a_key_with_dots_is_tried() {
+    // `{"a.b": ""}` reaches `a.b.c` only through a string: `check` reads the field as
+    // UNKNOWN (the tool may read into the string; no fact stands in), and the kept allow
+    // rule is TRUE in the agent's view on the stale `b` = 2 alone and UNKNOWN on the full
+    // records: BLOCK. The schema admits no `a.b.c` key and no `a`, so precheck tried only
+    // calls that leave the field to its fact, and passed.
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a.b.c","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}}"#;
+    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
+    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
+    let c = r#"{"id":"f4","seq":4,"kind":"fact","field":"a.b.c","value":1}"#;
+    let path = s.file(
+        "in.json",
+        store(&[rule, old, new, c, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    );
+    let string =
+        r#"{"type":"object","properties":{"a.b":{"type":"string"}},"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(string)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    assert_eq!(action, r#"{"a.b":""}"#);
+    let check = check_witness(&path, action);
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
+        "{}",
+        check.stdout
+    );
+    // A number there holds nothing: every call leaves `a.b.c` to its fact, 1.
+    let number =
+        r#"{"type":"object","properties":{"a.b":{"type":"integer"}},"additionalProperties":false}"#;
+    let r = precheck(&s, &path, Some(&tool(number)), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);

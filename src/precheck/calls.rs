@@ -200,6 +200,30 @@ impl Calls {
                     .filter(|path| path.len() == 1 || path.len() == cut || schema.may_have(path))
                     .collect()
             };
+            // A call that gives an array or a string on the field's way (`{"a.b": ""}`
+            // for `a.b.c`) leaves it UNKNOWN, with no fact standing in
+            // (`action::elements_on_path`): a class of its own where a fact gives the
+            // field (without one, a call that leaves the field out is that class, where
+            // one can). Where no spelling above passes a key that may hold one, the
+            // spellings that do are tried too (the node where one may stand gets that
+            // value, `values`).
+            let meets = |path: &Vec<&str>| {
+                (1..path.len()).any(|n| {
+                    path.get(..n)
+                        .is_some_and(|p| schema.may_hold_array(p) || schema.may_hold_string(p))
+                })
+            };
+            let mut paths = paths;
+            if (probe.fact || !domain.may_leave_unset(field)) && !paths.iter().any(meets) {
+                let all = crate::action::spellings(field).ok_or_else(|| {
+                    Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
+                })?;
+                let more: Vec<Vec<&str>> = all
+                    .into_iter()
+                    .filter(|path| meets(path) && !paths.contains(path))
+                    .collect();
+                paths.extend(more);
+            }
             for path in &paths {
                 root.insert(path, field, probe);
             }
