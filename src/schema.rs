@@ -251,6 +251,16 @@ impl Schema {
         self.required.iter().map(String::as_str)
     }
 
+    /// Does an admitted value require the last key of the nested `path` in the object at
+    /// the path before it? (`["a", "b"]`: `a`'s schema requires `b`.)
+    pub fn requires_at(&self, path: &[&str]) -> bool {
+        match path {
+            [] => false,
+            [key] => self.required.contains(*key),
+            [first, rest @ ..] => self.slot(first).schema.requires_at(rest),
+        }
+    }
+
     /// Keys `properties` names, in key order.
     pub fn property_names(&self) -> impl Iterator<Item = &str> {
         self.properties.keys().map(String::as_str)

@@ -375,6 +375,53 @@ fn a_string_on_a_read_field_s_way_under_a_key_with_dots_is_tried() {
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
 
+#[test]
+fn a_required_key_on_a_read_field_s_way_is_not_left_to_one_sampled_value() {
+    // The schema requires `a.b`, which `a.b.c` passes through: precheck filled it, as a
+    // key nobody reads, with `""`, so every call it tried met a string on the field's way
+    // (`check` reads the field as UNKNOWN there) and the rule failed closed whatever was
+    // kept: PASS, with a note that the schema rules the rule out. `check` blocks
+    // `{"a.b": {"c": 101}}`, and the witness, which the schema admits.
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"a.b.c","op":"gt","value":100}}"#;
+    let path = s.file("in.json", store(&[rule, CHAT], &["c9"]).as_bytes());
+    let r = precheck(
+        &s,
+        &path,
+        Some(&tool(r#"{"type":"object","required":["a.b"]}"#)),
+        &[],
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    assert_eq!(action, r#"{"a.b":{},"a.b.c":101}"#);
+    let check = check_witness(&path, action);
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-binding-constraint) exit 1",
+        "{}",
+        check.stdout
+    );
+    // A required `a.b` that is a string or a number: no call sets the field, and one
+    // that holds a number leaves it to its fact, which the compaction dropped (not the
+    // sampled `""` alone).
+    let fact = r#"{"id":"f2","seq":2,"kind":"fact","field":"a.b.c","value":500}"#;
+    let path = s.file("fact.json", store(&[rule, fact, CHAT], &["c9"]).as_bytes());
+    let r = precheck(
+        &s,
+        &path,
+        Some(&tool(
+            r#"{"type":"object","properties":{"a.b":{"type":["string","integer"]}},"required":["a.b"],"additionalProperties":false}"#,
+        )),
+        &[],
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    let check = check_witness(&path, action);
+    assert_eq!(check.code, 1, "{action}\n{}", check.stdout);
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);

@@ -224,6 +224,33 @@ impl Calls {
                     .collect();
                 paths.extend(more);
             }
+            // A key on the field's way that the schema requires (`a.b` for `a.b.c`) is
+            // in every call. Left to the required keys nobody reads, it would get one
+            // sampled value (`""`, through which the field resolves to nothing) and the
+            // field none of the values a call may give it there: the spellings through
+            // it are tried too, so that it is a node of the field's reads. (A field of
+            // more than `MAX_SPELLING_DOTS` dots is left with the spellings above.)
+            if let Some(all) = crate::action::spellings(field) {
+                loop {
+                    let more: Vec<Vec<&str>> = all
+                        .iter()
+                        .filter(|path| {
+                            !paths.contains(path)
+                                && (1..path.len()).any(|n| {
+                                    path.get(..n).is_some_and(|at| {
+                                        schema.requires_at(at)
+                                            && !paths.iter().any(|p| p.starts_with(at))
+                                    })
+                                })
+                        })
+                        .cloned()
+                        .collect();
+                    if more.is_empty() {
+                        break;
+                    }
+                    paths.extend(more);
+                }
+            }
             for path in &paths {
                 root.insert(path, field, probe);
             }
