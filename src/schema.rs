@@ -73,6 +73,10 @@ pub enum Undecided {
     Spellings(String, usize),
     /// Two tool globs too long to tell exactly whether some name matches both.
     Globs(String, String),
+    /// A key the schema requires (the first) that gives a part of a read field (the
+    /// second) apart from it: `check` reads the field only where its value holds that
+    /// part with the key's value, calls precheck does not build.
+    RequiredPart(String, String),
     /// A field of an effect's `match` (the first) whose path an admitted call may give an
     /// array or a string at (the second, a part of the field; the
     /// third, which of the two an admitted call may give there, one or both in order):
@@ -108,6 +112,12 @@ impl Undecided {
                 clean(at),
                 what.iter().map(|w| w.a()).collect::<Vec<_>>().join(" or "),
                 clean(f)
+            ),
+            Undecided::RequiredPart(key, field) => format!(
+                "the schema requires `{}`, which gives a part of the field `{}` apart from it, and precheck does not build the calls whose `{}` holds that part with the same value",
+                clean(key),
+                clean(field),
+                clean(field)
             ),
             Undecided::Globs(a, b) => format!(
                 "the globs {} and {} are too long to tell whether some tool name matches both",

@@ -422,6 +422,34 @@ fn a_required_key_on_a_read_field_s_way_is_not_left_to_one_sampled_value() {
     assert_eq!(check.code, 1, "{action}\n{}", check.stdout);
 }
 
+#[test]
+fn a_required_key_that_gives_a_part_of_a_read_field_apart_is_not_passed() {
+    // Every call of this schema has `a.x`, which gives a part of `a` apart: `check`
+    // reads `a` only from a call whose `a` holds `x` with the same value, and blocks
+    // `{"a": {"x": ""}, "a.x": ""}` on the dropped rule. precheck filled `a.x` with one
+    // sampled value beside `a`'s classes, none of which held it, read the rule as
+    // failing closed for every call, and passed, saying the schema rules it out.
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"a","op":"ne","value":5}}"#;
+    let path = s.file("in.json", store(&[rule, CHAT], &["c9"]).as_bytes());
+    let check = check_witness(&path, r#"{"a":{"x":""},"a.x":""}"#);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    for schema in [
+        r#"{"type":"object","required":["a.x"]}"#,
+        // A part further below it.
+        r#"{"type":"object","properties":{"a":{"type":"object"}},"required":["a.x.y"]}"#,
+    ] {
+        let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+        assert_eq!(r.code, 1, "{schema}\n{}", r.stdout);
+        assert!(
+            r.stdout
+                .contains("precheck could not decide, because the schema requires"),
+            "{}",
+            r.stdout
+        );
+    }
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);

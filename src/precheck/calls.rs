@@ -459,10 +459,38 @@ pub(super) fn object_space(
             None => return Ok(None),
         }
     }
+    // A required key nobody reads that gives a part of a read field apart (`a.x` for
+    // `a`, or for `a.b` read through `a`): every call has it, and `check` reads the
+    // field only where its value holds that part with the key's value, a class one
+    // sampled value beside the field's classes leaves out. Not split here.
+    for key in base.keys() {
+        for (read, child) in children {
+            if let Some(rest) = key
+                .strip_prefix(read.as_str())
+                .and_then(|rest| rest.strip_prefix('.'))
+                && let Some(field) = part_of_read(child, rest)
+            {
+                return Err(Undecided::RequiredPart(key.clone(), field.to_string()));
+            }
+        }
+    }
     if product(&dims) > budget {
         return Err(Undecided::Bound(budget));
     }
     Ok(Some((base, dims)))
+}
+
+/// The read field that a key `rest` below the node `reads` gives a part of apart: the
+/// node's own field where it is read whole, else one read below a child that `rest`
+/// passes (`b.z` below `a`, whose child `b` is read whole).
+fn part_of_read<'p>(reads: &Reads<'p>, rest: &str) -> Option<&'p str> {
+    if let Some((field, _)) = reads.whole {
+        return Some(field);
+    }
+    reads.children.iter().find_map(|(name, child)| {
+        let below = rest.strip_prefix(name.as_str())?.strip_prefix('.')?;
+        part_of_read(child, below)
+    })
 }
 
 /// The choice that gives a part of the field read as `key` spelt apart from it, where
