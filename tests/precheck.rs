@@ -450,6 +450,37 @@ fn a_required_key_that_gives_a_part_of_a_read_field_apart_is_not_passed() {
     }
 }
 
+#[test]
+fn a_string_on_a_read_field_s_way_beside_another_read_field_is_tried() {
+    // `{"a.b": "", "a": {"x": 1}}` leaves `a.b.c` UNKNOWN (its way meets a string, no
+    // fact stands in) while `a.x` is 1: the kept allow rule is TRUE in the agent's view on
+    // the stale `b` = 2 and UNKNOWN on the full records: BLOCK. precheck tried a string
+    // only at `a`, where it leaves `a.x` UNKNOWN too, and passed.
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a.b.c","op":"eq","value":1},{"all":[{"field":"a.x","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}]}}"#;
+    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
+    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
+    let c = r#"{"id":"f4","seq":4,"kind":"fact","field":"a.b.c","value":1}"#;
+    let path = s.file(
+        "in.json",
+        store(&[rule, old, new, c, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    );
+    let schema = r#"{"type":"object","properties":{"a":{"type":["object","string"],"properties":{"b":{"type":"object","properties":{"c":{"const":1}},"additionalProperties":false},"x":{"type":"integer"}},"additionalProperties":false},"a.b":{"type":"string"}},"additionalProperties":false}"#;
+    let check = check_witness(&path, r#"{"a.b":"","a":{"x":1}}"#);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    let check = check_witness(&path, action);
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
+        "{action}\n{}",
+        check.stdout
+    );
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);

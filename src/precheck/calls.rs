@@ -204,23 +204,34 @@ impl Calls {
             // for `a.b.c`) leaves it UNKNOWN, with no fact standing in
             // (`action::elements_on_path`): a class of its own where a fact gives the
             // field (without one, a call that leaves the field out is that class, where
-            // one can). Where no spelling above passes a key that may hold one, the
-            // spellings that do are tried too (the node where one may stand gets that
-            // value, `values`).
-            let meets = |path: &Vec<&str>| {
-                (1..path.len()).any(|n| {
-                    path.get(..n)
-                        .is_some_and(|p| schema.may_hold_array(p) || schema.may_hold_string(p))
-                })
-            };
+            // one can). A key the spellings above pass inside (`a` for `a.b.c`) gets such
+            // a value (`values`), but one there takes every other field read through it
+            // (`a.x`) too. So unless the field's key spelt whole admits a part given apart
+            // beside every other key (the class, whatever the others hold), the
+            // spellings that pass a key that may hold one elsewhere (`a.b`) are tried too.
             let mut paths = paths;
-            if (probe.fact || !domain.may_leave_unset(field)) && !paths.iter().any(meets) {
+            let beside = probe.fact && apart_admitted(schema, field)?;
+            if (probe.fact || !domain.may_leave_unset(field)) && !beside {
                 let all = crate::action::spellings(field).ok_or_else(|| {
                     Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
                 })?;
+                let inside = |at: &[&str]| {
+                    paths
+                        .iter()
+                        .any(|p| p.len() > at.len() && p.starts_with(at))
+                };
                 let more: Vec<Vec<&str>> = all
-                    .into_iter()
-                    .filter(|path| meets(path) && !paths.contains(path))
+                    .iter()
+                    .filter(|path| {
+                        !paths.contains(path)
+                            && (1..path.len()).any(|n| {
+                                path.get(..n).is_some_and(|at| {
+                                    !inside(at)
+                                        && (schema.may_hold_array(at) || schema.may_hold_string(at))
+                                })
+                            })
+                    })
+                    .cloned()
                     .collect();
                 paths.extend(more);
             }
@@ -478,6 +489,22 @@ pub(super) fn object_space(
         return Err(Undecided::Bound(budget));
     }
     Ok(Some((base, dims)))
+}
+
+/// Does `schema` admit a key that gives a part of `key` apart beside it, as [`apart`]
+/// tries one (`{key}.part`, or a key its `properties` name below `key`)?
+fn apart_admitted(schema: &Schema, key: &str) -> Result<bool, Undecided> {
+    let prefix = format!("{key}.");
+    let declared = schema
+        .property_names()
+        .filter(|k| k.starts_with(&prefix))
+        .map(str::to_string);
+    for apart in std::iter::once(format!("{key}.part")).chain(declared) {
+        if schema.slot(&apart).schema.sample()?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The read field that a key `rest` below the node `reads` gives a part of apart: the
