@@ -481,6 +481,38 @@ fn a_string_on_a_read_field_s_way_beside_another_read_field_is_tried() {
     );
 }
 
+#[test]
+fn a_part_given_apart_under_another_spelling_of_a_read_field_is_tried() {
+    // `{"a.b": {"c.part": 0}}` gives a part of `a.b.c` apart: `check` reads it as UNKNOWN
+    // (no fact stands in), and the kept allow rule, TRUE for every value of the field,
+    // is TRUE in the agent's view on the stale `b` = 2 and UNKNOWN on the full records:
+    // BLOCK. The path `a`, `b`, `c` takes any value, so precheck tried no other spelling,
+    // and neither it nor the key `a.b.c` admits a part apart: PASS.
+    let s = Scratch::new();
+    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a.b.c","op":"eq","value":1},{"field":"a.b.c","op":"ne","value":1},{"field":"b","op":"eq","value":2}]}}"#;
+    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
+    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
+    let c = r#"{"id":"f4","seq":4,"kind":"fact","field":"a.b.c","value":1}"#;
+    let path = s.file(
+        "in.json",
+        store(&[rule, old, new, c, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    );
+    let schema = r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{}},"additionalProperties":false}},"additionalProperties":false},"a.b":{"type":"object"}},"additionalProperties":false}"#;
+    let check = check_witness(&path, r#"{"a.b":{"c.part":0}}"#);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    let r = precheck(&s, &path, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    let check = check_witness(&path, action);
+    assert_eq!(
+        check.verdict_line(),
+        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
+        "{action}\n{}",
+        check.stdout
+    );
+}
+
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
 fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);

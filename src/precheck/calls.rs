@@ -206,9 +206,12 @@ impl Calls {
             // field (without one, a call that leaves the field out is that class, where
             // one can). A key the spellings above pass inside (`a` for `a.b.c`) gets such
             // a value (`values`), but one there takes every other field read through it
-            // (`a.x`) too. So unless the field's key spelt whole admits a part given apart
-            // beside every other key (the class, whatever the others hold), the
-            // spellings that pass a key that may hold one elsewhere (`a.b`) are tried too.
+            // (`a.x`) too. A key of another spelling (`{"a.b": {"c.part": 0}}`) may also
+            // admit a part given apart that no spelling above admits, which leaves the
+            // field UNKNOWN too (`action::part_apart`). So unless the field's key spelt
+            // whole admits a part given apart beside every other key (the class,
+            // whatever the others hold), the spellings that pass a key the schema admits
+            // elsewhere (`a.b`) are tried too.
             let mut paths = paths;
             let beside = probe.fact && apart_admitted(schema, field)?;
             if (probe.fact || !domain.may_leave_unset(field)) && !beside {
@@ -225,10 +228,8 @@ impl Calls {
                     .filter(|path| {
                         !paths.contains(path)
                             && (1..path.len()).any(|n| {
-                                path.get(..n).is_some_and(|at| {
-                                    !inside(at)
-                                        && (schema.may_hold_array(at) || schema.may_hold_string(at))
-                                })
+                                path.get(..n)
+                                    .is_some_and(|at| !inside(at) && schema.may_have(at))
                             })
                     })
                     .cloned()
