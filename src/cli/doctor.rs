@@ -1232,8 +1232,8 @@ fn codex_layers(dir: &Path) -> Vec<&Path> {
 }
 
 /// What the configs Codex reads (the machine's, the user's, each project's
-/// `.codex/config.toml` from the project root down to the start directory, each read
-/// after the one above) say that makes the hook not run (`[features] hooks = false`) or
+/// `.codex/config.toml` from the project root down to the start directory, then the
+/// machine's managed config, each read after the one above) say that makes the hook not run (`[features] hooks = false`) or
 /// the gate count as seen what the model is not sent (`tool_output_token_limit` under
 /// [`codex::OUTPUT_LIMIT_MIN`]).
 fn check_codex_config(dir: &Path, config: &str, user: &toml::Table, f: &mut Findings) {
@@ -1246,17 +1246,26 @@ fn check_codex_config(dir: &Path, config: &str, user: &toml::Table, f: &mut Find
             project.push((path.display().to_string(), table));
         }
     }
-    // The system config is read first, under the user's.
-    let system = Path::new(codex::SYSTEM_DIR).join("config.toml");
-    let system_table = read_optional(&system)
-        .ok()
-        .flatten()
-        .and_then(|t| t.parse::<toml::Table>().ok());
-    let system_name = system.display().to_string();
-    let mut configs: Vec<(&str, &toml::Table)> = Vec::new();
-    configs.extend(system_table.as_ref().map(|t| (system_name.as_str(), t)));
-    configs.push((config, user));
-    configs.extend(project.iter().map(|(name, table)| (name.as_str(), table)));
+    // The machine's: its config read first, under the user's, and its managed config
+    // last, over all the others.
+    let machine = |name: &str| {
+        let path = Path::new(codex::SYSTEM_DIR).join(name);
+        let table = read_optional(&path)
+            .ok()
+            .flatten()
+            .and_then(|t| t.parse::<toml::Table>().ok());
+        table.map(|t| (path.display().to_string(), t))
+    };
+    let (system, managed) = (machine("config.toml"), machine(codex::MANAGED_CONFIG));
+    fn layer((name, table): &(String, toml::Table)) -> (&str, &toml::Table) {
+        (name.as_str(), table)
+    }
+    let configs = codex::config_order(
+        system.as_ref().map(layer),
+        (config, user),
+        project.iter().map(layer),
+        managed.as_ref().map(layer),
+    );
     if let Some((file, key)) = codex::hooks_feature_off(&configs) {
         f.problem(format!(
             "`{file}` sets `{key} = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line"

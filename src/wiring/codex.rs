@@ -246,6 +246,27 @@ pub fn config_hooks(config: &toml::Table) -> Value {
 /// config was skipped without a word, and the tool ran).
 pub const SYSTEM_DIR: &str = "/etc/codex";
 
+/// The machine's managed configuration, this file in [`SYSTEM_DIR`]: Codex 0.171.0 reads
+/// it over every other config (its "legacy managed_config.toml" layer), so its
+/// `[features] hooks = false` turns every hook off (seen: with it, `codex exec` ran the
+/// call the trusted gate denies, without a word).
+pub const MANAGED_CONFIG: &str = "managed_config.toml";
+
+/// The configs Codex reads, lowest precedence first: the machine's `config.toml`, the
+/// user's, each project's from the root down, then the machine's [`MANAGED_CONFIG`].
+pub fn config_order<T>(
+    system: Option<T>,
+    user: T,
+    projects: impl IntoIterator<Item = T>,
+    managed: Option<T>,
+) -> Vec<T> {
+    let mut configs: Vec<T> = system.into_iter().collect();
+    configs.push(user);
+    configs.extend(projects);
+    configs.extend(managed);
+    configs
+}
+
 /// The user config's table that marks the project trusted.
 pub fn project_trust_snippet(project: &str) -> String {
     format!(
@@ -424,5 +445,23 @@ trusted_hash = "sha256:ab"
             hooks_feature_off(&[("u", &on), ("p", &off)]),
             Some(("p", "hooks"))
         );
+    }
+
+    #[test]
+    fn the_machine_s_managed_config_is_read_over_the_others() {
+        let t = |s: &str| s.parse::<toml::Table>().unwrap();
+        let (on, off) = (
+            t("[features]\nhooks = true\n"),
+            t("[features]\nhooks = false\n"),
+        );
+        let configs = config_order(
+            Some(("system", &on)),
+            ("user", &on),
+            [("project", &on)],
+            Some(("managed", &off)),
+        );
+        assert_eq!(hooks_feature_off(&configs), Some(("managed", "hooks")));
+        let configs = config_order(None, ("user", &off), [], Some(("managed", &on)));
+        assert_eq!(hooks_feature_off(&configs), None);
     }
 }
