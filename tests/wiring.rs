@@ -1423,6 +1423,69 @@ fn doctor_finds_claude_code_hooks_turned_off_by_a_variable() {
 }
 
 #[test]
+fn doctor_finds_claude_code_managed_settings_that_take_the_place_of_the_files() {
+    // Claude Code 2.1.197 takes the first source of managed settings that holds any: a
+    // `policyHelper`'s output, then the account's settings cached in
+    // `remote-settings.json` (talking to Anthropic's API), then the files. Seen: with
+    // either saying `allowManagedHooksOnly`, the project's gate never ran, and the tool
+    // did.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    s.assert_doctor_clean("claude-code");
+    let remote = s.home.join(".claude/remote-settings.json");
+    std::fs::create_dir_all(remote.parent().unwrap()).unwrap();
+    let what = "the managed settings Claude Code fetched from your organization's account, which it reads in place of the managed settings files whenever it talks to Anthropic's API with an API key or a Team or Enterprise login";
+    std::fs::write(&remote, r#"{"allowManagedHooksOnly": true}"#).unwrap();
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [format!(
+            "`{}`, {what}, sets `allowManagedHooksOnly`, so Claude Code runs only the hooks in those managed settings, and the hook in `{}` never runs: have the gate's hook added to your organization's managed settings, or that setting removed",
+            remote.display(),
+            s.settings("claude-code").display()
+        )]
+    );
+    std::fs::write(&remote, r#"{"disableAllHooks": true}"#).unwrap();
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [format!(
+            "`{}`, {what}, sets `disableAllHooks` to true, so no hook runs and the tool runs: have that setting removed from your organization's managed settings",
+            remote.display()
+        )]
+    );
+    // What a helper computes doctor cannot tell.
+    std::fs::write(
+        &remote,
+        r#"{"policyHelper": {"path": "/usr/local/bin/policy"}}"#,
+    )
+    .unwrap();
+    let out = s.doctor("claude-code");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("names a `policyHelper`"),
+        "{}",
+        out.stdout
+    );
+    // Empty, or not JSON: Claude Code reads no managed settings from it.
+    for text in ["{}", "not json"] {
+        std::fs::write(&remote, text).unwrap();
+        s.assert_doctor_clean("claude-code");
+    }
+    // In `CLAUDE_CONFIG_DIR` when that is set.
+    let config = s.home.join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("remote-settings.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    let out = s.run_with(
+        &["doctor", "claude-code", "--dir", s.p()],
+        &[("CLAUDE_CONFIG_DIR", config.to_str().unwrap())],
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
 fn doctor_finds_a_codex_hooks_file_codex_cannot_parse() {
     // Codex 0.171.0 warns "failed to parse hooks config", loads no hook from the file and
     // runs the tool: a hook of an unknown type, or a timeout that is not a whole number,

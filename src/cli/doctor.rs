@@ -1010,6 +1010,7 @@ fn check_claude_managed(ours: &[Handler], hooks_off_in: Option<&str>, f: &mut Fi
         }
     }
     let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+    check_claude_remote_managed(ours, &layers, f);
     match claude_code::managed_hooks(&layers) {
         Some(claude_code::Managed::AllOff(file)) => f.problem(format!(
             "`{file}`, Claude Code's managed settings, sets `disableAllHooks` to true, so no hook runs and the tool runs: only whoever manages this machine can remove it"
@@ -1038,6 +1039,51 @@ fn check_claude_managed(ours: &[Handler], hooks_off_in: Option<&str>, f: &mut Fi
                 ));
             }
         }
+    }
+}
+
+/// The managed settings Claude Code takes in place of the files: the ones an
+/// organization's account delivers, cached in [`claude_code::REMOTE_SETTINGS`] (read when
+/// Claude Code talks to Anthropic's own API, which doctor cannot tell, so such a file
+/// counts), and what a `policyHelper` computes, which doctor does not run.
+fn check_claude_remote_managed(ours: &[Handler], files: &[(&str, &Value)], f: &mut Findings) {
+    let path = claude_config_dir().map(|d| d.join(claude_code::REMOTE_SETTINGS));
+    let remote = path
+        .as_ref()
+        .and_then(|p| read_optional(p).ok().flatten())
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()));
+    let name = path.map(|p| p.display().to_string()).unwrap_or_default();
+    let remote: Vec<(&str, &Value)> = remote.iter().map(|v| (name.as_str(), v)).collect();
+    for tier in [files, &remote[..]] {
+        if let Some(file) = claude_code::policy_helper(tier) {
+            f.unsure = Some(format!(
+                "`{file}`, Claude Code's managed settings, names a `policyHelper`, a program Claude Code runs as it starts and whose `managedSettings` it then takes as its managed settings in place of these, which doctor does not run: run it, and check that its `managedSettings` set neither `disableAllHooks` nor `allowManagedHooksOnly` (nor `strictPluginOnlyCustomization` covering hooks)"
+            ));
+        }
+    }
+    let what = "the managed settings Claude Code fetched from your organization's account, which it reads in place of the managed settings files whenever it talks to Anthropic's API with an API key or a Team or Enterprise login";
+    match claude_code::managed_hooks(&remote) {
+        Some(claude_code::Managed::AllOff(file)) => f.problem(format!(
+            "`{file}`, {what}, sets `disableAllHooks` to true, so no hook runs and the tool runs: have that setting removed from your organization's managed settings"
+        )),
+        Some(claude_code::Managed::ManagedOnly(key, file)) => {
+            for h in ours {
+                f.problem(format!(
+                    "`{file}`, {what}, sets `{key}`, so Claude Code runs only the hooks in those managed settings, and the hook in `{}` never runs: have the gate's hook added to your organization's managed settings, or that setting removed",
+                    h.file
+                ));
+            }
+        }
+        None => {}
+    }
+}
+
+/// Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn claude_config_dir() -> Option<PathBuf> {
+    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => Some(PathBuf::from(d)),
+        None => Some(home()?.join(".claude")),
     }
 }
 

@@ -1114,6 +1114,27 @@ pub const MANAGED_DIR: &str = if cfg!(target_os = "macos") {
     "/etc/claude-code"
 };
 
+/// The cache, in Claude Code's config folder, of the managed settings an organization's
+/// account delivers. Claude Code (2.1.197) takes the first source of managed settings
+/// that holds any: what a [`policy_helper`] computes, then this file (read at start-up
+/// whenever it talks to Anthropic's own API with an API key, or a Team or Enterprise
+/// login), then the managed settings files, which it then leaves unread. Seen with
+/// 2.1.197: `{"allowManagedHooksOnly": true}` here, and the project's gate never ran.
+pub const REMOTE_SETTINGS: &str = "remote-settings.json";
+
+/// The file, of the managed settings' `layers`, that names a `policyHelper`: a program
+/// Claude Code (2.1.197) runs as it starts, whose `managedSettings` then are its managed
+/// settings, in place of every file (seen: a helper that printed `{"managedSettings":
+/// {"allowManagedHooksOnly": true}}` kept the project's gate from running, and the tool
+/// ran). `None` when none names one.
+pub fn policy_helper<'a>(layers: &[(&'a str, &Value)]) -> Option<&'a str> {
+    layers.iter().rev().find_map(|(file, v)| {
+        v.get("policyHelper")
+            .filter(|h| !h.is_null())
+            .map(|_| *file)
+    })
+}
+
 /// What the managed settings do to hooks in the other settings files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Managed {
