@@ -1077,6 +1077,19 @@ fn check_claude_remote_managed(ours: &[Handler], files: &[(&str, &Value)], f: &m
         }
         None => {}
     }
+    // The managed files go unread, the gate's hook in them too.
+    if let Some((name, _)) = remote.first() {
+        let managed = claude_managed_files();
+        for h in ours
+            .iter()
+            .filter(|h| managed.iter().any(|m| m.display().to_string() == h.file))
+        {
+            f.problem(format!(
+                "`{name}` holds {what}, so the hook in `{}` never runs: have the gate's hook added to your organization's managed settings",
+                h.file
+            ));
+        }
+    }
 }
 
 /// Claude Code's config folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`.
