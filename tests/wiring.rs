@@ -2039,6 +2039,36 @@ fn doctor_finds_codex_hooks_turned_off_as_a_feature() {
 }
 
 #[test]
+fn doctor_reads_no_codex_project_config_in_a_project_codex_does_not_trust() {
+    // Codex 0.171.0 reads no `.codex/config.toml` of an untrusted project: with the gate
+    // in the user's folder, the user's `[features] hooks = false` held though the
+    // project's config said `true`, and the tool ran; doctor said ok.
+    let s = Sandbox::new();
+    let out = s.run(&["init", "codex", "--dir", s.home.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    s.trust("codex", &out.stdout);
+    let user = s.home.join(".codex/config.toml");
+    let trusted = std::fs::read_to_string(&user).unwrap();
+    assert!(!trusted.contains(s.p()), "{trusted}");
+    assert_eq!(s.doctor("codex").code, 0);
+    std::fs::write(&user, format!("{trusted}\n[features]\nhooks = false\n")).unwrap();
+    let project = s.project.join(".codex/config.toml");
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    std::fs::write(&project, "[features]\nhooks = true\n").unwrap();
+    assert_eq!(
+        findings(&s.doctor("codex")),
+        [format!(
+            "`{}` sets `hooks = false` under `[features]`, so Codex runs no hook at all and the tool runs: remove that line",
+            user.display()
+        )]
+    );
+    // Nor its `false` (seen: the gate in the user's folder denied the call).
+    std::fs::write(&user, &trusted).unwrap();
+    std::fs::write(&project, "[features]\nhooks = false\n").unwrap();
+    assert_eq!(s.doctor("codex").code, 0);
+}
+
+#[test]
 fn doctor_finds_a_codex_output_limit_under_what_the_gate_counts_as_seen() {
     // Codex stores a code cell's output whole and cuts it only as it sends it, to about
     // 1.2 times `tool_output_token_limit` tokens: the gate counts the first 2,400 bytes

@@ -1291,13 +1291,18 @@ fn codex_layers(dir: &Path) -> Vec<&Path> {
 }
 
 /// What the configs Codex reads (the machine's, the user's, each project's
-/// `.codex/config.toml` from the project root down to the start directory, then the
+/// `.codex/config.toml` from the project root down to the start directory when the
+/// project is trusted, then the
 /// machine's managed config, each read after the one above) say that makes the hook not run (`[features] hooks = false`) or
 /// the gate count as seen what the model is not sent (`tool_output_token_limit` under
 /// [`codex::OUTPUT_LIMIT_MIN`]).
 fn check_codex_config(dir: &Path, config: &str, user: &toml::Table, f: &mut Findings) {
     let mut project = Vec::new();
-    for layer in codex_layers(dir) {
+    // Codex reads no project config in a project it does not trust (seen with 0.171.0:
+    // `[features] hooks = true` there did not undo the user's `false`, and the tool ran).
+    let root = codex_project_root(dir).display().to_string();
+    let trusted = codex::project_trust(user, &root).as_deref() == Some("trusted");
+    for layer in codex_layers(dir).into_iter().filter(|_| trusted) {
         let path = layer.join(".codex/config.toml");
         if let Ok(Some(text)) = read_optional(&path)
             && let Ok(table) = text.parse::<toml::Table>()
