@@ -2069,6 +2069,48 @@ fn doctor_reads_no_codex_project_config_in_a_project_codex_does_not_trust() {
 }
 
 #[test]
+fn doctor_names_a_hook_in_a_linked_codex_home_as_codex_does() {
+    // Codex 0.171.0 resolves the links in `CODEX_HOME` and keys the trust of the hooks
+    // there by the resolved path: a hook trusted under the link's path was skipped, and
+    // the tool ran, while doctor said ok.
+    let s = Sandbox::new();
+    let x = s.home.join("x");
+    let real = x.join(".codex");
+    std::fs::create_dir_all(&real).unwrap();
+    let link = s.home.join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let vars = [("CODEX_HOME", link.to_str().unwrap())];
+    let out = s.run_with(&["init", "codex", "--dir", x.to_str().unwrap()], &vars);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let lines: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("[projects."))
+        .take_while(|l| !l.starts_with("check the wiring"))
+        .collect();
+    let trust = lines.join("\n");
+    let real_key = format!("{}/hooks.json:pre_tool_use:0:0", real.display());
+    assert!(trust.contains(&real_key), "{trust}");
+    let doctor = || s.run_with(&["doctor", "codex", "--dir", s.p()], &vars);
+    std::fs::write(link.join("config.toml"), &trust).unwrap();
+    assert_eq!(doctor().code, 0, "{}", doctor().stdout);
+    let link_key = format!("{}/hooks.json:pre_tool_use:0:0", link.display());
+    std::fs::write(
+        link.join("config.toml"),
+        trust.replace(&real_key, &link_key),
+    )
+    .unwrap();
+    let out = doctor();
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains(&format!("the hook `{real_key}` is not trusted")),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn doctor_finds_a_codex_output_limit_under_what_the_gate_counts_as_seen() {
     // Codex stores a code cell's output whole and cuts it only as it sends it, to about
     // 1.2 times `tool_output_token_limit` tokens: the gate counts the first 2,400 bytes

@@ -169,11 +169,14 @@ pub(super) fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// `$CODEX_HOME`, else `~/.codex`.
+/// `$CODEX_HOME` with its links resolved, as Codex 0.171.0 resolves it (it names the
+/// hooks there, in their trust keys, by that path: seen, a hook trusted under the
+/// link's path was skipped and the tool ran), else `~/.codex` as written (Codex resolves
+/// no link in that one). A `CODEX_HOME` that does not resolve is kept as written.
 pub(super) fn codex_home() -> Option<PathBuf> {
     std::env::var_os("CODEX_HOME")
         .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
+        .map(|h| std::fs::canonicalize(&h).unwrap_or_else(|_| PathBuf::from(h)))
         .or_else(|| home().map(|h| h.join(".codex")))
 }
 
