@@ -3154,6 +3154,39 @@ fn init_gemini_cli_says_skip_trust_does_not_trust_the_folder_for_hooks() {
 }
 
 #[test]
+fn doctor_finds_the_codex_project_root_by_the_markers_the_user_config_gives() {
+    // Codex 0.171.0 finds the project root by `project_root_markers` (`.git` by
+    // default): with `project_root_markers = []` in the user config, started below the
+    // repository's root, it read none of the root's `.codex` hooks, and the tool ran,
+    // while doctor said ok.
+    let s = Sandbox::new();
+    s.wired("codex");
+    std::fs::create_dir(s.project.join(".git")).unwrap();
+    let sub = s.project.join("src");
+    std::fs::create_dir(&sub).unwrap();
+    let sub = sub.to_str().unwrap();
+    assert_eq!(s.doctor_in("codex", sub).code, 0);
+    let user = s.home.join(".codex/config.toml");
+    let trusted = std::fs::read_to_string(&user).unwrap();
+    std::fs::write(&user, format!("project_root_markers = []\n{trusted}")).unwrap();
+    let out = s.doctor_in("codex", sub);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("is not read when Codex starts in"),
+        "{}",
+        out.stdout
+    );
+    // Another marker that the project holds makes it the root again.
+    std::fs::write(
+        &user,
+        format!("project_root_markers = [\".hg\"]\n{trusted}"),
+    )
+    .unwrap();
+    std::fs::create_dir(s.project.join(".hg")).unwrap();
+    assert_eq!(s.doctor_in("codex", sub).code, 0);
+}
+
+#[test]
 fn doctor_finds_a_harness_started_below_the_configured_directory() {
     // Observed: Claude Code 2.1.197 (with and without a git repository), Codex 0.171.0
     // (no `.git`) and Gemini CLI 0.61.0 started in a subdirectory load no hook of the
@@ -3166,7 +3199,7 @@ fn doctor_finds_a_harness_started_below_the_configured_directory() {
         ),
         (
             "codex",
-            "`.codex/hooks.json` and `.codex/config.toml` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
+            "`.codex/hooks.json` and `.codex/config.toml` only from the project root (the nearest directory above with `.git`, or with a name `project_root_markers` gives instead, else the start directory) down to the start directory",
             ".codex",
         ),
         (

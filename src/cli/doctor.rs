@@ -346,7 +346,7 @@ fn doctor(
                     ".claude",
                 ),
                 Harness::Codex => (
-                    "`.codex/hooks.json` and `.codex/config.toml` only from the project root (the nearest directory above with `.git`, else the start directory) down to the start directory",
+                    "`.codex/hooks.json` and `.codex/config.toml` only from the project root (the nearest directory above with `.git`, or with a name `project_root_markers` gives instead, else the start directory) down to the start directory",
                     ".codex",
                 ),
                 Harness::GeminiCli => (

@@ -590,11 +590,42 @@ fn codex_trust_lines(
     Ok(lines)
 }
 
-/// Codex's project root: the nearest directory from `dir` up that holds `.git`, else
-/// `dir` itself. Its `.codex` folders from there down to `dir` are read.
+/// Codex's project root: the nearest directory from `dir` up that holds one of its
+/// project root markers (see [`codex_root_markers`]), else `dir` itself. Its `.codex`
+/// folders from there down to `dir` are read.
 pub(super) fn codex_project_root(dir: &Path) -> PathBuf {
+    let markers = codex_root_markers();
     dir.ancestors()
-        .find(|a| a.join(".git").exists())
+        .find(|a| markers.iter().any(|m| a.join(m).exists()))
         .unwrap_or(dir)
         .to_path_buf()
+}
+
+/// The names Codex (0.171.0) finds a project's root by: `project_root_markers` as the
+/// last of the machine's config, the user's and the machine's managed config that sets
+/// it gives them, else `.git`. An empty list makes the start directory the root (seen:
+/// with `project_root_markers = []`, Codex started below the repository's root read
+/// none of its `.codex` hooks, and the tool ran).
+fn codex_root_markers() -> Vec<String> {
+    let system = Path::new(codex::SYSTEM_DIR);
+    let files = [
+        Some(system.join("config.toml")),
+        codex_home().map(|h| h.join("config.toml")),
+        Some(system.join(codex::MANAGED_CONFIG)),
+    ];
+    let mut markers = vec![".git".to_string()];
+    for file in files.into_iter().flatten() {
+        let set = read_optional(&file)
+            .ok()
+            .flatten()
+            .and_then(|t| t.parse::<toml::Table>().ok())
+            .and_then(|t| t.get("project_root_markers").cloned());
+        if let Some(toml::Value::Array(names)) = set {
+            markers = names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect();
+        }
+    }
+    markers
 }
