@@ -310,27 +310,14 @@ fn a_part_given_apart_under_a_key_the_schema_names_is_tried() {
     // the stale `b` = 2 alone and UNKNOWN on the full records: BLOCK. Precheck tried only
     // `a.part`, which the schema rules out, and passed.
     let s = Scratch::new();
-    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}}"#;
-    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
-    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
-    let a = r#"{"id":"f4","seq":4,"kind":"fact","field":"a","value":1}"#;
-    let path = s.file(
-        "in.json",
-        store(&[rule, old, new, a, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    let path = stale_permit(
+        &s,
+        r#"{"any":[{"field":"a","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}"#,
+        "a",
     );
     let named = r#"{"type":"object","properties":{"a":{"const":1},"a.x":{"type":"integer"}},"additionalProperties":false}"#;
     let r = precheck(&s, &path, Some(&tool(named)), &[]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    let witness = r.labelled("witness");
-    let action = witness[0].strip_prefix("refunds.create ").unwrap();
-    assert_eq!(action, r#"{"a.x":0}"#);
-    let check = check_witness(&path, action);
-    assert_eq!(
-        check.verdict_line(),
-        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
-        "{}",
-        check.stdout
-    );
+    assert_eq!(witness_blocks(&path, &r, STALE_PERMIT), r#"{"a.x":0}"#);
     // Without that key the schema admits no part apart, and every call it admits gives
     // `a` = 1: nothing to block.
     let closed = r#"{"type":"object","properties":{"a":{"const":1}},"additionalProperties":false}"#;
@@ -346,28 +333,15 @@ fn a_string_on_a_read_field_s_way_under_a_key_with_dots_is_tried() {
     // records: BLOCK. The schema admits no `a.b.c` key and no `a`, so precheck tried only
     // calls that leave the field to its fact, and passed.
     let s = Scratch::new();
-    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a.b.c","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}}"#;
-    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
-    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
-    let c = r#"{"id":"f4","seq":4,"kind":"fact","field":"a.b.c","value":1}"#;
-    let path = s.file(
-        "in.json",
-        store(&[rule, old, new, c, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    let path = stale_permit(
+        &s,
+        r#"{"any":[{"field":"a.b.c","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}"#,
+        "a.b.c",
     );
     let string =
         r#"{"type":"object","properties":{"a.b":{"type":"string"}},"additionalProperties":false}"#;
     let r = precheck(&s, &path, Some(&tool(string)), &[]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    let witness = r.labelled("witness");
-    let action = witness[0].strip_prefix("refunds.create ").unwrap();
-    assert_eq!(action, r#"{"a.b":""}"#);
-    let check = check_witness(&path, action);
-    assert_eq!(
-        check.verdict_line(),
-        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
-        "{}",
-        check.stdout
-    );
+    assert_eq!(witness_blocks(&path, &r, STALE_PERMIT), r#"{"a.b":""}"#);
     // A number there holds nothing: every call leaves `a.b.c` to its fact, 1.
     let number =
         r#"{"type":"object","properties":{"a.b":{"type":"integer"}},"additionalProperties":false}"#;
@@ -457,28 +431,16 @@ fn a_string_on_a_read_field_s_way_beside_another_read_field_is_tried() {
     // the stale `b` = 2 and UNKNOWN on the full records: BLOCK. precheck tried a string
     // only at `a`, where it leaves `a.x` UNKNOWN too, and passed.
     let s = Scratch::new();
-    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a.b.c","op":"eq","value":1},{"all":[{"field":"a.x","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}]}}"#;
-    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
-    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
-    let c = r#"{"id":"f4","seq":4,"kind":"fact","field":"a.b.c","value":1}"#;
-    let path = s.file(
-        "in.json",
-        store(&[rule, old, new, c, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    let path = stale_permit(
+        &s,
+        r#"{"any":[{"field":"a.b.c","op":"eq","value":1},{"all":[{"field":"a.x","op":"eq","value":1},{"field":"b","op":"eq","value":2}]}]}"#,
+        "a.b.c",
     );
     let schema = r#"{"type":"object","properties":{"a":{"type":["object","string"],"properties":{"b":{"type":"object","properties":{"c":{"const":1}},"additionalProperties":false},"x":{"type":"integer"}},"additionalProperties":false},"a.b":{"type":"string"}},"additionalProperties":false}"#;
     let check = check_witness(&path, r#"{"a.b":"","a":{"x":1}}"#);
     assert_eq!(check.code, 1, "{}", check.stdout);
     let r = precheck(&s, &path, Some(&tool(schema)), &[]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    let witness = r.labelled("witness");
-    let action = witness[0].strip_prefix("refunds.create ").unwrap();
-    let check = check_witness(&path, action);
-    assert_eq!(
-        check.verdict_line(),
-        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
-        "{action}\n{}",
-        check.stdout
-    );
+    witness_blocks(&path, &r, STALE_PERMIT);
 }
 
 #[test]
@@ -489,28 +451,16 @@ fn a_part_given_apart_under_another_spelling_of_a_read_field_is_tried() {
     // BLOCK. The path `a`, `b`, `c` takes any value, so precheck tried no other spelling,
     // and neither it nor the key `a.b.c` admits a part apart: PASS.
     let s = Scratch::new();
-    let rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{"any":[{"field":"a.b.c","op":"eq","value":1},{"field":"a.b.c","op":"ne","value":1},{"field":"b","op":"eq","value":2}]}}"#;
-    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
-    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
-    let c = r#"{"id":"f4","seq":4,"kind":"fact","field":"a.b.c","value":1}"#;
-    let path = s.file(
-        "in.json",
-        store(&[rule, old, new, c, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    let path = stale_permit(
+        &s,
+        r#"{"any":[{"field":"a.b.c","op":"eq","value":1},{"field":"a.b.c","op":"ne","value":1},{"field":"b","op":"eq","value":2}]}"#,
+        "a.b.c",
     );
     let schema = r#"{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{}},"additionalProperties":false}},"additionalProperties":false},"a.b":{"type":"object"}},"additionalProperties":false}"#;
     let check = check_witness(&path, r#"{"a.b":{"c.part":0}}"#);
     assert_eq!(check.code, 1, "{}", check.stdout);
     let r = precheck(&s, &path, Some(&tool(schema)), &[]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    let witness = r.labelled("witness");
-    let action = witness[0].strip_prefix("refunds.create ").unwrap();
-    let check = check_witness(&path, action);
-    assert_eq!(
-        check.verdict_line(),
-        "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1",
-        "{action}\n{}",
-        check.stdout
-    );
+    witness_blocks(&path, &r, STALE_PERMIT);
 }
 
 /// `check` of the store at `path` on a witness's params, a call of `refunds.create`.
@@ -518,6 +468,37 @@ fn check_witness(path: &str, params: &str) -> Run {
     let action = format!(r#"{{"tool":"refunds.create","params":{params}}}"#);
     run(&["check", path, "--action", &action], None)
 }
+
+/// A store whose kept allow rule on `refunds.create` reads `predicate`, beside `b eq 2`
+/// somewhere in it, with `b`'s newest fact (3) dropped, so that the agent still sees
+/// `b` = 2, and a kept fact `field` = 1. Where a call leaves the rule's other field
+/// UNKNOWN with no fact standing in, the agent's view is TRUE on the stale `b` and the
+/// full records UNKNOWN: `check` blocks (`dropped-superseder-stale-permit`).
+fn stale_permit(s: &Scratch, predicate: &str, field: &str) -> String {
+    let rule = format!(
+        r#"{{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"allow","predicate":{predicate}}}"#
+    );
+    let old = r#"{"id":"f2","seq":2,"kind":"fact","field":"b","value":2}"#;
+    let new = r#"{"id":"f3","seq":3,"kind":"fact","field":"b","value":3}"#;
+    let fact = format!(r#"{{"id":"f4","seq":4,"kind":"fact","field":"{field}","value":1}}"#);
+    s.file(
+        "in.json",
+        store(&[&rule, old, new, &fact, CHAT], &["p1", "f2", "f4", "c9"]).as_bytes(),
+    )
+}
+
+/// Asserts that precheck's run `r` blocks and that `check` blocks its first witness
+/// (on the store at `path`) with `verdict`; returns that witness's params.
+fn witness_blocks(path: &str, r: &Run, verdict: &str) -> String {
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let witness = r.labelled("witness");
+    let action = witness[0].strip_prefix("refunds.create ").unwrap();
+    let check = check_witness(path, action);
+    assert_eq!(check.verdict_line(), verdict, "{action}\n{}", check.stdout);
+    action.to_string()
+}
+
+const STALE_PERMIT: &str = "verdict   : BLOCK (dropped-superseder-stale-permit) exit 1";
 
 #[test]
 fn a_dotted_effect_key_is_tried_through_the_nested_object_the_schema_admits() {
