@@ -1346,6 +1346,53 @@ fn doctor_finds_a_claude_code_model_that_is_its_own_refusal_fallback() {
 }
 
 #[test]
+fn doctor_finds_a_claude_code_skill_that_runs_a_command_inline() {
+    // Claude Code 2.1.197 runs a skill's or a command's `` !`cmd` `` (and a ```! block)
+    // when the agent uses it, through its shell tool with no `PreToolUse` hook: seen, a
+    // `Skill` call of such a skill holding `touch gate-marker` created the marker while
+    // the gate's hook never ran. `disableSkillShellExecution` true stops them all.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let settings = s.settings("claude-code");
+    let skill = s.project.join(".claude/skills/mark/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    // A `!` right after a word is no inline command.
+    std::fs::write(&skill, "---\nname: mark\n---\nDone!`touch gate-marker`\n").unwrap();
+    assert_clean(&s.doctor("claude-code"), &settings, "claude-code");
+    let said = |file: &Path, kind: &str, command: &str| {
+        format!(
+            "`{}`, a Claude Code {kind}, runs `{command}` inline when the agent uses it (a `Skill` call), and Claude Code runs such a command with no `PreToolUse` hook, so the gate never judges it: set `\"disableSkillShellExecution\": true` in the settings (Claude Code then runs no skill's inline command), or take the command out",
+            file.display()
+        )
+    };
+    std::fs::write(
+        &skill,
+        "---\nname: mark\n---\nStatus: !`touch gate-marker`\n",
+    )
+    .unwrap();
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [said(&skill, "skill", "touch gate-marker")]
+    );
+    let command = s.project.join(".claude/commands/deep/markc.md");
+    std::fs::create_dir_all(command.parent().unwrap()).unwrap();
+    std::fs::write(&command, "Run:\n```!\ntouch gate-marker $ARGUMENTS\n```\n").unwrap();
+    assert_eq!(
+        findings(&s.doctor("claude-code")),
+        [
+            said(&skill, "skill", "touch gate-marker"),
+            said(&command, "command", "touch gate-marker $ARGUMENTS"),
+        ]
+    );
+    // Turned off in the local settings, which win over the project's.
+    let local = s.project.join(".claude/settings.local.json");
+    std::fs::write(&local, r#"{"disableSkillShellExecution": true}"#).unwrap();
+    assert_clean(&s.doctor("claude-code"), &settings, "claude-code");
+    std::fs::write(&local, r#"{"disableSkillShellExecution": false}"#).unwrap();
+    assert_eq!(findings(&s.doctor("claude-code")).len(), 2);
+}
+
+#[test]
 fn doctor_finds_a_claude_code_extra_body_that_asks_the_api_to_edit_the_context() {
     // Claude Code 2.1.197 spreads CLAUDE_CODE_EXTRA_BODY into every request; a
     // `context_management` edit in it (other than clearing thinking) has the API clear

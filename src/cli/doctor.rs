@@ -280,9 +280,25 @@ fn doctor(
             f.note(claude_plugin_not_installed(id));
         }
         let (pre, permission) = claude_plugin_hooks(&folders);
+        let plugin_only = managed_says.is_some();
+        let (hooks, inline) = claude_front_matter_hooks(dir, &folders, !plugin_only);
         if !restricted {
-            let plugin_only = managed_says.is_some();
-            front_matter = claude_front_matter_hooks(dir, &folders, !plugin_only);
+            front_matter = hooks;
+        }
+        // `disableSkillShellExecution` as the merged settings have it: true, Claude Code
+        // runs no inline command of a skill or a command (but the managed folder's).
+        let shell_off = kept
+            .iter()
+            .filter(|(i, _)| *i < managed)
+            .rev()
+            .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
+            .find_map(|(_, v)| v.get("disableSkillShellExecution"))
+            == Some(&Value::Bool(true));
+        // The managed folder's skills run theirs even then.
+        for (managed, line) in inline {
+            if managed || !shell_off {
+                f.problem(line);
+            }
         }
         let after = files.len();
         others.extend(
@@ -1738,7 +1754,7 @@ fn claude_front_matter_hooks(
     dir: &Path,
     plugins: &[(String, PathBuf)],
     yours: bool,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<(bool, String)>) {
     let mut roots: Vec<(PathBuf, Option<&str>)> =
         vec![(Path::new(claude_code::MANAGED_DIR).join(".claude"), None)];
     let config = std::env::var_os("CLAUDE_CONFIG_DIR")
@@ -1827,7 +1843,33 @@ fn claude_front_matter_hooks(
     }
     texts.extend(written);
     let mut out = Vec::new();
+    let mut inline = Vec::new();
+    let managed_root = format!(
+        "`{}/",
+        clean(
+            &Path::new(claude_code::MANAGED_DIR)
+                .join(".claude")
+                .display()
+                .to_string()
+        )
+    );
     for (shown, text, kind, plugin) in texts {
+        if let Some(command) = claude_code::inline_shell(&text) {
+            let managed = plugin.is_none() && shown.starts_with(&managed_root);
+            let fix = match plugin {
+                // Claude Code runs the managed folder's whatever the settings say.
+                None if managed => "have the command taken out of the managed folder".to_string(),
+                Some(id) => format!("set `\"disableSkillShellExecution\": true` in the settings (Claude Code then runs no skill's inline command), or {}", plugin_fix(id)),
+                None => "set `\"disableSkillShellExecution\": true` in the settings (Claude Code then runs no skill's inline command), or take the command out".to_string(),
+            };
+            inline.push((
+                managed,
+                format!(
+                    "{shown}, a Claude Code {kind}, runs `{}` inline when the agent uses it (a `Skill` call), and Claude Code runs such a command with no `PreToolUse` hook, so the gate never judges it: {fix}",
+                    one_line(&command)
+                ),
+            ));
+        }
         let Some(events) = claude_code::front_matter_hooks(&text) else {
             continue;
         };
@@ -1871,7 +1913,7 @@ fn claude_front_matter_hooks(
             "{shown}, {what}, {declares}, which Claude Code runs {when}, side by side with the gate, and Claude Code runs a call with the `updatedInput` such a hook returns, which the gate never sees: if one rewrites calls, {fix}"
         ));
     }
-    out
+    (out, inline)
 }
 
 /// The Markdown files under `folder`, sorted: each `*/SKILL.md` when `skills`, else each

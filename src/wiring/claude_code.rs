@@ -917,6 +917,28 @@ pub const FRONT_MATTER_FOLDERS: [(&str, &str); 3] = [
     ("commands", "command"),
 ];
 
+/// The first shell command a skill's or a command's text runs inline when it is used, if
+/// any: a `` !`cmd` `` after the line's start or white space, or a fenced block opened
+/// with ` ```! `. Claude Code 2.1.197 runs each (`/```!\s*\n?([\s\S]*?)\n?```/g`,
+/// `/(?<=^|\s)!`([^`]+)`/gm`) through its shell tool's `call` after a permission check
+/// alone, with no `PreToolUse` hook, and puts the output in the prompt. Seen with 2.1.197:
+/// a `Skill` call of a skill whose body held `` !`touch gate-marker` `` created the
+/// marker, and the only `PreToolUse` payload was the `Skill` call's. `None` when it has
+/// neither.
+pub fn inline_shell(text: &str) -> Option<String> {
+    static INLINE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?m)(?:^|\s)!`([^`]+)`|```!\s*\n?([\s\S]*?)\n?```").ok()
+    });
+    let Some(inline) = INLINE.as_ref() else {
+        // Cannot happen (the pattern is fixed); say there may be one.
+        return Some(String::new());
+    };
+    inline.captures_iter(text).find_map(|c| {
+        let command = c.get(1).or_else(|| c.get(2))?.as_str().trim();
+        (!command.is_empty()).then(|| command.to_string())
+    })
+}
+
 /// The hook events named under the top-level `hooks` key of a Markdown file's front
 /// matter, in [`HOOK_EVENTS`]' order; `None` when it has no front matter or no such key.
 /// Claude Code 2.1.197 takes the front matter from a file that starts with `---` up to the
