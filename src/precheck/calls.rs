@@ -190,14 +190,19 @@ impl Calls {
             if cut > 1 {
                 plain.push(split);
             }
-            let paths = if plain.iter().any(|path| schema.admits_any_at(path)) {
+            let all = crate::action::spellings(field);
+            let every = || {
+                all.as_deref().ok_or_else(|| {
+                    Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
+                })
+            };
+            let mut paths = if plain.iter().any(|path| schema.admits_any_at(path)) {
                 plain
             } else {
-                let all = crate::action::spellings(field).ok_or_else(|| {
-                    Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
-                })?;
-                all.into_iter()
+                every()?
+                    .iter()
                     .filter(|path| path.len() == 1 || path.len() == cut || schema.may_have(path))
+                    .cloned()
                     .collect()
             };
             // A call that gives an array or a string on the field's way (`{"a.b": ""}`
@@ -212,28 +217,14 @@ impl Calls {
             // whole admits a part given apart beside every other key (the class,
             // whatever the others hold), the spellings that pass a key the schema admits
             // elsewhere (`a.b`) are tried too.
-            let mut paths = paths;
             let beside = probe.fact && apart_admitted(schema, field)?;
             if (probe.fact || !domain.may_leave_unset(field)) && !beside {
-                let all = crate::action::spellings(field).ok_or_else(|| {
-                    Undecided::Spellings(field.clone(), crate::action::MAX_SPELLING_DOTS)
-                })?;
                 let inside = |at: &[&str]| {
                     paths
                         .iter()
                         .any(|p| p.len() > at.len() && p.starts_with(at))
                 };
-                let more: Vec<Vec<&str>> = all
-                    .iter()
-                    .filter(|path| {
-                        !paths.contains(path)
-                            && (1..path.len()).any(|n| {
-                                path.get(..n)
-                                    .is_some_and(|at| !inside(at) && schema.may_have(at))
-                            })
-                    })
-                    .cloned()
-                    .collect();
+                let more = passing(every()?, &paths, |at| !inside(at) && schema.may_have(at));
                 paths.extend(more);
             }
             // A key on the field's way that the schema requires (`a.b` for `a.b.c`) is
@@ -242,21 +233,11 @@ impl Calls {
             // field none of the values a call may give it there: the spellings through
             // it are tried too, so that it is a node of the field's reads. (A field of
             // more than `MAX_SPELLING_DOTS` dots is left with the spellings above.)
-            if let Some(all) = crate::action::spellings(field) {
+            if let Some(all) = all.as_deref() {
                 loop {
-                    let more: Vec<Vec<&str>> = all
-                        .iter()
-                        .filter(|path| {
-                            !paths.contains(path)
-                                && (1..path.len()).any(|n| {
-                                    path.get(..n).is_some_and(|at| {
-                                        schema.requires_at(at)
-                                            && !paths.iter().any(|p| p.starts_with(at))
-                                    })
-                                })
-                        })
-                        .cloned()
-                        .collect();
+                    let more = passing(all, &paths, |at| {
+                        schema.requires_at(at) && !paths.iter().any(|p| p.starts_with(at))
+                    });
                     if more.is_empty() {
                         break;
                     }
@@ -337,6 +318,21 @@ impl Calls {
             }
         }
     }
+}
+
+/// The spellings of `all` not among `paths` that pass, before their last key, a key
+/// path that `through` takes.
+fn passing<'f>(
+    all: &[Vec<&'f str>],
+    paths: &[Vec<&'f str>],
+    through: impl Fn(&[&str]) -> bool,
+) -> Vec<Vec<&'f str>> {
+    all.iter()
+        .filter(|path| {
+            !paths.contains(path) && (1..path.len()).any(|n| path.get(..n).is_some_and(&through))
+        })
+        .cloned()
+        .collect()
 }
 
 pub(super) fn product(dims: &Dims) -> usize {
@@ -495,17 +491,25 @@ pub(super) fn object_space(
 /// Does `schema` admit a key that gives a part of `key` apart beside it, as [`apart`]
 /// tries one (`{key}.part`, or a key its `properties` name below `key`)?
 fn apart_admitted(schema: &Schema, key: &str) -> Result<bool, Undecided> {
-    let prefix = format!("{key}.");
-    let declared = schema
-        .property_names()
-        .filter(|k| k.starts_with(&prefix))
-        .map(str::to_string);
-    for apart in std::iter::once(format!("{key}.part")).chain(declared) {
+    for apart in apart_keys(schema, key) {
         if schema.slot(&apart).schema.sample()?.is_some() {
             return Ok(true);
         }
     }
     Ok(false)
+}
+
+/// The keys that may give a part of `key` apart, in the order they are tried:
+/// `{key}.part`, then those `schema`'s `properties` name below `key` (`{key}.x`).
+fn apart_keys<'s>(schema: &'s Schema, key: &str) -> impl Iterator<Item = String> + 's {
+    let prefix = format!("{key}.");
+    let part = format!("{prefix}part");
+    std::iter::once(part).chain(
+        schema
+            .property_names()
+            .filter(move |k| k.starts_with(&prefix))
+            .map(str::to_string),
+    )
 }
 
 /// The read field that a key `rest` below the node `reads` gives a part of apart: the
@@ -543,12 +547,7 @@ fn apart(
     if schema.required().any(|k| k.starts_with(&prefix)) {
         return Ok(None);
     }
-    let declared = schema
-        .property_names()
-        .filter(|k| k.starts_with(&prefix))
-        .map(str::to_string);
-    let candidates = std::iter::once(format!("{key}.part")).chain(declared);
-    for apart in candidates {
+    for apart in apart_keys(schema, key) {
         if children.contains_key(&apart) {
             continue;
         }
