@@ -233,13 +233,17 @@ fn doctor(
             .map(|(_, v)| v)
             .collect();
         layers.extend(kept.iter().filter(|(i, _)| *i < managed).map(|(_, v)| v));
+        // The settings files, the one whose value the merged settings keep first: the
+        // managed ones, then the rest, each group's last read first.
+        let by_precedence = || {
+            kept.iter()
+                .filter(|(i, _)| *i < managed)
+                .rev()
+                .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
+        };
         // `disableAllHooks` as the merged settings have it, set outside the managed
         // settings (there, [`check_claude_managed`] reads it).
-        hooks_off_in = kept
-            .iter()
-            .filter(|(i, _)| *i < managed)
-            .rev()
-            .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
+        hooks_off_in = by_precedence()
             .find_map(|(i, v)| v.get("disableAllHooks").map(|on| (*i, on)))
             .filter(|(i, on)| *i >= managed && **on == Value::Bool(true))
             .and_then(|(i, _)| files.get(i))
@@ -287,12 +291,7 @@ fn doctor(
         }
         // `disableSkillShellExecution` as the merged settings have it: true, Claude Code
         // runs no inline command of a skill or a command (but the managed folder's).
-        let shell_off = kept
-            .iter()
-            .filter(|(i, _)| *i < managed)
-            .rev()
-            .chain(kept.iter().filter(|(i, _)| *i >= managed).rev())
-            .find_map(|(_, v)| v.get("disableSkillShellExecution"))
+        let shell_off = by_precedence().find_map(|(_, v)| v.get("disableSkillShellExecution"))
             == Some(&Value::Bool(true));
         // The managed folder's skills run theirs even then.
         for (managed, line) in inline {
