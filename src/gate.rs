@@ -75,7 +75,8 @@ pub enum Code {
     /// of one (`Policy`, `facts`).
     MisspeltKind,
     /// Precheck and pin note: a tool name or glob that a policy scopes to or an effect
-    /// gives is covered by no tool of the list given, so its calls were not judged.
+    /// gives is covered by no tool of the list given, so it was judged beside them as a
+    /// tool that takes any params.
     NotListed,
 }
 

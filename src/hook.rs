@@ -1275,7 +1275,8 @@ fn compact_error(message: &str) -> Reply {
 /// The records a compactor must keep so that no call of the guarded tools can be blocked:
 /// `pin` (SPEC 6) over the guarded tools, in `seq` order with why. `--tools` names or
 /// globs are taken as schema-less tools; the document's `tools` keep their schemas; with
-/// neither, every tool is guarded (`*`), as the pre-tool adapters guard every tool.
+/// neither, every tool is guarded (`*`), as the pre-tool adapters guard every tool. A
+/// tool a rule names is judged too, listed or not, as the pre-tool adapters judge it.
 pub fn protected(setup: &Setup) -> Vec<Pinned> {
     let schemaless = |name: &str| Tool {
         name: name.to_string(),
@@ -1288,6 +1289,7 @@ pub fn protected(setup: &Setup) -> Vec<Pinned> {
     };
     crate::pin::pin(
         &setup.input.store,
+        &setup.input.totals.named,
         &tools,
         crate::precheck::DEFAULT_MAX_CALLS,
     )
@@ -1333,7 +1335,7 @@ mod tests {
     ];
 
     #[test]
-    fn protected_is_pin_over_the_guarded_tools() {
+    fn protected_is_pin_over_the_guarded_tools_and_those_a_rule_names() {
         let all = pinned(&RECORDS, None);
         let ids: Vec<&str> = all.iter().map(|(id, _)| id.as_str()).collect();
         // Every tool is guarded: not f1 (stale), not p3 (a permission), not p6 (revoked by p7).
@@ -1341,12 +1343,13 @@ mod tests {
         assert_eq!(all[1].1, "newest fact for `tier`, read by policy 'p3'");
         assert_eq!(all[2].1, "depends_on input of 'f4'");
         assert_eq!(all[3].1, "revokes in-scope policy 'p6'");
-        let only_mail = pinned(&RECORDS, Some(&["email.send"]));
-        let ids: Vec<&str> = only_mail.iter().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(ids, ["e8", "s9"]);
-        let by_glob = pinned(&RECORDS, Some(&["refunds.*"]));
-        let ids: Vec<&str> = by_glob.iter().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(ids, ["p2", "f4", "c5", "p7", "s9"]);
+        // A list guards more, never less: the pre-tool adapters judge a call of a tool a
+        // rule names whatever the list, so what those rules need is pinned too.
+        for tools in [&["email.send"][..], &["refunds.*"], &["other"]] {
+            let listed = pinned(&RECORDS, Some(tools));
+            let listed: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+            assert_eq!(listed, ids, "{tools:?}");
+        }
     }
 
     #[test]

@@ -433,8 +433,9 @@ pub fn check(
 
 /// Action-blind precheck (SPEC 5): could a dropped record bind some reachable call of the
 /// tools? `tools` overrides the document's `tools`; with neither, the tools are every name
-/// or glob a policy scope or an effect gives, with no schema. A tool name may be a glob,
-/// standing for every tool it covers. Each finding about a concrete call carries it as
+/// or glob a policy scope or an effect gives, with no schema; beside a list, each of those
+/// the list does not cover is judged too, with no schema (a `not-listed` note). A tool
+/// name may be a glob, standing for every tool it covers. Each finding about a concrete call carries it as
 /// `witness`; a call `check` fails closed on whatever is kept is a note, not an error.
 /// `kept` is as for [`compaction()`]. A list of tools given (here or as the document's
 /// `tools`) that names no tool is refused ([`ToolError::Empty`]): precheck would judge
@@ -479,9 +480,10 @@ pub fn pin(
     ))
 }
 
-/// The tools precheck and pin judge: `tools`, else the document's `tools`, else every
-/// tool a rule names (SPEC 2.3). A list given that names no tool is refused, as the
-/// binary refuses `--tools ""`.
+/// The tools precheck and pin are given: `tools`, else the document's `tools`, else every
+/// tool a rule names (SPEC 2.3; beside a list, they judge too each tool a rule names
+/// that it does not cover). A list given that names no tool is refused, as the binary
+/// refuses `--tools ""`.
 fn tools_for(input: &Input, tools: Option<&[Tool]>) -> Result<Vec<Tool>, InputError> {
     let (tools, origin, place) = match tools {
         Some(tools) => (tools.to_vec(), "tools", "tools"),

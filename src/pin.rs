@@ -67,9 +67,11 @@ pub struct Pins {
 /// Computes the records a compactor must keep for `tools`. A tool name may be a `*` glob
 /// standing for every tool it covers (the hook adapters guard `*`, every tool a harness
 /// has, named in the store or not). `max_calls` bounds the calls tried per rule and
-/// tool, as in precheck.
-pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
-    let domains = precheck::domains(tools);
+/// tool, as in precheck. Beside `tools`, every name or glob of `named` (the names the
+/// input's records give) that none of them covers is judged as a tool with no schema
+/// ([`precheck::judged`]).
+pub fn pin(store: &Store, named: &Named, tools: &[Tool], max_calls: usize) -> Pins {
+    let domains = precheck::judged(named, tools);
     let live: Vec<&Domain> = domains.iter().filter(|d| d.has_calls()).collect();
     // Pin asks about the full records only; the agent view of this compaction is unused.
     let everything = Compaction::from_mask(store, Retention::Given, vec![true; store.len()]);
@@ -87,7 +89,7 @@ pub fn pin(store: &Store, tools: &[Tool], max_calls: usize) -> Pins {
                 let in_scope: Vec<&Domain> = live
                     .iter()
                     .copied()
-                    .filter(|d| policy.may_scope(&d.name))
+                    .filter(|d| policy.scope.iter().any(|s| d.meets(s).is_some()))
                     .collect();
                 if in_scope.is_empty() {
                     continue;
@@ -245,7 +247,7 @@ pub fn report(
     budget: Option<u64>,
     max_calls: usize,
 ) -> Report {
-    let pins = pin(store, tools, max_calls);
+    let pins = pin(store, named, tools, max_calls);
     let kept = budget.map(|budget| {
         fill(store, &pins.positions, budget).map(|f| {
             let mut mask = vec![false; store.len()];
@@ -485,14 +487,16 @@ mod tests {
             r#"{"id":"f7","seq":7,"kind":"fact","field":"zone","value":"a"}"#,
             r#"{"id":"p8","seq":8,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[{"field":"zone","op":"eq","value":"a"},{"field":"zone","op":"eq","value":"b"}]}}"#,
         ]);
-        let ids: Vec<String> = pin(&s, &[tool("t")], 1000)
+        let named = Totals::of(&s).named;
+        let ids: Vec<String> = pin(&s, &named, &[tool("t")], 1000)
             .pinned
             .into_iter()
             .map(|p| p.id)
             .collect();
         // p3 can fire (a call may set tier to "suspended"), so it and its newest fact
-        // are pinned; the allow rule's fact is pinned; out-of-scope p6 is not; p8 is
-        // never TRUE, so neither it nor the fact it reads is pinned.
-        assert_eq!(ids, ["f2", "p3", "f4"]);
+        // are pinned; the allow rule's fact is pinned; p6, of a tool the list leaves
+        // out, is judged all the same (SPEC 2.3) and always fires; p8 is never TRUE, so
+        // neither it nor the fact it reads is pinned.
+        assert_eq!(ids, ["f2", "p3", "f4", "p6"]);
     }
 }

@@ -63,12 +63,6 @@ impl Policy {
     pub fn scopes(&self, tool: &str) -> bool {
         self.scope.iter().any(|s| glob_match(s, tool))
     }
-
-    /// True when some tool that `pattern` (a name or a `*` glob) covers may be in scope.
-    /// For a plain name this is `scopes`.
-    pub fn may_scope(&self, pattern: &str) -> bool {
-        self.scope.iter().any(|s| globs_overlap(s, pattern))
-    }
 }
 
 /// The value of a named field as of the record's `seq`.

@@ -81,7 +81,7 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
                 .any(|s| tools.iter().any(|t| globs_overlap(s, &t.name)))
         {
             out.push(at(format!(
-                "scope {} matches none of the listed tools ({}): the rule is never judged",
+                "scope {} matches none of the listed tools ({}): no call of theirs is bound by the rule (precheck and pin judge it all the same, as a rule of a tool that takes any params)",
                 list(&p.scope),
                 list(tools.iter().map(|t| &t.name))
             )));
@@ -323,7 +323,7 @@ mod tests {
         );
         assert_eq!(
             got[4],
-            "record `p`: scope `billing.*`, `x` matches none of the listed tools (`refunds.create`): the rule is never judged"
+            "record `p`: scope `billing.*`, `x` matches none of the listed tools (`refunds.create`): no call of theirs is bound by the rule (precheck and pin judge it all the same, as a rule of a tool that takes any params)"
         );
         // Without a kept set or tools, those warnings are not given.
         assert_eq!(warnings(&s, None, None).len(), 2);

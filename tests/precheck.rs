@@ -141,7 +141,7 @@ const CHAT: &str = r#"{"id":"c9","seq":9,"kind":"chatter","text":"hi"}"#;
 /// passes; the same store without the schema does not pass.
 #[test]
 fn a_schema_that_rules_the_dropped_rule_out_gives_pass() {
-    let currency = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.*","effect":"deny","predicate":{"field":"currency","op":"not_in","value":["USD","EUR"]}}"#;
+    let currency = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"currency","op":"not_in","value":["USD","EUR"]}}"#;
     let tier_rule = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"customer.tier","op":"eq","value":"suspended"}}"#;
     let tier_fact = r#"{"id":"f2","seq":2,"kind":"fact","field":"customer.tier","value":"gold"}"#;
     let both = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"all":[{"field":"amount","op":"gte","value":100},{"field":"region","op":"eq","value":"eu"}]}}"#;
@@ -648,19 +648,20 @@ fn a_dropped_effect_of_a_glob_tool_blocks_a_tool_it_covers_and_check_agrees() {
         );
         assert!(r.labelled("reason")[0].ends_with(&c.labelled("reason")[0]));
     }
-    // The listed tool was judged; the glob's other tools were not, and the note says so.
-    assert_eq!(
-        named.labelled("note"),
-        [
-            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were not judged: refunds.* (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)"
-        ]
-    );
-    // A tool the glob does not cover is not replayed.
+    // The glob's other tools were judged too, as a tool that takes any params, and the
+    // note says so; so they are for a list the glob covers none of (SPEC 2.3).
+    let note = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.* (list it if the agent has it, with its schema)";
+    assert_eq!(named.labelled("note"), [note]);
     let other = run(
         &["check", "--precheck", &path, "--tools", "orders.create"],
         None,
     );
-    assert_eq!(other.verdict_line(), "verdict   : PASS exit 0");
+    assert_eq!(
+        other.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    assert_eq!(other.labelled("witness"), [r#"refunds.x {"order":7}"#]);
+    assert_eq!(other.labelled("note"), [note]);
 }
 
 #[test]
@@ -739,11 +740,16 @@ fn tools_come_from_the_flag_then_the_document_then_the_records() {
     let bare = s.file("bare.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
     let r = precheck(&s, &bare, None, &[]);
     assert_eq!(r.labelled("tools"), ["refunds.create"]);
+    // A list that leaves out the rule's tool judges it all the same (SPEC 2.3).
     let r = run(
         &["check", "--precheck", &bare, "--tools", "notes.append"],
         None,
     );
-    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    assert_eq!(r.labelled("tools"), ["notes.append"]);
 }
 
 /// Gemini CLI's declarations, as its request to the model carries them (`tools`: groups
@@ -904,11 +910,11 @@ fn sweep_precheck_tables_inputs_by_retention() {
         [
             "fixtures/fx1_refund_thread.json\tgiven\tBLOCK\tmay-bind-some-action",
             "fixtures/fx1_refund_thread.json\trecency:16\tBLOCK\tmay-bind-some-action",
-            // The kept rules cannot bind, and the dropped currency rule is ruled out.
-            "fixtures/fx3_genuinely_safe.json\tgiven\tPASS\t-",
-            // recency:16 drops `amount gt 5000` itself.
+            // The dropped rules of account.close and email.send, which the list leaves
+            // out, are judged all the same (SPEC 2.3).
+            "fixtures/fx3_genuinely_safe.json\tgiven\tBLOCK\tmay-bind-some-action",
             "fixtures/fx3_genuinely_safe.json\trecency:16\tBLOCK\tmay-bind-some-action",
-            "1 PASS, 3 BLOCK, 0 ERROR -> overall exit 1",
+            "0 PASS, 4 BLOCK, 0 ERROR -> overall exit 1",
         ]
     );
     let plain = run(&["sweep", "--precheck", &fixture(FX1)], None);
@@ -982,8 +988,15 @@ fn a_glob_in_tools_stands_for_every_tool_it_covers() {
                 r.stdout
             );
         }
+        // A glob that covers no rule's tool leaves none out (SPEC 2.3).
         let r = run(&["check", "--precheck", path, "--tools", "notes.*"], None);
-        assert_eq!(r.code, 0, "a glob that covers no rule's tool: {}", r.stdout);
+        assert_eq!(r.code, 1, "a glob that covers no rule's tool: {}", r.stdout);
+        assert!(
+            r.labelled("witness")
+                .contains(&r#"refunds.create {"amount":5001}"#),
+            "{}",
+            r.stdout
+        );
         let r = run(&["sweep", "--precheck", "--tools", "*", path], None);
         assert_eq!(r.code, 1, "{}", r.stdout);
         assert!(
@@ -999,10 +1012,16 @@ fn a_glob_in_tools_stands_for_every_tool_it_covers() {
         );
     }
     // Glob against glob: `*.run` meets `deploy.*` in `deploy.run`; `db.*` meets nothing.
-    // An effect of a tool no `--tools` names is covered by `payouts.*`.
+    // An effect of a tool no `--tools` names is covered by `payouts.*`. What a list
+    // does not cover is judged all the same, as a tool that takes any params (SPEC 2.3).
     let globs = s.file("g.json", store(&[deploy, paid, chat], &["c20"]).as_bytes());
     let r = run(&["check", "--precheck", &globs, "--tools", "*.run"], None);
-    assert_eq!(r.labelled("witness"), ["deploy.run {}"], "{}", r.stdout);
+    assert_eq!(
+        r.labelled("witness"),
+        ["deploy.run {}", r#"payouts.send {"batch":7}"#],
+        "{}",
+        r.stdout
+    );
     let c = run(
         &[
             "check",
@@ -1013,18 +1032,23 @@ fn a_glob_in_tools_stands_for_every_tool_it_covers() {
         None,
     );
     assert_eq!(c.code, 1, "check blocks the witness: {}", c.stdout);
-    let r = run(&["check", "--precheck", &globs, "--tools", "db.*"], None);
-    assert_eq!(r.code, 0, "{}", r.stdout);
-    let r = run(
-        &["check", "--precheck", &globs, "--tools", "payouts.*"],
-        None,
-    );
-    assert_eq!(
-        r.labelled("witness"),
-        [r#"payouts.send {"batch":7}"#],
-        "{}",
-        r.stdout
-    );
+    for (tools, left_out) in [
+        (
+            "db.*",
+            "tools that take any params: deploy.*, payouts.send (",
+        ),
+        ("payouts.*", "a tool that takes any params: deploy.* ("),
+    ] {
+        let r = run(&["check", "--precheck", &globs, "--tools", tools], None);
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert_eq!(
+            r.labelled("witness"),
+            ["deploy.x {}", r#"payouts.send {"batch":7}"#],
+            "{tools}: {}",
+            r.stdout
+        );
+        assert!(r.labelled("note")[0].contains(left_out), "{}", r.stdout);
+    }
 }
 
 /// With no tools given, the tools are every name or glob a policy scope or an effect
@@ -1163,12 +1187,13 @@ fn precheck_notes_what_fails_whatever_is_kept_and_blocks_what_the_compaction_hid
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
 
-/// A list given narrows what precheck judges (SPEC 5: sound for a listed tool), so a
-/// misspelt `--tools refunds.creat` passes the compaction that drops the refund rule;
-/// the report says so, naming the tool no listed one covers, and the verdict stays.
+/// A list given never narrows what precheck judges below the tools the records name
+/// (SPEC 2.3). A misspelt `--tools refunds.creat` passed the compaction that drops the
+/// refund rule, with only a note; now the rule's tool is judged as one that takes any
+/// params, the note says so, and the verdict is the BLOCK a list naming it gives.
 #[test]
-fn a_list_that_leaves_out_a_named_tool_says_so_and_keeps_its_verdict() {
-    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were not judged: refunds.create (list it if the agent has it, or leave out --tools and the document's `tools` to judge every tool the records name)";
+fn a_list_that_leaves_out_a_named_tool_judges_it_all_the_same() {
+    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.create (list it if the agent has it, with its schema)";
     let args = [
         "check",
         "--precheck",
@@ -1177,20 +1202,29 @@ fn a_list_that_leaves_out_a_named_tool_says_so_and_keeps_its_verdict() {
         "refunds.creat",
     ];
     let r = run(&args, None);
-    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0");
-    assert_eq!(r.code, 0);
-    assert_eq!(r.labelled("note"), [not_listed]);
-    let j = run(&[&args[..], &["--format", "json"]].concat(), None);
-    assert_eq!(j.code, 0);
-    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
-    assert_eq!(v["verdict"], "PASS");
-    assert_eq!(v["findings"][0]["code"], "not-listed");
-    assert_eq!(v["findings"][0]["severity"], "note");
     assert_eq!(
-        v["findings"][0]["message"].as_str(),
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.labelled("witness")[0],
+        r#"refunds.create {"amount":5001}"#
+    );
+    assert_eq!(r.labelled("restore"), ["f_011"]);
+    assert_eq!(r.labelled("note")[0], not_listed);
+    let j = run(&[&args[..], &["--format", "json"]].concat(), None);
+    assert_eq!(j.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v["verdict"], "BLOCK");
+    let note = &v["findings"][1];
+    assert_eq!(note["code"], "not-listed");
+    assert_eq!(note["severity"], "note");
+    assert_eq!(
+        note["message"].as_str(),
         not_listed.strip_prefix("not-listed: ")
     );
-    // Listed, or no list: nothing left out, no note, and the same BLOCK as before.
+    // Listed, or no list: nothing left out, no note, and the same BLOCK.
     for tools in [&["--tools", "refunds.create"][..], &[]] {
         let r = run(&[&args[..3], tools].concat(), None);
         assert_eq!(r.code, 1, "{}", r.stdout);
@@ -1213,7 +1247,7 @@ fn a_listed_glob_covers_what_it_matches_as_text() {
         .find(|n| n.starts_with("not-listed: "))
         .expect("a not-listed note");
     assert!(
-        note.starts_with("not-listed: 2 tool names a policy scopes to or an effect gives are covered by no tool listed, and their calls outside the list were not judged: account.close, email.send (list those the agent has, "),
+        note.starts_with("not-listed: 2 tool names a policy scopes to or an effect gives are covered by no tool listed, and were judged as tools that take any params: account.close, email.send (list those the agent has, "),
         "{note}"
     );
     let s = Scratch::new();
@@ -1280,4 +1314,47 @@ fn a_rule_precheck_cannot_split_is_undecided_only_where_the_agent_evaluates_it()
         let r = precheck(&s, &input, Some(r#"["t"]"#), &[]);
         assert_eq!(r.verdict_line(), want, "{kept:?}\n{}", r.stdout);
     }
+}
+
+/// A tool judged beside a list (here `refunds.*`, which another rule scopes to and no
+/// listed tool covers) stands for the names no listed tool covers: the dropped rule of
+/// `refunds.create`, listed with a schema capped at 5,000, is judged by that schema
+/// only, so precheck still passes, and pin pins only what the glob's own tools need.
+#[test]
+fn a_listed_tool_keeps_its_schema_beside_a_glob_the_list_leaves_out() {
+    let s = Scratch::new();
+    let glob = r#"{"id":"g2","seq":2,"kind":"policy","scope":"refunds.*","effect":"deny","predicate":{"field":"amount","op":"gt","value":9000}}"#;
+    let path = s.file(
+        "in.json",
+        store(&[BIG, glob, CHAT], &["g2", "c9"]).as_bytes(),
+    );
+    let r = precheck(&s, &path, Some(AMOUNT_AT_MOST_5000), &[]);
+    assert_eq!(r.verdict_line(), "verdict   : PASS exit 0", "{}", r.stdout);
+    assert_eq!(
+        r.labelled("note")[..2],
+        [
+            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.* (list it if the agent has it, with its schema)",
+            "ruled-out-by-schema: dropped policy 'p1' (require_approval) binds calls that the schema of refunds.create rules out (e.g. {\"amount\":5001}), and no call it admits: not a block reason",
+        ],
+        "{}",
+        r.stdout
+    );
+    let tools = s.file("tools.json", AMOUNT_AT_MOST_5000.as_bytes());
+    let pin = run(&["pin", &path, "--tools", &format!("@{tools}")], None);
+    assert_eq!(
+        pin.labelled("pinned"),
+        [r#"g2 (active deny rule in scope of refunds.*: TRUE for a call with {"amount":9001})"#],
+        "{}",
+        pin.stdout
+    );
+    // Dropped, the glob's rule blocks a call of a tool no listed one covers.
+    let path = s.file("in2.json", store(&[BIG, glob, CHAT], &["c9"]).as_bytes());
+    let r = precheck(&s, &path, Some(AMOUNT_AT_MOST_5000), &[]);
+    assert_eq!(
+        r.labelled("witness")[0],
+        r#"refunds.x {"amount":9001}"#,
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.labelled("restore"), ["g2"], "{}", r.stdout);
 }

@@ -64,24 +64,28 @@ fn load(case: &Case) -> Loaded {
                     Tool::from_json(&obj).unwrap()
                 })
                 .collect();
-            let sampled = names
+            let mut sampled: Vec<(String, Option<ToolSchema>)> = names
                 .iter()
                 .map(|n| n.to_string())
                 .zip(case.schemas.iter().cloned())
                 .collect();
+            // A list never judges fewer tools than the records name (SPEC 2.3): a name
+            // or glob no listed one covers stands, with any params, for the names it
+            // covers that no listed one does.
+            let unlisted = named(&case.records)
+                .into_iter()
+                .filter(|g| !names.iter().any(|n| glob_match(n, g)));
+            let unlisted: Vec<String> = unlisted.collect();
+            sampled.extend(unlisted.into_iter().map(|g| (g, None)));
             (Some(tools), sampled)
         }
-        None => {
-            let mut given: Vec<String> = Vec::new();
-            for r in &case.records {
-                match r["kind"].as_str() {
-                    Some("policy") => given.push(r["scope"].as_str().unwrap().to_string()),
-                    Some("effect") => given.push(r["tool"].as_str().unwrap().to_string()),
-                    _ => {}
-                }
-            }
-            (None, given.into_iter().map(|g| (g, None)).collect())
-        }
+        None => (
+            None,
+            named(&case.records)
+                .into_iter()
+                .map(|g| (g, None))
+                .collect(),
+        ),
     };
     Loaded {
         input,
@@ -181,15 +185,36 @@ impl Rng {
 
 /// Calls of each tool inside its schema, built from the boundary values; a glob's calls
 /// go to the tools it covers.
+/// Every name or glob a policy scope or an effect gives, worked out here from the records.
+fn named(records: &[Value]) -> Vec<String> {
+    let mut given: Vec<String> = Vec::new();
+    for r in records {
+        match r["kind"].as_str() {
+            Some("policy") => given.push(r["scope"].as_str().unwrap().to_string()),
+            Some("effect") => given.push(r["tool"].as_str().unwrap().to_string()),
+            _ => {}
+        }
+    }
+    given
+}
+
 fn sample_calls(l: &Loaded, records: &[Value], seed: u64, n: usize) -> Vec<Action> {
     let values = boundary_values(records);
     let mut rng = Rng(seed | 1);
     let mut out = Vec::new();
     for (tool, schema) in &l.sampled {
+        // A tool judged beside a list stands for the names no listed tool covers.
+        let listed = |name: &str| {
+            schema.is_none()
+                && l.tools.as_ref().is_some_and(|ts| {
+                    !ts.iter().any(|t| &t.name == tool)
+                        && ts.iter().any(|t| glob_match(&t.name, name))
+                })
+        };
         let covered: Vec<&str> = NAMES
             .iter()
             .copied()
-            .filter(|n| glob_match(tool, n))
+            .filter(|n| glob_match(tool, n) && !listed(n))
             .collect();
         if covered.is_empty() {
             continue;

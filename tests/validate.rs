@@ -123,7 +123,7 @@ fn every_warning_kind_has_its_line() {
     );
     assert_eq!(
         lines[3],
-        "warning: record `p`: scope `billing.charge` matches none of the listed tools (`refunds.create`): the rule is never judged"
+        "warning: record `p`: scope `billing.charge` matches none of the listed tools (`refunds.create`): no call of theirs is bound by the rule (precheck and pin judge it all the same, as a rule of a tool that takes any params)"
     );
     assert_eq!(lines[4], format!("{path}: 4 records, valid, 4 warnings"));
     // --tools and --kept replace the document's.

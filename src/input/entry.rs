@@ -749,7 +749,7 @@ fn lean_pin(
     }
     let store = &lean.input.store;
     let info = lean.budget.as_ref()?;
-    let pins = crate::pin::pin(store, &lean.tools, max_calls);
+    let pins = crate::pin::pin(store, &lean.input.totals.named, &lean.tools, max_calls);
     let pinned: Vec<u64> = pins
         .positions
         .iter()

@@ -144,7 +144,7 @@ pub fn load_lean_with<'a, 'w, R>(
     match crate::stream::is_document(&first) {
         Some(false) => {
             let ids = kept.ids().ok_or(Fallback)?;
-            let mut plan = purpose.plan(ids, purpose.scope(None, None)?, limits);
+            let mut plan = purpose.plan(ids, purpose.scope(None)?, limits);
             plan.kept_json = matches!(kept, KeptIds::Json(_));
             let batches = std::iter::once(Ok(first))
                 .chain(rest)
@@ -198,11 +198,10 @@ impl Purpose {
     }
 
     /// The tools a plan holds policies and effects for (`None`: every one), given the
-    /// document's action and tools.
+    /// document's action.
     pub(super) fn scope(
         &self,
         doc_action: Option<&Action>,
-        doc_tools: Option<&Vec<Tool>>,
     ) -> Result<Option<Vec<String>>, Fallback> {
         match self {
             Purpose::Check(a) | Purpose::CheckUnder(_, a) => a
@@ -210,10 +209,9 @@ impl Purpose {
                 .or(doc_action)
                 .map(|a| Some(vec![a.tool.clone()]))
                 .ok_or(Fallback),
-            Purpose::Precheck(t) | Purpose::Pin(t) | Purpose::PinBudget(t) => Ok(t
-                .as_ref()
-                .or(doc_tools)
-                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())),
+            // Precheck and pin judge every tool a rule names, listed or not
+            // (`precheck::judged`): every policy and effect is held.
+            Purpose::Precheck(_) | Purpose::Pin(_) | Purpose::PinBudget(_) => Ok(None),
         }
     }
 
@@ -266,7 +264,7 @@ pub(super) fn lean_document<R>(
             return Err(Fallback);
         }
     }
-    let tools = purpose.scope(doc_action.as_ref(), doc_tools.as_ref())?;
+    let tools = purpose.scope(doc_action.as_ref())?;
     if owned_kept.ids().is_none() && doc_kept.is_none() {
         return Err(Fallback);
     }

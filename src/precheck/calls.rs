@@ -17,6 +17,10 @@ pub struct Domain {
     pub ignored: BTreeSet<String>,
     /// Why the schema could not be read, if it could not (it is then read as `{}`).
     pub unreadable: Option<crate::schema::SchemaError>,
+    /// For a tool judged beside a list that does not cover it ([`super::judged`]), the
+    /// listed names and globs: a plain name one of them covers is left to them, and
+    /// judged by their schemas. Empty for a listed tool.
+    pub listed: Vec<String>,
 }
 
 impl Domain {
@@ -36,7 +40,18 @@ impl Domain {
             declared: tool.input_schema.is_some(),
             ignored,
             unreadable,
+            listed: Vec::new(),
         }
+    }
+
+    /// A name both `pattern` (a policy's scope entry or an effect's `tool`, a name or a
+    /// `*` glob) and this tool's name cover, whose calls this domain judges; `None` when
+    /// there is none, or when `pattern` is a plain name a listed tool covers.
+    pub fn meets(&self, pattern: &str) -> Option<String> {
+        if !pattern.contains('*') && self.listed.iter().any(|t| glob_match(t, pattern)) {
+            return None;
+        }
+        glob_meet(pattern, &self.name)
     }
 
     /// The domain of a tool without a schema: any params at all.

@@ -26,7 +26,7 @@ use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
 use crate::json::json_text;
 use crate::predicate::{Op, Predicate, Tri, json_eq};
 use crate::record::{
-    Effect, Kind, Named, Policy, PolicyEffect, Record, Store, glob_match, glob_meet, globs_overlap,
+    Effect, Kind, Named, Policy, PolicyEffect, Record, Store, glob_match, glob_meet,
 };
 use crate::schema::{Probe, Schema, Undecided};
 use crate::text::clean;
@@ -98,10 +98,7 @@ impl<'d> Target<'d> {
     /// The target of `domain` for `policy`, or `None` when the policy scopes no tool the
     /// domain covers.
     pub fn of(policy: &Policy, domain: &'d Domain) -> Option<Target<'d>> {
-        let tool = policy
-            .scope
-            .iter()
-            .find_map(|s| glob_meet(s, &domain.name))?;
+        let tool = policy.scope.iter().find_map(|s| domain.meets(s))?;
         Some(Target { tool, domain })
     }
 }
@@ -804,9 +801,10 @@ fn effect_findings(record: &Record, effect: &Effect, covering: &[&Domain]) -> Op
 }
 
 /// Whether some call of `domain`'s tool may replay `effect`: some tool name is covered
-/// both by the effect's `tool` and by the domain's name (either may be a glob).
+/// both by the effect's `tool` and by the domain's name (either may be a glob), as
+/// [`Domain::meets`] decides.
 pub fn effect_meets(effect: &Effect, domain: &Domain) -> bool {
-    globs_overlap(&effect.tool, &domain.name)
+    domain.meets(&effect.tool).is_some()
 }
 
 /// Notes on how a tool's schema was read: keywords ignored, no reachable call.
@@ -848,17 +846,41 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
 /// How many of the names not listed a [`not_listed`] note spells out.
 const NOT_LISTED_SHOWN: usize = 5;
 
-/// A note when some tool name or glob that a policy scopes to or an effect gives (the
-/// records' `named`, SPEC 2.3) is covered by no tool of `tools`: precheck and pin judge
-/// the tools listed only, so the rules and effects of that name were not judged for its
-/// calls. A listed glob covers a name when it matches it as text (`*` covers every
-/// name, `refunds.*` covers `refunds.create` and `refunds.*`). None when `tools` are the
-/// named ones (no list given), or cover them.
-pub fn not_listed(named: &Named, tools: &[Tool]) -> Option<Finding> {
-    let missing: Vec<&str> = named
+/// The names and globs of `named` (those a policy scopes to or an effect gives, SPEC 2.3)
+/// that no tool of `tools` covers. A listed glob covers a name when it matches it as text
+/// (`*` covers every name, `refunds.*` covers `refunds.create` and `refunds.*`).
+fn uncovered<'a>(named: &'a Named, tools: &[Tool]) -> Vec<&'a str> {
+    named
         .iter()
         .filter(|name| !tools.iter().any(|t| glob_match(&t.name, name)))
-        .collect();
+        .collect()
+}
+
+/// The tools precheck and pin judge, read: `tools`, and after them, as a tool with no
+/// schema (any params), every name or glob of `named` that none of them covers, which
+/// leaves to `tools` the plain names they cover ([`Domain::meets`]). A list given is the
+/// agent's tools, but precheck and pin never judge fewer tools than a rule in the store
+/// scopes to (SPEC 2.3): a name misspelt or left out of the list leaves no rule out of
+/// their sight. Only `tools` when no list was given (they are the named).
+pub fn judged(named: &Named, tools: &[Tool]) -> Vec<Domain> {
+    let mut all = domains(tools);
+    let missing = uncovered(named, tools);
+    if !missing.is_empty() {
+        let listed: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        all.extend(missing.into_iter().map(|name| Domain {
+            listed: listed.clone(),
+            ..Domain::any(name)
+        }));
+    }
+    all
+}
+
+/// A note when some tool name or glob of `named` is covered by no tool of `tools`:
+/// precheck and pin judged it all the same, as a tool that takes any params ([`judged`]),
+/// so a BLOCK or a pin may come from a rule of a tool the list leaves out. None when
+/// `tools` are the named ones (no list given), or cover them.
+pub fn not_listed(named: &Named, tools: &[Tool]) -> Option<Finding> {
+    let missing = uncovered(named, tools);
     let count = missing.len();
     if count == 0 {
         return None;
@@ -874,21 +896,19 @@ pub fn not_listed(named: &Named, tools: &[Tool]) -> Option<Finding> {
     }
     let (what, fix) = if count == 1 {
         (
-            "tool name a policy scopes to or an effect gives is covered by no tool listed, and its calls outside the list were",
-            "list it if the agent has it",
+            "tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params",
+            "list it if the agent has it, with its schema",
         )
     } else {
         (
-            "tool names a policy scopes to or an effect gives are covered by no tool listed, and their calls outside the list were",
-            "list those the agent has",
+            "tool names a policy scopes to or an effect gives are covered by no tool listed, and were judged as tools that take any params",
+            "list those the agent has, with their schemas",
         )
     };
     Some(Finding::new(
         Code::NotListed,
         None,
-        format!(
-            "{count} {what} not judged: {names} ({fix}, or leave out --tools and the document's `tools` to judge every tool the records name)"
-        ),
+        format!("{count} {what}: {names} ({fix})"),
     ))
 }
 
@@ -901,7 +921,7 @@ pub fn precheck(
     tools: &[Tool],
     options: PrecheckOptions,
 ) -> Outcome {
-    let domains = domains(tools);
+    let domains = judged(&totals.named, tools);
     let mut findings: Vec<Finding> = domains.iter().flat_map(schema_notes).collect();
     findings.extend(not_listed(&totals.named, tools));
     let live: Vec<&Domain> = domains.iter().filter(|d| d.has_calls()).collect();

@@ -55,7 +55,7 @@ pub struct Plan<'a> {
     pub(super) tools: Option<Vec<String>>,
     /// For precheck and pin: tool names may be globs, each standing for every tool it
     /// covers (SPEC 2.3), so a policy is held when its scope meets one
-    /// ([`crate::record::Policy::may_scope`]) and an effect when its `tool` meets one.
+    /// ([`crate::precheck::Domain::meets`]) and an effect when its `tool` meets one.
     pub(super) patterns: bool,
     /// For `pin`: hold every record a held one depends on, transitively.
     pub(super) pin: bool,
@@ -189,7 +189,7 @@ impl<'a> Plan<'a> {
 
     /// Whether a policy with this `scope` scopes one of the tools (as
     /// [`crate::record::Policy::scopes`] decides; for precheck and pin, whose tools may be
-    /// globs, as [`crate::record::Policy::may_scope`] does; any does when the tools are
+    /// globs, as [`crate::precheck::Domain::meets`] does; any does when the tools are
     /// not known).
     pub(super) fn policy_in_scope<S: AsRef<str>>(&self, scope: &[S]) -> bool {
         let scopes = |s: &str, t: &str| {
