@@ -86,11 +86,12 @@ pub fn pin(store: &Store, named: &Named, tools: &[Tool], max_calls: usize) -> Pi
                 ));
             }
             Kind::Policy(policy) => {
-                let in_scope: Vec<&Domain> = live
-                    .iter()
-                    .copied()
-                    .filter(|d| policy.scope.iter().any(|s| d.meets(s).is_some()))
-                    .collect();
+                let in_scope = precheck::first_of_any(
+                    live.iter()
+                        .copied()
+                        .filter(|d| policy.scope.iter().any(|s| d.meets(s).is_some())),
+                    |d| d,
+                );
                 if in_scope.is_empty() {
                     continue;
                 }

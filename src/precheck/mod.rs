@@ -101,6 +101,32 @@ impl<'d> Target<'d> {
         let tool = policy.scope.iter().find_map(|s| domain.meets(s))?;
         Some(Target { tool, domain })
     }
+
+    /// The targets of `domains` for `policy`, the tools without a schema but the first
+    /// left out ([`first_of_any`]).
+    pub fn all_of(policy: &Policy, domains: &[&'d Domain]) -> Vec<Target<'d>> {
+        let targets = domains.iter().filter_map(|d| Target::of(policy, d));
+        first_of_any(targets, |t| t.domain)
+    }
+}
+
+/// `items` but those whose tool has no schema after the first: every such tool takes
+/// any params, and a rule's calls are judged alike whatever tool of its scope they call,
+/// so one stands for the rest (a store naming many tools would judge each rule again
+/// for each of them, to the same end).
+pub fn first_of_any<'d, T>(
+    items: impl Iterator<Item = T>,
+    domain: impl Fn(&T) -> &'d Domain,
+) -> Vec<T> {
+    let mut any_seen = false;
+    items
+        .filter(|item| {
+            if domain(item).declared {
+                return true;
+            }
+            !std::mem::replace(&mut any_seen, true)
+        })
+        .collect()
 }
 
 /// What one call shows about one policy under the compaction (SPEC 5).
@@ -932,8 +958,7 @@ pub fn precheck(
         let kept = compaction.is_kept(pos);
         match &record.kind {
             Kind::Policy(policy) => {
-                let targets: Vec<Target<'_>> =
-                    live.iter().filter_map(|d| Target::of(policy, d)).collect();
+                let targets = Target::all_of(policy, &live);
                 if !targets.is_empty()
                     && let Some(scan) = PolicyScan::new(store, compaction, pos)
                 {
