@@ -261,6 +261,16 @@ impl Predicate {
         }
     }
 
+    /// Whether some comparison orders (`lt`, `lte`, `gt`, `gte`): only those can meet a
+    /// [`TypeMismatch`], so [`Predicate::eval`] of a predicate without one never fails.
+    pub fn orders(&self) -> bool {
+        match self {
+            Predicate::Cmp(c) => matches!(c.op, Op::Lt | Op::Lte | Op::Gt | Op::Gte),
+            Predicate::All(ps) | Predicate::Any(ps) => ps.iter().any(Predicate::orders),
+            Predicate::Not(p) => p.orders(),
+        }
+    }
+
     /// Evaluates in Kleene logic. Every part is evaluated (no short-circuit), so a type
     /// mismatch anywhere is always reported, whatever the other parts say.
     pub fn eval(&self, env: &dyn Resolve) -> Result<Tri, TypeMismatch> {
@@ -621,6 +631,39 @@ mod tests {
             p.eval(&env(r#"{"t":1,"b":null}"#)).is_err(),
             "mismatch is reported even when any is TRUE"
         );
+    }
+
+    /// Only an ordering comparison meets a type mismatch: precheck leaves the code out of
+    /// what it looks for in a rule without one, so this must hold for every value.
+    #[test]
+    fn a_predicate_that_orders_nothing_never_mismatches() {
+        let values = [
+            r#"null"#,
+            "true",
+            "1",
+            "-0.5",
+            r#""a""#,
+            "[1]",
+            r#"{"x":1}"#,
+        ];
+        for op in ["eq", "ne", "in", "not_in", "lt", "lte", "gt", "gte"] {
+            for constant in values {
+                let cmp = format!(r#"{{"field":"x","op":"{op}","value":{constant}}}"#);
+                for text in [cmp.clone(), format!(r#"{{"not":{{"all":[{cmp}]}}}}"#)] {
+                    let Ok(p) =
+                        Predicate::parse(&parse(text.as_bytes()).unwrap(), DEFAULT_MAX_DEPTH)
+                    else {
+                        continue;
+                    };
+                    let ordering = ["lt", "lte", "gt", "gte"].contains(&op);
+                    assert_eq!(p.orders(), ordering, "{text}");
+                    for value in values {
+                        let result = p.eval(&env(&format!(r#"{{"x":{value}}}"#)));
+                        assert!(ordering || result.is_ok(), "{text} on {value}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

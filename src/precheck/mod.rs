@@ -56,12 +56,14 @@ impl Default for PrecheckOptions {
     }
 }
 
-/// The codes `check` can give a policy that fail closed, by its effect.
-fn error_codes(effect: PolicyEffect) -> &'static [Code] {
-    if effect.is_restrictive() {
-        &[Code::UnresolvedField, Code::TypeMismatch]
-    } else {
-        &[Code::TypeMismatch]
+/// The codes `check` can give a policy that fail closed, by its effect and whether its
+/// predicate orders a value (only then can it meet a type mismatch).
+fn error_codes(effect: PolicyEffect, orders: bool) -> &'static [Code] {
+    match (effect.is_restrictive(), orders) {
+        (true, true) => &[Code::UnresolvedField, Code::TypeMismatch],
+        (true, false) => &[Code::UnresolvedField],
+        (false, true) => &[Code::TypeMismatch],
+        (false, false) => &[],
     }
 }
 
@@ -337,7 +339,9 @@ impl<'a> PolicyScan<'a> {
             let can_block = self.can_block(domain);
             let agree = self.views_agree(domain);
             let here = self.may_fail_here(domain);
-            let errors = error_codes(effect).iter().copied();
+            let errors = error_codes(effect, self.policy.predicate.orders())
+                .iter()
+                .copied();
             let mut wanted: BTreeSet<Seen> = errors.clone().map(Seen::Whatever).collect();
             if here {
                 wanted.extend(errors.map(Seen::Error));
