@@ -325,6 +325,55 @@ fn standard_input_is_read_at_most_once() {
 }
 
 #[test]
+fn sweep_reads_an_input_on_a_pipe_once_for_every_retention() {
+    // bash's `<(...)` names a pipe, which a second read finds empty: a sweep that read
+    // each input once per retention judged it under the first retention only, and every
+    // other cell was `ERROR invalid-input` (empty input) in place of its verdict.
+    let dir = Scratch::new();
+    let document = dir.file(
+        "doc.json",
+        &common::doc(
+            &[
+                r#"{"id":"p","seq":1,"kind":"policy","scope":"t","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"no refund over 5000"}"#,
+                r#"{"id":"c","seq":2,"kind":"chatter"}"#,
+            ],
+            &["p", "c"],
+            r#"{"tool":"t","params":{"amount":8400}}"#,
+        )
+        .into_bytes(),
+    );
+    let args = [
+        "sweep",
+        "--format",
+        "tsv",
+        common::PIPED,
+        "--retention",
+        "given",
+        "--retention",
+        "recency:1",
+        "--retention",
+        "head_tail:0",
+    ];
+    let piped = common::run_piped(&args, &document, None);
+    let named = run(
+        &args.map(|a| if a == common::PIPED { &*document } else { a }),
+        None,
+    );
+    assert_eq!(named.code, 1, "{}{}", named.stdout, named.stderr);
+    assert!(
+        named.stdout.contains("1 PASS, 2 BLOCK, 0 ERROR"),
+        "{}",
+        named.stdout
+    );
+    assert_eq!(piped.code, 1, "{}{}", piped.stdout, piped.stderr);
+    assert_eq!(
+        piped.stdout.replace(common::PIPED, "IN"),
+        named.stdout.replace(&*document, "IN")
+    );
+    assert_eq!(piped.stderr, "");
+}
+
+#[test]
 fn a_derivation_note_names_a_few_dropped_inputs_and_counts_the_rest() {
     let mut lines: Vec<String> = (1..=7)
         .map(|i| format!(r#"{{"id":"in{i}","seq":{i},"kind":"chatter"}}"#))

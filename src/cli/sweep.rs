@@ -1,5 +1,7 @@
 //! `sweep` (many inputs, many retentions, one line each) and `verify` (a report's seal).
 
+use std::collections::BTreeMap;
+
 use super::*;
 
 /// One cell of a sweep: the verdict and its codes.
@@ -27,18 +29,19 @@ pub(super) enum SweepMode<'a> {
     Precheck(PrecheckOptions, Option<&'a Result<FlagText, InputError>>),
 }
 
-/// One cell: `path` under `retention`; `stdin` is standard input as read once, for `-`.
+/// One cell: `path` under `retention`; `held` is the input as read once (see
+/// [`reads_once`]), else `path` is read for this cell.
 pub(super) fn sweep_cell(
     path: &str,
-    stdin: Option<&Result<Vec<u8>, InputError>>,
+    held: Option<&Result<Vec<u8>, InputError>>,
     retention: Retention,
     mode: SweepMode<'_>,
     limits: Limits,
 ) -> Cell {
-    let bytes = match stdin {
-        Some(Ok(bytes)) if path == "-" => Ok(Some(bytes.as_slice())),
-        Some(Err(e)) if path == "-" => Err(e.clone()),
-        _ => Ok(None),
+    let bytes = match held {
+        Some(Ok(bytes)) => Ok(Some(bytes.as_slice())),
+        Some(Err(e)) => Err(e.clone()),
+        None => Ok(None),
     };
     let judged = bytes.and_then(|bytes| {
         let request = request(path, bytes, retention, None, limits);
@@ -120,11 +123,11 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits, output: Output) -> Exi
         return Exit::Error;
     }
     // Each is read once, however many cells use it.
-    let stdin = args
-        .inputs
-        .iter()
-        .any(|p| p == "-")
-        .then(|| read_source("-", limits));
+    let mut held: BTreeMap<&str, Result<Vec<u8>, InputError>> = BTreeMap::new();
+    for path in args.inputs.iter().filter(|p| reads_once(p)) {
+        held.entry(path.as_str())
+            .or_insert_with(|| read_source(path, limits));
+    }
     let tools = args.tools.as_deref().map(|v| tools_text(v, limits));
     let mode = if args.precheck {
         SweepMode::Precheck(
@@ -145,7 +148,7 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits, output: Output) -> Exi
         .map(|path| {
             let cells = retentions
                 .iter()
-                .map(|&r| sweep_cell(path, stdin.as_ref(), r, mode, limits))
+                .map(|&r| sweep_cell(path, held.get(path.as_str()), r, mode, limits))
                 .collect();
             (clean(path).into_owned(), cells)
         })
@@ -203,6 +206,14 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits, output: Output) -> Exi
             Exit::Error
         }
     }
+}
+
+/// True when a sweep reads the input at `path` once and holds it for every cell:
+/// standard input, and any input that is no regular file (a pipe, such as bash's
+/// `<(...)`), which a second read finds empty or waiting. A regular file is read for each
+/// cell, so that a large one is not held.
+fn reads_once(path: &str) -> bool {
+    path == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
 pub(super) fn run_verify(path: &str, limits: Limits, out: Output) -> Exit {
