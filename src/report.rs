@@ -393,9 +393,10 @@ pub enum VerifyError {
     /// No seal line where one must be.
     #[error("no seal: the report must end with its sha256 line")]
     NoSeal,
-    /// A seal that matches, over bytes that are not a report of this tool: no verdict.
+    /// A seal that matches, over bytes that are not one report of this tool: no verdict,
+    /// or more than one verdict or seal (a report with another appended).
     #[error(
-        "not a report: the seal matches, but the bytes before it hold no verdict (a report of check or pin has a `verdict` line, or `\"verdict\"` first in JSON)"
+        "not a report: the seal matches, but the bytes before it are not one report (a report of check or pin has one `verdict` line, or `\"verdict\"` first in JSON, and one seal, its last line)"
     )]
     NotAReport,
     /// The seal does not match the bytes before it.
@@ -409,23 +410,37 @@ pub enum VerifyError {
 }
 
 /// Recomputes a report's seal (either format) and compares it with the one it carries.
-/// Returns the verified sha256. A seal that matches over bytes with no verdict (an empty
-/// body, any text given a seal line) is [`VerifyError::NotAReport`]: "ok" would vouch
-/// for a verdict that is not there.
+/// Returns the verified sha256. A seal that matches over bytes that are not one report
+/// (an empty body, any text given a seal line, a report with another verdict and seal
+/// appended) is [`VerifyError::NotAReport`]: "ok" would vouch for a verdict that is not
+/// there, or for one of two.
 pub fn verify(bytes: &[u8]) -> Result<String, VerifyError> {
     let (prefix, claimed) = split_seal(bytes).ok_or(VerifyError::NoSeal)?;
     let actual = hex(&Sha256::digest(prefix));
     if actual != claimed {
         return Err(VerifyError::Mismatch { claimed, actual });
     }
-    let text_verdict = format!("{:<LABEL_WIDTH$}: ", "verdict");
-    let has_verdict = match prefix.first() {
-        Some(b'{') => prefix.starts_with(b"{\n  \"verdict\": \""),
-        _ => prefix
-            .split(|&b| b == b'\n')
-            .any(|line| line.starts_with(text_verdict.as_bytes())),
+    let one_report = match prefix.first() {
+        // Every line of a JSON report but its seal is indented, and no string in it
+        // holds a line break: a member `"sha256"` at the report's level is a seal.
+        Some(b'{') => {
+            prefix.starts_with(b"{\n  \"verdict\": \"")
+                && !prefix.windows(JSON_SEAL_KEY.len() + 1).any(|w| {
+                    w.first() == Some(&b'\n') && w.get(1..) == Some(JSON_SEAL_KEY.as_bytes())
+                })
+        }
+        _ => {
+            let label = |name: &str| format!("{name:<LABEL_WIDTH$}: ");
+            let (verdict, seal) = (label("verdict"), label("sha256"));
+            let lines = || prefix.split(|&b| b == b'\n');
+            lines()
+                .filter(|l| l.starts_with(verdict.as_bytes()))
+                .count()
+                == 1
+                && !lines().any(|l| l.starts_with(seal.as_bytes()))
+        }
     };
-    if has_verdict {
+    if one_report {
         Ok(actual)
     } else {
         Err(VerifyError::NotAReport)

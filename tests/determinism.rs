@@ -186,6 +186,19 @@ fn verify_refuses_what_is_no_sealed_report() {
             .collect();
         format!("{body}sha256    : {digest}\n")
     };
+    let seal_json = |body: &str| {
+        use sha2::{Digest, Sha256};
+        let digest: String = Sha256::digest(body.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("{body}  \"sha256\": \"{digest}\"\n}}\n")
+    };
+    let fx3 = fixture("fx3_genuinely_safe.json");
+    let pass = run(&["check", &fx3], None).stdout;
+    let json = run(&["check", &fx3, "--format", "json"], None).stdout;
+    // The sealed JSON report, its closing brace taken off, with a member after its seal.
+    let pass_json = format!("{},\n", json.strip_suffix("\n}\n").unwrap());
     for (name, bytes, says) in [
         ("only-seal", seal(""), "not a report"),
         (
@@ -194,6 +207,15 @@ fn verify_refuses_what_is_no_sealed_report() {
             "not a report",
         ),
         ("json", seal("{\n  \"exit_code\": 0,\n"), "not a report"),
+        // A report with another verdict and seal appended: its seal matched.
+        (
+            "appended",
+            seal(&format!(
+                "{pass}verdict   : BLOCK (dropped-binding-constraint) exit 1\n"
+            )),
+            "not a report",
+        ),
+        ("appended-json", seal_json(&pass_json), "not a report"),
         (
             "no-seal",
             "verdict   : PASS exit 0\n".to_string(),
