@@ -2900,6 +2900,126 @@ fn doctor_notes_hooks_an_agent_or_a_skill_declares_in_its_front_matter() {
 }
 
 #[test]
+fn doctor_finds_a_gemini_cli_custom_command_that_runs_a_shell_command() {
+    // Gemini CLI 0.61.0 runs a custom command's `!{cmd}` (FileCommandLoader.ts,
+    // shellProcessor.ts) through its shell with a policy check alone, no `BeforeTool`
+    // hook; the prompt is read for them when it holds `!{` or `{{args}}`, after each
+    // `@{path}` is replaced by the file's text. Seen: `gemini -p /status --yolo` (or with
+    // `tools.allowed: ["run_shell_command"]`) created the marker of `!{touch
+    // gate-marker}`, in the prompt or in a file it injects beside `{{args}}`, with no hook
+    // run. `tools.exclude: ["run_shell_command"]` made it "Blocked by policy", but a rule
+    // in `~/.gemini/policies/*.toml` allowing the shell at priority 900 outranks that
+    // (tier 4 + 900/1000 over 4.4): the marker was created, without `--yolo` too.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    s.assert_doctor_clean("gemini-cli");
+    let tail = "when it is used, and Gemini CLI runs that with no `BeforeTool` hook (with the shell allowed, or under `--yolo`, without a word), so the gate never judges it: ";
+    let mine = "take the `!{...}` (and `{{args}}` beside an `@{...}`) out of its prompt, or remove the command";
+    let project = s.project.join(".gemini/commands/git/status.toml");
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    std::fs::write(
+        &project,
+        "description = \"status\"\nprompt = \"\"\"\nThe status:\n!{touch gate-marker}\n\"\"\"\n",
+    )
+    .unwrap();
+    let inline = format!(
+        "`{}`, a Gemini CLI custom command, runs `touch gate-marker` in its shell {tail}{mine}",
+        project.display()
+    );
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&inline)
+    );
+    // A link back up the folder: each folder is read once.
+    std::os::unix::fs::symlink("..", project.parent().unwrap().join("loop")).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&inline)
+    );
+    // A link to a folder elsewhere: followed (seen: `/linked:ln` ran its command).
+    let elsewhere = s.home.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("ln.toml"),
+        "prompt = \"!{touch gate-marker}\"\n",
+    )
+    .unwrap();
+    let linked = s.project.join(".gemini/commands/linked");
+    std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [
+            inline.clone(),
+            inline.replace(
+                &project.display().to_string(),
+                &linked.join("ln.toml").display().to_string()
+            )
+        ]
+    );
+    std::fs::remove_file(&linked).unwrap();
+    // A file it injects beside `{{args}}`: the file's text is read for commands too.
+    std::fs::write(&project, "prompt = \"Review @{notes.md} for {{args}}\"\n").unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [format!(
+            "`{}`, a Gemini CLI custom command, runs in its shell each `!{{...}}` that the file `notes.md` it injects holds (whoever writes that file, the agent included, chooses the command) {tail}{mine}",
+            project.display()
+        )]
+    );
+    // Neither read for commands (`@{...}` alone), nor a command (`!{}`), nor braces
+    // that balance (Gemini CLI refuses the command): nothing runs.
+    for prompt in [
+        "Review @{notes.md}",
+        "Run !{} for {{args}}",
+        "Run !{touch gate-marker",
+    ] {
+        std::fs::write(&project, format!("prompt = {prompt:?}\n")).unwrap();
+        s.assert_doctor_clean("gemini-cli");
+    }
+    // A file this cannot read as TOML, which Gemini CLI's parser may read: looked at as
+    // it is written.
+    std::fs::write(&project, "prompt = \"!{touch gate-marker}\"\nprompt = 1\n").unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        std::slice::from_ref(&inline)
+    );
+    // The user's commands and an extension's.
+    std::fs::remove_file(&project).unwrap();
+    let user = s.home.join(".gemini/commands/status.toml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "prompt = \"!{touch gate-marker}\"\n").unwrap();
+    let extension = s.home.join(".gemini/extensions/helper");
+    std::fs::create_dir_all(extension.join("commands")).unwrap();
+    std::fs::write(
+        extension.join("gemini-extension.json"),
+        r#"{"name": "helper", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    let theirs = extension.join("commands/check.toml");
+    std::fs::write(&theirs, "prompt = \"Check: !{touch gate-marker}\"\n").unwrap();
+    assert_eq!(
+        findings(&s.doctor("gemini-cli")),
+        [
+            format!(
+                "`{}`, a Gemini CLI custom command, runs `touch gate-marker` in its shell {tail}{mine}",
+                user.display()
+            ),
+            format!(
+                "`{}`, a Gemini CLI custom command, runs `touch gate-marker` in its shell {tail}uninstall the extension `helper` (`gemini extensions uninstall helper`)",
+                theirs.display()
+            ),
+        ]
+    );
+    // The shell excluded in the settings: a policy file can still allow it.
+    std::fs::write(
+        s.home.join(".gemini/settings.json"),
+        r#"{"tools": {"exclude": ["run_shell_command"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(findings(&s.doctor("gemini-cli")).len(), 2);
+}
+
+#[test]
 fn doctor_finds_a_gemini_cli_extension_hook_that_can_rewrite_a_call_after_the_gate() {
     // Gemini CLI 0.61.0 loads each extension under `~/.gemini/extensions` that
     // `extension-enablement.json` leaves on for the start directory, with the hooks of

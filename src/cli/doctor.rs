@@ -411,6 +411,7 @@ fn doctor(
             }
             check_gemini_trust(project, f);
             check_gemini_hooks_on(project, &ours, f);
+            check_gemini_command_shell(project, f);
             // Gemini CLI lays a hook's own `env` over the hook's environment, not its
             // own: the gate would look for Gemini CLI's settings where it says.
             for h in &ours {
@@ -1404,6 +1405,30 @@ fn gemini_layers(dir: &Path) -> Vec<(String, Value)> {
 /// one that `extension-enablement.json` turns off for `dir` is kept, with that file
 /// named, since `gemini -e NAME`, which doctor cannot see, turns it on.
 fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
+    let mut out = Vec::new();
+    for (folder, extension) in gemini_extensions(dir) {
+        let file = folder.join(gemini_cli::EXTENSION_HOOKS);
+        let Some(hooks) = json(&file) else {
+            continue;
+        };
+        let shown = file.display().to_string();
+        out.extend(
+            wiring::other_hooks_in(&hooks, "BeforeTool", Harness::GeminiCli.name(), &shown)
+                .into_iter()
+                .map(|o| wiring::OtherHook {
+                    extension: Some(extension.clone()),
+                    ..o
+                }),
+        );
+    }
+    out
+}
+
+/// The folder of each Gemini CLI extension a session started in `dir` can load, with
+/// its name and the file that turns it off for `dir` (kept: `gemini -e NAME` turns it
+/// on); one the settings keep from loading (see [`gemini_cli::extension_not_loaded`])
+/// is left out.
+fn gemini_extensions(dir: &Path) -> Vec<(PathBuf, wiring::Extension)> {
     let Some(home) = gemini_cli::user_home(|key: &str| std::env::var_os(key)) else {
         return Vec::new();
     };
@@ -1445,24 +1470,107 @@ fn gemini_extension_hooks(dir: &Path) -> Vec<wiring::OtherHook> {
         };
         let off_in = (!gemini_cli::extension_enabled(&enablement, name, &start))
             .then(|| enablement_file.display().to_string());
-        let file = folder.join(gemini_cli::EXTENSION_HOOKS);
-        let Some(hooks) = json(&file) else {
-            continue;
-        };
-        let shown = file.display().to_string();
-        out.extend(
-            wiring::other_hooks_in(&hooks, "BeforeTool", Harness::GeminiCli.name(), &shown)
-                .into_iter()
-                .map(|o| wiring::OtherHook {
-                    extension: Some(wiring::Extension {
-                        name: name.to_string(),
-                        off_in: off_in.clone(),
-                    }),
-                    ..o
-                }),
-        );
+        out.push((
+            folder,
+            wiring::Extension {
+                name: name.to_string(),
+                off_in,
+            },
+        ));
     }
     out
+}
+
+/// The Gemini CLI custom commands a session started in `project` loads (the user's,
+/// the project's, each extension's; see [`gemini_cli::COMMANDS_DIR`]) that run a shell
+/// command when used: Gemini CLI runs it with no `BeforeTool` hook, so the gate never
+/// judges it: under `--yolo`, or with the shell allowed (`tools.allowed`,
+/// `--allowed-tools`, a policy file), it runs without a word. No setting stops it for
+/// sure: `tools.exclude` listing `run_shell_command` is outranked by a policy file's
+/// rule that allows it (the user's `~/.gemini/policies`, `--policy`; seen), so each is
+/// a problem.
+fn check_gemini_command_shell(project: &str, f: &mut Findings) {
+    let home = gemini_cli::user_home(|key: &str| std::env::var_os(key));
+    let mut dirs: Vec<(PathBuf, Option<String>)> = Vec::new();
+    if let Some(home) = &home {
+        dirs.push((home.join(".gemini").join(gemini_cli::COMMANDS_DIR), None));
+    }
+    let project_dir = Path::new(project);
+    if home.as_deref() != Some(project_dir) {
+        dirs.push((
+            project_dir.join(".gemini").join(gemini_cli::COMMANDS_DIR),
+            None,
+        ));
+    }
+    for (folder, extension) in gemini_extensions(project_dir) {
+        dirs.push((folder.join(gemini_cli::COMMANDS_DIR), Some(extension.name)));
+    }
+    for (dir, extension) in dirs {
+        for file in toml_files(&dir) {
+            let Some(text) = read_optional(&file).ok().flatten() else {
+                continue;
+            };
+            // Gemini CLI reads it with another TOML parser: one this cannot read is
+            // looked at as it is written.
+            let prompt = match toml::from_str::<toml::Table>(&text) {
+                Ok(table) => match table.get("prompt").and_then(|p| p.as_str()) {
+                    Some(prompt) => prompt.to_string(),
+                    None => continue,
+                },
+                Err(_) => text,
+            };
+            let Some(shell) = gemini_cli::command_shell(&prompt) else {
+                continue;
+            };
+            let what = match shell {
+                gemini_cli::CommandShell::Inline(command) => {
+                    format!("runs `{}` in its shell", one_line(&command))
+                }
+                gemini_cli::CommandShell::File(path) => format!(
+                    "runs in its shell each `!{{...}}` that the file `{}` it injects holds (whoever writes that file, the agent included, chooses the command)",
+                    one_line(&path)
+                ),
+            };
+            let fix = match &extension {
+                Some(name) => format!(
+                    "uninstall the extension `{name}` (`gemini extensions uninstall {name}`)"
+                ),
+                None => "take the `!{...}` (and `{{args}}` beside an `@{...}`) out of its prompt, or remove the command".to_string(),
+            };
+            f.problem(format!(
+                "`{}`, a Gemini CLI custom command, {what} when it is used, and Gemini CLI runs that with no `BeforeTool` hook (with the shell allowed, or under `--yolo`, without a word), so the gate never judges it: {fix}",
+                file.display(),
+            ));
+        }
+    }
+}
+
+/// The `.toml` files under `dir`, at any depth, sorted, as Gemini CLI's `**/*.toml`
+/// finds them: none in a file or folder whose name starts with `.`; a link to a folder
+/// is followed (seen: `commands/linked`, a link to a folder elsewhere, gave
+/// `/linked:NAME`), each folder read once, so a loop of links ends.
+fn toml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(at) = todo.pop() {
+        if !seen.insert(std::fs::canonicalize(&at).unwrap_or_else(|_| at.clone())) {
+            continue;
+        }
+        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// The folders of the plugins the settings `layers` (lowest precedence first) turn on

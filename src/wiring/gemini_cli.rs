@@ -12,7 +12,8 @@
 //! (see [`hooks_off`]). An installed extension brings hooks of its own, which run after
 //! every settings hook (see [`EXTENSIONS_DIR`]). A hook runs with Gemini CLI's own
 //! environment, which holds its `.env` file's variables, less what it redacts (see
-//! [`hook_environment`], [`env_file`]).
+//! [`hook_environment`], [`env_file`]). A custom command can run shell commands that no
+//! hook sees (see [`command_shell`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -258,6 +259,70 @@ pub const EXTENSION_CONFIG: &str = "gemini-extension.json";
 
 /// The file in an extension's folder that holds its hooks.
 pub const EXTENSION_HOOKS: &str = "hooks/hooks.json";
+
+/// The folder of custom commands (`NAME.toml`, any depth) in the user's `.gemini`, in the
+/// project's `.gemini` (not when the project is the home folder, nor in a folder Gemini
+/// CLI does not trust) and in each active extension's folder. Gemini CLI 0.61.0 runs a
+/// command's shell injections (`!{...}`) when it is used (`/NAME`, `gemini -p /NAME`
+/// included) through its shell directly (`ShellProcessor`), after a check of its policy
+/// alone, with no `BeforeTool` hook (see [`command_shell`]).
+pub const COMMANDS_DIR: &str = "commands";
+
+/// What a custom command's `prompt` has Gemini CLI run through its shell when it is used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandShell {
+    /// The first command it injects (`!{cmd}`).
+    Inline(String),
+    /// The first file it injects (`@{path}`): the prompt is also read for shell
+    /// injections (it holds `!{` or `{{args}}`), and Gemini CLI looks for them in the
+    /// file's text too, so whoever writes that file chooses what runs.
+    File(String),
+}
+
+/// What Gemini CLI 0.61.0 runs through its shell when the custom command whose `prompt`
+/// this is gets used: `FileCommandLoader` reads the prompt for shell injections when it
+/// holds `!{` or `{{args}}`, after it has put the text of each file `@{path}` names in
+/// place; `ShellProcessor` then runs each `!{cmd}` (braces balanced, `cmd` not empty)
+/// with no `BeforeTool` hook, checked only against the policy for `run_shell_command`
+/// (seen: `gemini -p /status --yolo` with `!{touch gate-marker}` in the prompt, or in
+/// a file it injects with `@{notes.md}` beside `{{args}}`, created the marker, and no
+/// hook ran). `None` when it runs nothing: not read for injections, or no command in it
+/// (Gemini CLI refuses the whole command when an injection's braces do not balance).
+pub fn command_shell(prompt: &str) -> Option<CommandShell> {
+    if !prompt.contains("!{") && !prompt.contains("{{args}}") {
+        return None;
+    }
+    if let Some(path) = injections(prompt, "@{").and_then(|found| found.into_iter().next()) {
+        return Some(CommandShell::File(path));
+    }
+    injections(prompt, "!{")?
+        .into_iter()
+        .find(|c| !c.is_empty())
+        .map(CommandShell::Inline)
+}
+
+/// The trimmed contents of each `trigger...}` in `text`, braces balanced inside, as
+/// Gemini CLI's `extractInjections` finds them; `None` when one does not close (Gemini
+/// CLI then refuses the command).
+fn injections(text: &str, trigger: &str) -> Option<Vec<String>> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(trigger) {
+        let body = rest.get(start + trigger.len()..)?;
+        let mut depth = 1usize;
+        let end = body.char_indices().find_map(|(i, c)| {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        found.push(body.get(..end)?.trim().to_string());
+        rest = body.get(end + 1..)?;
+    }
+    Some(found)
+}
 
 /// Whether `extension-enablement.json` (parsed) leaves the extension `name` on for a
 /// session started in `dir`, as Gemini CLI 0.61.0 reads it
