@@ -5214,6 +5214,52 @@ fn doctor_reports_a_gemini_cli_plans_dir_outside_the_project_with_plan_mode_off(
 }
 
 #[test]
+fn doctor_reports_a_gemini_cli_extension_plans_dir_outside_the_project_with_plan_mode_off() {
+    // Gemini CLI 0.61.0 takes an active extension's `plan.directory` when no settings
+    // file sets `general.plan.directory` (`planSettings` in loadCliConfig), and holds it
+    // to the project as the setting: seen, `plans` a link to a folder outside the project,
+    // `general.plan.enabled` false, every `BeforeTool` hook failed ("Custom plans
+    // directory 'plans' resolves to ... outside the project root") and the denied call
+    // ran, while doctor said ok.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let extension = s.home.join(".gemini/extensions/planner");
+    std::fs::create_dir_all(&extension).unwrap();
+    let config = extension.join("gemini-extension.json");
+    std::fs::write(
+        &config,
+        r#"{"name": "planner", "version": "1.0.0", "plan": {"directory": "plans"}}"#,
+    )
+    .unwrap();
+    let outside = s.home.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, s.project.join("plans")).unwrap();
+    let user = s.home.join(".gemini/settings.json");
+    let settings = |plan: serde_json::Value| {
+        std::fs::write(
+            &user,
+            serde_json::json!({"general": {"plan": plan}}).to_string(),
+        )
+        .unwrap();
+        s.run(&["doctor", "gemini-cli", "--dir", s.p()])
+    };
+    let off = settings(serde_json::json!({"enabled": false}));
+    assert_eq!(
+        findings(&off),
+        [format!(
+            "`{}` sets `plan.directory`, which resolves to `{}`, outside the project, and `general.plan.enabled` is false, so Gemini CLI (which takes an active extension's plans directory when no settings file sets `general.plan.directory`) fails every hook as it starts it and the tool runs: set `general.plan.directory` to a directory inside the project in the settings, or uninstall the extension",
+            config.display(),
+            outside.display()
+        )]
+    );
+    // Plan mode on: Gemini CLI drops the directory at start, and its hooks run; a
+    // directory in the settings: the extension's is not read.
+    assert_eq!(settings(serde_json::json!({"enabled": true})).code, 0);
+    let inside = settings(serde_json::json!({"enabled": false, "directory": "docs"}));
+    assert_eq!(inside.code, 0, "{}", inside.stdout);
+}
+
+#[test]
 fn doctor_gives_a_gemini_cli_hook_the_default_plans_dir_when_plan_mode_drops_the_custom_one() {
     // Gemini CLI 0.61.0 with plan mode on (the default) drops a `general.plan.directory`
     // outside the project at start ("Falling back to default project temp directory"), so

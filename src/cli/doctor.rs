@@ -440,6 +440,15 @@ fn doctor(
                 ));
                 return None;
             }
+            // The same, from an extension's `plan.directory`.
+            if let Some((config, real)) = gemini_extension_plans_dir(project) {
+                f.problem(format!(
+                    "`{}` sets `plan.directory`, which resolves to `{}`, outside the project, and `general.plan.enabled` is false, so Gemini CLI (which takes an active extension's plans directory when no settings file sets `general.plan.directory`) fails every hook as it starts it and the tool runs: set `general.plan.directory` to a directory inside the project in the settings, or uninstall the extension",
+                    clean(&config.display().to_string()),
+                    clean(&real.display().to_string())
+                ));
+                return None;
+            }
             // A setting that changes what Gemini CLI sends the model, which its session
             // file does not show: every call under --kept-from transcript is an error.
             if let Err(e) = gemini_settings(Some(project), None) {
@@ -3068,6 +3077,58 @@ fn gemini_plans_dir(project: &str) -> Result<PathBuf, PathBuf> {
         registry.as_ref(),
         wiring::DOCTOR_SESSION,
     )
+}
+
+/// An extension's `gemini-extension.json` whose `plan.directory` Gemini CLI 0.61.0 would
+/// refuse as each hook starts, with where that directory resolves. With no
+/// `general.plan.directory` in the settings, Gemini CLI takes the first active
+/// extension's (a string, not absolute, without `..`) in its place, and it is held to
+/// the project as the setting is (see [`gemini_cli::plans_dir`]; seen: `plans` a link to
+/// a folder outside the project, plan mode off, every `BeforeTool` hook failed and the
+/// tool ran). Which extension is first depends on the order the folder lists them in,
+/// so each one loaded is looked at.
+fn gemini_extension_plans_dir(project: &str) -> Option<(PathBuf, PathBuf)> {
+    let layers = gemini_layers(Path::new(project));
+    let layers: Vec<(&str, &Value)> = layers.iter().map(|(p, v)| (p.as_str(), v)).collect();
+    let merged = gemini_cli::merged(&layers);
+    let set = merged
+        .pointer("/general/plan/directory")
+        .and_then(Value::as_str)
+        .is_some_and(|d| !d.is_empty());
+    if set {
+        return None;
+    }
+    let enabled = merged
+        .pointer("/general/plan/enabled")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let home =
+        gemini_cli::user_home(|key: &str| std::env::var_os(key)).unwrap_or_else(std::env::temp_dir);
+    for (folder, _) in gemini_extensions(Path::new(project)) {
+        let config = folder.join(gemini_cli::EXTENSION_CONFIG);
+        let Some(dir) = json(&config)
+            .and_then(|c| c.pointer("/plan/directory").cloned())
+            .and_then(|d| d.as_str().map(str::to_string))
+            .filter(|d| !d.is_empty() && !d.starts_with('/') && !d.contains(".."))
+        else {
+            continue;
+        };
+        // What `plans_dir` reads: the directory, and whether plan mode is on.
+        let settings = serde_json::json!({"general": {"plan": {
+            "directory": dir,
+            "enabled": enabled.clone(),
+        }}});
+        if let Err(real) = gemini_cli::plans_dir(
+            Path::new(project),
+            &home,
+            &settings,
+            None,
+            wiring::DOCTOR_SESSION,
+        ) {
+            return Some((config, real));
+        }
+    }
+    None
 }
 
 /// Runs a hook command as the harness does: its shell, the project directory as the

@@ -216,8 +216,9 @@ pub fn env_file_vars(
 /// `<home>/.gemini/tmp/<id>/<session>/plans` (`home`: see [`super::user_home`]), where
 /// `<id>` is the project's in `<home>/.gemini/projects.json` (`registry`), else the one
 /// Gemini CLI gives a new project (its folder's name, lower case, each run of other
-/// characters than `a-z0-9` one `-`). Not seen here: a plan directory an extension sets,
-/// a name another project's folder already took, and `SANDBOX=sandbox-exec`.
+/// characters than `a-z0-9` one `-`). Not seen here: a plan directory an extension sets
+/// (doctor looks at those apart), a name another project's folder already took, and
+/// `SANDBOX=sandbox-exec`.
 ///
 /// A directory outside the project: with plan mode on (`general.plan.enabled` not set to
 /// a value JavaScript counts as false), Gemini CLI drops it at start with a warning and
