@@ -372,6 +372,9 @@ fn seal_text(mut body: String) -> Vec<u8> {
 
 const JSON_SEAL_KEY: &str = "  \"sha256\": \"";
 
+/// How a JSON report's verdict member begins, as its first line below `{`.
+const JSON_VERDICT_KEY: &str = "  \"verdict\": ";
+
 fn seal_json(mut body: String) -> Vec<u8> {
     // The pretty body ends with "\n}"; the seal becomes its last member, hashed over
     // every byte before its line. Built in place: a report can be megabytes.
@@ -420,24 +423,25 @@ pub fn verify(bytes: &[u8]) -> Result<String, VerifyError> {
     if actual != claimed {
         return Err(VerifyError::Mismatch { claimed, actual });
     }
+    let lines = || prefix.split(|&b| b == b'\n');
+    // One verdict line (`verdict`) and no seal line (`seal`) above the last.
+    let one = |verdict: &str, seal: &str| {
+        lines()
+            .filter(|l| l.starts_with(verdict.as_bytes()))
+            .count()
+            == 1
+            && !lines().any(|l| l.starts_with(seal.as_bytes()))
+    };
     let one_report = match prefix.first() {
         // Every line of a JSON report but its seal is indented, and no string in it
-        // holds a line break: a member `"sha256"` at the report's level is a seal.
+        // holds a line break: a line that opens with a member `"verdict"` or `"sha256"`
+        // indented as the report's own is one of the report's.
         Some(b'{') => {
-            prefix.starts_with(b"{\n  \"verdict\": \"")
-                && !prefix.windows(JSON_SEAL_KEY.len() + 1).any(|w| {
-                    w.first() == Some(&b'\n') && w.get(1..) == Some(JSON_SEAL_KEY.as_bytes())
-                })
+            prefix.starts_with(b"{\n  \"verdict\": \"") && one(JSON_VERDICT_KEY, JSON_SEAL_KEY)
         }
         _ => {
             let label = |name: &str| format!("{name:<LABEL_WIDTH$}: ");
-            let (verdict, seal) = (label("verdict"), label("sha256"));
-            let lines = || prefix.split(|&b| b == b'\n');
-            lines()
-                .filter(|l| l.starts_with(verdict.as_bytes()))
-                .count()
-                == 1
-                && !lines().any(|l| l.starts_with(seal.as_bytes()))
+            one(&label("verdict"), &label("sha256"))
         }
     };
     if one_report {

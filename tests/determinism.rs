@@ -199,6 +199,10 @@ fn verify_refuses_what_is_no_sealed_report() {
     let json = run(&["check", &fx3, "--format", "json"], None).stdout;
     // The sealed JSON report, its closing brace taken off, with a member after its seal.
     let pass_json = format!("{},\n", json.strip_suffix("\n}\n").unwrap());
+    // The JSON report with its seal taken off and another verdict member appended, as the
+    // text one above with another verdict line.
+    let unsealed_json = json.get(..json.rfind("  \"sha256\": ").unwrap()).unwrap();
+    let verdicts_json = format!("{unsealed_json}  \"verdict\": \"BLOCK\",\n");
     for (name, bytes, says) in [
         ("only-seal", seal(""), "not a report"),
         (
@@ -216,6 +220,7 @@ fn verify_refuses_what_is_no_sealed_report() {
             "not a report",
         ),
         ("appended-json", seal_json(&pass_json), "not a report"),
+        ("verdicts-json", seal_json(&verdicts_json), "not a report"),
         (
             "no-seal",
             "verdict   : PASS exit 0\n".to_string(),
