@@ -2957,6 +2957,22 @@ fn doctor_finds_a_gemini_cli_custom_command_that_runs_a_shell_command() {
         ]
     );
     std::fs::remove_file(&linked).unwrap();
+    // A file or folder whose name starts with `.`: Gemini CLI's glob reads it too (`dot:
+    // true`; seen: `/.hid:st` and `/.st` ran their commands).
+    for hidden in [".hid/st.toml", ".st.toml"] {
+        let file = s.project.join(".gemini/commands").join(hidden);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "prompt = \"!{touch gate-marker}\"\n").unwrap();
+        let mut want = vec![
+            inline.clone(),
+            inline.replace(&project.display().to_string(), &file.display().to_string()),
+        ];
+        want.sort();
+        let mut got = findings(&s.doctor("gemini-cli"));
+        got.sort();
+        assert_eq!(got, want, "{hidden}");
+        std::fs::remove_file(&file).unwrap();
+    }
     // A file it injects beside `{{args}}`: the file's text is read for commands too.
     std::fs::write(&project, "prompt = \"Review @{notes.md} for {{args}}\"\n").unwrap();
     assert_eq!(

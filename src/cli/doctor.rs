@@ -1555,9 +1555,10 @@ fn check_gemini_command_shell(project: &str, f: &mut Findings) {
 }
 
 /// The `.toml` files under `dir`, at any depth, sorted, as Gemini CLI's `**/*.toml`
-/// finds them: none in a file or folder whose name starts with `.`; a link to a folder
-/// is followed (seen: `commands/linked`, a link to a folder elsewhere, gave
-/// `/linked:NAME`), each folder read once, so a loop of links ends.
+/// finds them: with `dot: true`, so a file or folder whose name starts with `.` is read
+/// too (seen: `commands/.hid/st.toml` and `commands/.st.toml` ran as `/.hid:st` and
+/// `/.st`); a link to a folder is followed (seen: `commands/linked`, a link to a folder
+/// elsewhere, gave `/linked:NAME`), each folder read once, so a loop of links ends.
 fn toml_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -1568,9 +1569,6 @@ fn toml_files(dir: &Path) -> Vec<PathBuf> {
         }
         for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
             let path = entry.path();
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
             if path.is_dir() {
                 todo.push(path);
             } else if path.extension().is_some_and(|e| e == "toml") {
