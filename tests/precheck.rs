@@ -1358,3 +1358,43 @@ fn a_listed_tool_keeps_its_schema_beside_a_glob_the_list_leaves_out() {
     );
     assert_eq!(r.labelled("restore"), ["g2"], "{}", r.stdout);
 }
+
+/// When the calls of more than one tool cannot be built within the bound, what precheck
+/// says came from the first such tool alone: a kept rule whose dropped fact the listed
+/// `t1` cannot leave unread (its schema requires `b`) can block no call of `t1`, and
+/// precheck passed, though `t2`, whose calls were not built either, can leave `b` to the
+/// dropped fact, and `check` blocks `t2 {"c":{"d":-1}}`.
+#[test]
+fn a_tool_left_undecided_after_another_is_not_passed() {
+    let s = Scratch::new();
+    let records = [
+        r#"{"id":"r0","seq":1,"kind":"fact","field":"b","value":0}"#,
+        r#"{"id":"r1","seq":2,"kind":"chatter","text":"hi"}"#,
+        r#"{"id":"r2","seq":3,"kind":"policy","scope":"t*","effect":"deny","predicate":{"all":[{"field":"b","op":"lte","value":0},{"field":"c.d","op":"ne","value":0}]}}"#,
+    ];
+    let path = s.file("in.json", store(&records, &["r2"]).as_bytes());
+    let tools = r#"[{"name":"t1","input_schema":{"type":"object","properties":{"b":{"type":"number"}},"required":["b"]}},{"name":"t2"}]"#;
+    let r = precheck(&s, &path, Some(tools), &["--max-calls", "3"]);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.labelled("reason")[0]
+            .contains("may bind some reachable call of t2: precheck could not decide"),
+        "{}",
+        r.stdout
+    );
+    let c = run(
+        &[
+            "check",
+            &path,
+            "--action",
+            r#"{"tool":"t2","params":{"c":{"d":-1}}}"#,
+        ],
+        None,
+    );
+    assert_eq!(c.code, 1, "{}", c.stdout);
+}

@@ -333,7 +333,8 @@ impl<'a> PolicyScan<'a> {
         }
         let effect = self.policy.effect;
         let mut found: BTreeMap<Seen, (usize, Action)> = BTreeMap::new();
-        let mut undecided: Option<(&Target<'_>, Undecided, bool, bool, bool)> = None;
+        // Each target whose calls could not be built, with what it could show.
+        let mut undecided: Vec<(&Target<'_>, Undecided, bool, bool, bool)> = Vec::new();
         for (at, target) in targets.iter().enumerate() {
             let domain = target.domain;
             let can_block = self.can_block(domain);
@@ -355,11 +356,7 @@ impl<'a> PolicyScan<'a> {
             }
             match self.calls(&target.tool, domain, max_calls) {
                 Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
-                Err(u) => {
-                    if undecided.is_none() {
-                        undecided = Some((target, u, can_block, agree, here));
-                    }
-                }
+                Err(u) => undecided.push((target, u, can_block, agree, here)),
             }
         }
         let rule = rule_name(self.record, self.policy, self.kept());
@@ -369,11 +366,16 @@ impl<'a> PolicyScan<'a> {
             .collect();
         let blocked = found.keys().any(|s| matches!(s, Seen::Block(_)));
         let errored = found.keys().any(|s| matches!(s, Seen::Error(_)));
-        let decided = undecided.is_none();
-        if let Some((target, why, can_block, agree, here)) = undecided {
+        let decided = undecided.is_empty();
+        // What some target left undecided may show: a block where one can block, else a
+        // failure under this compaction only where one may fail so (the first target
+        // undecided need not be the one that can).
+        let blocking = undecided.iter().find(|u| u.2).filter(|_| !blocked);
+        let failing = undecided.iter().find(|u| u.4).filter(|_| !errored);
+        if let Some((target, why, _, agree, _)) = blocking.or(failing).or(undecided.first()) {
             let tool = clean(&target.domain.name);
             let never = self.never_resolved(target.domain);
-            if can_block && !blocked {
+            if blocking.is_some() {
                 let mut f = Finding::new(
                     Code::MayBindSomeAction,
                     Some(self.record),
@@ -384,7 +386,7 @@ impl<'a> PolicyScan<'a> {
                 );
                 f.restore = self.restore_all();
                 out.push(f);
-            } else if here && !errored {
+            } else if failing.is_some() {
                 out.push(Finding::new(
                     Code::Undecided,
                     Some(self.record),
@@ -393,7 +395,7 @@ impl<'a> PolicyScan<'a> {
                         why.describe()
                     ),
                 ));
-            } else if agree
+            } else if *agree
                 && effect.is_restrictive()
                 && self.full.active(self.pos)
                 && !never.is_empty()
