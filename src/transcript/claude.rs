@@ -417,6 +417,10 @@ impl<'a> Backward<'_, 'a> {
     /// earlier one (a child of that call's entry) may be written while the hook of a
     /// later one runs, so the newest entry may stand on another branch. Nothing written
     /// after the call's entry can have been sent to the model before it asked for it.
+    /// Nor can a later line under that entry's uuid (a copy, as Claude Code appends when
+    /// a session is reopened in an editor, or another entry): the call was made where the
+    /// line that first recorded it stands, and the chain is walked from there (where that
+    /// line does not record the call, the call is not seen, and the hook waits for it).
     fn holding_call(&mut self, id: &str) -> Result<Option<usize>, Failure> {
         // One searcher for every line (building one is dearer than searching a line).
         let finder = memchr::memmem::Finder::new(id.as_bytes());
@@ -429,13 +433,43 @@ impl<'a> Backward<'_, 'a> {
         {
             return Ok(None);
         }
-        self.newest_where(|e| {
+        let records = |e: &Entry<'_>| {
             e.kind() == "assistant"
                 && blocks(e).any(|b| {
                     b.get("type").and_then(Value::as_str) == Some("tool_use")
                         && b.get("id").and_then(Value::as_str) == Some(id)
                 })
-        })
+        };
+        let Some(mut first) = self.newest_where(records)? else {
+            return Ok(None);
+        };
+        // The first line that records it (only the lines whose bytes hold the id are
+        // parsed), then the first line under that entry's uuid.
+        let at = self.get(first).map_or(0, |e| e.at);
+        let mut earliest = None;
+        for line in self.lines.iter().take_while(|l| l.at < at) {
+            if finder.find(line.bytes).is_some()
+                && entry(line, self.subagent)?.is_some_and(|e| records(&e))
+            {
+                earliest = Some(line.at);
+                break;
+            }
+        }
+        if let Some(earliest) = earliest
+            && let Some(i) = self.newest_where(|e| e.at == earliest)?
+        {
+            first = i;
+        }
+        while let Some((uuid, at)) = self.get(first).map(|e| (e.uuid.clone(), e.at)) {
+            if !self.written_before(&uuid, at)? {
+                break;
+            }
+            match self.find_before(&uuid, at)? {
+                Some(earlier) => first = earlier,
+                None => break,
+            }
+        }
+        Ok(Some(first))
     }
 
     /// With no call named (`check --transcript`, `context`): the entry of the newest

@@ -884,6 +884,58 @@ fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_not_what_it_
 }
 
 #[test]
+fn a_later_line_recording_the_call_named_is_not_where_the_call_was_made() {
+    // A copy of the rule's entry, written before the compaction, and a line recording
+    // the call again that stands on it, appended after the call's entry: under the
+    // call's entry's uuid (a copy relinked) or another. The chain was walked from the
+    // newest line recording the call, back into what the compaction took out, which put
+    // the rule in view and passed the call.
+    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
+    let call = call_of(payload).unwrap();
+    let lines = lines_of(bytes);
+    let entry = |l: &String| serde_json::from_str::<Value>(l).unwrap();
+    let holding = lines
+        .iter()
+        .position(|l| l.contains(&format!(r#""id":"{call}""#)))
+        .unwrap();
+    let rule_line = lines
+        .iter()
+        .position(|l| l.contains("Never run touch gate-marker") && entry(l)["type"] == "user")
+        .unwrap();
+    let plain = read(None, Window::whole(bytes), Some(&call)).unwrap();
+    assert!(!in_view(&plain, RULE));
+    for uuid in [None, Some("33333333-3333-4333-8333-333333333333")] {
+        let mut again = entry(&lines[holding]);
+        again["parentUuid"] = entry(&lines[rule_line])["uuid"].clone();
+        if let Some(uuid) = uuid {
+            again["uuid"] = uuid.into();
+        }
+        let mut later = lines.clone();
+        later.push(lines[rule_line].clone());
+        later.push(again.to_string());
+        let bad = joined(&later);
+        let live = read(None, Window::whole(&bad), Some(&call)).unwrap();
+        assert!(live.call_seen, "{uuid:?}");
+        assert_eq!(live.pieces, plain.pieces, "{uuid:?}");
+        // Read from the end, in windows: the same answer, or a wider window asked for.
+        let head = Window::whole(&bad).head;
+        for size in (1..bad.len()).step_by(97) {
+            let offset = bad.len() - size;
+            let window = Window {
+                head,
+                tail: &bad[offset..],
+                offset: offset as u64,
+            };
+            match read(None, window, Some(&call)) {
+                Ok(l) => assert_eq!(l, live, "{uuid:?} from byte {offset}"),
+                Err(Failure::NeedMore) => {}
+                Err(e) => panic!("{uuid:?} from byte {offset}: {e:?}"),
+            }
+        }
+    }
+}
+
+#[test]
 fn with_no_call_named_a_newest_entry_that_copies_an_earlier_one_is_an_error() {
     // A copy of the rule's entry, written before the compaction, appended at the end (as
     // Claude Code appends copies when a session is reopened in an editor): with no call
