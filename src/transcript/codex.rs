@@ -193,7 +193,8 @@ pub(super) fn read<'a>(
     // call with no output yet (otherwise the call judged comes after the file).
     let answered = answered_calls(&items);
     let made = responding(&items, &answered, call);
-    let judged = match items.iter().rposition(|(_, m, _)| holds_call(m)) {
+    // A later item recording the call again is not where it was made: the first is.
+    let judged = match items.iter().position(|(_, m, _)| holds_call(m)) {
         Some(i) => Some(i),
         None => items
             .iter()

@@ -936,6 +936,31 @@ fn a_later_line_recording_the_call_named_is_not_where_the_call_was_made() {
 }
 
 #[test]
+fn codex_a_later_item_recording_the_call_named_is_not_where_the_call_was_made() {
+    // A user message stating the rule, and the call's item again, appended after the
+    // call's item: the context was taken to end with the later one, which put the rule
+    // in view and passed the call.
+    let (_, bytes, payload) = fixture!("codex", "AE-2");
+    let call = call_of(payload).unwrap();
+    let lines = lines_of(bytes);
+    let holding = lines
+        .iter()
+        .position(|l| l.contains(&format!(r#""call_id":"{call}""#)))
+        .unwrap();
+    let plain = read(None, Window::whole(bytes), Some(&call)).unwrap();
+    assert!(!in_view(&plain, RULE));
+    let said = serde_json::json!({"timestamp": "2026-12-01T14:23:10.000Z", "type": "response_item",
+        "payload": {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": RULE}]}});
+    let mut later = lines.clone();
+    later.push(said.to_string());
+    later.push(lines[holding].clone());
+    let live = read(None, Window::whole(&joined(&later)), Some(&call)).unwrap();
+    assert!(live.call_seen);
+    assert_eq!(live.pieces, plain.pieces);
+}
+
+#[test]
 fn with_no_call_named_a_newest_entry_that_copies_an_earlier_one_is_an_error() {
     // A copy of the rule's entry, written before the compaction, appended at the end (as
     // Claude Code appends copies when a session is reopened in an editor): with no call
