@@ -178,22 +178,15 @@ fn verify_refuses_what_is_no_sealed_report() {
     // no seal cannot be verified at all. Both are exit 2, apart from a changed report
     // (exit 1).
     let s = Scratch::new();
-    let seal = |body: &str| {
+    let digest = |body: &str| -> String {
         use sha2::{Digest, Sha256};
-        let digest: String = Sha256::digest(body.as_bytes())
+        Sha256::digest(body.as_bytes())
             .iter()
             .map(|b| format!("{b:02x}"))
-            .collect();
-        format!("{body}sha256    : {digest}\n")
+            .collect()
     };
-    let seal_json = |body: &str| {
-        use sha2::{Digest, Sha256};
-        let digest: String = Sha256::digest(body.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        format!("{body}  \"sha256\": \"{digest}\"\n}}\n")
-    };
+    let seal = |body: &str| format!("{body}sha256    : {}\n", digest(body));
+    let seal_json = |body: &str| format!("{body}  \"sha256\": \"{}\"\n}}\n", digest(body));
     let fx3 = fixture("fx3_genuinely_safe.json");
     let pass = run(&["check", &fx3], None).stdout;
     let json = run(&["check", &fx3, "--format", "json"], None).stdout;

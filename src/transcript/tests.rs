@@ -97,6 +97,26 @@ fn lines_of(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// AE-1 (Claude Code): its bytes, the call it names, its lines, and the lines of the
+/// call's entry and of the user's message stating the rule.
+fn ae1_call_and_rule() -> (&'static [u8], String, Vec<String>, usize, usize) {
+    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
+    let call = call_of(payload).unwrap();
+    let lines = lines_of(bytes);
+    let holding = lines
+        .iter()
+        .position(|l| l.contains(&format!(r#""id":"{call}""#)))
+        .unwrap();
+    let rule_line = lines
+        .iter()
+        .position(|l| {
+            l.contains("Never run touch gate-marker")
+                && serde_json::from_str::<Value>(l).unwrap()["type"] == "user"
+        })
+        .unwrap();
+    (bytes, call, lines, holding, rule_line)
+}
+
 fn joined(lines: &[String]) -> Vec<u8> {
     let mut s = lines.join("\n");
     s.push('\n');
@@ -811,14 +831,8 @@ fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_not_what_it_
     // put the rule in view. The line written before is what an entry names (Claude Code
     // may append copies of entries, when a session is reopened in an editor); with none
     // before, the file is an error.
-    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
-    let call = call_of(payload).unwrap();
-    let lines = lines_of(bytes);
+    let (bytes, call, lines, holding, rule_line) = ae1_call_and_rule();
     let entry = |l: &String| serde_json::from_str::<Value>(l).unwrap();
-    let holding = lines
-        .iter()
-        .position(|l| l.contains(&format!(r#""id":"{call}""#)))
-        .unwrap();
     let parent = entry(&lines[holding])["parentUuid"]
         .as_str()
         .unwrap()
@@ -826,10 +840,6 @@ fn a_chain_link_or_a_preserved_entry_written_after_what_names_it_is_not_what_it_
     let at = lines
         .iter()
         .position(|l| entry(l)["uuid"].as_str() == Some(&parent))
-        .unwrap();
-    let rule_line = lines
-        .iter()
-        .position(|l| l.contains("Never run touch gate-marker") && entry(l)["type"] == "user")
         .unwrap();
     let rule_uuid = entry(&lines[rule_line])["uuid"]
         .as_str()
@@ -890,18 +900,8 @@ fn a_later_line_recording_the_call_named_is_not_where_the_call_was_made() {
     // call's entry's uuid (a copy relinked) or another. The chain was walked from the
     // newest line recording the call, back into what the compaction took out, which put
     // the rule in view and passed the call.
-    let (_, bytes, payload) = fixture!("claude-code", "AE-1");
-    let call = call_of(payload).unwrap();
-    let lines = lines_of(bytes);
+    let (bytes, call, lines, holding, rule_line) = ae1_call_and_rule();
     let entry = |l: &String| serde_json::from_str::<Value>(l).unwrap();
-    let holding = lines
-        .iter()
-        .position(|l| l.contains(&format!(r#""id":"{call}""#)))
-        .unwrap();
-    let rule_line = lines
-        .iter()
-        .position(|l| l.contains("Never run touch gate-marker") && entry(l)["type"] == "user")
-        .unwrap();
     let plain = read(None, Window::whole(bytes), Some(&call)).unwrap();
     assert!(!in_view(&plain, RULE));
     for uuid in [None, Some("33333333-3333-4333-8333-333333333333")] {
