@@ -131,6 +131,19 @@ pub fn first_of_any<'d, T>(
         .collect()
 }
 
+/// A target of a policy whose calls could not be built (the bound, the spellings of a
+/// field), with what its calls could show.
+struct Unbuilt<'t, 'd> {
+    target: &'t Target<'d>,
+    why: Undecided,
+    /// Some call of its tool can make `check` block on the policy.
+    can_block: bool,
+    /// Both views judge the policy alike for every call of its tool.
+    agree: bool,
+    /// Some call of its tool may make `check` fail closed under this compaction only.
+    here: bool,
+}
+
 /// What one call shows about one policy under the compaction (SPEC 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Seen {
@@ -333,8 +346,7 @@ impl<'a> PolicyScan<'a> {
         }
         let effect = self.policy.effect;
         let mut found: BTreeMap<Seen, (usize, Action)> = BTreeMap::new();
-        // Each target whose calls could not be built, with what it could show.
-        let mut undecided: Vec<(&Target<'_>, Undecided, bool, bool, bool)> = Vec::new();
+        let mut undecided: Vec<Unbuilt<'_, '_>> = Vec::new();
         for (at, target) in targets.iter().enumerate() {
             let domain = target.domain;
             let can_block = self.can_block(domain);
@@ -356,7 +368,13 @@ impl<'a> PolicyScan<'a> {
             }
             match self.calls(&target.tool, domain, max_calls) {
                 Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
-                Err(u) => undecided.push((target, u, can_block, agree, here)),
+                Err(why) => undecided.push(Unbuilt {
+                    target,
+                    why,
+                    can_block,
+                    agree,
+                    here,
+                }),
             }
         }
         let rule = rule_name(self.record, self.policy, self.kept());
@@ -370,9 +388,12 @@ impl<'a> PolicyScan<'a> {
         // What some target left undecided may show: a block where one can block, else a
         // failure under this compaction only where one may fail so (the first target
         // undecided need not be the one that can).
-        let blocking = undecided.iter().find(|u| u.2).filter(|_| !blocked);
-        let failing = undecided.iter().find(|u| u.4).filter(|_| !errored);
-        if let Some((target, why, _, agree, _)) = blocking.or(failing).or(undecided.first()) {
+        let blocking = undecided.iter().find(|u| u.can_block).filter(|_| !blocked);
+        let failing = undecided.iter().find(|u| u.here).filter(|_| !errored);
+        if let Some(Unbuilt {
+            target, why, agree, ..
+        }) = blocking.or(failing).or(undecided.first())
+        {
             let tool = clean(&target.domain.name);
             let never = self.never_resolved(target.domain);
             if blocking.is_some() {
