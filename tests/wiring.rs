@@ -378,6 +378,9 @@ fn doctor_notes_every_instruction_file_claude_code_reads_that_the_hook_does_not(
     ] {
         std::fs::write(file, "Refunds over 5,000 need a human approver.\n").unwrap();
     }
+    // A link back up the rules folder is followed once: it listed `sub/loop/sub/...`
+    // over and over, until the path grew too long to read.
+    std::os::unix::fs::symlink("..", s.project.join(".claude/rules/sub/loop")).unwrap();
     // A rule with front matter may be read only once the agent touches a file its
     // `paths` cover (seen: not in the first request): never counted in view.
     std::fs::write(

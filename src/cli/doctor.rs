@@ -902,25 +902,14 @@ fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
 /// they cover: counted in view before that, its rule would not block; doctor does not
 /// read YAML to tell, and leaves each such file out.
 fn always_read_rules(folder: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            out.extend(always_read_rules(&path));
-        } else if path.extension().is_some_and(|e| e == "md")
-            && std::fs::read(&path).is_ok_and(|text| {
-                let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
-                !text.trim_ascii_start().starts_with(b"---")
-            })
-        {
-            out.push(path);
-        }
-    }
-    out
+    let mut files = files_under(folder, "md");
+    files.retain(|path| {
+        std::fs::read(path).is_ok_and(|text| {
+            let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
+            !text.trim_ascii_start().starts_with(b"---")
+        })
+    });
+    files
 }
 
 /// True when a hook command's words take the kept set from the session transcript.
@@ -1554,30 +1543,46 @@ fn check_gemini_command_shell(project: &str, f: &mut Findings) {
     }
 }
 
-/// The `.toml` files under `dir`, at any depth, sorted, as Gemini CLI's `**/*.toml`
-/// finds them: with `dot: true`, so a file or folder whose name starts with `.` is read
-/// too (seen: `commands/.hid/st.toml` and `commands/.st.toml` ran as `/.hid:st` and
-/// `/.st`); a link to a folder is followed (seen: `commands/linked`, a link to a folder
-/// elsewhere, gave `/linked:NAME`), each folder read once, so a loop of links ends.
+/// The `.toml` files under `dir`, as Gemini CLI's `**/*.toml` finds them ([`files_under`]):
+/// with `dot: true`, so a file or folder whose name starts with `.` is read too (seen:
+/// `commands/.hid/st.toml` and `commands/.st.toml` ran as `/.hid:st` and `/.st`); a link
+/// to a folder is followed (seen: `commands/linked`, a link to a folder elsewhere, gave
+/// `/linked:NAME`).
 fn toml_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(at) = todo.pop() {
-        if !seen.insert(std::fs::canonicalize(&at).unwrap_or_else(|_| at.clone())) {
-            continue;
+    files_under(dir, "toml")
+}
+
+/// The files under `dir` whose name ends in `.{ext}` (not the bare `.{ext}`), at any
+/// depth, in sorted order, dot-named ones included. A link to a folder is followed, and
+/// each folder is read once (by its real path, the first way it is reached in that
+/// order), so a loop of links ends.
+fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    fn walk(
+        folder: &Path,
+        ext: &str,
+        seen: &mut std::collections::BTreeSet<PathBuf>,
+        out: &mut Vec<PathBuf>,
+    ) {
+        let real = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        if !seen.insert(real) {
+            return;
         }
-        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
-            let path = entry.path();
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
             if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|e| e == "toml") {
-                found.push(path);
+                walk(&path, ext, seen, out);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                out.push(path);
             }
         }
     }
-    found.sort();
-    found
+    let mut out = Vec::new();
+    walk(dir, ext, &mut std::collections::BTreeSet::new(), &mut out);
+    out
 }
 
 /// The folders of the plugins the settings `layers` (lowest precedence first) turn on
@@ -2031,33 +2036,21 @@ fn claude_front_matter_hooks(
 }
 
 /// The Markdown files under `folder`, sorted: each `*/SKILL.md` when `skills`, else each
-/// `*.md` at any depth (to a depth of 8, which no real tree passes and which stops a
-/// symbolic link loop).
+/// `*.md` at any depth ([`files_under`]).
 fn markdown_files(folder: &Path, skills: bool) -> Vec<PathBuf> {
-    fn walk(folder: &Path, depth: usize, skills: bool, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(folder) else {
-            return;
-        };
-        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        paths.sort();
-        for path in paths {
-            if skills {
-                let file = path.join("SKILL.md");
-                if file.is_file() {
-                    out.push(file);
-                }
-            } else if path.is_dir() {
-                if depth < 8 {
-                    walk(&path, depth + 1, skills, out);
-                }
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
+    if !skills {
+        return files_under(folder, "md");
     }
-    let mut out = Vec::new();
-    walk(folder, 0, skills, &mut out);
-    out
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path().join("SKILL.md"))
+        .collect();
+    paths.sort();
+    paths.retain(|file| file.is_file());
+    paths
 }
 
 /// `hooksConfig` in any settings file Gemini CLI reads: every hook turned off, or ours
