@@ -17,7 +17,7 @@ use crate::action::Tool;
 use crate::compaction::{Compaction, Retention, Totals};
 use crate::gate::{self, Code, Finding, Outcome, View};
 use crate::json::json_text;
-use crate::precheck::{self, Domain, PolicyScan};
+use crate::precheck::{self, Domain, PolicyScan, Target};
 use crate::predicate::Tri;
 use crate::record::{Kind, Named, Store};
 use crate::report::{CompactionSummary, Mode, Pinned, Report, TokenSummary, action_text};
@@ -86,12 +86,10 @@ pub fn pin(store: &Store, named: &Named, tools: &[Tool], max_calls: usize) -> Pi
                 ));
             }
             Kind::Policy(policy) => {
-                let in_scope = precheck::first_of_any(
-                    live.iter()
-                        .copied()
-                        .filter(|d| policy.scope.iter().any(|s| d.meets(s).is_some())),
-                    |d| d,
-                );
+                let in_scope: Vec<&Domain> = Target::all_of(policy, &live)
+                    .into_iter()
+                    .map(|t| t.domain)
+                    .collect();
                 if in_scope.is_empty() {
                     continue;
                 }

@@ -104,31 +104,18 @@ impl<'d> Target<'d> {
         Some(Target { tool, domain })
     }
 
-    /// The targets of `domains` for `policy`, the tools without a schema but the first
-    /// left out ([`first_of_any`]).
+    /// The targets of `domains` for `policy`, but those whose tool has no schema after
+    /// the first: every such tool takes any params, and a rule's calls are judged alike
+    /// whatever tool of its scope they call, so one stands for the rest (a store naming
+    /// many tools would judge each rule again for each of them, to the same end).
     pub fn all_of(policy: &Policy, domains: &[&'d Domain]) -> Vec<Target<'d>> {
-        let targets = domains.iter().filter_map(|d| Target::of(policy, d));
-        first_of_any(targets, |t| t.domain)
+        let mut any_seen = false;
+        domains
+            .iter()
+            .filter_map(|d| Target::of(policy, d))
+            .filter(|t| t.domain.declared || !std::mem::replace(&mut any_seen, true))
+            .collect()
     }
-}
-
-/// `items` but those whose tool has no schema after the first: every such tool takes
-/// any params, and a rule's calls are judged alike whatever tool of its scope they call,
-/// so one stands for the rest (a store naming many tools would judge each rule again
-/// for each of them, to the same end).
-pub fn first_of_any<'d, T>(
-    items: impl Iterator<Item = T>,
-    domain: impl Fn(&T) -> &'d Domain,
-) -> Vec<T> {
-    let mut any_seen = false;
-    items
-        .filter(|item| {
-            if domain(item).declared {
-                return true;
-            }
-            !std::mem::replace(&mut any_seen, true)
-        })
-        .collect()
 }
 
 /// A target of a policy whose calls could not be built (the bound, the spellings of a
