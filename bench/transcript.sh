@@ -9,9 +9,12 @@
 #   read_<h>   check TINY --transcript <h>-200m  vs  <h>-1m        target <= 2x
 #              (a 2-record store: the cost is the transcript's)
 #   hook_<h>   hook <h> --store STORE_10K --kept-from transcript, payload naming <h>-200m
-#              vs  check STORE_10K --kept @kept --action @action   target <= 2x
-#              (and, for what the transcript adds, vs the same hook with --kept: shown,
-#              not a target)
+#              vs  check STORE_10K --kept @ids-in-view --action @action   target <= 2x
+#              (the ids in view are those `context` lists for <h>-200m: the check judges
+#              the very compaction the hook finds in the transcript, so the ratio is what
+#              reading the transcript adds. Shown too, not targets: the hook against
+#              check with the store's own kept list, 1,000 ids where about 4,000 to 6,400
+#              are in view, and against the same hook given the ids in view with --kept)
 #
 #   bash bench/transcript.sh               # build, generate (once), measure
 #   ROUNDS=30 SKIP_BUILD=1 bash bench/transcript.sh
@@ -54,6 +57,18 @@ printf '%s\n' \
     '{"id":"p1","seq":1,"kind":"policy","scope":"*","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"Refunds over 5,000 need a human approver."}' \
     '{"id":"c2","seq":2,"kind":"chatter","text":"Preparing the refund."}' >"$TINY"
 
+# The ids of the records in view of each transcript's live context, one per line, as
+# `context` lists them: the kept set of the check each hook is measured against.
+for h in claude-code codex gemini-cli; do
+    # (Its note that the Gemini CLI file is not where Gemini CLI keeps one is left out.)
+    "$GATE" context "$T/$h-200m.jsonl" --harness "$h" --store "$STORE" 2>/dev/null \
+        | awk '/^in view  *: /{print $4}' >"$T/$h-200m.in-view.txt"
+    if [ ! -s "$T/$h-200m.in-view.txt" ]; then
+        echo "bench/transcript.sh: context listed no record in view of $T/$h-200m.jsonl" >&2
+        exit 2
+    fi
+done
+
 GATE="$GATE" STORE="$STORE" TINY="$TINY" T="$T" ROUNDS="$ROUNDS" STRICT="${STRICT:-0}" python3 - <<'EOF'
 import os, statistics, subprocess, sys, time
 
@@ -66,14 +81,14 @@ for h in ["claude-code", "codex", "gemini-cli"]:
         commands[f"read_{h}_{size}"] = ([gate, "check", tiny, "--action", action,
                                          "--transcript", f"{t}/{h}-{size}.jsonl"], None)
     payload = open(f"{t}/{h}-200m.jsonl.payload.json", "rb").read()
+    in_view = "@" + f"{t}/{h}-200m.in-view.txt"
     commands[f"hook_{h}"] = ([gate, "hook", h, "--store", store, "--kept-from", "transcript"], payload)
+    # The same compaction judged by check and by the hook, given the ids in view.
+    commands[f"check_in_view_{h}"] = ([gate, "check", store, "--kept", in_view,
+                                       "--action", action], None)
+    commands[f"hook_{h}_kept"] = ([gate, "hook", h, "--store", store, "--kept", in_view], payload)
 commands["check_kept"] = ([gate, "check", store, "--kept", "@" + store + ".kept.txt",
                            "--action", action], None)
-# The same hook judging the store's kept ids instead of the transcript: what the
-# transcript adds to a hook call.
-payload = open(f"{t}/claude-code-200m.jsonl.payload.json", "rb").read()
-commands["hook_claude-code_kept"] = ([gate, "hook", "claude-code", "--store", store, "--kept",
-                                      "@" + store + ".kept.txt"], payload)
 
 # Write-only, as a shell's >/dev/null: the gate refuses a stdout of /dev/null open for
 # reading and writing (subprocess.DEVNULL), since a report written there is lost.
@@ -107,18 +122,22 @@ def row(name, base, target):
     met_all &= met
     target_text = "-" if target is None else f"<= {target}x"
     met_text = "-" if target is None else ("yes" if met else "NO")
-    rows.append(f"| {name:<22} | {med[name] * 1000:8.1f} | {base:<22} | {med[base] * 1000:8.1f} | "
+    rows.append(f"| {name:<22} | {med[name] * 1000:8.1f} | {base:<26} | {med[base] * 1000:8.1f} | "
                 f"{ratio:5.2f}x | {target_text:>6} | {met_text:>3} |")
 for h in ["claude-code", "codex", "gemini-cli"]:
     row(f"read_{h}_200m", f"read_{h}_1m", 2)
 for h in ["claude-code", "codex", "gemini-cli"]:
-    row(f"hook_{h}", "check_kept", 2)
-# What the transcript adds to a hook call: not one of the issue's targets.
-row("hook_claude-code", "hook_claude-code_kept", None)
+    row(f"hook_{h}", f"check_in_view_{h}", 2)
+# Shown, not targets: against check with the store's own kept list (another compaction,
+# with far fewer records kept to digest), and against the same hook given the ids in view.
+for h in ["claude-code", "codex", "gemini-cli"]:
+    row(f"hook_{h}", "check_kept", None)
+for h in ["claude-code", "codex", "gemini-cli"]:
+    row(f"hook_{h}", f"hook_{h}_kept", None)
 print(f"rounds: {rounds}, median wall time of each command (ms), cores: {os.cpu_count()}")
 print()
-print("| command                | ms       | against                | ms       | ratio | target | met |")
-print("|------------------------|----------|------------------------|----------|-------|--------|-----|")
+print("| command                | ms       | against                    | ms       | ratio | target | met |")
+print("|------------------------|----------|----------------------------|----------|-------|--------|-----|")
 print("\n".join(rows))
 print()
 print("all targets met" if met_all else "some targets NOT met")
