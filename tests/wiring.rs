@@ -5233,6 +5233,36 @@ fn doctor_reports_a_gemini_cli_plans_dir_outside_the_project_with_plan_mode_off(
 }
 
 #[test]
+fn doctor_resolves_the_variables_of_a_gemini_cli_plans_dir_as_gemini_cli_does() {
+    // Gemini CLI 0.61.0 resolves `$NAME` and `${NAME}` in every string of a settings file
+    // as it loads it (`resolveEnvVarsInObject`): `$HOME/plans` is a directory outside the
+    // project, which with plan mode off fails every hook. doctor read it as written, a
+    // folder named `$HOME` in the project, and said the hook gates.
+    let s = Sandbox::new();
+    s.wired("gemini-cli");
+    let gemini = s.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let doctor_with = |directory: &str| {
+        let value = serde_json::json!({"general": {"plan": {
+            "directory": directory, "enabled": false}}});
+        std::fs::write(gemini.join("settings.json"), value.to_string()).unwrap();
+        s.run(&["doctor", "gemini-cli", "--dir", s.p()])
+    };
+    let resolved = doctor_with("$HOME/plans");
+    assert_eq!(resolved.code, 1, "{}", resolved.stdout);
+    assert_finds(
+        &resolved,
+        &format!(
+            "`general.plan.directory` resolves to `{}`, outside the project, and `general.plan.enabled` is false, so Gemini CLI fails every hook as it starts it and the tool runs: remove `general.plan.directory`, or put the directory inside the project",
+            s.home.join("plans").display()
+        ),
+    );
+    // A variable that is not set is left as written: a folder in the project.
+    let unset = doctor_with("$OMISSION_GATE_TEST_UNSET/plans");
+    assert_eq!(unset.code, 0, "{}", unset.stdout);
+}
+
+#[test]
 fn doctor_reports_a_gemini_cli_extension_plans_dir_outside_the_project_with_plan_mode_off() {
     // Gemini CLI 0.61.0 takes an active extension's `plan.directory` when no settings
     // file sets `general.plan.directory` (`planSettings` in loadCliConfig), and holds it

@@ -1383,14 +1383,17 @@ fn check_gemini_load_expansion(project: &str, ours: &[Handler], f: &mut Findings
 }
 
 /// The settings files Gemini CLI reads for a session started in `dir`, in the order it
-/// merges them, each with its content (those it cannot read left out).
+/// merges them, each with its content as Gemini CLI takes it, the variables in its
+/// strings resolved from doctor's environment (see [`gemini_cli::resolve_env_vars`];
+/// those it cannot read left out).
 fn gemini_layers(dir: &Path) -> Vec<(String, Value)> {
     let env = |key: &str| std::env::var_os(key);
     let mut layers = Vec::new();
     for path in gemini_cli::settings_by_precedence(dir, env) {
         if let Ok(Some(text)) = read_optional(&path)
-            && let Ok(value) = edit::read(&text, true)
+            && let Ok(mut value) = edit::read(&text, true)
         {
+            gemini_cli::resolve_env_vars(&mut value, &env);
             layers.push((path.display().to_string(), value));
         }
     }

@@ -26,7 +26,7 @@ mod env;
 
 pub use env::{
     BadRedactionList, REDACTION, env_file, env_file_vars, hook_environment, js_env_string, merged,
-    plans_dir,
+    plans_dir, resolve_env_vars,
 };
 
 /// The `experimental` settings that turn on Gemini CLI's context management (0.61.0: any

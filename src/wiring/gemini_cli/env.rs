@@ -128,6 +128,40 @@ pub fn merged(layers: &[(&str, &Value)]) -> Value {
     merged
 }
 
+/// A settings file's content as Gemini CLI 0.61.0 takes it (`resolveEnvVarsInObject`,
+/// run on each file as it loads it, before merging): in every string (not in a key),
+/// `$NAME` and `${NAME}` replaced by the variable's value, and `${NAME:-default}` by the
+/// default when the variable is unset; a variable that is unset and has no default is
+/// left as written. `NAME` in `$NAME` is ASCII letters, digits and `_`, as JavaScript's
+/// `\w` reads them. So `"directory": "$HOME/plans"` is a directory outside the project.
+pub fn resolve_env_vars(value: &mut Value, env: &dyn Fn(&str) -> Option<OsString>) {
+    static VAR: OnceLock<Option<regex::Regex>> = OnceLock::new();
+    let Some(var) = VAR.get_or_init(|| {
+        regex::Regex::new(r"\$(?:([0-9A-Za-z_]+)|\{([^}]+?)(?::-([^}]*))?\})").ok()
+    }) else {
+        return;
+    };
+    match value {
+        Value::String(s) => {
+            let resolved = var.replace_all(s, |c: &regex::Captures<'_>| {
+                let name = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+                // Node reads its environment as UTF-8, a byte that is not as U+FFFD.
+                match (env(name), c.get(3)) {
+                    (Some(v), _) => v.to_string_lossy().into_owned(),
+                    (None, Some(default)) => default.as_str().to_string(),
+                    (None, None) => c.get(0).map_or("", |m| m.as_str()).to_string(),
+                }
+            });
+            if let std::borrow::Cow::Owned(resolved) = resolved {
+                *s = resolved;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| resolve_env_vars(v, env)),
+        Value::Object(members) => members.values_mut().for_each(|v| resolve_env_vars(v, env)),
+        _ => {}
+    }
+}
+
 /// The settings read here whose lists Gemini CLI 0.61.0 merges with `mergeStrategy:
 /// "union"`: the one before, then each new item (a value that is not a list is one
 /// item).
@@ -543,6 +577,33 @@ fn redacted(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_settings_file_s_variables_are_resolved_as_gemini_cli_resolves_them() {
+        let env = |key: &str| match key {
+            "HOME" => Some(OsString::from("/home/u")),
+            "EMPTY" => Some(OsString::new()),
+            _ => None,
+        };
+        let mut settings = json!({
+            "general": {"plan": {"directory": "$HOME/plans", "enabled": "${EMPTY}"}},
+            "list": ["${HOME}", "${UNSET:-d}", "$UNSET/x", "${UNSET}", "${HOME:-d}", "$", "${}",
+                     "$HOME-$HOME", "${A:b}", "$HOMEX"],
+            "$HOME": 1,
+            "n": 2
+        });
+        resolve_env_vars(&mut settings, &env);
+        assert_eq!(
+            settings,
+            json!({
+                "general": {"plan": {"directory": "/home/u/plans", "enabled": ""}},
+                "list": ["/home/u", "d", "$UNSET/x", "${UNSET}", "/home/u", "$", "${}",
+                         "/home/u-/home/u", "${A:b}", "$HOMEX"],
+                "$HOME": 1,
+                "n": 2
+            })
+        );
+    }
 
     #[test]
     fn a_hook_gets_the_environment_gemini_cli_gives_it() {
