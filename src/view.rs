@@ -92,13 +92,14 @@ impl std::fmt::Debug for Spare {
 }
 
 impl Context {
-    /// Every string of the context: the transcript's, then the files'.
+    /// Every string of the context: the transcript's, then the files' (each file as
+    /// the harness sends it, which may be in pieces).
     pub fn strings(&self) -> impl Iterator<Item = &str> {
-        self.live
-            .pieces
-            .iter()
-            .map(|p| &*p.text)
-            .chain(self.files.iter().map(|(_, text)| text.as_str()))
+        self.live.pieces.iter().map(|p| &*p.text).chain(
+            self.files.iter().flat_map(|(_, text)| {
+                crate::transcript::context_file_strings(self.live.harness, text)
+            }),
+        )
     }
 
     /// What to look for texts in: the context's strings, and each subagent's at work.
@@ -128,7 +129,7 @@ impl Context {
             harness: self.live.harness.name().to_string(),
             harness_detected: self.detected,
             last_compaction_byte: self.live.compaction,
-            live_strings: self.live.pieces.len() + self.files.len(),
+            live_strings: self.strings().count(),
         }
     }
 }

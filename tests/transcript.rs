@@ -683,6 +683,47 @@ fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// Gemini CLI reads `@word` in an instruction file as an import and sends the model the
+/// file it names, or a comment that the import failed, in its place: 0.61.0 sent the
+/// global `GEMINI.md` line `Never run touch gate-marker without sign-off from @alice.` as
+/// `... sign-off from <!-- Import failed: alice. - ENOENT ... -->`, and the call its rule
+/// binds passed. A Gemini CLI context file counts as the text between its imports.
+#[test]
+fn a_gemini_cli_context_file_counts_without_its_imports() {
+    let scratch = Scratch::new();
+    let rule = "Never run touch gate-marker without sign-off from @alice.";
+    let record = |text: &str| {
+        format!(
+            r#"{{"id":"r","seq":1,"kind":"policy","scope":"run_shell_command","predicate":{{"field":"command","op":"eq","value":"touch gate-marker"}},"effect":"deny","text":"{text}"}}"#
+        )
+    };
+    let at_rule = scratch.file("at.jsonl", format!("{}\n", record(rule)).as_bytes());
+    let plain = scratch.file("plain.jsonl", format!("{}\n", record(RULE)).as_bytes());
+    let gemini_md = scratch.file(
+        "GEMINI.md",
+        format!("# Rules\n\n{rule}\n{RULE} Ask @bob.md first.\n").as_bytes(),
+    );
+    let check = |store: &str| {
+        let args = [
+            "check",
+            store,
+            "--action",
+            &action("gemini-cli"),
+            "--transcript",
+            &fixture("gemini-cli", "D-2"),
+            "--context-file",
+            &gemini_md,
+        ];
+        run(&args, None).code
+    };
+    assert_eq!(check(&at_rule), 1);
+    // The text before an import is sent as it is.
+    assert_eq!(check(&plain), 0);
+    let p = payload("gemini-cli", "D-2", &fixture("gemini-cli", "D-2"));
+    let out = hook_with("gemini-cli", &at_rule, &p, &["--context-file", &gemini_md]);
+    denied_for(&out, rule);
+}
+
 /// The store and the transcript's file are never sent to the model: as a context file,
 /// the store put every record in view, and the transcript what a compaction dropped, and
 /// the call its rule binds passed. Each is refused (by any path to it), in check, context

@@ -612,3 +612,43 @@ pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
     }
     Ok(out)
 }
+
+/// The strings of an instruction file (`--context-file`) that Gemini CLI sends as they
+/// are. Its memory loader (0.61.0) reads `@word` (an `@` at the start or after a space,
+/// tab or line break, then anything up to the next, starting with `.`, `/` or a letter)
+/// as an import, and sends in its place the file it names, or an HTML comment that says
+/// the import failed: `sign-off from @alice.` reaches the model as `sign-off from <!--
+/// Import failed: alice. - ENOENT... -->`. So the file counts as the text between its
+/// imports, each piece apart. Gemini CLI leaves an `@word` inside backticks as it is;
+/// it is cut here too (less in view, never more), and so is an imported file's text:
+/// name that file with its own `--context-file` when Gemini CLI reads it.
+pub fn sent_of_file(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    // Gemini CLI's whitespace here: no other (it scans by these four).
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut pieces = Vec::new();
+    let mut last = 0;
+    let mut i = 0;
+    while let Some(found) = memchr::memchr(b'@', bytes.get(i..).unwrap_or_default()) {
+        let at = i + found;
+        if at > 0 && !bytes.get(at - 1).copied().is_some_and(space) {
+            i = at + 1;
+            continue;
+        }
+        let end = bytes
+            .get(at + 1..)
+            .and_then(|rest| rest.iter().position(|&b| space(b)))
+            .map_or(bytes.len(), |n| at + 1 + n);
+        let import = bytes
+            .get(at + 1)
+            .is_some_and(|&b| b == b'.' || b == b'/' || b.is_ascii_alphabetic());
+        if import {
+            // `@` and the bytes that end the word are ASCII: both are char boundaries.
+            pieces.push(text.get(last..at).unwrap_or_default());
+            last = end;
+        }
+        i = end + 1;
+    }
+    pieces.push(text.get(last..).unwrap_or_default());
+    pieces
+}

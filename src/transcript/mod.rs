@@ -455,6 +455,17 @@ fn mark(harness: Harness) -> &'static [u8] {
     }
 }
 
+/// The strings of an instruction file named with `--context-file` that `harness` sends
+/// its model as they are: the whole text, but for Gemini CLI, which reads `@word` in
+/// such a file as an import and sends something else in its place (see
+/// [`gemini::sent_of_file`]).
+pub fn context_file_strings(harness: Harness, text: &str) -> Vec<&str> {
+    match harness {
+        Harness::ClaudeCode | Harness::Codex => vec![text],
+        Harness::GeminiCli => gemini::sent_of_file(text),
+    }
+}
+
 /// The harness whose transcript starts with this line.
 pub fn detect(head: &[u8]) -> Result<Harness, Failure> {
     let line = trim_line(head);

@@ -1529,3 +1529,18 @@ fn a_subagents_response_after_its_results_on_a_model_that_is_its_own_refusal_fal
         assert!(in_view(&live, RULE), "{env:?}");
     }
 }
+
+/// Gemini CLI's memory loader reads `@word` as an import where the word starts with `.`,
+/// `/` or a letter and the `@` starts the text or follows a space, tab or line break.
+#[test]
+fn a_gemini_cli_instruction_file_is_cut_at_each_import() {
+    let cut = super::gemini::sent_of_file;
+    assert_eq!(cut("no imports"), ["no imports"]);
+    assert_eq!(cut("ask @alice. first"), ["ask ", " first"]);
+    assert_eq!(cut("@./a.md\tb\n@/x c"), ["", "\tb\n", " c"]);
+    // Not an import: an address, a number, a lone `@`, a word after a no-break space.
+    let kept = "mail bob@example.com, @1, @ or\u{a0}@x";
+    assert_eq!(cut(kept), [kept]);
+    assert_eq!(cut("é @b"), ["é ", ""]);
+    assert_eq!(cut("x @@y z"), ["x @@y z"]);
+}
