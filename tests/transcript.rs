@@ -683,6 +683,73 @@ fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// A time after every file a test writes.
+const LATER: &str = "2099-01-01T00:00:00.000Z";
+
+/// A copy of a Gemini CLI fixture whose session context message (which Gemini CLI
+/// builds right after it reads its instruction files) is dated `time`.
+fn gemini_started_at(scratch: &Scratch, name: &str, time: &str) -> String {
+    let text = std::fs::read_to_string(fixture("gemini-cli", name)).unwrap();
+    let dated = regex::Regex::new(
+        r#""timestamp":"[^"]*"(,"type":"user","content":\[\{"text":"<session_context>)"#,
+    )
+    .unwrap();
+    let text = dated.replace_all(&text, format!(r#""timestamp":"{time}"$1"#));
+    scratch.file(&format!("{name}.jsonl"), text.as_bytes())
+}
+
+/// Gemini CLI reads its instruction files as it starts and sends what it read all
+/// session: 0.61.0 ran `cp rules.md ~/.gemini/GEMINI.md` (the rule's only copy) mid-turn,
+/// sent no request with the rule in it, and the hook, reading the file it names with
+/// `--context-file`, passed the call the rule binds. A context file changed since the
+/// session context was built counts for nothing.
+#[test]
+fn a_gemini_cli_context_file_changed_since_the_session_started_does_not_count() {
+    let scratch = Scratch::new();
+    let gemini_md = scratch.file("GEMINI.md", format!("{RULE}\n").as_bytes());
+    let started_later = gemini_started_at(&scratch, "D-2", LATER);
+    // Started before the file was written (the fixture's own time).
+    let started_before = fixture("gemini-cli", "D-2");
+    let check = |transcript: &str| {
+        let args = [
+            "check",
+            &store("gemini-cli"),
+            "--action",
+            &action("gemini-cli"),
+            "--transcript",
+            transcript,
+            "--context-file",
+            &gemini_md,
+        ];
+        run(&args, None)
+    };
+    assert_eq!(check(&started_later).code, 0);
+    let out = check(&started_before);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("changed after Gemini CLI read its instruction files"),
+        "{}",
+        out.stderr
+    );
+    let p = payload("gemini-cli", "D-2", &started_before);
+    let out = hook_with(
+        "gemini-cli",
+        &store("gemini-cli"),
+        &p,
+        &["--context-file", &gemini_md],
+    );
+    denied_with_the_rule(&out);
+    let p = payload("gemini-cli", "D-2", &started_later);
+    let out = hook_with(
+        "gemini-cli",
+        &store("gemini-cli"),
+        &p,
+        &["--context-file", &gemini_md],
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 /// Gemini CLI reads `@word` in an instruction file as an import and sends the model the
 /// file it names, or a comment that the import failed, in its place: 0.61.0 sent the
 /// global `GEMINI.md` line `Never run touch gate-marker without sign-off from @alice.` as
@@ -703,6 +770,7 @@ fn a_gemini_cli_context_file_counts_without_its_imports() {
         "GEMINI.md",
         format!("# Rules\n\n{rule}\n{RULE} Ask @bob.md first.\n").as_bytes(),
     );
+    let transcript = gemini_started_at(&scratch, "D-2", LATER);
     let check = |store: &str| {
         let args = [
             "check",
@@ -710,7 +778,7 @@ fn a_gemini_cli_context_file_counts_without_its_imports() {
             "--action",
             &action("gemini-cli"),
             "--transcript",
-            &fixture("gemini-cli", "D-2"),
+            &transcript,
             "--context-file",
             &gemini_md,
         ];
@@ -719,7 +787,7 @@ fn a_gemini_cli_context_file_counts_without_its_imports() {
     assert_eq!(check(&at_rule), 1);
     // The text before an import is sent as it is.
     assert_eq!(check(&plain), 0);
-    let p = payload("gemini-cli", "D-2", &fixture("gemini-cli", "D-2"));
+    let p = payload("gemini-cli", "D-2", &transcript);
     let out = hook_with("gemini-cli", &at_rule, &p, &["--context-file", &gemini_md]);
     denied_for(&out, rule);
 }

@@ -204,6 +204,19 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         }
         let text =
             String::from_utf8(bytes).map_err(|_| refused(ReadProblem::NotUtf8Text.into()))?;
+        // Gemini CLI reads its instruction files as it starts and sends what it read all
+        // session: a file changed since may hold what the model was never sent. Such a
+        // file counts for nothing (a rule only it holds is blocked and comes back as the
+        // reason). Looked at after the read, so that what was read is no newer.
+        if live.harness == Harness::GeminiCli && !unchanged_since(name, live.instructions_read) {
+            if !wanted.live_call {
+                warn(&format!(
+                    "omission-gate: note: `{}` changed after Gemini CLI read its instruction files for this session, so the model may not have its text, and none of it counts: a new session (not one resumed: the file dates it from its start) counts it",
+                    clean(name)
+                ));
+            }
+            continue;
+        }
         files.push((name.clone(), text));
     }
     Ok(Context {
@@ -214,6 +227,38 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         also,
         spare: Spare::new(read),
     })
+}
+
+/// How long before the time Gemini CLI gives its session context it may have read its
+/// instruction files (it reads them, then builds that message): a file changed within
+/// it counts as changed after the read.
+const GEMINI_READ_LEAD_MS: i64 = 5_000;
+
+/// True when the file at `path` (and the link that names it, if it is one) has not
+/// changed, in its text or as a file (its change time, which no one can set back, as a
+/// copy that keeps the modification time can), since `read` (milliseconds since 1970,
+/// less [`GEMINI_READ_LEAD_MS`]). False when either is unknown.
+fn unchanged_since(path: &str, read: Option<i64>) -> bool {
+    let Some(read) = read else { return false };
+    let millis = |t: std::time::SystemTime| -> Option<i64> {
+        let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+        // Rounded up: a change within the millisecond of the read is after it.
+        i64::try_from(d.as_nanos().div_ceil(1_000_000)).ok()
+    };
+    let changed = |m: std::fs::Metadata| -> Option<i64> {
+        let modified = millis(m.modified().ok()?)?;
+        #[cfg(unix)]
+        let modified = {
+            use std::os::unix::fs::MetadataExt;
+            let ns = i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec());
+            modified.max(i64::try_from((ns + 999_999).div_euclid(1_000_000)).ok()?)
+        };
+        Some(modified)
+    };
+    [std::fs::symlink_metadata(path), std::fs::metadata(path)]
+        .into_iter()
+        .map(|m| m.ok().and_then(changed))
+        .all(|t| t.is_some_and(|t| t.saturating_add(GEMINI_READ_LEAD_MS) <= read))
 }
 
 /// Gemini CLI's settings for a session started in `cwd` (whose file is `transcript`), as

@@ -666,6 +666,7 @@ pub(super) fn read(
                     call_seen: false,
                     terminal: None,
                     responding: None,
+                    instructions_read: None,
                 });
             }
             return Err(Failure::NeedMore);
@@ -1306,44 +1307,7 @@ impl Clock {
 /// An entry's `timestamp` in milliseconds, when it reads as Claude Code writes it
 /// (`YYYY-MM-DDTHH:MM:SS.mmmZ`, JavaScript's `toISOString`).
 fn timestamp(e: &Entry<'_>) -> Option<i64> {
-    let t = e.obj.get("timestamp")?.as_str()?;
-    if !super::is_utc_millis(t) {
-        return None;
-    }
-    let t = t.as_bytes();
-    let n = |r: std::ops::Range<usize>| {
-        t.get(r)?
-            .iter()
-            .try_fold(0i64, |acc, &c| Some(acc * 10 + i64::from(c - b'0')))
-    };
-    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (h, min, sec, ms) = (n(11..13)?, n(14..16)?, n(17..19)?, n(20..23)?);
-    let days_in = [
-        31,
-        28 + i64::from(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)),
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    let month_days = *days_in.get(usize::try_from(m.checked_sub(1)?).ok()?)?;
-    if !(1..=month_days).contains(&d) || h > 23 || min > 59 || sec > 59 {
-        return None;
-    }
-    // Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some((((days * 24 + h) * 60 + min) * 60 + sec) * 1000 + ms)
+    super::utc_millis(e.obj.get("timestamp")?.as_str()?)
 }
 
 /// The size over which Claude Code's loader reads a session file in part (2.1.197, read
@@ -1678,6 +1642,7 @@ fn pieces(
         call_seen,
         terminal: None,
         responding: None,
+        instructions_read: None,
     })
 }
 

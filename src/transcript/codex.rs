@@ -247,6 +247,7 @@ pub(super) fn read<'a>(
         call_seen,
         terminal,
         responding: None,
+        instructions_read: None,
     })
 }
 

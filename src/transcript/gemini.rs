@@ -278,6 +278,7 @@ pub(super) fn read(
         call_seen,
         terminal: None,
         responding: responding_now,
+        instructions_read: instructions_read(&messages.list),
     })
 }
 
@@ -651,4 +652,30 @@ pub fn sent_of_file(text: &str) -> Vec<&str> {
     }
     pieces.push(text.get(last..).unwrap_or_default());
     pieces
+}
+
+/// When Gemini CLI read its instruction files for the process that sends `list`, at the
+/// latest (see [`Live::instructions_read`](super::Live)): the earliest `timestamp` of a
+/// user message that opens with `<session_context>`, which Gemini CLI builds as it starts,
+/// right after reading them. A resume sends a fresh one but records the first one's
+/// time, which is earlier still. A message without a time it reads makes it `None`.
+fn instructions_read(list: &[(u64, Map<'_>)]) -> Option<i64> {
+    list.iter()
+        .filter(|(_, m)| m.get("type").and_then(Value::as_str) == Some("user"))
+        .filter(|(_, m)| {
+            let first = match m.get("content") {
+                Some(Value::Array(parts)) => parts.first(),
+                part => part,
+            };
+            first
+                .and_then(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
+                .is_some_and(|t| t.trim_start().starts_with("<session_context>"))
+        })
+        .map(|(_, m)| {
+            m.get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(super::utc_millis)
+        })
+        .min()
+        .flatten()
 }

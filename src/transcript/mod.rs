@@ -123,6 +123,12 @@ pub struct Live {
     /// Gemini CLI: the model's response being acted on (the session's last message, when
     /// that is the model's). `None` otherwise.
     pub responding: Option<Box<Responding>>,
+    /// Gemini CLI: when the process that sends this context read its instruction files
+    /// (`GEMINI.md`), at the latest, in milliseconds since 1970: the `timestamp` of the
+    /// session context message (`<session_context>`), which it writes as it starts, just
+    /// after that read (a resume keeps the first process's). `None` when the context
+    /// holds no such message with a time, and for the other harnesses.
+    pub instructions_read: Option<i64>,
 }
 
 /// Gemini CLI: the model's response being acted on, as far as the file records it.
@@ -525,6 +531,48 @@ pub(crate) fn is_utc_millis(time: &str) -> bool {
             23 => c == b'Z',
             _ => c.is_ascii_digit(),
         })
+}
+
+/// A time written as [`is_utc_millis`] reads it, in milliseconds since 1970-01-01;
+/// `None` for any other text, or a day the calendar does not have.
+pub(crate) fn utc_millis(t: &str) -> Option<i64> {
+    if !is_utc_millis(t) {
+        return None;
+    }
+    let t = t.as_bytes();
+    let n = |r: std::ops::Range<usize>| {
+        t.get(r)?
+            .iter()
+            .try_fold(0i64, |acc, &c| Some(acc * 10 + i64::from(c - b'0')))
+    };
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (h, min, sec, ms) = (n(11..13)?, n(14..16)?, n(17..19)?, n(20..23)?);
+    let days_in = [
+        31,
+        28 + i64::from(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)),
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    let month_days = *days_in.get(usize::try_from(m.checked_sub(1)?).ok()?)?;
+    if !(1..=month_days).contains(&d) || h > 23 || min > 59 || sec > 59 {
+        return None;
+    }
+    // Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((((days * 24 + h) * 60 + min) * 60 + sec) * 1000 + ms)
 }
 
 /// The complete lines of a window, blank ones left out. A window that does not start
