@@ -621,8 +621,8 @@ pub(super) fn compactions(lines: &[Line<'_>]) -> Result<Vec<u64>, Failure> {
 /// the import failed: `sign-off from @alice.` reaches the model as `sign-off from <!--
 /// Import failed: alice. - ENOENT... -->`. So the file counts as the text between its
 /// imports, each piece apart. Gemini CLI leaves an `@word` inside backticks as it is;
-/// it is cut here too (less in view, never more), and so is an imported file's text:
-/// name that file with its own `--context-file` when Gemini CLI reads it.
+/// it is cut here too (less in view, never more). An imported file's text is not
+/// counted: a user who sees it sent names it with its own `--context-file`.
 pub fn sent_of_file(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     // Gemini CLI's whitespace here: no other (it scans by these four).
