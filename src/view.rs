@@ -40,8 +40,9 @@ pub struct Context {
     pub detected: bool,
     /// Its live context.
     pub live: Live,
-    /// Each context file's name and text.
-    pub files: Vec<(String, String)>,
+    /// Each context file's name and the strings of its text that the harness sends (one
+    /// for the whole text unless the harness leaves parts out).
+    pub files: Vec<(String, Vec<String>)>,
     /// The live contexts of the subagents at work when the caller cannot be told apart
     /// from them (Gemini CLI): a record is in view only when each of them shows it too.
     pub also: Vec<Live>,
@@ -96,9 +97,9 @@ impl Context {
     /// the harness sends it, which may be in pieces).
     pub fn strings(&self) -> impl Iterator<Item = &str> {
         self.live.pieces.iter().map(|p| &*p.text).chain(
-            self.files.iter().flat_map(|(_, text)| {
-                crate::transcript::context_file_strings(self.live.harness, text)
-            }),
+            self.files
+                .iter()
+                .flat_map(|(_, texts)| texts.iter().map(String::as_str)),
         )
     }
 

@@ -792,6 +792,57 @@ fn a_gemini_cli_context_file_counts_without_its_imports() {
     denied_for(&out, rule);
 }
 
+/// Claude Code 2.1.197 takes the HTML comments out of a `CLAUDE.md` before it sends it
+/// (seen: a rule in `<!-- ... -->` was in no request, and the call it binds ran with the
+/// whole file counted): a rule in a comment is not in view, the text around it is.
+#[test]
+fn a_rule_in_an_html_comment_of_a_claude_md_is_not_in_view() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let p = payload("claude-code", "D-1", &transcript);
+    let verdicts = |text: String| {
+        let file = scratch.file("CLAUDE.md", text.as_bytes());
+        let args = [
+            "check",
+            &store("claude-code"),
+            "--action",
+            &action("claude-code"),
+            "--transcript",
+            &transcript,
+            "--context-file",
+            &file,
+        ];
+        let checked = run(&args, None).code;
+        let hooked = hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &p,
+            &["--context-file", &file],
+        );
+        (checked, hooked)
+    };
+    for text in [
+        format!("# Rules\n\n<!-- {RULE} -->\n\nUse tabs.\n"),
+        format!("# Rules\n<!--\n{RULE}\n-->\n"),
+        // An unclosed comment before a closed one: taken out up to its `-->`.
+        format!("a <!-- b\n\n<!-- c -->\n<!-- {RULE} -->\n"),
+    ] {
+        let (checked, hooked) = verdicts(text.clone());
+        assert_eq!(checked, 1, "{text}");
+        denied_with_the_rule(&hooked);
+    }
+    for text in [
+        format!("<!-- a note -->\n{RULE}\n"),
+        format!("<!-- a -->{RULE}<!-- b -->\n"),
+        // No `-->` after it: Claude Code sends the rest as it is.
+        format!("<!-- {RULE}\n"),
+    ] {
+        let (checked, hooked) = verdicts(text.clone());
+        assert_eq!(checked, 0, "{text}");
+        assert_eq!((hooked.code, hooked.stderr.as_str()), (0, ""), "{text}");
+    }
+}
+
 /// The store and the transcript's file are never sent to the model: as a context file,
 /// the store put every record in view, and the transcript what a compaction dropped, and
 /// the call its rule binds passed. Each is refused (by any path to it), in check, context

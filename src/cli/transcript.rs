@@ -217,7 +217,22 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             }
             continue;
         }
-        files.push((name.clone(), text));
+        // Claude Code sends a memory file without its comments (see
+        // [`claude_code::memory_sent`]), Gemini CLI one without its imports (see
+        // [`transcript::context_file_strings`]): only what it sends is counted.
+        let texts = match live.harness {
+            Harness::ClaudeCode => claude_code::memory_sent(&text)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            Harness::Codex | Harness::GeminiCli => {
+                transcript::context_file_strings(live.harness, &text)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect()
+            }
+        };
+        files.push((name.clone(), texts));
     }
     Ok(Context {
         file: path.into_owned(),
@@ -910,15 +925,12 @@ fn context_text(args: &ContextArgs, limits: Limits) -> Result<String, InputError
             ),
         );
     }
-    for (name, text) in &context.files {
+    for (name, texts) in &context.files {
+        let chars: usize = texts.iter().map(|t| t.chars().count()).sum();
+        let first = texts.first().map_or("", String::as_str);
         line(
             "file",
-            &format!(
-                "{} ({} chars): {}",
-                clean(name),
-                text.chars().count(),
-                first_words(text)
-            ),
+            &format!("{} ({chars} chars): {}", clean(name), first_words(first)),
         );
     }
     if let Some(input) = &store {

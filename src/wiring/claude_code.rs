@@ -1010,6 +1010,36 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
     )
 }
 
+/// The parts of a memory file's text that Claude Code 2.1.197 sends the model, each one
+/// string. Its loader takes out the HTML comments (`<!-- ... -->`) of each Markdown block
+/// that starts with one (seen: a rule written in such a comment was in no request, the
+/// rest of the file was). It leaves a comment inside a paragraph or a code block, but
+/// telling those apart takes a Markdown lexer, so this takes out every `<!--` up to the
+/// first `-->` after it, wherever it stands, and splits the text there: what is left out
+/// is never counted as sent, and the text on either side of a comment is not read as
+/// one. A `<!--` with no `-->` after it stays, as in Claude Code.
+pub fn memory_sent(text: &str) -> Vec<&str> {
+    let opens = memchr::memmem::find_iter(text.as_bytes(), "<!--");
+    let mut closes = memchr::memmem::find_iter(text.as_bytes(), "-->").peekable();
+    let mut parts = Vec::new();
+    // The end of the last comment taken out: the next part starts there.
+    let mut from = 0;
+    for open in opens {
+        // Claude Code's `/<!--[\s\S]*?-->/`: the first `-->` that starts after the `<!--`.
+        while closes.next_if(|&close| close < open + 4).is_some() {}
+        let Some(&close) = closes.peek() else {
+            break;
+        };
+        if open >= from {
+            parts.extend(text.get(from..open));
+        }
+        from = from.max(close + 3);
+    }
+    parts.extend(text.get(from..));
+    parts.retain(|p| !p.trim().is_empty());
+    parts
+}
+
 /// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
 /// it counts as true (see [`truthy`]): `CLAUDE_CODE_SIMPLE`, which `--bare` sets, and
 /// `CLAUDE_CODE_SAFE_MODE`, `--safe-mode`'s.
@@ -1306,6 +1336,17 @@ pub fn with_shell_prefix(prefix: &str, command: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_memory_file_is_sent_without_its_html_comments() {
+        assert_eq!(memory_sent("a\n<!-- b -->\nc"), ["a\n", "\nc"]);
+        // Every `<!--` up to the first `-->` that starts after it, an unclosed one too.
+        assert_eq!(memory_sent("a <!-- b\n<!-- c -->d<!-- e -->"), ["a ", "d"]);
+        assert_eq!(memory_sent("<!--->x-->y"), ["y"]);
+        assert_eq!(memory_sent("a <!-- b"), ["a <!-- b"]);
+        assert_eq!(memory_sent("<!-- only -->\n"), Vec::<&str>::new());
+        assert_eq!(memory_sent("plain"), ["plain"]);
+    }
 
     #[test]
     fn the_events_a_front_matter_s_hooks_name_are_read() {
