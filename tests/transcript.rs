@@ -843,6 +843,28 @@ fn a_rule_in_an_html_comment_of_a_claude_md_is_not_in_view() {
     }
 }
 
+/// Claude Code 2.1.197 sends a `CLAUDE.md` without its front matter (seen: a rule written
+/// as its `description` was in no request, and the call it binds ran with the whole file
+/// counted): a rule there is not in view, the text after it is.
+#[test]
+fn a_rule_in_the_front_matter_of_a_claude_md_is_not_in_view() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let p = payload("claude-code", "D-1", &transcript);
+    let hooked = |text: String| {
+        let file = scratch.file("CLAUDE.md", text.as_bytes());
+        hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &p,
+            &["--context-file", &file],
+        )
+    };
+    denied_with_the_rule(&hooked(format!("---\ndescription: {RULE}\n---\n# Rules\n")));
+    let out = hooked(format!("---\npaths: [\"src/**\"]\n---\n{RULE}\n"));
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 /// The store and the transcript's file are never sent to the model: as a context file,
 /// the store put every record in view, and the transcript what a compaction dropped, and
 /// the call its rule binds passed. Each is refused (by any path to it), in check, context

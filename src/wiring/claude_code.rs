@@ -1011,7 +1011,11 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
 }
 
 /// The parts of a memory file's text that Claude Code 2.1.197 sends the model, each one
-/// string. Its loader takes out the HTML comments (`<!-- ... -->`) of each Markdown block
+/// string. Its loader takes out the front matter first: from a first line `---` to the
+/// next `---` and the white space after it (`/^---\s*\n([\s\S]*?)---\s*\n?/`, JavaScript's
+/// `\s`), whether or not it reads as YAML (seen: a rule written as a front matter's
+/// `description` was in no request, the rest of the file was). It then takes out the
+/// HTML comments (`<!-- ... -->`) of each Markdown block
 /// that starts with one (seen: a rule written in such a comment was in no request, the
 /// rest of the file was). It leaves a comment inside a paragraph or a code block, but
 /// telling those apart takes a Markdown lexer, so this takes out every `<!--` up to the
@@ -1019,6 +1023,21 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
 /// is never counted as sent, and the text on either side of a comment is not read as
 /// one. A `<!--` with no `-->` after it stays, as in Claude Code.
 pub fn memory_sent(text: &str) -> Vec<&str> {
+    static FRONT_MATTER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(
+        || {
+            // JavaScript's `\s`, which takes in the BOM and leaves out U+0085.
+            const S: &str = r"[\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]";
+            regex::Regex::new(&format!(r"\A---{S}*\n[\s\S]*?---{S}*\n?")).ok()
+        },
+    );
+    let Some(front_matter) = FRONT_MATTER.as_ref() else {
+        // Cannot happen (the pattern is fixed); count nothing as sent.
+        return Vec::new();
+    };
+    let text = match front_matter.find(text) {
+        Some(m) => text.get(m.end()..).unwrap_or_default(),
+        None => text,
+    };
     let opens = memchr::memmem::find_iter(text.as_bytes(), "<!--");
     let mut closes = memchr::memmem::find_iter(text.as_bytes(), "-->").peekable();
     let mut parts = Vec::new();
@@ -1346,6 +1365,36 @@ mod tests {
         assert_eq!(memory_sent("a <!-- b"), ["a <!-- b"]);
         assert_eq!(memory_sent("<!-- only -->\n"), Vec::<&str>::new());
         assert_eq!(memory_sent("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn a_memory_file_is_sent_without_its_front_matter() {
+        let rule = "Never run touch gate-marker.";
+        let sent = |text: &str| memory_sent(text).concat();
+        assert_eq!(
+            sent(&format!("---\ndescription: {rule}\n---\nbody\n")),
+            "body\n"
+        );
+        // Up to the first `---`, inside a line too, and all the white space after it.
+        assert_eq!(sent(&format!("---  \r\na: {rule}---\n\n  body")), "body");
+        // YAML that does not parse is taken out all the same.
+        assert_eq!(sent(&format!("---\n[{rule}\n---\nbody")), "body");
+        // JavaScript's `\s`: U+FEFF is white space, U+0085 is not.
+        assert_eq!(sent(&format!("---\u{feff}\n{rule}\n---\nbody")), "body");
+        assert_eq!(
+            sent(&format!("--- \u{85}\n{rule}\n---\nb")),
+            format!("--- \u{85}\n{rule}\n---\nb")
+        );
+        // Not at the very start, or not closed: no front matter.
+        for text in [
+            format!(" ---\n{rule}\n---\n"),
+            format!("---\n{rule}\n"),
+            format!("--- x\n{rule}\n---\n"),
+        ] {
+            assert_eq!(sent(&text), text);
+        }
+        // The comments of what is left are taken out after.
+        assert_eq!(sent(&format!("---\na: 1\n---\n<!-- {rule} -->\nb")), "\nb");
     }
 
     #[test]
