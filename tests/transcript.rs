@@ -865,6 +865,31 @@ fn a_rule_in_the_front_matter_of_a_claude_md_is_not_in_view() {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// Claude Code 2.1.197 skips a `CLAUDE.md` over 4 MiB whole, without a word (seen: one
+/// of 4.8 MB was in no request, and the call its rule binds ran with the file counted):
+/// nothing of it is in view.
+#[test]
+fn a_claude_md_over_4_mib_is_not_in_view() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let p = payload("claude-code", "D-1", &transcript);
+    let mut text = format!("# Rules\n\n{RULE}\n");
+    text.push_str(&"x".repeat(4 * 1024 * 1024 - text.len()));
+    let hooked = |text: &str| {
+        let file = scratch.file("CLAUDE.md", text.as_bytes());
+        hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &p,
+            &["--context-file", &file],
+        )
+    };
+    let out = hooked(&text);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    text.push('\n');
+    denied_with_the_rule(&hooked(&text));
+}
+
 /// The store and the transcript's file are never sent to the model: as a context file,
 /// the store put every record in view, and the transcript what a compaction dropped, and
 /// the call its rule binds passed. Each is refused (by any path to it), in check, context

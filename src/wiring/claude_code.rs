@@ -1010,8 +1010,14 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
     )
 }
 
+/// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
+/// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
+/// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
+pub const MEMORY_MAX_BYTES: usize = 4 * 1024 * 1024;
+
 /// The parts of a memory file's text that Claude Code 2.1.197 sends the model, each one
-/// string. Its loader takes out the front matter first: from a first line `---` to the
+/// string; none for a text over [`MEMORY_MAX_BYTES`]. Its loader takes out the front
+/// matter first: from a first line `---` to the
 /// next `---` and the white space after it (`/^---\s*\n([\s\S]*?)---\s*\n?/`, JavaScript's
 /// `\s`), whether or not it reads as YAML (seen: a rule written as a front matter's
 /// `description` was in no request, the rest of the file was). It then takes out the
@@ -1030,6 +1036,9 @@ pub fn memory_sent(text: &str) -> Vec<&str> {
             regex::Regex::new(&format!(r"\A---{S}*\n[\s\S]*?---{S}*\n?")).ok()
         },
     );
+    if text.len() > MEMORY_MAX_BYTES {
+        return Vec::new();
+    }
     let Some(front_matter) = FRONT_MATTER.as_ref() else {
         // Cannot happen (the pattern is fixed); count nothing as sent.
         return Vec::new();
@@ -1365,6 +1374,15 @@ mod tests {
         assert_eq!(memory_sent("a <!-- b"), ["a <!-- b"]);
         assert_eq!(memory_sent("<!-- only -->\n"), Vec::<&str>::new());
         assert_eq!(memory_sent("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn a_memory_file_over_4_mib_is_not_sent() {
+        let mut text = "Never run touch gate-marker.\n".to_string();
+        text.push_str(&"x".repeat(MEMORY_MAX_BYTES - text.len()));
+        assert_eq!(memory_sent(&text).concat(), text);
+        text.push('x');
+        assert_eq!(memory_sent(&text), Vec::<&str>::new());
     }
 
     #[test]
