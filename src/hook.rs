@@ -140,11 +140,13 @@ pub struct Subagent {
     id: String,
     /// The session's `subagents` folder.
     folder: std::path::PathBuf,
+    /// The payload's `agent_type`, when it is a string.
+    kind: Option<String>,
 }
 
 impl Subagent {
-    /// The subagent `agent` of the session whose transcript is `session`.
-    fn new(session: &str, agent: &str) -> Result<Subagent, InputError> {
+    /// The subagent `agent`, of type `kind`, of the session whose transcript is `session`.
+    fn new(session: &str, agent: &str, kind: Option<&str>) -> Result<Subagent, InputError> {
         if !crate::text::is_plain_name(agent) {
             let problem = PayloadProblem::NotAgentId(agent.to_string());
             return Err(invalid("key `agent_id`", problem));
@@ -159,7 +161,13 @@ impl Subagent {
         Ok(Subagent {
             id: agent.to_string(),
             folder: std::path::Path::new(stem).join("subagents"),
+            kind: kind.map(str::to_string),
         })
+    }
+
+    /// Its type (the payload's `agent_type`), when the payload gives it.
+    pub fn kind(&self) -> Option<&str> {
+        self.kind.as_deref()
     }
 
     /// The session's `subagents` folder, where its transcript is filed.
@@ -258,10 +266,13 @@ pub fn requested_transcript(
     // A subagent's call (Claude Code's Agent tool) names the session's transcript; what
     // the subagent sees is its own, beside it.
     let subagent = match (harness, obj.get("agent_id")) {
-        (Harness::ClaudeCode, Some(Value::String(agent))) => match Subagent::new(&path, agent) {
-            Ok(subagent) => Some(subagent),
-            Err(e) => return Some(Err(e)),
-        },
+        (Harness::ClaudeCode, Some(Value::String(agent))) => {
+            let kind = obj.get("agent_type").and_then(Value::as_str);
+            match Subagent::new(&path, agent, kind) {
+                Ok(subagent) => Some(subagent),
+                Err(e) => return Some(Err(e)),
+            }
+        }
         (Harness::ClaudeCode, Some(_)) => {
             let problem = PayloadProblem::NotString;
             return Some(Err(invalid("key `agent_id`", problem)));

@@ -1815,6 +1815,60 @@ fn a_subagents_call_is_judged_against_the_subagents_own_transcript() {
     }
 }
 
+/// Claude Code 2.1.197 sends its Explore and Plan subagents no `CLAUDE.md` (seen: an
+/// Explore subagent's requests held none, and its call that the file's rule binds ran
+/// with the file counted): the context files are not in view of such a subagent, nor of
+/// one whose type is not given; they are of a general-purpose one.
+#[test]
+fn a_context_file_is_not_in_view_of_an_explore_or_plan_subagent() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let context = ["--context-file", claude_md.as_str()];
+    let (s, agent) = subagent_payload("S-1", &fixture(h, "S-1"));
+    let out = hook_with(h, &store(h), &s, &context);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    for kind in [Some("Explore"), Some("Plan"), None] {
+        let mut v: Value = serde_json::from_str(&s).unwrap();
+        match kind {
+            Some(kind) => v["agent_type"] = kind.into(),
+            None => drop(v.as_object_mut().unwrap().remove("agent_type")),
+        }
+        let out = hook_with(h, &store(h), &v.to_string(), &context);
+        denied_with_the_rule(&out);
+    }
+    // `check --transcript` on the subagent's file reads its type beside it.
+    let file = scratch.file(
+        &format!("agent-{agent}.jsonl"),
+        &std::fs::read(subagent_fixture("S-1", &agent)).unwrap(),
+    );
+    let check = || {
+        let args = [
+            "check",
+            &store(h),
+            "--action",
+            &action(h),
+            "--transcript",
+            &file,
+            "--context-file",
+            &claude_md,
+        ];
+        run(&args, None).code
+    };
+    assert_eq!(check(), 0);
+    let meta = format!("agent-{agent}.meta.json");
+    for (text, code) in [
+        (r#"{"agentType":"general-purpose"}"#, 0),
+        (r#"{"agentType":"Explore","spawnDepth":1}"#, 1),
+        (r#"{"agentType":"Plan"}"#, 1),
+        (r#"{"spawnDepth":1}"#, 1),
+        ("{", 1),
+    ] {
+        scratch.file(&meta, text.as_bytes());
+        assert_eq!(check(), code, "{text}");
+    }
+}
+
 #[test]
 fn claude_code_a_response_a_subagent_abandoned_for_a_retry_is_not_context() {
     // RF-1: the subagent's model (claude-fable-5) wrote the rule, then refused; Claude

@@ -180,6 +180,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             Err(e) => return Err(e),
         }
     };
+    let memory = live.harness != Harness::ClaudeCode || claude_memory_sent(&path, wanted.subagent);
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         // The harness sends the model neither the store nor the transcript's file: as a
@@ -221,6 +222,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         // [`claude_code::memory_sent`]), Gemini CLI one without its imports (see
         // [`transcript::context_file_strings`]): only what it sends is counted.
         let texts = match live.harness {
+            Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode => claude_code::memory_sent(&text)
                 .into_iter()
                 .map(str::to_string)
@@ -274,6 +276,33 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
         .into_iter()
         .map(|m| m.ok().and_then(changed))
         .all(|t| t.is_some_and(|t| t.saturating_add(GEMINI_READ_LEAD_MS) <= read))
+}
+
+/// Whether Claude Code sends the agent whose transcript is `path` its memory files (what
+/// `--context-file` names): not when the call's subagent is of a type it sends none (see
+/// [`claude_code::NO_MEMORY_AGENTS`]) or of a type the payload does not give, nor when the
+/// type Claude Code files beside a subagent's transcript (`agent-<id>.meta.json`, which
+/// `check --transcript` finds without a payload) is such a type, is not given, or cannot
+/// be read.
+fn claude_memory_sent(path: &str, subagent: Option<&Subagent>) -> bool {
+    if subagent.is_some_and(|s| !s.kind().is_some_and(claude_code::agent_sees_memory)) {
+        return false;
+    }
+    let Some(stem) = path.strip_suffix(".jsonl") else {
+        return true;
+    };
+    match std::fs::read(format!("{stem}.meta.json")) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => true,
+        Err(_) => false,
+        Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| {
+                Some(claude_code::agent_sees_memory(
+                    v.get("agentType")?.as_str()?,
+                ))
+            })
+            .unwrap_or(false),
+    }
 }
 
 /// Gemini CLI's settings for a session started in `cwd` (whose file is `transcript`), as

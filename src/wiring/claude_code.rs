@@ -1010,6 +1010,18 @@ pub fn front_matter_hooks(text: &str) -> Option<Vec<&'static str>> {
     )
 }
 
+/// The types of Claude Code's built-in subagents that it sends no memory file (no
+/// `CLAUDE.md`, rules file or `CLAUDE.local.md`): 2.1.197 gives its Explore and Plan agents
+/// `omitClaudeMd` (seen: an Explore subagent's requests held no `CLAUDE.md`, a
+/// general-purpose one's did). An agent of your own that takes one of these names is
+/// sent them; it is counted as not, which blocks more, never less.
+pub const NO_MEMORY_AGENTS: [&str; 2] = ["Explore", "Plan"];
+
+/// Whether Claude Code sends a subagent of type `kind` the memory files.
+pub fn agent_sees_memory(kind: &str) -> bool {
+    !NO_MEMORY_AGENTS.contains(&kind)
+}
+
 /// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
 /// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
 /// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
