@@ -2091,6 +2091,51 @@ fn claude_code_extra_body_that_asks_the_api_to_clear_tool_results_is_an_error() 
     }
 }
 
+/// With `CLAUDE_CODE_DISABLE_CLAUDE_MDS` on, Claude Code 2.1.197 sends no `CLAUDE.md`
+/// (seen: the rule of the project's was in no request, and the call it binds ran with the
+/// file counted): no context file is in view then, in the hook as in `check`.
+#[test]
+fn claude_code_a_context_file_is_not_in_view_with_claude_mds_disabled() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let hook_args = [
+        "hook",
+        h,
+        "--store",
+        &store(h),
+        "--kept-from",
+        "transcript",
+        "--context-file",
+        &claude_md,
+        "--timeout-ms",
+        ANSWER_MS,
+    ];
+    let check_args = [
+        "check",
+        &store(h),
+        "--action",
+        &action(h),
+        "--transcript",
+        &fixture(h, "D-1"),
+        "--context-file",
+        &claude_md,
+    ]
+    .map(str::to_string);
+    let check_args: Vec<&str> = check_args.iter().map(String::as_str).collect();
+    let var = "CLAUDE_CODE_DISABLE_CLAUDE_MDS";
+    for on in ["1", " TRUE ", "yes", "on"] {
+        denied_with_the_rule(&run_env(&hook_args, Some(p.as_bytes()), &[(var, on)]));
+        assert_eq!(run_env(&check_args, None, &[(var, on)]).code, 1, "{on}");
+    }
+    for off in ["", "0", "false", "no"] {
+        let out = run_env(&hook_args, Some(p.as_bytes()), &[(var, off)]);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{off}");
+        assert_eq!(run_env(&check_args, None, &[(var, off)]).code, 0, "{off}");
+    }
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

@@ -279,12 +279,19 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
 }
 
 /// Whether Claude Code sends the agent whose transcript is `path` its memory files (what
-/// `--context-file` names): not when the call's subagent is of a type it sends none (see
+/// `--context-file` names): not when [`claude_code::NO_MEMORY_VAR`] is on (the hook has
+/// Claude Code's environment; `check --transcript` reads its own), nor when the call's
+/// subagent is of a type it sends none (see
 /// [`claude_code::NO_MEMORY_AGENTS`]) or of a type the payload does not give, nor when the
 /// type Claude Code files beside a subagent's transcript (`agent-<id>.meta.json`, which
 /// `check --transcript` finds without a payload) is such a type, is not given, or cannot
 /// be read.
 fn claude_memory_sent(path: &str, subagent: Option<&Subagent>) -> bool {
+    if std::env::var_os(claude_code::NO_MEMORY_VAR)
+        .is_some_and(|v| claude_code::truthy(&v.to_string_lossy()))
+    {
+        return false;
+    }
     if subagent.is_some_and(|s| !s.kind().is_some_and(claude_code::agent_sees_memory)) {
         return false;
     }

@@ -1022,6 +1022,11 @@ pub fn agent_sees_memory(kind: &str) -> bool {
     !NO_MEMORY_AGENTS.contains(&kind)
 }
 
+/// The variable that, set to a value Claude Code (2.1.197) counts as true (see
+/// [`truthy`]), makes it send no memory file at all (seen: with it, from the environment
+/// or a settings file's `env`, the project's `CLAUDE.md` was in no request).
+pub const NO_MEMORY_VAR: &str = "CLAUDE_CODE_DISABLE_CLAUDE_MDS";
+
 /// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
 /// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
 /// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
