@@ -2136,6 +2136,46 @@ fn claude_code_a_context_file_is_not_in_view_with_claude_mds_disabled() {
     }
 }
 
+/// Claude Code 2.1.197 started with `--setting-sources` that leaves a source out reads
+/// none of its memory files (seen: with `--setting-sources project`, `CLAUDE.local.md` was
+/// in no request, and the call its rule binds ran with the file counted). The hook finds
+/// the flag on the command line of a process it runs under: a context file that is not
+/// managed is not in view then.
+#[test]
+fn claude_code_a_context_file_is_not_in_view_under_setting_sources_that_leave_one_out() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let local = scratch.file("CLAUDE.local.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let payload_file = scratch.file("payload.json", p.as_bytes());
+    // The hook as a shell runs it, under a process whose arguments name the sources.
+    let under = |sources: &[&str]| {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(r#""$0" hook claude-code --store "$1" --kept-from transcript --context-file "$2" < "$3"; exit $?"#)
+            .args([env!("CARGO_BIN_EXE_omission-gate"), &store(h), &local, &payload_file])
+            .args(sources)
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        let out = command.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for sources in [
+        &["--setting-sources", "project"][..],
+        &["--setting-sources=user,project"],
+    ] {
+        let (code, stderr) = under(sources);
+        assert_eq!(code, Some(2), "{sources:?}");
+        assert!(stderr.contains(RULE), "{stderr}");
+    }
+    for sources in [&[][..], &["--setting-sources", "user,project,local"]] {
+        assert_eq!(under(sources), (Some(0), String::new()), "{sources:?}");
+    }
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

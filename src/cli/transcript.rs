@@ -181,6 +181,15 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         }
     };
     let memory = live.harness != Harness::ClaudeCode || claude_memory_sent(&path, wanted.subagent);
+    // A call being made: Claude Code started with `--setting-sources` leaving a source out
+    // reads none of its memory files; which source a file named here is of cannot be told
+    // for sure (a file one imports is of its importer's), so only the managed ones count.
+    let managed_only = live.harness == Harness::ClaudeCode && wanted.live_call && {
+        let args = claude_code_args();
+        args.iter()
+            .find_map(|a| claude_code::setting_sources_limited(a))
+            .unwrap_or(false)
+    };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         // The harness sends the model neither the store nor the transcript's file: as a
@@ -223,6 +232,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         // [`transcript::context_file_strings`]): only what it sends is counted.
         let texts = match live.harness {
             Harness::ClaudeCode if !memory => Vec::new(),
+            Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
             Harness::ClaudeCode => claude_code::memory_sent(&text)
                 .into_iter()
                 .map(str::to_string)
@@ -276,6 +286,53 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
         .into_iter()
         .map(|m| m.ok().and_then(changed))
         .all(|t| t.is_some_and(|t| t.saturating_add(GEMINI_READ_LEAD_MS) <= read))
+}
+
+/// The command lines of this process's ancestors, nearest first (from `/proc`; none
+/// where there is no `/proc`): a hook's are the shell's that runs it and then Claude
+/// Code's, whose flags the hook is not told otherwise.
+fn claude_code_args() -> Vec<Vec<String>> {
+    let mut lines = Vec::new();
+    let mut pid = std::process::id();
+    // Far enough up for a shell or two between Claude Code and the hook.
+    for _ in 0..8 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            break;
+        };
+        // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses.
+        let Some(parent) = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            break;
+        };
+        if parent <= 1 {
+            break;
+        }
+        pid = parent;
+        if let Ok(line) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+            let args = line
+                .split(|&b| b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            lines.push(args);
+        }
+    }
+    lines
+}
+
+/// Whether `name` is a file in Claude Code's managed folder, which it reads whatever
+/// `--setting-sources` says.
+fn is_managed(name: &str) -> bool {
+    match (
+        std::fs::canonicalize(name),
+        std::fs::canonicalize(claude_code::MANAGED_DIR),
+    ) {
+        (Ok(file), Ok(dir)) => file.starts_with(dir),
+        _ => false,
+    }
 }
 
 /// Whether Claude Code sends the agent whose transcript is `path` its memory files (what

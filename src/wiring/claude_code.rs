@@ -1027,6 +1027,30 @@ pub fn agent_sees_memory(kind: &str) -> bool {
 /// or a settings file's `env`, the project's `CLAUDE.md` was in no request).
 pub const NO_MEMORY_VAR: &str = "CLAUDE_CODE_DISABLE_CLAUDE_MDS";
 
+/// Whether a Claude Code command line (one process's arguments) leaves some of its
+/// setting sources out with `--setting-sources` (`user`, `project`, `local`, comma
+/// separated; the last one given counts): Claude Code 2.1.197 then reads no memory file
+/// of a source left out (seen: with `--setting-sources project`, `CLAUDE.local.md` was in
+/// no request). `None` when the flag is not given.
+pub fn setting_sources_limited(args: &[String]) -> Option<bool> {
+    const FLAG: &str = "--setting-sources";
+    let mut value = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == FLAG {
+            value = Some(args.next().map_or("", String::as_str));
+        } else if let Some(v) = arg.strip_prefix(FLAG).and_then(|r| r.strip_prefix('=')) {
+            value = Some(v);
+        }
+    }
+    let sources: Vec<&str> = value?.split(',').map(str::trim).collect();
+    Some(
+        !["user", "project", "local"]
+            .iter()
+            .all(|s| sources.contains(s)),
+    )
+}
+
 /// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
 /// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
 /// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
@@ -1391,6 +1415,37 @@ mod tests {
         assert_eq!(memory_sent("a <!-- b"), ["a <!-- b"]);
         assert_eq!(memory_sent("<!-- only -->\n"), Vec::<&str>::new());
         assert_eq!(memory_sent("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn setting_sources_that_leave_one_out_are_read() {
+        let limited = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            setting_sources_limited(&args)
+        };
+        assert_eq!(limited(&["claude", "-p", "x"]), None);
+        assert_eq!(
+            limited(&["claude", "--setting-sources", "project"]),
+            Some(true)
+        );
+        assert_eq!(
+            limited(&["claude", "--setting-sources=user,local"]),
+            Some(true)
+        );
+        assert_eq!(limited(&["claude", "--setting-sources", ""]), Some(true));
+        assert_eq!(limited(&["claude", "--setting-sources"]), Some(true));
+        assert_eq!(
+            limited(&["claude", "--setting-sources", "local, project ,user"]),
+            Some(false)
+        );
+        // The last one given counts.
+        let twice = [
+            "claude",
+            "--setting-sources=user",
+            "--setting-sources",
+            "user,project,local",
+        ];
+        assert_eq!(limited(&twice), Some(false));
     }
 
     #[test]
