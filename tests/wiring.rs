@@ -419,6 +419,53 @@ fn doctor_notes_every_instruction_file_claude_code_reads_that_the_hook_does_not(
 }
 
 #[test]
+fn doctor_does_not_give_a_main_checkouts_claude_md_in_a_worktree_inside_it() {
+    // Claude Code 2.1.197 in a git worktree inside its main checkout (as its own
+    // `.claude/worktrees/<name>`) reads no `CLAUDE.md` of the main checkout (seen: not in
+    // the request): doctor said it was sent and gave `--context-file` for it, with which
+    // the call a rule there binds ran.
+    let s = Sandbox::new();
+    s.wired("claude-code");
+    let base = s.project.parent().unwrap();
+    let git = base.join(".git/worktrees/wt");
+    std::fs::create_dir_all(&git).unwrap();
+    std::fs::write(git.join("commondir"), "../..\n").unwrap();
+    std::fs::write(git.join("gitdir"), format!("{}/.git\n", s.p())).unwrap();
+    std::fs::write(
+        s.project.join(".git"),
+        format!("gitdir: {}\n", git.display()),
+    )
+    .unwrap();
+    for file in [
+        base.join("CLAUDE.md"),
+        base.join("CLAUDE.local.md"),
+        s.project.join("CLAUDE.md"),
+    ] {
+        std::fs::write(file, "Refunds over 5,000 need a human approver.\n").unwrap();
+    }
+    let out = s.doctor("claude-code");
+    assert_clean(&out, &s.settings("claude-code"), "claude-code");
+    let b = base.display();
+    assert!(
+        out.stderr.contains(&format!(
+            "note: `{b}/CLAUDE.local.md` and `{p}/CLAUDE.md` are sent with every request",
+            p = s.p()
+        )),
+        "{}",
+        out.stderr
+    );
+    // Not a worktree of that checkout (its `gitdir` names another): the main one's too.
+    std::fs::write(git.join("gitdir"), "/elsewhere/.git\n").unwrap();
+    let out = s.doctor("claude-code");
+    assert!(
+        out.stderr
+            .contains(&format!("note: `{b}/CLAUDE.md`, `{b}/CLAUDE.local.md` and")),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn a_second_init_changes_nothing() {
     for h in HARNESSES {
         let s = Sandbox::new();
