@@ -861,8 +861,30 @@ fn a_rule_in_the_front_matter_of_a_claude_md_is_not_in_view() {
         )
     };
     denied_with_the_rule(&hooked(format!("---\ndescription: {RULE}\n---\n# Rules\n")));
-    let out = hooked(format!("---\npaths: [\"src/**\"]\n---\n{RULE}\n"));
+    let out = hooked(format!("---\nname: refunds\n---\n{RULE}\n"));
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
+/// A rules file whose front matter gives `paths` is sent only once the agent touches a
+/// file they cover (seen with 2.1.197: named with `--context-file`, its rule was in no
+/// request, and the call the rule binds ran with the file counted): nothing of it is in
+/// view.
+#[test]
+fn a_claude_code_rules_file_with_paths_is_not_in_view() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let p = payload("claude-code", "D-1", &transcript);
+    let rule = scratch.file(
+        "refunds.md",
+        format!("---\npaths:\n  - \"src/**\"\n---\n{RULE}\n").as_bytes(),
+    );
+    let out = hook_with(
+        "claude-code",
+        &store("claude-code"),
+        &p,
+        &["--context-file", &rule],
+    );
+    denied_with_the_rule(&out);
 }
 
 /// Claude Code 2.1.197 skips a `CLAUDE.md` over 4 MiB whole, without a word (seen: one

@@ -1057,7 +1057,9 @@ pub fn setting_sources_limited(args: &[String]) -> Option<bool> {
 pub const MEMORY_MAX_BYTES: usize = 4 * 1024 * 1024;
 
 /// The parts of a memory file's text that Claude Code 2.1.197 sends the model, each one
-/// string; none for a text over [`MEMORY_MAX_BYTES`]. Its loader takes out the front
+/// string; none for a text over [`MEMORY_MAX_BYTES`], nor for one whose front matter
+/// says `paths` (a rules file with `paths` is sent only once the agent touches a file
+/// they cover: seen absent from the first request). Its loader takes out the front
 /// matter first: from a first line `---` to the
 /// next `---` and the white space after it (`/^---\s*\n([\s\S]*?)---\s*\n?/`, JavaScript's
 /// `\s`), whether or not it reads as YAML (seen: a rule written as a front matter's
@@ -1085,6 +1087,10 @@ pub fn memory_sent(text: &str) -> Vec<&str> {
         return Vec::new();
     };
     let text = match front_matter.find(text) {
+        // A rules file whose front matter gives `paths` is sent only once the agent
+        // touches a file they cover; without a YAML reader, any front matter that says
+        // `paths` is taken for such (a `CLAUDE.md` with it is sent, and blocks more).
+        Some(m) if m.as_str().contains("paths") => return Vec::new(),
         Some(m) => text.get(m.end()..).unwrap_or_default(),
         None => text,
     };
@@ -1483,6 +1489,12 @@ mod tests {
         ] {
             assert_eq!(sent(&text), text);
         }
+        // Front matter that gives `paths`: nothing counts as sent.
+        assert_eq!(
+            sent(&format!("---\npaths:\n  - \"src/**\"\n---\n{rule}\n")),
+            ""
+        );
+        assert_eq!(sent(&format!("---\n  {{paths: src}}\n---\n{rule}\n")), "");
         // The comments of what is left are taken out after.
         assert_eq!(sent(&format!("---\na: 1\n---\n<!-- {rule} -->\nb")), "\nb");
     }
