@@ -2198,6 +2198,69 @@ fn claude_code_a_context_file_is_not_in_view_under_setting_sources_that_leave_on
     }
 }
 
+/// Claude Code 2.1.197 skips a `CLAUDE.md` that a `claudeMdExcludes` pattern of its
+/// settings matches (seen: with `**/project/CLAUDE.md` in the project's settings, the
+/// rule of its `CLAUDE.md` was in no request, and the call it binds ran with the file
+/// counted): such a context file is not in view, in the hook as in `check`.
+#[test]
+fn claude_code_a_context_file_claude_md_excludes_matches_is_not_in_view() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let claude_md = project.join("CLAUDE.md");
+    std::fs::write(&claude_md, format!("# Rules\n\n{RULE}\n")).unwrap();
+    let claude_md = claude_md.to_str().unwrap();
+    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    // The project's variable set: the store by its full path.
+    let store_path = std::fs::canonicalize(store(h)).unwrap();
+    let hook_args = [
+        "hook",
+        h,
+        "--store",
+        store_path.to_str().unwrap(),
+        "--kept-from",
+        "transcript",
+        "--context-file",
+        claude_md,
+        "--timeout-ms",
+        ANSWER_MS,
+    ];
+    let check_args = [
+        "check",
+        &store(h),
+        "--action",
+        &action(h),
+        "--transcript",
+        &fixture(h, "D-1"),
+        "--context-file",
+        claude_md,
+    ]
+    .map(str::to_string);
+    let check_args: Vec<&str> = check_args.iter().map(String::as_str).collect();
+    let home = scratch.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env = [
+        ("CLAUDE_PROJECT_DIR", project.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let settings = project.join(".claude/settings.json");
+    for patterns in [
+        r#"["**/project/CLAUDE.md"]"#,
+        r#"["other", "**/{project,x}/*.md"]"#,
+    ] {
+        std::fs::write(&settings, format!(r#"{{"claudeMdExcludes": {patterns}}}"#)).unwrap();
+        denied_with_the_rule(&run_env(&hook_args, Some(p.as_bytes()), &env));
+        assert_eq!(run_env(&check_args, None, &env).code, 1, "{patterns}");
+    }
+    for patterns in [r#"[]"#, r#"["**/other/CLAUDE.md", "CLAUDE.md"]"#] {
+        std::fs::write(&settings, format!(r#"{{"claudeMdExcludes": {patterns}}}"#)).unwrap();
+        let out = run_env(&hook_args, Some(p.as_bytes()), &env);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{patterns}");
+        assert_eq!(run_env(&check_args, None, &env).code, 0, "{patterns}");
+    }
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

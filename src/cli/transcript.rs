@@ -190,6 +190,10 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             .find_map(|a| claude_code::setting_sources_limited(a))
             .unwrap_or(false)
     };
+    let excludes = match live.harness {
+        Harness::ClaudeCode if !wanted.files.is_empty() => claude_md_excludes(),
+        _ => Vec::new(),
+    };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         // The harness sends the model neither the store nor the transcript's file: as a
@@ -233,6 +237,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         let texts = match live.harness {
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
+            Harness::ClaudeCode if !excludes.is_empty() && md_excluded(name, &excludes) => {
+                Vec::new()
+            }
             Harness::ClaudeCode => claude_code::memory_sent(&text)
                 .into_iter()
                 .map(str::to_string)
@@ -321,6 +328,87 @@ fn claude_code_args() -> Vec<Vec<String>> {
         }
     }
     lines
+}
+
+/// The `claudeMdExcludes` patterns of the settings files Claude Code reads (its managed
+/// settings, the user's in its config folder, the project's in `$CLAUDE_PROJECT_DIR`,
+/// else this directory), each absolute one also with its folder's links resolved, as
+/// Claude Code adds it. A file that cannot be read or is not JSON gives none: Claude Code
+/// does not take settings from it either.
+fn claude_md_excludes() -> Vec<String> {
+    let managed = Path::new(claude_code::MANAGED_DIR);
+    let mut files = vec![managed.join("managed-settings.json")];
+    let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(managed.join("managed-settings.d"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    drop_ins.sort();
+    files.extend(drop_ins);
+    let var = |key: &str| {
+        std::env::var_os(key)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let config = var("CLAUDE_CONFIG_DIR").or_else(|| var("HOME").map(|h| h.join(".claude")));
+    if let Some(config) = config {
+        files.extend(["settings.json", "cowork_settings.json"].map(|n| config.join(n)));
+    }
+    let project = var("CLAUDE_PROJECT_DIR").or_else(|| std::env::current_dir().ok());
+    if let Some(project) = project {
+        files.extend(
+            [".claude/settings.json", ".claude/settings.local.json"].map(|n| project.join(n)),
+        );
+    }
+    let mut patterns = Vec::new();
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        let listed = value.get("claudeMdExcludes").and_then(|v| v.as_array());
+        for pattern in listed.into_iter().flatten().filter_map(|p| p.as_str()) {
+            let pattern = pattern.replace('\\', "/");
+            // The folder before the first wildcard, with its links resolved.
+            let literal = pattern
+                .find(['*', '?', '{', '['])
+                .map_or(&pattern[..], |i| &pattern[..i]);
+            if pattern.starts_with('/')
+                && let Some(folder) = Path::new(literal).parent()
+                && let Ok(real) = std::fs::canonicalize(folder)
+                && let Some(rest) = pattern.strip_prefix(folder.to_string_lossy().as_ref())
+            {
+                patterns.push(format!("{}{rest}", real.display()));
+            }
+            if !pattern.is_empty() {
+                patterns.push(pattern);
+            }
+        }
+    }
+    patterns
+}
+
+/// Whether Claude Code may skip the context file `name` for one of `patterns` (see
+/// [`claude_code::md_exclude_may_match`]): its path as named (made absolute) or with its
+/// links resolved may match. A managed file is never skipped.
+fn md_excluded(name: &str, patterns: &[String]) -> bool {
+    if is_managed(name) {
+        return false;
+    }
+    let named = std::env::current_dir()
+        .map(|d| d.join(name))
+        .unwrap_or_else(|_| PathBuf::from(name));
+    let paths = [Some(named), std::fs::canonicalize(name).ok()];
+    paths.iter().flatten().any(|path| {
+        let path = path.to_string_lossy();
+        patterns
+            .iter()
+            .any(|p| claude_code::md_exclude_may_match(p, &path))
+    })
 }
 
 /// Whether `name` is a file in Claude Code's managed folder, which it reads whatever

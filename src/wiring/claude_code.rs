@@ -1051,6 +1051,45 @@ pub fn setting_sources_limited(args: &[String]) -> Option<bool> {
     )
 }
 
+/// Whether a `claudeMdExcludes` pattern (a glob Claude Code 2.1.197 matches, with
+/// picomatch and dotfiles included, against the path of each `CLAUDE.md`, rules file and
+/// `CLAUDE.local.md` it would read, which it then skips: seen, the file's rule was in no
+/// request) may match `path`. Read loosely, so that it says yes whenever picomatch might:
+/// each wildcard, class (`[...]`), brace (`{...}`) or group (`(...)`) stands for any text,
+/// `/` included, letters match in either case, and a pattern that starts with `!` (or
+/// that this cannot read) matches every path.
+pub fn md_exclude_may_match(pattern: &str, path: &str) -> bool {
+    let pattern = pattern.replace('\\', "/");
+    if pattern.starts_with('!') {
+        return true;
+    }
+    let mut re = String::from("(?is)^");
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        let close = match c {
+            '[' => Some(']'),
+            '{' => Some('}'),
+            '(' => Some(')'),
+            _ => None,
+        };
+        if let Some(close) = close {
+            // Up to the closing character (a class, brace or group as one).
+            for d in chars.by_ref() {
+                if d == close {
+                    break;
+                }
+            }
+            re.push_str(".*");
+        } else if "*?!+@".contains(c) {
+            re.push_str(".*");
+        } else {
+            re.push_str(&regex::escape(&c.to_string()));
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).map_or(true, |re| re.is_match(&path.replace('\\', "/")))
+}
+
 /// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
 /// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
 /// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
@@ -1452,6 +1491,33 @@ mod tests {
             "user,project,local",
         ];
         assert_eq!(limited(&twice), Some(false));
+    }
+
+    #[test]
+    fn a_claude_md_exclude_may_match_wherever_picomatch_might() {
+        let file = "/work/app/packages/web/CLAUDE.md";
+        for pattern in [
+            "**/CLAUDE.md",
+            "/work/app/packages/web/CLAUDE.md",
+            "/work/app/**",
+            "/work/*/packages/*/CLAUDE.md",
+            "**/packages/{web,api}/CLAUDE.md",
+            "**/packages/[a-z]eb/CLAUDE.md",
+            "**/+(web)/CLAUDE.md",
+            "!**/other/CLAUDE.md",
+            "**/claude.md",
+            "\\work\\app\\**",
+        ] {
+            assert!(md_exclude_may_match(pattern, file), "{pattern}");
+        }
+        for pattern in [
+            "CLAUDE.md",
+            "/work/other/**",
+            "**/api/CLAUDE.md",
+            "**/CLAUDE.local.md",
+        ] {
+            assert!(!md_exclude_may_match(pattern, file), "{pattern}");
+        }
     }
 
     #[test]
