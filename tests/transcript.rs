@@ -912,6 +912,29 @@ fn a_claude_md_over_4_mib_is_not_in_view() {
     denied_with_the_rule(&hooked(&text));
 }
 
+/// Claude Code 2.1.197 reads no `CLAUDE.md` on a network path (`//host/...`) or under
+/// `/net/<host>` (seen: a session begun in `/net/<host>/<project>` was sent none, and the
+/// call its rule binds ran with the file counted): such a context file is not in view.
+/// Here by `//`, which names the same local file.
+#[test]
+fn a_claude_md_on_a_network_path_is_not_in_view() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let p = payload("claude-code", "D-1", &transcript);
+    let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let hooked = |file: &str| {
+        hook_with(
+            "claude-code",
+            &store("claude-code"),
+            &p,
+            &["--context-file", file],
+        )
+    };
+    let out = hooked(&claude_md);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    denied_with_the_rule(&hooked(&format!("/{claude_md}")));
+}
+
 /// The store and the transcript's file are never sent to the model: as a context file,
 /// the store put every record in view, and the transcript what a compaction dropped, and
 /// the call its rule binds passed. Each is refused (by any path to it), in check, context

@@ -884,7 +884,12 @@ fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
     let home_claude = user.filter(|_| config.is_none());
     files
         .into_iter()
-        .filter(|file| file.is_file())
+        .filter(|file| {
+            file.is_file()
+                && !claude_code::memory_path_skipped(&file.to_string_lossy())
+                && !std::fs::canonicalize(file)
+                    .is_ok_and(|f| claude_code::memory_path_skipped(&f.to_string_lossy()))
+        })
         .map(|file| {
             // Spelt as the hook command can give it wherever the session runs it: from
             // the project by its variable, the user's by `$HOME`, others in full.

@@ -237,6 +237,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         let texts = match live.harness {
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
+            Harness::ClaudeCode if claude_path_skipped(name) => Vec::new(),
             Harness::ClaudeCode if !excludes.is_empty() && md_excluded(name, &excludes) => {
                 Vec::new()
             }
@@ -409,6 +410,19 @@ fn md_excluded(name: &str, patterns: &[String]) -> bool {
             .iter()
             .any(|p| claude_code::md_exclude_may_match(p, &path))
     })
+}
+
+/// Whether Claude Code reads no memory file at the context file `name` for where it
+/// lies (see [`claude_code::memory_path_skipped`]): its path as named (made absolute), or
+/// with its links resolved.
+fn claude_path_skipped(name: &str) -> bool {
+    let named = std::env::current_dir()
+        .map(|d| d.join(name))
+        .unwrap_or_else(|_| PathBuf::from(name));
+    [Some(named), std::fs::canonicalize(name).ok()]
+        .iter()
+        .flatten()
+        .any(|p| claude_code::memory_path_skipped(&p.to_string_lossy()))
 }
 
 /// Whether `name` is a file in Claude Code's managed folder, which it reads whatever

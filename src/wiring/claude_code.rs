@@ -1090,6 +1090,49 @@ pub fn md_exclude_may_match(pattern: &str, path: &str) -> bool {
     regex::Regex::new(&re).map_or(true, |re| re.is_match(&path.replace('\\', "/")))
 }
 
+/// Whether Claude Code (2.1.197) reads no memory file at `path` for where it lies: a
+/// network path, `//host/...` (but for `//wsl$/` and `//wsl.localhost/`), or under
+/// `/net/<host>` (`..` taken out as written), the automounter's folder (seen: a session
+/// begun in `/net/<host>/<project>` was sent no `CLAUDE.md`). Its loader checks the path
+/// it builds and the one its links resolve to.
+pub fn memory_path_skipped(path: &str) -> bool {
+    let two_slashes = path.starts_with("//")
+        || path.starts_with("\\\\")
+        || path.starts_with("/\\")
+        || path.starts_with("\\/");
+    let wsl = ["wsl$", "wsl.localhost"].iter().any(|w| {
+        path.get(2..)
+            .and_then(|rest| rest.get(..w.len()))
+            .is_some_and(|h| h.eq_ignore_ascii_case(w))
+            && path
+                .get(2 + w.len()..)
+                .is_some_and(|rest| rest.starts_with(['/', '\\']))
+    });
+    if two_slashes && !wsl {
+        return true;
+    }
+    if !path.starts_with('/') {
+        return false;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => {
+                parts.push(part);
+                if parts.len() == 2 && parts.first().is_some_and(|p| p.eq_ignore_ascii_case("net"))
+                {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
 /// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
 /// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
 /// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
@@ -1517,6 +1560,29 @@ mod tests {
             "**/CLAUDE.local.md",
         ] {
             assert!(!md_exclude_may_match(pattern, file), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn a_memory_file_under_net_or_on_a_network_path_is_not_read() {
+        for path in [
+            "/net/host/p/CLAUDE.md",
+            "/NET/host",
+            "/x/../net/host/CLAUDE.md",
+            "//server/share/CLAUDE.md",
+            "\\\\server\\share\\CLAUDE.md",
+        ] {
+            assert!(memory_path_skipped(path), "{path}");
+        }
+        for path in [
+            "/net",
+            "/work/net/host/CLAUDE.md",
+            "/network/host/CLAUDE.md",
+            "//wsl$/Ubuntu/CLAUDE.md",
+            "//wsl.localhost/Ubuntu/CLAUDE.md",
+            "net/host/CLAUDE.md",
+        ] {
+            assert!(!memory_path_skipped(path), "{path}");
         }
     }
 
