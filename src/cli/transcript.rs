@@ -231,9 +231,10 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             }
             continue;
         }
-        // Claude Code sends a memory file without its comments (see
-        // [`claude_code::memory_sent`]), Gemini CLI one without its imports (see
-        // [`transcript::context_file_strings`]): only what it sends is counted.
+        // Only what the harness sends of a file is counted: for Claude Code, nothing to
+        // an agent it sends none, nor of a file it skips, else the file as
+        // [`claude_code::memory_sent`] says; for Gemini CLI, the text between its imports
+        // ([`transcript::context_file_strings`]).
         let texts = match live.harness {
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
@@ -377,7 +378,8 @@ fn claude_md_excludes() -> Vec<String> {
             // The folder before the first wildcard, with its links resolved.
             let literal = pattern
                 .find(['*', '?', '{', '['])
-                .map_or(&pattern[..], |i| &pattern[..i]);
+                .and_then(|i| pattern.get(..i))
+                .unwrap_or(&pattern);
             if pattern.starts_with('/')
                 && let Some(folder) = Path::new(literal).parent()
                 && let Ok(real) = std::fs::canonicalize(folder)
