@@ -2284,6 +2284,57 @@ fn claude_code_a_context_file_claude_md_excludes_matches_is_not_in_view() {
     }
 }
 
+/// Claude Code 2.1.197 in a git worktree inside its main checkout (as its own
+/// `.claude/worktrees/<name>`) reads no `CLAUDE.md` of the main checkout (seen: the rule
+/// of the main checkout's was in no request, and the call it binds ran with the file
+/// named): such a context file is not in view; the main checkout's `CLAUDE.local.md` is.
+#[test]
+fn claude_code_a_main_checkouts_claude_md_is_not_in_view_in_a_worktree_inside_it() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let main = std::fs::canonicalize(scratch.path()).unwrap();
+    let worktree = main.join(".claude/worktrees/wt");
+    let git = main.join(".git/worktrees/wt");
+    std::fs::create_dir_all(&worktree).unwrap();
+    std::fs::create_dir_all(&git).unwrap();
+    std::fs::write(git.join("commondir"), "../..\n").unwrap();
+    std::fs::write(git.join("gitdir"), format!("{}/.git\n", worktree.display())).unwrap();
+    std::fs::write(
+        worktree.join(".git"),
+        format!("gitdir: {}\n", git.display()),
+    )
+    .unwrap();
+    for name in ["CLAUDE.md", "CLAUDE.local.md"] {
+        std::fs::write(main.join(name), format!("# Rules\n\n{RULE}\n")).unwrap();
+    }
+    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let store_path = std::fs::canonicalize(store(h)).unwrap();
+    let hooked = |name: &str| {
+        let file = main.join(name);
+        let args = [
+            "hook",
+            h,
+            "--store",
+            store_path.to_str().unwrap(),
+            "--kept-from",
+            "transcript",
+            "--context-file",
+            file.to_str().unwrap(),
+            "--timeout-ms",
+            ANSWER_MS,
+        ];
+        let env = [("CLAUDE_PROJECT_DIR", worktree.to_str().unwrap())];
+        run_env(&args, Some(p.as_bytes()), &env)
+    };
+    denied_with_the_rule(&hooked("CLAUDE.md"));
+    let out = hooked("CLAUDE.local.md");
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // Not a worktree of that checkout (its `gitdir` names another): read as sent.
+    std::fs::write(git.join("gitdir"), "/elsewhere/.git\n").unwrap();
+    let out = hooked("CLAUDE.md");
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

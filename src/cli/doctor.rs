@@ -918,7 +918,7 @@ fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
 /// nearest folder up from `dir` with a `.git`, a file `gitdir: <dir>` whose folder is in
 /// the `worktrees` folder of the `commondir` it names, and whose `gitdir` file names that
 /// `.git` back.
-fn nested_worktree(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+pub(super) fn nested_worktree(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let root = dir.ancestors().find(|d| d.join(".git").exists())?;
     let text = std::fs::read_to_string(root.join(".git")).ok()?;
     let gitdir = lexical(&root.join(text.trim().strip_prefix("gitdir:")?.trim()));

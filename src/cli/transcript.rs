@@ -194,6 +194,16 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         Harness::ClaudeCode if !wanted.files.is_empty() => claude_md_excludes(),
         _ => Vec::new(),
     };
+    // A session in a git worktree inside its main checkout: Claude Code reads none of the
+    // main checkout's own files (see [`super::doctor::nested_worktree`]).
+    let nested = match live.harness {
+        Harness::ClaudeCode if !wanted.files.is_empty() => std::env::var_os("CLAUDE_PROJECT_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())
+            .and_then(|dir| super::doctor::nested_worktree(&dir)),
+        _ => None,
+    };
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         // The harness sends the model neither the store nor the transcript's file: as a
@@ -239,6 +249,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
             Harness::ClaudeCode if claude_path_skipped(name) => Vec::new(),
+            Harness::ClaudeCode if nested.as_ref().is_some_and(|n| in_main_checkout(name, n)) => {
+                Vec::new()
+            }
             Harness::ClaudeCode if !excludes.is_empty() && md_excluded(name, &excludes) => {
                 Vec::new()
             }
@@ -425,6 +438,17 @@ fn claude_path_skipped(name: &str) -> bool {
         .iter()
         .flatten()
         .any(|p| claude_code::memory_path_skipped(&p.to_string_lossy()))
+}
+
+/// Whether the context file `name` lies in the main checkout but outside the worktree of
+/// `nested` (main checkout, worktree), and is not a `CLAUDE.local.md`, the one file there
+/// Claude Code still reads.
+fn in_main_checkout(name: &str, (main, worktree): &(PathBuf, PathBuf)) -> bool {
+    std::fs::canonicalize(name).is_ok_and(|file| {
+        file.starts_with(main)
+            && !file.starts_with(worktree)
+            && file.file_name().is_none_or(|n| n != "CLAUDE.local.md")
+    })
 }
 
 /// Whether `name` is a file in Claude Code's managed folder, which it reads whatever
