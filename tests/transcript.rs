@@ -2335,6 +2335,64 @@ fn claude_code_a_main_checkouts_claude_md_is_not_in_view_in_a_worktree_inside_it
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// Claude Code 2.1.197 sends none of the project's memory files while its server-side
+/// flag `tengu_paper_halyard` is on (seen: with it true in `~/.claude.json`'s
+/// `cachedGrowthBookFeatures`, the project's `CLAUDE.md` was in no request, and the call
+/// its rule binds ran with the file counted): such a context file is not in view then;
+/// the user's (in `~/.claude`) still is.
+#[test]
+fn claude_code_a_project_claude_md_is_not_in_view_with_the_project_memory_flag_on() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let home = std::fs::canonicalize(scratch.path()).unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    let project_md = home.join("CLAUDE.md");
+    let user_md = home.join(".claude/CLAUDE.md");
+    for file in [&project_md, &user_md] {
+        std::fs::write(file, format!("# Rules\n\n{RULE}\n")).unwrap();
+    }
+    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let hooked = |file: &std::path::Path| {
+        let args = [
+            "hook",
+            h,
+            "--store",
+            &store(h),
+            "--kept-from",
+            "transcript",
+            "--context-file",
+            file.to_str().unwrap(),
+            "--timeout-ms",
+            ANSWER_MS,
+        ];
+        run_env(
+            &args,
+            Some(p.as_bytes()),
+            &[("HOME", home.to_str().unwrap())],
+        )
+    };
+    let config = home.join(".claude.json");
+    for flag in ["true", "\"on\""] {
+        let text = format!(r#"{{"cachedGrowthBookFeatures": {{"tengu_paper_halyard": {flag}}}}}"#);
+        std::fs::write(&config, text).unwrap();
+        denied_with_the_rule(&hooked(&project_md));
+        let out = hooked(&user_md);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{flag}");
+    }
+    // Spelt with an escape, as JSON allows.
+    let escaped = r#"{"cachedGrowthBookFeatures": {"tengu_paper_h\u0061lyard": true}}"#;
+    std::fs::write(&config, escaped).unwrap();
+    denied_with_the_rule(&hooked(&project_md));
+    for text in [
+        r#"{"cachedGrowthBookFeatures": {"tengu_paper_halyard": false}}"#,
+        "{}",
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = hooked(&project_md);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{text}");
+    }
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

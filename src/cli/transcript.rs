@@ -204,6 +204,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             .and_then(|dir| super::doctor::nested_worktree(&dir)),
         _ => None,
     };
+    let project_off = live.harness == Harness::ClaudeCode
+        && !wanted.files.is_empty()
+        && claude_project_memory_off();
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         // The harness sends the model neither the store nor the transcript's file: as a
@@ -249,6 +252,9 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
             Harness::ClaudeCode if claude_path_skipped(name) => Vec::new(),
+            Harness::ClaudeCode if project_off && !is_managed(name) && !is_user_file(name) => {
+                Vec::new()
+            }
             Harness::ClaudeCode if nested.as_ref().is_some_and(|n| in_main_checkout(name, n)) => {
                 Vec::new()
             }
@@ -449,6 +455,53 @@ fn in_main_checkout(name: &str, (main, worktree): &(PathBuf, PathBuf)) -> bool {
             && !file.starts_with(worktree)
             && file.file_name().is_none_or(|n| n != "CLAUDE.local.md")
     })
+}
+
+/// Claude Code's config folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn claude_config_dir() -> Option<PathBuf> {
+    let var = |key: &str| std::env::var_os(key).filter(|v| !v.is_empty());
+    var("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".claude")))
+}
+
+/// Whether a global config file Claude Code may read holds
+/// [`claude_code::PROJECT_MEMORY_OFF_FLAG`] on: `.config.json` in its config folder, or
+/// `.claude.json` (or one of its OAuth variants) in `$CLAUDE_CONFIG_DIR`, else the home
+/// folder. A file that does not name the flag (nor holds a `\u` escape) is not parsed.
+fn claude_project_memory_off() -> bool {
+    let var = |key: &str| std::env::var_os(key).filter(|v| !v.is_empty());
+    let mut files: Vec<PathBuf> = claude_config_dir()
+        .map(|d| d.join(".config.json"))
+        .into_iter()
+        .collect();
+    if let Some(base) = var("CLAUDE_CONFIG_DIR").or_else(|| var("HOME")) {
+        let base = PathBuf::from(base);
+        files.extend(
+            ["", "-custom-oauth", "-local-oauth", "-staging-oauth"]
+                .map(|suffix| base.join(format!(".claude{suffix}.json"))),
+        );
+    }
+    files.iter().any(|file| {
+        std::fs::read(file).is_ok_and(|bytes| {
+            // A key may spell a letter as a `\u` escape: a file with one is parsed.
+            let may_name = |needle: &[u8]| memchr::memmem::find(&bytes, needle).is_some();
+            (may_name(claude_code::PROJECT_MEMORY_OFF_FLAG.as_bytes()) || may_name(b"\\u"))
+                && serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .is_ok_and(|v| claude_code::project_memory_off(&v))
+        })
+    })
+}
+
+/// Whether `name` is a file in Claude Code's config folder (the user's memory files).
+fn is_user_file(name: &str) -> bool {
+    match (
+        std::fs::canonicalize(name),
+        claude_config_dir().and_then(|d| std::fs::canonicalize(d).ok()),
+    ) {
+        (Ok(file), Some(dir)) => file.starts_with(dir),
+        _ => false,
+    }
 }
 
 /// Whether `name` is a file in Claude Code's managed folder, which it reads whatever

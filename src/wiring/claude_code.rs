@@ -1133,6 +1133,28 @@ pub fn memory_path_skipped(path: &str) -> bool {
     false
 }
 
+/// The feature flag that, on, makes Claude Code (2.1.197) send none of the project's
+/// memory files (`CLAUDE.md`, `.claude/CLAUDE.md`, rules, `CLAUDE.local.md`, and the
+/// files they import), only the managed and the user's. Its value comes from Anthropic's
+/// servers, and is kept in the global config file's `cachedGrowthBookFeatures` (seen:
+/// with it true there, the project's `CLAUDE.md` was in no request).
+pub const PROJECT_MEMORY_OFF_FLAG: &str = "tengu_paper_halyard";
+
+/// Whether a Claude Code global config file (`~/.claude.json`) holds
+/// [`PROJECT_MEMORY_OFF_FLAG`] on, as JavaScript reads a value as true.
+pub fn project_memory_off(config: &Value) -> bool {
+    let flag = config
+        .get("cachedGrowthBookFeatures")
+        .and_then(|f| f.get(PROJECT_MEMORY_OFF_FLAG));
+    match flag {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_none_or(|n| n != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+    }
+}
+
 /// The most bytes a memory file (a `CLAUDE.md`, a rules file, a file one imports) may
 /// hold for Claude Code (2.1.197) to send it: its loader skips a larger one whole, without
 /// a word (seen: a `CLAUDE.md` of 4.8 MB was in no request).
@@ -1584,6 +1606,26 @@ mod tests {
         ] {
             assert!(!memory_path_skipped(path), "{path}");
         }
+    }
+
+    #[test]
+    fn the_flag_that_turns_the_project_memory_off_is_read_as_javascript_does() {
+        let off = |flag: &str| {
+            let v: Value = serde_json::from_str(&format!(
+                r#"{{"cachedGrowthBookFeatures":{{"tengu_paper_halyard":{flag}}}}}"#
+            ))
+            .unwrap();
+            project_memory_off(&v)
+        };
+        for on in ["true", "1", "\"x\"", "[]", "{}"] {
+            assert!(off(on), "{on}");
+        }
+        for not in ["false", "0", "\"\"", "null"] {
+            assert!(!off(not), "{not}");
+        }
+        assert!(!project_memory_off(
+            &serde_json::json!({"cachedGrowthBookFeatures": {}})
+        ));
     }
 
     #[test]
