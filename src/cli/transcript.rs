@@ -247,7 +247,7 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
         // Only what the harness sends of a file is counted: for Claude Code, nothing to
         // an agent it sends none, nor of a file it skips, else the file as
         // [`claude_code::memory_sent`] says; for Gemini CLI, the text between its imports
-        // ([`transcript::context_file_strings`]).
+        // ([`transcript::gemini_file_strings`]).
         let texts = match live.harness {
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
@@ -265,12 +265,11 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
                 .into_iter()
                 .map(str::to_string)
                 .collect(),
-            Harness::Codex | Harness::GeminiCli => {
-                transcript::context_file_strings(live.harness, &text)
-                    .into_iter()
-                    .map(str::to_string)
-                    .collect()
-            }
+            Harness::GeminiCli => transcript::gemini_file_strings(&text)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            Harness::Codex => vec![text],
         };
         files.push((name.clone(), texts));
     }

@@ -461,15 +461,11 @@ fn mark(harness: Harness) -> &'static [u8] {
     }
 }
 
-/// The strings of an instruction file named with `--context-file` that `harness` sends
-/// its model as they are: the whole text, but for Gemini CLI, which reads `@word` in
-/// such a file as an import and sends something else in its place (see
-/// [`gemini::sent_of_file`]).
-pub fn context_file_strings(harness: Harness, text: &str) -> Vec<&str> {
-    match harness {
-        Harness::ClaudeCode | Harness::Codex => vec![text],
-        Harness::GeminiCli => gemini::sent_of_file(text),
-    }
+/// The strings of an instruction file named with `--context-file` that Gemini CLI sends
+/// its model as they are: it reads `@word` in such a file as an import and sends
+/// something else in its place (see [`gemini::sent_of_file`]).
+pub fn gemini_file_strings(text: &str) -> Vec<&str> {
+    gemini::sent_of_file(text)
 }
 
 /// The harness whose transcript starts with this line.
