@@ -2282,6 +2282,15 @@ fn claude_code_a_context_file_claude_md_excludes_matches_is_not_in_view() {
         assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{patterns}");
         assert_eq!(run_env(&check_args, None, &env).code, 0, "{patterns}");
     }
+    // A settings file that starts with a byte order mark: Claude Code takes it off and
+    // reads the rest (seen: its `claudeMdExcludes` applied).
+    std::fs::write(
+        &settings,
+        "\u{feff}{\"claudeMdExcludes\": [\"**/CLAUDE.md\"]}",
+    )
+    .unwrap();
+    denied_with_the_rule(&run_env(&hook_args, Some(p.as_bytes()), &env));
+    assert_eq!(run_env(&check_args, None, &env).code, 1);
 }
 
 /// Claude Code 2.1.197 in a git worktree inside its main checkout (as its own

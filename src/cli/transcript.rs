@@ -387,7 +387,7 @@ fn claude_md_excludes() -> Vec<String> {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        let Some(value) = claude_code::config_json(&bytes) else {
             continue;
         };
         let listed = value.get("claudeMdExcludes").and_then(|v| v.as_array());
@@ -486,8 +486,8 @@ fn claude_project_memory_off() -> bool {
             // A key may spell a letter as a `\u` escape: a file with one is parsed.
             let may_name = |needle: &[u8]| memchr::memmem::find(&bytes, needle).is_some();
             (may_name(claude_code::PROJECT_MEMORY_OFF_FLAG.as_bytes()) || may_name(b"\\u"))
-                && serde_json::from_slice::<serde_json::Value>(&bytes)
-                    .is_ok_and(|v| claude_code::project_memory_off(&v))
+                && claude_code::config_json(&bytes)
+                    .is_some_and(|v| claude_code::project_memory_off(&v))
         })
     })
 }

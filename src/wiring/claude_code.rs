@@ -1022,6 +1022,14 @@ pub fn agent_sees_memory(kind: &str) -> bool {
     !NO_MEMORY_AGENTS.contains(&kind)
 }
 
+/// A settings or global config file's JSON as Claude Code (2.1.197) reads it: after a
+/// byte order mark, which it takes off first (seen: a project `settings.json` that starts
+/// with one had its `claudeMdExcludes` applied). `None` when it is not JSON.
+pub fn config_json(bytes: &[u8]) -> Option<Value> {
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+    serde_json::from_slice(bytes).ok()
+}
+
 /// The variable that, set to a value Claude Code (2.1.197) counts as true (see
 /// [`truthy`]), makes it send no memory file at all (seen: with it, from the environment
 /// or a settings file's `env`, the project's `CLAUDE.md` was in no request).
@@ -1525,6 +1533,15 @@ mod tests {
         assert_eq!(memory_sent("a <!-- b"), ["a <!-- b"]);
         assert_eq!(memory_sent("<!-- only -->\n"), Vec::<&str>::new());
         assert_eq!(memory_sent("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn a_config_file_is_read_after_its_byte_order_mark() {
+        let flag = r#"{"cachedGrowthBookFeatures":{"tengu_paper_halyard":true}}"#;
+        let config = config_json(format!("\u{feff}{flag}").as_bytes()).unwrap();
+        assert!(project_memory_off(&config));
+        assert_eq!(config_json(flag.as_bytes()), Some(config));
+        assert_eq!(config_json(b"\xef\xbb{}"), None);
     }
 
     #[test]
