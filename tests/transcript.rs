@@ -2293,6 +2293,76 @@ fn claude_code_a_context_file_claude_md_excludes_matches_is_not_in_view() {
     assert_eq!(run_env(&check_args, None, &env).code, 1);
 }
 
+/// Claude Code 2.1.197 also takes `claudeMdExcludes` from the settings its command line
+/// gives (`--settings`, a file or JSON; `--managed-settings`), which no settings file
+/// shows (seen: with `--settings={"claudeMdExcludes":["**/CLAUDE.md"]}`, the project's
+/// `CLAUDE.md` was in no request, and the call its rule binds ran with the file counted).
+/// The hook finds them on the command line of a process it runs under; settings it
+/// cannot read skip every file.
+#[test]
+fn claude_code_a_context_file_settings_on_the_command_line_exclude_is_not_in_view() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let project = scratch.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let claude_md = project.join("CLAUDE.md");
+    std::fs::write(&claude_md, format!("# Rules\n\n{RULE}\n")).unwrap();
+    let home = scratch.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let excludes = r#"{"claudeMdExcludes": ["**/project/CLAUDE.md"]}"#;
+    let file = scratch.file("excludes.json", excludes.as_bytes());
+    std::fs::write(scratch.path().join("relative.json"), excludes).unwrap();
+    // The hook runs in another directory: the transcript by its full path.
+    let transcript = std::fs::canonicalize(fixture(h, "D-1")).unwrap();
+    let p = payload(h, "D-1", transcript.to_str().unwrap());
+    let payload_file = scratch.file("payload.json", p.as_bytes());
+    let store_path = std::fs::canonicalize(store(h)).unwrap();
+    // The hook as a shell runs it, under a process whose arguments give the settings.
+    let under = |flags: &[&str]| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(r#""$0" hook claude-code --store "$1" --kept-from transcript --context-file "$2" < "$3"; exit $?"#)
+            .args([
+                env!("CARGO_BIN_EXE_omission-gate"),
+                store_path.to_str().unwrap(),
+                claude_md.to_str().unwrap(),
+                &payload_file,
+            ])
+            .args(flags)
+            .current_dir(scratch.path())
+            .env("CLAUDE_PROJECT_DIR", &project)
+            .env("HOME", &home)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let inline = format!("--settings={excludes}");
+    for flags in [
+        &[inline.as_str()][..],
+        &["--settings", &file],
+        &["--settings", "relative.json"],
+        &["--managed-settings", excludes],
+        &["--settings", "missing.json"],
+    ] {
+        let (code, stderr) = under(flags);
+        assert_eq!(code, Some(2), "{flags:?}");
+        assert!(stderr.contains(RULE), "{stderr}");
+    }
+    for flags in [
+        &[][..],
+        &[
+            "--settings",
+            r#"{"claudeMdExcludes": ["**/other/CLAUDE.md"]}"#,
+        ],
+    ] {
+        assert_eq!(under(flags), (Some(0), String::new()), "{flags:?}");
+    }
+}
+
 /// Claude Code 2.1.197 in a git worktree inside its main checkout (as its own
 /// `.claude/worktrees/<name>`) reads no `CLAUDE.md` of the main checkout (seen: the rule
 /// of the main checkout's was in no request, and the call it binds ran with the file

@@ -184,14 +184,16 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     // A call being made: Claude Code started with `--setting-sources` leaving a source out
     // reads none of its memory files; which source a file named here is of cannot be told
     // for sure (a file one imports is of its importer's), so only the managed ones count.
-    let managed_only = live.harness == Harness::ClaudeCode && wanted.live_call && {
-        let args = claude_code_args();
-        args.iter()
-            .find_map(|a| claude_code::setting_sources_limited(a))
-            .unwrap_or(false)
+    let ancestors = match live.harness {
+        Harness::ClaudeCode if wanted.live_call => claude_code_args(),
+        _ => Vec::new(),
     };
+    let managed_only = ancestors
+        .iter()
+        .find_map(|(_, a)| claude_code::setting_sources_limited(a))
+        .unwrap_or(false);
     let excludes = match live.harness {
-        Harness::ClaudeCode if !wanted.files.is_empty() => claude_md_excludes(),
+        Harness::ClaudeCode if !wanted.files.is_empty() => claude_md_excludes(&ancestors),
         _ => Vec::new(),
     };
     // A session in a git worktree inside its main checkout: Claude Code reads none of the
@@ -315,10 +317,10 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
         .all(|t| t.is_some_and(|t| t.saturating_add(GEMINI_READ_LEAD_MS) <= read))
 }
 
-/// The command lines of this process's ancestors, nearest first (from `/proc`; none
-/// where there is no `/proc`): a hook's are the shell's that runs it and then Claude
-/// Code's, whose flags the hook is not told otherwise.
-fn claude_code_args() -> Vec<Vec<String>> {
+/// The command lines of this process's ancestors, each with its process id, nearest
+/// first (from `/proc`; none where there is no `/proc`): a hook's are the shell's that
+/// runs it and then Claude Code's, whose flags the hook is not told otherwise.
+fn claude_code_args() -> Vec<(u32, Vec<String>)> {
     let mut lines = Vec::new();
     let mut pid = std::process::id();
     // Far enough up for a shell or two between Claude Code and the hook.
@@ -344,7 +346,7 @@ fn claude_code_args() -> Vec<Vec<String>> {
                 .filter(|a| !a.is_empty())
                 .map(|a| String::from_utf8_lossy(a).into_owned())
                 .collect();
-            lines.push(args);
+            lines.push((pid, args));
         }
     }
     lines
@@ -354,8 +356,10 @@ fn claude_code_args() -> Vec<Vec<String>> {
 /// settings, the user's in its config folder, the project's in `$CLAUDE_PROJECT_DIR`,
 /// else this directory), each absolute one also with its folder's links resolved, as
 /// Claude Code adds it. A file that cannot be read or is not JSON gives none: Claude Code
-/// does not take settings from it either.
-fn claude_md_excludes() -> Vec<String> {
+/// does not take settings from it either. Settings given on the command line of one of
+/// `ancestors` (see [`claude_code::flag_settings`]) count too, and ones that cannot be
+/// read or are not JSON skip every file (Claude Code refuses to start with most such).
+fn claude_md_excludes(ancestors: &[(u32, Vec<String>)]) -> Vec<String> {
     let managed = Path::new(claude_code::MANAGED_DIR);
     let mut files = vec![managed.join("managed-settings.json")];
     let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(managed.join("managed-settings.d"))
@@ -373,7 +377,7 @@ fn claude_md_excludes() -> Vec<String> {
             .map(PathBuf::from)
     };
     let config = var("CLAUDE_CONFIG_DIR").or_else(|| var("HOME").map(|h| h.join(".claude")));
-    if let Some(config) = config {
+    if let Some(config) = &config {
         files.extend(["settings.json", "cowork_settings.json"].map(|n| config.join(n)));
     }
     let project = var("CLAUDE_PROJECT_DIR").or_else(|| std::env::current_dir().ok());
@@ -382,14 +386,29 @@ fn claude_md_excludes() -> Vec<String> {
             [".claude/settings.json", ".claude/settings.local.json"].map(|n| project.join(n)),
         );
     }
+    // The remote managed settings Claude Code keeps in its config folder.
+    files.extend(config.as_ref().map(|c| c.join("remote-settings.json")));
+    let mut values: Vec<serde_json::Value> = files
+        .iter()
+        .filter_map(|file| std::fs::read(file).ok())
+        .filter_map(|bytes| claude_code::config_json(&bytes))
+        .collect();
     let mut patterns = Vec::new();
-    for file in files {
-        let Ok(bytes) = std::fs::read(&file) else {
-            continue;
-        };
-        let Some(value) = claude_code::config_json(&bytes) else {
-            continue;
-        };
+    for (pid, args) in ancestors {
+        for given in claude_code::flag_settings(args) {
+            let bytes = match given {
+                claude_code::FlagSettings::Json(json) => Some(json.as_bytes().to_vec()),
+                claude_code::FlagSettings::File(file) => {
+                    std::fs::read(Path::new(&format!("/proc/{pid}/cwd")).join(file)).ok()
+                }
+            };
+            match bytes.and_then(|b| claude_code::config_json(&b)) {
+                Some(value) => values.push(value),
+                None => patterns.push("**".to_string()),
+            }
+        }
+    }
+    for value in values {
         let listed = value.get("claudeMdExcludes").and_then(|v| v.as_array());
         for pattern in listed.into_iter().flatten().filter_map(|p| p.as_str()) {
             let pattern = pattern.replace('\\', "/");

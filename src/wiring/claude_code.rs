@@ -1059,6 +1059,49 @@ pub fn setting_sources_limited(args: &[String]) -> Option<bool> {
     )
 }
 
+/// Settings a Claude Code command line gives beside its settings files: `--settings`
+/// (a file, or its JSON when the value starts with `{` and ends with `}`) and
+/// `--managed-settings` (JSON). Claude Code 2.1.197 merges them over the files, so their
+/// `claudeMdExcludes` skip memory files too (seen: with
+/// `--settings={"claudeMdExcludes":["**/CLAUDE.md"]}`, the project's `CLAUDE.md` was in
+/// no request). Every value given is listed (Claude Code takes the last of each, and stops
+/// at `--`): more patterns skip more files, never fewer.
+pub fn flag_settings(args: &[String]) -> Vec<FlagSettings<'_>> {
+    let mut out = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        for flag in ["--settings", "--managed-settings"] {
+            let value = if arg == flag {
+                args.next().map(String::as_str)
+            } else {
+                arg.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
+            };
+            let Some(value) = value else { continue };
+            let trimmed = value.trim();
+            out.push(
+                if flag == "--managed-settings"
+                    || (trimmed.starts_with('{') && trimmed.ends_with('}'))
+                {
+                    FlagSettings::Json(trimmed)
+                } else {
+                    FlagSettings::File(value)
+                },
+            );
+            break;
+        }
+    }
+    out
+}
+
+/// Settings given on Claude Code's command line (see [`flag_settings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagSettings<'a> {
+    /// The settings' JSON itself.
+    Json(&'a str),
+    /// A settings file, relative to Claude Code's directory unless absolute.
+    File(&'a str),
+}
+
 /// Whether a `claudeMdExcludes` pattern (a glob Claude Code 2.1.197 matches, with
 /// picomatch and dotfiles included, against the path of each `CLAUDE.md`, rules file and
 /// `CLAUDE.local.md` it would read, which it then skips: seen, the file's rule was in no
@@ -1533,6 +1576,34 @@ mod tests {
         assert_eq!(memory_sent("a <!-- b"), ["a <!-- b"]);
         assert_eq!(memory_sent("<!-- only -->\n"), Vec::<&str>::new());
         assert_eq!(memory_sent("plain"), ["plain"]);
+    }
+
+    #[test]
+    fn settings_given_on_the_command_line_are_read() {
+        let given = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            flag_settings(&args)
+                .into_iter()
+                .map(|s| match s {
+                    FlagSettings::Json(j) => format!("json {j}"),
+                    FlagSettings::File(f) => format!("file {f}"),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(given(&["claude", "-p", "x"]), Vec::<String>::new());
+        assert_eq!(
+            given(&[
+                "claude",
+                "--settings",
+                " {\"a\":1} ",
+                "--settings=s.json",
+                "--managed-settings={\"b\":2}",
+                "--managed-settings",
+                "[]",
+                "--settings"
+            ]),
+            ["json {\"a\":1}", "file s.json", "json {\"b\":2}", "json []"]
+        );
     }
 
     #[test]
