@@ -321,11 +321,18 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
 /// first (from `/proc`; none where there is no `/proc`): a hook's are the shell's that
 /// runs it and then Claude Code's, whose flags the hook is not told otherwise.
 fn claude_code_args() -> Vec<(u32, Vec<String>)> {
+    ancestor_args(Path::new("/proc"), std::process::id())
+}
+
+/// The command lines of the ancestors of process `pid`, nearest first, as the `/proc`
+/// folder `proc` gives them. PID 1 is one too: Claude Code run as a container's first
+/// process is.
+fn ancestor_args(proc: &Path, pid: u32) -> Vec<(u32, Vec<String>)> {
     let mut lines = Vec::new();
-    let mut pid = std::process::id();
+    let mut pid = pid;
     // Far enough up for a shell or two between Claude Code and the hook.
     for _ in 0..8 {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Ok(stat) = std::fs::read_to_string(proc.join(pid.to_string()).join("stat")) else {
             break;
         };
         // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses.
@@ -336,11 +343,12 @@ fn claude_code_args() -> Vec<(u32, Vec<String>)> {
         else {
             break;
         };
-        if parent <= 1 {
+        // 0: no parent (that of PID 1, or one outside this PID namespace).
+        if parent == 0 {
             break;
         }
         pid = parent;
-        if let Ok(line) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+        if let Ok(line) = std::fs::read(proc.join(pid.to_string()).join("cmdline")) {
             let args = line
                 .split(|&b| b == 0)
                 .filter(|a| !a.is_empty())
@@ -1277,6 +1285,35 @@ fn first_words(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ancestors' command lines reach PID 1, which Claude Code is when it is a
+    /// container's first process, and stop at its parent, 0.
+    #[test]
+    fn ancestors_command_lines_reach_pid_1() {
+        let dir = tempfile::tempdir().unwrap();
+        for (pid, stat, cmdline) in [
+            (40, "40 (omission gate) S 7 40", "omission-gate\0hook\0"),
+            (7, "7 (sh) S 1 7", "/bin/sh\0-c\0og\0"),
+            (
+                1,
+                "1 (claude) S 0 1",
+                "claude\0--setting-sources\0project\0",
+            ),
+        ] {
+            let folder = dir.path().join(pid.to_string());
+            std::fs::create_dir(&folder).unwrap();
+            std::fs::write(folder.join("stat"), stat).unwrap();
+            std::fs::write(folder.join("cmdline"), cmdline).unwrap();
+        }
+        let args = ancestor_args(dir.path(), 40);
+        let ids: Vec<u32> = args.iter().map(|(pid, _)| *pid).collect();
+        assert_eq!(ids, [7, 1]);
+        assert_eq!(
+            args.iter()
+                .find_map(|(_, a)| claude_code::setting_sources_limited(a)),
+            Some(true)
+        );
+    }
 
     /// The end of a file read in windows, each in front of the last, is the file's end,
     /// in memory with room for all of it or grown (copied once) when it has not; a file
