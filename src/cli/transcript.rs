@@ -549,21 +549,26 @@ fn is_managed(name: &str) -> bool {
 /// [`claude_code::NO_MEMORY_AGENTS`]) or of a type the payload does not give, nor when the
 /// type Claude Code files beside a subagent's transcript (`agent-<id>.meta.json`, which
 /// `check --transcript` finds without a payload) is such a type, is not given, or cannot
-/// be read.
+/// be read; nor when a subagent's transcript (a file named `agent-<id>.jsonl`, as Claude
+/// Code names one) has no such file beside it (a copy, say): its type is then unknown.
 fn claude_memory_sent(path: &str, subagent: Option<&Subagent>) -> bool {
     if std::env::var_os(claude_code::NO_MEMORY_VAR)
         .is_some_and(|v| claude_code::truthy(&v.to_string_lossy()))
     {
         return false;
     }
-    if subagent.is_some_and(|s| !s.kind().is_some_and(claude_code::agent_sees_memory)) {
-        return false;
+    // The payload's type, when the call is a subagent's, decides.
+    if let Some(subagent) = subagent {
+        return subagent.kind().is_some_and(claude_code::agent_sees_memory);
     }
     let Some(stem) = path.strip_suffix(".jsonl") else {
         return true;
     };
+    let of_subagent = Path::new(stem)
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("agent-"));
     match std::fs::read(format!("{stem}.meta.json")) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => !of_subagent,
         Err(_) => false,
         Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
             .ok()
