@@ -180,13 +180,17 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
             Err(e) => return Err(e),
         }
     };
-    let memory = live.harness != Harness::ClaudeCode || claude_memory_sent(&path, wanted.subagent);
+    // What follows reads files (and, for a call being made, the command lines of its
+    // ancestors): only for context files, which most hooks are given none of.
+    let claude_files = live.harness == Harness::ClaudeCode && !wanted.files.is_empty();
+    let memory = !claude_files || claude_memory_sent(&path, wanted.subagent);
     // A call being made: Claude Code started with `--setting-sources` leaving a source out
     // reads none of its memory files; which source a file named here is of cannot be told
     // for sure (a file one imports is of its importer's), so only the managed ones count.
-    let ancestors = match live.harness {
-        Harness::ClaudeCode if wanted.live_call => claude_code_args(),
-        _ => Vec::new(),
+    let ancestors = if claude_files && wanted.live_call {
+        claude_code_args()
+    } else {
+        Vec::new()
     };
     let managed_only = ancestors
         .iter()
