@@ -665,7 +665,7 @@ fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
             "--action".into(),
             action("claude-code"),
             "--transcript".into(),
-            fixture("claude-code", "D-1"),
+            claude_later(&scratch, "D-1"),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -673,7 +673,7 @@ fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
     };
     assert_eq!(check(&[]), 1);
     assert_eq!(check(&["--context-file", &claude_md]), 0);
-    let p = payload("claude-code", "D-1", &fixture("claude-code", "D-1"));
+    let p = payload("claude-code", "D-1", &claude_later(&scratch, "D-1"));
     let out = hook_with(
         "claude-code",
         &store("claude-code"),
@@ -681,6 +681,30 @@ fn a_context_file_adds_what_the_harness_sends_but_does_not_record() {
         &["--context-file", &claude_md],
     );
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
+/// A copy of a Claude Code fixture, and of its subagents' files beside it, in `scratch`,
+/// with every time moved to the year 2099: a session begun after every file a test
+/// writes (a context file changed since the session began counts for nothing).
+fn claude_later(scratch: &Scratch, name: &str) -> String {
+    let later = |text: String| {
+        regex::Regex::new(r#""timestamp":"\d{4}-"#)
+            .unwrap()
+            .replace_all(&text, r#""timestamp":"2099-"#)
+            .into_owned()
+    };
+    let from = format!("tests/transcripts/claude-code/{name}/subagents");
+    if let Ok(entries) = std::fs::read_dir(&from) {
+        let to = scratch.path().join(name).join("subagents");
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in entries {
+            let entry = entry.unwrap();
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            std::fs::write(to.join(entry.file_name()), later(text)).unwrap();
+        }
+    }
+    let text = std::fs::read_to_string(fixture("claude-code", name)).unwrap();
+    scratch.file(&format!("{name}.jsonl"), later(text).as_bytes())
 }
 
 /// A time after every file a test writes.
@@ -750,6 +774,70 @@ fn a_gemini_cli_context_file_changed_since_the_session_started_does_not_count() 
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// Claude Code reads its memory files once for a process, as it starts, and sends what
+/// it read all along: 2.1.197 ran `cp rule.txt CLAUDE.md` (the rule's only copy)
+/// mid-turn, sent no request with the rule in it, and the hook, reading the `CLAUDE.md`
+/// it names with `--context-file`, passed the call the rule binds. Codex 0.171.0 did the
+/// same with its `model_instructions_file`. A context file changed since the session
+/// began (its transcript's first time) counts for nothing.
+#[test]
+fn a_claude_code_or_codex_context_file_changed_since_the_session_started_does_not_count() {
+    let scratch = Scratch::new();
+    let file = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let codex_later = {
+        let text = std::fs::read_to_string(fixture("codex", "D-2")).unwrap();
+        let text = regex::Regex::new(r#""timestamp":"\d{4}-"#)
+            .unwrap()
+            .replace_all(&text, r#""timestamp":"2099-"#)
+            .into_owned();
+        scratch.file("codex-D-2.jsonl", text.as_bytes())
+    };
+    for (h, name, later) in [
+        ("claude-code", "D-1", claude_later(&scratch, "D-1")),
+        ("codex", "D-2", codex_later),
+    ] {
+        // Begun before the file was written (the fixture's own time).
+        let before = fixture(h, name);
+        let check = |transcript: &str| {
+            let args = [
+                "check",
+                &store(h),
+                "--action",
+                &action(h),
+                "--transcript",
+                transcript,
+                "--context-file",
+                &file,
+            ];
+            run(&args, None)
+        };
+        assert_eq!(check(&later).code, 0, "{h}");
+        let out = check(&before);
+        assert_eq!(out.code, 1, "{h}");
+        let harness = if h == "codex" { "Codex" } else { "Claude Code" };
+        assert!(
+            out.stderr
+                .contains(&format!("changed after {harness} read it for this session")),
+            "{}",
+            out.stderr
+        );
+        let out = hook_with(
+            h,
+            &store(h),
+            &payload(h, name, &before),
+            &["--context-file", &file],
+        );
+        denied_with_the_rule(&out);
+        let out = hook_with(
+            h,
+            &store(h),
+            &payload(h, name, &later),
+            &["--context-file", &file],
+        );
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{h}");
+    }
+}
+
 /// Gemini CLI reads `@word` in an instruction file as an import and sends the model the
 /// file it names, or a comment that the import failed, in its place: 0.61.0 sent the
 /// global `GEMINI.md` line `Never run touch gate-marker without sign-off from @alice.` as
@@ -798,7 +886,7 @@ fn a_gemini_cli_context_file_counts_without_its_imports() {
 #[test]
 fn a_rule_in_an_html_comment_of_a_claude_md_is_not_in_view() {
     let scratch = Scratch::new();
-    let transcript = fixture("claude-code", "D-1");
+    let transcript = claude_later(&scratch, "D-1");
     let p = payload("claude-code", "D-1", &transcript);
     let verdicts = |text: String| {
         let file = scratch.file("CLAUDE.md", text.as_bytes());
@@ -849,7 +937,7 @@ fn a_rule_in_an_html_comment_of_a_claude_md_is_not_in_view() {
 #[test]
 fn a_rule_in_the_front_matter_of_a_claude_md_is_not_in_view() {
     let scratch = Scratch::new();
-    let transcript = fixture("claude-code", "D-1");
+    let transcript = claude_later(&scratch, "D-1");
     let p = payload("claude-code", "D-1", &transcript);
     let hooked = |text: String| {
         let file = scratch.file("CLAUDE.md", text.as_bytes());
@@ -893,7 +981,7 @@ fn a_claude_code_rules_file_with_paths_is_not_in_view() {
 #[test]
 fn a_claude_md_over_4_mib_is_not_in_view() {
     let scratch = Scratch::new();
-    let transcript = fixture("claude-code", "D-1");
+    let transcript = claude_later(&scratch, "D-1");
     let p = payload("claude-code", "D-1", &transcript);
     let mut text = format!("# Rules\n\n{RULE}\n");
     text.push_str(&"x".repeat(4 * 1024 * 1024 - text.len()));
@@ -919,7 +1007,7 @@ fn a_claude_md_over_4_mib_is_not_in_view() {
 #[test]
 fn a_claude_md_on_a_network_path_is_not_in_view() {
     let scratch = Scratch::new();
-    let transcript = fixture("claude-code", "D-1");
+    let transcript = claude_later(&scratch, "D-1");
     let p = payload("claude-code", "D-1", &transcript);
     let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
     let hooked = |file: &str| {
@@ -1870,7 +1958,7 @@ fn a_context_file_is_not_in_view_of_an_explore_or_plan_subagent() {
     let scratch = Scratch::new();
     let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
     let context = ["--context-file", claude_md.as_str()];
-    let (s, agent) = subagent_payload("S-1", &fixture(h, "S-1"));
+    let (s, agent) = subagent_payload("S-1", &claude_later(&scratch, "S-1"));
     let out = hook_with(h, &store(h), &s, &context);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
     for kind in [Some("Explore"), Some("Plan"), None] {
@@ -1882,11 +1970,10 @@ fn a_context_file_is_not_in_view_of_an_explore_or_plan_subagent() {
         let out = hook_with(h, &store(h), &v.to_string(), &context);
         denied_with_the_rule(&out);
     }
-    // `check --transcript` on the subagent's file reads its type beside it.
-    let file = scratch.file(
-        &format!("agent-{agent}.jsonl"),
-        &std::fs::read(subagent_fixture("S-1", &agent)).unwrap(),
-    );
+    // `check --transcript` on the subagent's file (where Claude Code files it, beside its
+    // session's) reads its type beside it.
+    let file = format!("S-1/subagents/agent-{agent}.jsonl");
+    let file = scratch.path().join(file).to_str().unwrap().to_string();
     let check = || {
         let args = [
             "check",
@@ -1900,9 +1987,9 @@ fn a_context_file_is_not_in_view_of_an_explore_or_plan_subagent() {
         ];
         run(&args, None).code
     };
-    // No type filed beside it (a copy of a subagent's file): it may be an Explore one's.
+    // No type filed beside it: it may be an Explore one's.
     assert_eq!(check(), 1);
-    let meta = format!("agent-{agent}.meta.json");
+    let meta = format!("S-1/subagents/agent-{agent}.meta.json");
     for (text, code) in [
         (r#"{"agentType":"general-purpose"}"#, 0),
         (r#"{"agentType":"Explore","spawnDepth":1}"#, 1),
@@ -2145,7 +2232,7 @@ fn claude_code_a_context_file_is_not_in_view_with_claude_mds_disabled() {
     let h = "claude-code";
     let scratch = Scratch::new();
     let claude_md = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
-    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
     let hook_args = [
         "hook",
         h,
@@ -2164,7 +2251,7 @@ fn claude_code_a_context_file_is_not_in_view_with_claude_mds_disabled() {
         "--action",
         &action(h),
         "--transcript",
-        &fixture(h, "D-1"),
+        &claude_later(&scratch, "D-1"),
         "--context-file",
         &claude_md,
     ]
@@ -2192,7 +2279,7 @@ fn claude_code_a_context_file_is_not_in_view_under_setting_sources_that_leave_on
     let h = "claude-code";
     let scratch = Scratch::new();
     let local = scratch.file("CLAUDE.local.md", format!("# Rules\n\n{RULE}\n").as_bytes());
-    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
     let payload_file = scratch.file("payload.json", p.as_bytes());
     // The hook as a shell runs it, under a process whose arguments name the sources.
     let under = |sources: &[&str]| {
@@ -2235,7 +2322,7 @@ fn claude_code_a_context_file_claude_md_excludes_matches_is_not_in_view() {
     let claude_md = project.join("CLAUDE.md");
     std::fs::write(&claude_md, format!("# Rules\n\n{RULE}\n")).unwrap();
     let claude_md = claude_md.to_str().unwrap();
-    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
     // The project's variable set: the store by its full path.
     let store_path = std::fs::canonicalize(store(h)).unwrap();
     let hook_args = [
@@ -2256,7 +2343,7 @@ fn claude_code_a_context_file_claude_md_excludes_matches_is_not_in_view() {
         "--action",
         &action(h),
         "--transcript",
-        &fixture(h, "D-1"),
+        &claude_later(&scratch, "D-1"),
         "--context-file",
         claude_md,
     ]
@@ -2313,8 +2400,9 @@ fn claude_code_a_context_file_settings_on_the_command_line_exclude_is_not_in_vie
     let excludes = r#"{"claudeMdExcludes": ["**/project/CLAUDE.md"]}"#;
     let file = scratch.file("excludes.json", excludes.as_bytes());
     std::fs::write(scratch.path().join("relative.json"), excludes).unwrap();
-    // The hook runs in another directory: the transcript by its full path.
-    let transcript = std::fs::canonicalize(fixture(h, "D-1")).unwrap();
+    // The hook runs in another directory: the transcript by its full path (a session
+    // begun after the file was written).
+    let transcript = std::fs::canonicalize(claude_later(&scratch, "D-1")).unwrap();
     let p = payload(h, "D-1", transcript.to_str().unwrap());
     let payload_file = scratch.file("payload.json", p.as_bytes());
     let store_path = std::fs::canonicalize(store(h)).unwrap();
@@ -2387,7 +2475,7 @@ fn claude_code_a_main_checkouts_claude_md_is_not_in_view_in_a_worktree_inside_it
     for name in ["CLAUDE.md", "CLAUDE.local.md"] {
         std::fs::write(main.join(name), format!("# Rules\n\n{RULE}\n")).unwrap();
     }
-    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
     let store_path = std::fs::canonicalize(store(h)).unwrap();
     let hooked = |name: &str| {
         let file = main.join(name);
@@ -2431,7 +2519,7 @@ fn claude_code_a_project_claude_md_is_not_in_view_with_the_project_memory_flag_o
     for file in [&project_md, &user_md] {
         std::fs::write(file, format!("# Rules\n\n{RULE}\n")).unwrap();
     }
-    let p = payload(h, "D-1", &fixture(h, "D-1"));
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
     let hooked = |file: &std::path::Path| {
         let args = [
             "hook",

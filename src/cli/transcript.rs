@@ -213,6 +213,25 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     let project_off = live.harness == Harness::ClaudeCode
         && !wanted.files.is_empty()
         && claude_project_memory_off();
+    // When Claude Code or Codex read the files named here for this session, at the
+    // latest: each reads them as it starts, before its transcript dates the session
+    // (however long the first prompt waits), so a call being made dates them by its
+    // process too, if earlier.
+    let files_read = match live.harness {
+        _ if wanted.files.is_empty() => None,
+        Harness::ClaudeCode => {
+            claude_session_start(wanted.subagent.map_or(&*path, |_| wanted.path), limits)
+        }
+        Harness::Codex => live.instructions_read,
+        Harness::GeminiCli => None,
+    }
+    .map(|at| {
+        let process = wanted
+            .live_call
+            .then(|| harness_started(live.harness))
+            .flatten();
+        process.map_or(at, |p| p.min(at))
+    });
     let mut files = Vec::with_capacity(wanted.files.len());
     for name in wanted.files {
         // The harness sends the model neither the store nor the transcript's file: as a
@@ -246,6 +265,24 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
                 warn(&format!(
                     "omission-gate: note: `{}` changed after Gemini CLI read its instruction files for this session, so the model may not have its text, and none of it counts: a new session (not one resumed: the file dates it from its start) counts it",
                     clean(name)
+                ));
+            }
+            continue;
+        }
+        // Claude Code and Codex too read such files once for a process, as it starts,
+        // and send what they read all along (seen: a `CLAUDE.md`, or Codex's
+        // `model_instructions_file`, the agent rewrote mid-turn was in no later
+        // request); a resume reads them again.
+        if live.harness != Harness::GeminiCli && !unchanged_since(name, files_read) {
+            if !wanted.live_call {
+                warn(&format!(
+                    "omission-gate: note: `{}` changed after {} read it for this session, so the model may not have its text, and none of it counts: a new session counts it",
+                    clean(name),
+                    if live.harness == Harness::Codex {
+                        "Codex"
+                    } else {
+                        "Claude Code"
+                    }
                 ));
             }
             continue;
@@ -289,15 +326,51 @@ pub(super) fn read_context(wanted: &Wanted<'_>) -> Result<Context, Unread> {
     })
 }
 
-/// How long before the time Gemini CLI gives its session context it may have read its
-/// instruction files (it reads them, then builds that message): a file changed within
-/// it counts as changed after the read.
-const GEMINI_READ_LEAD_MS: i64 = 5_000;
+/// How long before the time the transcript dates it a harness may have read its
+/// instruction files (Gemini CLI reads them, then builds its session context message;
+/// Claude Code reads them as it starts, then writes the first prompt): a file changed
+/// within it counts as changed after the read.
+const READ_LEAD_MS: i64 = 5_000;
+
+/// How much of a Claude Code session's file is read for its first times, past its first
+/// line.
+const SESSION_HEAD: u64 = 64 * 1024;
+
+/// When Claude Code read its memory files for the session whose file is `path` (a
+/// subagent's own, `<session>/subagents/agent-<id>.jsonl`, stands for `<session>.jsonl`,
+/// as a subagent is sent what its session's process read), at the latest: see
+/// [`transcript::claude_code_session_start`]. `None` when that cannot be read.
+fn claude_session_start(path: &str, limits: Limits) -> Option<i64> {
+    let at = Path::new(path);
+    let main = match at.parent() {
+        Some(folder) if folder.file_name().is_some_and(|n| n == "subagents") => {
+            let session = folder.parent()?;
+            let mut name = session.file_name()?.to_os_string();
+            name.push(".jsonl");
+            session.with_file_name(name)
+        }
+        _ => at.to_path_buf(),
+    };
+    let mut file = File::open(main).ok()?;
+    let len = file.metadata().ok()?.len();
+    // The first line whole (it holds the first prompt, however long), then what follows.
+    let mut head = read_head(&mut file, len, limits).ok()?;
+    let start = head.len() as u64;
+    head.extend(
+        read_range(
+            &mut file,
+            start,
+            len.saturating_sub(start).min(SESSION_HEAD),
+        )
+        .ok()?,
+    );
+    transcript::claude_code_session_start(&head)
+}
 
 /// True when the file at `path` (and the link that names it, if it is one) has not
 /// changed, in its text or as a file (its change time, which no one can set back, as a
 /// copy that keeps the modification time can), since `read` (milliseconds since 1970,
-/// less [`GEMINI_READ_LEAD_MS`]). False when either is unknown.
+/// less [`READ_LEAD_MS`]). False when either is unknown.
 fn unchanged_since(path: &str, read: Option<i64>) -> bool {
     let Some(read) = read else { return false };
     let millis = |t: std::time::SystemTime| -> Option<i64> {
@@ -318,7 +391,56 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
     [std::fs::symlink_metadata(path), std::fs::metadata(path)]
         .into_iter()
         .map(|m| m.ok().and_then(changed))
-        .all(|t| t.is_some_and(|t| t.saturating_add(GEMINI_READ_LEAD_MS) <= read))
+        .all(|t| t.is_some_and(|t| t.saturating_add(READ_LEAD_MS) <= read))
+}
+
+/// When the harness process that runs this hook started, in milliseconds since 1970
+/// (from `/proc`; `None` where it cannot be read or is not found): for Claude Code, which
+/// gives the processes it starts `CLAUDECODE=1` (this one's too, when it runs it), the
+/// nearest ancestor whose own environment has none; for Codex the nearest named `codex`. It read its instruction
+/// files after that (seen: Claude Code 2.1.197 reads them as it starts, and a `CLAUDE.md`
+/// changed before the first prompt was in no request).
+fn harness_started(harness: Harness) -> Option<i64> {
+    let stat = |pid: u32| -> Option<Vec<String>> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses.
+        let (_, rest) = text.rsplit_once(')')?;
+        Some(rest.split_whitespace().map(str::to_string).collect())
+    };
+    let is_harness = |pid: u32| match harness {
+        Harness::ClaudeCode => std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|env| !env.split(|&b| b == 0).any(|v| v == b"CLAUDECODE=1")),
+        Harness::Codex => std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|comm| comm.trim_end() == "codex"),
+        Harness::GeminiCli => false,
+    };
+    if harness == Harness::ClaudeCode && std::env::var_os("CLAUDECODE").is_none_or(|v| v != "1") {
+        return None;
+    }
+    let mut pid = std::process::id();
+    // Far enough up for a shell or two between the harness and the hook.
+    for _ in 0..8 {
+        let parent = stat(pid)?.get(1)?.parse::<u32>().ok()?;
+        if parent <= 1 {
+            return None;
+        }
+        pid = parent;
+        if !is_harness(pid) {
+            continue;
+        }
+        // Field 22, the start in clock ticks (100 a second) since boot, which
+        // `/proc/stat` gives in seconds since 1970.
+        let ticks = stat(pid)?.get(19)?.parse::<i64>().ok()?;
+        let boot = std::fs::read_to_string("/proc/stat").ok()?;
+        let boot = boot
+            .lines()
+            .find_map(|l| l.strip_prefix("btime "))?
+            .trim()
+            .parse::<i64>()
+            .ok()?;
+        return boot.checked_mul(1000)?.checked_add(ticks.checked_mul(10)?);
+    }
+    None
 }
 
 /// The command lines of this process's ancestors, each with its process id, nearest

@@ -254,6 +254,33 @@ fn is_subagents_file(head: &[u8]) -> bool {
         if is_sidechain(&obj) || obj.get("type").and_then(Value::as_str) == Some("fork-context-ref"))
 }
 
+/// When Claude Code read its memory files (`CLAUDE.md` and the rest) for the session
+/// whose transcript opens with `bytes`, at the latest, in milliseconds since 1970: the
+/// earliest `timestamp` of its first lines (a queued prompt, the first message), which it
+/// writes as the session's first turn starts, after reading them once for the whole
+/// process (2.1.197: a file the agent rewrote mid-session was in no later request). A
+/// resume reads them again later, and a resumed file keeps the first run's times, which
+/// are earlier still. `None` when none of the whole lines there has a time it reads,
+/// and for a subagent's own file, which opens only when the subagent starts.
+pub fn session_start(bytes: &[u8]) -> Option<i64> {
+    if is_subagents_file(bytes.split(|&b| b == b'\n').next().unwrap_or_default()) {
+        return None;
+    }
+    // Whole lines only: the last may be cut where the read stopped.
+    let whole =
+        memchr::memrchr(b'\n', bytes).map_or(&[][..], |i| bytes.get(..i).unwrap_or_default());
+    whole
+        .split(|&b| b == b'\n')
+        .filter_map(|line| match super::value::parse(super::trim_line(line)) {
+            Ok(Value::Object(obj)) => obj
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(super::utc_millis),
+            _ => None,
+        })
+        .min()
+}
+
 /// The lines read so far, from the end of the window back.
 struct Backward<'l, 'a> {
     lines: &'l [Line<'a>],

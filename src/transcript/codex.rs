@@ -247,8 +247,31 @@ pub(super) fn read<'a>(
         call_seen,
         terminal,
         responding: None,
-        instructions_read: None,
+        instructions_read: instructions_read(window.head),
     })
+}
+
+/// When Codex read its configuration (its `model_instructions_file` among it) for the
+/// session whose first line is `head`, at the latest: the earlier of the `session_meta`
+/// line's own `timestamp` and its payload's, which Codex writes as the session starts,
+/// after reading it once for the whole process (0.171.0, run against a mock: a
+/// `model_instructions_file` the agent rewrote mid-turn was in no later request). A
+/// resume reads it again, later than the first process's times the file keeps. `None`
+/// without a time it reads.
+fn instructions_read(head: &[u8]) -> Option<i64> {
+    let Ok(Value::Object(obj)) = super::value::parse(super::trim_line(head)) else {
+        return None;
+    };
+    let time = |o: &Map<'_>| {
+        o.get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(super::utc_millis)
+    };
+    let payload = match obj.get("payload") {
+        Some(Value::Object(p)) => time(p),
+        _ => None,
+    };
+    [time(&obj), payload].into_iter().flatten().min()
 }
 
 /// The model items the rollout records before line `at`, in order (the histories of

@@ -30,6 +30,7 @@ use value::{Map, Str, Value};
 
 pub use claude::RefusalFallback;
 pub use claude::is_repl_inner as is_claude_code_repl_call;
+pub use claude::session_start as claude_code_session_start;
 pub(crate) use codex::UNCUT_HEAD as CODEX_UNCUT_HEAD;
 pub use codex::is_nested as is_codex_code_mode_call;
 pub use gemini::session_head;
@@ -127,7 +128,10 @@ pub struct Live {
     /// (`GEMINI.md`), at the latest, in milliseconds since 1970: the `timestamp` of the
     /// session context message (`<session_context>`), which it writes as it starts, just
     /// after that read (a resume keeps the first process's). `None` when the context
-    /// holds no such message with a time, and for the other harnesses.
+    /// holds no such message with a time. Codex: the time its first line
+    /// (`session_meta`) gives, written as it starts, just after reading its configuration
+    /// (`model_instructions_file`). `None` for Claude Code, whose reader may not see the
+    /// session's first line (see [`claude_code_session_start`]).
     pub instructions_read: Option<i64>,
 }
 

@@ -61,6 +61,8 @@ pub fn run_env(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run
     for var in CLAUDE_FALLBACK_VARS {
         command.env_remove(var);
     }
+    // Not as a hook Claude Code runs, which context files it dates by its process.
+    command.env_remove("CLAUDECODE");
     command.envs(env.iter().copied());
     run_of(command, stdin)
 }
@@ -98,6 +100,8 @@ pub fn run_piped(args: &[&str], file: &str, stdin: Option<&[u8]>) -> Run {
     for var in CLAUDE_FALLBACK_VARS {
         command.env_remove(var);
     }
+    // Not as a hook Claude Code runs, which context files it dates by its process.
+    command.env_remove("CLAUDECODE");
     run_of(command, stdin)
 }
 
