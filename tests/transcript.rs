@@ -752,7 +752,7 @@ fn a_gemini_cli_context_file_changed_since_the_session_started_does_not_count() 
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
-            .contains("changed after Gemini CLI read its instruction files"),
+            .contains("changed after Gemini CLI read it for this session"),
         "{}",
         out.stderr
     );

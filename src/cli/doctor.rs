@@ -866,7 +866,7 @@ fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
     }
     let mut folders: Vec<&Path> = dir.ancestors().filter(|d| d.parent().is_some()).collect();
     folders.reverse();
-    let nested = nested_worktree(dir);
+    let nested = super::context_files::nested_worktree(dir);
     for folder in folders {
         // In a worktree inside its main checkout, the main checkout's own files are not
         // read: the worktree has its copy.
@@ -907,52 +907,6 @@ fn claude_memory_files(dir: &Path) -> Vec<(PathBuf, String)> {
             (file, flag)
         })
         .collect()
-}
-
-/// The main checkout and the worktree (both with symlinks resolved) when `dir` is in a
-/// git worktree that lies inside its main checkout, as Claude Code's own worktrees do
-/// (`.claude/worktrees/<name>`). Claude Code 2.1.197 then reads no `CLAUDE.md`,
-/// `.claude/CLAUDE.md` or rules of a folder inside the main checkout but outside the
-/// worktree (seen: the main checkout's `CLAUDE.md` was in no request of a session begun
-/// in such a worktree), only their `CLAUDE.local.md`. As its bundle tells a worktree: the
-/// nearest folder up from `dir` with a `.git`, a file `gitdir: <dir>` whose folder is in
-/// the `worktrees` folder of the `commondir` it names, and whose `gitdir` file names that
-/// `.git` back.
-pub(super) fn nested_worktree(dir: &Path) -> Option<(PathBuf, PathBuf)> {
-    let root = dir.ancestors().find(|d| d.join(".git").exists())?;
-    let text = std::fs::read_to_string(root.join(".git")).ok()?;
-    let gitdir = lexical(&root.join(text.trim().strip_prefix("gitdir:")?.trim()));
-    let common = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
-    let common = lexical(&gitdir.join(common.trim()));
-    if gitdir.parent() != Some(common.join("worktrees").as_path()) {
-        return None;
-    }
-    let back = std::fs::read_to_string(gitdir.join("gitdir")).ok()?;
-    let root = std::fs::canonicalize(root).ok()?;
-    if std::fs::canonicalize(back.trim()).ok()? != root.join(".git") {
-        return None;
-    }
-    let main = match common.file_name() {
-        Some(name) if name == ".git" => common.parent()?.to_path_buf(),
-        _ => common,
-    };
-    let main = std::fs::canonicalize(main).ok()?;
-    (main != root && root.starts_with(&main)).then_some((main, root))
-}
-
-/// `path` with `.` and `..` taken out as written, as Node's `path.resolve` does.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The `.md` files under a rules folder (its subfolders too, sorted) that Claude Code

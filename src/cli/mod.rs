@@ -28,6 +28,7 @@ use crate::text::{clean, clean_brief, is_plain_digits};
 
 mod args;
 mod commands;
+mod context_files;
 mod doctor;
 mod hooks;
 mod init;
