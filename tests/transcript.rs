@@ -2561,6 +2561,51 @@ fn claude_code_a_project_claude_md_is_not_in_view_with_the_project_memory_flag_o
     }
 }
 
+/// Claude Code 2.1.197 sends its auto memory index (`MEMORY.md`) cut to its first 200
+/// lines and 25,000 characters (its `iUt`, then a warning that only part was loaded): a
+/// rule past the cut is not in view, one within it is.
+#[test]
+fn claude_code_an_auto_memory_index_counts_only_as_far_as_it_is_sent() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
+    let hooked = |file: &str| {
+        let args = [
+            "hook",
+            h,
+            "--store",
+            &store(h),
+            "--kept-from",
+            "transcript",
+            "--context-file",
+            file,
+            "--timeout-ms",
+            ANSWER_MS,
+        ];
+        run_env(&args, Some(p.as_bytes()), &[])
+    };
+    let filler = |lines: usize| "- a note\n".repeat(lines);
+    // Past line 200, past 25,000 characters (in long lines), then within both.
+    let past_lines = format!("# Index\n{}{RULE}\n", filler(230));
+    let long = format!("- {}\n", "x".repeat(500));
+    let past_chars = format!("# Index\n{}{RULE}\n", long.repeat(60));
+    let within = format!("# Index\n{}{RULE}\n{}", filler(10), filler(300));
+    for i in 0..3 {
+        std::fs::create_dir(scratch.path().join(format!("m{i}"))).unwrap();
+    }
+    for (i, text) in [&past_lines, &past_chars].into_iter().enumerate() {
+        let memory = scratch.file(&format!("m{i}/MEMORY.md"), text.as_bytes());
+        denied_with_the_rule(&hooked(&memory));
+        // The same text in a file of another name is sent whole.
+        let other = scratch.file(&format!("m{i}/notes.md"), text.as_bytes());
+        let out = hooked(&other);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{i}");
+    }
+    let memory = scratch.file("m2/MEMORY.md", within.as_bytes());
+    let out = hooked(&memory);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

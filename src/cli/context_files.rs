@@ -3,10 +3,10 @@
 //! `model_instructions_file`, Gemini CLI's global `GEMINI.md`), counted as in view only
 //! as far as the harness really sends them. A harness reads such a file once, as it
 //! starts, so one changed since counts for nothing; Claude Code leaves out front matter
-//! and HTML comments, skips a file over 4 MiB, one its settings exclude and those of
-//! sources it was started without, and sends its Explore and Plan subagents none;
-//! Gemini CLI sends an import in place of each `@word`. Where it cannot be told, the file
-//! counts for less, never more.
+//! and HTML comments, cuts its auto memory `MEMORY.md`, skips a file over 4 MiB, one its
+//! settings exclude and those of sources it was started without, and sends its Explore
+//! and Plan subagents none; Gemini CLI sends an import in place of each `@word`. Where it
+//! cannot be told, the file counts for less, never more.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -136,6 +136,10 @@ pub(super) fn counted(
             Harness::ClaudeCode if !excludes.is_empty() && md_excluded(name, &excludes) => {
                 Vec::new()
             }
+            Harness::ClaudeCode if is_auto_memory(name) => claude_code::auto_memory_sent(&text)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
             Harness::ClaudeCode => claude_code::memory_sent(&text)
                 .into_iter()
                 .map(str::to_string)
@@ -451,6 +455,23 @@ fn claude_project_memory_off() -> bool {
                 && claude_code::config_json(&bytes)
                     .is_some_and(|v| claude_code::project_memory_off(&v))
         })
+    })
+}
+
+/// Whether Claude Code may read the context file `name` as an auto memory index, which it
+/// sends cut (see [`claude_code::auto_memory_sent`]): its name, as named or with its
+/// links resolved, is [`claude_code::AUTO_MEMORY_FILE`] in any case (its folder, its
+/// settings' `autoMemoryDirectory` or one under its config folder, is not looked at).
+fn is_auto_memory(name: &str) -> bool {
+    let named = Path::new(name)
+        .file_name()
+        .map(std::ffi::OsStr::to_os_string);
+    let real = std::fs::canonicalize(name)
+        .ok()
+        .and_then(|p| p.file_name().map(std::ffi::OsStr::to_os_string));
+    [named, real].iter().flatten().any(|n| {
+        n.to_string_lossy()
+            .eq_ignore_ascii_case(claude_code::AUTO_MEMORY_FILE)
     })
 }
 

@@ -1270,6 +1270,50 @@ pub fn memory_sent(text: &str) -> Vec<&str> {
     parts
 }
 
+/// The name of Claude Code's auto memory index (its memory folder's `MEMORY.md`, or a
+/// subagent's agent memory one), which it sends cut to [`AUTO_MEMORY_MAX_LINES`] lines
+/// and [`AUTO_MEMORY_MAX_CHARS`] characters (its `iUt`).
+pub const AUTO_MEMORY_FILE: &str = "MEMORY.md";
+
+/// The most lines of an auto memory index Claude Code (2.1.197) sends: of a longer one,
+/// the first that many of its trimmed text, then a warning.
+pub const AUTO_MEMORY_MAX_LINES: usize = 200;
+
+/// The most characters (UTF-16 code units) of an auto memory index Claude Code (2.1.197)
+/// sends: a longer one is cut at its last line break within them, else at them.
+pub const AUTO_MEMORY_MAX_CHARS: usize = 25_000;
+
+/// The parts of an auto memory index's text ([`AUTO_MEMORY_FILE`]) that Claude Code
+/// 2.1.197 sends: those of [`memory_sent`], cut where its `iUt` cuts the file, at most.
+/// It cuts the trimmed text after [`AUTO_MEMORY_MAX_LINES`] lines, then at the last line
+/// break within [`AUTO_MEMORY_MAX_CHARS`] UTF-16 code units; this cuts the untrimmed text
+/// the same way in bytes, which is never later (a UTF-8 byte count is never below the
+/// UTF-16 one, and untrimmed text has no fewer lines before a point).
+pub fn auto_memory_sent(text: &str) -> Vec<&str> {
+    let mut end = text.len();
+    if let Some((at, _)) = text.match_indices('\n').nth(AUTO_MEMORY_MAX_LINES - 1) {
+        end = at;
+    }
+    if end > AUTO_MEMORY_MAX_CHARS {
+        // The char boundary at or before `at`.
+        let floor = |at: usize| (0..=at).rev().find(|&i| text.is_char_boundary(i));
+        let within = floor(AUTO_MEMORY_MAX_CHARS + 1).unwrap_or(0);
+        end = match text.get(..within).and_then(|t| t.rfind('\n')) {
+            Some(at) if at > 0 => at,
+            _ => floor(AUTO_MEMORY_MAX_CHARS).unwrap_or(0),
+        };
+    }
+    let base = text.as_ptr() as usize;
+    memory_sent(text)
+        .into_iter()
+        .filter_map(|part| {
+            let from = part.as_ptr() as usize - base;
+            let to = (from + part.len()).min(end);
+            text.get(from..to).filter(|p| !p.trim().is_empty())
+        })
+        .collect()
+}
+
 /// The variables that make Claude Code (2.1.197) run no hook at all when set to a value
 /// it counts as true (see [`truthy`]): `CLAUDE_CODE_SIMPLE`, which `--bare` sets, and
 /// `CLAUDE_CODE_SAFE_MODE`, `--safe-mode`'s.
