@@ -2606,6 +2606,45 @@ fn claude_code_an_auto_memory_index_counts_only_as_far_as_it_is_sent() {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
+/// Claude Code 2.1.197 skips a file a `CLAUDE.md` imports with `@path` whose extension
+/// (in lower case) is not on its list of text ones (`Skipping non-text file in
+/// @include`): such a context file is not in view; one of a listed extension, or of
+/// none, is.
+#[test]
+fn claude_code_a_context_file_of_an_extension_it_does_not_import_is_not_in_view() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
+    let hooked = |file: &str| {
+        let args = [
+            "hook",
+            h,
+            "--store",
+            &store(h),
+            "--kept-from",
+            "transcript",
+            "--context-file",
+            file,
+            "--timeout-ms",
+            ANSWER_MS,
+        ];
+        run_env(&args, Some(p.as_bytes()), &[])
+    };
+    let text = format!("# Rules\n\n{RULE}\n");
+    for name in ["rules.rst2", "rules.pdf", "rules.", "rules.R.bak"] {
+        denied_with_the_rule(&hooked(&scratch.file(name, text.as_bytes())));
+    }
+    for name in ["rules.TXT", "rules.r", "rules", ".rules", "CLAUDE.md"] {
+        let out = hooked(&scratch.file(name, text.as_bytes()));
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{name}");
+    }
+    // Named through a link of a listed extension, the file's own counts too.
+    let real = scratch.file("notes.bin", text.as_bytes());
+    let link = scratch.path().join("notes.md");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    denied_with_the_rule(&hooked(link.to_str().unwrap()));
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

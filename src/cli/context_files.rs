@@ -3,10 +3,11 @@
 //! `model_instructions_file`, Gemini CLI's global `GEMINI.md`), counted as in view only
 //! as far as the harness really sends them. A harness reads such a file once, as it
 //! starts, so one changed since counts for nothing; Claude Code leaves out front matter
-//! and HTML comments, cuts its auto memory `MEMORY.md`, skips a file over 4 MiB, one its
-//! settings exclude and those of sources it was started without, and sends its Explore
-//! and Plan subagents none; Gemini CLI sends an import in place of each `@word`. Where it
-//! cannot be told, the file counts for less, never more.
+//! and HTML comments, cuts its auto memory `MEMORY.md`, skips a file over 4 MiB or of an
+//! extension it does not read, one its settings exclude and those of sources it was
+//! started without, and sends its Explore and Plan subagents none; Gemini CLI sends an
+//! import in place of each `@word`. Where it cannot be told, the file counts for less,
+//! never more.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -127,6 +128,7 @@ pub(super) fn counted(
             Harness::ClaudeCode if !memory => Vec::new(),
             Harness::ClaudeCode if managed_only && !is_managed(name) => Vec::new(),
             Harness::ClaudeCode if claude_path_skipped(name) => Vec::new(),
+            Harness::ClaudeCode if claude_extension_skipped(name) => Vec::new(),
             Harness::ClaudeCode if project_off && !is_managed(name) && !is_user_file(name) => {
                 Vec::new()
             }
@@ -409,6 +411,16 @@ fn claude_path_skipped(name: &str) -> bool {
         .iter()
         .flatten()
         .any(|p| claude_code::memory_path_skipped(&p.to_string_lossy()))
+}
+
+/// Whether Claude Code skips the context file `name` for its extension (see
+/// [`claude_code::memory_extension_skipped`]): its path as named or with its links
+/// resolved.
+fn claude_extension_skipped(name: &str) -> bool {
+    [Some(PathBuf::from(name)), std::fs::canonicalize(name).ok()]
+        .iter()
+        .flatten()
+        .any(|p| claude_code::memory_extension_skipped(p))
 }
 
 /// Whether the context file `name` lies in the main checkout but outside the worktree of

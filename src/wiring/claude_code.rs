@@ -1270,6 +1270,133 @@ pub fn memory_sent(text: &str) -> Vec<&str> {
     parts
 }
 
+/// The extensions (lower case, without the dot) of the files Claude Code (2.1.197) reads
+/// as memory files or their imports (its `mpp`): a file with another extension it skips
+/// (`Skipping non-text file in @include`), one with none it reads. Its list also has `R`,
+/// which never matches, as it compares the extension in lower case.
+pub const MEMORY_EXTENSIONS: [&str; 106] = [
+    "md",
+    "txt",
+    "text",
+    "json",
+    "yaml",
+    "yml",
+    "toml",
+    "xml",
+    "csv",
+    "html",
+    "htm",
+    "css",
+    "scss",
+    "sass",
+    "less",
+    "js",
+    "ts",
+    "tsx",
+    "jsx",
+    "mjs",
+    "cjs",
+    "mts",
+    "cts",
+    "py",
+    "pyi",
+    "pyw",
+    "rb",
+    "erb",
+    "rake",
+    "go",
+    "rs",
+    "java",
+    "kt",
+    "kts",
+    "scala",
+    "c",
+    "cpp",
+    "cc",
+    "cxx",
+    "h",
+    "hpp",
+    "hxx",
+    "cs",
+    "swift",
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "ps1",
+    "bat",
+    "cmd",
+    "env",
+    "ini",
+    "cfg",
+    "conf",
+    "config",
+    "properties",
+    "sql",
+    "graphql",
+    "gql",
+    "proto",
+    "vue",
+    "svelte",
+    "astro",
+    "ejs",
+    "hbs",
+    "pug",
+    "jade",
+    "php",
+    "pl",
+    "pm",
+    "lua",
+    "r",
+    "dart",
+    "ex",
+    "exs",
+    "erl",
+    "hrl",
+    "clj",
+    "cljs",
+    "cljc",
+    "edn",
+    "hs",
+    "lhs",
+    "elm",
+    "ml",
+    "mli",
+    "f",
+    "f90",
+    "f95",
+    "for",
+    "cmake",
+    "make",
+    "makefile",
+    "gradle",
+    "sbt",
+    "rst",
+    "adoc",
+    "asciidoc",
+    "org",
+    "tex",
+    "latex",
+    "lock",
+    "log",
+    "diff",
+    "patch",
+];
+
+/// Whether Claude Code (2.1.197) skips a memory file or import at `path` for its
+/// extension (Node's `path.extname`, in lower case, not in [`MEMORY_EXTENSIONS`]): a
+/// name with a dot past its first character and an extension not on the list, or none
+/// after the dot (`notes.`).
+pub fn memory_extension_skipped(path: &std::path::Path) -> bool {
+    match path.extension() {
+        None => false,
+        Some(ext) => {
+            let ext = ext.to_string_lossy().to_lowercase();
+            !MEMORY_EXTENSIONS.contains(&ext.as_str())
+        }
+    }
+}
+
 /// The name of Claude Code's auto memory index (its memory folder's `MEMORY.md`, or a
 /// subagent's agent memory one), which it sends cut to [`AUTO_MEMORY_MAX_LINES`] lines
 /// and [`AUTO_MEMORY_MAX_CHARS`] characters (its `iUt`).
