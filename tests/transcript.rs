@@ -2645,6 +2645,65 @@ fn claude_code_a_context_file_of_an_extension_it_does_not_import_is_not_in_view(
     denied_with_the_rule(&hooked(link.to_str().unwrap()));
 }
 
+/// With its project memory flag on, Claude Code 2.1.197 still sends the user's memory
+/// files, but only those its loader lists in its config folder: `CLAUDE.md`, the `.md`
+/// files under `rules` and the auto memory index. Another file there (a note, a project's
+/// file Claude Code keeps) is not in view then.
+#[test]
+fn claude_code_only_the_users_memory_files_are_in_view_with_the_project_memory_flag_on() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let home = std::fs::canonicalize(scratch.path()).unwrap();
+    let config = home.join(".claude");
+    for folder in ["rules/team", "projects/-work-x/memory", "notes"] {
+        std::fs::create_dir_all(config.join(folder)).unwrap();
+    }
+    let text = format!("# Rules\n\n{RULE}\n");
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
+    let hooked = |rel: &str| {
+        let file = config.join(rel);
+        std::fs::write(&file, &text).unwrap();
+        let args = [
+            "hook",
+            h,
+            "--store",
+            &store(h),
+            "--kept-from",
+            "transcript",
+            "--context-file",
+            file.to_str().unwrap(),
+            "--timeout-ms",
+            ANSWER_MS,
+        ];
+        run_env(
+            &args,
+            Some(p.as_bytes()),
+            &[("HOME", home.to_str().unwrap())],
+        )
+    };
+    std::fs::write(
+        home.join(".claude.json"),
+        r#"{"cachedGrowthBookFeatures": {"tengu_paper_halyard": true}}"#,
+    )
+    .unwrap();
+    for rel in [
+        "CLAUDE.md",
+        "rules/team/style.md",
+        "projects/-work-x/memory/MEMORY.md",
+    ] {
+        let out = hooked(rel);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{rel}");
+    }
+    for rel in [
+        "notes/CLAUDE.md",
+        "notes.md",
+        "rules/team/style.txt",
+        "projects/-work-x/memory/topic.md",
+    ] {
+        denied_with_the_rule(&hooked(rel));
+    }
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

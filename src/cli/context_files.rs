@@ -487,25 +487,31 @@ fn is_auto_memory(name: &str) -> bool {
     })
 }
 
-/// Whether `name` is a file in Claude Code's config folder (the user's memory files).
+/// Whether `name` is one of the user's memory files in Claude Code's config folder (see
+/// [`claude_code::user_memory_file`]), with its links resolved.
 fn is_user_file(name: &str) -> bool {
     match (
         std::fs::canonicalize(name),
         claude_config_dir().and_then(|d| std::fs::canonicalize(d).ok()),
     ) {
-        (Ok(file), Some(dir)) => file.starts_with(dir),
+        (Ok(file), Some(dir)) => file
+            .strip_prefix(dir)
+            .is_ok_and(claude_code::user_memory_file),
         _ => false,
     }
 }
 
-/// Whether `name` is a file in Claude Code's managed folder, which it reads whatever
+/// Whether `name` is one of the memory files of Claude Code's managed folder (see
+/// [`claude_code::managed_memory_file`]), with its links resolved: it reads those whatever
 /// `--setting-sources` says.
 fn is_managed(name: &str) -> bool {
     match (
         std::fs::canonicalize(name),
         std::fs::canonicalize(claude_code::MANAGED_DIR),
     ) {
-        (Ok(file), Ok(dir)) => file.starts_with(dir),
+        (Ok(file), Ok(dir)) => file
+            .strip_prefix(dir)
+            .is_ok_and(claude_code::managed_memory_file),
         _ => false,
     }
 }

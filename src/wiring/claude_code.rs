@@ -1397,6 +1397,38 @@ pub fn memory_extension_skipped(path: &std::path::Path) -> bool {
     }
 }
 
+/// Whether Claude Code (2.1.197) reads the file at `rel` in its config folder (`rel` is
+/// the path inside it) as one of the user's memory files: its `CLAUDE.md`, a file whose
+/// name ends in `.md` under `rules` (at any depth), or an auto memory index,
+/// `projects/<project>/memory/MEMORY.md`. The files these import are not told (they may
+/// be anywhere): they do not count as the user's.
+pub fn user_memory_file(rel: &std::path::Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
+    match parts.as_slice() {
+        [name] => *name == "CLAUDE.md",
+        [first, .., name] if *first == "rules" => name.to_string_lossy().ends_with(".md"),
+        [projects, _, memory, name] => {
+            *projects == "projects" && *memory == "memory" && *name == AUTO_MEMORY_FILE
+        }
+        _ => false,
+    }
+}
+
+/// Whether Claude Code (2.1.197) reads the file at `rel` in its managed folder
+/// ([`MANAGED_DIR`]; `rel` is the path inside it) as a managed memory file: its
+/// `CLAUDE.md`, or a file whose name ends in `.md` under `.claude/rules` (at any depth).
+/// The files these import are not told: they do not count as managed.
+pub fn managed_memory_file(rel: &std::path::Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
+    match parts.as_slice() {
+        [name] => *name == "CLAUDE.md",
+        [claude, rules, .., name] if *claude == ".claude" && *rules == "rules" => {
+            name.to_string_lossy().ends_with(".md")
+        }
+        _ => false,
+    }
+}
+
 /// The name of Claude Code's auto memory index (its memory folder's `MEMORY.md`, or a
 /// subagent's agent memory one), which it sends cut to [`AUTO_MEMORY_MAX_LINES`] lines
 /// and [`AUTO_MEMORY_MAX_CHARS`] characters (its `iUt`).
@@ -1735,6 +1767,42 @@ pub fn with_shell_prefix(prefix: &str, command: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn memory_files_of_the_user_and_managed_folders() {
+        use std::path::Path;
+        for rel in [
+            "CLAUDE.md",
+            "rules/a.md",
+            "rules/deep/er/b.md",
+            "projects/-work-x/memory/MEMORY.md",
+        ] {
+            assert!(super::user_memory_file(Path::new(rel)), "{rel}");
+        }
+        for rel in [
+            "notes.md",
+            "rules/a.txt",
+            "rules",
+            "projects/-work-x/memory/notes.md",
+            "projects/-work-x/MEMORY.md",
+            ".claude/rules/a.md",
+            "settings.json",
+        ] {
+            assert!(!super::user_memory_file(Path::new(rel)), "{rel}");
+        }
+        for rel in ["CLAUDE.md", ".claude/rules/a.md", ".claude/rules/x/y.md"] {
+            assert!(super::managed_memory_file(Path::new(rel)), "{rel}");
+        }
+        for rel in [
+            "notes.md",
+            "rules/a.md",
+            ".claude/rules/a.txt",
+            ".claude/CLAUDE.md",
+            "managed-settings.json",
+        ] {
+            assert!(!super::managed_memory_file(Path::new(rel)), "{rel}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 
