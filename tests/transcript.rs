@@ -2704,6 +2704,57 @@ fn claude_code_only_the_users_memory_files_are_in_view_with_the_project_memory_f
     }
 }
 
+/// With its auto memory off, Claude Code 2.1.197 reads no auto memory index (seen: with
+/// `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`, a rule in `MEMORY.md` was in no request, and the
+/// call it binds ran with the file counted): a context file named `MEMORY.md` is not in
+/// view then, by Claude Code's variables or a settings file's `autoMemoryEnabled`.
+#[test]
+fn claude_code_an_auto_memory_index_is_not_in_view_with_auto_memory_off() {
+    let h = "claude-code";
+    let scratch = Scratch::new();
+    let project = std::fs::canonicalize(scratch.path()).unwrap();
+    std::fs::create_dir_all(project.join("memory")).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let memory = scratch.file(
+        "memory/MEMORY.md",
+        format!("# Index\n- {RULE}\n").as_bytes(),
+    );
+    let p = payload(h, "D-1", &claude_later(&scratch, "D-1"));
+    let hooked = |env: &[(&str, &str)]| {
+        let args = [
+            "hook",
+            h,
+            "--store",
+            &store(h),
+            "--kept-from",
+            "transcript",
+            "--context-file",
+            &memory,
+            "--timeout-ms",
+            ANSWER_MS,
+        ];
+        let mut env = env.to_vec();
+        env.push(("HOME", project.to_str().unwrap()));
+        run_env(&args, Some(p.as_bytes()), &env)
+    };
+    let out = hooked(&[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    for env in [
+        ("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1"),
+        ("CLAUDE_CODE_SIMPLE", "true"),
+        ("CLAUDE_COWORK_MEMORY_INDEX_CONTENT", "other"),
+    ] {
+        denied_with_the_rule(&hooked(&[env]));
+    }
+    // The user's settings, in `~/.claude`.
+    let settings = project.join(".claude/settings.json");
+    std::fs::write(&settings, r#"{"autoMemoryEnabled": false}"#).unwrap();
+    denied_with_the_rule(&hooked(&[]));
+    std::fs::write(&settings, r#"{"autoMemoryEnabled": true}"#).unwrap();
+    let out = hooked(&[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
 #[test]
 fn claude_code_a_response_given_up_for_a_clean_malformed_call_retry_is_not_context() {
     // MR-1: the subagent's reply wrote the rule and ended with `stop_reason: "tool_use"`

@@ -44,10 +44,19 @@ pub(super) fn counted(
             .iter()
             .find_map(|(_, a)| claude_code::setting_sources_limited(a))
             .unwrap_or(false);
-    let excludes = match live.harness {
-        Harness::ClaudeCode if !wanted.files.is_empty() => claude_md_excludes(&ancestors),
-        _ => Vec::new(),
+    let (settings, unread_settings) = match live.harness {
+        Harness::ClaudeCode if !wanted.files.is_empty() => claude_settings(&ancestors),
+        _ => (Vec::new(), false),
     };
+    let excludes = claude_md_excludes(&settings, unread_settings);
+    // Claude Code reads no auto memory index with auto memory off (its `au`): by its
+    // variables (the hook has Claude Code's environment) or a settings file.
+    let auto_memory_off = claude_code::auto_memory_off_in_env(|var| {
+        std::env::var_os(var).map(|v| v.to_string_lossy().into_owned())
+    }) || unread_settings
+        || settings
+            .iter()
+            .any(claude_code::auto_memory_off_in_settings);
     // A session in a git worktree inside its main checkout: Claude Code reads none of the
     // main checkout's own files (see [`nested_worktree`]).
     let nested = match live.harness {
@@ -138,6 +147,7 @@ pub(super) fn counted(
             Harness::ClaudeCode if !excludes.is_empty() && md_excluded(name, &excludes) => {
                 Vec::new()
             }
+            Harness::ClaudeCode if is_auto_memory(name) && auto_memory_off => Vec::new(),
             Harness::ClaudeCode if is_auto_memory(name) => claude_code::auto_memory_sent(&text)
                 .into_iter()
                 .map(str::to_string)
@@ -301,14 +311,13 @@ fn ancestor_args(proc: &Path, pid: u32) -> Vec<(u32, Vec<String>)> {
     lines
 }
 
-/// The `claudeMdExcludes` patterns of the settings files Claude Code reads (its managed
-/// settings, the user's in its config folder, the project's in `$CLAUDE_PROJECT_DIR`,
-/// else this directory), each absolute one also with its folder's links resolved, as
-/// Claude Code adds it. A file that cannot be read or is not JSON gives none: Claude Code
-/// does not take settings from it either. Settings given on the command line of one of
-/// `ancestors` (see [`claude_code::flag_settings`]) count too, and ones that cannot be
-/// read or are not JSON skip every file (Claude Code refuses to start with most such).
-fn claude_md_excludes(ancestors: &[(u32, Vec<String>)]) -> Vec<String> {
+/// The settings files Claude Code reads (its managed settings, the user's in its config
+/// folder, the project's in `$CLAUDE_PROJECT_DIR`, else this directory), and those given
+/// on the command line of one of `ancestors` (see [`claude_code::flag_settings`]); with
+/// true when one of the latter cannot be read or is not JSON (Claude Code refuses to start
+/// with most such). A file that cannot be read or is not JSON gives none: Claude Code does
+/// not take settings from it either.
+fn claude_settings(ancestors: &[(u32, Vec<String>)]) -> (Vec<serde_json::Value>, bool) {
     let managed = Path::new(claude_code::MANAGED_DIR);
     let mut files = vec![managed.join("managed-settings.json")];
     let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(managed.join("managed-settings.d"))
@@ -342,7 +351,7 @@ fn claude_md_excludes(ancestors: &[(u32, Vec<String>)]) -> Vec<String> {
         .filter_map(|file| std::fs::read(file).ok())
         .filter_map(|bytes| claude_code::config_json(&bytes))
         .collect();
-    let mut patterns = Vec::new();
+    let mut unread = false;
     for (pid, args) in ancestors {
         for given in claude_code::flag_settings(args) {
             let bytes = match given {
@@ -353,11 +362,22 @@ fn claude_md_excludes(ancestors: &[(u32, Vec<String>)]) -> Vec<String> {
             };
             match bytes.and_then(|b| claude_code::config_json(&b)) {
                 Some(value) => values.push(value),
-                None => patterns.push("**".to_string()),
+                None => unread = true,
             }
         }
     }
-    for value in values {
+    (values, unread)
+}
+
+/// The `claudeMdExcludes` patterns of `settings` (see [`claude_settings`]), each absolute
+/// one also with its folder's links resolved, as Claude Code adds it; every file when
+/// `unread` (settings on the command line could not be read).
+fn claude_md_excludes(settings: &[serde_json::Value], unread: bool) -> Vec<String> {
+    let mut patterns = Vec::new();
+    if unread {
+        patterns.push("**".to_string());
+    }
+    for value in settings {
         let listed = value.get("claudeMdExcludes").and_then(|v| v.as_array());
         for pattern in listed.into_iter().flatten().filter_map(|p| p.as_str()) {
             let pattern = pattern.replace('\\', "/");

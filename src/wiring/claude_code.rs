@@ -1429,6 +1429,37 @@ pub fn managed_memory_file(rel: &std::path::Path) -> bool {
     }
 }
 
+/// Whether Claude Code's (2.1.197) variables, as `get` gives them, turn its auto memory
+/// off, so that it reads no auto memory index (its `au`): `CLAUDE_CODE_DISABLE_AUTO_MEMORY`
+/// or `CLAUDE_CODE_SIMPLE` on, or `CLAUDE_CODE_REMOTE` on without a memory folder of its
+/// own; or `CLAUDE_COWORK_MEMORY_INDEX_CONTENT` set, which it sends (if not empty) in
+/// place of the file. A `CLAUDE_CODE_DISABLE_AUTO_MEMORY` set off (which keeps it on
+/// whatever the rest say) is not looked at: the index counts for less, never more.
+pub fn auto_memory_off_in_env(get: impl Fn(&str) -> Option<String>) -> bool {
+    let on = |var: &str| get(var).is_some_and(|v| truthy(&v));
+    let set = |var: &str| get(var).is_some_and(|v| !v.is_empty());
+    on("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+        || on("CLAUDE_CODE_SIMPLE")
+        || (on("CLAUDE_CODE_REMOTE")
+            && !set("CLAUDE_CODE_REMOTE_MEMORY_DIR")
+            && !set("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"))
+        || get("CLAUDE_COWORK_MEMORY_INDEX_CONTENT").is_some()
+}
+
+/// Whether a settings file turns Claude Code's (2.1.197) auto memory off: it gives
+/// `autoMemoryEnabled` a value JavaScript reads as false. Any one file that does counts,
+/// whichever of them Claude Code would take.
+pub fn auto_memory_off_in_settings(settings: &Value) -> bool {
+    match settings.get("autoMemoryEnabled") {
+        None => false,
+        Some(Value::Null) => true,
+        Some(Value::Bool(b)) => !b,
+        Some(Value::Number(n)) => n.as_f64().is_none_or(|n| n == 0.0),
+        Some(Value::String(s)) => s.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => false,
+    }
+}
+
 /// The name of Claude Code's auto memory index (its memory folder's `MEMORY.md`, or a
 /// subagent's agent memory one), which it sends cut to [`AUTO_MEMORY_MAX_LINES`] lines
 /// and [`AUTO_MEMORY_MAX_CHARS`] characters (its `iUt`).
