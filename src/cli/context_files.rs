@@ -242,12 +242,6 @@ fn unchanged_since(path: &str, read: Option<i64>) -> bool {
 /// files after that (seen: Claude Code 2.1.197 reads them as it starts, and a `CLAUDE.md`
 /// changed before the first prompt was in no request).
 fn harness_started(harness: Harness, ancestors: &[(u32, Vec<String>)]) -> Option<i64> {
-    let stat = |pid: u32| -> Option<Vec<String>> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses.
-        let (_, rest) = text.rsplit_once(')')?;
-        Some(rest.split_whitespace().map(str::to_string).collect())
-    };
     let is_harness = |pid: u32| match harness {
         Harness::ClaudeCode => std::fs::read(format!("/proc/{pid}/environ"))
             .is_ok_and(|env| !env.split(|&b| b == 0).any(|v| v == b"CLAUDECODE=1")),
@@ -264,7 +258,10 @@ fn harness_started(harness: Harness, ancestors: &[(u32, Vec<String>)]) -> Option
         .find(|&pid| is_harness(pid))?;
     // Field 22, the start in clock ticks (100 a second) since boot, which `/proc/stat`
     // gives in seconds since 1970.
-    let ticks = stat(pid)?.get(19)?.parse::<i64>().ok()?;
+    let ticks = stat_fields(Path::new("/proc"), pid)?
+        .get(19)?
+        .parse::<i64>()
+        .ok()?;
     let boot = std::fs::read_to_string("/proc/stat").ok()?;
     let boot = boot
         .lines()
@@ -275,6 +272,15 @@ fn harness_started(harness: Harness, ancestors: &[(u32, Vec<String>)]) -> Option
     boot.checked_mul(1000)?.checked_add(ticks.checked_mul(10)?)
 }
 
+/// The fields of process `pid`'s `stat` in the `/proc` folder `proc` after its name
+/// (`STATE PPID ...`, the state first); `None` when it cannot be read.
+fn stat_fields(proc: &Path, pid: u32) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(proc.join(pid.to_string()).join("stat")).ok()?;
+    // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses.
+    let (_, rest) = text.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
 /// The command lines of the ancestors of process `pid`, nearest first, as the `/proc`
 /// folder `proc` gives them. PID 1 is one too: Claude Code run as a container's first
 /// process is.
@@ -283,14 +289,8 @@ fn ancestor_args(proc: &Path, pid: u32) -> Vec<(u32, Vec<String>)> {
     let mut pid = pid;
     // Far enough up for a shell or two between Claude Code and the hook.
     for _ in 0..8 {
-        let Ok(stat) = std::fs::read_to_string(proc.join(pid.to_string()).join("stat")) else {
-            break;
-        };
-        // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses.
-        let Some(parent) = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok())
+        let Some(parent) =
+            stat_fields(proc, pid).and_then(|fields| fields.get(1)?.parse::<u32>().ok())
         else {
             break;
         };
@@ -329,16 +329,14 @@ fn claude_settings(ancestors: &[(u32, Vec<String>)]) -> (Vec<serde_json::Value>,
         .collect();
     drop_ins.sort();
     files.extend(drop_ins);
-    let var = |key: &str| {
-        std::env::var_os(key)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let config = var("CLAUDE_CONFIG_DIR").or_else(|| var("HOME").map(|h| h.join(".claude")));
+    let config = claude_config_dir();
     if let Some(config) = &config {
         files.extend(["settings.json", "cowork_settings.json"].map(|n| config.join(n)));
     }
-    let project = var("CLAUDE_PROJECT_DIR").or_else(|| std::env::current_dir().ok());
+    let project = std::env::var_os("CLAUDE_PROJECT_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
     if let Some(project) = project {
         files.extend(
             [".claude/settings.json", ".claude/settings.local.json"].map(|n| project.join(n)),
@@ -401,6 +399,17 @@ fn claude_md_excludes(settings: &[serde_json::Value], unread: bool) -> Vec<Strin
     patterns
 }
 
+/// The paths Claude Code may know the context file `name` by: as named (made absolute
+/// against this directory) and with its links resolved (when it resolves).
+fn spellings(name: &str) -> impl Iterator<Item = PathBuf> {
+    let named = std::env::current_dir()
+        .map(|d| d.join(name))
+        .unwrap_or_else(|_| PathBuf::from(name));
+    [Some(named), std::fs::canonicalize(name).ok()]
+        .into_iter()
+        .flatten()
+}
+
 /// Whether Claude Code may skip the context file `name` for one of `patterns` (see
 /// [`claude_code::md_exclude_may_match`]): its path as named (made absolute) or with its
 /// links resolved may match. A managed file is never skipped.
@@ -408,11 +417,7 @@ fn md_excluded(name: &str, patterns: &[String]) -> bool {
     if is_managed(name) {
         return false;
     }
-    let named = std::env::current_dir()
-        .map(|d| d.join(name))
-        .unwrap_or_else(|_| PathBuf::from(name));
-    let paths = [Some(named), std::fs::canonicalize(name).ok()];
-    paths.iter().flatten().any(|path| {
+    spellings(name).any(|path| {
         let path = path.to_string_lossy();
         patterns
             .iter()
@@ -424,23 +429,15 @@ fn md_excluded(name: &str, patterns: &[String]) -> bool {
 /// lies (see [`claude_code::memory_path_skipped`]): its path as named (made absolute), or
 /// with its links resolved.
 fn claude_path_skipped(name: &str) -> bool {
-    let named = std::env::current_dir()
-        .map(|d| d.join(name))
-        .unwrap_or_else(|_| PathBuf::from(name));
-    [Some(named), std::fs::canonicalize(name).ok()]
-        .iter()
-        .flatten()
-        .any(|p| claude_code::memory_path_skipped(&p.to_string_lossy()))
+    spellings(name).any(|p| claude_code::memory_path_skipped(&p.to_string_lossy()))
 }
 
 /// Whether Claude Code skips the context file `name` for its extension (see
 /// [`claude_code::memory_extension_skipped`]): its path as named or with its links
 /// resolved.
 fn claude_extension_skipped(name: &str) -> bool {
-    [Some(PathBuf::from(name)), std::fs::canonicalize(name).ok()]
-        .iter()
-        .flatten()
-        .any(|p| claude_code::memory_extension_skipped(p))
+    // Made absolute, a path keeps its extension.
+    spellings(name).any(|p| claude_code::memory_extension_skipped(&p))
 }
 
 /// Whether the context file `name` lies in the main checkout but outside the worktree of
@@ -495,15 +492,12 @@ fn claude_project_memory_off() -> bool {
 /// links resolved, is [`claude_code::AUTO_MEMORY_FILE`] in any case (its folder, its
 /// settings' `autoMemoryDirectory` or one under its config folder, is not looked at).
 fn is_auto_memory(name: &str) -> bool {
-    let named = Path::new(name)
-        .file_name()
-        .map(std::ffi::OsStr::to_os_string);
-    let real = std::fs::canonicalize(name)
-        .ok()
-        .and_then(|p| p.file_name().map(std::ffi::OsStr::to_os_string));
-    [named, real].iter().flatten().any(|n| {
-        n.to_string_lossy()
-            .eq_ignore_ascii_case(claude_code::AUTO_MEMORY_FILE)
+    // Made absolute, a path keeps its file name.
+    spellings(name).any(|p| {
+        p.file_name().is_some_and(|n| {
+            n.to_string_lossy()
+                .eq_ignore_ascii_case(claude_code::AUTO_MEMORY_FILE)
+        })
     })
 }
 
