@@ -1118,6 +1118,53 @@ fn a_context_file_that_is_the_store_or_the_transcript_is_refused() {
     assert!(stdout.contains(says_store), "{stdout}");
 }
 
+/// A `--context-file` that is no regular file (a named pipe, standard input, a folder):
+/// the harness read its instruction files as files when it started, and what a pipe gives
+/// now is not what it gave then; read, a pipe with no writer would also wait forever.
+#[test]
+fn a_context_file_that_is_no_regular_file_is_refused() {
+    let scratch = Scratch::new();
+    let transcript = fixture("claude-code", "D-1");
+    let store = store("claude-code");
+    let fifo = scratch.path().join("CLAUDE.md");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let fifo = fifo.to_str().unwrap().to_string();
+    let folder = scratch.path().to_str().unwrap().to_string();
+    let says = "is not a regular file";
+    for file in [fifo.as_str(), folder.as_str(), "-"] {
+        let args = [
+            "check",
+            &store,
+            "--action",
+            &action("claude-code"),
+            "--transcript",
+            &transcript,
+            "--context-file",
+            file,
+        ];
+        let out = run(&args, Some(b""));
+        assert_eq!(out.code, 2, "{file}: {}", out.stdout);
+        assert!(out.stdout.contains(says), "{file}: {}", out.stdout);
+        let args = [
+            "context",
+            &transcript,
+            "--store",
+            &store,
+            "--context-file",
+            file,
+        ];
+        let out = run(&args, Some(b""));
+        assert_eq!(out.code, 2, "{file}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{file}: {}", out.stderr);
+        if file != "-" {
+            let p = payload("claude-code", "D-1", &transcript);
+            let out = hook_with("claude-code", &store, &p, &["--context-file", file]);
+            denied_with_advice(&out, says, FUTILE);
+        }
+    }
+}
+
 #[test]
 fn kept_and_kept_from_transcript_cannot_both_be_given() {
     let p = payload("claude-code", "C-1", &fixture("claude-code", "C-1"));

@@ -107,6 +107,12 @@ pub(super) fn counted(
         if is(path) {
             return Err(refused(FlagProblem::ContextIsTranscript.into()));
         }
+        // The harness read its instruction files as files when it started: what a pipe,
+        // standard input or a device gives now is not what it gave then (and a pipe no
+        // one writes to would hold this read forever).
+        if names_stdin(name) || std::fs::metadata(name).is_ok_and(|m| !m.is_file()) {
+            return Err(refused(FlagProblem::ContextNotFile.into()));
+        }
         let bytes = read_source(name, limits).map_err(Unread::Invalid)?;
         if wanted
             .store_read

@@ -217,6 +217,11 @@ pub enum FlagProblem {
         "is the session's transcript: it holds what a compaction dropped too, which the harness no longer sends, and as context it would put all of it in view; name the instruction files the harness sends (CLAUDE.md, AGENTS.md, GEMINI.md)"
     )]
     ContextIsTranscript,
+    /// A `--context-file` that is no regular file: a pipe, standard input, a folder.
+    #[error(
+        "is not a regular file (a pipe, standard input, a device or a folder): the harness read its instruction files as files when it started, and a read now may not give what it read then; name the file itself (CLAUDE.md, AGENTS.md, GEMINI.md)"
+    )]
+    ContextNotFile,
     /// Standard input named twice: what read it first, as messages name it.
     #[error(
         "names standard input, already read for {0} (it is read once: put one of them in a file)"
