@@ -811,10 +811,7 @@ fn a_claude_code_or_codex_context_file_changed_since_the_session_started_does_no
     let file = scratch.file("CLAUDE.md", format!("# Rules\n\n{RULE}\n").as_bytes());
     let codex_later = {
         let text = std::fs::read_to_string(fixture("codex", "D-2")).unwrap();
-        let text = regex::Regex::new(r#""timestamp":"\d{4}-"#)
-            .unwrap()
-            .replace_all(&text, r#""timestamp":"2099-"#)
-            .into_owned();
+        let text = codex_made_at(&text, LATER_MS, LATER_MS);
         scratch.file("codex-D-2.jsonl", text.as_bytes())
     };
     for (h, name, later) in [
@@ -861,6 +858,104 @@ fn a_claude_code_or_codex_context_file_changed_since_the_session_started_does_no
         );
         passed(&out, h);
     }
+}
+
+/// [`LATER`] in milliseconds since 1970.
+const LATER_MS: u64 = 4_070_908_800_000;
+
+/// A Codex rollout's text with its times moved to `at` (milliseconds since 1970): each
+/// `timestamp`, and the time each thread id (a UUID version 7) begins with, but the
+/// session's and the parent thread's, which are moved to `session_at`.
+fn codex_made_at(text: &str, at: u64, session_at: u64) -> String {
+    let date = |ms: u64| {
+        let secs = ms / 1000;
+        let days = secs / 86_400;
+        // Civil date from days since 1970 (Howard Hinnant's civil_from_days).
+        let z = days + 719_468;
+        let era = z / 146_097;
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + u64::from(m <= 2);
+        let t = secs % 86_400;
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t / 3600,
+            t / 60 % 60,
+            t % 60,
+            ms % 1000
+        )
+    };
+    let text = regex::Regex::new(r#""timestamp":"[^"]*""#)
+        .unwrap()
+        .replace_all(text, format!(r#""timestamp":"{}""#, date(at)));
+    let first = text.lines().next().unwrap();
+    let meta: Value = serde_json::from_str(first).unwrap();
+    let session = meta["payload"]["session_id"]
+        .as_str()
+        .unwrap_or("-")
+        .to_string();
+    let parent = meta["payload"]["parent_thread_id"]
+        .as_str()
+        .unwrap_or("-")
+        .to_string();
+    regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+        .unwrap()
+        .replace_all(&text, |c: &regex::Captures| {
+            let id = &c[0];
+            let ms = if id == session || id == parent {
+                session_at
+            } else {
+                at
+            };
+            let hex = format!("{ms:012x}");
+            format!("{}-{}{}", &hex[..8], &hex[8..], &id[13..])
+        })
+        .into_owned()
+}
+
+/// Codex runs a subagent in the process that read its instruction file, maybe long
+/// before the subagent's rollout begins: a file changed after the session's first thread
+/// was made (its id carries the time) does not count for the subagent either, though
+/// its rollout's own times are later.
+#[test]
+fn a_codex_subagents_context_file_changed_since_its_session_began_does_not_count() {
+    let scratch = Scratch::new();
+    let file = scratch.file("instr.md", format!("# Rules\n\n{RULE}\n").as_bytes());
+    let text = std::fs::read_to_string(fixture("codex", "V2-1")).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let check = |session_at: u64| {
+        let name = format!("codex-V2-1-{session_at}.jsonl");
+        let transcript = scratch.file(&name, codex_made_at(&text, LATER_MS, session_at).as_bytes());
+        let args = [
+            "check",
+            &store("codex"),
+            "--action",
+            &action("codex"),
+            "--transcript",
+            &transcript,
+            "--context-file",
+            &file,
+        ];
+        run(&args, None)
+    };
+    // The session begun before the file was written: the rule is not in view.
+    let out = check(now - 3_600_000);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("changed after Codex read it for this session"),
+        "{}",
+        out.stderr
+    );
+    // Begun after: it is.
+    assert_eq!(check(LATER_MS).code, 0);
 }
 
 /// Gemini CLI reads `@word` in an instruction file as an import and sends the model the

@@ -256,8 +256,11 @@ pub(super) fn read<'a>(
 /// line's own `timestamp` and its payload's, which Codex writes as the session starts,
 /// after reading it once for the whole process (0.171.0, run against a mock: a
 /// `model_instructions_file` the agent rewrote mid-turn was in no later request). A
-/// resume reads it again, later than the first process's times the file keeps. `None`
-/// without a time it reads.
+/// resume reads it again, later than the first process's times the file keeps. A
+/// subagent's rollout begins when the subagent does, maybe long after its process read
+/// the file: the times its threads' ids carry (each a UUID version 7, which begins with
+/// the time it was made: its own, its session's, its parent's) count too, and the
+/// session's is the first thread's. `None` without a time it reads.
 fn instructions_read(head: &[u8]) -> Option<i64> {
     let Ok(Value::Object(obj)) = super::value::parse(super::trim_line(head)) else {
         return None;
@@ -267,11 +270,36 @@ fn instructions_read(head: &[u8]) -> Option<i64> {
             .and_then(Value::as_str)
             .and_then(super::utc_millis)
     };
-    let payload = match obj.get("payload") {
-        Some(Value::Object(p)) => time(p),
-        _ => None,
+    let Some(Value::Object(payload)) = obj.get("payload") else {
+        return time(&obj);
     };
-    [time(&obj), payload].into_iter().flatten().min()
+    let ids = ["id", "session_id", "parent_thread_id"]
+        .into_iter()
+        .filter_map(|key| payload.get(key).and_then(Value::as_str))
+        .filter_map(uuid_v7_millis);
+    [time(&obj), time(payload)]
+        .into_iter()
+        .flatten()
+        .chain(ids)
+        .min()
+}
+
+/// The time a UUID of version 7 was made (its first 48 bits: milliseconds since 1970),
+/// as Codex makes its thread ids; `None` for any other string.
+fn uuid_v7_millis(id: &str) -> Option<i64> {
+    let hex: Vec<u8> = id.bytes().filter(|&b| b != b'-').collect();
+    let groups: Vec<usize> = id.split('-').map(str::len).collect();
+    let version = hex.get(12).copied();
+    let variant = hex.get(16).copied();
+    if groups != [8, 4, 4, 4, 12]
+        || !hex.iter().all(u8::is_ascii_hexdigit)
+        || version != Some(b'7')
+        || !matches!(variant, Some(b'8' | b'9' | b'a' | b'b' | b'A' | b'B'))
+    {
+        return None;
+    }
+    let millis = std::str::from_utf8(hex.get(..12)?).ok()?;
+    i64::from_str_radix(millis, 16).ok()
 }
 
 /// The model items the rollout records before line `at`, in order (the histories of
@@ -875,6 +903,37 @@ mod tests {
             Value::Object(m) => is_stored_cut(&m),
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn a_uuid_v7_gives_the_time_it_was_made_and_no_other_string_gives_one() {
+        // 0x01a23a903049 ms: 2026-12-03T06:20:57.801Z.
+        let at = super::super::utc_millis("2026-12-03T06:20:57.801Z");
+        assert_eq!(uuid_v7_millis("01a23a90-3049-7061-bf51-4f79fe50c842"), at);
+        assert_eq!(uuid_v7_millis("01A23A90-3049-7061-BF51-4F79FE50C842"), at);
+        for other in [
+            "01a23a90-3049-4061-bf51-4f79fe50c842",
+            "01a23a90-3049-7061-7f51-4f79fe50c842",
+            "01a23a903049-7061-bf51-4f79fe50c842",
+            "01a23a90-3049-7061-bf51-4f79fe50c84",
+            "01a23a90-3049-7061-bf51-4f79fe50c84g",
+            "0+a23a90-3049-7061-bf51-4f79fe50c842",
+            "",
+        ] {
+            assert_eq!(uuid_v7_millis(other), None, "{other}");
+        }
+    }
+
+    /// A subagent's rollout begins with the subagent: its process read the instructions
+    /// file by the time its session's first thread was made, which that id carries.
+    #[test]
+    fn a_subagents_instructions_were_read_by_its_sessions_start() {
+        let head = br#"{"timestamp":"2026-12-03T07:00:00.000Z","type":"session_meta","payload":{"id":"01a23a90-3135-7c31-aca6-0436815bf192","session_id":"01a23a90-3049-7061-bf51-4f79fe50c842","parent_thread_id":"01a23a90-3049-7061-bf51-4f79fe50c842","timestamp":"2026-12-03T07:00:00.000Z"}}"#;
+        let root = super::super::utc_millis("2026-12-03T06:20:57.801Z");
+        assert_eq!(instructions_read(head), root);
+        let alone = br#"{"timestamp":"2026-12-03T07:00:00.000Z","type":"session_meta","payload":{"id":"not-a-uuid","timestamp":"2026-12-03T07:00:01.000Z"}}"#;
+        let meta = super::super::utc_millis("2026-12-03T07:00:00.000Z");
+        assert_eq!(instructions_read(alone), meta);
     }
 
     #[test]
