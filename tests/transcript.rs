@@ -345,7 +345,7 @@ fn the_hook_judges_each_real_call_against_its_transcript() {
 /// A hook's answer: a pass, or (the rule not in view) a block for `rule`.
 fn hook_judged(out: &Run, what: &str, rule: &str, in_view: bool) {
     if in_view {
-        passed(&out, what);
+        passed(out, what);
     } else {
         denied_for(out, rule);
     }
