@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::lean::{LeanFor, Purpose, lean_digests_from, load_lean_from, load_lean_ids_from};
+use super::lean::{KeptIds, LeanFor, Purpose, lean_digests_from, load_lean_from};
 use super::*;
 use crate::compaction::Retention;
 use crate::record::glob_match;
@@ -411,7 +411,8 @@ impl StoreTexts {
         let (path, bytes) = request.source.parts();
         let bytes = held.as_deref().or(bytes);
         let purpose = Purpose::Check(Some(call));
-        let lean = load_lean_ids_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
+        let kept = KeptIds::Listed(kept);
+        let lean = load_lean_from(path, bytes, kept, purpose, request.limits, Ok).ok()?;
         // Read twice and rewritten between the passes: the texts in view may not be this
         // file's.
         if stamp.is_some() && source::stamp(path) != stamp {
@@ -567,15 +568,8 @@ fn lean<R>(
         return None;
     }
     let (path, bytes) = request.source.parts();
-    load_lean_from(
-        path,
-        bytes,
-        kept.map(|(_, text, from_file)| (text.as_str(), *from_file)),
-        purpose,
-        request.limits,
-        then,
-    )
-    .ok()
+    let kept = KeptIds::flag(kept.map(|(_, text, from_file)| (text.as_str(), *from_file))).ok()?;
+    load_lean_from(path, bytes, kept, purpose, request.limits, then).ok()
 }
 
 /// The input read and loaded by the exact loader.

@@ -58,34 +58,18 @@ fn without_bom(first: Cow<'_, [u8]>) -> (Cow<'_, [u8]>, bool) {
 }
 
 /// [`load_lean_with`] of the input at `path` (`stdin`'s bytes instead, when given),
-/// read in chunks or, for a document, by position, with the `--kept` flag's text (and
-/// whether it came from a file). An input too small for the lean loader to pay, or one
-/// that cannot be opened, is [`Fallback`] too.
+/// read in chunks or, for a document, by position, with the kept ids given (see
+/// [`KeptIds::flag`] for the `--kept` flag's). An input too small for the lean loader to
+/// pay, or one that cannot be opened, is [`Fallback`] too.
 pub fn load_lean_from<R>(
     path: &str,
     stdin: Option<&[u8]>,
-    kept: Option<(&str, bool)>,
+    kept: KeptIds<'_>,
     purpose: Purpose,
     limits: Limits,
     then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
 ) -> Result<R, Fallback> {
     let (first, rest, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    let kept = KeptIds::flag(kept)?;
-    load_lean_with(first, rest, &mut *whole, kept, purpose, limits, then)
-}
-
-/// [`load_lean_from`] with the kept ids given as they are (the records in view of a
-/// transcript), not as a flag's text.
-pub fn load_lean_ids_from<R>(
-    path: &str,
-    stdin: Option<&[u8]>,
-    kept: Vec<&str>,
-    purpose: Purpose,
-    limits: Limits,
-    then: impl FnOnce(LeanFor) -> Result<R, Fallback>,
-) -> Result<R, Fallback> {
-    let (first, rest, mut whole) = source::lean_chunks(path, stdin, limits).ok_or(Fallback)?;
-    let kept = KeptIds::Listed(kept);
     load_lean_with(first, rest, &mut *whole, kept, purpose, limits, then)
 }
 

@@ -206,6 +206,7 @@ pub fn simple_item(text: &str, start: usize) -> Option<(Simple<'_>, usize)> {
 
 /// The values [`simple_scan`] read of a line, so far: kept by the caller, which builds
 /// its answer from them where it returns it (no copy of a finished record on the way).
+#[derive(Default)]
 struct Fields<'a> {
     id: Option<&'a str>,
     seq: Option<u64>,
@@ -216,23 +217,6 @@ struct Fields<'a> {
     field: Option<&'a str>,
     supersedes: Option<&'a str>,
     value: bool,
-}
-
-impl Default for Fields<'_> {
-    fn default() -> Self {
-        Fields {
-            id: None,
-            seq: None,
-            kind: None,
-            text: None,
-            // A text not read is no text to write otherwise.
-            text_plain: true,
-            tokens: None,
-            field: None,
-            supersedes: None,
-            value: false,
-        }
-    }
 }
 
 impl<'a> Fields<'a> {

@@ -87,10 +87,8 @@ impl<'de> Visitor<'de> for FactVisitor {
                 128 => {
                     // Its text is kept: an object with a key with a dot may give a field
                     // twice, which the strict path refuses, and is read whole to tell.
-                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
-                    let mut de = serde_json::Deserializer::from_str(raw.get());
-                    let shape = Checked::TOP.deserialize(&mut de).map_err(|_| not_light())?;
-                    if de.end().is_err() || (shape == Shape::Object && spelt_twice(raw.get())) {
+                    let (raw, shape) = checked_value(&mut map)?;
+                    if shape == Shape::Object && spelt_twice(raw) {
                         return Err(not_light());
                     }
                     value = true;
@@ -275,20 +273,15 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
                 _ => {
                     // `match`: an object, as the strict path checks it. Its text is kept:
                     // its hash is taken from it, without a `Value` of the whole line.
-                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
-                    let mut de = serde_json::Deserializer::from_str(raw.get());
-                    let shape = Checked::TOP.deserialize(&mut de).map_err(|_| not_light())?;
-                    if shape != Shape::Object || de.end().is_err() {
-                        return Err(not_light());
-                    }
                     // Only a key with a dot can give a field twice, which the strict
                     // path refuses: such a `match` is read whole and checked as it does.
                     // A dot may be written as an escape (`\u002e`), so text with a
                     // backslash is read whole too.
-                    if spelt_twice(raw.get()) {
+                    let (raw, shape) = checked_value(&mut map)?;
+                    if shape != Shape::Object || spelt_twice(raw) {
                         return Err(not_light());
                     }
-                    matches = Some(raw.get());
+                    matches = Some(raw);
                 }
             }
         }
@@ -315,6 +308,16 @@ impl<'de> Visitor<'de> for RuleVisitor<'_> {
         };
         Ok(RuleLine { id, seq, rule })
     }
+}
+
+/// The next value of `map`, checked as the strict path checks a value (see
+/// [`Checked`]), as written in the line, and its shape.
+fn checked_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(&'de str, Shape), A::Error> {
+    let raw: &'de serde_json::value::RawValue = map.next_value()?;
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    let shape = Checked::TOP.deserialize(&mut de).map_err(|_| not_light())?;
+    de.end().map_err(|_| not_light())?;
+    Ok((raw.get(), shape))
 }
 
 /// True unless `raw`, an object the scan has checked (a `match`, or a fact's `value`),
