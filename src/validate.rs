@@ -4,8 +4,13 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
 use crate::action::Tool;
 use crate::compaction::Compaction;
+use crate::decimal::Decimal;
+use crate::json::json_brief;
+use crate::predicate::{Comparison, Op, Predicate};
 use crate::record::{Kind, Record, Store, globs_overlap, misspelt_kind};
 use crate::text::clean;
 
@@ -24,8 +29,9 @@ pub struct Warning {
 /// with a text too short to say the rule (a transcript may hold it by chance), a
 /// policy whose scope surely matches none of `tools` (when tools are listed; two globs
 /// may always overlap), a scope or effect tool written as a pattern of another syntax
-/// (see [`crate::harness::has_pattern_syntax`]), and `depends_on` cycles; first, a store
-/// that binds nothing.
+/// (see [`crate::harness::has_pattern_syntax`]), a policy that orders a field against a
+/// number written as a string (`"gt", "5000"`: it orders as text), and `depends_on`
+/// cycles; first, a store that binds nothing.
 pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
     let mut out = Vec::new();
     if binds_nothing(store) {
@@ -57,6 +63,7 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
         if let Some(message) = text_warning(record) {
             out.push(at(message));
         }
+        out.extend(quoted_number_warnings(record).into_iter().map(at));
         // A scope or effect tool written as a matcher's regex or a shell's glob.
         let names: &[String] = match &record.kind {
             Kind::Policy(p) => &p.scope,
@@ -108,6 +115,53 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
         }
     }
     out
+}
+
+/// One warning for each comparison of a policy's predicate that orders a field against
+/// a number written as a string (see [`quoted_numbers`]).
+pub(crate) fn quoted_number_warnings(record: &Record) -> Vec<String> {
+    let Kind::Policy(p) = &record.kind else {
+        return Vec::new();
+    };
+    let mut quoted = Vec::new();
+    quoted_numbers(&p.predicate, &mut quoted);
+    quoted
+        .into_iter()
+        .map(|(c, number)| {
+            format!(
+                "`predicate` compares `{}` `{}` the string `{}`, which orders as text, by code point (`\"9\"` is `gt` `\"10\"`), and a number against it is a type-mismatch ERROR: to compare numbers, write the number `{number}`, without quotes",
+                clean(&c.field),
+                c.op.as_str(),
+                json_brief(&c.value),
+            )
+        })
+        .collect()
+}
+
+/// The ordering comparisons (`lt`, `lte`, `gt`, `gte`) in `predicate` whose literal is a
+/// string written as a number (`"5000"`, `"5,000"`), each with that number as JSON
+/// writes it: strings order by code point, so `"10000"` is not `gt` `"5000"`, and a
+/// number compared with one is a type mismatch. An ISO-8601 date, which orders right
+/// as a string, is no number.
+fn quoted_numbers<'a>(predicate: &'a Predicate, out: &mut Vec<(&'a Comparison, String)>) {
+    match predicate {
+        Predicate::Cmp(c) => {
+            if let (Op::Lt | Op::Lte | Op::Gt | Op::Gte, Value::String(s)) = (c.op, &c.value) {
+                let number: String = s
+                    .trim()
+                    .chars()
+                    .filter(|&ch| ch != ',' && ch != '_')
+                    .collect();
+                if number.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+                    && Decimal::parse(&number).is_ok()
+                {
+                    out.push((c, number));
+                }
+            }
+        }
+        Predicate::All(ps) | Predicate::Any(ps) => ps.iter().for_each(|p| quoted_numbers(p, out)),
+        Predicate::Not(p) => quoted_numbers(p, out),
+    }
 }
 
 /// Whether nothing in `store` can stop a call: no restrictive policy, no effect record,
@@ -327,6 +381,27 @@ mod tests {
         );
         // Without a kept set or tools, those warnings are not given.
         assert_eq!(warnings(&s, None, None).len(), 2);
+    }
+
+    /// `{"op": "gt", "value": "5000"}` orders as text: a refund of `"10000"` was not over
+    /// `"5000"` and passed, and a refund of `8400` was a type mismatch; validate called
+    /// the store clean (exit 0).
+    #[test]
+    fn a_number_written_as_a_string_in_an_ordering_is_a_warning() {
+        let s = store(&[
+            r#"{"id":"p","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":"5000"},"effect":"require_approval","text":"Refunds over 5,000 need a human approver."}"#,
+            r#"{"id":"q","seq":2,"kind":"policy","scope":"refunds.create","predicate":{"not":{"any":[{"field":"amount","op":"lte","value":"5,000.50"},{"field":"note","op":"eq","value":"5000"}]}},"effect":"deny","text":"Refunds over 5,000.50 are never issued."}"#,
+            r#"{"id":"d","seq":3,"kind":"policy","scope":"deploy.run","predicate":{"field":"date","op":"gte","value":"2026-12-24"},"effect":"deny","text":"No deploys from Christmas Eve on."}"#,
+            r#"{"id":"n","seq":4,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"Refunds over 5,000 are never issued."}"#,
+        ]);
+        let got = said(&warnings(&s, None, None));
+        assert_eq!(
+            got,
+            [
+                r#"record `p`: `predicate` compares `amount` `gt` the string `"5000"`, which orders as text, by code point (`"9"` is `gt` `"10"`), and a number against it is a type-mismatch ERROR: to compare numbers, write the number `5000`, without quotes"#,
+                r#"record `q`: `predicate` compares `amount` `lte` the string `"5,000.50"`, which orders as text, by code point (`"9"` is `gt` `"10"`), and a number against it is a type-mismatch ERROR: to compare numbers, write the number `5000.50`, without quotes"#,
+            ]
+        );
     }
 
     /// A scope or effect tool written as a matcher's regex or a shell glob binds no call

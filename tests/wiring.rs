@@ -902,6 +902,33 @@ fn doctor_notes_a_rule_whose_text_a_transcript_can_hold_by_chance() {
     );
 }
 
+/// `"value": "5000"` with `gt` orders as text: a refund of `"10000"` is not over it and
+/// passes, one of `8400` is a type mismatch. doctor said only `ok` for such a store; the
+/// wiring gates, so it stays clean (exit 0) and notes the comparison, as validate warns.
+#[test]
+fn doctor_notes_a_number_written_as_a_string_in_an_ordering() {
+    let store = r#"{"records": [
+      {"id": "quoted", "seq": 1, "kind": "policy", "scope": ["mcp__billing__refunds_create", "mcp_billing_refunds_create"], "predicate": {"field": "amount", "op": "gt", "value": "5000"}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."},
+      {"id": "plain", "seq": 2, "kind": "policy", "scope": ["mcp__billing__refunds_create", "mcp_billing_refunds_create"], "predicate": {"field": "amount", "op": "gt", "value": 9000}, "effect": "deny", "text": "Refunds over 9,000 are never issued."}
+    ]}"#;
+    for h in ["claude-code", "codex", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        std::fs::write(s.store(), store).unwrap();
+        let out = s.doctor(h);
+        assert_clean(&out, &s.settings(h), h);
+        assert!(
+            out.stderr.contains(&format!(
+                "omission-gate doctor: note: the store `{}`: record `quoted`: `predicate` compares `amount` `gt` the string `\"5000\"`, which orders as text, by code point (`\"9\"` is `gt` `\"10\"`), and a number against it is a type-mismatch ERROR: to compare numbers, write the number `5000`, without quotes\n",
+                s.store().display()
+            )),
+            "{h}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("`plain`"), "{h}: {}", out.stderr);
+    }
+}
+
 /// init over an existing store that names `Bash` and never `Monitor` or `PowerShell`
 /// says the hook will deny their calls, and what to add.
 #[test]

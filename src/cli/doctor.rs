@@ -2529,6 +2529,30 @@ fn check_store(
             crate::validate::BINDS_NOTHING
         ));
     }
+    // A number written as a string in an ordering orders as text (`"10000"` is not over
+    // `"5000"`): a note, as `validate` warns of it.
+    let quoted: Vec<(&str, String)> = (input.store.records().iter())
+        .flat_map(|r| {
+            crate::validate::quoted_number_warnings(r)
+                .into_iter()
+                .map(|m| (r.id.as_str(), m))
+        })
+        .collect();
+    for (id, message) in quoted.iter().take(5) {
+        f.note(format!(
+            "the store `{}`: record `{}`: {message}",
+            clean(&shown),
+            clean(id)
+        ));
+    }
+    if quoted.len() > 5 {
+        f.note(format!(
+            "the store `{}`: {} more comparisons order a field against a number written as a string: `omission-gate validate {}` lists them",
+            clean(&shown),
+            quoted.len() - 5,
+            clean(&shown)
+        ));
+    }
     if reads_transcript {
         // The hook counts a record kept when its text is in the transcript's live
         // context: a rule with a label for a text may be "in view" where it was never
