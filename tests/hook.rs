@@ -507,16 +507,45 @@ fn a_hook_command_that_asks_for_help_denies() {
 
 #[test]
 fn a_payload_for_another_event_is_denied() {
-    for (h, event, wanted) in [
-        ("claude-code", "PostToolUse", "PreToolUse"),
-        ("codex", "BeforeTool", "PreToolUse"),
-        ("gemini-cli", "PreToolUse", "BeforeTool"),
+    // Each says how to fix the wiring: the adapter of the harness that sent the payload,
+    // or the event to wire this one under.
+    for (h, event, wanted, fix) in [
+        (
+            "claude-code",
+            "PostToolUse",
+            "PreToolUse",
+            "wire this adapter under `PreToolUse` only",
+        ),
+        (
+            "claude-code",
+            "PreCompact",
+            "PreToolUse",
+            "wire `omission-gate hook claude-code-precompact` under `PreCompact`, and this adapter under `PreToolUse` only (`omission-gate init claude-code` writes both)",
+        ),
+        (
+            "codex",
+            "BeforeTool",
+            "PreToolUse",
+            "a `BeforeTool` payload is Gemini CLI's: write `omission-gate hook gemini-cli` in its hook command (`omission-gate init gemini-cli` writes it)",
+        ),
+        (
+            "gemini-cli",
+            "PreToolUse",
+            "BeforeTool",
+            "a `PreToolUse` payload is Claude Code's or Codex's: write `omission-gate hook claude-code` or `omission-gate hook codex` in its hook command (`omission-gate init claude-code` or `init codex` writes it)",
+        ),
+        (
+            "gemini-cli",
+            "AfterTool",
+            "BeforeTool",
+            "wire this adapter under `BeforeTool` only",
+        ),
     ] {
         let stdin = format!(
             r#"{{"hook_event_name":"{event}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#
         );
         let message = format!(
-            "payload: key `hook_event_name`: `{event}` is not `{wanted}`, the event the {h} adapter answers"
+            "payload: key `hook_event_name`: `{event}` is not `{wanted}`, the event the {h} adapter answers: {fix}"
         );
         let out = hook(h, &stdin);
         assert_denied(&out, &payload_reason(&message), h);
@@ -1058,7 +1087,7 @@ fn precompact_never_blocks_even_when_it_cannot_answer() {
         (
             vec!["--store", STORE],
             precompact_payload("auto", "").replace("PreCompact", "SessionStart"),
-            "payload: key `hook_event_name`: `SessionStart` is not `PreCompact`, the event the claude-code-precompact adapter answers",
+            "payload: key `hook_event_name`: `SessionStart` is not `PreCompact`, the event the claude-code-precompact adapter answers: wire this adapter under `PreCompact` only",
         ),
     ];
     for (flags, stdin, message) in cases {

@@ -283,7 +283,7 @@ mod tests {
                     adapter: "codex",
                 }
                 .into(),
-                "`Stop` is not `PreToolUse`, the event the codex adapter answers",
+                "`Stop` is not `PreToolUse`, the event the codex adapter answers: wire this adapter under `PreToolUse` only",
             ),
             (
                 PayloadProblem::NoEvent("BeforeTool").into(),

@@ -15,7 +15,11 @@ pub enum PayloadProblem {
     #[error("the hook payload must be a JSON object")]
     NotObject,
     /// The payload of another event.
-    #[error("`{}` is not `{expected}`, the event the {adapter} adapter answers", clean(.found))]
+    #[error(
+        "`{}` is not `{expected}`, the event the {adapter} adapter answers{}",
+        clean(.found),
+        other_event_fix(.found, .expected, .adapter)
+    )]
     OtherEvent {
         /// The payload's `hook_event_name`.
         found: String,
@@ -139,4 +143,25 @@ pub enum PayloadProblem {
     /// No kept set to judge against (a caller's slip).
     #[error("no kept set was computed")]
     NoKeptSet,
+}
+
+/// How to fix a hook wired to the wrong adapter or event, after the message of
+/// [`PayloadProblem::OtherEvent`]: another harness's pre-tool event names the adapter to
+/// write; any other event, the event to wire the adapter under. Nothing for a pre-tool
+/// event given to `claude-code-precompact`, whose denial says where each adapter goes.
+fn other_event_fix(found: &str, expected: &str, adapter: &str) -> String {
+    let pre_tool = ["PreToolUse", "BeforeTool"];
+    match (found, adapter) {
+        ("BeforeTool", "claude-code" | "codex") => {
+            ": a `BeforeTool` payload is Gemini CLI's: write `omission-gate hook gemini-cli` in its hook command (`omission-gate init gemini-cli` writes it)".to_string()
+        }
+        ("PreToolUse", "gemini-cli") => {
+            ": a `PreToolUse` payload is Claude Code's or Codex's: write `omission-gate hook claude-code` or `omission-gate hook codex` in its hook command (`omission-gate init claude-code` or `init codex` writes it)".to_string()
+        }
+        (found, "claude-code-precompact") if pre_tool.contains(&found) => String::new(),
+        ("PreCompact", "claude-code") => {
+            ": wire `omission-gate hook claude-code-precompact` under `PreCompact`, and this adapter under `PreToolUse` only (`omission-gate init claude-code` writes both)".to_string()
+        }
+        _ => format!(": wire this adapter under `{expected}` only"),
+    }
 }
