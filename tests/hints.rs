@@ -196,3 +196,42 @@ fn a_tools_or_action_file_given_without_its_at_is_told_to_add_it() {
         )
     );
 }
+
+/// A hook wired as another harness's (`hook codex` in Claude Code's settings) was told to
+/// "leave the harness out to have it recognised", which a hook command cannot: the
+/// message names the harness to write, as the hook command writes it.
+#[test]
+fn a_transcript_of_another_harness_names_the_adapter_to_wire() {
+    let want = "this is a Claude Code transcript, not a Codex one: name the harness that wrote it, `claude-code` (in a hook command `omission-gate hook claude-code`, as `omission-gate init claude-code` writes it; `check` and `context` recognise it without --harness)";
+    let err = refusal(&[
+        "check",
+        "tests/transcripts/store-claude-code.jsonl",
+        "--transcript",
+        "tests/transcripts/claude-code/AE-1.jsonl",
+        "--harness",
+        "codex",
+        "--action",
+        r#"{"tool":"Bash","params":{"command":"touch gate-marker"}}"#,
+    ]);
+    assert_eq!(
+        err,
+        format!("tests/transcripts/claude-code/AE-1.jsonl: line 1: {want}")
+    );
+    let payload = format!(
+        r#"{{"session_id":"s","transcript_path":"{}/tests/transcripts/claude-code/AE-1.jsonl","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"touch gate-marker"}},"tool_use_id":"t"}}"#,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let r = run(
+        &[
+            "hook",
+            "codex",
+            "--store",
+            "tests/transcripts/store-claude-code.jsonl",
+            "--kept-from",
+            "transcript",
+        ],
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(want), "{}", r.stderr);
+}

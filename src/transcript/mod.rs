@@ -172,9 +172,12 @@ pub enum Problem {
     UnknownFormat,
     /// The harness named is not the one whose format the file is.
     #[error(
-        "this is a {} transcript, not a {} one: name the harness that wrote it, or leave the harness out to have it recognised",
+        "this is a {} transcript, not a {} one: name the harness that wrote it, `{}` (in a hook command `omission-gate hook {}`, as `omission-gate init {}` writes it; `check` and `context` recognise it without --harness)",
         harness_name(*found),
-        harness_name(*named)
+        harness_name(*named),
+        found.name(),
+        found.name(),
+        found.name()
     )]
     OtherHarness {
         /// The harness named.
