@@ -86,6 +86,20 @@ pub enum KeptError {
         /// The record id it nearly names.
         near: Option<String>,
     },
+    /// An id of the document's own `kept` that names no record: the fix says the key
+    /// can go, since a kept set read from a transcript needs none (a starter store's
+    /// `kept` left beside records of one's own denies every call of a hook).
+    #[error(
+        "kept id `{}` names no record{}: fix it, or delete the document's `kept`, which a kept set read from a transcript does not need (`hook --kept-from transcript`, as init writes it)",
+        visible(.id),
+        near_only(.near)
+    )]
+    InDocument {
+        /// The kept id.
+        id: String,
+        /// The record id it nearly names.
+        near: Option<String>,
+    },
 }
 
 /// A `--retention` value the gate cannot read: the value as given, and what is wrong.
@@ -304,6 +318,18 @@ pub(crate) fn kept_ids_name_records(store: &Store, ids: &[String]) -> Result<(),
     }
 }
 
+/// [`kept_ids_name_records`] for the document's own `kept`: its error says the key can
+/// go ([`KeptError::InDocument`]).
+pub(crate) fn document_kept_ids_name_records(
+    store: &Store,
+    ids: &[String],
+) -> Result<(), KeptError> {
+    kept_ids_name_records(store, ids).map_err(|e| match e {
+        KeptError::NoSuchRecord { id, near } => KeptError::InDocument { id, near },
+        other => other,
+    })
+}
+
 /// The error for a kept id that names no record, with the record id it nearly names
 /// (SPEC 2): ids are matched exactly, so `--kept 'a, b'` fails closed with a hint
 /// instead of matching `b`.
@@ -323,6 +349,13 @@ fn did_you_mean(near: &Option<String>) -> String {
             ": each kept id is a record's `id`: remove it from the kept ids, or add the record"
                 .to_string()
         })
+}
+
+/// ` (did you mean `NEAR`?)`, or nothing.
+fn near_only(near: &Option<String>) -> String {
+    near.as_deref()
+        .map(|near| format!(" (did you mean `{}`?)", visible(near)))
+        .unwrap_or_default()
 }
 
 /// Longest kept id (in characters) compared by edit distance; longer ones get a

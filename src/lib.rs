@@ -401,7 +401,7 @@ pub fn compaction(
     // The document's own `kept` names records whatever overrides it (the loader checks
     // it; an `Input` changed after loading is held to it here).
     if let Some(ids) = &input.kept {
-        compaction::kept_ids_name_records(&input.store, ids)
+        compaction::document_kept_ids_name_records(&input.store, ids)
             .map_err(|e| InputError::invalid("input", "kept", e))?;
     }
     let kept_origin = if kept.is_some() { "kept" } else { "input" };

@@ -218,7 +218,7 @@ fn a_transcript_of_another_harness_names_the_adapter_to_wire() {
         format!("tests/transcripts/claude-code/AE-1.jsonl: line 1: {want}")
     );
     let payload = format!(
-        r#"{{"session_id":"s","transcript_path":"{}/tests/transcripts/claude-code/AE-1.jsonl","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"touch gate-marker"}},"tool_use_id":"t"}}"#,
+        r#"{{"session_id":"s","transcript_path":"{}/tests/transcripts/claude-code/AE-1.jsonl","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"touch gate-marker"}},"tool_use_id":"toolu_0005"}}"#,
         env!("CARGO_MANIFEST_DIR")
     );
     let r = run(
@@ -234,4 +234,65 @@ fn a_transcript_of_another_harness_names_the_adapter_to_wire() {
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains(want), "{}", r.stderr);
+}
+
+/// The starter store's `kept` left beside records of one's own (the README says to delete
+/// it): every call of a hook was denied with "did you mean", though the hook under
+/// `--kept-from transcript` needs no `kept` at all. The message says it can go.
+#[test]
+fn a_documents_kept_naming_no_record_is_told_it_can_delete_the_key() {
+    let s = Scratch::new();
+    let store = s.file(
+        "store.json",
+        br#"{"records": [{"id": "refund-approval", "seq": 1, "kind": "policy", "scope": ["mcp__billing__refunds_create"], "predicate": {"field": "amount", "op": "gt", "value": 5000}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."}],
+ "kept": ["rule-refund-approval", "fact-currency"]}"#,
+    );
+    let fix = ": fix it, or delete the document's `kept`, which a kept set read from a transcript does not need (`hook --kept-from transcript`, as init writes it)";
+    assert_eq!(
+        refusal(&[
+            "check",
+            &store,
+            "--action",
+            r#"{"tool":"mcp__billing__refunds_create","params":{"amount":100}}"#
+        ]),
+        format!(
+            "{store}: kept: kept id `rule-refund-approval` names no record (did you mean `refund-approval`?){fix}"
+        )
+    );
+    let payload = format!(
+        r#"{{"session_id":"s","transcript_path":"{}/tests/transcripts/claude-code/AE-1.jsonl","cwd":"/","hook_event_name":"PreToolUse","tool_name":"mcp__billing__refunds_create","tool_input":{{"amount":100}},"tool_use_id":"toolu_0005"}}"#,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let r = run(
+        &[
+            "hook",
+            "claude-code",
+            "--store",
+            &store,
+            "--kept-from",
+            "transcript",
+        ],
+        Some(payload.as_bytes()),
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "names no record (did you mean `refund-approval`?){fix}"
+        )),
+        "{}",
+        r.stderr
+    );
+    // An id near no record's says so too, without a guess.
+    let other = s.file(
+        "other.json",
+        br#"{"records": [{"id": "r", "seq": 1, "kind": "chatter"}], "kept": ["zzzzzz"]}"#,
+    );
+    let r = run(&["validate", &other], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "omission-gate: invalid-input: {other}: kept: kept id `zzzzzz` names no record{fix}\n"
+        )
+    );
 }

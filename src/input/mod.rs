@@ -208,7 +208,7 @@ fn load_document(origin: &str, doc: &Value, limits: Limits) -> Result<Input, Inp
         .transpose()?;
     // Every id of the document's `kept` names a record, whatever decides the kept set.
     if let Some(ids) = &kept {
-        crate::compaction::kept_ids_name_records(&store, ids)
+        crate::compaction::document_kept_ids_name_records(&store, ids)
             .map_err(|e| InputError::invalid(origin, "kept", e))?;
     }
     Ok(Input {
