@@ -296,3 +296,44 @@ fn a_documents_kept_naming_no_record_is_told_it_can_delete_the_key() {
         )
     );
 }
+
+/// A comment in a store (`#` or `//` before a record, a note after one) was refused with
+/// serde's "expected value" alone: JSON has none, and the message now says so.
+#[test]
+fn a_comment_in_a_store_is_told_json_has_none() {
+    let s = Scratch::new();
+    let hint = " (JSON has no comments: delete it, or say it in a record's `text`)";
+    let record = r#"{"id":"a","seq":1,"kind":"chatter"}"#;
+    for (name, text, at) in [
+        (
+            "hash.jsonl",
+            format!("# my rules\n{record}\n"),
+            "1:1: expected value",
+        ),
+        (
+            "slashes.jsonl",
+            format!("{record}\n// more\n"),
+            "2:1: expected value",
+        ),
+        (
+            "doc.json",
+            format!("{{\"records\": [\n  // the rule\n  {record}\n], \"kept\": [\"a\"]}}\n"),
+            "2:3: expected value",
+        ),
+        (
+            "after.json",
+            format!("{{\"records\": [{record}], \"kept\": [\"a\"]}}\n/* end */\n"),
+            "2:1: trailing characters",
+        ),
+    ] {
+        let path = s.file(name, text.as_bytes());
+        assert_eq!(
+            refusal(&["check", &path, "--action", ACTION]),
+            format!("{path}:{at}{hint}")
+        );
+    }
+    // Not at a comment: no hint.
+    let path = s.file("plain.jsonl", b"{\"id\": \"a\",, }\n");
+    let err = refusal(&["check", &path, "--action", ACTION]);
+    assert!(!err.contains("comments"), "{err}");
+}

@@ -94,7 +94,8 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
     if json::is_blank(bytes) {
         return Err(InputError::invalid(origin, "input", InputProblem::Empty));
     }
-    let (first, end) = json::parse_first(bytes).map_err(|e| InputError::syntax(origin, e, 0))?;
+    let (first, end) = json::parse_first(bytes)
+        .map_err(|e| InputError::syntax(origin, with_comment_hint(bytes, e), 0))?;
     match first {
         Value::Object(obj) if obj.contains_key("records") => {
             let rest = bytes.get(end..).unwrap_or(&[]);
@@ -105,7 +106,7 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
                     column: 1,
                     message: "trailing data after the document".into(),
                 });
-                return Err(InputError::syntax(origin, err, 0));
+                return Err(InputError::syntax(origin, with_comment_hint(bytes, err), 0));
             }
             load_document(origin, &Value::Object(obj), limits)
         }
@@ -113,6 +114,22 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
         first => load_stream(origin, bytes, limits)
             .map_err(|e| neither_form(origin, bytes, &first).unwrap_or(e)),
     }
+}
+
+/// `err`, with a hint when it is at a comment (`#`, `//` or `/*` where JSON expects a
+/// value or a key): JSON has none, and "expected value" did not say so.
+fn with_comment_hint(bytes: &[u8], mut err: json::SyntaxError) -> json::SyntaxError {
+    let line = bytes
+        .split(|&b| b == b'\n')
+        .nth(err.line.saturating_sub(1))
+        .unwrap_or_default();
+    // serde_json's column is 1-based, in bytes; at the end of a line it may point one past.
+    let at = line.get(err.column.saturating_sub(1)..).unwrap_or_default();
+    if [&b"#"[..], b"//", b"/*"].iter().any(|c| at.starts_with(c)) {
+        err.message
+            .push_str(" (JSON has no comments: delete it, or say it in a record's `text`)");
+    }
+    err
 }
 
 /// The keys a message about an object names at most.
@@ -227,7 +244,8 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
         if json::is_blank(line) {
             continue;
         }
-        let value = json::parse(line).map_err(|mut e| {
+        let value = json::parse(line).map_err(|e| {
+            let mut e = with_comment_hint(line, e);
             if e.message.starts_with("EOF while parsing") {
                 e.message.push_str(
                     " (in JSON Lines each record is one line: join its lines, or put the records in a document, `{\"records\": [...]}`)",
