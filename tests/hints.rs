@@ -337,3 +337,39 @@ fn a_comment_in_a_store_is_told_json_has_none() {
     let err = refusal(&["check", &path, "--action", ACTION]);
     assert!(!err.contains("comments"), "{err}");
 }
+
+/// A JSON Lines store with a line of kept ids (`{"kept": [...]}`), as a document has,
+/// was refused as a record without an `id`: the message says a stream holds records
+/// only, and where the kept ids go.
+#[test]
+fn a_line_of_kept_ids_in_json_lines_is_told_where_they_go() {
+    let s = Scratch::new();
+    let record = r#"{"id":"a","seq":1,"kind":"chatter"}"#;
+    let kept = "a line with the document key `kept` and no record: a JSON Lines store holds records only, one a line: give the kept ids with --kept (a hook with --kept-from transcript needs none), or put the records in a document, `{\"records\": [...], \"kept\": [...]}`";
+    for (name, text, line) in [
+        (
+            "after.jsonl",
+            format!("{record}\n{{\"kept\": [\"a\"]}}\n"),
+            2,
+        ),
+        (
+            "first.jsonl",
+            format!("{{\"kept\": [\"a\"]}}\n{record}\n"),
+            1,
+        ),
+    ] {
+        let path = s.file(name, text.as_bytes());
+        assert_eq!(
+            refusal(&["check", &path, "--action", ACTION, "--kept", "a"]),
+            format!("{path}: line {line}: {kept}")
+        );
+    }
+    let path = s.file(
+        "action.jsonl",
+        format!("{record}\n{{\"action\": {ACTION}}}\n").as_bytes(),
+    );
+    assert!(
+        refusal(&["check", &path, "--action", ACTION, "--kept", "a"])
+            .ends_with("give the call with --action, or put the records in a document, `{\"records\": [...], \"action\": {...}}`"),
+    );
+}

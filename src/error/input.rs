@@ -30,6 +30,14 @@ pub enum InputProblem {
         /// The key that nearly names `records`.
         near: Option<String>,
     },
+    /// A line of JSON Lines that is an object of a document's keys alone (`kept`,
+    /// `action`, `tools`, `records`, `meta`): a stream holds records only. Its first key.
+    #[error(
+        "a line with the document key `{}` and no record: a JSON Lines store holds records only, one a line: {}",
+        clean(.0),
+        document_key_fix(.0)
+    )]
+    DocumentKeyLine(String),
     /// A document that is not an object.
     #[error("expected an object")]
     NotObject,
@@ -281,6 +289,17 @@ fn near_part(near: Option<&str>) -> String {
     match near {
         Some(key) => format!("rename `{}` to `records`", clean(key)),
         None => "put the records in a document, `{\"records\": [...]}`, or write one record object per line (JSON Lines)".to_string(),
+    }
+}
+
+/// The fix of [`InputProblem::DocumentKeyLine`]: the flag that gives what the key
+/// would, or the document that holds it.
+fn document_key_fix(key: &str) -> String {
+    match key {
+        "kept" => "give the kept ids with --kept (a hook with --kept-from transcript needs none), or put the records in a document, `{\"records\": [...], \"kept\": [...]}`".to_string(),
+        "action" => "give the call with --action, or put the records in a document, `{\"records\": [...], \"action\": {...}}`".to_string(),
+        "tools" => "give the tools with --tools, or put the records in a document, `{\"records\": [...], \"tools\": [...]}`".to_string(),
+        _ => "put the records in one document, `{\"records\": [...]}`, or write each record on its own line".to_string(),
     }
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::action::{Action, Tool};
 use crate::compaction::KeptError;
 use crate::compaction::{Compaction, Totals};
-use crate::error::{InputError, InputProblem, ReadProblem};
+use crate::error::{InputError, InputProblem, ReadProblem, Reason};
 use crate::json;
 use crate::record::{Limits, Place, Record, Store, parse_record};
 use crate::stream::{Batch, Member, Plan, Positional};
@@ -111,8 +111,14 @@ pub fn load(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, InputEr
             load_document(origin, &Value::Object(obj), limits)
         }
         Value::Array(_) => Err(InputError::invalid(origin, "input", InputProblem::Array)),
-        first => load_stream(origin, bytes, limits)
-            .map_err(|e| neither_form(origin, bytes, &first).unwrap_or(e)),
+        first => load_stream(origin, bytes, limits).map_err(|e| {
+            match neither_form(origin, bytes, &first) {
+                // A first line of a document's keys alone, such as `kept`, says that a
+                // stream holds records only.
+                Some(neither) if !is_document_key_line(&e) => neither,
+                _ => e,
+            }
+        }),
     }
 }
 
@@ -130,6 +136,12 @@ fn with_comment_hint(bytes: &[u8], mut err: json::SyntaxError) -> json::SyntaxEr
             .push_str(" (JSON has no comments: delete it, or say it in a record's `text`)");
     }
     err
+}
+
+/// Whether `e` refuses a line of JSON Lines with a document's key.
+fn is_document_key_line(e: &InputError) -> bool {
+    matches!(e, InputError::Invalid { reason, .. }
+        if matches!(**reason, Reason::Input(InputProblem::DocumentKeyLine(_))))
 }
 
 /// The keys a message about an object names at most.
@@ -253,6 +265,17 @@ fn load_stream(origin: &str, bytes: &[u8], limits: Limits) -> Result<Input, Inpu
             }
             InputError::syntax(origin, e, i)
         })?;
+        // A line of a document's keys alone (`{"kept": [...]}`): a stream holds records only.
+        if let Value::Object(obj) = &value
+            && obj.keys().all(|k| DOCUMENT_KEYS.contains(&k.as_str()))
+            && let Some(key) = obj.keys().next()
+        {
+            return Err(InputError::invalid(
+                origin,
+                format!("line {}", i + 1),
+                InputProblem::DocumentKeyLine((*key).to_string()),
+            ));
+        }
         let record = parse_record(&Place::Line(i + 1), &value, limits)
             .map_err(|e| InputError::record(origin, e))?;
         records.push(record);
