@@ -496,6 +496,19 @@ pub fn keeps_dots(harness: Harness) -> bool {
     harness == Harness::GeminiCli
 }
 
+/// Whether `harness` may send a hook a tool name that `name` (a name or `*` glob in a
+/// store) gives or covers: Claude Code and Codex send names of ASCII letters, digits,
+/// `_` and `-` only ([`keeps_dots`]), so there `refunds.create` (the name a plain program
+/// may give a call) binds no call. A name written as a pattern of another syntax is
+/// [`has_pattern_syntax`]'s, and counts as sendable here.
+pub fn may_send(harness: Harness, name: &str) -> bool {
+    keeps_dots(harness)
+        || has_pattern_syntax(name)
+        || name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '*'))
+}
+
 /// Whether `name`, a name in a store, is written as a pattern of another syntax that
 /// reads as covering `call` (`Bash|Edit` or `mcp__billing__.*` as a matcher's regex,
 /// searched in the name, so `(Bash|Edit)` covers `MultiEdit`; `Bas?` or `[Bb]ash` as a

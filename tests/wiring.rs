@@ -5539,3 +5539,81 @@ fn doctor_finds_a_gemini_cli_gate_hook_whose_env_moves_gemini_cli_s_settings() {
     });
     assert_eq!(s.doctor("gemini-cli").code, 0);
 }
+
+/// The README's own store names `refunds.create`, a name Claude Code and Codex never
+/// give a tool (theirs hold only letters, digits, `_` and `-`). doctor said "add it to the
+/// matcher"; done so, it said `ok`, and the refund tool's calls (`mcp__billing__...`)
+/// passed whatever the rule said. It now says the record binds none of their calls and
+/// to name the tool, whatever the matcher.
+#[test]
+fn doctor_reports_a_name_the_harness_never_sends_whatever_the_matcher() {
+    let store = |scope: &str| {
+        format!(
+            r#"{{"records": [{{"id": "r2", "seq": 1, "kind": "policy", "scope": {scope}, "predicate": {{"field": "amount", "op": "gt", "value": 5000}}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."}}]}}"#
+        )
+    };
+    for (h, title, matcher) in [
+        (
+            "claude-code",
+            "Claude Code",
+            "Bash|Monitor|PowerShell|Edit|MultiEdit|Write|NotebookEdit|mcp__.*",
+        ),
+        ("codex", "Codex", "^(Bash|apply_patch|mcp__.*)$"),
+    ] {
+        let s = Sandbox::new();
+        s.wired(h);
+        std::fs::write(s.store(), store(r#""refunds.create""#)).unwrap();
+        let line = format!(
+            "record `r2` names `refunds.create`, a name {title} never gives a tool (its tool names hold only ASCII letters, digits, `_` and `-`; it names MCP tools `mcp__<server>__<tool>`), so the record binds none of its calls (adding `refunds.create` to the matcher does not help): name the tool as {title} calls it, beside `refunds.create` if another program judges calls by that name"
+        );
+        let out = s.doctor(h);
+        assert_finds(&out, &line);
+        assert!(
+            !out.stdout.contains("add it to the matcher"),
+            "{}",
+            out.stdout
+        );
+        // init, run again over the store, warns of it.
+        let init = s.init(h);
+        assert!(
+            init.stdout.contains(&format!(
+                "warning: record `r2` names `refunds.create`, a name {title} never gives a tool (it names MCP tools `mcp__<server>__<tool>`), so it never binds a call there: name the tool as {title} calls it in `{}`",
+                s.store().display()
+            )),
+            "{}",
+            init.stdout
+        );
+        // With the name added to the matcher, as the old line said: still a problem.
+        s.edit_settings(h, |t| {
+            t.replace(
+                matcher,
+                &matcher.replace("mcp__.*", "mcp__.*|refunds.create"),
+            )
+        });
+        if h == "codex" {
+            s.trust_codex_as_is();
+        }
+        assert_finds(&s.doctor(h), &line);
+        // An MCP name the harness sends in another spelling has its own line, which
+        // names that spelling, and no second one.
+        std::fs::write(s.store(), store(r#""mcp__bill.ing__refunds_create""#)).unwrap();
+        let found = findings(&s.doctor(h));
+        assert!(
+            !found.iter().any(|l| l.contains("its tool names hold only")),
+            "{found:?}"
+        );
+        assert!(
+            found
+                .iter()
+                .any(|l| l.contains("write `mcp__bill_ing__refunds_create`")),
+            "{found:?}"
+        );
+        // Named as the harness calls it too, the record binds its calls: clean.
+        std::fs::write(
+            s.store(),
+            store(r#"["refunds.create", "mcp__billing__refunds_create"]"#),
+        )
+        .unwrap();
+        s.assert_doctor_clean(h);
+    }
+}

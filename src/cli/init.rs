@@ -414,6 +414,16 @@ fn existing_store(
         }
     };
     // Ids and names as the store gives them: cleaned, so that each warning is one line.
+    for (id, tool) in wiring::never_sent(harness, &input.store) {
+        lines.push(format!(
+            "warning: record `{}` names `{}`, a name {} never gives a tool (it names MCP tools `{}`), so it never binds a call there: name the tool as {} calls it in `{shown}`",
+            clean(&id),
+            clean(&tool),
+            super::doctor::w_name(harness),
+            w.mcp_tool("<server>", "<tool>"),
+            super::doctor::w_name(harness),
+        ));
+    }
     for miss in wiring::unguarded(harness, Some(w.matcher), &input.store) {
         match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => lines.push(format!(

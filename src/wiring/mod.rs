@@ -753,6 +753,38 @@ fn matcher_samples(harness: Harness, tool: &str, any_name: bool) -> Vec<String> 
 
 /// The tool names the store's policies and effect records give, each with the first
 /// record naming it.
+/// The names the store gives that `harness` never sends a hook (see
+/// [`crate::harness::may_send`]: `refunds.create` in Claude Code and Codex), each with
+/// the first record giving it that gives no name the harness may send besides: such a
+/// record binds no call of that harness, and adding the name to a matcher does not help.
+pub fn never_sent(harness: Harness, store: &Store) -> Vec<(String, String)> {
+    let mut out: BTreeMap<&str, &str> = BTreeMap::new();
+    for r in store.records() {
+        let names: &[String] = match &r.kind {
+            Kind::Policy(p) => &p.scope,
+            Kind::Effect(e) => std::slice::from_ref(&e.tool),
+            _ => &[],
+        };
+        // A name the harness sends in another spelling (`mcp__bill.ing__t` as
+        // `mcp__bill_ing__t`) has its own report, which names that spelling.
+        let spelt = |n: &str| {
+            crate::harness::sent_as(harness, n).is_some() || spelling(harness, n).is_some()
+        };
+        if names
+            .iter()
+            .any(|n| crate::harness::may_send(harness, n) || spelt(n))
+        {
+            continue;
+        }
+        for n in names {
+            out.entry(n).or_insert(&r.id);
+        }
+    }
+    out.into_iter()
+        .map(|(tool, id)| (id.to_string(), tool.to_string()))
+        .collect()
+}
+
 fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
     let mut named: BTreeMap<&str, &str> = BTreeMap::new();
     for r in store.records() {
