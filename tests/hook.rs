@@ -572,7 +572,7 @@ fn an_unreadable_or_invalid_store_is_a_denial() {
     let cases = [
         (
             vec!["--store", "examples/no-such-store.json"],
-            "examples/no-such-store.json: input: cannot read: no such file".to_string(),
+            format!("examples/no-such-store.json: input: cannot read: {MISSING_HERE}"),
         ),
         (
             vec!["--store", bad],
@@ -1065,6 +1065,14 @@ fn precompact_wired_under_a_pre_tool_event_denies_the_call() {
     }
 }
 
+/// What a read of a relative path that names no file says: where it was looked for (the
+/// tests run in the crate's folder).
+const MISSING_HERE: &str = concat!(
+    "no such file in ",
+    env!("CARGO_MANIFEST_DIR"),
+    ", the working directory, which a relative path is read from"
+);
+
 #[test]
 fn precompact_never_blocks_even_when_it_cannot_answer() {
     let tail = "; the compaction goes ahead without preservation instructions\n";
@@ -1072,22 +1080,22 @@ fn precompact_never_blocks_even_when_it_cannot_answer() {
         (
             vec!["--store", "examples/no-such-store.json"],
             precompact_payload("auto", ""),
-            "examples/no-such-store.json: input: cannot read: no such file",
+            format!("examples/no-such-store.json: input: cannot read: {MISSING_HERE}"),
         ),
         (
             vec!["--store", "examples/no-such-store.json"],
             precompact_payload("manual", ""),
-            "examples/no-such-store.json: input: cannot read: no such file",
+            format!("examples/no-such-store.json: input: cannot read: {MISSING_HERE}"),
         ),
         (
             vec!["--store", STORE],
             "{\"trigger\":".to_string(),
-            "payload:1:11: EOF while parsing a value",
+            "payload:1:11: EOF while parsing a value".to_string(),
         ),
         (
             vec!["--store", STORE],
             precompact_payload("auto", "").replace("PreCompact", "SessionStart"),
-            "payload: key `hook_event_name`: `SessionStart` is not `PreCompact`, the event the claude-code-precompact adapter answers: wire this adapter under `PreCompact` only",
+            "payload: key `hook_event_name`: `SessionStart` is not `PreCompact`, the event the claude-code-precompact adapter answers: wire this adapter under `PreCompact` only".to_string(),
         ),
     ];
     for (flags, stdin, message) in cases {

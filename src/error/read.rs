@@ -25,6 +25,11 @@ pub enum IoReason {
     /// No such file.
     #[error("no such file")]
     NotFound,
+    /// No such file at a relative path: the folder it was looked for in, the working
+    /// directory (a hook's is the harness's, which may not be the one the path was
+    /// written for).
+    #[error("no such file in {0}, the working directory, which a relative path is read from")]
+    NotFoundIn(String),
     /// Permission denied.
     #[error("permission denied")]
     PermissionDenied,
