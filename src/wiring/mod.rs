@@ -751,8 +751,6 @@ fn matcher_samples(harness: Harness, tool: &str, any_name: bool) -> Vec<String> 
     samples
 }
 
-/// The tool names the store's policies and effect records give, each with the first
-/// record naming it.
 /// The names the store gives that `harness` never sends a hook (see
 /// [`crate::harness::may_send`]: `refunds.create` in Claude Code and Codex), each with
 /// the first record giving it that gives no name the harness may send besides: such a
@@ -785,6 +783,8 @@ pub fn never_sent(harness: Harness, store: &Store) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The tool names the store's policies and effect records give, each with the first
+/// record naming it.
 fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
     let mut named: BTreeMap<&str, &str> = BTreeMap::new();
     for r in store.records() {
