@@ -5617,3 +5617,21 @@ fn doctor_reports_a_name_the_harness_never_sends_whatever_the_matcher() {
         s.assert_doctor_clean(h);
     }
 }
+
+/// doctor's fix for `refunds.create` is to name the tool as the harness calls it,
+/// beside `refunds.create`. Done so, under the matcher init writes, doctor said the
+/// matcher misses `refunds.create` and to add it, a name the harness never sends: the
+/// advice the line above calls useless, and a problem where the record binds the calls.
+#[test]
+fn doctor_asks_no_matcher_for_a_name_the_harness_never_sends_beside_one_it_does() {
+    for h in ["claude-code", "codex"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        std::fs::write(
+            s.store(),
+            r#"{"records": [{"id": "r2", "seq": 1, "kind": "policy", "scope": ["refunds.create", "mcp__billing__refunds_create"], "predicate": {"field": "amount", "op": "gt", "value": 5000}, "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."}]}"#,
+        )
+        .unwrap();
+        s.assert_doctor_clean(h);
+    }
+}

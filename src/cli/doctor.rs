@@ -2627,24 +2627,19 @@ fn check_store(
     }
     // A name the harness never sends binds none of its calls, whatever the matcher: the
     // fix is the tool's own name, never the matcher.
-    let never = wiring::never_sent(harness, &input.store);
-    for (id, tool) in &never {
+    for (id, tool) in wiring::never_sent(harness, &input.store) {
         f.problem(format!(
             "record `{}` names `{}`, a name {} never gives a tool (its tool names hold only ASCII letters, digits, `_` and `-`; it names MCP tools `{}`), so the record binds none of its calls (adding `{}` to the matcher does not help): name the tool as {} calls it, beside `{}` if another program judges calls by that name",
-            clean(id),
-            clean(tool),
+            clean(&id),
+            clean(&tool),
             w_name(harness),
             Wiring::of(harness).mcp_tool("<server>", "<tool>"),
-            clean(tool),
+            clean(&tool),
             w_name(harness),
-            clean(tool)
+            clean(&tool)
         ));
     }
-    let never_sent = |tool: &str| never.iter().any(|(_, t)| t == tool);
     for miss in wiring::unguarded(harness, h.matcher.as_deref(), &input.store) {
-        if matches!(&miss, wiring::Unguarded::Missed { tool, .. } if never_sent(tool)) {
-            continue;
-        }
         f.problem(match miss {
             wiring::Unguarded::Misnamed { id, tool, instead } => format!(
                 "record `{id}` scopes to `{tool}`, {}: write `{instead}`, or name both if another harness shares this store",
