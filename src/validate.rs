@@ -147,12 +147,10 @@ fn quoted_numbers<'a>(predicate: &'a Predicate, out: &mut Vec<(&'a Comparison, S
     match predicate {
         Predicate::Cmp(c) => {
             if let (Op::Lt | Op::Lte | Op::Gt | Op::Gte, Value::String(s)) = (c.op, &c.value) {
-                let number: String = s
-                    .trim()
-                    .chars()
-                    .filter(|&ch| ch != ',' && ch != '_')
-                    .collect();
-                if number.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+                let s = s.trim();
+                let number: String = s.chars().filter(|&ch| ch != ',' && ch != '_').collect();
+                if thousands_only(s)
+                    && number.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
                     && Decimal::parse(&number).is_ok()
                 {
                     out.push((c, number));
@@ -162,6 +160,16 @@ fn quoted_numbers<'a>(predicate: &'a Predicate, out: &mut Vec<(&'a Comparison, S
         Predicate::All(ps) | Predicate::Any(ps) => ps.iter().for_each(|p| quoted_numbers(p, out)),
         Predicate::Not(p) => quoted_numbers(p, out),
     }
+}
+
+/// Whether each comma of `s` groups the thousands of its whole part (`5,000.50`), so
+/// that without them it is the number meant: `1,2` may be 1.2 or a list, and is none.
+fn thousands_only(s: &str) -> bool {
+    let (whole, fraction) = s.split_once('.').unwrap_or((s, ""));
+    let mut groups = whole.trim_start_matches('-').split(',');
+    let first = groups.next().map_or(0, str::len);
+    !s.contains(',')
+        || (!fraction.contains(',') && (1..=3).contains(&first) && groups.all(|g| g.len() == 3))
 }
 
 /// Whether nothing in `store` can stop a call: no restrictive policy, no effect record,
@@ -393,6 +401,8 @@ mod tests {
             r#"{"id":"q","seq":2,"kind":"policy","scope":"refunds.create","predicate":{"not":{"any":[{"field":"amount","op":"lte","value":"5,000.50"},{"field":"note","op":"eq","value":"5000"}]}},"effect":"deny","text":"Refunds over 5,000.50 are never issued."}"#,
             r#"{"id":"d","seq":3,"kind":"policy","scope":"deploy.run","predicate":{"field":"date","op":"gte","value":"2026-12-24"},"effect":"deny","text":"No deploys from Christmas Eve on."}"#,
             r#"{"id":"n","seq":4,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"deny","text":"Refunds over 5,000 are never issued."}"#,
+            // Commas that group no thousands: 1.2 or a list, not the number 12.
+            r#"{"id":"e","seq":5,"kind":"policy","scope":"refunds.create","predicate":{"any":[{"field":"rate","op":"gt","value":"1,2"},{"field":"rate","op":"gt","value":"12,34,567"},{"field":"rate","op":"gt","value":"1.2,5"}]},"effect":"deny","text":"Rates over 1,2 are never set."}"#,
         ]);
         let got = said(&warnings(&s, None, None));
         assert_eq!(
