@@ -351,5 +351,11 @@ mod tests {
         );
         assert_eq!(say(Error::other("Disk Full")), "disk full");
         assert!(!say(Error::other("")).is_empty());
+        // The folder a relative path was looked for in, as any text from outside: on one
+        // line, escaped.
+        assert_eq!(
+            IoReason::NotFoundIn("/tmp/a\nb".into()).to_string(),
+            "no such file in /tmp/a\\u{000a}b, the working directory, which a relative path is read from"
+        );
     }
 }

@@ -28,7 +28,7 @@ pub enum IoReason {
     /// No such file at a relative path: the folder it was looked for in, the working
     /// directory (a hook's is the harness's, which may not be the one the path was
     /// written for).
-    #[error("no such file in {0}, the working directory, which a relative path is read from")]
+    #[error("no such file in {}, the working directory, which a relative path is read from", crate::text::clean(.0))]
     NotFoundIn(String),
     /// Permission denied.
     #[error("permission denied")]
