@@ -77,6 +77,11 @@ pub enum Undecided {
     /// second) apart from it: `check` reads the field only where its value holds that
     /// part with the key's value, calls precheck does not build.
     RequiredPart(String, String),
+    /// A field that the keys the schema requires give two ways with the values precheck
+    /// gives them (`customer` beside `customer.tier`, where `customer` admits no number,
+    /// boolean or null): `check` refuses such a call, and precheck does not look for
+    /// other values.
+    RequiredTwice(String),
     /// A field of an effect's `match` (the first) whose path an admitted call may give an
     /// array or a string at (the second, a part of the field; the
     /// third, which of the two an admitted call may give there, one or both in order):
@@ -117,6 +122,10 @@ impl Undecided {
                 "the schema requires `{}`, which gives a part of the field `{}` apart from it, and precheck does not build the calls whose `{}` holds that part with the same value",
                 clean(key),
                 clean(field),
+                clean(field)
+            ),
+            Undecided::RequiredTwice(field) => format!(
+                "the keys the schema requires give `{}` two ways with the values precheck samples for them, which check refuses, and precheck does not look for other values",
                 clean(field)
             ),
             Undecided::Globs(a, b) => format!(

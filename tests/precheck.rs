@@ -1398,3 +1398,66 @@ fn a_tool_left_undecided_after_another_is_not_passed() {
     );
     assert_eq!(c.code, 1, "{}", c.stdout);
 }
+
+/// Two required keys nobody reads, `customer` (any value) and `customer.tier`: sampled
+/// one by one, `customer` took `""`, a string a key with dots passes through, so every
+/// call spelt `customer.tier` two ways, `check` refused each, no call was tried, and a
+/// dropped deny on `n` that `check` blocks for `{"customer": 0, "customer.tier": 0, "n":
+/// "z"}` was called ruled out by the schema: precheck passed (exit 0) and pin pinned
+/// nothing.
+#[test]
+fn required_keys_nobody_reads_are_filled_so_that_each_field_is_spelt_once() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"n","op":"eq","value":"z"},"effect":"deny"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let tools = tool(
+        r#"{"type":"object","properties":{"n":{"type":"string"},"customer":{},"customer.tier":{"type":"number"}},"required":["customer","customer.tier"]}"#,
+    );
+    let r = precheck(&s, &input, Some(&tools), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.verdict_line(),
+        "verdict   : BLOCK (may-bind-some-action) exit 1"
+    );
+    let witness = r.labelled("witness")[0].to_string();
+    assert_eq!(
+        witness,
+        r#"refunds.create {"customer":0,"customer.tier":0,"n":"z"}"#
+    );
+    let action = format!(
+        r#"{{"tool":"refunds.create","params":{}}}"#,
+        witness.trim_start_matches("refunds.create ")
+    );
+    let checked = run(&["check", &input, "--action", &action], None);
+    assert_eq!(checked.code, 1, "{}", checked.stdout);
+    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+    let pinned = run(
+        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
+        None,
+    );
+    assert_eq!(pinned.code, 0, "{}", pinned.stdout);
+    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+
+    // A `customer` that admits no number, boolean or null: no call is built, and
+    // precheck says the rule may bind rather than pass it.
+    let strings = tool(
+        r#"{"type":"object","properties":{"n":{"type":"string"},"customer":{"type":"string"},"customer.tier":{"type":"number"}},"required":["customer","customer.tier"]}"#,
+    );
+    let r = precheck(&s, &input, Some(&strings), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("the keys the schema requires give `customer.tier` two ways"),
+        "{}",
+        r.stdout
+    );
+}

@@ -497,10 +497,49 @@ pub(super) fn object_space(
             }
         }
     }
+    spell_once(schema, &mut base)?;
     if product(&dims) > budget {
         return Err(Undecided::Bound(budget));
     }
     Ok(Some((base, dims)))
+}
+
+/// Gives the required keys nobody reads (`base`) values with which they spell each field
+/// once, as `check` requires of a call (`action::one_spelling`). Sampled one by one, a
+/// key that a required key with dots passes through may take a value that gives the
+/// field a second time (`customer` as `""` beside `customer.tier`: a key with dots
+/// through a string); every call would then have both, `check` would refuse each
+/// whatever is kept, no call would be tried, and a rule that binds a call the schema
+/// admits (`{"customer": 0, "customer.tier": 0, "n": "z"}`) would look ruled out. Such a
+/// key takes a value that lacks every path below it (a number, a boolean or null, beside
+/// which the key with dots gives the field its one value) where its schema admits one;
+/// else precheck does not decide.
+fn spell_once(schema: &Schema, base: &mut Map<String, Value>) -> Result<(), Undecided> {
+    let twice = |base: &Map<String, Value>| match crate::action::spelt_two_ways(base, true) {
+        Some(crate::action::Twice::Nested(field, _) | crate::action::Twice::Through(field, ..)) => {
+            Some(field)
+        }
+        None => None,
+    };
+    if twice(base).is_none() {
+        return Ok(());
+    }
+    let passed: Vec<String> = (base.keys())
+        .filter(|key| {
+            let below = format!("{key}.");
+            base.keys().any(|other| other.starts_with(&below))
+        })
+        .cloned()
+        .collect();
+    for key in passed {
+        if let Some(value) = schema.slot(&key).schema.sample_lacking()? {
+            base.insert(key, value);
+        }
+    }
+    match twice(base) {
+        Some(field) => Err(Undecided::RequiredTwice(field)),
+        None => Ok(()),
+    }
 }
 
 /// Does `schema` admit a key that gives a part of `key` apart beside it, as [`apart`]
