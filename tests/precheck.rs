@@ -1461,3 +1461,53 @@ fn required_keys_nobody_reads_are_filled_so_that_each_field_is_spelt_once() {
         r.stdout
     );
 }
+
+/// A required key `x.z` beside a required object `x` whose own schema requires `z`:
+/// each was sampled on its own (`"b"` and `"a"`), so every call with `x` gave `x.z` two
+/// values, `check` refuses such a call, and a dropped deny on `x.y` that `check` blocks
+/// for `{"x": {"y": 6000, "z": "b"}, "x.z": "b"}` was called ruled out by the schema:
+/// precheck passed (exit 0) and pin pinned nothing. Precheck now says it may bind.
+#[test]
+fn a_field_sampled_two_ways_across_objects_is_not_a_call_ruled_out() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.y","op":"gt","value":5000},"effect":"deny"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let tools = tool(
+        r#"{"type":"object","properties":{"x":{"type":"object","properties":{"y":{"type":"integer"},"z":{"enum":["a","b"]}},"required":["y","z"]},"x.z":{"enum":["b"]}},"required":["x","x.z"]}"#,
+    );
+    let blocked = run(
+        &[
+            "check",
+            &input,
+            "--action",
+            r#"{"tool":"refunds.create","params":{"x":{"y":6000,"z":"b"},"x.z":"b"}}"#,
+        ],
+        None,
+    );
+    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
+    let r = precheck(&s, &input, Some(&tools), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "precheck could not decide, because the keys the schema requires give `x.z` two ways"
+        ),
+        "{}",
+        r.stdout
+    );
+    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+    let pinned = run(
+        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
+        None,
+    );
+    assert_eq!(pinned.code, 0, "{}", pinned.stdout);
+    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+}

@@ -282,7 +282,45 @@ impl Calls {
         if calls.len() > max_calls {
             return Err(Undecided::Bound(max_calls));
         }
+        calls.spelt_once_as_sampled(probes)?;
         Ok(calls)
+    }
+
+    /// `Err` when some call gives a field two ways that the predicate does not read, nor
+    /// a part of, nor a field below: the values of such a field were sampled, each
+    /// spelling on its own (a required key `x.z` beside a required object `x` whose own
+    /// schema requires `z`, sampled `"b"` and `"a"`), and `try_each` would skip the call
+    /// though other values make one `check` takes (`{"x": {"y": 6000, "z": "b"}, "x.z":
+    /// "b"}`), so a rule on `x.y` would look ruled out. A call that gives a field the
+    /// predicate reads two ways (or a string on its way beside a key with dots) is one
+    /// `check` refuses as such, whatever else it holds.
+    fn spelt_once_as_sampled(&self, probes: &BTreeMap<String, Probe>) -> Result<(), Undecided> {
+        use crate::action::Twice;
+        if !self.dotted {
+            return Ok(());
+        }
+        let read = |field: &str| {
+            probes.keys().any(|p| {
+                let below =
+                    |a: &str, b: &str| a.strip_prefix(b).is_some_and(|rest| rest.starts_with('.'));
+                p == field || below(p, field) || below(field, p)
+            })
+        };
+        for base in &self.bases {
+            let mut params = base.clone();
+            let mut combinations = Combinations::new(base, &self.dims);
+            while combinations.next_into(&mut params) {
+                match crate::action::spelt_two_ways(&params, true) {
+                    None => {}
+                    Some(Twice::Nested(field, _)) if read(&field) => {}
+                    Some(Twice::Through(field, at, _)) if read(&field) || read(&at) => {}
+                    Some(Twice::Nested(field, _) | Twice::Through(field, ..)) => {
+                        return Err(Undecided::RequiredTwice(field));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn with(tool: String, bases: Vec<Map<String, Value>>, dims: Dims) -> Calls {
