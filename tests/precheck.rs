@@ -1511,3 +1511,49 @@ fn a_field_sampled_two_ways_across_objects_is_not_a_call_ruled_out() {
     assert_eq!(pinned.code, 0, "{}", pinned.stdout);
     assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
 }
+
+/// A rule on `x.y.w` where the schema admits the key `x.y.w` and requires an object `x`
+/// that requires the key `y.w`: `x`'s `y.w` was filled as a required key nobody reads,
+/// with one sampled value (`"a"`), so no call gave `x.y.w` another value inside `x`, and
+/// a dropped deny on `x.y.w eq "b"` that `check` blocks for `{"n": 0, "x": {"y.w": "b"}}`
+/// was called ruled out by the schema: precheck passed (exit 0) and pin pinned nothing.
+#[test]
+fn a_required_key_that_spells_a_read_field_is_tried_as_the_field() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.y.w","op":"eq","value":"b"},"effect":"deny"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let tools = tool(
+        r#"{"type":"object","properties":{"x":{"type":"object","properties":{"y.w":{"enum":["a","b"]}},"required":["y.w"]},"n":{"type":"integer"},"x.y.w":{"enum":["b"]}},"required":["x","n"],"additionalProperties":false}"#,
+    );
+    let r = precheck(&s, &input, Some(&tools), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.labelled("witness"),
+        [r#"refunds.create {"n":0,"x":{"y.w":"b"}}"#]
+    );
+    let blocked = run(
+        &[
+            "check",
+            &input,
+            "--action",
+            r#"{"tool":"refunds.create","params":{"n":0,"x":{"y.w":"b"}}}"#,
+        ],
+        None,
+    );
+    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
+    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+    let pinned = run(
+        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
+        None,
+    );
+    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+}

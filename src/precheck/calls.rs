@@ -258,6 +258,17 @@ impl Calls {
                     }
                     paths.extend(more);
                 }
+                // A spelling of the field whose last key the object before it requires
+                // (`{"x": {"y.w": ..}}` for `x.y.w`, where `x` requires `y.w`): every `x`
+                // holds it, and left to the required keys nobody reads it would get one
+                // sampled value, so that the field takes no other there, and a call
+                // giving it another way too (`"x.y.w": "b"` beside `"y.w": "a"`) would give
+                // it two values and be skipped. It is tried as a spelling of the field.
+                let required: Vec<Vec<&str>> = (all.iter())
+                    .filter(|path| !paths.contains(path) && schema.requires_at(path))
+                    .cloned()
+                    .collect();
+                paths.extend(required);
             }
             for path in &paths {
                 root.insert(path, field, probe);
