@@ -82,6 +82,10 @@ pub enum Undecided {
     /// boolean or null): `check` refuses such a call, and precheck does not look for
     /// other values.
     RequiredTwice(String),
+    /// A field a predicate reads (or one above or below it) that every call the schema
+    /// admits and precheck builds gives two ways, as a key with dots and through nested
+    /// objects: precheck tries each spelling's own values, and a call gives both one.
+    TwoWays(String),
     /// A field of an effect's `match` (the first) whose path an admitted call may give an
     /// array or a string at (the second, a part of the field; the
     /// third, which of the two an admitted call may give there, one or both in order):
@@ -126,6 +130,10 @@ impl Undecided {
             ),
             Undecided::RequiredTwice(field) => format!(
                 "the keys the schema requires give `{}` two ways with the values precheck samples for them, which check refuses, and precheck does not look for other values",
+                clean(field)
+            ),
+            Undecided::TwoWays(field) => format!(
+                "every call that gives `{}` gives it two ways, as a key with dots and through nested objects, and precheck does not build the calls that give it one value both ways",
                 clean(field)
             ),
             Undecided::Globs(a, b) => format!(

@@ -1557,3 +1557,53 @@ fn a_required_key_that_spells_a_read_field_is_tried_as_the_field() {
     );
     assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
 }
+
+/// A rule on `x.z` under a schema that requires the key `x.z` (6000 or 100) and an
+/// object `x` that requires `z` (any integer): every call gives `x.z` both ways, each
+/// spelling took the values of its own classes (6000 and 100; 0), no value was common
+/// to both, every call was skipped as giving `x.z` two values, and a dropped deny on
+/// `x.z not_in [null]` that `check` blocks for `{"x": {"z": 6000}, "x.z": 6000}` was
+/// called ruled out by the schema: precheck passed (exit 0) and pin pinned nothing.
+#[test]
+fn a_read_field_every_call_gives_two_ways_is_undecided() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.z","op":"not_in","value":[null]},"effect":"deny"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let tools = tool(
+        r#"{"type":"object","properties":{"x":{"type":"object","properties":{"z":{"type":"integer"}},"required":["z"],"additionalProperties":false},"x.z":{"enum":[6000,100]}},"required":["x","x.z"],"additionalProperties":false}"#,
+    );
+    let blocked = run(
+        &[
+            "check",
+            &input,
+            "--action",
+            r#"{"tool":"refunds.create","params":{"x":{"z":6000},"x.z":6000}}"#,
+        ],
+        None,
+    );
+    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
+    let r = precheck(&s, &input, Some(&tools), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "precheck could not decide, because every call that gives `x.z` gives it two ways"
+        ),
+        "{}",
+        r.stdout
+    );
+    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+    let pinned = run(
+        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
+        None,
+    );
+    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+}

@@ -297,14 +297,24 @@ impl Calls {
         Ok(calls)
     }
 
-    /// `Err` when some call gives a field two ways that the predicate does not read, nor
-    /// a part of, nor a field below: the values of such a field were sampled, each
-    /// spelling on its own (a required key `x.z` beside a required object `x` whose own
-    /// schema requires `z`, sampled `"b"` and `"a"`), and `try_each` would skip the call
-    /// though other values make one `check` takes (`{"x": {"y": 6000, "z": "b"}, "x.z":
-    /// "b"}`), so a rule on `x.y` would look ruled out. A call that gives a field the
-    /// predicate reads two ways (or a string on its way beside a key with dots) is one
-    /// `check` refuses as such, whatever else it holds.
+    /// `Err` when the calls that `try_each` skips, as giving a field two values, may hide
+    /// calls `check` takes:
+    ///
+    /// - a field the predicate does not read, nor a part of, nor a field below, given two
+    ///   ways: its values were sampled, each spelling on its own (a required key `x.z`
+    ///   beside a required object `x` whose own schema requires `z`, sampled `"b"` and
+    ///   `"a"`), though other values make a call `check` takes (`{"x": {"y": 6000, "z":
+    ///   "b"}, "x.z": "b"}`), so a rule on `x.y` would look ruled out;
+    /// - a field the predicate reads (or one above or below it) given two ways in every
+    ///   call that gives it: each spelling takes the values of its own classes (the key
+    ///   `x.z` one of 6000 and 100, `z` inside `x` some integer, 0), a call gives both
+    ///   one value, and where none of the values tried is common to both, no call with
+    ///   it is tried, though a call may give 6000 both ways. Where some call gives it
+    ///   once, that spelling alone takes every class of its own, which holds every
+    ///   class of a value given both ways.
+    ///
+    /// A string or an array on the way of a key with dots (`a` beside `a.b`) is a class
+    /// of `a` that `check` refuses beside that key, whatever else the call holds.
     fn spelt_once_as_sampled(&self, probes: &BTreeMap<String, Probe>) -> Result<(), Undecided> {
         use crate::action::Twice;
         if !self.dotted {
@@ -317,13 +327,26 @@ impl Calls {
                 p == field || below(p, field) || below(field, p)
             })
         };
+        // Read fields some skipped call gives two values, and those some call gives once.
+        let mut twice: BTreeSet<String> = BTreeSet::new();
+        let mut once: BTreeSet<String> = BTreeSet::new();
         for base in &self.bases {
             let mut params = base.clone();
             let mut combinations = Combinations::new(base, &self.dims);
             while combinations.next_into(&mut params) {
                 match crate::action::spelt_two_ways(&params, true) {
-                    None => {}
-                    Some(Twice::Nested(field, _)) if read(&field) => {}
+                    None => {
+                        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+                        for (name, _) in crate::action::field_names(&params) {
+                            if read(&name) {
+                                *count.entry(name).or_default() += 1;
+                            }
+                        }
+                        once.extend(count.into_iter().filter(|(_, n)| *n == 1).map(|(f, _)| f));
+                    }
+                    Some(Twice::Nested(field, _)) if read(&field) => {
+                        twice.insert(field);
+                    }
                     Some(Twice::Through(field, at, _)) if read(&field) || read(&at) => {}
                     Some(Twice::Nested(field, _) | Twice::Through(field, ..)) => {
                         return Err(Undecided::RequiredTwice(field));
@@ -331,7 +354,10 @@ impl Calls {
                 }
             }
         }
-        Ok(())
+        match twice.into_iter().find(|field| !once.contains(field)) {
+            Some(field) => Err(Undecided::TwoWays(field)),
+            None => Ok(()),
+        }
     }
 
     fn with(tool: String, bases: Vec<Map<String, Value>>, dims: Dims) -> Calls {
