@@ -23,10 +23,10 @@ pub enum ActionError {
     /// No `tool`.
     #[error("the action has no `tool`")]
     NoTool,
-    /// A `tool` with white space at an end: no record may name such a tool, so the call
-    /// would pass unjudged.
+    /// A `tool` with white space at an end or a control character: no record may name such
+    /// a tool, so the call would pass unjudged.
     #[error(
-        "the action's `tool` `{}` has white space at an end: no harness names a tool so, and no record can, so nothing would judge the call; write the name as the harness sends it",
+        "the action's `tool` `{}` has white space at an end or a control character: no harness names a tool so, and no record can, so nothing would judge the call; write the name as the harness sends it",
         clean(.0)
     )]
     ToolName(String),
@@ -64,9 +64,9 @@ pub enum ToolError {
     /// An object without a non-empty string `name`.
     #[error("a tool needs a non-empty string `name`")]
     Name,
-    /// A name that is blank or has white space at an end (the name).
+    /// A name that is blank or has white space at an end or a control character (the name).
     #[error(
-        "tool `{}` has white space at an end (or nothing else): no harness names a tool so, and it would stand for no call; write the name as the harness sends it",
+        "tool `{}` has white space at an end or a control character (or nothing else): no harness names a tool so, and it would stand for no call; write the name as the harness sends it",
         clean(.0)
     )]
     NotName(String),

@@ -337,9 +337,9 @@ pub enum RecordProblem {
         error: ValueError,
     },
     /// A tool name (in a policy's `scope`, an effect's `tool`) that is blank or has white
-    /// space at an end: the key and the name.
+    /// space at an end or a control character: the key and the name.
     #[error(
-        "`{key}` names `{}`, with white space at an end (or nothing else): no harness names a tool so, and the record would bind no call; write the name as the harness sends it",
+        "`{key}` names `{}`, with white space at an end or a control character (or nothing else): no harness names a tool so, and the record would bind no call; write the name as the harness sends it",
         clean(name)
     )]
     NotToolName {

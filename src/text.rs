@@ -30,12 +30,14 @@ pub fn is_plain_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// A tool name as a store or a tool list may give one: not empty, and no white space at
-/// either end (no harness names a tool so; `" "` or `"Bash "` names no tool it calls).
+/// A tool name as a store or a tool list may give one: not empty, no white space at
+/// either end and no control character (no harness names a tool so; `" "`, `"Bash "` or
+/// `"Bash\u{0}"` names no tool it calls).
 pub fn is_tool_name(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with(char::is_whitespace)
         && !name.ends_with(char::is_whitespace)
+        && !name.contains(char::is_control)
 }
 
 /// A count as every flag and retention takes one: plain ASCII digits, at least one (Rust's

@@ -872,7 +872,12 @@ fn a_blank_or_padded_tool_name_is_refused() {
         r#"{"id":"p","seq":1,"kind":"policy","scope":["deploy","\t"],"predicate":{"all":[]},"effect":"deny","text":"never deploy on a friday afternoon"}"#,
         r#"{"id":"e","seq":1,"kind":"effect","tool":"deploy ","match":{},"text":"the deploy already ran this morning"}"#,
     ];
-    for (i, rule) in rules.iter().enumerate() {
+    // A control character in the name, likewise.
+    let controls = [
+        r#"{"id":"p","seq":1,"kind":"policy","scope":"deploy\u0000","predicate":{"all":[]},"effect":"deny","text":"never deploy on a friday afternoon"}"#,
+        r#"{"id":"e","seq":1,"kind":"effect","tool":"de\u001bploy","match":{},"text":"the deploy already ran this morning"}"#,
+    ];
+    for (i, rule) in rules.iter().chain(&controls).enumerate() {
         let small = dir.file(&format!("r{i}.jsonl"), format!("{rule}\n").as_bytes());
         let large = dir.file(
             &format!("rbig{i}.jsonl"),
@@ -895,6 +900,25 @@ fn a_blank_or_padded_tool_name_is_refused() {
                 out.stdout
             );
         }
+    }
+    // A call of a tool whose name has a control character (`check` takes the action as
+    // given, where the hook refuses the payload's): no rule for `deploy` bound it, and it
+    // passed.
+    let rule = rules[0].replace("\" deploy\"", "\"deploy\"");
+    let store = dir.file("deploy.jsonl", format!("{rule}\n").as_bytes());
+    for tool in ["deploy\\u0000", "deploy\\n", "de\\u007fploy"] {
+        let action = format!(r#"{{"tool":"{tool}"}}"#);
+        let out = run(
+            &["check", &store, "--action", &action, "--kept", "[]"],
+            None,
+        );
+        assert_eq!(out.code, 2, "{tool}: {}", out.stdout);
+        assert!(
+            out.stdout
+                .contains("has white space at an end or a control character"),
+            "{}",
+            out.stdout
+        );
     }
 }
 

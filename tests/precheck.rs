@@ -1254,7 +1254,7 @@ fn a_listed_glob_covers_what_it_matches_as_text() {
     let scopes: Vec<String> = (0..7)
         .map(|i| {
             format!(
-                r#"{{"id":"p{i}","seq":{i},"kind":"policy","scope":"t{i}\u001b[31m","predicate":{{"all":[]}},"effect":"deny"}}"#
+                r#"{{"id":"p{i}","seq":{i},"kind":"policy","scope":"t{i}\u202e[31m","predicate":{{"all":[]}},"effect":"deny"}}"#
             )
         })
         .collect();
@@ -1265,7 +1265,7 @@ fn a_listed_glob_covers_what_it_matches_as_text() {
     assert_eq!(notes.len(), 1, "{}", r.stdout);
     assert!(
         notes[0].contains(
-            r": t0\u{001b}[31m, t1\u{001b}[31m, t2\u{001b}[31m, t3\u{001b}[31m, t4\u{001b}[31m and 2 more ("
+            r": t0\u{202e}[31m, t1\u{202e}[31m, t2\u{202e}[31m, t3\u{202e}[31m, t4\u{202e}[31m and 2 more ("
         ),
         "{}",
         notes[0]

@@ -146,7 +146,11 @@ fn quiet_prints_nothing_and_exits_with_the_verdict() {
     assert_eq!(r.stdout, "");
     assert_eq!(
         r.stderr,
-        "omission-gate: invalid-input: no/such.json: input: cannot read: no such file\n"
+        concat!(
+            "omission-gate: invalid-input: no/such.json: input: cannot read: no such file in ",
+            env!("CARGO_MANIFEST_DIR"),
+            ", the working directory, which a relative path is read from\n"
+        )
     );
 }
 

@@ -4544,12 +4544,13 @@ fn doctor_finds_a_tools_value_that_names_a_file_of_the_project() {
 
 #[test]
 fn init_warns_of_a_store_name_on_one_clean_line() {
-    // A record id (or a tool name) holding a newline or a terminal escape: init's
-    // warnings about the store it keeps name it cleaned, as doctor does, one line each.
+    // A record id holding a newline or a terminal escape (a tool name, a bidi override):
+    // init's warnings about the store it keeps name it cleaned, as doctor does, one line
+    // each.
     let s = Sandbox::new();
     std::fs::create_dir_all(s.store().parent().unwrap()).unwrap();
     let store = r#"{"records": [
-      {"id": "a\u001b[31mb\nc", "seq": 1, "kind": "policy", "scope": ["bash", "Edit", "mcp__s__t\u0007"], "predicate": {"all": []}, "effect": "deny"}
+      {"id": "a\u001b[31mb\nc", "seq": 1, "kind": "policy", "scope": ["bash", "Edit", "mcp__s__t\u202e"], "predicate": {"all": []}, "effect": "deny"}
     ], "kept": []}"#;
     std::fs::write(s.store(), store).unwrap();
     let out = s.init("claude-code");
@@ -4565,7 +4566,11 @@ fn init_warns_of_a_store_name_on_one_clean_line() {
             "{w}"
         );
     }
-    assert!(!out.stdout.contains(['\u{1b}', '\u{7}']), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains(['\u{1b}', '\u{202e}']),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

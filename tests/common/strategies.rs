@@ -495,6 +495,13 @@ pub mod hostile {
         ]
     }
 
+    /// [`string`] without a control character: a tool name with one is refused (no
+    /// harness names a tool so), and a scenario's tool must load to be judged. Line
+    /// separators, bidi tricks, forged labels and the rest stay.
+    pub fn tool_name() -> impl Strategy<Value = String> {
+        string().prop_filter("no control character", |s| !s.contains(char::is_control))
+    }
+
     /// A scenario whose every name and value is attacker-chosen.
     #[derive(Debug, Clone)]
     pub struct Scenario {
@@ -514,7 +521,7 @@ pub mod hostile {
     pub fn scenario() -> impl Strategy<Value = Scenario> {
         (
             [string(), string(), string(), string(), string(), string()],
-            (string(), string(), string(), string(), string()),
+            (tool_name(), string(), string(), string(), string()),
             [string(), string(), string()],
             0u32..10_000,
             any::<[bool; 6]>(),
