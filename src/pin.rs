@@ -171,7 +171,9 @@ fn fires(
     let full = View::full(store);
     let mut undecided = None;
     for domain in in_scope {
-        match scan.calls(&domain.name, domain, max_calls) {
+        // Whether the calls skipped may hide one `check` takes is asked only where no
+        // call tried fires (it walks every call).
+        let why = match scan.calls_unsampled(&domain.name, domain, max_calls) {
             Ok(calls) => {
                 let mut witness = None;
                 calls.try_each(|action| {
@@ -195,14 +197,16 @@ fn fires(
                         clean(&domain.name)
                     ));
                 }
+                scan.sampled(&calls).err()
             }
-            Err(why) => {
-                undecided.get_or_insert(format!(
-                    "in scope of {}: whether a reachable call makes it TRUE is undecided, because {}",
-                    clean(&domain.name),
-                    why.describe()
-                ));
-            }
+            Err(why) => Some(why),
+        };
+        if let Some(why) = why {
+            undecided.get_or_insert(format!(
+                "in scope of {}: whether a reachable call makes it TRUE is undecided, because {}",
+                clean(&domain.name),
+                why.describe()
+            ));
         }
     }
     undecided

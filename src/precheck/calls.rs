@@ -184,8 +184,24 @@ pub(super) type ObjectSpace = (Map<String, Value>, Dims);
 
 impl Calls {
     /// The calls of `tool`, with the params of `domain`, that `probes` can tell apart;
-    /// `Err` when they cannot be built exactly within `max_calls`.
+    /// `Err` when they cannot be built exactly within `max_calls`, or when the calls
+    /// [`Calls::try_each`] skips may hide one `check` takes (see
+    /// [`Calls::spelt_once_as_sampled`]).
     pub fn new(
+        tool: &str,
+        domain: &Domain,
+        probes: &BTreeMap<String, Probe>,
+        max_calls: usize,
+    ) -> Result<Calls, Undecided> {
+        let calls = Calls::unsampled(tool, domain, probes, max_calls)?;
+        calls.spelt_once_as_sampled(probes)?;
+        Ok(calls)
+    }
+
+    /// [`Calls::new`] but for its last check, [`Calls::spelt_once_as_sampled`], which
+    /// walks every call: for a caller that runs it only when no call it tries shows what
+    /// it looks for (a call `check` takes is a witness whatever the skipped ones hide).
+    pub fn unsampled(
         tool: &str,
         domain: &Domain,
         probes: &BTreeMap<String, Probe>,
@@ -293,7 +309,6 @@ impl Calls {
         if calls.len() > max_calls {
             return Err(Undecided::Bound(max_calls));
         }
-        calls.spelt_once_as_sampled(probes)?;
         Ok(calls)
     }
 
@@ -315,7 +330,7 @@ impl Calls {
     ///
     /// A string or an array on the way of a key with dots (`a` beside `a.b`) is a class
     /// of `a` that `check` refuses beside that key, whatever else the call holds.
-    fn spelt_once_as_sampled(&self, probes: &BTreeMap<String, Probe>) -> Result<(), Undecided> {
+    pub fn spelt_once_as_sampled(&self, probes: &BTreeMap<String, Probe>) -> Result<(), Undecided> {
         use crate::action::Twice;
         if !self.dotted {
             return Ok(());

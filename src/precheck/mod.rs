@@ -202,6 +202,24 @@ impl<'a> PolicyScan<'a> {
         Calls::new(tool, domain, &self.probes, max_calls)
     }
 
+    /// [`PolicyScan::calls`] without the walk of every call that tells whether the calls
+    /// skipped may hide one `check` takes: the caller runs it ([`PolicyScan::sampled`])
+    /// where no call it tried showed what it looks for.
+    pub fn calls_unsampled(
+        &self,
+        tool: &str,
+        domain: &Domain,
+        max_calls: usize,
+    ) -> Result<Calls, Undecided> {
+        Calls::unsampled(tool, domain, &self.probes, max_calls)
+    }
+
+    /// `Err` when the calls `calls` skips may hide one `check` takes (see
+    /// [`Calls::spelt_once_as_sampled`]).
+    pub fn sampled(&self, calls: &Calls) -> Result<(), Undecided> {
+        calls.spelt_once_as_sampled(&self.probes)
+    }
+
     fn kept(&self) -> bool {
         self.compaction.is_kept(self.pos)
     }
@@ -353,15 +371,27 @@ impl<'a> PolicyScan<'a> {
                         .map(|&c| Seen::Block(c)),
                 );
             }
-            match self.calls(&target.tool, domain, max_calls) {
-                Ok(calls) => self.witnesses(at, &calls, &wanted, &mut found),
-                Err(why) => undecided.push(Unbuilt {
+            // Whether the calls skipped may hide one `check` takes is asked only where a
+            // witness is still missing (it walks every call): a witness found decides
+            // what it shows, whatever they hide.
+            let why = match self.calls_unsampled(&target.tool, domain, max_calls) {
+                Ok(calls) => {
+                    self.witnesses(at, &calls, &wanted, &mut found);
+                    match wanted.iter().all(|s| found.contains_key(s)) {
+                        true => None,
+                        false => self.sampled(&calls).err(),
+                    }
+                }
+                Err(why) => Some(why),
+            };
+            if let Some(why) = why {
+                undecided.push(Unbuilt {
                     target,
                     why,
                     can_block,
                     agree,
                     here,
-                }),
+                });
             }
         }
         let rule = rule_name(self.record, self.policy, self.kept());
