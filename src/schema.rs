@@ -976,6 +976,214 @@ fn compile_at(
     Ok(s)
 }
 
+/// The `$schema` values Gemini CLI 0.61.0's validator compiles: Ajv's default (draft-07),
+/// and Ajv2020 for exactly the 2020-12 URL. Any other `$schema` it cannot compile.
+const VALIDATOR_DIALECTS: [&str; 3] = [
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+];
+
+/// Keywords whose value draft-07's meta-schema wants a non-negative integer.
+const COUNTS: [&str; 6] = [
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "maxProperties",
+    "minProperties",
+];
+
+/// Why the validator Gemini CLI 0.61.0 checks a tool call with (Ajv, `SchemaValidator`)
+/// cannot compile this params schema, or `None` where it can (as far as this function
+/// knows). Where Ajv cannot compile a schema, Gemini CLI logs "Skipping parameter
+/// validation" and runs every call, whatever the rest of the schema says: one bad
+/// keyword anywhere voids all of it. Read as modelled, the schema would admit fewer calls
+/// than the harness runs, so the caller reads it as admitting any params. The cases are
+/// those of Ajv's meta-schema and compiler that a schema precheck otherwise reads: an
+/// unknown `$schema`, draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum`, an empty or
+/// repeating `enum`, `type` or `required`, `nullable` without `type`, a `$ref` that does
+/// not resolve to a node of the schema, a count below zero or not whole, `multipleOf` not
+/// above zero, a subschema that is neither an object nor a boolean. (A `pattern` that is
+/// no JavaScript regular expression voids it too, and is not detected.)
+pub fn validator_skips(root: &Value) -> Option<String> {
+    if let Value::Object(obj) = root
+        && let Some(dialect) = obj.get("$schema")
+        && !dialect
+            .as_str()
+            .is_some_and(|d| VALIDATOR_DIALECTS.contains(&d))
+    {
+        return Some(format!(
+            "`$schema` is {}, a dialect it does not load",
+            crate::json::json_text(dialect)
+        ));
+    }
+    let draft2020 =
+        root.get("$schema").and_then(Value::as_str) == VALIDATOR_DIALECTS.get(2).copied();
+    skips_at(root, root, "", draft2020)
+}
+
+fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<String> {
+    let obj = match node {
+        Value::Bool(_) => return None,
+        Value::Object(obj) => obj,
+        _ => {
+            return Some(format!(
+                "{} is neither a schema object nor a boolean",
+                at(path)
+            ));
+        }
+    };
+    let here = |key: &str| format!("{path}/{}", clean(key));
+    let unique = |items: &[Value]| {
+        items
+            .iter()
+            .enumerate()
+            .all(|(i, a)| items.iter().take(i).all(|b| !json_eq(a, b)))
+    };
+    for (key, v) in obj {
+        let where_ = here(key);
+        let bad = |what: &str| Some(format!("{} {what}", at(&where_)));
+        match key.as_str() {
+            "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() => {
+                return bad("is a boolean (draft 4), which draft-07 refuses");
+            }
+            "enum" => match v {
+                Value::Array(items) if !items.is_empty() && unique(items) => {}
+                _ => return bad("is empty or repeats a member"),
+            },
+            "required" => match v {
+                Value::Array(items) if unique(items) => {}
+                _ => return bad("repeats a name"),
+            },
+            "type" => match v {
+                Value::Array(items) if items.is_empty() || !unique(items) => {
+                    return bad("is empty or repeats a type");
+                }
+                _ => {}
+            },
+            "$id" if !path.is_empty() => {
+                return bad(
+                    "is an id of a subschema, under which precheck does not resolve references",
+                );
+            }
+            "nullable" if !obj.contains_key("type") => {
+                return bad("stands without `type`");
+            }
+            "$ref" if v.as_str().and_then(|r| resolve(root, r)).is_none() => {
+                return bad("names no node of the schema");
+            }
+            "multipleOf" => {
+                let positive = v
+                    .as_number()
+                    .and_then(|n| Decimal::parse(n.as_str()).ok())
+                    .is_some_and(|d| d > Decimal::zero());
+                if !positive {
+                    return bad("is not a number above zero");
+                }
+            }
+            k if COUNTS.contains(&k) => {
+                let count = v
+                    .as_number()
+                    .and_then(|n| Decimal::parse(n.as_str()).ok())
+                    .is_some_and(|d| d.is_integer() && d >= Decimal::zero());
+                if !count {
+                    return bad("is not a whole number of zero or more");
+                }
+            }
+            "additionalItems"
+            | "contains"
+            | "additionalProperties"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => {
+                if let Some(why) = skips_at(v, root, &where_, draft2020) {
+                    return Some(why);
+                }
+            }
+            "items" => {
+                let found = match v {
+                    Value::Array(items) if items.is_empty() => bad("is an empty array"),
+                    Value::Array(_) if draft2020 => bad("is an array, which 2020-12 refuses"),
+                    Value::Array(items) => items
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, s)| skips_at(s, root, &format!("{where_}/{i}"), draft2020)),
+                    s => skips_at(s, root, &where_, draft2020),
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" => {
+                let found = match v {
+                    Value::Array(items) if !items.is_empty() => items
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, s)| skips_at(s, root, &format!("{where_}/{i}"), draft2020)),
+                    _ => bad("is not a non-empty array of schemas"),
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+            "properties" | "patternProperties" | "definitions" | "$defs" => {
+                let found = match v {
+                    Value::Object(subs) => subs.iter().find_map(|(name, s)| {
+                        skips_at(s, root, &format!("{where_}/{}", clean(name)), draft2020)
+                    }),
+                    _ => bad("is not an object of schemas"),
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+            "dependencies" => {
+                let found = match v {
+                    Value::Object(subs) => subs.iter().find_map(|(name, s)| {
+                        let sub = format!("{where_}/{}", clean(name));
+                        match s {
+                            Value::Array(names) if unique(names) => None,
+                            Value::Array(_) => Some(format!("{} repeats a name", at(&sub))),
+                            s => skips_at(s, root, &sub, draft2020),
+                        }
+                    }),
+                    _ => bad("is not an object"),
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A path for a message (`/` for the root).
+fn at(path: &str) -> String {
+    if path.is_empty() {
+        "the root".to_string()
+    } else {
+        format!("`{path}`")
+    }
+}
+
+/// The node a local `$ref` (`#`, `#/a/b`) names in `root`, or `None` for one that names
+/// none, or any other reference (Ajv resolves those against ids precheck does not track).
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.contains('%') {
+        return None;
+    }
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
 /// The type names of JSON Schema, as `parse_types` reads them.
 const JSON_TYPES: [&str; 7] = [
     "null", "boolean", "integer", "number", "string", "array", "object",
@@ -1163,6 +1371,40 @@ mod tests {
         assert!(s.may_lack(&["customer", "tier"]));
         assert!(!s.may_have(&["note"]));
         assert!(s.may_have(&["customer", "tier"]));
+    }
+
+    #[test]
+    fn schemas_gemini_cli_cannot_compile_are_told_apart() {
+        for text in [
+            r#"{"$schema":"http://json-schema.org/draft-04/schema#"}"#,
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema#"}"#,
+            r#"{"properties":{"a":{"maximum":1,"exclusiveMaximum":true}}}"#,
+            r#"{"properties":{"a":{"enum":[1,1]}}}"#,
+            r#"{"required":["a","a"]}"#,
+            r#"{"properties":{"a":{"type":[]}}}"#,
+            r#"{"properties":{"a":{"nullable":false}}}"#,
+            r##"{"properties":{"a":{"$ref":"#/$defs/b"}}}"##,
+            r#"{"properties":{"a":{"$ref":"other.json"}}}"#,
+            r#"{"properties":{"a":{"minLength":1.5}}}"#,
+            r#"{"properties":{"a":{"multipleOf":0}}}"#,
+            r#"{"properties":{"a":{"items":[]}}}"#,
+            r#"{"properties":{"a":{"anyOf":[]}}}"#,
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"a":{"items":[{}]}}}"#,
+            r#"{"properties":{"a":{"additionalProperties":5}}}"#,
+            r#"{"properties":{"a":{"dependencies":{"b":["c","c"]}}}}"#,
+        ] {
+            assert!(validator_skips(&v(text)).is_some(), "{text}");
+        }
+        for text in [
+            r#"{"$schema":"http://json-schema.org/draft-07/schema#","required":[]}"#,
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema"}"#,
+            r##"{"properties":{"a":{"$ref":"#/$defs/b"},"c":{"$ref":"#"}},"$defs":{"b":{}}}"##,
+            r#"{"properties":{"a":{"type":"integer","nullable":true,"enum":[1]}}}"#,
+            r#"{"properties":{"a":{"minLength":2.0,"format":"zzz","items":{}}}}"#,
+            "true",
+        ] {
+            assert_eq!(validator_skips(&v(text)), None, "{text}");
+        }
     }
 
     #[test]

@@ -147,7 +147,7 @@ fn a_schema_that_rules_the_dropped_rule_out_gives_pass() {
     let both = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"all":[{"field":"amount","op":"gte","value":100},{"field":"region","op":"eq","value":"eu"}]}}"#;
     let effect =
         r#"{"id":"e1","seq":1,"kind":"effect","tool":"refunds.create","match":{"order":"o_1"}}"#;
-    let cases: [(&str, Vec<&str>, Vec<&str>, &str); 9] = [
+    let cases: [(&str, Vec<&str>, Vec<&str>, &str); 8] = [
         (
             "maximum 5000",
             vec![BIG, CHAT],
@@ -159,12 +159,6 @@ fn a_schema_that_rules_the_dropped_rule_out_gives_pass() {
             vec![BIG, CHAT],
             vec!["c9"],
             r#"{"type":"object","properties":{"amount":{"type":"integer","exclusiveMaximum":5001}},"required":["amount"]}"#,
-        ),
-        (
-            "draft-4 exclusiveMaximum flag",
-            vec![BIG, CHAT],
-            vec!["c9"],
-            r#"{"type":"object","properties":{"amount":{"type":"number","maximum":5000,"exclusiveMaximum":true}},"required":["amount"]}"#,
         ),
         (
             "const",
@@ -1606,4 +1600,60 @@ fn a_read_field_every_call_gives_two_ways_is_undecided() {
         None,
     );
     assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+}
+
+/// Gemini CLI 0.61.0 checks a call against the tool's schema with Ajv, and where Ajv
+/// cannot compile the schema it logs "Skipping parameter validation" and runs the call:
+/// a `$schema` it does not load (draft 4), a draft-4 boolean `exclusiveMaximum`, an empty
+/// `enum` or `nullable` without `type` anywhere voids every bound, and the call with
+/// `amount` 8400 runs. Precheck must judge such a tool as taking any params.
+#[test]
+fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"f_011","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"require_approval"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let capped = r#""amount":{"type":"integer","maximum":5000}"#;
+    for (schema, why) in [
+        (
+            format!(r#"{{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{{{capped}}},"required":["amount"]}}"#),
+            "a dialect it does not load",
+        ),
+        (
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5001,"exclusiveMaximum":true}},"required":["amount"]}"#.to_string(),
+            "is a boolean (draft 4)",
+        ),
+        (
+            format!(r#"{{"type":"object","properties":{{{capped},"memo":{{"enum":[]}}}},"required":["amount"]}}"#),
+            "is empty or repeats a member",
+        ),
+        (
+            format!(r#"{{"type":"object","properties":{{{capped},"memo":{{"nullable":true}}}},"required":["amount"]}}"#),
+            "stands without `type`",
+        ),
+        (
+            format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"required":["amount"]}}"##),
+            "names no node of the schema",
+        ),
+    ] {
+        let r = precheck(&s, &input, Some(&tool(&schema)), &[]);
+        assert_eq!(r.code, 1, "{schema}: {}", r.stdout);
+        assert!(r.stdout.contains("witness   : refunds.create {\"amount\":5001}"), "{}", r.stdout);
+        assert!(r.stdout.contains("Gemini CLI's validator cannot compile"), "{}", r.stdout);
+        assert!(r.stdout.contains(why), "{}", r.stdout);
+    }
+    // The same bound in a schema Ajv compiles still rules the rule out.
+    let fine = format!(
+        r##"{{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"$defs":{{"memo":{{"type":"string"}}}},"required":["amount"]}}"##
+    );
+    let r = precheck(&s, &input, Some(&tool(&fine)), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
 }

@@ -17,6 +17,9 @@ pub struct Domain {
     pub ignored: BTreeSet<String>,
     /// Why the schema could not be read, if it could not (it is then read as `{}`).
     pub unreadable: Option<crate::schema::SchemaError>,
+    /// Why Gemini CLI's validator cannot compile the schema, and so checks no call against
+    /// it ([`crate::schema::validator_skips`]): the schema is then read as `{}`.
+    pub unchecked: Option<String>,
     /// For a tool judged beside a list that does not cover it ([`super::judged`]), the
     /// listed names and globs: a plain name one of them covers is left to them, and
     /// judged by their schemas. Empty for a listed tool.
@@ -27,9 +30,14 @@ impl Domain {
     /// Reads a tool's schema. Params are always an object, whatever the schema's `type`.
     pub fn of(tool: &Tool) -> Domain {
         let mut ignored = BTreeSet::new();
+        let mut unchecked = None;
         let (schema, unreadable) = match &tool.input_schema {
             None => (Schema::any(), None),
             Some(value) => match Schema::compile(value, &mut ignored) {
+                Ok(_) if let Some(why) = crate::schema::validator_skips(value) => {
+                    unchecked = Some(why);
+                    (Schema::any(), None)
+                }
                 Ok(s) => (s, None),
                 Err(e) => (Schema::any(), Some(e)),
             },
@@ -40,6 +48,7 @@ impl Domain {
             declared: tool.input_schema.is_some(),
             ignored,
             unreadable,
+            unchecked,
             listed: Vec::new(),
         }
     }

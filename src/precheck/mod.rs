@@ -888,7 +888,14 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
             format!("the schema of {tool} could not be read ({e}): precheck reads it as admitting any params"),
         ));
     }
-    if !domain.ignored.is_empty() {
+    if let Some(why) = &domain.unchecked {
+        out.push(Finding::new(
+            Code::ToolSchema,
+            None,
+            format!("the schema of {tool} is one Gemini CLI's validator cannot compile ({why}), and then it checks no call against it and runs every call: precheck reads it as admitting any params (fix the tool's own schema, and give the gate the same)"),
+        ));
+    }
+    if !domain.ignored.is_empty() && domain.unchecked.is_none() {
         let names: Vec<String> = domain
             .ignored
             .iter()

@@ -286,7 +286,17 @@ pub mod precheck {
             4 => (any::<bool>(), bound.clone(), bound).prop_map(|(integer, min, max)| Prop::Number { integer, min, max }),
             2 => Just(Prop::Str),
             1 => Just(Prop::Bool),
-            2 => prop::collection::vec(scalar(), 1..4).prop_map(Prop::Enum),
+            // Members once each: Gemini CLI's validator cannot compile an `enum` that
+            // repeats one, and precheck then reads the whole schema as admitting anything.
+            2 => prop::collection::vec(scalar(), 1..4).prop_map(|values| {
+                let mut members: Vec<Value> = Vec::new();
+                for v in values {
+                    if !members.iter().any(|m| same(m, &v)) {
+                        members.push(v);
+                    }
+                }
+                Prop::Enum(members)
+            }),
             1 => Just(Prop::Any),
         ]
     }
