@@ -887,9 +887,12 @@ fn compile_at(
                 let Value::Array(items) = v else {
                     return Err(fail(&at, SchemaProblem::Enum));
                 };
-                s.members = Some(intersect(s.members.take(), items));
+                s.members = Some(intersect(s.members.take(), &as_sent_too(items)));
             }
-            "const" => s.members = Some(intersect(s.members.take(), std::slice::from_ref(v))),
+            "const" => {
+                let items = as_sent_too(std::slice::from_ref(v));
+                s.members = Some(intersect(s.members.take(), &items));
+            }
             "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
                 let lower = matches!(key.as_str(), "minimum" | "exclusiveMinimum");
                 let inclusive = matches!(key.as_str(), "minimum" | "maximum");
@@ -902,7 +905,15 @@ fn compile_at(
                         }
                     }
                     Value::Number(n) => {
-                        let value = Decimal::parse(n.as_str()).map_err(|e| fail(&at, e.into()))?;
+                        let mut value =
+                            Decimal::parse(n.as_str()).map_err(|e| fail(&at, e.into()))?;
+                        // A harness in JavaScript reads the bound as the nearest double
+                        // (5000.9999999999999999 is 5001): take whichever admits more.
+                        if let Some(sent) = as_sent(n)
+                            && (if lower { sent < value } else { sent > value })
+                        {
+                            value = sent;
+                        }
                         let b = Bound { value, inclusive };
                         if lower {
                             s.lower = tighter(s.lower.as_ref(), Some(&b), true);
@@ -1036,10 +1047,12 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
     };
     let here = |key: &str| format!("{path}/{}", clean(key));
     let unique = |items: &[Value]| {
-        items
-            .iter()
-            .enumerate()
-            .all(|(i, a)| items.iter().take(i).all(|b| !json_eq(a, b)))
+        items.iter().enumerate().all(|(i, a)| {
+            items
+                .iter()
+                .take(i)
+                .all(|b| !json_eq(&sent_value(a), &sent_value(b)))
+        })
     };
     for (key, v) in obj {
         let where_ = here(key);
@@ -1182,6 +1195,48 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
         return Some(root);
     }
     root.pointer(pointer)
+}
+
+/// A number as a harness that reads JSON into doubles (Gemini CLI's and Claude Code's
+/// JavaScript, Ajv) holds it: the nearest double, written as the shortest decimal that
+/// reads back as it (as JavaScript prints it). `None` beyond the doubles (`1e400`).
+fn as_sent(n: &Number) -> Option<Decimal> {
+    let double: f64 = n.as_str().parse().ok()?;
+    if !double.is_finite() {
+        return None;
+    }
+    Decimal::parse(&format!("{double:e}")).ok()
+}
+
+/// `value` with every number in it as [`as_sent`] holds it.
+fn sent_value(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => as_sent(n)
+            .and_then(|d| number_value(&d).ok())
+            .unwrap_or_else(|| value.clone()),
+        Value::Array(items) => Value::Array(items.iter().map(sent_value).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), sent_value(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The members of an `enum` (or a `const`), each also as a harness that reads JSON into
+/// doubles holds it where that differs (`5000.00000000000000001` is 5000 to Ajv): the
+/// domain admits both.
+fn as_sent_too(items: &[Value]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(item.clone());
+        let sent = sent_value(item);
+        if !json_eq(&sent, item) {
+            out.push(sent);
+        }
+    }
+    out
 }
 
 /// The type names of JSON Schema, as `parse_types` reads them.
@@ -1380,6 +1435,7 @@ mod tests {
             r#"{"$schema":"https://json-schema.org/draft/2020-12/schema#"}"#,
             r#"{"properties":{"a":{"maximum":1,"exclusiveMaximum":true}}}"#,
             r#"{"properties":{"a":{"enum":[1,1]}}}"#,
+            r#"{"properties":{"a":{"enum":[5000,5000.00000000000000001]}}}"#,
             r#"{"required":["a","a"]}"#,
             r#"{"properties":{"a":{"type":[]}}}"#,
             r#"{"properties":{"a":{"nullable":false}}}"#,

@@ -1657,3 +1657,47 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
     let r = precheck(&s, &input, Some(&tool(&fine)), &[]);
     assert_eq!(r.code, 0, "{}", r.stdout);
 }
+
+/// Gemini CLI and Claude Code read a tool's schema into JavaScript doubles, and Ajv checks
+/// a call against the nearest double of each bound and member: `maximum`
+/// 5000.9999999999999999 is 5001 there, and `{"amount": 5001}` runs; an `enum` member
+/// 5000.00000000000000001 is 5000, and `{"amount": 5000}` runs. Precheck must admit
+/// those calls too.
+#[test]
+fn a_bound_or_member_a_double_rounds_admits_what_the_harness_admits() {
+    let s = Scratch::new();
+    for (op, value, amount) in [
+        (
+            "gt",
+            "5000",
+            r#"{"type":"integer","maximum":5000.9999999999999999}"#,
+        ),
+        (
+            "lt",
+            "9007199254740993",
+            r#"{"type":"integer","minimum":9007199254740993}"#,
+        ),
+        ("eq", "5000", r#"{"enum":[5000.00000000000000001]}"#),
+        ("eq", "5000", r#"{"const":5000.00000000000000001}"#),
+    ] {
+        let input = s.file(
+            "store.json",
+            store(
+                &[
+                    &format!(
+                        r#"{{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{{"field":"amount","op":"{op}","value":{value}}},"effect":"deny"}}"#
+                    ),
+                    r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+                ],
+                &["c1"],
+            )
+            .as_bytes(),
+        );
+        let schema = format!(
+            r#"{{"type":"object","properties":{{"amount":{amount}}},"required":["amount"],"additionalProperties":false}}"#
+        );
+        let r = precheck(&s, &input, Some(&tool(&schema)), &[]);
+        assert_eq!(r.code, 1, "{amount}: {}", r.stdout);
+        assert!(r.stdout.contains("may-bind-some-action"), "{}", r.stdout);
+    }
+}
