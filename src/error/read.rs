@@ -41,6 +41,21 @@ pub enum IoReason {
     Other(String),
 }
 
+impl IoReason {
+    /// Why reading the file at `path` failed: as [`IoReason::from`] words `e`, and for a
+    /// relative path that names no file, the folder it was looked for in.
+    pub fn reading(path: &str, e: &std::io::Error) -> IoReason {
+        match IoReason::from(e) {
+            IoReason::NotFound if std::path::Path::new(path).is_relative() => {
+                std::env::current_dir().map_or(IoReason::NotFound, |dir| {
+                    IoReason::NotFoundIn(dir.to_string_lossy().into_owned())
+                })
+            }
+            reason => reason,
+        }
+    }
+}
+
 impl From<&std::io::Error> for IoReason {
     fn from(e: &std::io::Error) -> IoReason {
         match e.kind() {

@@ -19,15 +19,7 @@ use crate::stream::{Fallback, Positional};
 pub fn read(path: &str, role: &str, limits: Limits) -> Result<Vec<u8>, InputError> {
     let origin = if path == "-" { "<stdin>" } else { path };
     let cannot = |e: std::io::Error| {
-        let reason = match IoReason::from(&e) {
-            IoReason::NotFound if std::path::Path::new(path).is_relative() => {
-                std::env::current_dir().map_or(IoReason::NotFound, |dir| {
-                    IoReason::NotFoundIn(dir.to_string_lossy().into_owned())
-                })
-            }
-            reason => reason,
-        };
-        InputError::invalid(origin, role, ReadProblem::Io(reason))
+        InputError::invalid(origin, role, ReadProblem::Io(IoReason::reading(path, &e)))
     };
     let cap = limits.max_input_bytes.saturating_add(1);
     let mut bytes = Vec::new();
