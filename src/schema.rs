@@ -1047,12 +1047,11 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
     };
     let here = |key: &str| format!("{path}/{}", clean(key));
     let unique = |items: &[Value]| {
-        items.iter().enumerate().all(|(i, a)| {
-            items
-                .iter()
-                .take(i)
-                .all(|b| !json_eq(&sent_value(a), &sent_value(b)))
-        })
+        // Each member as sent once, not once per pair.
+        let sent: Vec<Value> = items.iter().map(sent_value).collect();
+        sent.iter()
+            .enumerate()
+            .all(|(i, a)| sent.iter().take(i).all(|b| !json_eq(a, b)))
     };
     for (key, v) in obj {
         let where_ = here(key);
