@@ -187,6 +187,16 @@ pub struct Record {
 }
 
 impl Record {
+    /// The tool names (or globs) this record gives: a policy's `scope`, an effect's
+    /// `tool`; none for another kind.
+    pub fn tool_names(&self) -> &[String] {
+        match &self.kind {
+            Kind::Policy(p) => &p.scope,
+            Kind::Effect(e) => std::slice::from_ref(&e.tool),
+            _ => &[],
+        }
+    }
+
     /// The ids this record was derived from (policies and facts only).
     pub fn depends_on(&self) -> &[String] {
         match &self.kind {

@@ -65,11 +65,7 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
         }
         out.extend(quoted_number_warnings(record).into_iter().map(at));
         // A scope or effect tool written as a matcher's regex or a shell's glob.
-        let names: &[String] = match &record.kind {
-            Kind::Policy(p) => &p.scope,
-            Kind::Effect(e) => std::slice::from_ref(&e.tool),
-            _ => &[],
-        };
+        let names = record.tool_names();
         for name in names
             .iter()
             .filter(|n| crate::harness::has_pattern_syntax(n))

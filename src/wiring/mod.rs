@@ -762,11 +762,7 @@ fn matcher_samples(harness: Harness, tool: &str, any_name: bool) -> Vec<String> 
 pub fn never_sent(harness: Harness, store: &Store) -> Vec<(String, String)> {
     let mut out: BTreeMap<&str, &str> = BTreeMap::new();
     for r in store.records() {
-        let names: &[String] = match &r.kind {
-            Kind::Policy(p) => &p.scope,
-            Kind::Effect(e) => std::slice::from_ref(&e.tool),
-            _ => &[],
-        };
+        let names = r.tool_names();
         // A name the harness sends in another spelling (`mcp__bill.ing__t` as
         // `mcp__bill_ing__t`) has its own report, which names that spelling.
         let spelt = |n: &str| {
@@ -792,11 +788,7 @@ pub fn never_sent(harness: Harness, store: &Store) -> Vec<(String, String)> {
 fn named_tools(store: &Store) -> BTreeMap<&str, &str> {
     let mut named: BTreeMap<&str, &str> = BTreeMap::new();
     for r in store.records() {
-        let names: &[String] = match &r.kind {
-            Kind::Policy(p) => &p.scope,
-            Kind::Effect(e) => std::slice::from_ref(&e.tool),
-            _ => &[],
-        };
+        let names = r.tool_names();
         for n in names {
             named.entry(n).or_insert(&r.id);
         }
@@ -1032,11 +1024,7 @@ pub fn typed_input_unjudged(harness: Harness, store: &Store) -> Option<&str> {
     }
     let shell = Wiring::of(harness).shell_tool;
     store.records().iter().find_map(|r| {
-        let names: &[String] = match &r.kind {
-            Kind::Policy(p) => &p.scope,
-            Kind::Effect(e) => std::slice::from_ref(&e.tool),
-            _ => &[],
-        };
+        let names = r.tool_names();
         names
             .iter()
             .any(|n| crate::record::glob_match(n, shell))
