@@ -154,6 +154,20 @@ fn hook_context(harness: &str, payload: &str, file: &str, env: &[(&str, &str)]) 
     run_env(&args, Some(payload.as_bytes()), env)
 }
 
+/// The Claude Code hook over `store` with `context_file`, for the payload in
+/// `payload_file`, as a shell runs it, the shell's own arguments ending with `extra`:
+/// what the command line of a process the hook runs under gives (`--setting-sources`,
+/// `--settings`). The caller sets the directory and the variables.
+fn hook_under_sh(store: &str, context_file: &str, payload_file: &str, extra: &[&str]) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(r#""$0" hook claude-code --store "$1" --kept-from transcript --context-file "$2" < "$3"; exit $?"#)
+        .args([env!("CARGO_BIN_EXE_omission-gate"), store, context_file, payload_file])
+        .args(extra);
+    command
+}
+
 /// A hook's answer that lets the call run: exit 0 and not a word on stderr.
 fn passed(out: &Run, what: impl std::fmt::Display) {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{what}");
@@ -2450,14 +2464,10 @@ fn claude_code_a_context_file_is_not_in_view_under_setting_sources_that_leave_on
     let payload_file = scratch.file("payload.json", p.as_bytes());
     // The hook as a shell runs it, under a process whose arguments name the sources.
     let under = |sources: &[&str]| {
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(r#""$0" hook claude-code --store "$1" --kept-from transcript --context-file "$2" < "$3"; exit $?"#)
-            .args([env!("CARGO_BIN_EXE_omission-gate"), &store(h), &local, &payload_file])
-            .args(sources)
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        let out = command.output().unwrap();
+        let out = hook_under_sh(&store(h), &local, &payload_file, sources)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -2575,16 +2585,8 @@ fn claude_code_a_context_file_settings_on_the_command_line_exclude_is_not_in_vie
     let store_path = std::fs::canonicalize(store(h)).unwrap();
     // The hook as a shell runs it, under a process whose arguments give the settings.
     let under = |flags: &[&str]| {
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(r#""$0" hook claude-code --store "$1" --kept-from transcript --context-file "$2" < "$3"; exit $?"#)
-            .args([
-                env!("CARGO_BIN_EXE_omission-gate"),
-                store_path.to_str().unwrap(),
-                claude_md.to_str().unwrap(),
-                &payload_file,
-            ])
-            .args(flags)
+        let (store, claude_md) = (store_path.to_str().unwrap(), claude_md.to_str().unwrap());
+        let out = hook_under_sh(store, claude_md, &payload_file, flags)
             .current_dir(scratch.path())
             .env("CLAUDE_PROJECT_DIR", &project)
             .env("HOME", &home)
