@@ -1393,6 +1393,17 @@ fn a_tool_left_undecided_after_another_is_not_passed() {
     assert_eq!(c.code, 1, "{}", c.stdout);
 }
 
+/// `pin` of `input` over the tools `tools` (a tool list's JSON) keeps the record `id`.
+fn assert_pins(s: &Scratch, input: &str, tools: &str, id: &str) {
+    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+    let pinned = run(
+        &["pin", input, "--tools", &tools_path, "--format", "ids"],
+        None,
+    );
+    assert_eq!(pinned.code, 0, "{}", pinned.stdout);
+    assert!(pinned.stdout.lines().any(|l| l == id), "{}", pinned.stdout);
+}
+
 /// Two required keys nobody reads, `customer` (any value) and `customer.tier`: sampled
 /// one by one, `customer` took `""`, a string a key with dots passes through, so every
 /// call spelt `customer.tier` two ways, `check` refused each, no call was tried, and a
@@ -1433,13 +1444,7 @@ fn required_keys_nobody_reads_are_filled_so_that_each_field_is_spelt_once() {
     );
     let checked = run(&["check", &input, "--action", &action], None);
     assert_eq!(checked.code, 1, "{}", checked.stdout);
-    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
-    let pinned = run(
-        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
-        None,
-    );
-    assert_eq!(pinned.code, 0, "{}", pinned.stdout);
-    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+    assert_pins(&s, &input, &tools, "p1");
 
     // A `customer` that admits no number, boolean or null: no call is built, and
     // precheck says the rule may bind rather than pass it.
@@ -1497,13 +1502,7 @@ fn a_field_sampled_two_ways_across_objects_is_not_a_call_ruled_out() {
         "{}",
         r.stdout
     );
-    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
-    let pinned = run(
-        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
-        None,
-    );
-    assert_eq!(pinned.code, 0, "{}", pinned.stdout);
-    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+    assert_pins(&s, &input, &tools, "p1");
 }
 
 /// A rule on `x.y.w` where the schema admits the key `x.y.w` and requires an object `x`
@@ -1544,12 +1543,7 @@ fn a_required_key_that_spells_a_read_field_is_tried_as_the_field() {
         None,
     );
     assert_eq!(blocked.code, 1, "{}", blocked.stdout);
-    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
-    let pinned = run(
-        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
-        None,
-    );
-    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+    assert_pins(&s, &input, &tools, "p1");
 }
 
 /// A rule on `x.z` under a schema that requires the key `x.z` (6000 or 100) and an
@@ -1594,12 +1588,7 @@ fn a_read_field_every_call_gives_two_ways_is_undecided() {
         "{}",
         r.stdout
     );
-    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
-    let pinned = run(
-        &["pin", &input, "--tools", &tools_path, "--format", "ids"],
-        None,
-    );
-    assert!(pinned.stdout.contains("p1"), "{}", pinned.stdout);
+    assert_pins(&s, &input, &tools, "p1");
 }
 
 /// Gemini CLI 0.61.0 checks a call against the tool's schema with Ajv, and where Ajv
