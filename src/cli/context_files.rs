@@ -26,26 +26,29 @@ pub(super) fn counted(
     path: &str,
     live: &Live,
 ) -> Result<Vec<(String, Vec<String>)>, Unread> {
-    let limits = wanted.limits;
     // What follows reads files (and, for a call being made, the command lines of its
     // ancestors): only for context files, which most hooks are given none of.
-    let claude_files = live.harness == Harness::ClaudeCode && !wanted.files.is_empty();
-    let memory = !claude_files || claude_memory_sent(path, wanted.subagent);
+    if wanted.files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let limits = wanted.limits;
+    let claude = live.harness == Harness::ClaudeCode;
+    let memory = !claude || claude_memory_sent(path, wanted.subagent);
     // A call being made: Claude Code started with `--setting-sources` leaving a source out
     // reads none of its memory files; which source a file named here is of cannot be told
     // for sure (a file one imports is of its importer's), so only the managed ones count.
-    let ancestors = if wanted.live_call && !wanted.files.is_empty() {
+    let ancestors = if wanted.live_call {
         ancestor_args(Path::new("/proc"), std::process::id())
     } else {
         Vec::new()
     };
-    let managed_only = claude_files
+    let managed_only = claude
         && ancestors
             .iter()
             .find_map(|(_, a)| claude_code::setting_sources_limited(a))
             .unwrap_or(false);
     let (settings, unread_settings) = match live.harness {
-        Harness::ClaudeCode if !wanted.files.is_empty() => claude_settings(&ancestors),
+        Harness::ClaudeCode => claude_settings(&ancestors),
         _ => (Vec::new(), false),
     };
     let excludes = claude_md_excludes(&settings, unread_settings);
@@ -60,16 +63,14 @@ pub(super) fn counted(
     // A session in a git worktree inside its main checkout: Claude Code reads none of the
     // main checkout's own files (see [`nested_worktree`]).
     let nested = match live.harness {
-        Harness::ClaudeCode if !wanted.files.is_empty() => std::env::var_os("CLAUDE_PROJECT_DIR")
+        Harness::ClaudeCode => std::env::var_os("CLAUDE_PROJECT_DIR")
             .filter(|d| !d.is_empty())
             .map(PathBuf::from)
             .or_else(|| std::env::current_dir().ok())
             .and_then(|dir| nested_worktree(&dir)),
         _ => None,
     };
-    let project_off = live.harness == Harness::ClaudeCode
-        && !wanted.files.is_empty()
-        && claude_project_memory_off();
+    let project_off = claude && claude_project_memory_off();
     // When the harness read the files named here for this session, at the latest: each
     // reads them as it starts, and sends what it read all session (seen: a `CLAUDE.md`,
     // Codex's `model_instructions_file` or the global `GEMINI.md` that the agent rewrote
@@ -79,7 +80,6 @@ pub(super) fn counted(
     // context message right after it reads them. A resume reads them again, but the
     // transcript keeps its first start: a file changed since counts for nothing.
     let files_read = match live.harness {
-        _ if wanted.files.is_empty() => None,
         Harness::ClaudeCode => {
             claude_session_start(wanted.subagent.map_or(path, |_| wanted.path), limits)
         }
