@@ -1056,52 +1056,43 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
     for (key, v) in obj {
         let where_ = here(key);
         let bad = |what: &str| Some(format!("{} {what}", at(&where_)));
-        match key.as_str() {
+        let sub = |s: &Value, at: &str| skips_at(s, root, at, draft2020);
+        let each = |items: &[Value]| {
+            (items.iter().enumerate()).find_map(|(i, s)| sub(s, &format!("{where_}/{i}")))
+        };
+        let number = |v: &Value| v.as_number().and_then(|n| Decimal::parse(n.as_str()).ok());
+        let found = match key.as_str() {
             "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() => {
-                return bad("is a boolean (draft 4), which draft-07 refuses");
+                bad("is a boolean (draft 4), which draft-07 refuses")
             }
             "enum" => match v {
-                Value::Array(items) if !items.is_empty() && unique(items) => {}
-                _ => return bad("is empty or repeats a member"),
+                Value::Array(items) if !items.is_empty() && unique(items) => None,
+                _ => bad("is empty or repeats a member"),
             },
             "required" => match v {
-                Value::Array(items) if unique(items) => {}
-                _ => return bad("repeats a name"),
+                Value::Array(items) if unique(items) => None,
+                _ => bad("repeats a name"),
             },
             "type" => match v {
                 Value::Array(items) if items.is_empty() || !unique(items) => {
-                    return bad("is empty or repeats a type");
+                    bad("is empty or repeats a type")
                 }
-                _ => {}
+                _ => None,
             },
             "$id" if !path.is_empty() => {
-                return bad(
-                    "is an id of a subschema, under which precheck does not resolve references",
-                );
+                bad("is an id of a subschema, under which precheck does not resolve references")
             }
-            "nullable" if !obj.contains_key("type") => {
-                return bad("stands without `type`");
-            }
+            "nullable" if !obj.contains_key("type") => bad("stands without `type`"),
             "$ref" if v.as_str().and_then(|r| resolve(root, r)).is_none() => {
-                return bad("names no node of the schema");
+                bad("names no node of the schema")
             }
-            "multipleOf" => {
-                let positive = v
-                    .as_number()
-                    .and_then(|n| Decimal::parse(n.as_str()).ok())
-                    .is_some_and(|d| d > Decimal::zero());
-                if !positive {
-                    return bad("is not a number above zero");
-                }
+            "multipleOf" if number(v).is_none_or(|d| d <= Decimal::zero()) => {
+                bad("is not a number above zero")
             }
-            k if COUNTS.contains(&k) => {
-                let count = v
-                    .as_number()
-                    .and_then(|n| Decimal::parse(n.as_str()).ok())
-                    .is_some_and(|d| d.is_integer() && d >= Decimal::zero());
-                if !count {
-                    return bad("is not a whole number of zero or more");
-                }
+            k if COUNTS.contains(&k)
+                && !number(v).is_some_and(|d| d.is_integer() && d >= Decimal::zero()) =>
+            {
+                bad("is not a whole number of zero or more")
             }
             "additionalItems"
             | "contains"
@@ -1110,65 +1101,38 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
             | "not"
             | "if"
             | "then"
-            | "else" => {
-                if let Some(why) = skips_at(v, root, &where_, draft2020) {
-                    return Some(why);
+            | "else" => sub(v, &where_),
+            "items" => match v {
+                Value::Array(items) if items.is_empty() => bad("is an empty array"),
+                Value::Array(_) if draft2020 => bad("is an array, which 2020-12 refuses"),
+                Value::Array(items) => each(items),
+                s => sub(s, &where_),
+            },
+            "allOf" | "anyOf" | "oneOf" => match v {
+                Value::Array(items) if !items.is_empty() => each(items),
+                _ => bad("is not a non-empty array of schemas"),
+            },
+            "properties" | "patternProperties" | "definitions" | "$defs" => match v {
+                Value::Object(subs) => {
+                    (subs.iter()).find_map(|(name, s)| sub(s, &format!("{where_}/{}", clean(name))))
                 }
-            }
-            "items" => {
-                let found = match v {
-                    Value::Array(items) if items.is_empty() => bad("is an empty array"),
-                    Value::Array(_) if draft2020 => bad("is an array, which 2020-12 refuses"),
-                    Value::Array(items) => items
-                        .iter()
-                        .enumerate()
-                        .find_map(|(i, s)| skips_at(s, root, &format!("{where_}/{i}"), draft2020)),
-                    s => skips_at(s, root, &where_, draft2020),
-                };
-                if found.is_some() {
-                    return found;
-                }
-            }
-            "allOf" | "anyOf" | "oneOf" => {
-                let found = match v {
-                    Value::Array(items) if !items.is_empty() => items
-                        .iter()
-                        .enumerate()
-                        .find_map(|(i, s)| skips_at(s, root, &format!("{where_}/{i}"), draft2020)),
-                    _ => bad("is not a non-empty array of schemas"),
-                };
-                if found.is_some() {
-                    return found;
-                }
-            }
-            "properties" | "patternProperties" | "definitions" | "$defs" => {
-                let found = match v {
-                    Value::Object(subs) => subs.iter().find_map(|(name, s)| {
-                        skips_at(s, root, &format!("{where_}/{}", clean(name)), draft2020)
-                    }),
-                    _ => bad("is not an object of schemas"),
-                };
-                if found.is_some() {
-                    return found;
-                }
-            }
-            "dependencies" => {
-                let found = match v {
-                    Value::Object(subs) => subs.iter().find_map(|(name, s)| {
-                        let sub = format!("{where_}/{}", clean(name));
-                        match s {
-                            Value::Array(names) if unique(names) => None,
-                            Value::Array(_) => Some(format!("{} repeats a name", at(&sub))),
-                            s => skips_at(s, root, &sub, draft2020),
-                        }
-                    }),
-                    _ => bad("is not an object"),
-                };
-                if found.is_some() {
-                    return found;
-                }
-            }
-            _ => {}
+                _ => bad("is not an object of schemas"),
+            },
+            "dependencies" => match v {
+                Value::Object(subs) => subs.iter().find_map(|(name, s)| {
+                    let at_name = format!("{where_}/{}", clean(name));
+                    match s {
+                        Value::Array(names) if unique(names) => None,
+                        Value::Array(_) => Some(format!("{} repeats a name", at(&at_name))),
+                        s => sub(s, &at_name),
+                    }
+                }),
+                _ => bad("is not an object"),
+            },
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
         }
     }
     None
