@@ -1065,13 +1065,9 @@ fn precompact_wired_under_a_pre_tool_event_denies_the_call() {
     }
 }
 
-/// What a read of a relative path that names no file says: where it was looked for (the
-/// tests run in the crate's folder).
-const MISSING_HERE: &str = concat!(
-    "no such file in ",
-    env!("CARGO_MANIFEST_DIR"),
-    ", the working directory, which a relative path is read from"
-);
+/// What a read of a relative path that names no file says: where it was looked for,
+/// without naming the folder (no report holds a path its command line did not give).
+const MISSING_HERE: &str = "no such file in the working directory, which a relative path is read from (give the full path)";
 
 #[test]
 fn precompact_never_blocks_even_when_it_cannot_answer() {

@@ -146,11 +146,7 @@ fn quiet_prints_nothing_and_exits_with_the_verdict() {
     assert_eq!(r.stdout, "");
     assert_eq!(
         r.stderr,
-        concat!(
-            "omission-gate: invalid-input: no/such.json: input: cannot read: no such file in ",
-            env!("CARGO_MANIFEST_DIR"),
-            ", the working directory, which a relative path is read from\n"
-        )
+        "omission-gate: invalid-input: no/such.json: input: cannot read: no such file in the working directory, which a relative path is read from (give the full path)\n"
     );
 }
 

@@ -351,11 +351,13 @@ mod tests {
         );
         assert_eq!(say(Error::other("Disk Full")), "disk full");
         assert!(!say(Error::other("")).is_empty());
-        // The folder a relative path was looked for in, as any text from outside: on one
-        // line, escaped.
+        // A relative path: where it was read from, without naming the folder.
+        let relative = IoReason::reading("no/such.json", &Error::from(ErrorKind::NotFound));
         assert_eq!(
-            IoReason::NotFoundIn("/tmp/a\nb".into()).to_string(),
-            "no such file in /tmp/a\\u{000a}b, the working directory, which a relative path is read from"
+            relative.to_string(),
+            "no such file in the working directory, which a relative path is read from (give the full path)"
         );
+        let full = IoReason::reading("/no/such.json", &Error::from(ErrorKind::NotFound));
+        assert_eq!(full, IoReason::NotFound);
     }
 }

@@ -25,11 +25,13 @@ pub enum IoReason {
     /// No such file.
     #[error("no such file")]
     NotFound,
-    /// No such file at a relative path: the folder it was looked for in, the working
-    /// directory (a hook's is the harness's, which may not be the one the path was
-    /// written for).
-    #[error("no such file in {}, the working directory, which a relative path is read from", crate::text::clean(.0))]
-    NotFoundIn(String),
+    /// No such file at a relative path, read from the working directory (a hook's is the
+    /// harness's, which may not be the one the path was written for). The directory is
+    /// not named: a report holds no path its command line did not give.
+    #[error(
+        "no such file in the working directory, which a relative path is read from (give the full path)"
+    )]
+    NotFoundRelative,
     /// Permission denied.
     #[error("permission denied")]
     PermissionDenied,
@@ -43,13 +45,11 @@ pub enum IoReason {
 
 impl IoReason {
     /// Why reading the file at `path` failed: as [`IoReason::from`] words `e`, and for a
-    /// relative path that names no file, the folder it was looked for in.
+    /// relative path that names no file, that it was read from the working directory.
     pub fn reading(path: &str, e: &std::io::Error) -> IoReason {
         match IoReason::from(e) {
             IoReason::NotFound if std::path::Path::new(path).is_relative() => {
-                std::env::current_dir().map_or(IoReason::NotFound, |dir| {
-                    IoReason::NotFoundIn(dir.to_string_lossy().into_owned())
-                })
+                IoReason::NotFoundRelative
             }
             reason => reason,
         }
