@@ -20,6 +20,8 @@ use crate::decimal::{Decimal, DecimalError};
 use crate::predicate::json_eq;
 use crate::text::clean;
 
+mod regexp;
+
 const NULL: u8 = 1;
 const BOOLEAN: u8 = 2;
 /// Whole numbers only (`5000.0` is one).
@@ -1015,8 +1017,10 @@ const COUNTS: [&str; 6] = [
 /// unknown `$schema`, draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum`, an empty or
 /// repeating `enum`, `type` or `required`, `nullable` without `type`, a `$ref` that does
 /// not resolve to a node of the schema, a count below zero or not whole, `multipleOf` not
-/// above zero, a subschema that is neither an object nor a boolean. (A `pattern` that is
-/// no JavaScript regular expression voids it too, and is not detected.)
+/// above zero, a subschema that is neither an object nor a boolean, an annotation of another
+/// type than the meta-schema's (`description: 5`, `format: 5`), a `pattern` (or a key of
+/// `patternProperties`) that is no JavaScript regular expression, or may not be one in
+/// some engine (see [`regexp`]).
 pub fn validator_skips(root: &Value) -> Option<String> {
     if let Value::Object(obj) = root
         && let Some(dialect) = obj.get("$schema")
@@ -1079,6 +1083,18 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
                 }
                 _ => None,
             },
+            "format" | "title" | "description" | "$comment" | "contentMediaType"
+            | "contentEncoding" | "$id" | "$anchor"
+                if !v.is_string() =>
+            {
+                bad("is not a string")
+            }
+            "readOnly" | "writeOnly" | "deprecated" | "uniqueItems" | "nullable"
+                if !v.is_boolean() =>
+            {
+                bad("is not a boolean")
+            }
+            "examples" if !v.is_array() => bad("is not an array"),
             "$id" if !path.is_empty() => {
                 bad("is an id of a subschema, under which precheck does not resolve references")
             }
@@ -1112,6 +1128,18 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
                 Value::Array(items) if !items.is_empty() => each(items),
                 _ => bad("is not a non-empty array of schemas"),
             },
+            "pattern" => match v {
+                Value::String(p) if regexp::compiles(p) => None,
+                Value::String(_) => bad(NO_REGEXP),
+                _ => bad("is not a string"),
+            },
+            "patternProperties"
+                if !v
+                    .as_object()
+                    .is_some_and(|o| o.keys().all(|p| regexp::compiles(p))) =>
+            {
+                bad(&format!("has a key that {NO_REGEXP}"))
+            }
             "properties" | "patternProperties" | "definitions" | "$defs" => match v {
                 Value::Object(subs) => {
                     (subs.iter()).find_map(|(name, s)| sub(s, &format!("{where_}/{}", clean(name))))
@@ -1137,6 +1165,9 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
     }
     None
 }
+
+/// Why a `pattern` voids the schema where [`regexp::compiles`] is not sure of it.
+const NO_REGEXP: &str = "is no regular expression that JavaScript is sure to compile both with and without the `u` flag";
 
 /// A path for a message (`/` for the root).
 fn at(path: &str) -> String {
@@ -1411,6 +1442,14 @@ mod tests {
             r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"a":{"items":[{}]}}}"#,
             r#"{"properties":{"a":{"additionalProperties":5}}}"#,
             r#"{"properties":{"a":{"dependencies":{"b":["c","c"]}}}}"#,
+            r#"{"properties":{"a":{"pattern":"^\\d{3}\\-\\d{4}$"}}}"#,
+            r#"{"properties":{"a":{"pattern":5}}}"#,
+            r#"{"patternProperties":{"^x\\_":{}}}"#,
+            r#"{"properties":{"a":{"format":5}}}"#,
+            r#"{"description":5}"#,
+            r#"{"properties":{"a":{"uniqueItems":"yes"}}}"#,
+            r#"{"properties":{"a":{"type":"integer","nullable":"yes"}}}"#,
+            r#"{"properties":{"a":{"examples":5}}}"#,
         ] {
             assert!(validator_skips(&v(text)).is_some(), "{text}");
         }
@@ -1420,6 +1459,8 @@ mod tests {
             r##"{"properties":{"a":{"$ref":"#/$defs/b"},"c":{"$ref":"#"}},"$defs":{"b":{}}}"##,
             r#"{"properties":{"a":{"type":"integer","nullable":true,"enum":[1]}}}"#,
             r#"{"properties":{"a":{"minLength":2.0,"format":"zzz","items":{}}}}"#,
+            r#"{"properties":{"a":{"pattern":"^\\d{3}-\\d{4}$","title":"t","examples":[]}}}"#,
+            r#"{"patternProperties":{"^x_\\w+$":{}}}"#,
             "true",
         ] {
             assert_eq!(validator_skips(&v(text)), None, "{text}");

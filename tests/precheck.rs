@@ -1594,7 +1594,8 @@ fn a_read_field_every_call_gives_two_ways_is_undecided() {
 /// Gemini CLI 0.61.0 checks a call against the tool's schema with Ajv, and where Ajv
 /// cannot compile the schema it logs "Skipping parameter validation" and runs the call:
 /// a `$schema` it does not load (draft 4), a draft-4 boolean `exclusiveMaximum`, an empty
-/// `enum` or `nullable` without `type` anywhere voids every bound, and the call with
+/// `enum`, `nullable` without `type`, a `pattern` that JavaScript's `new RegExp(p, "u")`
+/// refuses (`\-`) or an annotation of the wrong type (`format: 5`) anywhere voids every bound, and the call with
 /// `amount` 8400 runs. Precheck must judge such a tool as taking any params.
 #[test]
 fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
@@ -1632,6 +1633,14 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
             format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"required":["amount"]}}"##),
             "names no node of the schema",
         ),
+        (
+            r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000},"memo":{"type":"string","pattern":"^\\d{3}\\-\\d{4}$"}},"required":["amount"]}"#.to_string(),
+            "is no regular expression that JavaScript is sure to compile",
+        ),
+        (
+            format!(r#"{{"type":"object","properties":{{{capped},"memo":{{"type":"string","format":5}}}},"required":["amount"]}}"#),
+            "is not a string",
+        ),
     ] {
         let r = precheck(&s, &input, Some(&tool(&schema)), &[]);
         assert_eq!(r.code, 1, "{schema}: {}", r.stdout);
@@ -1640,11 +1649,15 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
         assert!(r.stdout.contains(why), "{}", r.stdout);
     }
     // The same bound in a schema Ajv compiles still rules the rule out.
-    let fine = format!(
-        r##"{{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"$defs":{{"memo":{{"type":"string"}}}},"required":["amount"]}}"##
-    );
-    let r = precheck(&s, &input, Some(&tool(&fine)), &[]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    for fine in [
+        format!(
+            r##"{{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"$defs":{{"memo":{{"type":"string"}}}},"required":["amount"]}}"##
+        ),
+        r#"{"type":"object","properties":{"amount":{"type":"integer","maximum":5000},"memo":{"type":"string","pattern":"^\\d{3}-\\d{4}$","format":"date"}},"required":["amount"]}"#.to_string(),
+    ] {
+        let r = precheck(&s, &input, Some(&tool(&fine)), &[]);
+        assert_eq!(r.code, 0, "{fine}: {}", r.stdout);
+    }
 }
 
 /// Gemini CLI and Claude Code read a tool's schema into JavaScript doubles, and Ajv checks
