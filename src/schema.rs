@@ -998,7 +998,9 @@ const VALIDATOR_DIALECTS: [&str; 3] = [
 ];
 
 /// Keywords whose value draft-07's meta-schema wants a non-negative integer.
-const COUNTS: [&str; 6] = [
+const COUNTS: [&str; 8] = [
+    "maxContains",
+    "minContains",
     "maxLength",
     "minLength",
     "maxItems",
@@ -1084,7 +1086,7 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
                 _ => None,
             },
             "format" | "title" | "description" | "$comment" | "contentMediaType"
-            | "contentEncoding" | "$id" | "$anchor"
+            | "contentEncoding" | "$id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor"
                 if !v.is_string() =>
             {
                 bad("is not a string")
@@ -1117,14 +1119,17 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
             | "not"
             | "if"
             | "then"
-            | "else" => sub(v, &where_),
+            | "else"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "contentSchema" => sub(v, &where_),
             "items" => match v {
                 Value::Array(items) if items.is_empty() => bad("is an empty array"),
                 Value::Array(_) if draft2020 => bad("is an array, which 2020-12 refuses"),
                 Value::Array(items) => each(items),
                 s => sub(s, &where_),
             },
-            "allOf" | "anyOf" | "oneOf" => match v {
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => match v {
                 Value::Array(items) if !items.is_empty() => each(items),
                 _ => bad("is not a non-empty array of schemas"),
             },
@@ -1140,23 +1145,33 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
             {
                 bad(&format!("has a key that {NO_REGEXP}"))
             }
-            "properties" | "patternProperties" | "definitions" | "$defs" => match v {
-                Value::Object(subs) => {
-                    (subs.iter()).find_map(|(name, s)| sub(s, &format!("{where_}/{}", clean(name))))
+            "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" => {
+                match v {
+                    Value::Object(subs) => (subs.iter())
+                        .find_map(|(name, s)| sub(s, &format!("{where_}/{}", clean(name)))),
+                    _ => bad("is not an object of schemas"),
                 }
-                _ => bad("is not an object of schemas"),
-            },
-            "dependencies" => match v {
+            }
+            "dependencies" | "dependentRequired" => match v {
                 Value::Object(subs) => subs.iter().find_map(|(name, s)| {
                     let at_name = format!("{where_}/{}", clean(name));
                     match s {
-                        Value::Array(names) if unique(names) => None,
-                        Value::Array(_) => Some(format!("{} repeats a name", at(&at_name))),
-                        s => sub(s, &at_name),
+                        Value::Array(names)
+                            if names.iter().all(Value::is_string) && unique(names) =>
+                        {
+                            None
+                        }
+                        Value::Array(_) => Some(format!(
+                            "{} repeats a name or holds other than names",
+                            at(&at_name)
+                        )),
+                        s if key == "dependencies" => sub(s, &at_name),
+                        _ => Some(format!("{} is not an array of names", at(&at_name))),
                     }
                 }),
                 _ => bad("is not an object"),
             },
+            "$vocabulary" if !v.is_object() => bad("is not an object"),
             _ => None,
         };
         if found.is_some() {
@@ -1450,6 +1465,14 @@ mod tests {
             r#"{"properties":{"a":{"uniqueItems":"yes"}}}"#,
             r#"{"properties":{"a":{"type":"integer","nullable":"yes"}}}"#,
             r#"{"properties":{"a":{"examples":5}}}"#,
+            r#"{"properties":{"a":{"dependencies":{"b":[5]}}}}"#,
+            r#"{"properties":{"a":{"dependentRequired":{"b":{}}}}}"#,
+            r#"{"properties":{"a":{"prefixItems":[]}}}"#,
+            r#"{"properties":{"a":{"unevaluatedProperties":5}}}"#,
+            r#"{"properties":{"a":{"dependentSchemas":5}}}"#,
+            r#"{"properties":{"a":{"minContains":-1}}}"#,
+            r#"{"properties":{"a":{"$dynamicRef":5}}}"#,
+            r#"{"properties":{"a":{"$vocabulary":5}}}"#,
         ] {
             assert!(validator_skips(&v(text)).is_some(), "{text}");
         }
@@ -1461,6 +1484,7 @@ mod tests {
             r#"{"properties":{"a":{"minLength":2.0,"format":"zzz","items":{}}}}"#,
             r#"{"properties":{"a":{"pattern":"^\\d{3}-\\d{4}$","title":"t","examples":[]}}}"#,
             r#"{"patternProperties":{"^x_\\w+$":{}}}"#,
+            r#"{"properties":{"a":{"dependentRequired":{"b":["c"]},"prefixItems":[{}],"minContains":0}}}"#,
             "true",
         ] {
             assert_eq!(validator_skips(&v(text)), None, "{text}");
