@@ -17,6 +17,7 @@ pub(super) fn compiles(pattern: &str) -> bool {
         chars: pattern.chars().collect(),
         at: 0,
         groups: 0,
+        depth: 0,
         names: Vec::new(),
         backreference: 0,
         named_references: Vec::new(),
@@ -26,6 +27,10 @@ pub(super) fn compiles(pattern: &str) -> bool {
         && parser.backreference <= parser.groups
         && (parser.named_references.iter()).all(|name| parser.names.contains(name))
 }
+
+/// Groups inside groups past which a pattern is not sure: no schema nests so deep, and a
+/// pattern of a million `(` must not exhaust the stack.
+const DEEPEST: usize = 64;
 
 /// `None` is a pattern that does not compile (or may not).
 type Parsed<T = ()> = Option<T>;
@@ -41,6 +46,8 @@ struct Parser {
     at: usize,
     /// Capturing groups so far.
     groups: usize,
+    /// Groups open here: past [`DEEPEST`], the parser stops (not sure) before the stack ends.
+    depth: usize,
     names: Vec<String>,
     /// The highest `\N` seen: each must name a group, wherever it opens.
     backreference: usize,
@@ -137,6 +144,10 @@ impl Parser {
 
     /// After `(`: whether the group may take a quantifier (a lookaround may not).
     fn group(&mut self) -> Parsed<bool> {
+        self.depth += 1;
+        if self.depth > DEEPEST {
+            return None;
+        }
         let quantifiable = if self.eat('?') {
             match self.next()? {
                 ':' => true,
@@ -162,6 +173,7 @@ impl Parser {
         };
         self.disjunction()?;
         self.expect(')')?;
+        self.depth -= 1;
         Some(quantifiable)
     }
 
@@ -512,5 +524,8 @@ mod tests {
         ] {
             assert!(!compiles(p), "{p}");
         }
+        let deep = |n: usize| format!("{}a{}", "(".repeat(n), ")".repeat(n));
+        assert!(compiles(&deep(64)));
+        assert!(!compiles(&deep(65)) && !compiles(&deep(1_000_000)));
     }
 }
