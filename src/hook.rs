@@ -1284,18 +1284,23 @@ fn compact_error(message: &str) -> Reply {
 }
 
 /// The records a compactor must keep so that no call of the guarded tools can be blocked:
-/// `pin` (SPEC 6) over the guarded tools, in `seq` order with why. `--tools` names or
-/// globs are taken as schema-less tools; the document's `tools` keep their schemas; with
-/// neither, every tool is guarded (`*`), as the pre-tool adapters guard every tool. A
-/// tool a rule names is judged too, listed or not, as the pre-tool adapters judge it.
+/// `pin` (SPEC 6) over the guarded tools, in `seq` order with why. The guarded tools are
+/// the `--tools` names or globs, else the names in the document's `tools`, else every
+/// tool (`*`), as the pre-tool adapters guard every tool; each is judged with any params.
+/// A tool a rule names is judged too, listed or not, as the pre-tool adapters judge it.
 pub fn protected(setup: &Setup) -> Vec<Pinned> {
     let schemaless = |name: &str| Tool {
         name: name.to_string(),
         input_schema: None,
     };
+    // A schema in the document's `tools` bounds nothing here: Claude Code checks an MCP
+    // tool's call only for being a JSON object (2.1.197 ran `amount` 8400 against the
+    // server's `maximum: 5000`, and the PreToolUse hook saw it), and a built-in's call
+    // against its own schema, not the document's. Pin by a schema would leave out a rule
+    // that a call the hook then judges trips.
     let tools: Vec<Tool> = match (&setup.tools, &setup.input.tools) {
         (Some(names), _) => names.iter().map(|n| schemaless(n)).collect(),
-        (None, Some(tools)) => tools.clone(),
+        (None, Some(tools)) => tools.iter().map(|t| schemaless(&t.name)).collect(),
         (None, None) => vec![schemaless("*")],
     };
     crate::pin::pin(

@@ -1037,6 +1037,52 @@ fn precompact_tools_never_narrow_what_is_kept() {
     }
 }
 
+/// Claude Code 2.1.197 checks an MCP tool's call only for being a JSON object: in a live
+/// run a refund of 8400 against the server's `maximum: 5000` reached the PreToolUse hook
+/// and the server. So a schema in the store's `tools` rules out no call, and the rule
+/// only a call outside it trips is kept: pin by the schema left it out, and the call the
+/// hook then judged was blocked by the very rule the summary had dropped.
+#[test]
+fn precompact_keeps_a_rule_that_only_a_call_outside_the_store_schema_trips() {
+    let scratch = common::Scratch::new();
+    let tool = "mcp__billing__refunds_create";
+    let store = serde_json::json!({
+        "records": [{
+            "id": "big-refunds", "seq": 1, "kind": "policy", "scope": tool,
+            "predicate": {"field": "amount", "op": "gt", "value": 5000},
+            "effect": "require_approval", "text": "Refunds over 5,000 need a human approver."
+        }],
+        "kept": [],
+        "tools": [{"name": tool, "inputSchema": {
+            "type": "object",
+            "properties": {"amount": {"type": "integer", "minimum": 1, "maximum": 5000}},
+            "required": ["amount"], "additionalProperties": false
+        }}]
+    });
+    let store = scratch.file("store.json", store.to_string().as_bytes());
+    let out = run(
+        &["hook", "claude-code-precompact", "--store", &store],
+        &precompact_payload("auto", ""),
+    );
+    assert_eq!((out.stderr.as_str(), out.code), ("", 0));
+    assert!(
+        out.stdout.contains(
+            "\n- big-refunds (policy, seq 1): require_approval on mcp__billing__refunds_create when amount gt 5000"
+        ),
+        "{}",
+        out.stdout
+    );
+    let call = run(
+        &["hook", "claude-code", "--store", &store],
+        &payload("claude-code", tool, r#"{"amount":8400}"#),
+    );
+    assert_eq!(
+        call.code, 2,
+        "the call the harness sends is judged: {}",
+        call.stderr
+    );
+}
+
 #[test]
 fn precompact_wired_under_a_pre_tool_event_denies_the_call() {
     // Its exit 1, which never blocks a compaction, let a call run unjudged where the
