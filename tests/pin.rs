@@ -295,7 +295,7 @@ fn a_list_that_leaves_out_a_named_tool_says_so_and_pins_its_rules() {
     assert_eq!(
         r.labelled("note"),
         [
-            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.create (list it if the agent has it, with its schema)"
+            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.create (list it if the agent has it, with its schema only where the harness refuses calls outside it)"
         ]
     );
     let all = run(&["pin", &fixture(FX1)], None);

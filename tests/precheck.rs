@@ -644,7 +644,7 @@ fn a_dropped_effect_of_a_glob_tool_blocks_a_tool_it_covers_and_check_agrees() {
     }
     // The glob's other tools were judged too, as a tool that takes any params, and the
     // note says so; so they are for a list the glob covers none of (SPEC 2.3).
-    let note = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.* (list it if the agent has it, with its schema)";
+    let note = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.* (list it if the agent has it, with its schema only where the harness refuses calls outside it)";
     assert_eq!(named.labelled("note"), [note]);
     let other = run(
         &["check", "--precheck", &path, "--tools", "orders.create"],
@@ -1187,7 +1187,7 @@ fn precheck_notes_what_fails_whatever_is_kept_and_blocks_what_the_compaction_hid
 /// params, the note says so, and the verdict is the BLOCK a list naming it gives.
 #[test]
 fn a_list_that_leaves_out_a_named_tool_judges_it_all_the_same() {
-    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.create (list it if the agent has it, with its schema)";
+    let not_listed = "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.create (list it if the agent has it, with its schema only where the harness refuses calls outside it)";
     let args = [
         "check",
         "--precheck",
@@ -1327,7 +1327,7 @@ fn a_listed_tool_keeps_its_schema_beside_a_glob_the_list_leaves_out() {
     assert_eq!(
         r.labelled("note")[..2],
         [
-            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.* (list it if the agent has it, with its schema)",
+            "not-listed: 1 tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params: refunds.* (list it if the agent has it, with its schema only where the harness refuses calls outside it)",
             "ruled-out-by-schema: dropped policy 'p1' (require_approval) binds calls that the schema of refunds.create rules out (e.g. {\"amount\":5001}), and no call it admits: not a block reason",
         ],
         "{}",

@@ -974,12 +974,12 @@ pub fn not_listed(named: &Named, tools: &[Tool]) -> Option<Finding> {
     let (what, fix) = if count == 1 {
         (
             "tool name a policy scopes to or an effect gives is covered by no tool listed, and was judged as a tool that takes any params",
-            "list it if the agent has it, with its schema",
+            "list it if the agent has it, with its schema only where the harness refuses calls outside it",
         )
     } else {
         (
             "tool names a policy scopes to or an effect gives are covered by no tool listed, and were judged as tools that take any params",
-            "list those the agent has, with their schemas",
+            "list those the agent has, with their schemas only where the harness refuses calls outside them",
         )
     };
     Some(Finding::new(
