@@ -30,6 +30,15 @@ impl Harness {
         }
     }
 
+    /// Whether the harness refuses a call outside the tool's declared schema before its
+    /// pre-tool hook runs, so that the schema bounds the calls the gate judges. Gemini CLI
+    /// does (0.61.0 checks every tool's call with Ajv, where Ajv compiles the schema);
+    /// Claude Code (2.1.197) and Codex (0.171.0) run an MCP tool's call whatever its
+    /// `inputSchema` says, and check a built-in tool's call against their own schema only.
+    pub fn holds_calls_to_schemas(self) -> bool {
+        self == Harness::GeminiCli
+    }
+
     /// How the harness names an MCP tool: `mcp<sep><server><sep><tool>`, with `__` in
     /// Claude Code and Codex and `_` in Gemini CLI.
     pub fn mcp_separator(self) -> &'static str {

@@ -1300,14 +1300,18 @@ pub fn protected(setup: &Setup) -> Vec<Pinned> {
     // that a call the hook then judges trips.
     let tools: Vec<Tool> = match (&setup.tools, &setup.input.tools) {
         (Some(names), _) => names.iter().map(|n| schemaless(n)).collect(),
-        (None, Some(tools)) => tools.iter().map(|t| schemaless(&t.name)).collect(),
+        (None, Some(tools)) => tools.clone(),
         (None, None) => vec![schemaless("*")],
+    };
+    let options = crate::pin::PinOptions {
+        harness: Some(Harness::ClaudeCode),
+        ..Default::default()
     };
     crate::pin::pin(
         &setup.input.store,
         &setup.input.totals.named,
         &tools,
-        crate::precheck::DEFAULT_MAX_CALLS,
+        options,
     )
     .pinned
 }

@@ -50,7 +50,7 @@
 //! (SPEC 5 and 6).
 //!
 //! ```
-//! use omission_gate::{PrecheckOptions, Retention, Tool, Verdict};
+//! use omission_gate::{PinOptions, PrecheckOptions, Retention, Tool, Verdict};
 //!
 //! let store = br#"{"records": [
 //!   {"id": "r1", "seq": 1, "kind": "policy", "scope": "refunds.create",
@@ -71,7 +71,7 @@
 //! assert_eq!(witness.params["amount"], 5001);
 //!
 //! // Pin says what to keep; keeping it, precheck passes.
-//! let pinned = omission_gate::pin(&input, Some(&tools), None, options.max_calls)?;
+//! let pinned = omission_gate::pin(&input, Some(&tools), None, PinOptions::default())?;
 //! let keep: Vec<String> = pinned.pinned.iter().flatten().map(|p| p.id.clone()).collect();
 //! assert_eq!(keep, ["r1"]);
 //! let report = omission_gate::precheck(&input, Retention::Given, Some(&keep), Some(&tools), options)?;
@@ -142,7 +142,9 @@ pub mod fuzzing {
     use crate::input::{self, Input};
     use crate::record::Limits;
     use crate::stream::Fallback;
-    use crate::{CheckOptions, Compaction, InputError, PrecheckOptions, Report, Retention};
+    use crate::{
+        CheckOptions, Compaction, InputError, PinOptions, PrecheckOptions, Report, Retention,
+    };
 
     /// The readers of the flag values `--kept` (inline, or the text of `@FILE`),
     /// `--action` and `--tools`, as the CLI calls them.
@@ -186,7 +188,7 @@ pub mod fuzzing {
         Precheck(PrecheckOptions),
         /// `pin` (no budget) of the tools, as for `Precheck`, with this call bound; reads
         /// no kept ids.
-        Pin(usize),
+        Pin(PinOptions),
     }
 
     /// The report of a lean load of `chunks` (each but the last ending at a line end, as
@@ -244,7 +246,7 @@ pub mod fuzzing {
                     outcome,
                 ))
             }
-            Ask::Pin(max_calls) => {
+            Ask::Pin(options) => {
                 let lean = load(Purpose::Pin(None))?;
                 if lean.tools.is_empty() {
                     return None;
@@ -254,7 +256,7 @@ pub mod fuzzing {
                     &lean.input.totals.named,
                     &lean.tools,
                     None,
-                    max_calls,
+                    options,
                 ))
             }
         }
@@ -339,12 +341,12 @@ pub mod fuzzing {
                 let outcome = crate::precheck::precheck(store, &c, totals, &tools, options);
                 Ok(Report::precheck(&tools, &c, totals, outcome))
             }
-            Ask::Pin(max_calls) => Ok(crate::pin::report(
+            Ask::Pin(options) => Ok(crate::pin::report(
                 store,
                 &totals.named,
                 &crate::tools_for(&input, None)?,
                 None,
-                max_calls,
+                options,
             )),
         }
     }
@@ -360,6 +362,7 @@ pub use crate::error::{
 pub use crate::gate::{CheckOptions, Code, Finding, Severity, Verdict};
 pub use crate::harness::{Harness, UnknownHarness};
 pub use crate::input::Input;
+pub use crate::pin::PinOptions;
 pub use crate::precheck::PrecheckOptions;
 pub use crate::record::RecordProblem;
 pub use crate::report::{
@@ -463,12 +466,13 @@ pub fn precheck(
 /// can be blocked (`report.pinned`, with why); with `budget` (tokens), the ids to keep
 /// (`report.kept`), or ERROR `ledger-exceeds-budget` when the pinned records alone do not
 /// fit. `tools` as for [`precheck()`] (a list that names no tool is refused: pin would
-/// pin nothing); `max_calls` bounds the calls tried per rule and tool.
+/// pin nothing); [`PinOptions`] bound the calls tried per rule and tool, and name the
+/// harness when known.
 pub fn pin(
     input: &Input,
     tools: Option<&[Tool]>,
     budget: Option<u64>,
-    max_calls: usize,
+    options: PinOptions,
 ) -> Result<Report, InputError> {
     let tools = tools_for(input, tools)?;
     Ok(pin::report(
@@ -476,7 +480,7 @@ pub fn pin(
         &input.totals.named,
         &tools,
         budget,
-        max_calls,
+        options,
     ))
 }
 
@@ -543,19 +547,46 @@ mod tests {
                 .starts_with("input: key `tools`: names no tool"),
             "{err}"
         );
-        let err = pin(&input, None, None, options.max_calls).unwrap_err();
+        let err = pin(&input, None, None, PinOptions::default()).unwrap_err();
         assert!(no_tool(&err), "{err}");
     }
 
     #[test]
     fn pin_of_a_tool_list_that_names_no_tool_is_refused() {
         let input = store();
-        let err = pin(&input, Some(&[]), None, 64).unwrap_err();
+        let err = pin(
+            &input,
+            Some(&[]),
+            None,
+            crate::PinOptions {
+                max_calls: 64,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert!(no_tool(&err), "{err}");
-        let err = pin(&input, Some(&[]), Some(1_000), 64).unwrap_err();
+        let err = pin(
+            &input,
+            Some(&[]),
+            Some(1_000),
+            crate::PinOptions {
+                max_calls: 64,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert!(no_tool(&err), "{err}");
         // Without it, the rule is pinned.
-        let report = pin(&input, None, None, 64).unwrap();
+        let report = pin(
+            &input,
+            None,
+            None,
+            crate::PinOptions {
+                max_calls: 64,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let pinned: Vec<&str> = report
             .pinned
             .iter()
@@ -645,7 +676,19 @@ mod tests {
                 if matches!(**reason, Reason::Tools(_))),
                 "{err}"
             );
-            assert!(pin(&input, Some(&tools), None, 64).is_err(), "{tools:?}");
+            assert!(
+                pin(
+                    &input,
+                    Some(&tools),
+                    None,
+                    crate::PinOptions {
+                        max_calls: 64,
+                        ..Default::default()
+                    }
+                )
+                .is_err(),
+                "{tools:?}"
+            );
         }
         let err = precheck(
             &input,

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use crate::action::Tool;
 use crate::compaction::{Compaction, Retention, Totals};
 use crate::gate::{self, Code, Finding, Outcome, View};
+use crate::harness::Harness;
 use crate::json::json_text;
 use crate::precheck::{self, Domain, PolicyScan, Target};
 use crate::predicate::Tri;
@@ -56,22 +57,44 @@ impl Why {
 }
 
 /// The protected set.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pins {
     /// Store positions of the pinned records, in `seq` order.
     pub positions: Vec<usize>,
     /// The pinned records and why, in `seq` order.
     pub pinned: Vec<Pinned>,
+    /// How each tool's schema was read ([`precheck::schema_notes`]), for the report.
+    pub notes: Vec<Finding>,
+}
+
+/// Options for pin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinOptions {
+    /// The most calls tried per rule and tool before a rule is pinned as undecided
+    /// (`--max-calls`).
+    pub max_calls: usize,
+    /// The harness that runs the calls, when known (`--harness`): as in precheck, under
+    /// one that runs a call outside the tool's schema no schema bounds the calls.
+    pub harness: Option<Harness>,
+}
+
+impl Default for PinOptions {
+    fn default() -> PinOptions {
+        PinOptions {
+            max_calls: precheck::DEFAULT_MAX_CALLS,
+            harness: None,
+        }
+    }
 }
 
 /// Computes the records a compactor must keep for `tools`. A tool name may be a `*` glob
 /// standing for every tool it covers (the hook adapters guard `*`, every tool a harness
-/// has, named in the store or not). `max_calls` bounds the calls tried per rule and
-/// tool, as in precheck. Beside `tools`, every name or glob of `named` (the names the
-/// input's records give) that none of them covers is judged as a tool with no schema
-/// ([`precheck::judged`]).
-pub fn pin(store: &Store, named: &Named, tools: &[Tool], max_calls: usize) -> Pins {
-    let domains = precheck::judged(named, tools);
+/// has, named in the store or not), read as [`PinOptions`] say. Beside `tools`, every
+/// name or glob of `named` (the names the input's records give) that none of them covers
+/// is judged as a tool with no schema ([`precheck::judged`]).
+pub fn pin(store: &Store, named: &Named, tools: &[Tool], options: PinOptions) -> Pins {
+    let max_calls = options.max_calls;
+    let domains = precheck::judged(named, tools, options.harness);
     let live: Vec<&Domain> = domains.iter().filter(|d| d.has_calls()).collect();
     // Pin asks about the full records only; the agent view of this compaction is unused.
     let everything = Compaction::from_mask(store, Retention::Given, vec![true; store.len()]);
@@ -156,7 +179,12 @@ pub fn pin(store: &Store, named: &Named, tools: &[Tool], max_calls: usize) -> Pi
             })
         })
         .collect();
-    Pins { positions, pinned }
+    let notes = domains.iter().flat_map(precheck::schema_notes).collect();
+    Pins {
+        positions,
+        pinned,
+        notes,
+    }
 }
 
 /// Why an active restrictive rule can fire: `in scope of T: TRUE for T {...}`, or that
@@ -248,9 +276,9 @@ pub fn report(
     named: &Named,
     tools: &[Tool],
     budget: Option<u64>,
-    max_calls: usize,
+    options: PinOptions,
 ) -> Report {
-    let pins = pin(store, named, tools, max_calls);
+    let pins = pin(store, named, tools, options);
     let kept = budget.map(|budget| {
         fill(store, &pins.positions, budget).map(|f| {
             let mut mask = vec![false; store.len()];
@@ -293,13 +321,10 @@ pub fn assemble(
     named: &Named,
     tools: &[Tool],
     budget: Option<u64>,
-    pins: Pins,
+    mut pins: Pins,
     kept: Option<Result<Kept, OverBudget>>,
 ) -> Report {
-    let mut findings: Vec<Finding> = precheck::domains(tools)
-        .iter()
-        .flat_map(precheck::schema_notes)
-        .collect();
+    let mut findings: Vec<Finding> = std::mem::take(&mut pins.notes);
     findings.extend(precheck::not_listed(named, tools));
     let mut tokens = TokenSummary {
         budget,
@@ -491,11 +516,19 @@ mod tests {
             r#"{"id":"p8","seq":8,"kind":"policy","scope":"t","effect":"deny","predicate":{"all":[{"field":"zone","op":"eq","value":"a"},{"field":"zone","op":"eq","value":"b"}]}}"#,
         ]);
         let named = Totals::of(&s).named;
-        let ids: Vec<String> = pin(&s, &named, &[tool("t")], 1000)
-            .pinned
-            .into_iter()
-            .map(|p| p.id)
-            .collect();
+        let ids: Vec<String> = pin(
+            &s,
+            &named,
+            &[tool("t")],
+            crate::PinOptions {
+                max_calls: 1000,
+                ..Default::default()
+            },
+        )
+        .pinned
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
         // p3 can fire (a call may set tier to "suspended"), so it and its newest fact
         // are pinned; the allow rule's fact is pinned; p6, of a tool the list leaves
         // out, is judged all the same (SPEC 2.3) and always fires; p8 is never TRUE, so

@@ -156,7 +156,7 @@ fn lean_cli_reports_are_the_exact_reports() {
             "precheck {names:?}"
         );
         // pin
-        let want = omission_gate::pin(&exact, t.as_deref(), None, 64)
+        let want = omission_gate::pin(&exact, t.as_deref(), None, pin_options())
             .unwrap()
             .render(Format::Json);
         let want = String::from_utf8(want).unwrap();
@@ -175,7 +175,8 @@ fn lean_cli_reports_are_the_exact_reports() {
 
     // pin --budget: over the pinned tokens, a little room, much room, and everything.
     for budget in [10u64, 2_000, 20_000, 200_000, 10_000_000] {
-        let want = omission_gate::pin(&exact, Some(&tools("pay")), Some(budget), 64).unwrap();
+        let want =
+            omission_gate::pin(&exact, Some(&tools("pay")), Some(budget), pin_options()).unwrap();
         let notes: Vec<_> = want.findings.iter().map(|f| f.code.as_str()).collect();
         assert!(notes.contains(&"not-listed"), "budget {budget}: {notes:?}");
         let b = budget.to_string();
@@ -390,9 +391,17 @@ fn the_loader_entry_gives_the_exact_report_on_a_large_input() {
 
     // pin --budget's two passes, from the file and from standard input.
     for budget in [None, Some(10u64), Some(20_000), Some(10_000_000)] {
-        let want = omission_gate::pin(&exact, Some(&tools("pay")), budget, 64)
-            .unwrap()
-            .render(Format::Json);
+        let want = omission_gate::pin(
+            &exact,
+            Some(&tools("pay")),
+            budget,
+            omission_gate::PinOptions {
+                max_calls: 64,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .render(Format::Json);
         let b = budget.map(|b| b.to_string());
         for input in [p.as_str(), "-"] {
             let mut args = vec![
@@ -483,4 +492,11 @@ fn sweep_retentions_and_precompact_on_a_large_store_are_the_exact_ones() {
     let want = run_piped(&hook(PIPED), &p, Some(payload));
     assert_eq!((out.code, &out.stdout), (want.code, &want.stdout));
     assert!(!out.stdout.is_empty());
+}
+
+fn pin_options() -> omission_gate::PinOptions {
+    omission_gate::PinOptions {
+        max_calls: 64,
+        ..Default::default()
+    }
 }

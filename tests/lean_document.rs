@@ -41,7 +41,7 @@ fn exact(bytes: &[u8], ask: Ask) -> Option<Vec<u8>> {
             PrecheckOptions::default(),
         )
         .ok()?,
-        Ask::Pin => omission_gate::pin(&input, None, None, MAX_CALLS).ok()?,
+        Ask::Pin => omission_gate::pin(&input, None, None, pin_options()).ok()?,
     };
     Some(report.render(Format::Json))
 }
@@ -136,7 +136,7 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
     let path = scratch.file("budget.json", text.as_bytes());
     let input = omission_gate::load("x", text.as_bytes()).unwrap();
     for budget in [10u64, 3_000, 60_000, 10_000_000] {
-        let want = omission_gate::pin(&input, None, Some(budget), MAX_CALLS)
+        let want = omission_gate::pin(&input, None, Some(budget), pin_options())
             .unwrap()
             .render(Format::Json);
         let b = budget.to_string();
@@ -176,4 +176,11 @@ fn the_cli_reads_a_large_document_leanly_from_a_file_and_from_stdin() {
     assert_eq!(run.code, 2);
     let err = omission_gate::load("<stdin>", cut.as_bytes()).unwrap_err();
     assert!(run.stderr.contains(&err.to_string()), "{}", run.stderr);
+}
+
+fn pin_options() -> omission_gate::PinOptions {
+    omission_gate::PinOptions {
+        max_calls: MAX_CALLS,
+        ..Default::default()
+    }
 }

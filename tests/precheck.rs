@@ -1703,3 +1703,71 @@ fn a_bound_or_member_a_double_rounds_admits_what_the_harness_admits() {
         assert!(r.stdout.contains("may-bind-some-action"), "{}", r.stdout);
     }
 }
+
+/// Claude Code 2.1.197 and Codex 0.171.0 run an MCP tool's call whatever its
+/// `inputSchema` says (`amount` 8400 against `maximum: 5000` reached the pre-tool hook and
+/// the server), so under `--harness claude-code` or `codex` a schema bounds no call:
+/// precheck blocks and pin keeps the rule that call trips. Gemini CLI refuses such a call
+/// before its hook, and with no harness named the schema bounds the calls as written.
+#[test]
+fn a_schema_bounds_no_call_under_a_harness_that_runs_calls_outside_it() {
+    let s = Scratch::new();
+    let input = s.file("in.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
+    for (harness, code) in [
+        (None, 0),
+        (Some("gemini-cli"), 0),
+        (Some("claude-code"), 1),
+        (Some("codex"), 1),
+    ] {
+        let extra: Vec<&str> = harness.iter().flat_map(|h| ["--harness", *h]).collect();
+        let r = precheck(&s, &input, Some(AMOUNT_AT_MOST_5000), &extra);
+        assert_eq!(r.code, code, "{harness:?}: {}", r.stdout);
+        let tools = format!("@{}", s.file("tools.json", AMOUNT_AT_MOST_5000.as_bytes()));
+        let mut args = vec!["pin", input.as_str(), "--tools", &tools, "--format", "ids"];
+        args.extend(&extra);
+        let pinned = run(&args, None);
+        assert_eq!(pinned.code, 0, "{}", pinned.stdout);
+        assert_eq!(
+            pinned.stdout.lines().any(|l| l == "p1"),
+            code == 1,
+            "{harness:?}: {}",
+            pinned.stdout
+        );
+        if code == 1 {
+            assert!(
+                r.stdout.contains("witness   : refunds.create {\"amount\":"),
+                "{}",
+                r.stdout
+            );
+            assert!(r.stdout.contains("bounds no call under"), "{}", r.stdout);
+            let sweep = run(
+                &[
+                    "sweep",
+                    "--precheck",
+                    &input,
+                    "--tools",
+                    &tools,
+                    "--harness",
+                    harness.unwrap_or_default(),
+                    "--format",
+                    "tsv",
+                ],
+                None,
+            );
+            assert!(sweep.stdout.contains("BLOCK"), "{}", sweep.stdout);
+        }
+    }
+    // --harness says which harness runs the calls only where something is judged by it.
+    let r = run(
+        &[
+            "check",
+            &input,
+            "--action",
+            r#"{"tool":"x","params":{}}"#,
+            "--harness",
+            "codex",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

@@ -257,8 +257,8 @@ fn sample_calls(l: &Loaded, records: &[Value], seed: u64, n: usize) -> Vec<Actio
 
 fn run_precheck(l: &Loaded, kept: &[String], max_calls: usize) -> Report {
     let options = PrecheckOptions {
-        allow_unevaluable: false,
         max_calls,
+        ..PrecheckOptions::default()
     };
     omission_gate::precheck(
         &l.input,
@@ -388,7 +388,7 @@ proptest! {
     #[test]
     fn keeping_what_pin_pins_leaves_nothing_to_block(case in case()) {
         let l = load(&case);
-        let pins = omission_gate::pin(&l.input, l.tools.as_deref(), None, case.max_calls).unwrap();
+        let pins = omission_gate::pin(&l.input, l.tools.as_deref(), None, pin_options(case.max_calls)).unwrap();
         let pinned: Vec<String> = pins.pinned.iter().flatten().map(|p| p.id.clone()).collect();
         let mut kept = l.kept.clone();
         kept.extend(pinned.iter().cloned());
@@ -411,5 +411,12 @@ proptest! {
                 describe(&out)
             );
         }
+    }
+}
+
+fn pin_options(max_calls: usize) -> omission_gate::PinOptions {
+    omission_gate::PinOptions {
+        max_calls,
+        ..Default::default()
     }
 }

@@ -225,7 +225,10 @@ proptest! {
         for ask in [
             Ask::Check(Some(action), CheckOptions::default()),
             Ask::Precheck(Default::default()),
-            Ask::Pin(3),
+            Ask::Pin(omission_gate::PinOptions {
+                max_calls: 3,
+                ..Default::default()
+            }),
         ] {
             let lean = lean_report(chunks.clone(), Some(&kept), ask);
             let exact = exact_report(text.as_bytes(), Some(&kept), ask);

@@ -78,10 +78,7 @@ fn tools(case: &Case) -> Vec<Tool> {
 }
 
 fn precheck(input: &Input, kept: &[String], tools: &[Tool]) -> Report {
-    let options = PrecheckOptions {
-        allow_unevaluable: false,
-        max_calls: 100_000,
-    };
+    let options = PrecheckOptions::default();
     omission_gate::precheck(input, Retention::Given, Some(kept), Some(tools), options).unwrap()
 }
 
@@ -243,7 +240,7 @@ proptest! {
         let (records, _) = case.render(Spelling { call: 0, effects: spelling.0, facts: spelling.1 });
         let input = load(&records, &mut Rng::new(spelling.2));
         let tools = tools(&case);
-        let pins = omission_gate::pin(&input, Some(&tools), None, 100_000).unwrap();
+        let pins = omission_gate::pin(&input, Some(&tools), None, Default::default()).unwrap();
         kept.extend(pins.pinned.iter().flatten().map(|p| p.id.clone()));
         let pre = precheck(&input, &kept, &tools);
         let all = precheck(&input, &ids, &tools);
@@ -303,7 +300,7 @@ proptest! {
         for ask in [
             Ask::Check(Some(&action), CheckOptions::default()),
             Ask::Precheck(PrecheckOptions::default()),
-            Ask::Pin(100_000),
+            Ask::Pin(Default::default()),
         ] {
             let exact = exact_report(text.as_bytes(), Some(&kept), ask);
             if let Some(lean) = lean_report(chunks.clone(), Some(&kept), ask) {

@@ -5830,3 +5830,39 @@ fn claude_code_a_chain_past_a_repl_call_goes_on_where_claude_code_takes_it() {
     let out = claude_code_repl_hook("RP-1", Some(&untimed));
     hook_judged(&out, "an orphan without a time", RULE, false);
 }
+
+/// `check --precheck --transcript` knows the harness from the transcript: under Claude
+/// Code and Codex a tool's schema bounds no call (they run a call outside it), so a rule
+/// the schema rules out still blocks; under Gemini CLI, which refuses such a call before
+/// its hook, the schema rules it out.
+#[test]
+fn precheck_against_a_transcript_reads_schemas_as_its_harness_holds_calls_to_them() {
+    let s = Scratch::new();
+    for (harness, code) in [("claude-code", 1), ("codex", 1), ("gemini-cli", 0)] {
+        let tools = format!(
+            r#"[{{"name":"{}","input_schema":{{"type":"object","properties":{{"command":{{"type":"string","enum":["ls"]}}}},"required":["command"]}}}}]"#,
+            shell_tool(harness)
+        );
+        let tools = format!("@{}", s.file("tools.json", tools.as_bytes()));
+        let transcript = format!("tests/transcripts/{harness}/D-1.jsonl");
+        let r = run(
+            &[
+                "check",
+                &store(harness),
+                "--precheck",
+                "--tools",
+                &tools,
+                "--transcript",
+                &transcript,
+            ],
+            None,
+        );
+        assert_eq!(r.code, code, "{harness}: {}{}", r.stdout, r.stderr);
+        assert_eq!(
+            r.stdout.contains("bounds no call under"),
+            code == 1,
+            "{}",
+            r.stdout
+        );
+    }
+}

@@ -154,8 +154,8 @@ pub(super) enum KeptFromArg {
     Transcript,
 }
 
-/// A harness: its transcript format (`context`, `check --transcript`), or the one `init`
-/// and `doctor` wire the gate into.
+/// A harness: its transcript format (`context`, `check --transcript`), the one `init`
+/// and `doctor` wire the gate into, or for precheck and pin the one that runs the calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(super) enum HarnessArg {
     /// Claude Code: session JSON Lines; `.claude/settings.json`.
@@ -300,6 +300,7 @@ pub(super) enum SweepFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("judged_by_harness").args(["transcript", "precheck"]).multiple(true)))]
 pub(super) struct CheckArgs {
     /// The full pre-compaction records: a document or JSON Lines; `-` for stdin.
     pub(super) input: String,
@@ -328,8 +329,10 @@ pub(super) struct CheckArgs {
     /// Kept = the records in view of this harness transcript (retention transcript:H).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["kept", "retention"])]
     pub(super) transcript: Option<String>,
-    /// The transcript's format; default: recognised from its first line.
-    #[arg(long, value_enum, requires = "transcript")]
+    /// The transcript's format (default: recognised from its first line); with
+    /// --precheck, the harness that runs the calls (claude-code and codex run a call
+    /// outside a tool's schema, so no schema bounds the calls).
+    #[arg(long, value_enum, requires = "judged_by_harness")]
     pub(super) harness: Option<HarnessArg>,
     /// With --transcript: an instruction file the harness sends but does not record
     /// (Claude Code's CLAUDE.md); repeatable.
@@ -370,6 +373,10 @@ pub(super) struct PinArgs {
     #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS,
           value_parser = parse_count::<usize>)]
     pub(super) max_calls: usize,
+    /// The harness that runs the calls: claude-code and codex run a call outside a tool's
+    /// schema, so under them no schema bounds the calls. Default: the schemas bound them.
+    #[arg(long, value_enum)]
+    pub(super) harness: Option<HarnessArg>,
 }
 
 #[derive(Debug, Args)]
@@ -395,6 +402,10 @@ pub(super) struct SweepArgs {
     #[arg(long, help_heading = "Limits", value_name = "CALLS", default_value_t = DEFAULT_MAX_CALLS,
           value_parser = parse_count::<usize>)]
     pub(super) max_calls: usize,
+    /// With --precheck, the harness that runs the calls: claude-code and codex run a
+    /// call outside a tool's schema, so under them no schema bounds the calls.
+    #[arg(long, value_enum, requires = "precheck")]
+    pub(super) harness: Option<HarnessArg>,
     /// `text`: an aligned table; `tsv`: `input<TAB>retention<TAB>VERDICT<TAB>codes` rows.
     #[arg(long, value_enum, default_value = "text")]
     pub(super) format: SweepFormat,

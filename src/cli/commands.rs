@@ -177,9 +177,11 @@ pub(super) fn run_check_transcript(
         let compaction = context.compaction(&input.store);
         let mut report = if args.precheck {
             let tools = input::tools_of(&input, tools.as_ref(), origin)?;
+            // The transcript says which harness runs the calls.
             let options = PrecheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
                 max_calls: args.max_calls,
+                harness: Some(context.live.harness),
             };
             let totals = &input.totals;
             let outcome = precheck::precheck(&input.store, &compaction, totals, &tools, options);
@@ -207,6 +209,7 @@ pub(super) fn run_precheck(args: &CheckArgs, limits: Limits, out: Output) -> Exi
     let options = PrecheckOptions {
         allow_unevaluable: args.allow_unevaluable,
         max_calls: args.max_calls,
+        harness: args.harness.map(HarnessArg::harness),
     };
     // Each flag and stdin is read once, in the order the exact path reports errors in:
     // --kept, the input, --tools.
@@ -277,8 +280,11 @@ pub(super) fn run_pin(args: &PinArgs, limits: Limits, out: Output) -> Exit {
         None,
         limits,
     );
-    let report = match input::pin_report(&request, tools_flag.as_ref(), args.budget, args.max_calls)
-    {
+    let options = PinOptions {
+        max_calls: args.max_calls,
+        harness: args.harness.map(HarnessArg::harness),
+    };
+    let report = match input::pin_report(&request, tools_flag.as_ref(), args.budget, options) {
         Ok(report) => report,
         Err(e) => return refuse(&e),
     };

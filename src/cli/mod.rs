@@ -20,6 +20,7 @@ use crate::error::{
 use crate::gate::{self, CheckOptions, Exit, Severity, Verdict};
 use crate::hook::{self, Adapter, Failure, Harness, Setup};
 use crate::input::{self, FlagText, io_reason};
+use crate::pin::PinOptions;
 use crate::precheck::{self, DEFAULT_MAX_CALLS, PrecheckOptions};
 use crate::predicate::DEFAULT_MAX_DEPTH;
 use crate::record::Limits;

@@ -134,6 +134,7 @@ pub(super) fn run_sweep(args: &SweepArgs, limits: Limits, output: Output) -> Exi
             PrecheckOptions {
                 allow_unevaluable: args.allow_unevaluable,
                 max_calls: args.max_calls,
+                harness: args.harness.map(HarnessArg::harness),
             },
             tools.as_ref(),
         )

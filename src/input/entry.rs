@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::lean::{KeptIds, LeanFor, Purpose, lean_digests_from, load_lean_from};
 use super::*;
 use crate::compaction::Retention;
+use crate::pin::PinOptions;
 use crate::record::glob_match;
 use crate::report::{CompactionSummary, Report};
 use crate::view::{Haystack, Sought};
@@ -438,9 +439,9 @@ pub fn pin_report(
     request: &Request<'_>,
     tools: Option<&Result<FlagText, InputError>>,
     budget: Option<u64>,
-    max_calls: usize,
+    options: PinOptions,
 ) -> Result<Report, InputError> {
-    if let Some(report) = lean_pin(request, tools, budget, max_calls) {
+    if let Some(report) = lean_pin(request, tools, budget, options) {
         return Ok(report);
     }
     let input = read_exact(request)?;
@@ -450,7 +451,7 @@ pub fn pin_report(
         &input.totals.named,
         &tools,
         budget,
-        max_calls,
+        options,
     ))
 }
 
@@ -712,7 +713,7 @@ fn lean_pin(
     request: &Request<'_>,
     tools: Option<&Result<FlagText, InputError>>,
     budget: Option<u64>,
-    max_calls: usize,
+    options: PinOptions,
 ) -> Option<Report> {
     let tools = lean_tools(tools)?;
     let Some(budget) = budget else {
@@ -726,7 +727,7 @@ fn lean_pin(
                 &lean.input.totals.named,
                 &lean.tools,
                 None,
-                max_calls,
+                options,
             ))
         });
     };
@@ -743,7 +744,7 @@ fn lean_pin(
     }
     let store = &lean.input.store;
     let info = lean.budget.as_ref()?;
-    let pins = crate::pin::pin(store, &lean.input.totals.named, &lean.tools, max_calls);
+    let pins = crate::pin::pin(store, &lean.input.totals.named, &lean.tools, options);
     let pinned: Vec<u64> = pins
         .positions
         .iter()

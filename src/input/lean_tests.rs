@@ -119,7 +119,10 @@ fn exact(bytes: &[u8], ask: Ask<'_>) -> Option<Vec<u8>> {
             &input.totals.named,
             &input.tools_or_named(),
             None,
-            MAX_CALLS,
+            crate::PinOptions {
+                max_calls: MAX_CALLS,
+                harness: None,
+            },
         ),
     };
     Some(report.render(Format::Json))
@@ -186,7 +189,10 @@ fn lean(bytes: &[u8], ask: Ask<'_>, chunk: Option<usize>) -> Result<Vec<u8>, Fal
             &lean.input.totals.named,
             &lean.tools,
             None,
-            MAX_CALLS,
+            crate::PinOptions {
+                max_calls: MAX_CALLS,
+                harness: None,
+            },
         ),
     };
     Ok(report.render(Format::Json))

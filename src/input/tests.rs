@@ -297,12 +297,30 @@ fn lean_pin_gives_the_exact_report() {
         None,
     ] {
         let l = lean_for(&store, None, Purpose::Pin(tools_of(tools))).unwrap();
-        let lean = crate::pin::report(&l.input.store, &l.input.totals.named, &l.tools, None, 64)
-            .render(crate::report::Format::Json);
+        let lean = crate::pin::report(
+            &l.input.store,
+            &l.input.totals.named,
+            &l.tools,
+            None,
+            crate::PinOptions {
+                max_calls: 64,
+                ..Default::default()
+            },
+        )
+        .render(crate::report::Format::Json);
         let input = load_str(&store).unwrap();
         let t = tools_of(tools).unwrap_or_else(|| input.tools_or_named());
-        let exact = crate::pin::report(&input.store, &input.totals.named, &t, None, 64)
-            .render(crate::report::Format::Json);
+        let exact = crate::pin::report(
+            &input.store,
+            &input.totals.named,
+            &t,
+            None,
+            crate::PinOptions {
+                max_calls: 64,
+                ..Default::default()
+            },
+        )
+        .render(crate::report::Format::Json);
         let lean = String::from_utf8(lean).unwrap();
         assert_eq!(lean, String::from_utf8(exact).unwrap(), "tools {tools:?}");
         // `p*` covers the scope `pa*` as text, and `pay`, not `other`.

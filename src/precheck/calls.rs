@@ -11,31 +11,48 @@ pub struct Domain {
     pub name: String,
     /// The params objects its schema admits (every object when it has none).
     pub schema: Schema,
-    /// True when the tool came with a schema.
+    /// True when the tool came with a schema that bounds its calls (one the harness
+    /// checks each call against).
     pub declared: bool,
     /// Schema keywords read as admitting every value.
     pub ignored: BTreeSet<String>,
     /// Why the schema could not be read, if it could not (it is then read as `{}`).
     pub unreadable: Option<crate::schema::SchemaError>,
-    /// Why Gemini CLI's validator cannot compile the schema, and so checks no call against
-    /// it ([`crate::schema::validator_skips`]): the schema is then read as `{}`.
-    pub unchecked: Option<String>,
+    /// Why the harness checks no call against the schema, which is then read as `{}`.
+    pub unchecked: Option<Unchecked>,
     /// For a tool judged beside a list that does not cover it ([`super::judged`]), the
     /// listed names and globs: a plain name one of them covers is left to them, and
     /// judged by their schemas. Empty for a listed tool.
     pub listed: Vec<String>,
 }
 
+/// Why a harness checks no call of a tool against the tool's schema, so that the schema
+/// bounds nothing and precheck reads it as admitting any params.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unchecked {
+    /// Gemini CLI's validator cannot compile it, and then runs every call
+    /// ([`crate::schema::validator_skips`] says why).
+    Uncompiled(String),
+    /// The harness runs calls outside a tool's declared schema
+    /// ([`Harness::holds_calls_to_schemas`]).
+    NotHeld(Harness),
+}
+
 impl Domain {
-    /// Reads a tool's schema. Params are always an object, whatever the schema's `type`.
-    pub fn of(tool: &Tool) -> Domain {
+    /// Reads a tool's schema, as a bound on its calls only where `harness` (when known)
+    /// holds a call to it. Params are always an object, whatever the schema's `type`.
+    pub fn of(tool: &Tool, harness: Option<Harness>) -> Domain {
         let mut ignored = BTreeSet::new();
         let mut unchecked = None;
         let (schema, unreadable) = match &tool.input_schema {
             None => (Schema::any(), None),
+            Some(_) if let Some(h) = harness.filter(|h| !h.holds_calls_to_schemas()) => {
+                unchecked = Some(Unchecked::NotHeld(h));
+                (Schema::any(), None)
+            }
             Some(value) => match Schema::compile(value, &mut ignored) {
                 Ok(_) if let Some(why) = crate::schema::validator_skips(value) => {
-                    unchecked = Some(why);
+                    unchecked = Some(Unchecked::Uncompiled(why));
                     (Schema::any(), None)
                 }
                 Ok(s) => (s, None),
@@ -45,7 +62,7 @@ impl Domain {
         Domain {
             name: tool.name.clone(),
             schema: schema.objects_only(),
-            declared: tool.input_schema.is_some(),
+            declared: tool.input_schema.is_some() && unchecked.is_none(),
             ignored,
             unreadable,
             unchecked,
@@ -65,10 +82,13 @@ impl Domain {
 
     /// The domain of a tool without a schema: any params at all.
     pub fn any(name: &str) -> Domain {
-        Domain::of(&Tool {
-            name: name.to_string(),
-            input_schema: None,
-        })
+        Domain::of(
+            &Tool {
+                name: name.to_string(),
+                input_schema: None,
+            },
+            None,
+        )
     }
 
     /// True when the schema admits some params object.
@@ -101,9 +121,9 @@ impl Domain {
     }
 }
 
-/// Reads every tool's schema.
-pub fn domains(tools: &[Tool]) -> Vec<Domain> {
-    tools.iter().map(Domain::of).collect()
+/// Reads every tool's schema, as [`Domain::of`] does under `harness`.
+pub fn domains(tools: &[Tool], harness: Option<Harness>) -> Vec<Domain> {
+    tools.iter().map(|t| Domain::of(t, harness)).collect()
 }
 
 /// Per field, what the predicate compares it against.

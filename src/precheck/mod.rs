@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use crate::action::{Action, Tool};
 use crate::compaction::{Compaction, Totals};
 use crate::gate::{self, CheckOptions, Code, Finding, Outcome, Severity, View};
+use crate::harness::Harness;
 use crate::json::json_text;
 use crate::predicate::{Op, Predicate, Tri, json_eq};
 use crate::record::{
@@ -33,7 +34,7 @@ use crate::text::clean;
 
 mod calls;
 
-pub use calls::{Calls, Domain, domains, probes};
+pub use calls::{Calls, Domain, Unchecked, domains, probes};
 
 /// How many calls precheck and pin try per rule and tool before answering "may bind".
 pub const DEFAULT_MAX_CALLS: usize = 100_000;
@@ -45,6 +46,9 @@ pub struct PrecheckOptions {
     pub allow_unevaluable: bool,
     /// The most calls tried per rule and tool (`--max-calls`).
     pub max_calls: usize,
+    /// The harness that runs the calls, when known (`--harness`): under one that runs a
+    /// call outside the tool's schema (Claude Code, Codex), no schema bounds the calls.
+    pub harness: Option<Harness>,
 }
 
 impl Default for PrecheckOptions {
@@ -52,6 +56,7 @@ impl Default for PrecheckOptions {
         PrecheckOptions {
             allow_unevaluable: false,
             max_calls: DEFAULT_MAX_CALLS,
+            harness: None,
         }
     }
 }
@@ -888,12 +893,18 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
             format!("the schema of {tool} could not be read ({e}): precheck reads it as admitting any params"),
         ));
     }
-    if let Some(why) = &domain.unchecked {
-        out.push(Finding::new(
+    match &domain.unchecked {
+        Some(Unchecked::Uncompiled(why)) => out.push(Finding::new(
             Code::ToolSchema,
             None,
             format!("the schema of {tool} is one Gemini CLI's validator cannot compile ({why}), and then it checks no call against it and runs every call: precheck reads it as admitting any params (fix the tool's own schema, and give the gate the same)"),
-        ));
+        )),
+        Some(Unchecked::NotHeld(harness)) => out.push(Finding::new(
+            Code::ToolSchema,
+            None,
+            format!("the schema of {tool} bounds no call under {harness}, which runs an MCP tool's call whatever its schema says, and checks a built-in tool's call against its own schema, not this one: precheck reads it as admitting any params", harness = harness.title()),
+        )),
+        None => {}
     }
     if !domain.ignored.is_empty() && domain.unchecked.is_none() {
         let names: Vec<String> = domain
@@ -939,8 +950,8 @@ fn uncovered<'a>(named: &'a Named, tools: &[Tool]) -> Vec<&'a str> {
 /// agent's tools, but precheck and pin never judge fewer tools than a rule in the store
 /// scopes to (SPEC 2.3): a name misspelt or left out of the list leaves no rule out of
 /// their sight. Only `tools` when no list was given (they are the named).
-pub fn judged(named: &Named, tools: &[Tool]) -> Vec<Domain> {
-    let mut all = domains(tools);
+pub fn judged(named: &Named, tools: &[Tool], harness: Option<Harness>) -> Vec<Domain> {
+    let mut all = domains(tools, harness);
     let missing = uncovered(named, tools);
     if !missing.is_empty() {
         let listed: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
@@ -998,7 +1009,7 @@ pub fn precheck(
     tools: &[Tool],
     options: PrecheckOptions,
 ) -> Outcome {
-    let domains = judged(&totals.named, tools);
+    let domains = judged(&totals.named, tools, options.harness);
     let mut findings: Vec<Finding> = domains.iter().flat_map(schema_notes).collect();
     findings.extend(not_listed(&totals.named, tools));
     let live: Vec<&Domain> = domains.iter().filter(|d| d.has_calls()).collect();

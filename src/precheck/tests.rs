@@ -9,10 +9,13 @@ fn v(text: &str) -> Value {
 }
 
 fn domain(schema: Option<&str>) -> Domain {
-    Domain::of(&Tool {
-        name: "t".into(),
-        input_schema: schema.map(v),
-    })
+    Domain::of(
+        &Tool {
+            name: "t".into(),
+            input_schema: schema.map(v),
+        },
+        None,
+    )
 }
 
 fn probes_of(pred: &str) -> BTreeMap<String, Probe> {
