@@ -1297,7 +1297,7 @@ pub fn protected(setup: &Setup) -> Vec<Pinned> {
     // tool's call only for being a JSON object (2.1.197 ran `amount` 8400 against the
     // server's `maximum: 5000`, and the PreToolUse hook saw it), and a built-in's call
     // against its own schema, not the document's. Pin by a schema would leave out a rule
-    // that a call the hook then judges trips.
+    // that a call the hook then judges trips; under `harness` Claude Code it reads none.
     let tools: Vec<Tool> = match (&setup.tools, &setup.input.tools) {
         (Some(names), _) => names.iter().map(|n| schemaless(n)).collect(),
         (None, Some(tools)) => tools.clone(),
