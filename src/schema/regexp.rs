@@ -456,7 +456,17 @@ const SCRIPTS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::compiles;
+
+    proptest! {
+        /// Any text at all gets an answer: no panic, no overflow, no runaway recursion.
+        #[test]
+        fn any_text_gets_an_answer(p in "[-\\\\()\\[\\]{}|^$.*+?<>=!:,0-9a-zA-Z\u{1F600}]{0,40}") {
+            let _ = compiles(&p);
+        }
+    }
 
     #[test]
     fn patterns_both_readings_compile() {
