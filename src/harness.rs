@@ -39,6 +39,13 @@ impl Harness {
         self == Harness::GeminiCli
     }
 
+    /// Whether `name` is an MCP tool's as Claude Code and Codex give it (`mcp__` first:
+    /// Gemini CLI's `mcp_<server>_<tool>` has one `_` unless the server's name begins with
+    /// one).
+    pub fn claude_code_or_codex_mcp_name(name: &str) -> bool {
+        name.starts_with("mcp__")
+    }
+
     /// How the harness names an MCP tool: `mcp<sep><server><sep><tool>`, with `__` in
     /// Claude Code and Codex and `_` in Gemini CLI.
     pub fn mcp_separator(self) -> &'static str {

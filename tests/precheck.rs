@@ -1771,3 +1771,28 @@ fn a_schema_bounds_no_call_under_a_harness_that_runs_calls_outside_it() {
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+/// With no harness named, a tool named as Claude Code and Codex name an MCP tool
+/// (`mcp__billing__refunds_create`) has a schema neither of them holds a call to: it
+/// bounds no call, unless `--harness gemini-cli` says Gemini CLI runs the calls.
+#[test]
+fn an_mcp_tool_named_as_claude_code_and_codex_name_it_is_bounded_by_no_schema() {
+    let s = Scratch::new();
+    let rule = BIG.replace("refunds.create", "mcp__billing__refunds_create");
+    let input = s.file("in.json", store(&[&rule, CHAT], &["c9"]).as_bytes());
+    let tools = AMOUNT_AT_MOST_5000.replace("refunds.create", "mcp__billing__refunds_create");
+    let r = precheck(&s, &input, Some(&tools), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("the name is an MCP tool's as Claude Code and Codex give it"),
+        "{}",
+        r.stdout
+    );
+    let r = precheck(&s, &input, Some(&tools), &["--harness", "gemini-cli"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // The same schema under another name still bounds the calls.
+    let plain = s.file("plain.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
+    let r = precheck(&s, &plain, Some(AMOUNT_AT_MOST_5000), &[]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}

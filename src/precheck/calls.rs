@@ -36,18 +36,29 @@ pub enum Unchecked {
     /// The harness runs calls outside a tool's declared schema
     /// ([`Harness::holds_calls_to_schemas`]).
     NotHeld(Harness),
+    /// No harness was named, and the tool's name is an MCP tool's as Claude Code and Codex
+    /// spell it (`mcp__server__tool`): both run its calls outside its schema.
+    McpName,
 }
 
 impl Domain {
     /// Reads a tool's schema, as a bound on its calls only where `harness` (when known)
-    /// holds a call to it. Params are always an object, whatever the schema's `type`.
+    /// holds a call to it, and with no harness named, not for a tool named as Claude Code
+    /// and Codex name an MCP tool. Params are always an object, whatever the schema's
+    /// `type`.
     pub fn of(tool: &Tool, harness: Option<Harness>) -> Domain {
         let mut ignored = BTreeSet::new();
         let mut unchecked = None;
+        let unheld = || match harness {
+            Some(h) => (!h.holds_calls_to_schemas()).then_some(Unchecked::NotHeld(h)),
+            None => {
+                Harness::claude_code_or_codex_mcp_name(&tool.name).then_some(Unchecked::McpName)
+            }
+        };
         let (schema, unreadable) = match &tool.input_schema {
             None => (Schema::any(), None),
-            Some(_) if let Some(h) = harness.filter(|h| !h.holds_calls_to_schemas()) => {
-                unchecked = Some(Unchecked::NotHeld(h));
+            Some(_) if let Some(why) = unheld() => {
+                unchecked = Some(why);
                 (Schema::any(), None)
             }
             Some(value) => match Schema::compile(value, &mut ignored) {

@@ -904,6 +904,11 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
             None,
             format!("the schema of {tool} bounds no call under {harness}, which runs an MCP tool's call whatever its schema says, and checks a built-in tool's call against its own schema, not this one: precheck reads it as admitting any params", harness = harness.title()),
         )),
+        Some(Unchecked::McpName) => out.push(Finding::new(
+            Code::ToolSchema,
+            None,
+            format!("the schema of {tool} bounds no call: the name is an MCP tool's as Claude Code and Codex give it, and both run its calls whatever its schema says: precheck reads it as admitting any params (--harness gemini-cli reads the schema as a bound, where Gemini CLI runs the calls)"),
+        )),
         None => {}
     }
     if !domain.ignored.is_empty() && domain.unchecked.is_none() {
