@@ -6,7 +6,7 @@
 //! module knows nothing about records or views: resolution is the caller's business.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -78,6 +78,25 @@ pub struct Comparison {
     pub op: Op,
     /// The literal on the right-hand side.
     pub value: Value,
+    /// For `in` and `not_in`, the [`JsonKey`] of each member of `value`, so that a call is
+    /// looked up in a list of 20,000 members, not compared with each one; else empty.
+    // INVARIANT: built from `value` by `Comparison::new`, never changed apart from it.
+    members: HashSet<JsonKey>,
+}
+
+impl Comparison {
+    fn new(field: String, op: Op, value: Value) -> Comparison {
+        let members = match (op, &value) {
+            (Op::In | Op::NotIn, Value::Array(items)) => items.iter().map(JsonKey::of).collect(),
+            _ => HashSet::new(),
+        };
+        Comparison {
+            field,
+            op,
+            value,
+            members,
+        }
+    }
 }
 
 /// A predicate tree.
@@ -417,7 +436,7 @@ fn parse_at(
                 ));
             }
             check_numbers(&value).map_err(|e| err(&format!("{path}/value"), e.into()))?;
-            Ok(Predicate::Cmp(Comparison { field, op, value }))
+            Ok(Predicate::Cmp(Comparison::new(field, op, value)))
         }
         _ => Err(err(
             path,
@@ -475,6 +494,54 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// A value's class under [`json_eq`], to hash and look up: `json_eq(a, b)` exactly when
+/// `JsonKey::of(a) == JsonKey::of(b)`. A number is its exact decimal (`1`, `1.0` and `1e0`
+/// are one key), or its text where it is no decimal, as `json_eq` falls back to the text;
+/// an object is its entries in key order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum JsonKey {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number read as an exact decimal.
+    Number(Decimal),
+    /// A number that is no decimal, by its text.
+    Text(String),
+    /// A string.
+    String(String),
+    /// An array, member by member.
+    Array(Vec<JsonKey>),
+    /// An object, entry by entry in key order.
+    Object(Vec<(String, JsonKey)>),
+}
+
+impl JsonKey {
+    /// The key of `value`.
+    pub fn of(value: &Value) -> JsonKey {
+        match value {
+            Value::Null => JsonKey::Null,
+            Value::Bool(b) => JsonKey::Bool(*b),
+            // INVARIANT: `json_eq` compares two numbers as decimals when both read as one,
+            // else by text; a number that reads as one never has the text of one that does
+            // not, so the two kinds of key never meet.
+            Value::Number(n) => match decimal(n) {
+                Some(d) => JsonKey::Number(d),
+                None => JsonKey::Text(n.as_str().to_string()),
+            },
+            Value::String(s) => JsonKey::String(s.clone()),
+            Value::Array(items) => JsonKey::Array(items.iter().map(JsonKey::of).collect()),
+            Value::Object(map) => {
+                let mut entries: Vec<(String, JsonKey)> = (map.iter())
+                    .map(|(k, v)| (k.clone(), JsonKey::of(v)))
+                    .collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                JsonKey::Object(entries)
+            }
+        }
+    }
+}
+
 /// Orders two values that `lt lte gt gte` may compare: two numbers or two strings.
 pub fn order(left: &Value, right: &Value) -> Option<Ordering> {
     match (left, right) {
@@ -485,10 +552,7 @@ pub fn order(left: &Value, right: &Value) -> Option<Ordering> {
 }
 
 fn compare(c: &Comparison, left: &Value) -> Result<bool, TypeMismatch> {
-    let member = || match &c.value {
-        Value::Array(items) => items.iter().any(|v| json_eq(left, v)),
-        _ => false,
-    };
+    let member = || c.members.contains(&JsonKey::of(left));
     let ordered = |want: fn(Ordering) -> bool| {
         order(left, &c.value).map(want).ok_or_else(|| TypeMismatch {
             field: c.field.clone(),
@@ -610,6 +674,91 @@ mod tests {
             ),
             Tri::True
         );
+    }
+
+    #[test]
+    fn json_keys_are_equal_exactly_where_json_eq_is() {
+        let values = [
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "0.0",
+            "0e5",
+            "1",
+            "1.0",
+            "1e0",
+            "10e-1",
+            "0.1e1",
+            "100",
+            "1e2",
+            "1.5",
+            "15e-1",
+            "-1",
+            "-1.0",
+            "1e400",
+            "10e399",
+            "\"1\"",
+            "\"\"",
+            "\"a\"",
+            "[]",
+            "[1]",
+            "[1.0]",
+            "[1,2]",
+            "[2,1]",
+            "[[1]]",
+            "{}",
+            "{\"a\":1}",
+            "{\"a\":1.0}",
+            "{\"a\":1,\"b\":2}",
+            "{\"b\":2.0,\"a\":1e0}",
+            "{\"a\":\"1\"}",
+            "{\"b\":1}",
+            "[{\"a\":[1]}]",
+            "[{\"a\":[1.00]}]",
+        ];
+        let parsed: Vec<Value> = (values.iter())
+            .map(|t| parse(t.as_bytes()).unwrap())
+            .collect();
+        for a in &parsed {
+            for b in &parsed {
+                assert_eq!(
+                    json_eq(a, b),
+                    JsonKey::of(a) == JsonKey::of(b),
+                    "{a} and {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn membership_is_by_exact_decimal_and_deep() {
+        let p = r#"{"field":"x","op":"in","value":[1e2,"1",[1,2],{"a":1.5},null]}"#;
+        for yes in [
+            "100",
+            "100.0",
+            "1.00e2",
+            "\"1\"",
+            "[1.0,2e0]",
+            "{\"a\":15e-1}",
+            "null",
+        ] {
+            assert_eq!(eval(p, &format!(r#"{{"x":{yes}}}"#)), Tri::True, "{yes}");
+        }
+        for no in [
+            "1",
+            "\"100\"",
+            "[2,1]",
+            "{\"a\":1.5,\"b\":1}",
+            "false",
+            "100.0000000000000000001",
+        ] {
+            assert_eq!(eval(p, &format!(r#"{{"x":{no}}}"#)), Tri::False, "{no}");
+        }
+        let q = r#"{"field":"x","op":"not_in","value":[1e2]}"#;
+        assert_eq!(eval(q, r#"{"x":100.000}"#), Tri::False);
+        assert_eq!(eval(q, r#"{"x":101}"#), Tri::True);
     }
 
     #[test]

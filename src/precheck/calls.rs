@@ -494,16 +494,32 @@ pub(super) struct Combinations<'a> {
     pub(super) index: Option<Vec<usize>>,
     /// The first dimension whose choice changed since the last object.
     pub(super) changed: usize,
+    /// Per dimension, the keys its choices give a part apart under, each once: found
+    /// once here, not in every choice for every object (an `enum` of 20,000 members is
+    /// 20,000 choices).
+    aparts: Vec<Vec<&'a str>>,
 }
 
 impl<'a> Combinations<'a> {
     pub(super) fn new(base: &'a Map<String, Value>, dims: &'a Dims) -> Combinations<'a> {
         let empty = dims.iter().any(|(_, o)| o.is_empty());
+        let aparts = (dims.iter())
+            .map(|(_, options)| {
+                let keys: BTreeSet<&str> = (options.iter())
+                    .filter_map(|choice| match choice {
+                        Choice::Apart { apart, .. } => Some(apart.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                keys.into_iter().collect()
+            })
+            .collect();
         Combinations {
             base,
             dims,
             index: (!empty).then(|| vec![0; dims.len()]),
             changed: 0,
+            aparts,
         }
     }
 
@@ -514,12 +530,11 @@ impl<'a> Combinations<'a> {
         let Some(index) = self.index.as_mut() else {
             return false;
         };
-        for ((key, options), &i) in self.dims.iter().zip(index.iter()).skip(self.changed) {
+        let dims = self.dims.iter().zip(&self.aparts).zip(index.iter());
+        for (((key, options), aparts), &i) in dims.skip(self.changed) {
             // The part a choice before gave apart goes with it.
-            for choice in options {
-                if let Choice::Apart { apart, .. } = choice {
-                    params.remove(apart);
-                }
+            for apart in aparts {
+                params.remove(*apart);
             }
             // A choice of "absent" leaves what the base has.
             let value = match options.get(i) {
