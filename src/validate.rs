@@ -31,7 +31,8 @@ pub struct Warning {
 /// may always overlap), a scope or effect tool written as a pattern of another syntax
 /// (see [`crate::harness::has_pattern_syntax`]), a policy that orders a field against a
 /// number written as a string (`"gt", "5000"`: it orders as text), and `depends_on`
-/// cycles; first, a store that binds nothing.
+/// cycles; first, a store that binds nothing; last, each listed tool whose schema Gemini
+/// CLI's validator cannot compile ([`unchecked_schema_warning`]).
 pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>) -> Vec<Warning> {
     let mut out = Vec::new();
     if binds_nothing(store) {
@@ -110,7 +111,25 @@ pub fn warnings(store: &Store, kept: Option<&Compaction>, tools: Option<&[Tool]>
             });
         }
     }
+    for tool in tools.into_iter().flatten() {
+        if let Some(message) = unchecked_schema_warning(tool) {
+            out.push(Warning {
+                place: format!("tool `{}`", clean(&tool.name)),
+                message,
+            });
+        }
+    }
     out
+}
+
+/// A warning for a tool whose schema Gemini CLI's validator cannot compile
+/// ([`crate::schema::validator_skips`]): Gemini CLI then checks no call against it, and
+/// precheck and pin read it as admitting any params, so it rules out no call.
+pub(crate) fn unchecked_schema_warning(tool: &Tool) -> Option<String> {
+    let why = crate::schema::validator_skips(tool.input_schema.as_ref()?)?;
+    Some(format!(
+        "its schema is one Gemini CLI's validator cannot compile ({why}), and then it checks no call against it and runs every call: precheck and pin read it as admitting any params, so it rules out no call (fix the tool's own schema, and give the gate the same)"
+    ))
 }
 
 /// One warning for each comparison of a policy's predicate that orders a field against

@@ -261,3 +261,46 @@ fn a_store_that_binds_nothing_is_a_warning() {
         );
     }
 }
+
+/// A tool schema Gemini CLI's validator cannot compile (a draft-04 `$schema`, a boolean
+/// `exclusiveMaximum`) makes it check no call, and precheck reads it as admitting any
+/// params: validate said nothing of it, and a user learnt it only from a precheck note.
+#[test]
+fn a_tool_schema_gemini_cli_cannot_compile_is_a_warning() {
+    let tools = r#"[
+ {"name":"refunds.create","input_schema":{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"amount":{"type":"integer","maximum":5000}},"required":["amount"]}},
+ {"name":"notes.append","input_schema":{"type":"object","properties":{"n":{"type":"integer","maximum":5,"exclusiveMaximum":true}}}},
+ {"name":"tickets.close","input_schema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","exclusiveMaximum":5}}}}
+]"#;
+    let s = Scratch::new();
+    let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+    let path = fixture("fx1_refund_thread.json");
+    let r = run(&["validate", &path, "--tools", &tools_path], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let fix = "and then it checks no call against it and runs every call: precheck and pin read it as admitting any params, so it rules out no call (fix the tool's own schema, and give the gate the same)";
+    assert_eq!(
+        r.stdout,
+        format!(
+            "warning: tool `refunds.create`: its schema is one Gemini CLI's validator cannot compile (`$schema` is \"http://json-schema.org/draft-04/schema#\", a dialect it does not load), {fix}\n\
+             warning: tool `notes.append`: its schema is one Gemini CLI's validator cannot compile (`/properties/n/exclusiveMaximum` is a boolean (draft 4), which draft-07 refuses), {fix}\n\
+             {path}: 52 records, valid, 2 warnings\n"
+        )
+    );
+    // The document's `tools` are read the same way.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut doc = doc.as_object().unwrap().clone();
+    doc.insert("tools".into(), serde_json::from_str(tools).unwrap());
+    let doc_path = s.file(
+        "doc.json",
+        serde_json::Value::Object(doc).to_string().as_bytes(),
+    );
+    let r = run(&["validate", &doc_path], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout.matches("cannot compile").count(),
+        2,
+        "{}",
+        r.stdout
+    );
+}

@@ -929,6 +929,32 @@ fn doctor_notes_a_number_written_as_a_string_in_an_ordering() {
     }
 }
 
+/// A schema in the store's `tools` that Gemini CLI's validator cannot compile (draft 04)
+/// rules out no call in precheck and pin, which read it as admitting any params. doctor
+/// said only `ok`; the wiring gates, so it stays clean (exit 0) and notes the tool, as
+/// validate warns.
+#[test]
+fn doctor_notes_a_tool_schema_gemini_cli_cannot_compile() {
+    let store = r#"{"records": [
+      {"id": "plain", "seq": 1, "kind": "policy", "scope": ["mcp__billing__refunds_create", "mcp_billing_refunds_create"], "predicate": {"field": "amount", "op": "gt", "value": 9000}, "effect": "deny", "text": "Refunds over 9,000 are never issued."}
+    ], "tools": [{"name": "*", "input_schema": {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}}]}"#;
+    for h in ["claude-code", "codex", "gemini-cli"] {
+        let s = Sandbox::new();
+        s.wired(h);
+        std::fs::write(s.store(), store).unwrap();
+        let out = s.doctor(h);
+        assert_clean(&out, &s.settings(h), h);
+        assert!(
+            out.stderr.contains(&format!(
+                "omission-gate doctor: note: the store `{}`: tool `*`: its schema is one Gemini CLI's validator cannot compile (`$schema` is \"http://json-schema.org/draft-04/schema#\", a dialect it does not load), and then it checks no call against it and runs every call: precheck and pin read it as admitting any params, so it rules out no call (fix the tool's own schema, and give the gate the same)\n",
+                s.store().display()
+            )),
+            "{h}: {}",
+            out.stderr
+        );
+    }
+}
+
 /// init over an existing store that names `Bash` and never `Monitor` or `PowerShell`
 /// says the hook will deny their calls, and what to add.
 #[test]

@@ -2553,6 +2553,17 @@ fn check_store(
             clean(&shown)
         ));
     }
+    // A schema in the store's `tools` that Gemini CLI cannot compile rules out no call:
+    // a note, as `validate` warns of it.
+    for tool in input.tools.iter().flatten() {
+        if let Some(message) = crate::validate::unchecked_schema_warning(tool) {
+            f.note(format!(
+                "the store `{}`: tool `{}`: {message}",
+                clean(&shown),
+                clean(&tool.name)
+            ));
+        }
+    }
     if reads_transcript {
         // The hook counts a record kept when its text is in the transcript's live
         // context: a rule with a label for a text may be "in view" where it was never
