@@ -39,11 +39,12 @@ impl Harness {
         self == Harness::GeminiCli
     }
 
-    /// Whether `name` is an MCP tool's as Claude Code and Codex give it (`mcp__` first:
-    /// Gemini CLI's `mcp_<server>_<tool>` has one `_` unless the server's name begins with
-    /// one).
+    /// Whether `name` (a tool's name or `*` glob) covers some MCP tool's name as Claude
+    /// Code and Codex give it (`mcp__` first: Gemini CLI's `mcp_<server>_<tool>` has one
+    /// `_` unless the server's name begins with one): `*` and `mcp_*` cover
+    /// `mcp__billing__refunds_create` as much as that name does.
     pub fn claude_code_or_codex_mcp_name(name: &str) -> bool {
-        name.starts_with("mcp__")
+        crate::record::globs_overlap(name, "mcp__*")
     }
 
     /// How the harness names an MCP tool: `mcp<sep><server><sep><tool>`, with `__` in

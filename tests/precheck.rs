@@ -1791,6 +1791,23 @@ fn an_mcp_tool_named_as_claude_code_and_codex_name_it_is_bounded_by_no_schema() 
     );
     let r = precheck(&s, &input, Some(&tools), &["--harness", "gemini-cli"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
+    // A glob that covers the name judges its calls by the same schema: it bounds them
+    // no more than under the name itself.
+    for glob in ["*", "mcp_*", "mcp*create", "mcp__billing__*"] {
+        let tools = AMOUNT_AT_MOST_5000.replace("refunds.create", glob);
+        let r = precheck(&s, &input, Some(&tools), &[]);
+        assert_eq!(r.code, 1, "{glob}: {}", r.stdout);
+        assert!(
+            r.stdout.contains("(or a glob that covers one)"),
+            "{}",
+            r.stdout
+        );
+        let path = format!("@{}", s.file("tools.json", tools.as_bytes()));
+        let pinned = run(&["pin", &input, "--tools", &path, "--format", "ids"], None);
+        assert_eq!(pinned.stdout.lines().collect::<Vec<_>>(), ["p1"], "{glob}");
+        let r = precheck(&s, &input, Some(&tools), &["--harness", "gemini-cli"]);
+        assert_eq!(r.code, 0, "{glob}: {}", r.stdout);
+    }
     // The same schema under another name still bounds the calls.
     let plain = s.file("plain.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
     let r = precheck(&s, &plain, Some(AMOUNT_AT_MOST_5000), &[]);

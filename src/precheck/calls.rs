@@ -37,7 +37,8 @@ pub enum Unchecked {
     /// ([`Harness::holds_calls_to_schemas`]).
     NotHeld(Harness),
     /// No harness was named, and the tool's name is an MCP tool's as Claude Code and Codex
-    /// spell it (`mcp__server__tool`): both run its calls outside its schema.
+    /// spell it (`mcp__server__tool`), or a glob that covers one (`*`): both run its calls
+    /// outside its schema.
     McpName,
 }
 

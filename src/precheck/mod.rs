@@ -907,7 +907,7 @@ pub fn schema_notes(domain: &Domain) -> Vec<Finding> {
         Some(Unchecked::McpName) => out.push(Finding::new(
             Code::ToolSchema,
             None,
-            format!("the schema of {tool} bounds no call: the name is an MCP tool's as Claude Code and Codex give it, and both run its calls whatever its schema says: precheck reads it as admitting any params (--harness gemini-cli reads the schema as a bound, where Gemini CLI runs the calls)"),
+            format!("the schema of {tool} bounds no call: the name is an MCP tool's as Claude Code and Codex give it (or a glob that covers one), and both run its calls whatever its schema says: precheck reads it as admitting any params (--harness gemini-cli reads the schema as a bound, where Gemini CLI runs the calls)"),
         )),
         None => {}
     }
