@@ -1028,6 +1028,51 @@ const COUNTS: [&str; 8] = [
 /// `patternProperties`) that is no JavaScript regular expression, or may not be one in
 /// some engine (see [`regexp`]).
 pub fn validator_skips(root: &Value) -> Option<String> {
+    // Gemini CLI checks an MCP tool's call against its schema as rewritten: a schema
+    // that compiles only unrewritten (or only rewritten) is skipped for some tools.
+    let rewritten = gemini_mcp_rewrite(root);
+    skips(root).or_else(|| {
+        let why = (rewritten != *root).then(|| skips(&rewritten))??;
+        Some(format!("{why}, once it has rewritten {GEMINI_MCP_REWRITE}"))
+    })
+}
+
+/// How Gemini CLI rewrites an MCP tool's schema, for a message.
+const GEMINI_MCP_REWRITE: &str = "each `type` of `\"null\"` and one other type as that type and `nullable: true`, as it does an MCP tool's schema, `enum` and `const` members and `dependencies` lists included";
+
+/// A value as Gemini CLI rewrites an MCP tool's `inputSchema` before it checks any call
+/// against it (0.61.0, `discoverTools`): at every depth, an object whose `type` is a list
+/// of two, `"null"` and a string, takes that string as `type` and `nullable: true`. It
+/// rewrites any such object, a member of an `enum` or a `const` too, and a `dependencies`
+/// list for a property named `type`.
+fn gemini_mcp_rewrite(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(gemini_mcp_rewrite).collect()),
+        Value::Object(map) => {
+            let mut out: Map<String, Value> = (map.iter())
+                .map(|(k, v)| (k.clone(), gemini_mcp_rewrite(v)))
+                .collect();
+            if let Some(Value::Array(types)) = map.get("type")
+                && let [first, second] = types.as_slice()
+            {
+                // JavaScript's `indexOf("null")`: the first `"null"`, and the other one.
+                let other = if first == "null" {
+                    Some(second)
+                } else {
+                    (second == "null").then_some(first)
+                };
+                if let Some(Value::String(other)) = other {
+                    out.insert("type".to_string(), Value::String(other.clone()));
+                    out.insert("nullable".to_string(), Value::Bool(true));
+                }
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+fn skips(root: &Value) -> Option<String> {
     if let Value::Object(obj) = root
         && let Some(dialect) = obj.get("$schema")
         && !dialect
@@ -1238,16 +1283,20 @@ fn sent_value(value: &Value) -> Value {
 }
 
 /// The members of an `enum` (or a `const`), each also as a harness that reads JSON into
-/// doubles holds it where that differs (`5000.00000000000000001` is 5000 to Ajv): the
-/// domain admits both.
+/// doubles holds it where that differs (`5000.00000000000000001` is 5000 to Ajv), and as
+/// Gemini CLI rewrites an MCP tool's schema ([`gemini_mcp_rewrite`]: `{"type": ["string",
+/// "null"]}` is `{"type": "string", "nullable": true}` to it): the domain admits each.
 fn as_sent_too(items: &[Value]) -> Vec<Value> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        out.push(item.clone());
-        let sent = sent_value(item);
-        if !json_eq(&sent, item) {
-            out.push(sent);
+        let rewritten = gemini_mcp_rewrite(item);
+        let mut readings = vec![item.clone()];
+        for reading in [sent_value(item), sent_value(&rewritten), rewritten] {
+            if !readings.iter().any(|r| json_eq(r, &reading)) {
+                readings.push(reading);
+            }
         }
+        out.extend(readings);
     }
     out
 }
@@ -1484,6 +1533,41 @@ mod tests {
         assert_eq!(s.finite().unwrap(), [v("100")]);
         let s = schema(r#"{"const":100,"enum":[3, 1e2, 4]}"#);
         assert_eq!(s.finite().unwrap(), [v("100")]);
+    }
+
+    #[test]
+    fn a_schema_is_read_as_gemini_cli_rewrites_an_mcp_tools_schema() {
+        // Gemini CLI 0.61.0 rewrites `"type": [T, "null"]` as `"type": T, "nullable": true`
+        // at every depth of an MCP tool's schema, in an `enum` or `const` member too:
+        // Ajv then admits the rewritten member.
+        let s = schema(r#"{"const":{"type":["string","null"],"n":[{"type":["null","x"]}]}}"#);
+        assert!(s.admits(&v(
+            r#"{"type":["string","null"],"n":[{"type":["null","x"]}]}"#
+        )));
+        assert!(s.admits(&v(
+            r#"{"type":"string","nullable":true,"n":[{"type":"x","nullable":true}]}"#
+        )));
+        assert!(!s.admits(&v(r#"{"type":"string"}"#)));
+        // A schema that compiles only as written, or only as rewritten, is skipped for
+        // some tools.
+        for text in [
+            r#"{"properties":{"a":{"enum":[{"type":["string","null"]},{"type":"string","nullable":true}]}}}"#,
+            r#"{"dependencies":{"type":["string","null"]}}"#,
+            r#"{"dependentRequired":{"type":["null","b"]}}"#,
+        ] {
+            let why = validator_skips(&v(text));
+            assert!(
+                why.is_some_and(|w| w.contains("once it has rewritten")),
+                "{text}"
+            );
+        }
+        for text in [
+            r#"{"properties":{"a":{"type":["string","null"]},"b":{"type":["null","integer"]}}}"#,
+            r#"{"dependencies":{"type":["string","other"]}}"#,
+            r#"{"properties":{"a":{"enum":[{"type":["string","null"]},{"type":"string"}]}}}"#,
+        ] {
+            assert_eq!(validator_skips(&v(text)), None, "{text}");
+        }
     }
 
     #[test]

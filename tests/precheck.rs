@@ -1772,6 +1772,49 @@ fn a_schema_bounds_no_call_under_a_harness_that_runs_calls_outside_it() {
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
+/// Gemini CLI 0.61.0 rewrites an MCP tool's schema before it checks a call against it
+/// (`"type": ["string", "null"]` becomes `"type": "string", "nullable": true`, at every
+/// depth): a `const` member so rewritten admits the rewritten call, and a schema whose
+/// rewrite Ajv cannot compile (a repeating `enum` member, a `dependencies` list that is
+/// no longer one) checks no call. Precheck passed each.
+#[test]
+fn a_schema_is_read_as_gemini_cli_rewrites_an_mcp_tools_schema() {
+    let s = Scratch::new();
+    let column = r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","effect":"deny","predicate":{"field":"column.type","op":"eq","value":"string"}}"#;
+    let input = s.file("in.json", store(&[column, CHAT], &["c9"]).as_bytes());
+    let schema = r#"{"type":"object","properties":{"column":{"const":{"type":["string","null"]}}},"required":["column"]}"#;
+    let r = precheck(
+        &s,
+        &input,
+        Some(&tool(schema)),
+        &["--harness", "gemini-cli"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains(r#"witness   : refunds.create {"column":{"nullable":true,"type":"string"}}"#),
+        "{}",
+        r.stdout
+    );
+    let input = s.file("big.json", store(&[BIG, CHAT], &["c9"]).as_bytes());
+    for extra in [
+        r#""column":{"enum":[{"type":["string","null"]},{"type":"string","nullable":true}]}"#,
+        r#""type":{"type":"string"}},"dependencies":{"type":["string","null"]"#,
+    ] {
+        let schema = format!(
+            r#"{{"type":"object","properties":{{"amount":{{"type":"integer","maximum":5000}},{extra}}},"required":["amount"]}}"#
+        );
+        let r = precheck(
+            &s,
+            &input,
+            Some(&tool(&schema)),
+            &["--harness", "gemini-cli"],
+        );
+        assert_eq!(r.code, 1, "{schema}: {}", r.stdout);
+        assert!(r.stdout.contains("once it has rewritten"), "{}", r.stdout);
+    }
+}
+
 /// With no harness named, a tool named as Claude Code and Codex name an MCP tool
 /// (`mcp__billing__refunds_create`) has a schema neither of them holds a call to: it
 /// bounds no call, unless `--harness gemini-cli` says Gemini CLI runs the calls.
