@@ -1021,12 +1021,14 @@ const COUNTS: [&str; 8] = [
 /// than the harness runs, so the caller reads it as admitting any params. The cases are
 /// those of Ajv's meta-schema and compiler that a schema precheck otherwise reads: an
 /// unknown `$schema`, draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum`, an empty or
-/// repeating `enum`, `type` or `required`, `nullable` without `type`, a `$ref` that does
-/// not resolve to a node of the schema, a count below zero or not whole, `multipleOf` not
-/// above zero, a subschema that is neither an object nor a boolean, an annotation of another
-/// type than the meta-schema's (`description: 5`, `format: 5`), a `pattern` (or a key of
-/// `patternProperties`) that is no JavaScript regular expression, or may not be one in
-/// some engine (see [`regexp`]).
+/// repeating `enum`, `type` or `required`, `nullable` without `type` or `false` beside a
+/// `type` that admits null, a `$ref` that does not resolve to a node of the schema, a count
+/// below zero or not whole, `multipleOf` not above zero, a subschema that is neither an
+/// object nor a boolean, an annotation of another type than the meta-schema's
+/// (`description: 5`, `format: 5`), a `pattern` (or a key of `patternProperties`) that is
+/// no JavaScript regular expression, or may not be one in some engine (see [`regexp`]);
+/// each in the schema as written or as Gemini CLI rewrites an MCP tool's
+/// ([`gemini_mcp_rewrite`]).
 pub fn validator_skips(root: &Value) -> Option<String> {
     // Gemini CLI checks an MCP tool's call against its schema as rewritten: a schema
     // that compiles only unrewritten (or only rewritten) is skipped for some tools.
@@ -1150,6 +1152,16 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
                 bad("is an id of a subschema, under which precheck does not resolve references")
             }
             "nullable" if !obj.contains_key("type") => bad("stands without `type`"),
+            // Ajv: "type: null contradicts nullable: false".
+            "nullable"
+                if *v == Value::Bool(false)
+                    && obj.get("type").is_some_and(|t| match t {
+                        Value::Array(types) => types.iter().any(|t| t == "null"),
+                        t => t == "null",
+                    }) =>
+            {
+                bad("is false beside a `type` that admits null")
+            }
             "$ref" if v.as_str().and_then(|r| resolve(root, r)).is_none() => {
                 bad("names no node of the schema")
             }
@@ -1622,6 +1634,8 @@ mod tests {
             r#"{"description":5}"#,
             r#"{"properties":{"a":{"uniqueItems":"yes"}}}"#,
             r#"{"properties":{"a":{"type":"integer","nullable":"yes"}}}"#,
+            r#"{"properties":{"a":{"type":"null","nullable":false}}}"#,
+            r#"{"properties":{"a":{"type":["integer","null"],"nullable":false}}}"#,
             r#"{"properties":{"a":{"examples":5}}}"#,
             r#"{"properties":{"a":{"dependencies":{"b":[5]}}}}"#,
             r#"{"properties":{"a":{"dependentRequired":{"b":{}}}}}"#,
@@ -1639,6 +1653,7 @@ mod tests {
             r#"{"$schema":"https://json-schema.org/draft/2020-12/schema"}"#,
             r##"{"properties":{"a":{"$ref":"#/$defs/b"},"c":{"$ref":"#"}},"$defs":{"b":{}}}"##,
             r#"{"properties":{"a":{"type":"integer","nullable":true,"enum":[1]}}}"#,
+            r#"{"properties":{"a":{"type":"integer","nullable":false},"b":{"type":["integer","null"],"nullable":true}}}"#,
             r#"{"properties":{"a":{"minLength":2.0,"format":"zzz","items":{}}}}"#,
             r#"{"properties":{"a":{"pattern":"^\\d{3}-\\d{4}$","title":"t","examples":[]}}}"#,
             r#"{"patternProperties":{"^x_\\w+$":{}}}"#,

@@ -1630,6 +1630,10 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
             "stands without `type`",
         ),
         (
+            format!(r#"{{"type":"object","properties":{{{capped},"memo":{{"type":"null","nullable":false}}}},"required":["amount"]}}"#),
+            "is false beside a `type` that admits null",
+        ),
+        (
             format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"required":["amount"]}}"##),
             "names no node of the schema",
         ),
