@@ -1634,6 +1634,10 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
             "is false beside a `type` that admits null",
         ),
         (
+            format!(r#"{{"$id":"https://example.com/refund","type":"object","properties":{{{capped}}},"required":["amount"]}}"#),
+            "it checks the first call only",
+        ),
+        (
             format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"required":["amount"]}}"##),
             "names no node of the schema",
         ),
