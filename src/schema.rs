@@ -1151,6 +1151,11 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
             "$id" if !path.is_empty() => {
                 bad("is an id of a subschema, under which precheck does not resolve references")
             }
+            // Ajv compiles an asynchronous validator at the root, whose answer is a promise
+            // that Gemini CLI takes for a pass; it refuses one below.
+            "$async" if *v != Value::Bool(false) => bad(
+                "is not false: Ajv's validator then answers with a promise, which Gemini CLI takes for a pass (or, below the root, does not compile)",
+            ),
             // Gemini CLI 0.61.0 adds `wait_for_previous` to a copy of the schema for each
             // call and compiles the copy in its one Ajv, which refuses a second schema of
             // an id it holds: from the second call on, it checks none.
@@ -1642,6 +1647,8 @@ mod tests {
             r#"{"properties":{"a":{"type":"integer","nullable":"yes"}}}"#,
             r#"{"properties":{"a":{"type":"null","nullable":false}}}"#,
             r#"{"$id":"https://example.com/refund","type":"object"}"#,
+            r#"{"$async":true,"type":"object"}"#,
+            r#"{"properties":{"a":{"$async":true}}}"#,
             r#"{"properties":{"a":{"type":["integer","null"],"nullable":false}}}"#,
             r#"{"properties":{"a":{"examples":5}}}"#,
             r#"{"properties":{"a":{"dependencies":{"b":[5]}}}}"#,
@@ -1661,6 +1668,7 @@ mod tests {
             r##"{"properties":{"a":{"$ref":"#/$defs/b"},"c":{"$ref":"#"}},"$defs":{"b":{}}}"##,
             r#"{"properties":{"a":{"type":"integer","nullable":true,"enum":[1]}}}"#,
             r#"{"properties":{"a":{"type":"integer","nullable":false},"b":{"type":["integer","null"],"nullable":true}}}"#,
+            r#"{"$async":false,"type":"object"}"#,
             r#"{"properties":{"a":{"minLength":2.0,"format":"zzz","items":{}}}}"#,
             r#"{"properties":{"a":{"pattern":"^\\d{3}-\\d{4}$","title":"t","examples":[]}}}"#,
             r#"{"patternProperties":{"^x_\\w+$":{}}}"#,

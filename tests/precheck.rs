@@ -1638,6 +1638,10 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
             "it checks the first call only",
         ),
         (
+            format!(r#"{{"$async":true,"type":"object","properties":{{{capped}}},"required":["amount"]}}"#),
+            "which Gemini CLI takes for a pass",
+        ),
+        (
             format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"required":["amount"]}}"##),
             "names no node of the schema",
         ),
