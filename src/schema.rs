@@ -1074,7 +1074,45 @@ fn gemini_mcp_rewrite(value: &Value) -> Value {
     }
 }
 
+/// An `$anchor` or `$dynamicAnchor` Ajv refuses: one that names two schemas ("resolves
+/// to more than one schema"), or under 2020-12 one that is no name (`^[A-Za-z_][-A-Za-z0-9._]*$`).
+/// Read wider: every object of the schema is searched, a member of an `enum` too, and
+/// the pattern checked in every dialect.
+fn bad_anchor(root: &Value) -> Option<String> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![root];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                for key in ["$anchor", "$dynamicAnchor"] {
+                    let Some(Value::String(name)) = map.get(key) else {
+                        continue;
+                    };
+                    let mut chars = name.chars();
+                    let named = chars
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                        && chars.all(|c| c.is_ascii_alphanumeric() || "-._".contains(c));
+                    if !named || !seen.insert(name.as_str()) {
+                        return Some(format!(
+                            "`{key}` {} names two schemas or is no name",
+                            crate::json::json_text(&Value::String(name.clone()))
+                        ));
+                    }
+                }
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn skips(root: &Value) -> Option<String> {
+    if let Some(why) = bad_anchor(root) {
+        return Some(why);
+    }
     if let Value::Object(obj) = root
         && let Some(dialect) = obj.get("$schema")
         && !dialect
@@ -1176,6 +1214,9 @@ fn skips_at(node: &Value, root: &Value, path: &str, draft2020: bool) -> Option<S
             "$ref" if v.as_str().and_then(|r| resolve(root, r)).is_none() => {
                 bad("names no node of the schema")
             }
+            "$ref" if ref_cycles(root, node) => bad(
+                "leads through `$ref`s alone back to where it began, which runs Ajv's compiler out of stack",
+            ),
             "multipleOf" if number(v).is_none_or(|d| d <= Decimal::zero()) => {
                 bad("is not a number above zero")
             }
@@ -1267,6 +1308,22 @@ fn at(path: &str) -> String {
 
 /// The node a local `$ref` (`#`, `#/a/b`) names in `root`, or `None` for one that names
 /// none, or any other reference (Ajv resolves those against ids precheck does not track).
+/// Whether following `$ref` from `node`, and from each node it names that has a `$ref`
+/// too, comes back to a node already passed: Ajv follows such a chain (where a node holds
+/// nothing but its `$ref`) without end. Read wider: a node with other keywords beside its
+/// `$ref` continues the chain here.
+fn ref_cycles(root: &Value, node: &Value) -> bool {
+    let mut passed: HashSet<*const Value> = HashSet::from([std::ptr::from_ref(node)]);
+    let mut at = node;
+    while let Some(next) = (at.get("$ref").and_then(Value::as_str)).and_then(|r| resolve(root, r)) {
+        if !passed.insert(std::ptr::from_ref(next)) {
+            return true;
+        }
+        at = next;
+    }
+    false
+}
+
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.contains('%') {
@@ -1648,6 +1705,11 @@ mod tests {
             r#"{"properties":{"a":{"type":"null","nullable":false}}}"#,
             r#"{"$id":"https://example.com/refund","type":"object"}"#,
             r#"{"$async":true,"type":"object"}"#,
+            r##"{"properties":{"m":{"$ref":"#/properties/m"}}}"##,
+            r#"{"properties":{"m":{"$anchor":"a"},"n":{"$anchor":"a"}}}"#,
+            r#"{"properties":{"m":{"$anchor":"a"},"n":{"$dynamicAnchor":"a"}}}"#,
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","$anchor":"1bad"}"#,
+            r##"{"properties":{"a":{"$ref":"#/$defs/b"}},"$defs":{"b":{"$ref":"#/$defs/c"},"c":{"$ref":"#/$defs/b"}}}"##,
             r#"{"properties":{"a":{"$async":true}}}"#,
             r#"{"properties":{"a":{"type":["integer","null"],"nullable":false}}}"#,
             r#"{"properties":{"a":{"examples":5}}}"#,
@@ -1666,6 +1728,8 @@ mod tests {
             r#"{"$schema":"http://json-schema.org/draft-07/schema#","required":[]}"#,
             r#"{"$schema":"https://json-schema.org/draft/2020-12/schema"}"#,
             r##"{"properties":{"a":{"$ref":"#/$defs/b"},"c":{"$ref":"#"}},"$defs":{"b":{}}}"##,
+            r##"{"properties":{"c":{"$ref":"#"},"d":{"$ref":"#/$defs/x"}},"$defs":{"x":{"$ref":"#/$defs/y"},"y":{"type":"string"}}}"##,
+            r#"{"properties":{"m":{"$anchor":"a"},"n":{"$anchor":"_b-1.c"}}}"#,
             r#"{"properties":{"a":{"type":"integer","nullable":true,"enum":[1]}}}"#,
             r#"{"properties":{"a":{"type":"integer","nullable":false},"b":{"type":["integer","null"],"nullable":true}}}"#,
             r#"{"$async":false,"type":"object"}"#,

@@ -1642,6 +1642,14 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
             "which Gemini CLI takes for a pass",
         ),
         (
+            format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/properties/memo"}}}},"required":["amount"]}}"##),
+            "runs Ajv's compiler out of stack",
+        ),
+        (
+            format!(r#"{{"type":"object","properties":{{{capped},"memo":{{"$anchor":"a"}},"note":{{"$anchor":"a"}}}},"required":["amount"]}}"#),
+            "names two schemas or is no name",
+        ),
+        (
             format!(r##"{{"type":"object","properties":{{{capped},"memo":{{"$ref":"#/$defs/memo"}}}},"required":["amount"]}}"##),
             "names no node of the schema",
         ),
