@@ -2554,8 +2554,8 @@ fn check_store(
         ));
     }
     // A schema in the store's `tools` that Gemini CLI cannot compile rules out no call:
-    // a note, as `validate` warns of it.
-    for tool in input.tools.iter().flatten() {
+    // a note, as `validate` warns of it. (Under the other two no schema bounds a call.)
+    for tool in (input.tools.iter().flatten()).filter(|_| harness.holds_calls_to_schemas()) {
         if let Some(message) = crate::validate::unchecked_schema_warning(tool) {
             f.note(format!(
                 "the store `{}`: tool `{}`: {message}",

@@ -10,6 +10,8 @@
 //! short list, and a class range with an end beyond U+FFFF, which the two readings see
 //! differently. A no only widens precheck's reading of the schema.
 
+use std::collections::HashSet;
+
 /// Whether `new RegExp(pattern)` and `new RegExp(pattern, "u")` both compile, in every
 /// engine Gemini CLI runs on (false where not sure).
 pub(super) fn compiles(pattern: &str) -> bool {
@@ -18,7 +20,7 @@ pub(super) fn compiles(pattern: &str) -> bool {
         at: 0,
         groups: 0,
         depth: 0,
-        names: Vec::new(),
+        names: HashSet::new(),
         backreference: 0,
         named_references: Vec::new(),
     };
@@ -48,7 +50,7 @@ struct Parser {
     groups: usize,
     /// Groups open here: past [`DEEPEST`], the parser stops (not sure) before the stack ends.
     depth: usize,
-    names: Vec<String>,
+    names: HashSet<String>,
     /// The highest `\N` seen: each must name a group, wherever it opens.
     backreference: usize,
     named_references: Vec<String>,
@@ -158,10 +160,9 @@ impl Parser {
                 }
                 '<' => {
                     let name = self.group_name()?;
-                    if self.names.contains(&name) {
+                    if !self.names.insert(name) {
                         return None;
                     }
-                    self.names.push(name);
                     self.groups += 1;
                     true
                 }
