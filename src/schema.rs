@@ -1015,7 +1015,7 @@ const COUNTS: [&str; 8] = [
 
 /// Why the validator Gemini CLI 0.61.0 checks a tool call with (Ajv, `SchemaValidator`)
 /// cannot compile this params schema, or `None` where it can (as far as this function
-/// knows). Where Ajv cannot compile a schema, Gemini CLI logs "Skipping parameter
+/// knows). A schema of `false` is one too: `SchemaValidator` takes a falsy schema for none. Where Ajv cannot compile a schema, Gemini CLI logs "Skipping parameter
 /// validation" and runs every call, whatever the rest of the schema says: one bad
 /// keyword anywhere voids all of it. Read as modelled, the schema would admit fewer calls
 /// than the harness runs, so the caller reads it as admitting any params. The cases are
@@ -1110,6 +1110,10 @@ fn bad_anchor(root: &Value) -> Option<String> {
 }
 
 fn skips(root: &Value) -> Option<String> {
+    if *root == Value::Bool(false) {
+        // SchemaValidator.validate returns "valid" at once for a falsy schema.
+        return Some("the schema is `false`, which it reads as no schema".to_string());
+    }
     if let Some(why) = bad_anchor(root) {
         return Some(why);
     }
@@ -1721,6 +1725,7 @@ mod tests {
             r#"{"properties":{"a":{"minContains":-1}}}"#,
             r#"{"properties":{"a":{"$dynamicRef":5}}}"#,
             r#"{"properties":{"a":{"$vocabulary":5}}}"#,
+            "false",
         ] {
             assert!(validator_skips(&v(text)).is_some(), "{text}");
         }

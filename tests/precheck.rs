@@ -1661,6 +1661,7 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
             format!(r#"{{"type":"object","properties":{{{capped},"memo":{{"type":"string","format":5}}}},"required":["amount"]}}"#),
             "is not a string",
         ),
+        ("false".to_string(), "the schema is `false`, which it reads as no schema"),
     ] {
         let r = precheck(&s, &input, Some(&tool(&schema)), &[]);
         assert_eq!(r.code, 1, "{schema}: {}", r.stdout);
