@@ -948,7 +948,9 @@ fn compile_at(
                     let Value::String(name) = item else {
                         return Err(fail(&at, SchemaProblem::Required));
                     };
-                    s.required.insert(name.clone());
+                    if !unrequired(name) {
+                        s.required.insert(name.clone());
+                    }
                 }
             }
             "additionalProperties" => {
@@ -991,6 +993,31 @@ fn compile_at(
         s.additional = None;
     }
     Ok(s)
+}
+
+/// The names every JavaScript object has through its prototype (`{}.constructor` is a
+/// function, not `undefined`).
+const INHERITED: [&str; 12] = [
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
+/// True for a `required` name that Gemini CLI's Ajv finds in every params object, so that
+/// an object without the key passes: Ajv tests `params.name === undefined`, and an
+/// inherited name is never `undefined`; the empty name sets the missing name to `""`,
+/// which its generated test reads as false.
+fn unrequired(name: &str) -> bool {
+    name.is_empty() || INHERITED.contains(&name)
 }
 
 /// The `$schema` values Gemini CLI 0.61.0's validator compiles: Ajv's default (draft-07),
@@ -1473,6 +1500,17 @@ mod tests {
 
     fn schema(text: &str) -> Schema {
         Schema::compile(&parse(text.as_bytes()).unwrap(), &mut BTreeSet::new()).unwrap()
+    }
+
+    #[test]
+    fn a_required_name_every_javascript_object_has_is_not_required() {
+        // Gemini CLI's Ajv passes {} against each of these (seen through SchemaValidator).
+        for name in ["constructor", "toString", "__proto__", "hasOwnProperty", ""] {
+            let s = schema(&format!(r#"{{"type":"object","required":[{name:?},"a"]}}"#));
+            assert!(s.admits(&v(r#"{"a":1}"#)), "{name}");
+            assert!(!s.admits(&v(r#"{"b":1}"#)), "{name}");
+            assert!(s.may_lack(&[name]), "{name}");
+        }
     }
 
     fn v(text: &str) -> Value {

@@ -1681,6 +1681,34 @@ fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
     }
 }
 
+/// Gemini CLI's Ajv tests a required name as `params.name === undefined`: a name every
+/// JavaScript object inherits (`constructor`) is never that, so `{}` passes
+/// `"required": ["constructor"]` and the gate reads `constructor` from the facts.
+#[test]
+fn a_required_name_every_javascript_object_has_does_not_rule_out_its_absence() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"constructor","op":"eq","value":-1},"effect":"deny"}"#,
+                r#"{"id":"f2","seq":2,"kind":"fact","field":"constructor","value":-1}"#,
+                r#"{"id":"c1","seq":3,"kind":"chatter"}"#,
+            ],
+            &["f2", "c1"],
+        )
+        .as_bytes(),
+    );
+    let schema = r#"{"type":"object","properties":{"constructor":{"minimum":0}},"required":["constructor"]}"#;
+    let r = precheck(&s, &input, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("witness   : refunds.create {}"),
+        "{}",
+        r.stdout
+    );
+}
+
 /// Gemini CLI and Claude Code read a tool's schema into JavaScript doubles, and Ajv checks
 /// a call against the nearest double of each bound and member: `maximum`
 /// 5000.9999999999999999 is 5001 there, and `{"amount": 5001}` runs; an `enum` member
