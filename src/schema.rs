@@ -935,6 +935,12 @@ fn compile_at(
                     return Err(fail(&at, SchemaProblem::Properties));
                 };
                 for (name, sub) in props {
+                    if name == "__proto__" {
+                        // Ajv skips this name in `properties` (allSchemaProperties), so
+                        // a `__proto__` key in params meets `additionalProperties`.
+                        ignored.insert(format!("properties/{name}"));
+                        continue;
+                    }
                     let sub_path = format!("{at}/{}", clean(name));
                     s.properties
                         .insert(name.clone(), compile_at(sub, &sub_path, ignored)?);
@@ -1500,6 +1506,18 @@ mod tests {
 
     fn schema(text: &str) -> Schema {
         Schema::compile(&parse(text.as_bytes()).unwrap(), &mut BTreeSet::new()).unwrap()
+    }
+
+    #[test]
+    fn a_property_named_proto_is_left_to_additional_properties() {
+        let s = schema(
+            r#"{"type":"object","properties":{"__proto__":{"type":"integer","maximum":5}}}"#,
+        );
+        assert!(s.admits(&v(r#"{"__proto__":8400}"#)));
+        let closed = schema(
+            r#"{"type":"object","properties":{"__proto__":{}},"additionalProperties":false}"#,
+        );
+        assert!(!closed.admits(&v(r#"{"__proto__":1}"#)));
     }
 
     #[test]

@@ -1709,6 +1709,34 @@ fn a_required_name_every_javascript_object_has_does_not_rule_out_its_absence() {
     );
 }
 
+/// Gemini CLI's Ajv skips a `__proto__` key of `properties`: `{"__proto__": 8400}` runs
+/// against `"properties": {"__proto__": {"maximum": 5000}}`.
+#[test]
+fn a_property_named_proto_bounds_nothing() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"f_011","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"__proto__","op":"gt","value":5000},"effect":"require_approval"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let schema =
+        r#"{"type":"object","properties":{"__proto__":{"type":"integer","maximum":5000}}}"#;
+    let r = precheck(&s, &input, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("witness   : refunds.create {\"__proto__\":5001}"),
+        "{}",
+        r.stdout
+    );
+}
+
 /// Gemini CLI and Claude Code read a tool's schema into JavaScript doubles, and Ajv checks
 /// a call against the nearest double of each bound and member: `maximum`
 /// 5000.9999999999999999 is 5001 there, and `{"amount": 5001}` runs; an `enum` member
