@@ -1001,6 +1001,35 @@ fn compile_at(
     Ok(s)
 }
 
+/// The parameter Gemini CLI 0.61.0 adds to every object schema of a tool.
+pub const WAIT_FOR_PREVIOUS: &str = "wait_for_previous";
+
+/// The schema Gemini CLI 0.61.0 checks a tool's calls against: for a schema whose `type`
+/// is `"object"` and whose `properties` is absent or an object, the same with a boolean
+/// property `wait_for_previous` added (over any of that name), as its
+/// `addWaitForPreviousParameter` does; any other schema as it is.
+pub fn as_checked(schema: &Value) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    let Value::Object(obj) = schema else {
+        return Cow::Borrowed(schema);
+    };
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Cow::Borrowed(schema);
+    }
+    let mut props = match obj.get("properties") {
+        None => Map::new(),
+        Some(Value::Object(p)) => p.clone(),
+        Some(_) => return Cow::Borrowed(schema),
+    };
+    props.insert(
+        WAIT_FOR_PREVIOUS.to_string(),
+        serde_json::json!({"type": "boolean"}),
+    );
+    let mut checked = obj.clone();
+    checked.insert("properties".to_string(), Value::Object(props));
+    Cow::Owned(Value::Object(checked))
+}
+
 /// The names every JavaScript object has through its prototype (`{}.constructor` is a
 /// function, not `undefined`).
 const INHERITED: [&str; 12] = [
@@ -1506,6 +1535,29 @@ mod tests {
 
     fn schema(text: &str) -> Schema {
         Schema::compile(&parse(text.as_bytes()).unwrap(), &mut BTreeSet::new()).unwrap()
+    }
+
+    #[test]
+    fn gemini_cli_checks_an_object_schema_with_wait_for_previous() {
+        let checked = |text: &str| {
+            let value = v(text);
+            let out = as_checked(&value).into_owned();
+            Schema::compile(&out, &mut BTreeSet::new()).unwrap()
+        };
+        let closed = checked(
+            r#"{"type":"object","properties":{"wait_for_previous":{"const":false}},"additionalProperties":false}"#,
+        );
+        assert!(closed.admits(&v(r#"{"wait_for_previous":true}"#)));
+        assert!(!closed.admits(&v(r#"{"wait_for_previous":1}"#)));
+        assert!(
+            checked(r#"{"type":"object","additionalProperties":false}"#)
+                .admits(&v(r#"{"wait_for_previous":false}"#))
+        );
+        // Not `type: "object"`: Gemini CLI leaves the schema as it is.
+        assert!(
+            !checked(r#"{"type":["object"],"additionalProperties":false}"#)
+                .admits(&v(r#"{"wait_for_previous":false}"#))
+        );
     }
 
     #[test]

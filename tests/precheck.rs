@@ -1737,6 +1737,34 @@ fn a_property_named_proto_bounds_nothing() {
     );
 }
 
+/// Gemini CLI 0.61.0 checks a call against the tool's object schema with a boolean
+/// `wait_for_previous` added, so `{"wait_for_previous": true}` runs even where the schema
+/// says `additionalProperties: false`.
+#[test]
+fn gemini_clis_wait_for_previous_is_a_param_every_object_schema_admits() {
+    let s = Scratch::new();
+    let input = s.file(
+        "store.json",
+        store(
+            &[
+                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"wait_for_previous","op":"eq","value":true},"effect":"deny"}"#,
+                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
+            ],
+            &["c1"],
+        )
+        .as_bytes(),
+    );
+    let schema = r#"{"type":"object","properties":{"amount":{"type":"integer"}},"additionalProperties":false}"#;
+    let r = precheck(&s, &input, Some(&tool(schema)), &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("witness   : refunds.create {\"wait_for_previous\":true}"),
+        "{}",
+        r.stdout
+    );
+}
+
 /// Gemini CLI and Claude Code read a tool's schema into JavaScript doubles, and Ajv checks
 /// a call against the nearest double of each bound and member: `maximum`
 /// 5000.9999999999999999 is 5001 there, and `{"amount": 5001}` runs; an `enum` member

@@ -62,14 +62,18 @@ impl Domain {
                 unchecked = Some(why);
                 (Schema::any(), None)
             }
-            Some(value) => match Schema::compile(value, &mut ignored) {
-                Ok(_) if let Some(why) = crate::schema::validator_skips(value) => {
-                    unchecked = Some(Unchecked::Uncompiled(why));
-                    (Schema::any(), None)
+            Some(declared) => {
+                // Gemini CLI checks calls against the schema with its own parameter added.
+                let value = crate::schema::as_checked(declared);
+                match Schema::compile(&value, &mut ignored) {
+                    Ok(_) if let Some(why) = crate::schema::validator_skips(&value) => {
+                        unchecked = Some(Unchecked::Uncompiled(why));
+                        (Schema::any(), None)
+                    }
+                    Ok(s) => (s, None),
+                    Err(e) => (Schema::any(), Some(e)),
                 }
-                Ok(s) => (s, None),
-                Err(e) => (Schema::any(), Some(e)),
-            },
+            }
         };
         Domain {
             name: tool.name.clone(),
