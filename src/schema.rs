@@ -1076,24 +1076,31 @@ const COUNTS: [&str; 8] = [
 ];
 
 /// Why the validator Gemini CLI 0.61.0 checks a tool call with (Ajv, `SchemaValidator`)
-/// cannot compile this params schema, or `None` where it can (as far as this function
-/// knows). A schema of `false` is one too: `SchemaValidator` takes a falsy schema for none. Where Ajv cannot compile a schema, Gemini CLI logs "Skipping parameter
-/// validation" and runs every call, whatever the rest of the schema says: one bad
-/// keyword anywhere voids all of it. Read as modelled, the schema would admit fewer calls
-/// than the harness runs, so the caller reads it as admitting any params. The cases are
-/// those of Ajv's meta-schema and compiler that a schema precheck otherwise reads: an
+/// checks no call against this params schema, or `None` where it does (as far as this
+/// function knows). Where Ajv cannot compile a schema, Gemini CLI logs "Skipping
+/// parameter validation" and runs every call, whatever the rest of the schema says: one
+/// bad keyword anywhere voids all of it. Read as modelled, the schema would admit fewer
+/// calls than the harness runs, so the caller reads it as admitting any params. The cases
+/// are those of Ajv's meta-schema and compiler that a schema precheck otherwise reads: an
 /// unknown `$schema`, draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum`, an empty or
 /// repeating `enum`, `type` or `required`, `nullable` without `type` or `false` beside a
-/// `type` that admits null, a `$ref` that does not resolve to a node of the schema, a count
-/// below zero or not whole, `multipleOf` not above zero, a subschema that is neither an
-/// object nor a boolean, an annotation of another type than the meta-schema's
-/// (`description: 5`, `format: 5`), a `pattern` (or a key of `patternProperties`) that is
-/// no JavaScript regular expression, or may not be one in some engine (see [`regexp`]);
-/// each in the schema as written or as Gemini CLI rewrites an MCP tool's
-/// ([`gemini_mcp_rewrite`]).
-pub fn validator_skips(root: &Value) -> Option<String> {
-    // Gemini CLI checks an MCP tool's call against its schema as rewritten: a schema
-    // that compiles only unrewritten (or only rewritten) is skipped for some tools.
+/// `type` that admits null, a `$ref` that does not resolve to a node of the schema or
+/// leads back to itself, an `$anchor` that is no name or names two nodes, a count below
+/// zero or not whole, `multipleOf` not above zero, a subschema that is neither an object
+/// nor a boolean, an annotation of another type than the meta-schema's (`description: 5`,
+/// `format: 5`), a `pattern` (or a key of `patternProperties`) that is no JavaScript
+/// regular expression, or may not be one in some engine (see [`regexp`]); each in the
+/// schema as written or as Gemini CLI rewrites an MCP tool's ([`gemini_mcp_rewrite`]).
+/// `declared` is the schema as the tool declares it. And where it compiles but checks no
+/// call or only the first: a schema of `false`
+/// (`SchemaValidator` takes a falsy schema for none), an `$async` one (its answer is a
+/// promise), one with an `$id` (compiled afresh for each call in one validator).
+pub fn validator_skips(declared: &Value) -> Option<String> {
+    // Gemini CLI checks a call against the schema with its own parameter added
+    // ([`as_checked`]), and an MCP tool's call against its schema as rewritten too: a
+    // schema that compiles only unrewritten (or only rewritten) is skipped for some tools.
+    let checked = as_checked(declared);
+    let root = checked.as_ref();
     let rewritten = gemini_mcp_rewrite(root);
     skips(root).or_else(|| {
         let why = (rewritten != *root).then(|| skips(&rewritten))??;
@@ -1372,8 +1379,6 @@ fn at(path: &str) -> String {
     }
 }
 
-/// The node a local `$ref` (`#`, `#/a/b`) names in `root`, or `None` for one that names
-/// none, or any other reference (Ajv resolves those against ids precheck does not track).
 /// Whether following `$ref` from `node`, and from each node it names that has a `$ref`
 /// too, comes back to a node already passed: Ajv follows such a chain (where a node holds
 /// nothing but its `$ref`) without end. Read wider: a node with other keywords beside its
@@ -1390,6 +1395,8 @@ fn ref_cycles(root: &Value, node: &Value) -> bool {
     false
 }
 
+/// The node a local `$ref` (`#`, `#/a/b`) names in `root`, or `None` for one that names
+/// none, or any other reference (Ajv resolves those against ids precheck does not track).
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.contains('%') {
@@ -1850,6 +1857,8 @@ mod tests {
             r#"{"properties":{"a":{"pattern":"^\\d{3}-\\d{4}$","title":"t","examples":[]}}}"#,
             r#"{"patternProperties":{"^x_\\w+$":{}}}"#,
             r#"{"properties":{"a":{"dependentRequired":{"b":["c"]},"prefixItems":[{}],"minContains":0}}}"#,
+            // Gemini CLI puts its own `wait_for_previous` over the one declared.
+            r#"{"type":"object","properties":{"wait_for_previous":{"enum":[]}}}"#,
             "true",
         ] {
             assert_eq!(validator_skips(&v(text)), None, "{text}");

@@ -66,7 +66,7 @@ impl Domain {
                 // Gemini CLI checks calls against the schema with its own parameter added.
                 let value = crate::schema::as_checked(declared);
                 match Schema::compile(&value, &mut ignored) {
-                    Ok(_) if let Some(why) = crate::schema::validator_skips(&value) => {
+                    Ok(_) if let Some(why) = crate::schema::validator_skips(declared) => {
                         unchecked = Some(Unchecked::Uncompiled(why));
                         (Schema::any(), None)
                     }
