@@ -1393,6 +1393,20 @@ fn a_tool_left_undecided_after_another_is_not_passed() {
     assert_eq!(c.code, 1, "{}", c.stdout);
 }
 
+/// A store of `rule` and a chatter record `c1`, which alone is kept.
+fn one_rule(s: &Scratch, rule: &str) -> String {
+    s.file(
+        "store.json",
+        store(&[rule, r#"{"id":"c1","seq":2,"kind":"chatter"}"#], &["c1"]).as_bytes(),
+    )
+}
+
+/// `check` of `input` blocks the call `action`.
+fn assert_check_blocks(input: &str, action: &str) {
+    let blocked = run(&["check", input, "--action", action], None);
+    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
+}
+
 /// `pin` of `input` over the tools `tools` (a tool list's JSON) keeps the record `id`.
 fn assert_pins(s: &Scratch, input: &str, tools: &str, id: &str) {
     let tools_path = format!("@{}", s.file("tools.json", tools.as_bytes()));
@@ -1413,16 +1427,9 @@ fn assert_pins(s: &Scratch, input: &str, tools: &str, id: &str) {
 #[test]
 fn required_keys_nobody_reads_are_filled_so_that_each_field_is_spelt_once() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"n","op":"eq","value":"z"},"effect":"deny"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"n","op":"eq","value":"z"},"effect":"deny"}"#,
     );
     let tools = tool(
         r#"{"type":"object","properties":{"n":{"type":"string"},"customer":{},"customer.tier":{"type":"number"}},"required":["customer","customer.tier"]}"#,
@@ -1469,30 +1476,17 @@ fn required_keys_nobody_reads_are_filled_so_that_each_field_is_spelt_once() {
 #[test]
 fn a_field_sampled_two_ways_across_objects_is_not_a_call_ruled_out() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.y","op":"gt","value":5000},"effect":"deny"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.y","op":"gt","value":5000},"effect":"deny"}"#,
     );
     let tools = tool(
         r#"{"type":"object","properties":{"x":{"type":"object","properties":{"y":{"type":"integer"},"z":{"enum":["a","b"]}},"required":["y","z"]},"x.z":{"enum":["b"]}},"required":["x","x.z"]}"#,
     );
-    let blocked = run(
-        &[
-            "check",
-            &input,
-            "--action",
-            r#"{"tool":"refunds.create","params":{"x":{"y":6000,"z":"b"},"x.z":"b"}}"#,
-        ],
-        None,
+    assert_check_blocks(
+        &input,
+        r#"{"tool":"refunds.create","params":{"x":{"y":6000,"z":"b"},"x.z":"b"}}"#,
     );
-    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
     let r = precheck(&s, &input, Some(&tools), &[]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
@@ -1513,16 +1507,9 @@ fn a_field_sampled_two_ways_across_objects_is_not_a_call_ruled_out() {
 #[test]
 fn a_required_key_that_spells_a_read_field_is_tried_as_the_field() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.y.w","op":"eq","value":"b"},"effect":"deny"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.y.w","op":"eq","value":"b"},"effect":"deny"}"#,
     );
     let tools = tool(
         r#"{"type":"object","properties":{"x":{"type":"object","properties":{"y.w":{"enum":["a","b"]}},"required":["y.w"]},"n":{"type":"integer"},"x.y.w":{"enum":["b"]}},"required":["x","n"],"additionalProperties":false}"#,
@@ -1533,16 +1520,10 @@ fn a_required_key_that_spells_a_read_field_is_tried_as_the_field() {
         r.labelled("witness"),
         [r#"refunds.create {"n":0,"x":{"y.w":"b"}}"#]
     );
-    let blocked = run(
-        &[
-            "check",
-            &input,
-            "--action",
-            r#"{"tool":"refunds.create","params":{"n":0,"x":{"y.w":"b"}}}"#,
-        ],
-        None,
+    assert_check_blocks(
+        &input,
+        r#"{"tool":"refunds.create","params":{"n":0,"x":{"y.w":"b"}}}"#,
     );
-    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
     assert_pins(&s, &input, &tools, "p1");
 }
 
@@ -1555,30 +1536,17 @@ fn a_required_key_that_spells_a_read_field_is_tried_as_the_field() {
 #[test]
 fn a_read_field_every_call_gives_two_ways_is_undecided() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.z","op":"not_in","value":[null]},"effect":"deny"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"x.z","op":"not_in","value":[null]},"effect":"deny"}"#,
     );
     let tools = tool(
         r#"{"type":"object","properties":{"x":{"type":"object","properties":{"z":{"type":"integer"}},"required":["z"],"additionalProperties":false},"x.z":{"enum":[6000,100]}},"required":["x","x.z"],"additionalProperties":false}"#,
     );
-    let blocked = run(
-        &[
-            "check",
-            &input,
-            "--action",
-            r#"{"tool":"refunds.create","params":{"x":{"z":6000},"x.z":6000}}"#,
-        ],
-        None,
+    assert_check_blocks(
+        &input,
+        r#"{"tool":"refunds.create","params":{"x":{"z":6000},"x.z":6000}}"#,
     );
-    assert_eq!(blocked.code, 1, "{}", blocked.stdout);
     let r = precheck(&s, &input, Some(&tools), &[]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
@@ -1600,16 +1568,9 @@ fn a_read_field_every_call_gives_two_ways_is_undecided() {
 #[test]
 fn a_schema_gemini_cli_cannot_compile_is_read_as_admitting_any_params() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"f_011","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"require_approval"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"f_011","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"amount","op":"gt","value":5000},"effect":"require_approval"}"#,
     );
     let capped = r#""amount":{"type":"integer","maximum":5000}"#;
     for (schema, why) in [
@@ -1714,16 +1675,9 @@ fn a_required_name_every_javascript_object_has_does_not_rule_out_its_absence() {
 #[test]
 fn a_property_named_proto_bounds_nothing() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"f_011","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"__proto__","op":"gt","value":5000},"effect":"require_approval"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"f_011","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"__proto__","op":"gt","value":5000},"effect":"require_approval"}"#,
     );
     let schema =
         r#"{"type":"object","properties":{"__proto__":{"type":"integer","maximum":5000}}}"#;
@@ -1743,16 +1697,9 @@ fn a_property_named_proto_bounds_nothing() {
 #[test]
 fn gemini_clis_wait_for_previous_is_a_param_every_object_schema_admits() {
     let s = Scratch::new();
-    let input = s.file(
-        "store.json",
-        store(
-            &[
-                r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"wait_for_previous","op":"eq","value":true},"effect":"deny"}"#,
-                r#"{"id":"c1","seq":2,"kind":"chatter"}"#,
-            ],
-            &["c1"],
-        )
-        .as_bytes(),
+    let input = one_rule(
+        &s,
+        r#"{"id":"p1","seq":1,"kind":"policy","scope":"refunds.create","predicate":{"field":"wait_for_previous","op":"eq","value":true},"effect":"deny"}"#,
     );
     let schema = r#"{"type":"object","properties":{"amount":{"type":"integer"}},"additionalProperties":false}"#;
     let r = precheck(&s, &input, Some(&tool(schema)), &[]);
